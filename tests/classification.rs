@@ -1,10 +1,12 @@
 //! Snapshot of the full classification table of the real headers: one line per function with
-//! its ABI symbol, version, variants, final safety, whether Python keeps the GIL across it, and each
-//! parameter's direction, role and the source that decided it; plus rules every decision must keep (soundness of the typed layer).
+//! its ABI symbol, version, variants, final safety, return kind, whether Python keeps the GIL
+//! across it, and each parameter's direction, role, the source that decided it and the kind
+//! `passes::signature` made of it; plus rules every decision must keep (soundness of the typed
+//! layer).
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
 use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, DecidedBy, Direction, Function, Role, Type};
+use cudagen_generator::ir::{Api, BufferSize, Count, Counted, DecidedBy, Direction, Function, ParamKind, ReturnKind, Role, SizeFrom, Type};
 use cudagen_generator::HeaderSet;
 use std::path::Path;
 
@@ -30,6 +32,64 @@ fn role(r: &Role) -> String {
     }
 }
 
+/// `[n]`: a count computed from the slice; `[*n]`: one the caller passes; `[?]`: none.
+fn count(c: &Count) -> String {
+    match c {
+        Count::Computed { param } => format!("[{param}]"),
+        Count::Passed { param } => format!("[*{param}]"),
+        Count::None => "[?]".into(),
+    }
+}
+
+fn nullable(n: bool) -> &'static str {
+    if n { "?" } else { "" }
+}
+
+/// The kind of a parameter with its links, after `=`.
+fn kind(k: &ParamKind) -> String {
+    match k {
+        ParamKind::Callback { callback } => format!("callback({})", serde_json::to_value(callback.kind).unwrap().as_str().unwrap()),
+        ParamKind::UserData { carries } => format!("user_data({})", carries.as_deref().unwrap_or("-")),
+        ParamKind::Address { size: Some(s) } => {
+            let from = match &s.from {
+                SizeFrom::Param(p) => p.clone(),
+                SizeFrom::Function(f) => format!("{f}()"),
+            };
+            format!("address[{from}{}]", if s.writes { ",w" } else { "" })
+        }
+        ParamKind::Unfit { why } => format!("unfit({})", serde_json::to_value(why).unwrap().as_str().unwrap()),
+        ParamKind::InRef { nullable: n, .. } => format!("in_ref{}", nullable(*n)),
+        ParamKind::InOutRef { nullable: n, .. } => format!("in_out_ref{}", nullable(*n)),
+        ParamKind::CstrIn { nullable: n, .. } => format!("cstr_in{}", nullable(*n)),
+        ParamKind::InArray { nullable: n, count: c, .. } => format!("in_array{}{}", count(c), nullable(*n)),
+        ParamKind::CstrArray { nullable: n, count: c, .. } => format!("cstr_array{}{}", count(c), nullable(*n)),
+        ParamKind::OutArray { nullable: n, count: c, reads, .. } => {
+            format!("{}{}{}", if *reads { "in_out_array" } else { "out_array" }, count(c), nullable(*n))
+        }
+        ParamKind::OutBuffer { size, alloc, .. } => match size {
+            BufferSize::Query { query } => format!("out_buffer[{}()]", query.function),
+            BufferSize::BadQuery { function, .. } => format!("out_buffer[{function}()!,{alloc}]"),
+            BufferSize::Count { count: c } => format!("out_buffer{}", count(c)),
+            BufferSize::Capacity => format!("out_buffer[{alloc}]"),
+            BufferSize::Unbounded => "out_buffer[?]".into(),
+        },
+        ParamKind::Length { counts } => {
+            let names: Vec<&str> = counts
+                .iter()
+                .map(|c| match c {
+                    Counted::Slice(p) | Counted::OptionalSlice(p) | Counted::Buffer(p) => p.as_str(),
+                })
+                .collect();
+            format!("length({})", names.join(","))
+        }
+        ParamKind::SelectedIn { table, .. } => format!("selected_in({table})"),
+        ParamKind::SelectedOut { table, .. } => format!("selected_out({table})"),
+        ParamKind::SelectedLen { by_pointer, .. } => format!("selected_len{}", if *by_pointer { "*" } else { "" }),
+        ParamKind::SelectedList { table, .. } => format!("selected_list({table})"),
+        other => serde_json::to_value(other).unwrap()["kind"].as_str().unwrap().to_string(),
+    }
+}
+
 fn by(d: DecidedBy) -> &'static str {
     match d {
         DecidedBy::Annotation => "ann",
@@ -45,11 +105,15 @@ fn line(f: &Function) -> String {
     let params: Vec<String> = f
         .params
         .iter()
-        .map(|p| format!("{}:{:?}/{}{}@{}", p.name, p.direction, role(&p.role), if p.nullable { "?" } else { "" }, by(p.decided_by)))
+        .map(|p| format!("{}:{:?}/{}{}@{}={}", p.name, p.direction, role(&p.role), nullable(p.nullable), by(p.decided_by), kind(&p.kind)))
         .collect();
     let safety = if f.needs_unsafe { "unsafe " } else { "safe " };
+    let ret = match f.ret_kind {
+        ReturnKind::Status => String::new(),
+        other => format!("returns {} ", serde_json::to_value(other).unwrap().as_str().unwrap()),
+    };
     let gil = if f.keeps_gil.is_some() { "keeps-gil@ann " } else { "" };
-    format!("{} -> {}@{}{} {safety}{gil}({})", f.name, f.symbol, version, variants.concat(), params.join(", "))
+    format!("{} -> {}@{}{} {safety}{ret}{gil}({})", f.name, f.symbol, version, variants.concat(), params.join(", "))
 }
 
 /// The IR of the real 12.9 headers, or `None` (skipped) outside CI when they are not fetched.

@@ -14,8 +14,12 @@ pub fn root() -> PathBuf {
 }
 
 /// The companion of the `interop` fixture, as `cudaGL.h`/`cudaVDPAU.h` are of `cuda.h`.
-const INTEROP_COMPANION: parse::Companion =
-    parse::Companion { header: "interop_gl.h", typedefs: "interop_gl_typedefs.h", needs: &["GL/gl.h", "vdpau/vdpau.h"] };
+const INTEROP_COMPANION: parse::Companion = parse::Companion {
+    header: "interop_gl.h",
+    typedefs: "interop_gl_typedefs.h",
+    needs: &["GL/gl.h", "vdpau/vdpau.h"],
+    guard: "CUDAGEN_INTEROP_GL_H_GUARD",
+};
 
 /// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present, and the companion
 /// `interop_gl.h` for `interop`) and runs every pass.

@@ -36,7 +36,14 @@ pub struct LibraryProfile {
     pub c_guard: &'static str,
     pub c_marker: &'static str,
     pub callconv: &'static str,
-    /// Whether the crate's `cudarc` interop module covers this library.
+    /// Records NVIDIA's runtime headers define too, by tag, and the guard macro they share
+    /// (`CUuuid_st`, `CU_UUID_HAS_BEEN_DEFINED`), so a program may include the C surface's header
+    /// together with `cuda_runtime.h`.
+    pub c_record_guards: &'static [(&'static str, &'static str)],
+    /// The library's own entry resolver, if it has one (`cuGetProcAddress`).
+    pub resolver: Option<ResolverProfile>,
+    /// Whether the crate's `cudarc` interop module covers this library (cudarc binds its main
+    /// header).
     pub cudarc: bool,
     /// How the runtime loader finds and resolves the library.
     pub loader: LoaderProfile,
@@ -53,6 +60,42 @@ pub struct Companion {
     /// Graphics headers it needs first, by include spelling. The parse reads stand-ins for them
     /// (`clang/interop/`) whose types join the library; the C surface includes the real ones.
     pub needs: &'static [&'static str],
+    /// NVIDIA's include guard of the header (the C surface keeps it: code may test it).
+    pub guard: &'static str,
+}
+
+/// A library's own entry resolver: the loader resolves entries through it (`loader.resolve`),
+/// and the C shim answers it itself so that the entries it hands out are the shim's.
+#[derive(Debug)]
+pub struct ResolverProfile {
+    /// API name of the resolver function.
+    pub function: &'static str,
+    /// Older ABIs of it the shim exports by hand (`templates/c/support/getproc.rs`): version and
+    /// Rust path.
+    pub hand_abis: &'static [(u32, &'static str)],
+    /// The ABI symbol NVIDIA's header wraps in an inline `_ptsz` function for per-thread builds,
+    /// and the enum the wrapper needs.
+    pub ptsz_wrapper: (&'static str, &'static str),
+}
+
+/// The cudarc release the generated crate's `cudarc` feature pins, and the CUDA versions
+/// (`CUDA_VERSION`) it binds as features (`cuda-12090`); headers of any other version get no
+/// `cudarc` feature.
+pub struct CudarcProfile {
+    pub version: &'static str,
+    pub cuda_versions: &'static [u32],
+}
+
+pub const CUDARC: CudarcProfile = CudarcProfile {
+    version: "0.19.10",
+    cuda_versions: &[12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030, 13040],
+};
+
+impl CudarcProfile {
+    /// cudarc's feature for headers of `CUDA_VERSION` `cuda_version`, if it binds them.
+    pub fn feature(&self, cuda_version: Option<u32>) -> Option<String> {
+        cuda_version.filter(|v| self.cuda_versions.contains(v)).map(|v| format!("cuda-{v:05}"))
+    }
 }
 
 /// Status enum member (and its value, checked against the headers where they name it) the
@@ -106,10 +149,10 @@ pub const PROFILES: [LibraryProfile; 2] = [
         header: "cuda.h",
         typedefs: Some("cudaTypedefs.h"),
         companions: &[
-            Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"] },
-            Companion { header: "cudaEGL.h", typedefs: "cudaEGLTypedefs.h", needs: &["EGL/egl.h", "EGL/eglext.h"] },
-            Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"] },
-            Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[] },
+            Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"], guard: "CUDAGL_H" },
+            Companion { header: "cudaEGL.h", typedefs: "cudaEGLTypedefs.h", needs: &["EGL/egl.h", "EGL/eglext.h"], guard: "CUDAEGL_H" },
+            Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"], guard: "CUDAVDPAU_H" },
+            Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[], guard: "cuda_profiler_H" },
         ],
         annotations: "cuda.toml",
         status_enum: "CUresult",
@@ -124,6 +167,13 @@ pub const PROFILES: [LibraryProfile; 2] = [
         c_guard: "__cuda_cuda_h__",
         c_marker: "CUDAGEN_CUDA_H",
         callconv: "CUDAAPI ",
+        c_record_guards: &[("CUuuid_st", "CU_UUID_HAS_BEEN_DEFINED")],
+        resolver: Some(ResolverProfile {
+            function: "cuGetProcAddress",
+            // The 11.3 ABI (no `symbolStatus`).
+            hand_abis: &[(11030, "crate::getproc::cuGetProcAddress")],
+            ptsz_wrapper: ("cuGetProcAddress_v2", "CUdriverProcAddressQueryResult"),
+        }),
         cudarc: true,
         loader: LoaderProfile {
             sonames: &["libcuda.so.1"],
@@ -165,6 +215,8 @@ pub const PROFILES: [LibraryProfile; 2] = [
         c_guard: "__NVRTC_H__",
         c_marker: "CUDAGEN_NVRTC_H",
         callconv: "",
+        c_record_guards: &[],
+        resolver: None,
         cudarc: false,
         loader: LoaderProfile {
             // The headers' major first (a 13.x build must not bind NVRTC 12's library); the next
@@ -235,6 +287,10 @@ mod tests {
         };
         assert!(distinct(|p| p.module) && distinct(|p| p.header) && distinct(|p| p.annotations));
         assert!(distinct(|p| p.loader.override_var) && distinct(|p| p.c_marker));
+        for p in &PROFILES {
+            // The shim answers the resolver the loader resolves entries through.
+            assert_eq!(p.resolver.is_some(), p.loader.resolve == Resolve::GetProcAddress, "{}", p.module);
+        }
     }
 
     #[test]

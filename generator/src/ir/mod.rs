@@ -5,9 +5,11 @@
 //! reads it. Every type is serde-serialisable so that snapshots show every decision.
 
 mod resolve;
+mod signature;
 mod types;
 
 pub use resolve::Resolved;
+pub use signature::*;
 pub use types::{Prim, Type};
 
 use serde::{Deserialize, Serialize};
@@ -204,6 +206,9 @@ pub struct HeaderInfo {
     /// stand-ins whose location names that header; the C surface includes the real one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub includes: Vec<String>,
+    /// A companion header's include guard (NVIDIA's: code may test it), from its profile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<String>,
 }
 
 /// A source position, for diagnostics and review.
@@ -266,10 +271,17 @@ pub struct Function {
     pub doc: Doc,
     pub location: Location,
     pub names: Names,
-    /// How the typed surfaces return: computed by the out-param pass.
+    /// How the typed surfaces return (`passes::signature`).
     pub returns: ReturnShape,
+    /// What the function returns, and so what it returns when the call cannot run
+    /// (`passes::signature`).
+    #[serde(default)]
+    pub ret_kind: ReturnKind,
+    /// How the C shim exports it (`passes::signature`, from the profile).
+    #[serde(default, skip_serializing_if = "Export::is_forward")]
+    pub export: Export,
     /// True when a typed binding must be `unsafe` (some raw pointer's validity is the caller's
-    /// promise). Computed by the out-param pass.
+    /// promise): some parameter's [`ParamKind::caller_promise`] (`passes::signature`).
     pub needs_unsafe: bool,
     /// The kept callable this call releases (`cuLogsUnregisterCallback`), from `passes::callbacks`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -349,6 +361,9 @@ pub struct Param {
     /// How the Python surface converts it (`passes::python`; `None` before that pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<PyConv>,
+    /// How the typed surfaces take it, with its links (`passes::signature`).
+    #[serde(default)]
+    pub kind: ParamKind,
 }
 
 /// Which trampoline lets a callable stand for a C callback; `raw` takes only C function pointers.

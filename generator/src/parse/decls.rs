@@ -338,6 +338,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 size: None,
                 callback: None,
                 python: None,
+                kind: ParamKind::default(),
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -354,6 +355,8 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         location: at,
         names: Names::default(),
         returns: ReturnShape::Status,
+        ret_kind: ReturnKind::default(),
+        export: Export::default(),
         needs_unsafe: false,
         releases: None,
         keeps_gil: None,

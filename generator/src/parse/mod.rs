@@ -53,22 +53,22 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     let mut library = Library::new(kind);
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
-    library.headers.push(header_info(header, &[])?);
+    library.headers.push(header_info(header, &[], None)?);
     // `PFN_*` typedef headers that exist: the main one, then the companions'.
     let mut typedef_paths: Vec<PathBuf> = Vec::new();
     if let Some(t) = typedefs {
-        library.headers.push(header_info(t, &[])?);
+        library.headers.push(header_info(t, &[], None)?);
         files.versions.insert(file_name(t));
         typedef_paths.push(t.to_path_buf());
     }
     for c in companions {
-        library.headers.push(header_info(&include_dir.join(c.header), c.needs)?);
+        library.headers.push(header_info(&include_dir.join(c.header), c.needs, Some(c.guard))?);
         files.declarations.insert(c.header.to_string());
         files.legacy_free.insert(c.header.to_string());
         files.declarations.extend(c.needs.iter().map(|n| file_name(Path::new(n))));
         let t = include_dir.join(c.typedefs);
         if t.exists() {
-            library.headers.push(header_info(&t, &[])?);
+            library.headers.push(header_info(&t, &[], None)?);
             files.versions.insert(c.typedefs.to_string());
             typedef_paths.push(t);
         }
@@ -134,9 +134,10 @@ fn file_name(p: &Path) -> String {
     p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-fn header_info(path: &Path, needs: &[&str]) -> Result<HeaderInfo> {
+fn header_info(path: &Path, needs: &[&str], guard: Option<&str>) -> Result<HeaderInfo> {
     let bytes = std::fs::read(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
-    Ok(HeaderInfo { file: file_name(path), sha256: sha256_hex(&bytes), includes: needs.iter().map(|n| n.to_string()).collect() })
+    let includes = needs.iter().map(|n| n.to_string()).collect();
+    Ok(HeaderInfo { file: file_name(path), sha256: sha256_hex(&bytes), includes, guard: guard.map(str::to_string) })
 }
 
 fn sha256_hex(data: &[u8]) -> String {

@@ -2,32 +2,30 @@
 //! nvrtc direction tag (`[out] ...`) at the front of that text for the parameter pass, and turns
 //! `\deprecated` into the function's deprecation message.
 
-use crate::ir::{Api, Doc, Function};
+use crate::ir::{Doc, Function, Library};
 use std::collections::BTreeMap;
 
-pub fn run(api: &mut Api) {
-    for lib in &mut api.libraries {
-        for f in &mut lib.functions {
-            function(f);
+pub fn run(lib: &mut Library) {
+    for f in &mut lib.functions {
+        function(f);
+    }
+    for e in &mut lib.enums {
+        e.doc = convert(&e.doc.markdown).doc;
+        for v in &mut e.variants {
+            v.doc = convert(&v.doc.markdown).doc;
         }
-        for e in &mut lib.enums {
-            e.doc = convert(&e.doc.markdown).doc;
-            for v in &mut e.variants {
-                v.doc = convert(&v.doc.markdown).doc;
-            }
+    }
+    for r in &mut lib.records {
+        r.doc = convert(&r.doc.markdown).doc;
+        for f in &mut r.fields {
+            f.doc = convert(&f.doc.markdown).doc;
         }
-        for r in &mut lib.records {
-            r.doc = convert(&r.doc.markdown).doc;
-            for f in &mut r.fields {
-                f.doc = convert(&f.doc.markdown).doc;
-            }
-        }
-        for t in &mut lib.typedefs {
-            t.doc = convert(&t.doc.markdown).doc;
-        }
-        for m in &mut lib.macros {
-            m.doc = convert(&m.doc.markdown).doc;
-        }
+    }
+    for t in &mut lib.typedefs {
+        t.doc = convert(&t.doc.markdown).doc;
+    }
+    for m in &mut lib.macros {
+        m.doc = convert(&m.doc.markdown).doc;
     }
 }
 

@@ -1,6 +1,7 @@
-//! IR -> IR passes, run in order by [`run_all`] (names in [`PASSES`]): docs, status codes, handles, value
-//! tables, parameters, return shapes and safety, buffer sizes, counted pointer fields, callbacks, Python conversions,
-//! names. Each pass is deterministic and reports bad annotations as errors with locations.
+//! IR -> IR passes, run in order by [`run_all`] (the table [`PASSES`]): docs, status codes,
+//! handles, value tables, parameters, buffer sizes, counted pointer fields, callbacks, signatures
+//! (kinds, returns, safety), Python conversions, names. Each pass is deterministic and reports
+//! bad annotations as errors with locations.
 
 pub mod callbacks;
 pub mod docs;
@@ -9,68 +10,69 @@ pub mod handles;
 pub mod naming;
 pub mod params;
 pub mod python;
-pub mod shape;
+pub mod signature;
 pub mod sizes;
 pub mod status;
 pub mod trace;
 pub mod values;
 
-use crate::annotations::Annotations;
+use crate::annotations::{parse_version, Annotations, LibraryAnnotations};
 use crate::diag::{Error, Result};
-use crate::annotations::parse_version;
 use crate::ir::{Api, Library};
 
-/// Every pass, in the order they run.
-pub const PASSES: [&str; 11] =
-    ["docs", "status", "handles", "values", "params", "shape", "sizes", "fields", "callbacks", "python", "naming"];
+/// What a pass reads besides the library: its annotations and the headers' CUDA version.
+pub struct Inputs<'a> {
+    pub annotations: &'a LibraryAnnotations,
+    pub cuda_version: Option<u32>,
+}
+
+/// A pass over one library.
+pub type Pass = fn(&mut Library, &Inputs) -> Result<()>;
+
+/// Every pass, by name, in the order they run.
+pub const PASSES: [(&str, Pass); 11] = [
+    ("docs", |lib, _| {
+        docs::run(lib);
+        Ok(())
+    }),
+    ("status", |lib, _| status::run(lib)),
+    ("handles", |lib, i| handles::run(lib, i.annotations).and_then(|()| trace::run(lib, i.annotations, i.cuda_version))),
+    ("values", |lib, i| values::run(lib, i.annotations, i.cuda_version)),
+    ("params", |lib, i| params::run(lib, i.annotations, i.cuda_version)),
+    ("sizes", |lib, _| {
+        sizes::run(lib);
+        Ok(())
+    }),
+    ("fields", |lib, _| {
+        fields::run(lib);
+        Ok(())
+    }),
+    ("callbacks", |lib, _| callbacks::run(lib)),
+    ("signature", |lib, _| signature::run(lib)),
+    ("python", |lib, i| python::run(lib, i.annotations, i.cuda_version)),
+    ("naming", |lib, i| {
+        naming::run(lib, i.cuda_version);
+        Ok(())
+    }),
+];
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
     run_until(api, annotations, None)
 }
 
-/// Runs the passes in order, stopping after `last` (one of [`PASSES`]) when given: a decision
-/// can be seen as it forms (`cargo xtask dump-ir --after PASS`).
+/// Runs the passes in order over each library, stopping after `last` (one of [`PASSES`]) when
+/// given: a decision can be seen as it forms (`cargo xtask dump-ir --after PASS`).
 pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -> Result<()> {
-    if let Some(l) = last.filter(|l| !PASSES.contains(l)) {
-        return Err(Error::new(format!("no pass '{l}' (passes: {})", PASSES.join(", "))));
-    }
-    let done = |pass: &str| last == Some(pass);
-    docs::run(api);
-    if done("docs") {
-        return Ok(());
+    if let Some(l) = last.filter(|l| !PASSES.iter().any(|(name, _)| name == l)) {
+        let names: Vec<&str> = PASSES.iter().map(|(name, _)| *name).collect();
+        return Err(Error::new(format!("no pass '{l}' (passes: {})", names.join(", "))));
     }
     let cuda_version = header_cuda_version(api);
     for lib in &mut api.libraries {
-        let ann = annotations.of(lib.kind);
-        type Step<'a> = &'a dyn Fn(&mut Library) -> Result<()>;
-        let steps: [(&str, Step); 10] = [
-            ("status", &|lib| status::run(lib)),
-            ("handles", &|lib| handles::run(lib, ann).and_then(|()| trace::run(lib, ann, cuda_version))),
-            ("values", &|lib| values::run(lib, ann, cuda_version)),
-            ("params", &|lib| params::run(lib, ann, cuda_version)),
-            ("shape", &|lib| {
-                shape::run(lib);
-                Ok(())
-            }),
-            ("sizes", &|lib| {
-                sizes::run(lib);
-                Ok(())
-            }),
-            ("fields", &|lib| {
-                fields::run(lib);
-                Ok(())
-            }),
-            ("callbacks", &|lib| callbacks::run(lib)),
-            ("python", &|lib| python::run(lib, ann, cuda_version)),
-            ("naming", &|lib| {
-                naming::run(lib, cuda_version);
-                Ok(())
-            }),
-        ];
-        debug_assert!(steps.iter().map(|s| s.0).eq(PASSES[1..].iter().copied()));
-        for (name, step) in steps {
-            step(lib)?;
-            if done(name) {
+        let inputs = Inputs { annotations: annotations.of(lib.kind), cuda_version };
+        for (name, pass) in PASSES {
+            pass(lib, &inputs)?;
+            if last == Some(name) {
                 break;
             }
         }
@@ -101,6 +103,7 @@ pub(crate) mod build {
             size: None,
             callback: None,
             python: None,
+            kind: ParamKind::default(),
         }
     }
 
@@ -118,6 +121,8 @@ pub(crate) mod build {
             location: Location::default(),
             names: Names::default(),
             returns: ReturnShape::Status,
+            ret_kind: ReturnKind::default(),
+            export: Export::default(),
             needs_unsafe: false,
             releases: None,
             keeps_gil: None,

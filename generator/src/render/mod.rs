@@ -6,8 +6,10 @@
 //! emitted, for the coverage report.
 
 pub mod c;
+pub(crate) mod inert;
 pub mod python;
 pub mod rust;
+pub(crate) mod rust_type;
 mod templates;
 
 pub use templates::Templates;
@@ -61,19 +63,4 @@ pub fn render_all(api: &Api, templates_dir: &Path) -> Result<Output> {
     python::render(api, &templates, &mut out)?;
     c::render(api, &templates, &mut out)?;
     Ok(out)
-}
-
-/// The Rust expression a C-ABI entry returns if its Rust body panicked (it never should): the
-/// library's "internal error" status, or an inert value of the return type.
-pub(crate) fn on_panic(lib: &crate::ir::Library, f: &crate::ir::Function) -> String {
-    use crate::ir::{Prim, Type};
-    match (&f.ret, &lib.status_enum, lib.status_codes) {
-        (Type::Named { name }, Some(status), Some(codes)) if name == status => format!("{status}({})", codes.internal),
-        (Type::Prim { prim: Prim::Void }, ..) => "()".into(),
-        (Type::Pointer { pointee, is_const: true }, ..) if matches!(**pointee, Type::Prim { prim: Prim::Char }) => {
-            "c\"cudagen: internal error\".as_ptr()".into()
-        }
-        (Type::Pointer { .. }, ..) => "::core::ptr::null_mut()".into(),
-        _ => "unsafe { ::core::mem::zeroed() }".into(),
-    }
 }

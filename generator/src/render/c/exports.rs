@@ -2,16 +2,26 @@
 //! forwards to the same-named `sys` function of the `cudagen` crate, and the table that
 //! `cuGetProcAddress` uses to hand out the shim's own entry points.
 
-use crate::ir::{Function, Library, Prim, Type, VariantKind};
-use crate::profile::Resolve;
+use crate::ir::{Export, Function, Library, VariantKind};
+use crate::render::rust_type::{ret_suffix, spell, Prims};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-/// The driver function whose exports are intercepted instead of forwarded.
-pub(super) const GET_PROC_ADDRESS: &str = "cuGetProcAddress";
+/// The shim's own exports (`cudagen.h`), beyond the IR's ABI symbols (`symbols.txt` lists only
+/// the IR's).
+pub(super) const SHIM_SYMBOLS: &[&str] = &["cudagenLastLoaderError", "cudagen_shim_marker"];
 
-/// Exports the shim adds beyond the IR's ABI symbols (`symbols.txt` lists only the IR's).
-pub(super) const EXTRA_SYMBOLS: &[&str] = &["cuGetProcAddress", "cudagenLastLoaderError", "cudagen_shim_marker"];
+/// Exports the shim adds: the unversioned name of an entry resolver it answers (the profile's
+/// `resolver`), then its own.
+pub(super) fn extra_symbols(libs: &[Library]) -> Vec<&'static str> {
+    let resolvers = libs.iter().filter(|l| resolver(l).is_some()).filter_map(|l| l.kind.profile().resolver.as_ref());
+    resolvers.map(|r| r.function).chain(SHIM_SYMBOLS.iter().copied()).collect()
+}
+
+/// The function of `lib` the shim answers itself, if any.
+pub(super) fn resolver(lib: &Library) -> Option<&Function> {
+    lib.functions.iter().find(|f| !f.export.is_forward())
+}
 
 #[derive(Serialize)]
 pub(super) struct ExportsView {
@@ -67,9 +77,9 @@ pub(super) fn view(lib: &Library) -> ExportsView {
             .params
             .iter()
             .enumerate()
-            .map(|(i, p)| ParamView { name: if p.name.is_empty() { format!("arg{i}") } else { ident(&p.name) }, ty: rust(&p.ty) })
+            .map(|(i, p)| ParamView { name: if p.name.is_empty() { format!("arg{i}") } else { ident(&p.name) }, ty: spell(&p.ty, Prims::Path) })
             .collect();
-        let intercepted = lib.kind.profile().loader.resolve == Resolve::GetProcAddress && f.name == GET_PROC_ADDRESS;
+        let intercepted = matches!(f.export, Export::Resolver { .. });
         let variants = std::iter::once((f.symbol.as_str(), false))
             .chain(f.variants.iter().map(|v| (v.symbol.as_str(), matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz))));
         for (symbol, per_thread) in variants {
@@ -80,8 +90,8 @@ pub(super) fn view(lib: &Library) -> ExportsView {
                 symbol: symbol.to_string(),
                 api_name: f.name.clone(),
                 params: params.iter().map(|p| ParamView { name: p.name.clone(), ty: p.ty.clone() }).collect(),
-                ret_suffix: if f.ret.is_void() { String::new() } else { format!(" -> {}", rust(&f.ret)) },
-                on_panic: crate::render::on_panic(lib, f),
+                ret_suffix: ret_suffix(&f.ret, Prims::Path),
+                on_panic: crate::render::inert::on_panic(lib, f),
                 target: if intercepted { "crate::getproc::get_proc_address".into() } else { format!("sys::{symbol}") },
                 intercepted,
                 per_thread,
@@ -98,21 +108,12 @@ pub(super) fn view(lib: &Library) -> ExportsView {
 /// The `cuGetProcAddress` table: every driver ABI by `proc_name`, sorted for binary search.
 /// `default_version` stands in for functions `cudaTypedefs.h` gives no version.
 pub(super) fn proc_table(lib: &Library, default_version: u32) -> ProcTableView {
-    let mut entries: Vec<ProcView> = lib
-        .functions
-        .iter()
-        .filter(|f| f.name != GET_PROC_ADDRESS)
-        .map(|f| proc_view(f, default_version))
-        .collect();
-    if let Some(f) = lib.function(GET_PROC_ADDRESS) {
-        entries.push(proc_view(f, default_version));
-        // The 11.3 ABI (no `symbolStatus`), exported by hand in `getproc.rs`.
-        entries.push(ProcView {
-            name: f.proc_name.clone(),
-            version: 11030,
-            path: "crate::getproc::cuGetProcAddress".into(),
-            per_thread: None,
-        });
+    let mut entries: Vec<ProcView> = lib.functions.iter().map(|f| proc_view(f, default_version)).collect();
+    // The resolver's older ABIs, exported by hand (`getproc.rs`).
+    if let (Some(f), Some(r)) = (resolver(lib), &lib.kind.profile().resolver) {
+        for &(version, path) in r.hand_abis {
+            entries.push(ProcView { name: f.proc_name.clone(), version, path: path.into(), per_thread: None });
+        }
     }
     entries.sort();
     entries.dedup_by(|a, b| a.name == b.name && a.version == b.version);
@@ -130,28 +131,6 @@ fn proc_view(f: &Function, default_version: u32) -> ProcView {
 }
 
 
-/// Rust spelling of a C type, identical to the `sys` layer's (types come from a glob import).
-pub(super) fn rust(ty: &Type) -> String {
-    match ty {
-        Type::Prim { prim: Prim::Void } => "()".into(),
-        Type::Prim { prim } => prim.rust_name().into(),
-        Type::Named { name } => name.clone(),
-        Type::Pointer { pointee, is_const } => {
-            let inner = match &**pointee {
-                Type::Prim { prim: Prim::Void } => "::core::ffi::c_void".to_string(),
-                other => rust(other),
-            };
-            format!("*{} {inner}", if *is_const { "const" } else { "mut" })
-        }
-        Type::Array { elem, len } => format!("[{}; {len}]", rust(elem)),
-        Type::FnPtr { ret, params } => {
-            let ps: Vec<String> = params.iter().map(rust).collect();
-            let ret = if ret.is_void() { String::new() } else { format!(" -> {}", rust(ret)) };
-            format!("Option<unsafe extern \"C\" fn({}){ret}>", ps.join(", "))
-        }
-    }
-}
-
 /// A parameter name usable in Rust.
 pub(super) use crate::passes::naming::rust_ident as ident;
 
@@ -160,8 +139,9 @@ pub(super) struct LegacyView {
     pub entries: Vec<crate::ir::LegacyAbi>,
 }
 
-/// The driver's older ABIs, forwarded without a prototype (`legacy.rs`); names the shim
-/// exports by hand (`cuGetProcAddress`) are left out.
+/// The library's older ABIs, forwarded without a prototype (`legacy.rs`); names the shim
+/// exports by hand (the resolver's, its own) are left out.
 pub(super) fn legacy(lib: &Library) -> LegacyView {
-    LegacyView { entries: lib.legacy_abis.iter().filter(|l| !EXTRA_SYMBOLS.contains(&l.symbol.as_str())).cloned().collect() }
+    let hand = |s: &str| SHIM_SYMBOLS.contains(&s) || lib.kind.profile().resolver.as_ref().is_some_and(|r| r.function == s);
+    LegacyView { entries: lib.legacy_abis.iter().filter(|l| !hand(&l.symbol)).cloned().collect() }
 }

@@ -19,10 +19,9 @@
 use super::docs::comment;
 use crate::diag::{Error, Result};
 use crate::ir::{
-    Enum, Field, Function, Library, MacroConst, MacroValue, Record, RecordKind, Type, Typedef,
+    Enum, Export, Field, Function, Library, MacroConst, MacroValue, Record, RecordKind, Type, Typedef,
     TypedefKind, VariantKind,
 };
-use crate::profile::Resolve;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,13 +95,10 @@ pub(super) struct RecordView {
     pub tag: String,
     pub fields: Vec<FieldView>,
     pub name: String,
-    /// Macro guarding the definition, shared with NVIDIA's runtime headers (`CU_UUID_HAS_BEEN_DEFINED`).
+    /// Macro guarding the definition, shared with NVIDIA's runtime headers (`CU_UUID_HAS_BEEN_DEFINED`;
+    /// the profile's `c_record_guards`).
     pub guard: Option<String>,
 }
-
-/// Records that NVIDIA's runtime headers (`driver_types.h`) define too, behind a shared guard
-/// macro, so that a program may include this `cuda.h` together with `cuda_runtime.h`.
-const RECORD_GUARDS: &[(&str, &str)] = &[("CUuuid_st", "CU_UUID_HAS_BEEN_DEFINED")];
 
 #[derive(Serialize)]
 pub(super) struct FieldView {
@@ -136,10 +132,6 @@ pub(super) struct DefineView {
     pub symbol: String,
 }
 
-/// NVIDIA's include guards of the companion headers (code may test them).
-const COMPANION_GUARDS: &[(&str, &str)] =
-    &[("cudaGL.h", "CUDAGL_H"), ("cudaEGL.h", "CUDAEGL_H"), ("cudaVDPAU.h", "CUDAVDPAU_H"), ("cudaProfiler.h", "cuda_profiler_H")];
-
 /// The header views of `lib`: its main header first, then each companion that declares something.
 pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>> {
     check_unique_names(lib)?;
@@ -150,9 +142,8 @@ pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>
         if !declares_anything(lib, &h.file) {
             continue;
         }
-        let guard = COMPANION_GUARDS.iter().find(|(f, _)| *f == h.file).map(|(_, g)| g.to_string());
         let stem: String = h.file.trim_end_matches(".h").chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
-        let guard = guard.unwrap_or_else(|| format!("CUDAGEN_{stem}_H_GUARD"));
+        let guard = h.guard.clone().unwrap_or_else(|| format!("CUDAGEN_{stem}_H_GUARD"));
         let mut v = view(lib, cuda_version, &h.file, guard, format!("CUDAGEN_{stem}_H"))?;
         v.parent = main.clone();
         v.includes = h.includes.clone();
@@ -172,7 +163,6 @@ fn declares_anything(lib: &Library, file: &str) -> bool {
 /// The view of one header: the declarations the IR locates in `file`. The main header also takes
 /// what is located in no header of the library's (a fixture's or an older parse's items).
 fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: String) -> Result<HeaderView> {
-    let callconv = lib.kind.profile().callconv;
     let is_main = lib.headers.first().is_none_or(|h| h.file == file);
     let stand_ins: BTreeSet<String> =
         lib.headers.iter().flat_map(|h| &h.includes).map(|i| i.rsplit('/').next().unwrap_or(i).to_string()).collect();
@@ -191,47 +181,12 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
     let typedefs = order_typedefs(lib).into_iter().filter(|t| here(&t.location)).map(typedef_view).collect();
     let mut records = Vec::new();
     for r in order_records(lib, &anon).into_iter().filter(|r| here(&r.location)) {
-        records.push(record_view(r, &anon, 0)?);
+        records.push(record_view(lib, r, &anon, 0)?);
     }
     let macros = lib.macros.iter().filter(|m| here(&m.location)).map(macro_view).collect();
 
-    let callconv_str = callconv.to_string();
-    let mut protos = Vec::new();
-    let mut seen = BTreeSet::new();
-    let (mut defines, mut per_thread_defines, mut legacy_defines) = (Vec::new(), Vec::new(), Vec::new());
-    for f in lib.functions.iter().filter(|f| here(&f.location)) {
-        let doc = function_doc(f);
-        for symbol in f.all_symbols() {
-            if !seen.insert(symbol.to_string()) {
-                continue;
-            }
-            protos.push(ProtoView {
-                doc: if symbol == f.symbol { doc.clone() } else { vec![format!("Per-thread default stream variant of `{}`.", f.name)] },
-                deprecated: f.deprecated.is_some(),
-                ret: f.ret.c_decl(""),
-                symbol: symbol.to_string(),
-                params: params(f),
-            });
-        }
-        let per_thread = f.variants.iter().find(|v| matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz));
-        match per_thread {
-            Some(v) => {
-                per_thread_defines.push(DefineView { name: f.name.clone(), symbol: v.symbol.clone() });
-                for n in &v.also_named {
-                    per_thread_defines.push(DefineView { name: n.clone(), symbol: v.symbol.clone() });
-                }
-                if f.name != f.symbol {
-                    legacy_defines.push(DefineView { name: f.name.clone(), symbol: f.symbol.clone() });
-                }
-            }
-            None if f.name != f.symbol => defines.push(DefineView { name: f.name.clone(), symbol: f.symbol.clone() }),
-            None => {}
-        }
-    }
-    let get_proc_ptsz = lib.kind.profile().loader.resolve == Resolve::GetProcAddress
-        && is_main
-        && lib.function("cuGetProcAddress").is_some_and(|f| f.symbol == "cuGetProcAddress_v2" && f.variants.is_empty())
-        && lib.enum_named("CUdriverProcAddressQueryResult").is_some();
+    let functions = Prototypes::of(lib.functions.iter().filter(|f| here(&f.location)));
+    let get_proc_ptsz = is_main && lib.functions.iter().any(|f| f.export == Export::Resolver { ptsz_wrapper: true });
     Ok(HeaderView {
         get_proc_ptsz,
         file: file.to_string(),
@@ -240,17 +195,70 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
         guard,
         marker,
         cuda_version: cuda_version.into(),
-        callconv: callconv_str,
+        callconv: lib.kind.profile().callconv.to_string(),
         forwards,
         enums,
         typedefs,
         records,
         macros,
-        protos,
-        defines,
-        per_thread_defines,
-        legacy_defines,
+        protos: functions.protos,
+        defines: functions.defines,
+        per_thread_defines: functions.per_thread,
+        legacy_defines: functions.legacy,
     })
+}
+
+/// One prototype per exported symbol, and the `#define`s mapping API names to symbols.
+#[derive(Default)]
+struct Prototypes {
+    protos: Vec<ProtoView>,
+    /// API name -> ABI symbol, always; per-thread variants; otherwise (see [`HeaderView`]).
+    defines: Vec<DefineView>,
+    per_thread: Vec<DefineView>,
+    legacy: Vec<DefineView>,
+    seen: BTreeSet<String>,
+}
+
+impl Prototypes {
+    fn of<'a>(functions: impl Iterator<Item = &'a Function>) -> Self {
+        let mut p = Prototypes::default();
+        for f in functions {
+            p.protos(f);
+            p.defines(f);
+        }
+        p
+    }
+
+    fn protos(&mut self, f: &Function) {
+        let doc = function_doc(f);
+        for symbol in f.all_symbols() {
+            if !self.seen.insert(symbol.to_string()) {
+                continue;
+            }
+            self.protos.push(ProtoView {
+                doc: if symbol == f.symbol { doc.clone() } else { vec![format!("Per-thread default stream variant of `{}`.", f.name)] },
+                deprecated: f.deprecated.is_some(),
+                ret: f.ret.c_decl(""),
+                symbol: symbol.to_string(),
+                params: params(f),
+            });
+        }
+    }
+
+    fn defines(&mut self, f: &Function) {
+        let define = |name: &str, symbol: &str| DefineView { name: name.to_string(), symbol: symbol.to_string() };
+        match f.variants.iter().find(|v| matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz)) {
+            Some(v) => {
+                self.per_thread.push(define(&f.name, &v.symbol));
+                self.per_thread.extend(v.also_named.iter().map(|n| define(n, &v.symbol)));
+                if f.name != f.symbol {
+                    self.legacy.push(define(&f.name, &f.symbol));
+                }
+            }
+            None if f.name != f.symbol => self.defines.push(define(&f.name, &f.symbol)),
+            None => {}
+        }
+    }
 }
 
 pub(super) fn keyword(kind: RecordKind) -> &'static str {
@@ -417,13 +425,13 @@ fn inline_record<'a>(ty: &Type, anon: &BTreeMap<&str, &'a Record>) -> Option<&'a
     }
 }
 
-fn record_view(r: &Record, anon: &BTreeMap<&str, &Record>, depth: usize) -> Result<RecordView> {
+fn record_view(lib: &Library, r: &Record, anon: &BTreeMap<&str, &Record>, depth: usize) -> Result<RecordView> {
     if depth > 16 {
         return Err(Error::at(r.location.clone(), format!("c surface: record `{}` nests too deeply", r.name)));
     }
     let mut fields = Vec::new();
     for f in &r.fields {
-        fields.push(field_view(r, f, anon, depth)?);
+        fields.push(field_view(lib, r, f, anon, depth)?);
     }
     Ok(RecordView {
         doc: comment(&r.doc.markdown),
@@ -434,17 +442,17 @@ fn record_view(r: &Record, anon: &BTreeMap<&str, &Record>, depth: usize) -> Resu
         guard: if r.anonymous {
             None
         } else {
-            RECORD_GUARDS.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
+            lib.kind.profile().c_record_guards.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
         },
     })
 }
 
-fn field_view(parent: &Record, f: &Field, anon: &BTreeMap<&str, &Record>, depth: usize) -> Result<FieldView> {
+fn field_view(lib: &Library, parent: &Record, f: &Field, anon: &BTreeMap<&str, &Record>, depth: usize) -> Result<FieldView> {
     let doc = comment(&f.doc.markdown);
     if let Some(inner) = inline_record(&f.ty, anon) {
         // `struct { ... } name[4]`: the declarator is the field's type with the record elided.
         let decl = if f.anonymous { String::new() } else { array_suffix(&f.ty, &f.name) };
-        return Ok(FieldView { doc, decl, inline: Some(Box::new(record_view(inner, anon, depth + 1)?)) });
+        return Ok(FieldView { doc, decl, inline: Some(Box::new(record_view(lib, inner, anon, depth + 1)?)) });
     }
     if f.anonymous {
         return Err(Error::at(

@@ -9,12 +9,12 @@
 //!   `include/cudagen.h`: the shim's own API.
 //! * `src/lib.rs`, `src/<module>.rs`: one `#[no_mangle] extern "C"` export per ABI symbol,
 //!   forwarding to `cudagen::<module>::sys::<symbol>` (loader + tracing live there);
-//!   `src/proc_table.rs`: the driver ABIs by `cuGetProcAddress` name and version;
+//!   `src/proc_table.rs`: the ABIs by the entry resolver's name and version (`cuGetProcAddress`);
 //!   `templates/c/support/*.rs` (interception of `cuGetProcAddress`, `cudagenLastLoaderError`)
 //!   are copied verbatim into `src/`.
 //! * `tests/abi_probe.c`: layouts, constants and prototypes, to compare the headers with NVIDIA's.
 //! * `Cargo.toml`, `cudagen.pc`, `symbols.txt` (the IR's ABI symbols, one per line: the shim's
-//!   dynamic symbol table must equal it plus [`exports::EXTRA_SYMBOLS`]).
+//!   dynamic symbol table must equal it plus [`exports::extra_symbols`]).
 
 mod docs;
 mod exports;
@@ -23,8 +23,7 @@ mod probe;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
-use crate::ir::Api;
-use crate::profile::Resolve;
+use crate::ir::{Api, Library};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -36,9 +35,10 @@ struct CrateView {
     modules: Vec<String>,
     headers: Vec<String>,
     extra_symbols: Vec<&'static str>,
-    /// The driver has `cuGetProcAddress`: the interceptor and its table are generated.
+    /// The shim answers a library's entry resolver (`cuGetProcAddress`): the interceptor and its
+    /// table are generated.
     intercept: bool,
-    /// The driver's older ABIs are forwarded by `legacy.rs`.
+    /// The library's older ABIs are forwarded by `legacy.rs`.
     legacy: bool,
     symbol_count: usize,
 }
@@ -48,68 +48,84 @@ struct SymbolsView {
     symbols: Vec<String>,
 }
 
-pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
-    let default_version = api.cuda_version_macro().unwrap_or(0);
-    let mut modules = Vec::new();
-    let mut headers = Vec::new();
-    let mut symbols = BTreeSet::new();
-    let mut intercept = false;
-    let mut legacy = false;
-    for lib in &api.libraries {
-        for h in header::views(lib, &api.cuda_version)? {
-            let root = if h.parent.is_empty() { lib.kind.profile().c_template } else { "c/companion.h.tera" };
-            out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
-            headers.push(h.file.clone());
-        }
+/// What the libraries' files add up to, for the crate-level files.
+#[derive(Default)]
+struct Collected {
+    modules: Vec<String>,
+    headers: Vec<String>,
+    /// Every exported ABI symbol (legacy ones included).
+    symbols: BTreeSet<String>,
+    intercept: bool,
+    legacy: bool,
+}
 
-        let x = exports::view(lib);
-        for e in &x.exports {
-            symbols.insert(e.symbol.clone());
-        }
-        out.files.insert(format!("c/src/{}.rs", x.module), templates.render("c/exports.rs.tera", &x)?);
-        modules.push(x.module.clone());
-        if lib.kind.profile().loader.resolve == Resolve::GetProcAddress && lib.function(exports::GET_PROC_ADDRESS).is_some() {
-            let t = exports::proc_table(lib, default_version);
-            out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
-            intercept = true;
-            let l = exports::legacy(lib);
-            if !l.entries.is_empty() {
-                symbols.extend(l.entries.iter().map(|e| e.symbol.clone()));
-                out.files.insert("c/src/legacy.rs".into(), templates.render("c/legacy.rs.tera", &l)?);
-                legacy = true;
-            }
-        }
+pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
+    let mut c = Collected::default();
+    for lib in &api.libraries {
+        headers(lib, &api.cuda_version, templates, out, &mut c)?;
+        exports(lib, api.cuda_version_macro().unwrap_or(0), templates, out, &mut c)?;
         for f in &lib.functions {
             out.coverage.emitted(lib.kind, SURFACE, &f.name);
         }
     }
-    // Without cuGetProcAddress (fixture headers) there is nothing to intercept.
-    let extra_symbols: Vec<&'static str> =
-        exports::EXTRA_SYMBOLS.iter().copied().filter(|s| intercept || !s.starts_with("cuGetProcAddress")).collect();
-    for extra in &extra_symbols {
-        if symbols.contains(*extra) {
-            return Err(Error::new(format!("c surface: `{extra}` is both an ABI symbol and a shim extra")));
-        }
+    crate_files(api, templates, out, c)
+}
+
+/// The library's C headers: its main header and each companion that declares something.
+fn headers(lib: &Library, cuda_version: &str, templates: &Templates, out: &mut Output, c: &mut Collected) -> Result<()> {
+    for h in header::views(lib, cuda_version)? {
+        let root = if h.parent.is_empty() { lib.kind.profile().c_template } else { "c/companion.h.tera" };
+        out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
+        c.headers.push(h.file.clone());
     }
+    Ok(())
+}
+
+/// The library's exports and, where the shim answers its entry resolver, the resolver's table
+/// and the older ABIs.
+fn exports(lib: &Library, default_version: u32, templates: &Templates, out: &mut Output, c: &mut Collected) -> Result<()> {
+    let x = exports::view(lib);
+    c.symbols.extend(x.exports.iter().map(|e| e.symbol.clone()));
+    out.files.insert(format!("c/src/{}.rs", x.module), templates.render("c/exports.rs.tera", &x)?);
+    c.modules.push(x.module.clone());
+    if exports::resolver(lib).is_none() {
+        return Ok(());
+    }
+    let t = exports::proc_table(lib, default_version);
+    out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
+    c.intercept = true;
+    let l = exports::legacy(lib);
+    if !l.entries.is_empty() {
+        c.symbols.extend(l.entries.iter().map(|e| e.symbol.clone()));
+        out.files.insert("c/src/legacy.rs".into(), templates.render("c/legacy.rs.tera", &l)?);
+        c.legacy = true;
+    }
+    Ok(())
+}
+
+/// `Cargo.toml`, `lib.rs`, `cudagen.h`, the pkg-config file, the README, the ABI probe and
+/// `symbols.txt`, and the verbatim support files.
+fn crate_files(api: &Api, templates: &Templates, out: &mut Output, c: Collected) -> Result<()> {
+    let extra_symbols = exports::extra_symbols(&api.libraries);
+    if let Some(extra) = extra_symbols.iter().find(|x| c.symbols.contains(**x)) {
+        return Err(Error::new(format!("c surface: `{extra}` is both an ABI symbol and a shim extra")));
+    }
+    let intercept = c.intercept;
     let view = CrateView {
         cuda_version: api.cuda_version.clone(),
-        modules,
-        headers,
+        modules: c.modules,
+        headers: c.headers,
         extra_symbols,
         intercept,
-        legacy,
-        symbol_count: symbols.len(),
+        legacy: c.legacy,
+        symbol_count: c.symbols.len(),
     };
-    out.files.insert("c/Cargo.toml".into(), templates.render("c/Cargo.toml.tera", &view)?);
-    out.files.insert("c/src/lib.rs".into(), templates.render("c/lib.rs.tera", &view)?);
-    out.files.insert("c/include/cudagen.h".into(), templates.render("c/cudagen.h.tera", &view)?);
-    out.files.insert("c/cudagen.pc".into(), templates.render("c/cudagen.pc.tera", &view)?);
-    out.files.insert("c/README.md".into(), templates.render("c/README.md.tera", &view)?);
-    let libs: Vec<&crate::ir::Library> = api.libraries.iter().collect();
+    for (file, template) in [("Cargo.toml", "Cargo.toml"), ("src/lib.rs", "lib.rs"), ("include/cudagen.h", "cudagen.h"), ("cudagen.pc", "cudagen.pc"), ("README.md", "README.md")] {
+        out.files.insert(format!("c/{file}"), templates.render(&format!("c/{template}.tera"), &view)?);
+    }
+    let libs: Vec<&Library> = api.libraries.iter().collect();
     out.files.insert("c/tests/abi_probe.c".into(), templates.render("c/abi_probe.c.tera", &probe::view(&libs, &view.headers))?);
-    let symbols = SymbolsView { symbols: symbols.into_iter().collect() };
+    let symbols = SymbolsView { symbols: c.symbols.into_iter().collect() };
     out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
     super::copy_support(templates, out, "c/support/", "c/src/", |rel| rel == "getproc.rs" && !intercept)
 }
-
-

@@ -1,16 +1,18 @@
 //! Functions -> the raw `sys` layer (one table entry and one `raw_fn!` invocation per exported
-//! symbol) and the typed layer (one fn per API name, signature from the roles).
+//! symbol) and the typed layer (one fn per API name): a table over each parameter's
+//! [`ParamKind`] and the function's [`ReturnKind`], both decided by `passes::signature`.
 
 use super::docs;
 use super::types::{bare, ident, Ctx};
-use crate::ir::{Direction, Function, Prim, ReturnShape, Role, Type, ValueCount, VariantKind};
+use crate::ir::{BufferSize, Counted, Function, Param, ParamKind, Pointee, QueryArg, ReturnKind, Unfit, ValueCount, VariantKind};
+use crate::render::inert;
 use serde::Serialize;
 
 // ---------------------------------------------------------------------------
 // sys
 // ---------------------------------------------------------------------------
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub(super) struct SymbolView {
     pub symbol: String,
     pub api_name: String,
@@ -27,7 +29,7 @@ pub(super) struct SymbolView {
     pub ret_ty: String,
     /// The expression a sys fn returns when the entry cannot be loaded (`e` is the `LoadError`).
     pub on_load_error: String,
-    /// What the cold path returns if it panicked (see `render::on_panic`).
+    /// What the cold path returns if it panicked (see `render::inert`).
     pub on_panic: String,
     /// The parameters' C names, comma separated (the trace `Desc`'s names).
     pub trace_names: String,
@@ -51,16 +53,9 @@ pub(super) struct SysParam {
     pub trace_word: String,
 }
 
-/// Codes a library's status enum uses for loader failures and bad slice lengths.
-pub(super) struct StatusCodes {
-    pub status: String,
-    pub library_missing: i64,
-    pub symbol_missing: i64,
-    pub invalid_argument: i64,
-}
-
-pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_version: u32, codes: Option<&StatusCodes>, typed_name: Option<&str>) -> Vec<SymbolView> {
-    let is_status = codes.is_some_and(|c| matches!(&f.ret, Type::Named { name } if name == &c.status));
+/// One view per exported symbol of `f` (ABI symbol first, then its per-thread variants).
+pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_version: u32, typed_name: Option<&str>) -> Vec<SymbolView> {
+    let is_status = f.ret_kind == ReturnKind::Status;
     let mut trace_enums = Vec::new();
     let params: Vec<SysParam> = f
         .params
@@ -72,52 +67,39 @@ pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_versi
             SysParam { trace_arg, trace_word, name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
         })
         .collect();
-    let ret_ty = if f.ret.is_void() { "()".to_string() } else { ctx.rust(&f.ret) };
-    let is_cstr_ret = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
-    let on_load_error = if is_status {
-        "load_status(&e)".to_string()
-    } else if is_cstr_ret {
-        "{ let _ = e; c\"(library not loaded)\".as_ptr() }".to_string()
-    } else if f.ret.is_void() {
-        "{ let _ = e; }".to_string()
-    } else if matches!(f.ret, Type::Pointer { .. }) {
-        "{ let _ = e; core::ptr::null_mut() }".to_string()
-    } else {
-        "{ let _ = e; unsafe { core::mem::zeroed() } }".to_string()
+    let (ret_kind, ret_word) = match f.ret_kind {
+        ReturnKind::Void => ("crate::trace::Kind::Void".to_string(), "0u64".to_string()),
+        kind => ctx.trace_word(&f.ret, "__r", kind == ReturnKind::StaticCstr, &mut trace_enums),
     };
-    let on_panic = crate::render::on_panic(ctx.lib, f);
-    let (ret_kind, ret_word) = if f.ret.is_void() {
-        ("crate::trace::Kind::Void".to_string(), "0u64".to_string())
-    } else {
-        ctx.trace_word(&f.ret, "__r", is_cstr_ret, &mut trace_enums)
+    let template = SymbolView {
+        typed_name: typed_name.map(str::to_string),
+        symbol: f.symbol.clone(),
+        api_name: f.name.clone(),
+        index: first_index,
+        proc_name: f.proc_name.clone(),
+        version: f.version.unwrap_or(default_version),
+        per_thread: false,
+        params,
+        ret_suffix: ctx.ret_suffix(&f.ret),
+        ret_ty: if f.ret.is_void() { "()".to_string() } else { ctx.rust(&f.ret) },
+        on_load_error: inert::on_load_error(f),
+        on_panic: inert::on_panic(ctx.lib, f),
+        trace_names: f.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(","),
+        trace_enums,
+        ret_kind,
+        ret_word,
+        deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
     };
-    let trace_names = f.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(",");
-    let mut out = vec![(f.symbol.clone(), f.version, false)];
-    for v in &f.variants {
-        out.push((v.symbol.clone(), v.version.or(f.version), matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz)));
-    }
-    out.into_iter()
-        .enumerate()
-        .map(|(i, (symbol, version, per_thread))| SymbolView {
-            typed_name: if i == 0 { typed_name.map(str::to_string) } else { None },
-            symbol,
-            api_name: f.name.clone(),
-            index: first_index + i,
-            proc_name: f.proc_name.clone(),
-            version: version.unwrap_or(default_version),
-            per_thread,
-            params: params.clone(),
-            ret_suffix: ctx.ret_suffix(&f.ret),
-            ret_ty: ret_ty.clone(),
-            on_load_error: on_load_error.clone(),
-            on_panic: on_panic.clone(),
-            trace_names: trace_names.clone(),
-            trace_enums: trace_enums.clone(),
-            ret_kind: ret_kind.clone(),
-            ret_word: ret_word.clone(),
-            deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
-        })
-        .collect()
+    let variants = f.variants.iter().enumerate().map(|(i, v)| SymbolView {
+        typed_name: None,
+        symbol: v.symbol.clone(),
+        index: first_index + 1 + i,
+        version: v.version.or(f.version).unwrap_or(default_version),
+        per_thread: matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz),
+        ..template.clone()
+    });
+    let variants: Vec<SymbolView> = variants.collect();
+    std::iter::once(template).chain(variants).collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -163,8 +145,10 @@ pub(super) enum TKind {
     Length,
     SelectedIn,
     SelectedOut,
-    /// The byte size of a selected value, from `size_of::<T>()`.
+    /// The byte size of a selected value, from `size_of::<T>()`: by value...
     SelectedLen,
+    /// ... or through an in/out `size_t *`.
+    SelectedLenRef,
 }
 
 /// What a typed fn's C call returns.
@@ -195,12 +179,14 @@ pub(super) struct TParam {
     pub capacity: u32,
     /// `out_buffer`: the two-call size query.
     pub size_call: Option<SizeCall>,
-    pub string: bool,
     /// `selected_out` / `selected_in`: the selector expression and the member table as
     /// `(value, bytes, sized)` tuples; `selected_len`: the local holding the value's size.
     pub selector: String,
     pub members: String,
     pub size_local: String,
+    /// What the parameter adds to the returned values: expression and type.
+    #[serde(skip)]
+    pub output: Option<(String, String)>,
 }
 
 #[derive(Serialize)]
@@ -220,203 +206,47 @@ fn fit(expr: String, have_const: bool, want_const: bool) -> String {
 }
 
 /// The typed view of `f`, plus reasons for every parameter that fell back to a raw pointer.
-pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<String>) {
+/// (`_status` is unused: `Function::ret_kind` says whether `f` returns the status enum; it stays
+/// until `safe.rs`, which passes it, lands.)
+pub(super) fn typed(ctx: &Ctx, f: &Function, _status: &str) -> (TypedFn, Vec<String>) {
     let mut notes = Vec::new();
-    // The IR decides (`passes::shape`); `promise` only cross-checks what this view had to leave raw.
-    let is_unsafe = f.needs_unsafe;
-    let mut promise = false;
-    let mut params: Vec<TParam> = Vec::new();
-    let mut outputs = Vec::new();
-    for p in &f.params {
-        let name = p.names.rust.clone();
-        let local = format!("__{}", bare(&name));
-        let c_ty = ctx.rust(&p.ty);
-        let ptr = p.ty.pointee().map(|(t, c)| (t.clone(), c));
-        let pointee_ok = |t: &Type| !t.is_void();
-        let mut tp = TParam { name: name.clone(), local: local.clone(), nullable: p.nullable, ..Default::default() };
-        let raw = |tp: &mut TParam| {
-            tp.kind = TKind::Value;
-            tp.sig_ty = Some(c_ty.clone());
-            tp.arg = name.clone();
-        };
-        match (&p.role, &ptr) {
-            (Role::SelectedValue { selector, .. }, Some((_, c))) => {
-                let sel = f.param(selector).map(|q| q.names.rust.clone()).unwrap_or_default();
-                tp.selector = format!("{sel}.0 as i64");
-                tp.members = selected_members(ctx, f, selector);
-                if p.direction == Direction::In {
-                    tp.kind = TKind::SelectedIn;
-                    tp.sig_ty = Some("&T".into());
-                    tp.arg = fit(format!("core::ptr::from_ref({name}).cast::<c_void>()"), true, *c);
-                } else {
-                    tp.kind = TKind::SelectedOut;
-                    tp.arg = fit(format!("{local}.as_mut_ptr().cast::<c_void>()"), false, *c);
-                    outputs.push(format!("unsafe {{ {local}.assume_init() }}"));
-                }
-            }
-            (Role::Length { of }, _) if f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) => {
-                let of_local = f.param(of).map(|q| format!("__{}", bare(&q.names.rust))).unwrap_or_default();
-                tp.kind = TKind::SelectedLen;
-                tp.size_local = format!("{of_local}_size");
-                tp.arg = match &p.ty {
-                    Type::Pointer { .. } => format!("core::ptr::addr_of_mut!({local})"),
-                    _ => format!("{of_local}_size as _"),
-                };
-            }
-            (Role::Value | Role::Callback, _) => raw(&mut tp),
-            (Role::HostPtr | Role::Opaque | Role::UserData | Role::SelectedValues { .. }, _) => raw(&mut tp),
-            (Role::InRef, Some((t, c))) if pointee_ok(t) => {
-                let t = ctx.rust(t);
-                tp.kind = TKind::InRef;
-                if p.nullable {
-                    tp.sig_ty = Some(format!("Option<&{t}>"));
-                    tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |r| r as *const {t})"), true, *c);
-                } else {
-                    tp.sig_ty = Some(format!("&{t}"));
-                    tp.arg = fit(format!("core::ptr::from_ref({name})"), true, *c);
-                }
-            }
-            (Role::InOutRef, Some((t, c))) if pointee_ok(t) => {
-                let t = ctx.rust(t);
-                tp.kind = TKind::InOutRef;
-                if p.nullable {
-                    tp.sig_ty = Some(format!("Option<&mut {t}>"));
-                    tp.arg = fit(format!("{name}.map_or(core::ptr::null_mut(), |r| r as *mut {t})"), false, *c);
-                } else {
-                    tp.sig_ty = Some(format!("&mut {t}"));
-                    tp.arg = fit(format!("core::ptr::from_mut({name})"), false, *c);
-                }
-            }
-            (Role::OutValue, Some((t, c))) if pointee_ok(t) => {
-                tp.kind = TKind::OutValue;
-                tp.ty = ctx.rust(t);
-                tp.arg = fit(format!("{local}.as_mut_ptr()"), false, *c);
-                outputs.push(format!("unsafe {{ {local}.assume_init() }}"));
-            }
-            (Role::CStrIn, Some((t, c))) if Ctx::is_char(t) => {
-                tp.kind = TKind::CstrIn;
-                if p.nullable {
-                    tp.sig_ty = Some("Option<&CStr>".into());
-                    tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"), true, *c);
-                } else {
-                    tp.sig_ty = Some("&CStr".into());
-                    tp.arg = fit(format!("{name}.as_ptr()"), true, *c);
-                }
-            }
-            (Role::CStrOut, Some((Type::Pointer { pointee, .. }, _))) if Ctx::is_char(pointee) => {
-                tp.kind = TKind::CstrOut;
-                tp.arg = format!("core::ptr::addr_of_mut!({local}).cast()");
-                outputs.push(format!("crate::util::cstr_to_string({local})"));
-            }
-            (Role::InArray { len }, Some((t, c))) if pointee_ok(t) => {
-                let is_cstr = matches!(t, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
-                if is_cstr {
-                    tp.kind = TKind::InArrayCstr;
-                    tp.sig_ty = Some(if p.nullable { "Option<&[&CStr]>".into() } else { "&[&CStr]".into() });
-                    tp.arg = if p.nullable {
-                        fit(format!("{local}.as_ref().map_or(core::ptr::null(), |v| v.as_ptr())"), true, *c)
-                    } else {
-                        fit(format!("{local}.as_ptr()"), true, *c)
-                    };
-                } else {
-                    let t = ctx.rust(t);
-                    tp.kind = TKind::InArray;
-                    if p.nullable {
-                        tp.sig_ty = Some(format!("Option<&[{t}]>"));
-                        tp.arg = fit(format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"), true, *c);
-                    } else {
-                        tp.sig_ty = Some(format!("&[{t}]"));
-                        tp.arg = fit(format!("{name}.as_ptr()"), true, *c);
-                    }
-                }
-                if !len_is_computed(f, len.as_deref()) {
-                    promise = true;
-                }
-            }
-            (Role::OutArray { len }, Some((t, c))) if pointee_ok(t) => {
-                let t = ctx.rust(t);
-                tp.kind = TKind::OutArray;
-                if p.nullable {
-                    tp.sig_ty = Some(format!("Option<&mut [{t}]>"));
-                    tp.arg = fit(format!("{name}.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr())"), false, *c);
-                } else {
-                    tp.sig_ty = Some(format!("&mut [{t}]"));
-                    tp.arg = fit(format!("{name}.as_mut_ptr()"), false, *c);
-                }
-                if !len_is_computed(f, len.as_deref()) {
-                    promise = true;
-                }
-            }
-            (Role::OutBuffer { len, string, size_from, capacity }, Some((t, false))) if t.is_void() || prim_byte(t) => {
-                tp.kind = TKind::OutBuffer;
-                tp.string = *string;
-                tp.capacity = capacity.unwrap_or(256).max(1);
-                tp.arg = format!("{local}.as_mut_ptr().cast()");
-                if let Some(sf) = size_from {
-                    match size_call(ctx, f, sf) {
-                        Ok(call) => tp.size_call = Some(call),
-                        Err(why) => notes.push(format!("{}: {why}; allocates {} bytes instead", p.name, tp.capacity)),
-                    }
-                } else if len.is_none() && capacity.is_none() {
-                    // Nothing bounds what the callee writes.
-                    promise = true;
-                }
-                outputs.push(if *string { format!("crate::util::buf_to_string({local})") } else { local.clone() });
-            }
-            (Role::Length { .. }, _) => {
-                let sources = length_sources(f, &p.name);
-                if sources.is_empty() || !matches!(p.ty, Type::Prim { .. } | Type::Named { .. }) {
-                    notes.push(format!("{}: length of nothing typed; passed through", p.name));
-                    raw(&mut tp);
-                } else {
-                    tp.kind = TKind::Length;
-                    tp.ty = c_ty.clone();
-                    tp.sources = sources;
-                    tp.arg = local.clone();
-                }
-            }
-            (role, _) => {
-                notes.push(format!("{}: role {role:?} does not fit C type `{}`; raw pointer", p.name, p.ty.c_decl("")));
-                raw(&mut tp);
-            }
-        }
-        if tp.sig_ty.as_deref().is_some_and(|t| t.contains('*')) && tp.kind == TKind::Value && !matches!(p.role, Role::Callback) {
-            promise = true;
-        }
-        params.push(tp);
-    }
-    if promise && !is_unsafe {
-        notes.push("a raw pointer or unchecked count in a fn the IR calls safe (passes::shape disagrees)".into());
-    }
-    let returns = match f.returns {
-        ReturnShape::Status => Returns::Status,
-        ReturnShape::Void => Returns::Void,
-        ReturnShape::Value => {
-            let is_cstr = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
-            if is_cstr {
-                outputs.insert(0, "crate::util::static_cstr(__r)".into());
-            } else {
-                outputs.insert(0, "__r".into());
-            }
-            Returns::Value
-        }
+    let params: Vec<TParam> = f.params.iter().map(|p| param(ctx, f, p, &mut notes)).collect();
+    let (returns, ret) = returns(ctx, f);
+    let outputs: Vec<String> = ret.iter().chain(params.iter().filter_map(|p| p.output.as_ref())).map(|(expr, _)| expr.clone()).collect();
+    let inner = match output_types(ctx, f, &params, returns).as_slice() {
+        [] => "()".to_string(),
+        [ty] => ty.clone(),
+        many => format!("({})", many.join(", ")),
     };
-    // Status-returning functions whose status type is not the library's fall back to value.
-    let returns = if returns == Returns::Status && !matches!(&f.ret, Type::Named { name } if name == status) {
-        notes.push(format!("returns {} rather than {status}", f.ret.c_decl("")));
-        outputs.insert(0, "__r".into());
-        Returns::Value
-    } else {
-        returns
+    let selected = params.iter().any(|p| matches!(p.kind, TKind::SelectedIn | TKind::SelectedOut));
+    let view = TypedFn {
+        sig: params.iter().filter_map(|p| p.sig_ty.as_ref().map(|t| format!("{}: {t}", p.name))).collect(),
+        outputs,
+        name: f.names.rust.clone(),
+        c_name: f.name.clone(),
+        symbol: f.symbol.clone(),
+        doc: doc(f),
+        deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
+        is_unsafe: f.needs_unsafe,
+        generics: if selected { "<T: crate::Plain>".into() } else { String::new() },
+        params,
+        returns,
+        ret_ty: format!("Result<{inner}, Error>"),
     };
-    let out_types: Vec<String> = output_types(ctx, f, &params, returns);
-    let inner = match out_types.len() {
-        0 => "()".to_string(),
-        1 => out_types[0].clone(),
-        _ => format!("({})", out_types.join(", ")),
-    };
+    (view, notes)
+}
+
+/// The types of a typed fn's returned values, in order: the call's own value (when `returns`
+/// says it is one), then each output parameter's.
+pub(super) fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: Returns) -> Vec<String> {
+    let call = if returns == Returns::Value { self::returns(ctx, f).1 } else { None };
+    call.into_iter().chain(params.iter().filter_map(|p| p.output.clone())).map(|(_, ty)| ty).collect()
+}
+
+/// The doc lines, with a `# Safety` section for an `unsafe` fn.
+fn doc(f: &Function) -> Vec<String> {
     let mut doc = docs::lines(&f.doc);
-    if is_unsafe {
+    if f.needs_unsafe {
         if !doc.is_empty() {
             doc.push(String::new());
         }
@@ -424,35 +254,184 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, status: &str) -> (TypedFn, Vec<Stri
         doc.push(String::new());
         doc.push("Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.".into());
     }
-    let sig = params.iter().filter_map(|p| p.sig_ty.as_ref().map(|t| format!("{}: {t}", p.name))).collect();
-    let view = TypedFn {
-        sig,
-        name: f.names.rust.clone(),
-        c_name: f.name.clone(),
-        symbol: f.symbol.clone(),
-        doc,
-        deprecated: f.deprecated.as_ref().map(|d| docs::str_literal(d)),
-        is_unsafe,
-        generics: if params.iter().any(|p| matches!(p.kind, TKind::SelectedIn | TKind::SelectedOut)) {
-            "<T: crate::Plain>".into()
-        } else {
-            String::new()
-        },
-        params,
-        returns,
-        ret_ty: format!("Result<{inner}, Error>"),
-        outputs,
-    };
-    (view, notes)
+    doc
 }
 
-/// `&[(member value, bytes, sized)]` of the selector's member type table.
-fn selected_members(ctx: &Ctx, f: &Function, selector: &str) -> String {
-    let table = f.param(selector).and_then(|q| match ctx.lib.resolve(&q.ty) {
-        crate::ir::Resolved::Enum(e) => ctx.lib.value_table(&e.name),
-        _ => None,
-    });
-    let items: Vec<String> = table
+/// How the call's own result is returned: checked as the status, or a value (expression and type).
+fn returns(ctx: &Ctx, f: &Function) -> (Returns, Option<(String, String)>) {
+    match f.ret_kind {
+        ReturnKind::Status => (Returns::Status, None),
+        ReturnKind::Void => (Returns::Void, None),
+        ReturnKind::StaticCstr => (Returns::Value, Some(("crate::util::static_cstr(__r)".into(), "&'static CStr".into()))),
+        ReturnKind::Pointer | ReturnKind::Value => (Returns::Value, Some(("__r".into(), ctx.rust(&f.ret)))),
+    }
+}
+
+/// The view of one parameter, by its kind; a fallback to a raw pointer adds a note.
+fn param(ctx: &Ctx, f: &Function, p: &Param, notes: &mut Vec<String>) -> TParam {
+    let name = p.names.rust.clone();
+    let tp = TParam { local: format!("__{}", bare(&name)), name, nullable: p.nullable, ..Default::default() };
+    match &p.kind {
+        ParamKind::Value
+        | ParamKind::Callback { .. }
+        | ParamKind::UserData { .. }
+        | ParamKind::Address { .. }
+        | ParamKind::SelectedList { .. } => raw(ctx, p, tp),
+        ParamKind::Unfit { why } => {
+            notes.push(unfit_note(p, *why));
+            raw(ctx, p, tp)
+        }
+        ParamKind::InRef { pointee, nullable } => reference(ctx, tp, pointee, *nullable, false),
+        ParamKind::InOutRef { pointee, nullable } => reference(ctx, tp, pointee, *nullable, true),
+        ParamKind::OutValue { pointee } => out_value(ctx, tp, pointee),
+        ParamKind::CstrIn { nullable, is_const } => cstr_in(tp, *nullable, *is_const),
+        ParamKind::CstrOut => cstr_out(tp),
+        ParamKind::InArray { elem, nullable, .. } => slice(ctx, tp, elem, *nullable, false),
+        ParamKind::OutArray { elem, nullable, .. } => slice(ctx, tp, elem, *nullable, true),
+        ParamKind::CstrArray { nullable, is_const, .. } => cstr_slice(tp, *nullable, *is_const),
+        ParamKind::OutBuffer { string, alloc, size } => out_buffer(ctx, f, p, tp, (*string, *alloc), size, notes),
+        ParamKind::Length { counts } => length(ctx, f, p, tp, counts),
+        ParamKind::SelectedIn { selector, table, is_const } => selected(ctx, f, tp, (selector, table), *is_const, false),
+        ParamKind::SelectedOut { selector, table, is_const } => selected(ctx, f, tp, (selector, table), *is_const, true),
+        ParamKind::SelectedLen { of, by_pointer } => selected_len(f, tp, of, *by_pointer),
+    }
+}
+
+fn unfit_note(p: &Param, why: Unfit) -> String {
+    match why {
+        Unfit::RoleType => format!("{}: role {:?} does not fit C type `{}`; raw pointer", p.name, p.role, p.ty.c_decl("")),
+        Unfit::NothingCounted => format!("{}: length of nothing typed; passed through", p.name),
+    }
+}
+
+/// Passed as is, with its C type.
+fn raw(ctx: &Ctx, p: &Param, tp: TParam) -> TParam {
+    TParam { kind: TKind::Value, sig_ty: Some(ctx.rust(&p.ty)), arg: tp.name.clone(), ..tp }
+}
+
+/// `&T` / `&mut T`, `Option<..>` when nullable.
+fn reference(ctx: &Ctx, tp: TParam, pointee: &Pointee, nullable: bool, mutable: bool) -> TParam {
+    let (t, name) = (ctx.rust(&pointee.ty), &tp.name);
+    let (kind, amp, null, ptr, from) =
+        if mutable { (TKind::InOutRef, "&mut ", "null_mut", "*mut", "from_mut") } else { (TKind::InRef, "&", "null", "*const", "from_ref") };
+    let (sig, arg) = if nullable {
+        (format!("Option<{amp}{t}>"), format!("{name}.map_or(core::ptr::{null}(), |r| r as {ptr} {t})"))
+    } else {
+        (format!("{amp}{t}"), format!("core::ptr::{from}({name})"))
+    };
+    TParam { kind, sig_ty: Some(sig), arg: fit(arg, !mutable, pointee.is_const), ..tp }
+}
+
+fn out_value(ctx: &Ctx, tp: TParam, pointee: &Pointee) -> TParam {
+    let local = &tp.local;
+    let (arg, output) = (fit(format!("{local}.as_mut_ptr()"), false, pointee.is_const), format!("unsafe {{ {local}.assume_init() }}"));
+    let ty = ctx.rust(&pointee.ty);
+    TParam { kind: TKind::OutValue, arg, output: Some((output, ty.clone())), ty, ..tp }
+}
+
+fn cstr_in(tp: TParam, nullable: bool, is_const: bool) -> TParam {
+    let name = &tp.name;
+    let (sig, arg) = if nullable {
+        ("Option<&CStr>", format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr())"))
+    } else {
+        ("&CStr", format!("{name}.as_ptr()"))
+    };
+    TParam { kind: TKind::CstrIn, sig_ty: Some(sig.into()), arg: fit(arg, true, is_const), ..tp }
+}
+
+fn cstr_out(tp: TParam) -> TParam {
+    let local = &tp.local;
+    let (arg, output) = (format!("core::ptr::addr_of_mut!({local}).cast()"), format!("crate::util::cstr_to_string({local})"));
+    TParam { kind: TKind::CstrOut, arg, output: Some((output, "String".into())), ..tp }
+}
+
+/// `&[T]` / `&mut [T]`, `Option<..>` when nullable.
+fn slice(ctx: &Ctx, tp: TParam, elem: &Pointee, nullable: bool, mutable: bool) -> TParam {
+    let (t, name) = (ctx.rust(&elem.ty), &tp.name);
+    let (kind, amp, null, as_ptr) =
+        if mutable { (TKind::OutArray, "&mut ", "null_mut", "as_mut_ptr") } else { (TKind::InArray, "&", "null", "as_ptr") };
+    let (sig, arg) = if nullable {
+        (format!("Option<{amp}[{t}]>"), format!("{name}.map_or(core::ptr::{null}(), |s| s.{as_ptr}())"))
+    } else {
+        (format!("{amp}[{t}]"), format!("{name}.{as_ptr}()"))
+    };
+    TParam { kind, sig_ty: Some(sig), arg: fit(arg, !mutable, elem.is_const), ..tp }
+}
+
+/// `&[&CStr]`: the pointers are collected into a local (see the template's prelude).
+fn cstr_slice(tp: TParam, nullable: bool, is_const: bool) -> TParam {
+    let local = &tp.local;
+    let (sig, arg) = if nullable {
+        ("Option<&[&CStr]>", format!("{local}.as_ref().map_or(core::ptr::null(), |v| v.as_ptr())"))
+    } else {
+        ("&[&CStr]", format!("{local}.as_ptr()"))
+    };
+    TParam { kind: TKind::InArrayCstr, sig_ty: Some(sig.into()), arg: fit(arg, true, is_const), ..tp }
+}
+
+/// A `Vec<u8>` (or `String`) the fn allocates: as the size query says, else `alloc` bytes.
+fn out_buffer(ctx: &Ctx, f: &Function, p: &Param, tp: TParam, (string, alloc): (bool, u32), size: &BufferSize, notes: &mut Vec<String>) -> TParam {
+    let size_call = match size {
+        BufferSize::Query { query } => Some(SizeCall {
+            symbol: query.symbol.clone(),
+            size_ty: ctx.rust(&query.size_ty),
+            args: query.args.iter().map(|a| query_arg(f, a)).collect(),
+        }),
+        BufferSize::BadQuery { why, .. } => {
+            notes.push(format!("{}: {why}; allocates {alloc} bytes instead", p.name));
+            None
+        }
+        BufferSize::Count { .. } | BufferSize::Capacity | BufferSize::Unbounded => None,
+    };
+    let local = &tp.local;
+    let output = if string { (format!("crate::util::buf_to_string({local})"), "String") } else { (local.clone(), "Vec<u8>") };
+    let arg = format!("{local}.as_mut_ptr().cast()");
+    TParam { kind: TKind::OutBuffer, capacity: alloc, size_call, arg, output: Some((output.0, output.1.into())), ..tp }
+}
+
+fn query_arg(f: &Function, a: &QueryArg) -> String {
+    match a {
+        QueryArg::Size => "__size.as_mut_ptr()".into(),
+        QueryArg::Param(name) => rust_name(f, name),
+    }
+}
+
+/// The Rust name of parameter `name` of `f`.
+fn rust_name(f: &Function, name: &str) -> String {
+    f.param(name).map(|q| q.names.rust.clone()).unwrap_or_default()
+}
+
+/// A count computed from the lengths of what it counts.
+fn length(ctx: &Ctx, f: &Function, p: &Param, tp: TParam, counts: &[Counted]) -> TParam {
+    let sources = counts
+        .iter()
+        .map(|c| match c {
+            Counted::Slice(q) => format!("Some({}.len())", rust_name(f, q)),
+            Counted::OptionalSlice(q) => format!("{}.as_ref().map(|s| s.len())", rust_name(f, q)),
+            Counted::Buffer(q) => format!("Some(__{}.len())", bare(&rust_name(f, q))),
+        })
+        .collect();
+    TParam { kind: TKind::Length, ty: ctx.rust(&p.ty), sources, arg: tp.local.clone(), ..tp }
+}
+
+/// A selected value of the caller's type `T`, checked against the selector's member table.
+fn selected(ctx: &Ctx, f: &Function, tp: TParam, (selector, table): (&str, &str), is_const: bool, out: bool) -> TParam {
+    let (name, local) = (&tp.name, &tp.local);
+    let (kind, sig_ty, arg, output) = if out {
+        let output = (format!("unsafe {{ {local}.assume_init() }}"), "T".to_string());
+        (TKind::SelectedOut, None, fit(format!("{local}.as_mut_ptr().cast::<c_void>()"), false, is_const), Some(output))
+    } else {
+        (TKind::SelectedIn, Some("&T".into()), fit(format!("core::ptr::from_ref({name}).cast::<c_void>()"), true, is_const), None)
+    };
+    let selector = format!("{}.0 as i64", rust_name(f, selector));
+    TParam { kind, sig_ty, arg, output, selector, members: members(ctx, table), ..tp }
+}
+
+/// `&[(member value, bytes, sized)]` of an enum's member type table.
+fn members(ctx: &Ctx, table: &str) -> String {
+    let items: Vec<String> = ctx
+        .lib
+        .value_table(table)
         .map(|t| {
             t.members
                 .iter()
@@ -467,85 +446,21 @@ fn selected_members(ctx: &Ctx, f: &Function, selector: &str) -> String {
     format!("&[{}]", items.join(", "))
 }
 
-fn prim_byte(t: &Type) -> bool {
-    matches!(t, Type::Prim { prim: Prim::Char | Prim::SChar | Prim::UChar | Prim::U8 | Prim::I8 })
-}
-
-/// True when the count parameter `len` is computed from slices (so the callee cannot overrun).
-fn len_is_computed(f: &Function, len: Option<&str>) -> bool {
-    len.and_then(|l| f.param(l)).is_some_and(|p| matches!(p.role, Role::Length { .. }))
-}
-
-/// `Option<usize>` expressions for the slices a `Length` parameter counts.
-fn length_sources(f: &Function, len_name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for q in &f.params {
-        let qn = q.names.rust.clone();
-        let local = format!("__{}", bare(&qn));
-        match &q.role {
-            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } if l == len_name => {
-                if q.ty.pointee().is_none_or(|(t, _)| t.is_void()) {
-                    continue;
-                }
-                out.push(if q.nullable { format!("{qn}.as_ref().map(|s| s.len())") } else { format!("Some({qn}.len())") });
-            }
-            Role::OutBuffer { len: Some(l), .. } if l == len_name => out.push(format!("Some({local}.len())")),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The size query of a two-call pair: every parameter of the size function is either its one
-/// out-value (the size) or a same-named by-value parameter of `f`.
-fn size_call(ctx: &Ctx, f: &Function, size_fn: &str) -> Result<SizeCall, String> {
-    let s = ctx.lib.function(size_fn).ok_or_else(|| format!("size function {size_fn} not found"))?;
-    let mut size_ty = None;
-    let mut args = Vec::new();
-    for q in &s.params {
-        match (&q.role, q.ty.pointee()) {
-            (Role::OutValue, Some((t, _))) if size_ty.is_none() => {
-                size_ty = Some(ctx.rust(t));
-                args.push("__size.as_mut_ptr()".to_string());
-            }
-            _ => {
-                let mine = f.param(&q.name).filter(|p| matches!(p.role, Role::Value) && p.ty == q.ty);
-                let Some(p) = mine else {
-                    return Err(format!("{size_fn} parameter {} has no match in {}", q.name, f.name));
-                };
-                args.push(p.names.rust.clone());
-            }
-        }
-    }
-    let size_ty = size_ty.ok_or_else(|| format!("{size_fn} returns no size"))?;
-    if !matches!(s.ret, Type::Named { .. }) || s.returns != ReturnShape::Status {
-        return Err(format!("{size_fn} does not return a status"));
-    }
-    Ok(SizeCall { symbol: s.symbol.clone(), size_ty, args })
-}
-
-fn output_types(ctx: &Ctx, f: &Function, params: &[TParam], returns: Returns) -> Vec<String> {
-    let mut out = Vec::new();
-    if returns == Returns::Value {
-        let is_cstr = matches!(&f.ret, Type::Pointer { pointee, is_const: true } if Ctx::is_char(pointee));
-        out.push(if is_cstr { "&'static CStr".to_string() } else { ctx.rust(&f.ret) });
-    }
-    for p in params {
-        match p.kind {
-            TKind::OutValue => out.push(p.ty.clone()),
-            TKind::SelectedOut => out.push("T".into()),
-            TKind::CstrOut => out.push("String".into()),
-            TKind::OutBuffer => out.push(if p.string { "String".into() } else { "Vec<u8>".into() }),
-            _ => {}
-        }
-    }
-    out
+/// The size of selected value `of`, from its member's size.
+fn selected_len(f: &Function, tp: TParam, of: &str, by_pointer: bool) -> TParam {
+    let of_local = format!("__{}", bare(&rust_name(f, of)));
+    let (kind, arg) = if by_pointer {
+        (TKind::SelectedLenRef, format!("core::ptr::addr_of_mut!({})", tp.local))
+    } else {
+        (TKind::SelectedLen, format!("{of_local}_size as _"))
+    };
+    TParam { kind, arg, size_local: format!("{of_local}_size"), ..tp }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Library, LibraryKind, Names, Param};
+    use crate::ir::{Direction, Library, LibraryKind, Names, Prim, Role, Type};
     use crate::passes::build;
 
     fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
@@ -556,16 +471,22 @@ mod tests {
         p
     }
 
-    fn function(name: &str, params: Vec<Param>) -> Function {
+    /// A library holding `f` after the signature pass.
+    fn library(name: &str, params: Vec<Param>) -> Library {
         let mut f = build::function(name, params);
         f.names = Names { rust: "f".into(), python: name.into() };
-        f
+        let mut lib = Library::new(LibraryKind::Driver);
+        lib.status_enum = Some("CUresult".into());
+        lib.functions.push(f);
+        crate::passes::status::run(&mut lib).unwrap();
+        crate::passes::signature::run(&mut lib).unwrap();
+        lib
     }
 
     #[test]
     fn shared_length_counts_every_slice_and_outputs_form_a_tuple() {
         let cstr_array = Type::ptr(Type::ptr(Type::prim(Prim::Char), true), true);
-        let f = function(
+        let lib = library(
             "cuThing",
             vec![
                 param("out", Type::ptr(Type::prim(Prim::Int), false), Role::OutValue, false),
@@ -575,8 +496,7 @@ mod tests {
                 param("name", Type::ptr(Type::ptr(Type::prim(Prim::Char), true), false), Role::CStrOut, false),
             ],
         );
-        let lib = Library::new(LibraryKind::Driver);
-        let (t, notes) = typed(&Ctx::new(&lib), &f, "CUresult");
+        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
         assert!(notes.is_empty(), "{notes:?}");
         assert!(!t.is_unsafe);
         assert_eq!(t.sig, vec!["names: &[&CStr]", "values: Option<&[c_int]>"]);
@@ -588,21 +508,14 @@ mod tests {
     }
 
     #[test]
-    fn unbounded_raw_pointers_make_the_fn_unsafe() {
-        let f = function(
-            "cuRaw",
-            vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)],
-        );
-        let lib = Library::new(LibraryKind::Driver);
-        // The renderer prints the IR's decision and reports a raw pointer the IR calls safe.
-        let (t, notes) = typed(&Ctx::new(&lib), &f, "CUresult");
-        assert!(!t.is_unsafe);
-        assert!(notes.iter().any(|n| n.contains("passes::shape disagrees")), "{notes:?}");
-        let mut f = f;
-        f.needs_unsafe = f.params.iter().any(|p| crate::passes::shape::caller_promise(&f, p));
-        let (t, notes) = typed(&Ctx::new(&lib), &f, "CUresult");
-        assert!(t.is_unsafe, "{notes:?}");
-        assert!(notes.is_empty(), "{notes:?}");
+    fn an_unsafe_fn_documents_its_safety_and_an_unfit_role_is_noted() {
+        let lib = library("cuRaw", vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)]);
+        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
+        assert!(t.is_unsafe && notes.is_empty(), "{notes:?}");
         assert!(t.doc.iter().any(|l| l == "# Safety"));
+        let lib = library("cuUnfit", vec![param("p", Type::ptr(Type::prim(Prim::Void), false), Role::InRef, false)]);
+        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
+        assert_eq!((t.params[0].kind, t.sig.as_slice()), (TKind::Value, ["p: *mut c_void".to_string()].as_slice()));
+        assert!(notes.iter().any(|n| n.contains("does not fit C type")), "{notes:?}");
     }
 }

@@ -14,8 +14,7 @@ mod types;
 
 use super::{Output, Templates};
 use crate::diag::Result;
-use crate::ir::{Api, Library};
-use functions::StatusCodes;
+use crate::ir::{Api, Library, StatusCodes};
 use serde::Serialize;
 use std::collections::BTreeSet;
 use types::Ctx;
@@ -28,6 +27,8 @@ struct CrateView {
     modules: Vec<ModuleSummary>,
     /// cudarc's feature for these headers (`cuda-12090`), when there is a driver header.
     cudarc_feature: Option<String>,
+    /// The cudarc release the feature pins.
+    cudarc_version: &'static str,
 }
 
 /// Every library profile's `variant`, `header` and loader facts, for `src/libraries.rs`.
@@ -69,7 +70,7 @@ struct ModuleView {
     kind: String,
     header: String,
     status: Option<String>,
-    codes: Option<CodesView>,
+    codes: Option<StatusCodes>,
     enums: Vec<enums::EnumView>,
     records: Vec<records::RecordView>,
     typedefs: Vec<typedefs::TypedefView>,
@@ -84,21 +85,9 @@ struct ModuleView {
     cudarc: bool,
 }
 
-#[derive(Serialize)]
-struct CodesView {
-    library_missing: i64,
-    symbol_missing: i64,
-    invalid_argument: i64,
-}
-
-/// CUDA versions (`CUDA_VERSION`) that cudarc =0.19.10, the version `Cargo.toml.tera` pins,
-/// binds as features (`cuda-12090`); headers of any other version get no `cudarc` feature.
-const CUDARC_VERSIONS: [u32; 14] =
-    [12000, 12010, 12020, 12030, 12040, 12050, 12060, 12080, 12090, 13000, 13010, 13020, 13030, 13040];
-
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
     let default_version = api.cuda_version_macro().unwrap_or(0);
-    let cudarc_feature = api.cuda_version_macro().filter(|v| CUDARC_VERSIONS.contains(v)).map(|v| format!("cuda-{v:05}"));
+    let cudarc_feature = crate::profile::CUDARC.feature(api.cuda_version_macro());
     let mut summaries = Vec::new();
     for lib in &api.libraries {
         let view = module_view(lib, default_version, cudarc_feature.is_some(), out);
@@ -116,7 +105,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
     }
-    let crate_view = CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature };
+    let crate_view =
+        CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature, cudarc_version: crate::profile::CUDARC.version };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
     out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new(api.cuda_major()))?);
@@ -125,84 +115,22 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 }
 
 
-fn status_codes(lib: &Library) -> Option<StatusCodes> {
-    let status = lib.status_enum.clone()?;
-    let c = lib.status_codes?;
-    Some(StatusCodes { status, library_missing: c.library_missing, symbol_missing: c.symbol_missing, invalid_argument: c.invalid_argument })
-}
-
 fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {
     let ctx = Ctx::new(lib);
-    let module = lib.kind.module().to_string();
-    let kind = lib.kind.profile().variant.to_string();
-    let codes = status_codes(lib);
-
-    let enums = lib.enums.iter().map(|e| enums::view(lib, e)).collect::<Vec<_>>();
-    let mut records = Vec::new();
-    for r in &lib.records {
-        if let Some(why) = records::unsupported(&ctx, r) {
-            out.coverage.skipped(lib.kind, SURFACE, &format!("record {}", r.name), format!("opaque bytes: {why}"));
-        }
-        records.push(records::view(&ctx, r));
-    }
-    let typedefs = lib.typedefs.iter().map(|t| typedefs::view(&ctx, t)).collect::<Vec<_>>();
-    let mut consts = Vec::new();
-    for m in &lib.macros {
-        match typedefs::macro_view(&ctx, m) {
-            Ok(c) => consts.push(c),
-            Err(why) => out.coverage.skipped(lib.kind, SURFACE, &format!("macro {}", m.name), why),
-        }
-    }
-
-    let mut symbols = Vec::new();
-    let mut functions = Vec::new();
-    let mut names = BTreeSet::new();
-    for f in &lib.functions {
-        let typed = codes.as_ref().map(|c| functions::typed(&ctx, f, &c.status));
-        let typed_name = typed.as_ref().map(|(t, _)| t.name.clone());
-        symbols.extend(functions::symbols(&ctx, f, symbols.len(), default_version, codes.as_ref(), typed_name.as_deref()));
-        match typed {
-            None => out.coverage.skipped(lib.kind, SURFACE, &f.name, "library has no status enum: sys binding only"),
-            Some((t, _)) if !names.insert(t.name.clone()) => out.coverage.skipped(
-                lib.kind,
-                SURFACE,
-                &f.name,
-                format!("typed name `{}` is taken by another function: sys binding only", t.name),
-            ),
-            Some((t, notes)) => {
-                if notes.is_empty() {
-                    out.coverage.emitted(lib.kind, SURFACE, &f.name);
-                } else {
-                    out.coverage.skipped(lib.kind, SURFACE, &f.name, format!("partly raw: {}", notes.join("; ")));
-                }
-                functions.push(t);
-            }
-        }
-    }
-
-    let mut type_files = Vec::new();
-    if !enums.is_empty() {
-        type_files.push("enums");
-    }
-    if !records.is_empty() {
-        type_files.push("records");
-    }
-    if !typedefs.is_empty() {
-        type_files.push("typedefs");
-    }
-    if !consts.is_empty() {
-        type_files.push("consts");
-    }
+    // Typed functions and `Error` need the library's status enum and codes.
+    let codes = lib.status_enum.as_ref().and(lib.status_codes);
+    let (enums, records, typedefs, consts) = type_views(&ctx, out);
+    let (symbols, functions) = function_views(&ctx, default_version, codes.is_some(), out);
+    let type_files = [("enums", enums.is_empty()), ("records", records.is_empty()), ("typedefs", typedefs.is_empty()), ("consts", consts.is_empty())]
+        .into_iter()
+        .filter_map(|(file, empty)| (!empty).then_some(file))
+        .collect();
     ModuleView {
-        module,
-        kind,
+        module: lib.kind.module().to_string(),
+        kind: lib.kind.profile().variant.to_string(),
         header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.kind.module())),
-        status: codes.as_ref().map(|c| c.status.clone()),
-        codes: codes.as_ref().map(|c| CodesView {
-            library_missing: c.library_missing,
-            symbol_missing: c.symbol_missing,
-            invalid_argument: c.invalid_argument,
-        }),
+        status: codes.and(lib.status_enum.clone()),
+        codes,
         enums,
         records,
         typedefs,
@@ -214,6 +142,57 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
         cudarc: cudarc && lib.kind.profile().cudarc,
     }
+}
+
+type TypeViews = (Vec<enums::EnumView>, Vec<records::RecordView>, Vec<typedefs::TypedefView>, Vec<typedefs::ConstView>);
+
+/// The views of the library's enums, records, typedefs and macro constants; what cannot be
+/// spelled is reported.
+fn type_views(ctx: &Ctx, out: &mut Output) -> TypeViews {
+    let lib = ctx.lib;
+    let enums = lib.enums.iter().map(|e| enums::view(lib, e)).collect();
+    let mut records = Vec::new();
+    for r in &lib.records {
+        if let Some(why) = records::unsupported(ctx, r) {
+            out.coverage.skipped(lib.kind, SURFACE, &format!("record {}", r.name), format!("opaque bytes: {why}"));
+        }
+        records.push(records::view(ctx, r));
+    }
+    let typedefs = lib.typedefs.iter().map(|t| typedefs::view(ctx, t)).collect();
+    let mut consts = Vec::new();
+    for m in &lib.macros {
+        match typedefs::macro_view(ctx, m) {
+            Ok(c) => consts.push(c),
+            Err(why) => out.coverage.skipped(lib.kind, SURFACE, &format!("macro {}", m.name), why),
+        }
+    }
+    (enums, records, typedefs, consts)
+}
+
+/// The `sys` symbols of every function and, where the library has a status enum (`typed`), the
+/// typed fns; coverage says which are typed fully, partly or not at all.
+fn function_views(ctx: &Ctx, default_version: u32, typed: bool, out: &mut Output) -> (Vec<functions::SymbolView>, Vec<functions::TypedFn>) {
+    let kind = ctx.lib.kind;
+    let (mut symbols, mut functions, mut names) = (Vec::new(), Vec::new(), BTreeSet::new());
+    for f in &ctx.lib.functions {
+        let view = ctx.lib.status_enum.as_deref().filter(|_| typed).map(|status| functions::typed(ctx, f, status));
+        symbols.extend(functions::symbols(ctx, f, symbols.len(), default_version, view.as_ref().map(|(t, _)| t.name.as_str())));
+        match view {
+            None => out.coverage.skipped(kind, SURFACE, &f.name, "library has no status enum: sys binding only"),
+            Some((t, _)) if !names.insert(t.name.clone()) => {
+                out.coverage.skipped(kind, SURFACE, &f.name, format!("typed name `{}` is taken by another function: sys binding only", t.name))
+            }
+            Some((t, notes)) => {
+                if notes.is_empty() {
+                    out.coverage.emitted(kind, SURFACE, &f.name);
+                } else {
+                    out.coverage.skipped(kind, SURFACE, &f.name, format!("partly raw: {}", notes.join("; ")));
+                }
+                functions.push(t);
+            }
+        }
+    }
+    (symbols, functions)
 }
 
 /// The generated types (by their own name, not an alias) that member type tables name.

@@ -22,7 +22,7 @@ pub(super) struct TypedefView {
     /// Alias target / scalar handle integer type / callback fn type.
     pub target: String,
     pub doc: Vec<String>,
-    /// Declared in `cuda.h`, which cudarc's `driver::sys` binds (the interop headers it does not).
+    /// Declared in the main header of a library cudarc binds (`cuda.h`, not the interop headers).
     pub in_cudarc: bool,
 }
 
@@ -39,7 +39,9 @@ pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
             (TypedefShape::Alias, ctx.rust(&t.target))
         }
     };
-    TypedefView { name: t.name.clone(), kind, target, doc: docs::lines(&t.doc), in_cudarc: t.location.file == "cuda.h" }
+    let profile = ctx.lib.kind.profile();
+    let in_cudarc = profile.cudarc && t.location.file == profile.header;
+    TypedefView { name: t.name.clone(), kind, target, doc: docs::lines(&t.doc), in_cudarc }
 }
 
 #[derive(Serialize)]

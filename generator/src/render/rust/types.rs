@@ -1,6 +1,7 @@
 //! C types -> Rust spellings, layout facts and trace conversions, resolved against one library.
 
-use crate::ir::{Library, Prim, Resolved, Type, Typedef};
+use crate::ir::{Library, ParamKind, Pointee, Prim, Resolved, Type, Typedef};
+use crate::render::rust_type::{self, Prims};
 
 /// How a value of some type is shown by the tracer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,8 +28,7 @@ pub(super) struct Ctx<'a> {
 
 /// Short spelling of a primitive (`c_int`, `usize`); the files import `core::ffi::*` names.
 pub(super) fn prim(p: Prim) -> &'static str {
-    let full = p.rust_name();
-    full.strip_prefix("::core::ffi::").unwrap_or(full)
+    Prims::Short.name(p)
 }
 
 pub(super) use crate::passes::naming::rust_ident as ident;
@@ -50,38 +50,12 @@ impl<'a> Ctx<'a> {
 
     /// The Rust spelling of a C type.
     pub fn rust(&self, ty: &Type) -> String {
-        match ty {
-            Type::Prim { prim: p } => {
-                if *p == Prim::Void {
-                    "()".into()
-                } else {
-                    prim(*p).into()
-                }
-            }
-            Type::Named { name } => name.clone(),
-            Type::Pointer { pointee, is_const } => {
-                let inner = match &**pointee {
-                    Type::Prim { prim: Prim::Void } => "c_void".to_string(),
-                    Type::FnPtr { .. } => self.rust(pointee),
-                    other => self.rust(other),
-                };
-                format!("*{} {inner}", if *is_const { "const" } else { "mut" })
-            }
-            Type::Array { elem, len } => format!("[{}; {len}]", self.rust(elem)),
-            Type::FnPtr { ret, params } => {
-                let ps: Vec<String> = params.iter().map(|p| self.rust(p)).collect();
-                format!("Option<unsafe extern \"C\" fn({}){}>", ps.join(", "), self.ret_suffix(ret))
-            }
-        }
+        rust_type::spell(ty, Prims::Short)
     }
 
     /// ` -> T` for a function return type (empty for `void`).
     pub fn ret_suffix(&self, ret: &Type) -> String {
-        if ret.is_void() {
-            String::new()
-        } else {
-            format!(" -> {}", self.rust(ret))
-        }
+        rust_type::ret_suffix(ret, Prims::Short)
     }
 
     /// Alignment in bytes of a C type on LP64 (0 when unknown).
@@ -139,14 +113,13 @@ impl<'a> Ctx<'a> {
     }
 
     fn trace_param_value(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
-        use crate::ir::Role;
-        match (&p.role, &p.ty) {
-            (Role::CStrIn, Type::Pointer { pointee, is_const: true }) if Self::is_char(pointee) => {
+        match &p.kind {
+            ParamKind::CstrIn { is_const: true, .. } => {
                 let (kind, word) = self.trace_word(&p.ty, name, true, enums);
                 (format!("crate::trace::Arg::new({kind})"), word)
             }
-            (Role::OutValue, Type::Pointer { pointee, is_const: false })
-                if index < 64 && !pointee.is_void() && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
+            ParamKind::OutValue { pointee: Pointee { ty: pointee, is_const: false } }
+                if index < 64 && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
             {
                 let ok = if status { "__r.0 == 0 && " } else { "" };
                 let (kind, out) = self.trace_word(pointee, &format!("(*{name})"), false, enums);
@@ -219,11 +192,6 @@ impl<'a> Ctx<'a> {
             Resolved::ScalarHandle(t, _) => Some((t, false)),
             _ => None,
         }
-    }
-
-    /// A pointer's pointee is a C string (`char`).
-    pub fn is_char(ty: &Type) -> bool {
-        matches!(ty, Type::Prim { prim: Prim::Char | Prim::SChar | Prim::UChar })
     }
 }
 
