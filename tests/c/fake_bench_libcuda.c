@@ -12,7 +12,7 @@
  * (0x3000, 0x3010, ...); cuFuncGetName answers only for functions whose name starts with
  * "_Z6hidden" (trace_test makes those by calling this library directly, so the tracer can name
  * them only by asking), so a traced function named in the trace was named from its traced call;
- * cuFuncGetParamInfo knows "saxpy(float, float*, float*, int)"; streams, graphs and nodes get
+ * cuFuncGetParamInfo knows "saxpy(float, float*, float*, int)" and bench_pair's "empty5"; streams, graphs and nodes get
  * distinct handles; cuMemAllocManaged hands out 0x7f0000100000 on.
  */
 #include <stdint.h>
@@ -38,6 +38,7 @@ CUresult cuDriverGetVersion(int *v) { *v = 12090; return 0; }
 CUresult cuDeviceGet(int *dev, int ordinal) { *dev = ordinal; return 0; }
 CUresult cuCtxCreate_v2(void **ctx, unsigned flags, int dev) { (void)flags; (void)dev; *ctx = (void *)0x1000; return 0; }
 CUresult cuModuleLoadData(void **mod, const void *image) { (void)image; *mod = (void *)0x2000; return 0; }
+CUresult cuModuleLoad(void **mod, const char *path) { (void)path; *mod = (void *)0x2100; return 0; }
 CUresult cuModuleUnload(void *mod) { (void)mod; return 0; }
 
 #define MAX_FUNCTIONS 64
@@ -76,10 +77,14 @@ CUresult cuFuncGetModule(void **mod, void *f)
 }
 CUresult cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
 {
-    static const size_t sizes[] = {4, 8, 8, 4}, offsets[] = {0, 8, 16, 24};
+    /* saxpy(float, float *, float *, int); bench_pair's empty5(float, u64, u64, u64, u64) */
+    static const size_t saxpy[] = {4, 8, 8, 4}, empty5[] = {4, 8, 8, 8, 8};
     int k = function_index(f);
-    if (k < 0 || strcmp(names[k], "saxpy") != 0 || i >= 4) return 1;
-    *offset = offsets[i];
+    const size_t *sizes = k < 0 ? NULL : strcmp(names[k], "saxpy") == 0 ? saxpy : strcmp(names[k], "empty5") == 0 ? empty5 : NULL;
+    size_t n = sizes == saxpy ? 4 : 5;
+    if (!sizes || i >= n) return 1;
+    *offset = 0;
+    for (size_t j = 0; j < i; j++) *offset = (*offset + sizes[j] + 7) & ~(size_t)7;
     if (size) *size = sizes[i];
     return 0;
 }
@@ -170,6 +175,7 @@ static const struct {
     {"cuCtxCreate", (void *)cuCtxCreate_v2},
     {"cuModuleLoadData", (void *)cuModuleLoadData},
     {"cuModuleGetFunction", (void *)cuModuleGetFunction},
+    {"cuModuleLoad", (void *)cuModuleLoad},
     {"cuModuleUnload", (void *)cuModuleUnload},
     {"cuFuncGetName", (void *)cuFuncGetName},
     {"cuFuncGetModule", (void *)cuFuncGetModule},

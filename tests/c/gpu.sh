@@ -3,7 +3,8 @@
 # libcudagen.so, libcudagen.a and include/ (tests/gpu/bundle.sh copies them to .carry/c); the C
 # programs are compiled there with gcc / nvcc, which that machine has.
 #   bash tests/c/gpu.sh .carry/c
-# Suites (a PASS/FAIL table is printed at the end; exit status 0 only when all pass):
+# Suites (a PASS/FAIL table is printed at the end; exit status 0 only when all pass; GPU_SUITES
+# names the ones to run, default all):
 #   linked      saxpy.c linked -lcudagen: passes; its trace holds every driver/NVRTC call
 #   preload     saxpy.c built against the real toolkit (-lcuda -lnvrtc), run with
 #               LD_PRELOAD=libcudagen.so: passes; its trace holds every driver/NVRTC call
@@ -14,7 +15,11 @@
 #               (with CUDAGEN_TRACE_SUMMARY=1), each RESULT line compared with a run without the
 #               shim: PyTorch (matmul + small ops), CuPy (RawKernel + reduction), JAX (jit), an
 #               nvcc runtime program (--default-stream per-thread) and saxpy.c built per-thread
-#               against the real cuda.h (-lcuda); one PASS/FAIL line each
+#               against the real cuda.h (-lcuda); one PASS/FAIL line each; then traced in JSON and
+#               Perfetto too: "launches named / launches" per format (tests/c/launch_names.py),
+#               one PASS/FAIL line each (every launch named in every format)
+#   nsys        the runtime client under `nsys profile --trace=cuda` with the shim as libcuda.so.1
+#               and tracing on: both traces written, RESULT unchanged (skipped without nsys)
 #   bench       bench_pair.c: libcuda vs libcudagen in one process, then traced to /dev/null (calls
 #               mostly dropped); bench_ab.sh: five processes each untraced, every call recorded,
 #               recorded without durations
@@ -32,6 +37,8 @@ cuda_lib="$cuda_home/lib64"
 declare -a rows
 fails=0
 row() { rows+=("$(printf '%-34s %-5s %s' "$1" "$2" "${3:-}")"); [ "$2" = PASS ] || fails=$((fails + 1)); }
+# GPU_SUITES="clients bench" runs only those suites (default: all).
+want() { [ -z "${GPU_SUITES:-}" ] || [[ " $GPU_SUITES " == *" $1 "* ]]; }
 
 echo "carry: $carry"; ls -la "$carry"
 echo "CUDA toolkit: $cuda_home ($("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -1))"
@@ -61,6 +68,7 @@ EOF
 
 # ---------------------------------------------------------------------------------------------
 echo; echo "== linked: saxpy.c -lcudagen"
+if want linked; then
 saxpy="$carry/saxpy"
 if [ ! -x "$saxpy" ]; then
     saxpy="$work/saxpy"
@@ -75,9 +83,11 @@ if [ -n "$saxpy" ]; then
 else
     row "linked saxpy" FAIL "build"
 fi
+fi
 
 # ---------------------------------------------------------------------------------------------
 echo; echo "== preload: saxpy.c against the real toolkit, LD_PRELOAD=libcudagen.so"
+if want preload; then
 if $CC -std=c99 -Wall -Werror -I "$cuda_home/include" "$here/saxpy.c" -o "$work/saxpy-real" \
     -L "$cuda_lib" -L "$cuda_lib/stubs" -lcuda -lnvrtc -lm; then
     env LD_LIBRARY_PATH="$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$work/saxpy-real" > "$out/real.out" 2>&1
@@ -90,9 +100,11 @@ if $CC -std=c99 -Wall -Werror -I "$cuda_home/include" "$here/saxpy.c" -o "$work/
 else
     row "LD_PRELOAD saxpy" FAIL "build against $cuda_home"
 fi
+fi
 
 # ---------------------------------------------------------------------------------------------
 echo; echo "== as-libcuda: runtime_saxpy.cu with the shim installed as libcuda.so.1"
+if want as-libcuda; then
 mkdir -p "$work/drv"
 cp "$carry/libcudagen.so" "$work/drv/libcuda.so.1"
 if "$cuda_home/bin/nvcc" -cudart shared -o "$work/runtime_saxpy" "$here/runtime_saxpy.cu"; then
@@ -114,9 +126,11 @@ EOF
 else
     row "runtime saxpy via shim libcuda" FAIL "nvcc"
 fi
+fi
 
 # ---------------------------------------------------------------------------------------------
 echo; echo "== perfetto: linked saxpy, CUDAGEN_TRACE_FORMAT=perfetto"
+if want perfetto; then
 if [ -n "${saxpy:-}" ]; then
     env LD_LIBRARY_PATH="$carry:$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUDAGEN_TRACE_FORMAT=perfetto \
         CUDAGEN_TRACE_FILE="$out/saxpy.perfetto.json" "$saxpy" > "$out/perfetto.out" 2>&1
@@ -129,9 +143,11 @@ print(f"perfetto: {len(slices)} slices, e.g. {slices[-1]['name']} {slices[-1]['a
 EOF
     then row "perfetto JSON parses" PASS "$(grep -c '"ph":"X"' "$out/saxpy.perfetto.json") slices"; else row "perfetto JSON parses" FAIL; fi
 fi
+fi
 
 # ---------------------------------------------------------------------------------------------
 echo; echo "== clients: real programs with the shim as libcuda.so.1"
+if want clients; then
 shimdir="$work/shimdrv"
 mkdir -p "$shimdir"
 cp "$carry/libcudagen.so" "$shimdir/libcuda.so.1"
@@ -159,6 +175,17 @@ client() {
         row "client $name" FAIL "rc $rb/$rs/$rt"
     fi
     sed -n '/API summary/,+8p' "$base.traced.out"
+    sed -n '/launches by kernel/,+6p' "$base.traced.out"
+    # The same run traced in JSON and Perfetto: how many launches each format names.
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_TRACE_FILE="$base.trace.jsonl" \
+        CUDAGEN_TRACE_FORMAT=json "$@" > /dev/null 2>&1
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_TRACE_FILE="$base.perfetto.json" \
+        CUDAGEN_TRACE_FORMAT=perfetto "$@" > /dev/null 2>&1
+    local names
+    names=$(python3 "$here/launch_names.py" "$name" "$base.trace" "$base.trace.jsonl" "$base.perfetto.json"); local rn=$?
+    echo "$names"
+    if [ $rn = 0 ]; then row "client $name: launches named" PASS "$(head -1 <<< "$names" | sed 's/.*: [^ ]* //')"
+    else row "client $name: launches named" FAIL "$(head -1 <<< "$names" | sed 's/.*: [^ ]* //')"; fi
 }
 py=${PYTHON:-python3}
 client torch "$py" "$here/clients/torch_client.py"
@@ -189,6 +216,42 @@ if $CC -std=c99 -Wall -Werror -DCUDA_API_PER_THREAD_DEFAULT_STREAM -I "$cuda_hom
 else
     row "client driver-ptds" FAIL "build"
 fi
+# nsys (CUPTI) and the shim on one program: both traces written, the result unchanged.
+echo; echo "== nsys: the runtime client under nsys profile --trace=cuda, the shim as libcuda.so.1, traced"
+# (Nsight Compute ships an nsys of its own under host/target-linux-x64.)
+nsys=$(command -v nsys 2>/dev/null || ls -d "$cuda_home"/bin/nsys /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems*/bin/nsys \
+    /opt/nvidia/nsight-systems*/target-linux-x64/nsys /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | tail -1)
+if [ -z "$nsys" ] || [ ! -x "$nsys" ]; then
+    echo "nsys not found (PATH, $cuda_home/bin, /usr/local/cuda/bin, /opt/nvidia/nsight-systems*, /opt/nvidia/nsight-compute/*/host): skipped"
+    row "nsys + shim" SKIP "no nsys"; fails=$((fails - 1))
+elif [ ! -x "$work/runtime_ptds" ]; then
+    row "nsys + shim" FAIL "no runtime client"
+else
+    echo "nsys: $nsys ($("$nsys" --version 2>/dev/null))"
+    rm -f "$out/nsys-runtime.nsys-rep" "$out/nsys-runtime.qdstrm" "$out/nsys-runtime.trace"
+    timeout 300 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_TRACE_FILE="$out/nsys-runtime.trace" \
+        "$nsys" profile --trace=cuda --force-overwrite=true -o "$out/nsys-runtime" "$work/runtime_ptds" > "$out/nsys-runtime.out" 2>&1
+    rc=$?
+    tail -n 5 "$out/nsys-runtime.out"
+    want=$(grep '^RESULT' "$out/client-runtime-ptds.base.out" 2>/dev/null); got=$(grep '^RESULT' "$out/nsys-runtime.out")
+    ls -la "$out"/nsys-runtime.* 2>/dev/null
+    # The report (or, where this nsys cannot make one, its raw capture).
+    report=$(ls "$out/nsys-runtime.nsys-rep" "$out/nsys-runtime.qdstrm" 2>/dev/null | head -1)
+    api=
+    if [ -s "$out/nsys-runtime.nsys-rep" ]; then
+        "$nsys" stats -q --report cuda_api_sum --format csv "$out/nsys-runtime.nsys-rep" > "$out/nsys-runtime.api.csv" 2>/dev/null
+        head -6 "$out/nsys-runtime.api.csv" | cut -c1-160
+        api=$(grep -c 'cu' "$out/nsys-runtime.api.csv" 2>/dev/null)
+    fi
+    lines=$(grep -c '' "$out/nsys-runtime.trace" 2>/dev/null)
+    python3 "$here/launch_names.py" nsys-runtime "$out/nsys-runtime.trace" - - | head -2
+    if [ -n "$got" ] && [ "$got" = "$want" ] && [ -s "$report" ] && [ "${lines:-0}" -gt 0 ]; then
+        row "nsys + shim" PASS "nsys rc $rc: $(basename "$report") $(stat -c %s "$report") bytes${api:+, $api API rows}; shim: $lines lines"
+    else
+        row "nsys + shim" FAIL "rc $rc; RESULT '$got' vs '$want'; nsys file '${report:-none}'; shim lines ${lines:-0}"
+    fi
+fi
+
 # What the real driver exports that the shim does not (programs that dlsym those names bypass it).
 nm -D --defined-only "$real_libcuda" | awk '{print $3}' | sed 's/@.*//' | sort -u > "$work/real.syms"
 nm -D --defined-only "$carry/libcudagen.so" | awk '{print $3}' | sed 's/@.*//' | sort -u > "$work/shim.syms"
@@ -198,11 +261,13 @@ comm -23 "$work/real.syms" "$work/shim.syms" | tr '\n' ' ' | head -c 3000; echo
 for l in $("$py" -c 'import glob, os, torch; d = os.path.dirname(torch.__file__); print(" ".join(glob.glob(d + "/../nvidia/cu*/lib/libcublas*.so*")))' 2>/dev/null); do
     echo "$(basename "$l"): driver-only names it mentions: $(strings "$l" | grep -xE 'cu[A-Z][A-Za-z0-9_]+' | sort -u | comm -12 - <(comm -23 "$work/real.syms" "$work/shim.syms") | tr '\n' ' ')"
 done
+fi
 
 # ---------------------------------------------------------------------------------------------
 # One process links libcuda and dlopens the shim; samples alternate, so both paths see the same
 # context, clocks and layout (separate builds differed by several ns from run to run).
 echo; echo "== bench: libcuda vs libcudagen in one process, tracing off, then traced to /dev/null"
+if want bench; then
 # (200k calls per sample: the writer cannot keep up with the small calls, most are dropped); then
 # bench_ab.sh: five processes each of the shim untraced, every call recorded (101 samples of 2k
 # calls and pauses; see tests/c/bench_fake.sh) and the same without durations
@@ -225,6 +290,7 @@ if $CC -std=c11 -O2 -Wall -I "$carry/include" "$here/bench_pair.c" -o "$work/ben
     fi
 else
     row "bench (one process)" FAIL "build"
+fi
 fi
 
 echo

@@ -164,6 +164,8 @@ def check_names(text_file, json_file, perfetto_file, args_file, summary_file):
                 rf"kernelParams=({ADDR}|NULL), extra=NULL\) -> CUDA_SUCCESS")
         if not re.fullmatch(TID + want + DUR, line):
             fail(f"{text_file}:\n  got  {line}\n  want {want}")
+    if not any(re.fullmatch(TID + r'cuModuleGetFunction\(hfunc=k2 \[k2\.cubin\], hmod=k2\.cubin, name="k2"\) -> CUDA_SUCCESS' + DUR, l) for l in lines):
+        fail(f"{text_file}: no function named with its module's file name")
     cross = [l for l in lines if 'name="cross"' in l]
     if len(cross) != 1 or cross[0].split("]")[0] == launches[3].split("]")[0]:
         fail(f"{text_file}: the function made on another thread: {cross}")
@@ -191,7 +193,7 @@ def check_names(text_file, json_file, perfetto_file, args_file, summary_file):
             or not re.search(r"\n +[0-9.]+ +1 +1 +[0-9.]+  hidden\n", summary) \
             or not re.search(r"launches by graph: 1 graphs, 3 launches\n.*\n +[0-9.]+ +3 +[0-9.]+  graphExec#1 \(graph#1, 2 nodes\)\n", summary):
         fail(f"summary: {summary}")
-    print(f"ok: {len(launches)} launches named in text, JSON, Perfetto (one via the driver's query), "
+    print(f"ok: {len(launches)} launches named in text, JSON, Perfetto (one via the driver's query), modules by hash and file, "
           "streams and graphs numbered, kernel arguments, summary by kernel and graph")
 
 

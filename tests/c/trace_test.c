@@ -9,7 +9,7 @@
  *                              by the exit hook; prints "calls T*N"
  *   trace_test joined T N      the same, the threads exit (and hand over their buffers) first
  *   trace_test abort N         N calls, then abort(): the pending lines are written by the handler
- *   trace_test names           handles the tracer names: a module from memory, functions (one
+ *   trace_test names           handles the tracer names: modules from memory and a file, functions (one
  *                              made on another thread, C++ names, one made by calling the fake
  *                              driver directly, so only the driver's name query can name it),
  *                              streams, an allocation, launches with arguments, a graph of two
@@ -70,6 +70,10 @@ static int names(void) {
     cuModuleLoadData(&names_module, ptx);
     cuModuleGetFunction(&saxpy, names_module, "saxpy");
     cuModuleGetFunction(&scale, names_module, "_Z5scaleIfEvPT_S0_i");
+    CUmodule from_file;
+    CUfunction k2;
+    cuModuleLoad(&from_file, "/opt/kernels/k2.cubin");
+    cuModuleGetFunction(&k2, from_file, "k2");
     pthread_t t;
     pthread_create(&t, NULL, get_cross, NULL);
     pthread_join(t, NULL);

@@ -74,8 +74,14 @@ impl Sink {
     pub(super) fn write_sync(&self, tid: u64, ev: &buffer::Event<'_>) {
         let mut line = Vec::with_capacity(256);
         {
-            let mut names = names::NAMES.lock().unwrap_or_else(|p| p.into_inner());
-            let names = names.get_or_insert_with(Names::default);
+            // Not waited for: a drain holding the names may be inside a driver query while this
+            // call runs inside a driver callback (its handles then show unnamed).
+            let mut held = names::NAMES.try_lock().ok();
+            let mut spare = Names::default();
+            let names = match held.as_deref_mut() {
+                Some(n) => n.get_or_insert_with(Names::default),
+                None => &mut spare,
+            };
             // Not asked of the driver here: this may run inside a driver callback or after exit.
             names.observe(ev, false);
             if self.summary && !self.finished() {

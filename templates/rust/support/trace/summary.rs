@@ -64,7 +64,7 @@ pub(super) fn add(names: &Names, ev: &Event<'_>) {
     l.launches += 1;
     l.total_ns += ns;
     let at = usize::from(d.shape);
-    if let Some(dims) = ev.args.get(at..at + 6) {
+    if let Some(dims) = ev.args.get(at..at.saturating_add(6)) {
         let mut shape = [0u64; 6];
         for (x, (_, v)) in shape.iter_mut().zip(dims) {
             *x = if let Value::U64(n) = v { *n } else { 0 };
@@ -82,7 +82,9 @@ pub(super) fn render(timed: bool, names: &Names) -> String {
     functions(&mut o, timed, &stats.functions);
     if !stats.kernels.is_empty() {
         let rows: Vec<(String, &Launches)> = stats.kernels.iter().map(|(k, v)| (k.clone(), v)).collect();
-        launches(&mut o, timed, "kernels", "Shapes", rows, |l| l.shapes.len().to_string());
+        // No shapes: launches whose dimensions are behind a pointer (`cuLaunchKernelEx`).
+        let shapes = |l: &Launches| if l.shapes.is_empty() { "-".to_string() } else { l.shapes.len().to_string() };
+        launches(&mut o, timed, "kernels", "Shapes", rows, shapes);
     }
     if !stats.graphs.is_empty() {
         let rows: Vec<(String, &Launches)> = stats
