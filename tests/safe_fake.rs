@@ -149,6 +149,23 @@ fn param_count_is_used_where_the_driver_has_it() {
 }
 
 #[test]
+fn library_kernels_are_described_by_cu_kernel_get_param_info() {
+    if parent_runs("library_kernels_are_described_by_cu_kernel_get_param_info", &[]) {
+        return;
+    }
+    let s = stream();
+    let f = kernel("lib_k:8,4");
+    let k = unsafe { FunctionHandle::from_raw_kernel(driver::CUkernel(f.raw_function().0)) };
+    let e = s.launch(&k, LaunchConfig::linear(1, 1), (1u64, 2u64)).unwrap_err();
+    assert_eq!(refused(e), "kernel `lib_k` parameter 1 is 4 bytes, argument 1 is 8 bytes; nothing launched");
+    s.launch(&k, LaunchConfig::linear(1, 1), (1u64, 2u32)).unwrap();
+    assert_eq!((calls("cuKernelGetParamInfo"), calls("cuFuncGetParamInfo")), (3, 0));
+    assert_eq!((calls("cuKernelGetName"), calls("cuFuncGetName")), (1, 0));
+    assert_eq!(calls("cuKernelGetFunction"), 2, "the limits are read from the kernel's function");
+    assert_eq!(calls("cuLaunchKernel"), 1);
+}
+
+#[test]
 fn old_driver_refuses_the_checked_launch_and_offers_the_unchecked_one() {
     if parent_runs("old_driver_refuses_the_checked_launch_and_offers_the_unchecked_one", &[("FAKE_DRIVER_VERSION", "12030")]) {
         return;

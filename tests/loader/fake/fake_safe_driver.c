@@ -35,7 +35,8 @@ static const char *NAMES[] = {
     "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemsetD8Async", "cuStreamSynchronize",
     "cuStreamWaitEvent", "cuEventCreate", "cuEventRecord", "cuEventDestroy", "cuEventSynchronize",
     "cuMemHostAlloc", "cuMemFreeHost", "cuStreamCreate", "cuStreamDestroy", "cuModuleLoadData",
-    "cuModuleGetFunction", "cuModuleUnload", "cuInit",
+    "cuModuleGetFunction", "cuModuleUnload", "cuInit", "cuKernelGetParamInfo", "cuKernelGetName",
+    "cuKernelGetFunction",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -120,6 +121,17 @@ static CUresult fFuncGetParamInfo(struct fake_fn *f, size_t i, size_t *offset, s
     *size = f->sizes[i];
     return OK;
 }
+/* A library kernel is the same object here: cuKernelGetFunction hands it back as a function. */
+static CUresult fKernelGetParamInfo(struct fake_fn *k, size_t i, size_t *offset, size_t *size)
+{
+    count("cuKernelGetParamInfo");
+    if (i >= k->count) return INVALID_VALUE;
+    *offset = k->offsets[i];
+    *size = k->sizes[i];
+    return OK;
+}
+static CUresult fKernelGetName(const char **name, struct fake_fn *k) { count("cuKernelGetName"); *name = k->name; return OK; }
+static CUresult fKernelGetFunction(struct fake_fn **f, struct fake_fn *k) { count("cuKernelGetFunction"); *f = k; return OK; }
 static CUresult fFuncGetParamCount(struct fake_fn *f, size_t *n) { count("cuFuncGetParamCount"); *n = f->count; return OK; }
 static CUresult fFuncGetName(const char **name, struct fake_fn *f) { count("cuFuncGetName"); *name = f->name; return OK; }
 
@@ -217,6 +229,9 @@ static const struct entry ENTRIES[] = {
     {"cuEventRecord", (void *)fEventRecord},
     {"cuEventDestroy", (void *)fEventDestroy},
     {"cuEventSynchronize", (void *)fEventSynchronize},
+    {"cuKernelGetParamInfo", (void *)fKernelGetParamInfo},
+    {"cuKernelGetName", (void *)fKernelGetName},
+    {"cuKernelGetFunction", (void *)fKernelGetFunction},
     {"cuFakeCount", (void *)fake_count},
     {"cuFakeLastParams", (void *)fake_last_params},
 };
