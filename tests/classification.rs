@@ -96,6 +96,7 @@ fn by(d: DecidedBy) -> &'static str {
         DecidedBy::Doc => "doc",
         DecidedBy::Heuristic => "heur",
         DecidedBy::Type => "type",
+        DecidedBy::Naming => "name",
     }
 }
 

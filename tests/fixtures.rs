@@ -64,6 +64,7 @@ fixture_test!(callback, LibraryKind::Driver);
 fixture_test!(anonymous_union, LibraryKind::Driver);
 fixture_test!(deprecated, LibraryKind::Driver);
 fixture_test!(interop, LibraryKind::Driver);
+fixture_test!(ownership, LibraryKind::Driver);
 
 /// The interop fixture's decisions: plain API name over `_v2`, stand-in graphics types, ABI
 /// versions from the companion's typedefs, the deprecated legacy function left out.

@@ -69,6 +69,9 @@ pub struct LibraryAnnotations {
     /// GIL would be its whole cost. Every other call releases it.
     #[serde(default)]
     pub keep_gil: BTreeMap<String, String>,
+    /// Function name -> what it does to an object's life (`passes::ownership`).
+    #[serde(default)]
+    pub ownership: BTreeMap<String, OwnershipAnnotation>,
     /// What the tracer names, numbers and reads beyond the values it prints (`passes::trace`).
     #[serde(default)]
     pub trace: TraceAnnotations,
@@ -98,6 +101,34 @@ pub struct TraceAnnotations {
     pub handles: BTreeMap<String, String>,
     #[serde(default)]
     pub params: BTreeMap<String, String>,
+}
+
+/// What `[ownership]` says of one function: exactly one of `ends`, `creates`, `excused`.
+///
+/// ```toml
+/// cuStreamDestroy = { ends = "CUstream" }
+/// cuDevicePrimaryCtxRelease = { ends = "CUcontext", name = "PrimaryContext" }
+/// cuModuleGetFunction = { creates = "CUfunction", parent = "CUmodule" }
+/// cuCtxResetPersistingL2Cache = { excused = "resets a cache; ends no object" }
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OwnershipAnnotation {
+    /// The call ends the life of a handle of this C type (`"CUstream"`, `"void*"`).
+    pub ends: Option<String>,
+    /// The call creates a handle of this C type.
+    pub creates: Option<String>,
+    /// Why the call, though it looks like an ender, pairs with nothing.
+    pub excused: Option<String>,
+    /// Name of the owned type, where several resources share a handle type.
+    pub name: Option<String>,
+    /// Handle type of a resource this one must not outlive (the owned type borrows it).
+    pub parent: Option<String>,
+    /// With `ends`: false when the parent owns the handle, so `Drop` does not end it.
+    pub owned: Option<bool>,
+    /// With `ends`: ender parameter -> the creators' parameter that gives it, where names differ.
+    #[serde(default)]
+    pub keep: BTreeMap<String, String>,
 }
 
 /// What an annotation says of one parameter; unset fields keep the generator's decision.

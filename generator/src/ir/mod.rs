@@ -81,6 +81,12 @@ pub struct Library {
     /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
     #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
     pub trace: TraceFacts,
+    /// Kinds of objects the calls create and end, by name (`passes::ownership`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<Resource>,
+    /// Calls that look like they end an object's life but pair with no resource, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excused: Vec<Excused>,
 }
 
 /// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
@@ -143,6 +149,8 @@ impl Library {
             legacy_abis: Vec::new(),
             status_codes: None,
             trace: TraceFacts::default(),
+            resources: Vec::new(),
+            excused: Vec::new(),
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
@@ -161,6 +169,135 @@ impl Library {
     pub fn value_table(&self, name: &str) -> Option<&ValueTable> {
         self.value_types.iter().find(|t| t.enum_name == name)
     }
+    pub fn resource(&self, name: &str) -> Option<&Resource> {
+        self.resources.iter().find(|r| r.name == name)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Ownership
+// ---------------------------------------------------------------------------
+
+/// A kind of object whose life calls begin and end (`passes::ownership`): the safe Rust layer
+/// generates one owned type per resource from this, never from a hand-written list.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Resource {
+    /// Name of the owned type (`Stream`, `PrimaryContext`).
+    pub name: String,
+    /// C type of the handle (`CUstream`; `void *` for host memory).
+    pub handle: Type,
+    /// `Drop` calls the ender. False for a handle its parent owns (a graph node): it is ended
+    /// only by an explicit `destroy`, or with its parent.
+    pub owned: bool,
+    /// Resources (by name) this one must not outlive: the owned type borrows its parent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parents: Vec<String>,
+    /// Values the ender needs besides the handle, kept from the creating call (the `dev` of
+    /// `cuDevicePrimaryCtxRelease`), by the ender's parameter names, in its order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
+    pub creators: Vec<Creator>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ender: Option<Ender>,
+    /// Calls whose first input is the handle, as methods of the owned type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<Method>,
+    /// The owned type may move to another thread / be shared between threads.
+    pub send: bool,
+    pub sync: bool,
+    /// The rule that decided `send` and `sync`.
+    pub threading: String,
+    /// Calls that make the handle current on the calling thread and undo it (`cuCtxPushCurrent`,
+    /// `cuCtxPopCurrent`): the owned type gets a scoped `bind`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binds: Option<Binding>,
+    /// Traits of the hand-written safe layer (`templates/rust/support/safe`) the owned type
+    /// implements: `as_stream` (`AsStream`), `launchable_function` / `launchable_kernel`
+    /// (`Launchable`, for a function or a library kernel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traits: Vec<String>,
+    /// Who paired creators and ender (the ender's decision; for a kind without one, its first
+    /// creator's).
+    pub decided_by: DecidedBy,
+}
+
+/// A call that creates a resource's handle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Creator {
+    pub function: String,
+    /// The parameter giving the handle: an out-value, or an input the call takes over
+    /// (`cuMemHostRegister`'s `p`, `cuMemMap`'s `ptr`).
+    pub handle_param: String,
+    /// The parameter holding the parent the handle borrows from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_param: Option<String>,
+    /// For each kept value ([`Resource::kept`]), the parameter of this call that gives it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_from: Vec<String>,
+    /// Resources whose method this call is (its first input is their handle; `self_param`);
+    /// empty: an associated function of the created type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_param: Option<String>,
+    /// Rust name of the constructor or method (`create`, `get_function`).
+    pub name: String,
+    pub decided_by: DecidedBy,
+}
+
+/// The call that ends a resource's life, and where each of its arguments comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ender {
+    pub function: String,
+    pub args: Vec<EndArg>,
+    pub decided_by: DecidedBy,
+}
+
+/// One argument of an ender, in the call's parameter order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "from")]
+pub enum EndArg {
+    /// The handle, by value.
+    Handle { param: String },
+    /// A pointer to the handle (`nvrtcDestroyProgram(nvrtcProgram *)`).
+    HandleRef { param: String },
+    /// A value kept from the creating call ([`Resource::kept`]).
+    Kept { param: String },
+}
+
+/// A call whose first input is a resource's handle, as a method of its owned type.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Method {
+    pub function: String,
+    /// The parameter `self` stands for.
+    pub self_param: String,
+    /// Rust name of the method (`synchronize` for `cuStreamSynchronize`).
+    pub name: String,
+}
+
+/// Calls that bind a handle to the calling thread and unbind it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    pub push: String,
+    pub pop: String,
+}
+
+/// A call that looks like it ends an object's life (by name or doc) but pairs with no resource.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Excused {
+    pub function: String,
+    pub reason: String,
+    pub decided_by: DecidedBy,
+}
+
+/// What a call does to a resource's life (`passes::ownership`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "does")]
+pub enum FnOwnership {
+    Creates { resource: String },
+    Ends { resource: String },
+    /// Looks like an ender, pairs with nothing ([`Excused`]).
+    Excused { reason: String },
 }
 
 /// The C type of a value for each member of a selector enum (`CU_POINTER_ATTRIBUTE_CONTEXT` ->
@@ -290,6 +427,9 @@ pub struct Function {
     /// from the annotations' `[keep_gil]` table, checked by `passes::python`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keeps_gil: Option<String>,
+    /// The resource this call creates or ends (`passes::ownership`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership: Option<FnOwnership>,
 }
 
 impl Function {
@@ -574,6 +714,8 @@ pub enum DecidedBy {
     Heuristic,
     /// The C type alone settles it (a non-pointer).
     Type,
+    /// The function's name (`cuStreamCreate` / `cuStreamDestroy`: a create/end verb pair).
+    Naming,
 }
 
 // ---------------------------------------------------------------------------

@@ -363,3 +363,4 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
     });
     Ok(())
 }
+        ownership: None,

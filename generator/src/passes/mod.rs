@@ -8,6 +8,7 @@ pub mod docs;
 pub mod fields;
 pub mod handles;
 pub mod naming;
+pub mod ownership;
 pub mod params;
 pub mod python;
 pub mod signature;
@@ -30,7 +31,7 @@ pub struct Inputs<'a> {
 pub type Pass = fn(&mut Library, &Inputs) -> Result<()>;
 
 /// Every pass, by name, in the order they run.
-pub const PASSES: [(&str, Pass); 11] = [
+pub const PASSES: [(&str, Pass); 12] = [
     ("docs", |lib, _| {
         docs::run(lib);
         Ok(())
@@ -54,6 +55,7 @@ pub const PASSES: [(&str, Pass); 11] = [
         naming::run(lib, i.cuda_version);
         Ok(())
     }),
+    ("ownership", |lib, i| ownership::run(lib, i.annotations, i.cuda_version)),
 ];
 
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
@@ -127,6 +129,7 @@ pub(crate) mod build {
             releases: None,
             keeps_gil: None,
         }
+            ownership: None,
     }
 
     pub fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {

@@ -9,6 +9,7 @@ mod docs;
 mod enums;
 mod functions;
 mod records;
+mod safe;
 mod typedefs;
 mod types;
 
@@ -89,9 +90,15 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let default_version = api.cuda_version_macro().unwrap_or(0);
     let cudarc_feature = crate::profile::CUDARC.feature(api.cuda_version_macro());
     let mut summaries = Vec::new();
+    let mut safe_modules = Vec::new();
     for lib in &api.libraries {
         let view = module_view(lib, default_version, cudarc_feature.is_some(), out);
         let m = &view.module;
+        let emitted = view.functions.iter().map(|f| f.name.clone()).collect();
+        if let Some(sv) = safe::module(&Ctx::new(lib), lib, view.status.as_deref(), &emitted) {
+            out.files.insert(format!("rust/src/safe/{m}.rs"), templates.render("rust/safe_module.rs.tera", &sv)?);
+            safe_modules.push(safe::RootModule { module: sv.module, kind: sv.kind });
+        }
         let dir = format!("rust/src/{m}");
         out.files.insert(format!("{dir}/mod.rs"), templates.render("rust/module.rs.tera", &view)?);
         out.files.insert(format!("{dir}/sys.rs"), templates.render("rust/sys.rs.tera", &view)?);
@@ -109,6 +116,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature, cudarc_version: crate::profile::CUDARC.version };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
+    let support = safe::support_stems(templates.support_under("rust/support/safe/"));
+    out.files.insert("rust/src/safe/mod.rs".into(), templates.render("rust/safe.rs.tera", &safe::RootView { modules: safe_modules, support })?);
     out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new(api.cuda_major()))?);
     let cudarc = crate_view.cudarc_feature.is_some();
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)

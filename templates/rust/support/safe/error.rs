@@ -15,6 +15,8 @@ use std::sync::Mutex;
 pub enum Error {
     /// A driver call failed (or the driver / entry point is missing).
     Driver(driver::Error),
+    /// An NVRTC call failed (an owned `Program`'s end, kept by its `Drop`).
+    Nvrtc(crate::nvrtc::Error),
     /// A copy between a buffer and host memory, or between two buffers, of different lengths.
     Length { expected: usize, given: usize },
     /// `len * size_of::<T>()` does not fit a `usize`.
@@ -57,6 +59,7 @@ impl fmt::Display for Error {
         const NONE: &str = "nothing launched";
         match self {
             Error::Driver(e) => fmt::Display::fmt(e, f),
+            Error::Nvrtc(e) => fmt::Display::fmt(e, f),
             Error::Length { expected, given } => {
                 write!(f, "length mismatch: the buffer holds {expected} elements, the other side {given}")
             }
@@ -111,6 +114,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Driver(e) => Some(e),
+            Error::Nvrtc(e) => Some(e),
             Error::NoParamInfo { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
@@ -121,6 +125,13 @@ impl From<driver::Error> for Error {
     #[cold]
     fn from(e: driver::Error) -> Self {
         Error::Driver(e)
+    }
+}
+
+impl From<crate::nvrtc::Error> for Error {
+    #[cold]
+    fn from(e: crate::nvrtc::Error) -> Self {
+        Error::Nvrtc(e)
     }
 }
 

@@ -1,0 +1,376 @@
+//! The safe layer's owned types (`cudagen::safe`): one per [`crate::ir::Resource`], printed from
+//! what `passes::ownership` decided. This module only turns those decisions into Rust spellings
+//! (types, argument lists, the calls into the typed layer); it decides nothing.
+
+use super::functions::{self, TKind, TypedFn};
+use super::types::Ctx;
+use crate::ir::{Creator, EndArg, Function, Library, Resource};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// `src/safe/mod.rs`: the libraries' modules and the hand-written support files beside it.
+#[derive(Serialize)]
+pub(super) struct RootView {
+    pub modules: Vec<RootModule>,
+    /// Stems of `templates/rust/support/safe/*.rs` (typed memory, checked launches).
+    pub support: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub(super) struct RootModule {
+    pub module: String,
+    /// `Driver` / `Nvrtc`: the variant of `safe::LibraryError`.
+    pub kind: String,
+}
+
+/// `src/safe/<module>.rs`.
+#[derive(Serialize)]
+pub(super) struct ModuleView {
+    pub module: String,
+    pub kind: String,
+    pub resources: Vec<ResourceView>,
+    /// Some owned type has a scoped `bind` (the module defines the `CurrentGuard`).
+    pub binds: bool,
+    /// The call the guard undoes a bind with.
+    pub guard_pop: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct ResourceView {
+    pub name: String,
+    /// `<'p>` for a kind that borrows its parent, else empty.
+    pub generics: String,
+    /// The handle's Rust type (`CUstream`, `*mut c_void`).
+    pub handle_ty: String,
+    /// Kept values: `(field, Rust type)`.
+    pub fields: Vec<FieldView>,
+    /// The marker type of `_marker` (lifetime and/or not-`Sync`), if any.
+    pub marker: Option<String>,
+    /// What `into_raw` returns / `from_raw` takes: the handle, or a tuple with the kept values.
+    pub raw_ty: String,
+    pub doc: Vec<String>,
+    pub threading: String,
+    pub send: bool,
+    pub sync: bool,
+    pub owned: bool,
+    pub ender: Option<EndView>,
+    pub bind: Option<BindView>,
+    pub constructors: Vec<CallView>,
+    pub methods: Vec<CallView>,
+    /// Implements `AsStream` (the safe layer enqueues work on it).
+    pub as_stream: bool,
+    /// Implements `Launchable`: the function handle and the library kernel expressions.
+    pub launch: Option<LaunchView>,
+}
+
+#[derive(Serialize)]
+pub(super) struct LaunchView {
+    pub function: String,
+    pub kernel: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct FieldView {
+    pub name: String,
+    pub ty: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct EndView {
+    pub c_name: String,
+    /// Path of the typed fn (`lib::stream_destroy`).
+    pub typed: String,
+    /// Statements before the call (a local copy of the handle for a by-pointer ender).
+    pub prelude: Vec<String>,
+    /// The call, an expression of `Result<(), Error>` on `self`.
+    pub call: String,
+    pub is_unsafe: bool,
+}
+
+#[derive(Serialize)]
+pub(super) struct BindView {
+    pub push: String,
+    pub pop: String,
+    pub push_c: String,
+    pub pop_c: String,
+}
+
+/// A constructor or method: signature and body lines.
+#[derive(Serialize)]
+pub(super) struct CallView {
+    pub name: String,
+    pub c_name: String,
+    /// Path of the typed fn it wraps (`super::super::driver::stream_create` spelled `lib::...`).
+    pub typed: String,
+    pub is_unsafe: bool,
+    pub generics: String,
+    /// Takes `&self`.
+    pub receiver: bool,
+    pub sig: Vec<String>,
+    pub ret_ty: String,
+    pub body: Vec<String>,
+    /// The owned type it returns, for its doc line.
+    pub returns: Option<String>,
+}
+
+/// The safe view of one library, or `None` when it has no typed layer (no status enum).
+pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &BTreeSet<String>) -> Option<ModuleView> {
+    let status = status?;
+    let typed = |name: &str| -> Option<(TypedFn, &Function)> {
+        let f = lib.function(name)?;
+        emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f, status).0, f))
+    };
+    let resources: Vec<ResourceView> = lib.resources.iter().map(|r| resource(ctx, lib, r, &typed)).collect();
+    Some(ModuleView {
+        module: lib.kind.module().to_string(),
+        kind: lib.kind.profile().variant.to_string(),
+        binds: resources.iter().any(|r| r.bind.is_some()),
+        guard_pop: resources.iter().find_map(|r| r.bind.as_ref().map(|b| b.pop.clone())).unwrap_or_default(),
+        resources,
+    })
+}
+
+type Lookup<'a, 'b> = dyn Fn(&str) -> Option<(TypedFn, &'a Function)> + 'b;
+
+fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_>) -> ResourceView {
+    let borrowed = !r.parents.is_empty();
+    let ender_fn = r.ender.as_ref().and_then(|e| lib.function(&e.function));
+    let fields: Vec<FieldView> = r
+        .kept
+        .iter()
+        .filter_map(|k| ender_fn.and_then(|f| f.param(k)))
+        .map(|p| FieldView { name: p.names.rust.clone(), ty: ctx.rust(&p.ty) })
+        .collect();
+    let handle_ty = ctx.rust(&r.handle);
+    let raw_ty = if fields.is_empty() {
+        handle_ty.clone()
+    } else {
+        format!("({handle_ty}, {})", fields.iter().map(|f| f.ty.as_str()).collect::<Vec<_>>().join(", "))
+    };
+    let marker = match (borrowed, r.sync) {
+        (true, true) => Some("&'p ()".to_string()),
+        (true, false) => Some("(&'p (), core::cell::Cell<()>)".to_string()),
+        (false, false) => Some("core::cell::Cell<()>".to_string()),
+        (false, true) => None,
+    };
+    let mut constructors = Vec::new();
+    let mut methods = Vec::new();
+    // Creators that are methods of this kind live on it; the others are constructors of their kind.
+    for other in &lib.resources {
+        for c in &other.creators {
+            let here = if c.on.is_empty() { other.name == r.name } else { c.on.contains(&r.name) };
+            if !here {
+                continue;
+            }
+            if let Some((t, f)) = typed(&c.function) {
+                let v = creator(f, &t, c, other, lib, ctx);
+                if c.on.is_empty() { constructors.push(v) } else { methods.push(v) }
+            }
+        }
+    }
+    for m in &r.methods {
+        if let Some((t, f)) = typed(&m.function) {
+            let self_name = f.param(&m.self_param).map(|p| p.names.rust.clone()).unwrap_or_default();
+            let (sig, args) = split_sig(&t, |n| (n == self_name).then(|| "self.raw".to_string()));
+            methods.push(CallView {
+                name: m.name.clone(),
+                c_name: f.name.clone(),
+                typed: format!("lib::{}", t.name),
+                is_unsafe: t.is_unsafe,
+                generics: t.generics.clone(),
+                receiver: true,
+                sig,
+                ret_ty: t.ret_ty.clone(),
+                body: vec![wrap_unsafe(&format!("lib::{}({})", t.name, args.join(", ")), t.is_unsafe)],
+                returns: None,
+            });
+        }
+    }
+    ResourceView {
+        name: r.name.clone(),
+        generics: if borrowed { "<'p>".into() } else { String::new() },
+        handle_ty,
+        fields,
+        marker,
+        raw_ty,
+        doc: doc_lines(lib, r),
+        threading: r.threading.clone(),
+        send: r.send,
+        sync: r.sync,
+        owned: r.owned,
+        ender: r.ender.as_ref().and_then(|e| typed(&e.function).map(|(t, f)| end_view(f, &t, &e.args))),
+        bind: r.binds.as_ref().and_then(|b| {
+            let push = lib.function(&b.push)?;
+            let pop = lib.function(&b.pop)?;
+            Some(BindView { push: format!("lib::{}", push.names.rust), pop: format!("lib::{}", pop.names.rust), push_c: b.push.clone(), pop_c: b.pop.clone() })
+        }),
+        constructors,
+        methods,
+        as_stream: r.traits.iter().any(|t| t == "as_stream"),
+        launch: r.traits.iter().find_map(|t| match t.as_str() {
+            "launchable_function" => Some(LaunchView { function: "self.raw".into(), kernel: "None".into() }),
+            "launchable_kernel" => Some(LaunchView { function: format!("CUfunction(self.raw.0)"), kernel: "Some(self.raw)".into() }),
+            _ => None,
+        }),
+    }
+}
+
+/// The typed fn's signature without the parameters `replace` stands in for, and its call
+/// arguments in order (the replaced ones spelled as `replace` says).
+fn split_sig(t: &TypedFn, replace: impl Fn(&str) -> Option<String>) -> (Vec<String>, Vec<String>) {
+    let mut sig = Vec::new();
+    let mut args = Vec::new();
+    for p in &t.params {
+        let Some(ty) = &p.sig_ty else { continue };
+        match replace(&p.name) {
+            Some(arg) => args.push(arg),
+            None => {
+                sig.push(format!("{}: {ty}", p.name));
+                args.push(p.name.clone());
+            }
+        }
+    }
+    (sig, args)
+}
+
+fn wrap_unsafe(call: &str, is_unsafe: bool) -> String {
+    if is_unsafe {
+        format!("unsafe {{ {call} }}")
+    } else {
+        call.to_string()
+    }
+}
+
+/// A creator as a constructor of `made` (or a method of the kind it is `on`): calls the typed
+/// fn, then wraps the new handle and the kept values with `from_raw`.
+fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Library, ctx: &Ctx) -> CallView {
+    let rust_of = |c_name: &str| f.param(c_name).map(|p| p.names.rust.clone()).unwrap_or_default();
+    let self_name = c.self_param.as_deref().map(rust_of);
+    let (sig, args) = split_sig(t, |n| (Some(n) == self_name.as_deref()).then(|| "self.raw".to_string()));
+    let arg_of = |c_name: &str| {
+        let n = rust_of(c_name);
+        if Some(&n) == self_name.as_ref() { "self.raw".to_string() } else { n }
+    };
+    let handle_rust = rust_of(&c.handle_param);
+    let kept: Vec<String> = c.kept_from.iter().map(|k| arg_of(k)).collect();
+    let out_types = functions::output_types(ctx, f, &t.params, t.returns);
+    // Which output is the new handle (none when the call takes it over from an argument).
+    let mut index = usize::from(t.returns == functions::Returns::Value);
+    let mut handle_at = None;
+    for p in &t.params {
+        if matches!(p.kind, TKind::OutValue | TKind::SelectedOut | TKind::CstrOut | TKind::OutBuffer) {
+            if p.name == handle_rust {
+                handle_at = Some(index);
+            }
+            index += 1;
+        }
+    }
+    let borrowed = !made.parents.is_empty();
+    let made_ty = if c.on.is_empty() {
+        "Self".to_string()
+    } else if borrowed {
+        format!("{}<'_>", made.name)
+    } else {
+        made.name.clone()
+    };
+    let ctor = |raw: String| {
+        let all: Vec<String> = std::iter::once(raw).chain(kept.iter().cloned()).collect();
+        let raw = if all.len() == 1 { all[0].clone() } else { format!("({})", all.join(", ")) };
+        let path = if c.on.is_empty() { "Self".to_string() } else { made.name.clone() };
+        format!("unsafe {{ {path}::from_raw({raw}) }}")
+    };
+    let outs: Vec<String> = (0..out_types.len()).map(|i| format!("__o{i}")).collect();
+    let pattern = match outs.len() {
+        0 => "()".to_string(),
+        1 => outs[0].clone(),
+        _ => format!("({})", outs.join(", ")),
+    };
+    let (mut values, mut types): (Vec<String>, Vec<String>) = (outs.clone(), out_types.clone());
+    match handle_at {
+        Some(i) => {
+            values[i] = ctor(outs[i].clone());
+            types[i] = made_ty.clone();
+        }
+        None => {
+            values.insert(0, ctor(arg_of(&c.handle_param)));
+            types.insert(0, made_ty.clone());
+        }
+    }
+    let tuple = |v: &[String]| if v.len() == 1 { v[0].clone() } else { format!("({})", v.join(", ")) };
+    let call = wrap_unsafe(&format!("lib::{}({})", t.name, args.join(", ")), t.is_unsafe);
+    let _ = lib;
+    CallView {
+        name: c.name.clone(),
+        c_name: f.name.clone(),
+        typed: format!("lib::{}", t.name),
+        is_unsafe: t.is_unsafe,
+        generics: t.generics.clone(),
+        receiver: !c.on.is_empty(),
+        sig,
+        ret_ty: format!("Result<{}, Error>", tuple(&types)),
+        body: vec![
+            if outs.is_empty() { format!("{call}?;") } else { format!("let {pattern} = {call}?;") },
+            format!("// SAFETY: the handle was just made by `{}` and is owned by nobody else.", f.name),
+            format!("Ok({})", tuple(&values)),
+        ],
+        returns: Some(made.name.clone()),
+    }
+}
+
+/// The ender's call on `self`: the handle, a pointer to a copy of it, or kept fields.
+fn end_view(f: &Function, t: &TypedFn, args: &[EndArg]) -> EndView {
+    let mut prelude = Vec::new();
+    let by_name = |c_name: &str| f.param(c_name).map(|p| p.names.rust.clone()).unwrap_or_default();
+    let mut call_args = Vec::new();
+    for a in args {
+        call_args.push(match a {
+            EndArg::Handle { .. } => "self.raw".to_string(),
+            EndArg::HandleRef { .. } => {
+                prelude.push("let mut __handle = self.raw;".to_string());
+                "&mut __handle".to_string()
+            }
+            EndArg::Kept { param } => format!("self.{}", by_name(param)),
+        });
+    }
+    EndView {
+        c_name: f.name.clone(),
+        typed: format!("lib::{}", t.name),
+        prelude,
+        call: wrap_unsafe(&format!("lib::{}({})", t.name, call_args.join(", ")), t.is_unsafe),
+        is_unsafe: t.is_unsafe,
+    }
+}
+
+/// The owned type's doc: what creates it, what ends it, what it borrows.
+fn doc_lines(lib: &Library, r: &Resource) -> Vec<String> {
+    let link = |name: &str| lib.function(name).map(|f| format!("[`{name}`](lib::{})", f.names.rust)).unwrap_or_else(|| format!("`{name}`"));
+    let handle = ctx_spelling(r);
+    let mut out = vec![match &r.ender {
+        Some(e) if r.owned => format!("An owned `{handle}`: dropping it calls {} (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).", link(&e.function)),
+        Some(e) => format!("A `{handle}` its parent owns: it ends with the parent, or early by [`destroy`](Self::destroy) ({}).", link(&e.function)),
+        None => format!("A `{handle}` that lives as long as its parent; nothing ends it on its own."),
+    }];
+    let creators: Vec<String> = r.creators.iter().map(|c| link(&c.function)).collect();
+    if !creators.is_empty() {
+        out.push(String::new());
+        out.push(format!("Made by {}.", creators.join(", ")));
+    }
+    if !r.parents.is_empty() {
+        out.push(format!("Borrows its {} (it must not outlive it).", r.parents.iter().map(|p| format!("[`{p}`]")).collect::<Vec<_>>().join(" or ")));
+    }
+    out
+}
+
+fn ctx_spelling(r: &Resource) -> String {
+    match &r.handle {
+        crate::ir::Type::Named { name } => name.clone(),
+        _ => "void *".into(),
+    }
+}
+
+/// Stems of the support files beside `safe/mod.rs`, sorted.
+pub(super) fn support_stems<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    let mut stems: Vec<String> = files.filter_map(|(rel, _)| rel.strip_suffix(".rs")).filter(|s| !s.contains('/') && *s != "mod").map(String::from).collect();
+    stems.sort();
+    stems
+}

@@ -1,0 +1,147 @@
+//! The generated owned handles (`cudagen::safe::{Stream, PrimaryContext, Module, Function}`)
+//! against a fake libcuda (`tests/loader/fake/fake_owned_driver.c`, built with gcc), so it runs
+//! without a GPU: each create is ended exactly once by drop, `into_raw` skips the end, a failing
+//! end is kept for `take_drop_errors`, kept values reach the end call, binds push and pop. Each
+//! scenario runs in its own process (the loader is process-wide).
+
+use cudagen::driver::{CUdevice, CUresult};
+use cudagen::loader::{Entry, LibraryKind, Table};
+use cudagen::safe::{take_drop_errors, Error, Launchable, Module, PrimaryContext, Stream};
+use std::ffi::{c_char, c_long, CString};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn fake_lib() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/loader/fake/fake_owned_driver.c"));
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fake_owned/libcuda.so.1");
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        let st = Command::new("gcc").args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"]).arg(&out).arg(&src).status();
+        assert!(st.expect("gcc").success(), "gcc failed for {src:?}");
+        out
+    })
+    .clone()
+}
+
+/// In the parent: re-runs this binary for test `name` alone with the fake driver and `envs`,
+/// and checks it passed. In the child (`CUDAGEN_TEST_CHILD` set): returns false.
+fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
+    if std::env::var_os("CUDAGEN_TEST_CHILD").is_some() {
+        return false;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env("CUDAGEN_TEST_CHILD", "1")
+        .env("CUDAGEN_LIBCUDA", fake_lib())
+        .env_remove("CUDAGEN_TRACE")
+        .envs(envs.iter().copied())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("1 passed"), "child {name} failed:\n{text}");
+    true
+}
+
+static FAKE_ENTRIES: [Entry; 1] = [Entry { symbol: "cuFakeCount", proc_name: "cuFakeCount", version: 0, per_thread: false }];
+static FAKE: Table<1> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
+
+/// How often the fake saw `name` called (or one of its records).
+fn calls(name: &str) -> i64 {
+    let f: unsafe extern "C" fn(*const c_char) -> c_long = unsafe { std::mem::transmute(FAKE.get(0).unwrap()) };
+    let name = CString::new(name).unwrap();
+    unsafe { f(name.as_ptr()) as i64 }
+}
+
+#[test]
+fn a_dropped_stream_is_destroyed_exactly_once() {
+    if parent_runs("a_dropped_stream_is_destroyed_exactly_once", &[]) {
+        return;
+    }
+    let s = Stream::create(0).unwrap();
+    assert_eq!((calls("cuStreamCreate"), calls("cuStreamDestroy")), (1, 0));
+    s.synchronize().unwrap();
+    assert_eq!(calls("cuStreamSynchronize"), 1, "a method calls the typed layer with the handle");
+    drop(s);
+    assert_eq!(calls("cuStreamDestroy"), 1);
+    Stream::create(0).unwrap().destroy().unwrap();
+    assert_eq!((calls("cuStreamCreate"), calls("cuStreamDestroy")), (2, 2), "destroy ends it once, drop does not again");
+    assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+fn into_raw_skips_the_destroy() {
+    if parent_runs("into_raw_skips_the_destroy", &[]) {
+        return;
+    }
+    let s = Stream::create(0).unwrap();
+    let raw = s.as_raw();
+    assert_eq!(s.into_raw(), raw);
+    assert_eq!(calls("cuStreamDestroy"), 0, "into_raw gives the handle up without ending it");
+    drop(unsafe { Stream::from_raw(raw) });
+    assert_eq!(calls("cuStreamDestroy"), 1, "from_raw takes it over again");
+}
+
+#[test]
+fn a_failing_destroy_is_recorded_or_returned() {
+    if parent_runs("a_failing_destroy_is_recorded_or_returned", &[("FAKE_DESTROY_FAILS", "1")]) {
+        return;
+    }
+    drop(Stream::create(0).unwrap());
+    let errors = take_drop_errors();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].0, "Stream");
+    let Error::Driver(e) = &errors[0].1 else { panic!("{:?}", errors[0].1) };
+    assert_eq!(e.code(), CUresult(400));
+    assert!(take_drop_errors().is_empty(), "taken once");
+    let e = Stream::create(0).unwrap().destroy().unwrap_err();
+    assert_eq!(e.code(), CUresult(400), "destroy returns the error");
+    assert!(take_drop_errors().is_empty(), "and records nothing");
+    assert_eq!(calls("cuStreamDestroy"), 2);
+}
+
+#[test]
+fn a_primary_context_keeps_its_device_and_binds_for_a_scope() {
+    if parent_runs("a_primary_context_keeps_its_device_and_binds_for_a_scope", &[]) {
+        return;
+    }
+    let ctx = PrimaryContext::retain(CUdevice::from(3)).unwrap();
+    {
+        let _bound = ctx.bind().unwrap();
+        assert_eq!((calls("cuCtxPushCurrent"), calls("cuCtxPopCurrent")), (1, 0));
+    }
+    assert_eq!(calls("cuCtxPopCurrent"), 1, "the guard pops on drop");
+    drop(ctx);
+    assert_eq!((calls("cuDevicePrimaryCtxRelease"), calls("lastReleasedDevice")), (1, 3), "released with the device it was retained on");
+}
+
+#[test]
+fn a_function_borrows_its_module() {
+    if parent_runs("a_function_borrows_its_module", &[]) {
+        return;
+    }
+    let module = unsafe { Module::load_data(c"image".as_ptr().cast()) }.unwrap();
+    let f = module.get_function(c"k").unwrap();
+    assert_eq!(f.raw_function(), f.as_raw(), "a function is launchable by the safe layer");
+    assert!(f.raw_kernel().is_none());
+    drop(f);
+    assert_eq!(calls("cuModuleUnload"), 0, "dropping a function ends nothing");
+    drop(module);
+    assert_eq!(calls("cuModuleUnload"), 1);
+}
+
+/// The threading rules the pass decided, as the compiler sees them.
+#[test]
+fn owned_types_cross_threads_as_documented() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Stream>();
+    send_sync::<cudagen::safe::Event>();
+    send_sync::<Module>();
+    send_sync::<cudagen::safe::Function<'static>>();
+    send_sync::<PrimaryContext>();
+    send_sync::<cudagen::safe::DeviceMemory>();
+    send::<cudagen::safe::Graph>();
+    send::<cudagen::safe::Program>();
+}
