@@ -360,7 +360,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         needs_unsafe: false,
         releases: None,
         keeps_gil: None,
+        ownership: None,
     });
     Ok(())
 }
-        ownership: None,

@@ -128,8 +128,8 @@ pub(crate) mod build {
             needs_unsafe: false,
             releases: None,
             keeps_gil: None,
-        }
             ownership: None,
+        }
     }
 
     pub fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {
