@@ -440,7 +440,7 @@ mod tests {
     }
 
     fn field(name: &str, ty: Type, offset_bits: u64, anonymous: bool) -> Field {
-        Field { name: name.into(), ty, offset_bits, bit_width: None, anonymous, doc: Doc::default(), names: Names::default(), count: None }
+        Field { name: name.into(), ty, offset_bits, bit_width: None, anonymous, doc: Doc::default(), names: Names::default(), count: None, kernel_params: false }
     }
 
     fn record(name: &str, kind: RecordKind, fields: Vec<Field>, size: u64) -> Record {

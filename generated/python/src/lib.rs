@@ -21,6 +21,7 @@ mod entry;
 mod enums;
 mod handles;
 mod launch;
+mod records;
 mod values;
 mod driver;
 mod nvrtc;
@@ -32,6 +33,7 @@ use pyo3::prelude::*;
 fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("LoaderError", py.get_type::<conv::LoaderError>())?;
+    records::register(m)?;
     let sub = PyModule::new(py, "driver")?;
     driver::register(&sub)?;
     m.add_submodule(&sub)?;

@@ -793,6 +793,10 @@ pub struct Field {
     /// (computed by the `fields` pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<FieldCount>,
+    /// A `void **` holding a kernel's argument pointers, as the function parameter of the same
+    /// role (`passes::python`): Python takes the forms a `kernelParams` argument takes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kernel_params: bool,
 }
 
 /// The sibling field that counts a pointer field's elements (`CUlaunchConfig::numAttrs` for

@@ -65,7 +65,7 @@ mod tests {
 
     fn field(name: &str, ty: Type, doc: &str) -> Field {
         let doc = Doc { brief: doc.into(), markdown: doc.into() };
-        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous: false, doc, names: Names::default(), count: None }
+        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous: false, doc, names: Names::default(), count: None, kernel_params: false }
     }
 
     fn record(name: &str, fields: Vec<Field>) -> Record {

@@ -6,7 +6,8 @@ use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
 use crate::ir::{Direction, Function, Library, Param, Prim, PyConv, Resolved, Role, Type, ValueKind};
 
-/// Parameters holding a kernel's argument pointer array (`cuLaunchKernel` and kin).
+/// Parameters and record fields holding a kernel's argument pointer array (`cuLaunchKernel` and
+/// kin, `CUDA_KERNEL_NODE_PARAMS`, `CUDA_LAUNCH_PARAMS`).
 const KERNEL_PARAMS: &str = "kernelParams";
 
 pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
@@ -16,7 +17,30 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
             p.python = Some(c);
         }
     }
+    kernel_params_fields(lib);
     keep_gil(lib, ann, cuda_version)
+}
+
+/// Marks the record fields that hold a kernel's argument pointers: a `void **` named as the
+/// parameter of `cuLaunchKernel` that takes them.
+fn kernel_params_fields(lib: &mut Library) {
+    let marks: Vec<Vec<bool>> =
+        lib.records.iter().map(|r| r.fields.iter().map(|f| f.name == KERNEL_PARAMS && pointer_array(lib, &f.ty)).collect()).collect();
+    for (r, marks) in lib.records.iter_mut().zip(marks) {
+        for (f, m) in r.fields.iter_mut().zip(marks) {
+            f.kernel_params = m;
+        }
+    }
+}
+
+/// `ty` is an array of untyped pointers (`void **`).
+fn pointer_array(lib: &Library, ty: &Type) -> bool {
+    match lib.resolve(ty) {
+        Resolved::Pointer { pointee, .. } => {
+            matches!(lib.resolve(pointee), Resolved::Pointer { pointee: inner, .. } if matches!(lib.resolve(inner), Resolved::Prim(Prim::Void)))
+        }
+        _ => false,
+    }
 }
 
 /// Marks the `[keep_gil]` functions. Each must be declared (or absent by its `[since]`/`[until]`
@@ -164,6 +188,42 @@ mod tests {
             ]
         );
         assert!(InoutScalar.is_arg() && InoutScalar.is_out() && !SelectedSize.is_arg() && !Out.is_arg());
+    }
+
+    #[test]
+    fn kernel_params_fields_are_void_pointer_arrays_of_that_name() {
+        use crate::ir::{Doc, Field, Names, Record, RecordKind};
+        let void_pp = Type::ptr(Type::ptr(Type::prim(Prim::Void), false), false);
+        let field = |name: &str, ty: Type| Field {
+            name: name.into(),
+            ty,
+            offset_bits: 0,
+            bit_width: None,
+            anonymous: false,
+            doc: Doc::default(),
+            names: Names::default(),
+            count: None,
+            kernel_params: false,
+        };
+        let mut lib = library("CUhostFn", vec![]);
+        lib.records.push(Record {
+            name: "CUDA_KERNEL_NODE_PARAMS".into(),
+            tag: None,
+            kind: RecordKind::Struct,
+            fields: vec![field("kernelParams", void_pp.clone()), field("extra", void_pp), field("sharedMemBytes", Type::prim(Prim::UInt))],
+            complete: true,
+            size: 24,
+            align: 8,
+            anonymous: false,
+            doc: Doc::default(),
+            location: Default::default(),
+            names: Names::default(),
+        });
+        lib.records.push(Record { name: "Other".into(), fields: vec![field("kernelParams", Type::ptr(Type::prim(Prim::Void), false))], ..lib.records[0].clone() });
+        run(&mut lib, &LibraryAnnotations::default(), None).unwrap();
+        let marks: Vec<Vec<bool>> = lib.records.iter().map(|r| r.fields.iter().map(|f| f.kernel_params).collect()).collect();
+        // `extra` is a `void **` too, but of another role; a plain `void *kernelParams` is an address
+        assert_eq!(marks, vec![vec![true, false, false], vec![false]]);
     }
 
     #[test]

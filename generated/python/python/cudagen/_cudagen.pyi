@@ -12,9 +12,13 @@
 # nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 # Regenerate with `cargo xtask regen`.
 from types import ModuleType
+from typing import Any
 
 class LoaderError(RuntimeError): ...
 
 driver: ModuleType
 nvrtc: ModuleType
-__all__ = ["LoaderError", "driver", "nvrtc"]
+
+def _pack_kernel_params(record: str, value: Any) -> tuple[int, Any]: ...
+
+__all__ = ["LoaderError", "_pack_kernel_params", "driver", "nvrtc"]

@@ -35,7 +35,54 @@ class CEnum(enum.IntEnum):
 
 
 def make_enum(module, name, members):
-    return CEnum(name, members, module=module)
+    cls = CEnum(name, members, module=module)
+    type.__setattr__(cls, "__doc__", _Doc(module, "ENUMS", name))
+    return cls
+
+
+_DOC_MODULES: dict = {}
+
+
+def _doc_table(module, table):
+    """Table ``table`` (``ENUMS``, ``RECORDS``, ``TYPEDEFS``) of ``cudagen._<module>_docs``,
+    imported on the first ``__doc__`` read."""
+    docs = _DOC_MODULES.get(module)
+    if docs is None:
+        import importlib
+
+        pkg, _, leaf = module.rpartition(".")
+        docs = _DOC_MODULES[module] = importlib.import_module("%s._%s_docs" % (pkg, leaf))
+    return getattr(docs, table)
+
+
+class _Doc:
+    """``__doc__`` of a generated class, read from the doc tables on first access. An enum
+    member has its own (the header's comment of that enumerator; the class's where the header
+    has none); a record's or typedef's instances have the class's."""
+
+    __slots__ = ("module", "table", "name", "text")
+
+    def __init__(self, module, table, name):
+        self.module = module
+        self.table = table
+        self.name = name
+        self.text = None  # (class doc, {member name: doc})
+
+    def _load(self):
+        if self.text is None:
+            parts = _doc_table(self.module, self.table).get(self.name, "").split("\x1f")
+            members = {}
+            if self.table == "ENUMS":
+                names = [n for n, _ in enum_members(getattr(sys.modules[self.module], "_ENUMS")[self.name])]
+                members = {n: d for n, d in zip(names, parts[1:]) if d}
+            self.text = (parts[0], members)
+        return self.text
+
+    def __get__(self, obj, cls=None):
+        doc, members = self._load()
+        if obj is None or not members:
+            return doc
+        return members.get(getattr(obj, "_name_", None), doc)
 
 
 def _record_base(union):
@@ -237,6 +284,25 @@ class _PointerList:
         _keep(obj, self.name, arr)
 
 
+def _kernel_params(raw, name):
+    """The property of a `void **kernelParams` field: set from what a `kernelParams` argument
+    takes (None, an int address, a buffer of pointers, a ``((values), (ctypes types))`` pair),
+    packed by the extension into memory the record keeps alive with the value (whose objects the
+    pointers may name); reads as the address, as in cuda.bindings."""
+
+    def get(obj):
+        return raw.__get__(obj, None) or 0
+
+    def set_(obj, value):
+        from cudagen._cudagen import _pack_kernel_params
+
+        addr, holder = _pack_kernel_params(type(obj).__name__, value)
+        raw.__set__(obj, addr or None)
+        _keep(obj, name, (holder, value))
+
+    return property(get, set_)
+
+
 class _Wrapped:
     """A field whose C storage is an integer but reads as an enum member / handle object."""
 
@@ -359,7 +425,7 @@ def make_typedef(module, name, pointer, bits):
         return ("<%s 0x%x>" if pointer else "<%s %d>") % (name, self._cg_c.value)
 
     ns = {"__module__": module, "__slots__": ("_cg_c",), "__init__": __init__, "__int__": __int__,
-          "getPtr": getPtr, "__repr__": __repr__, "__index__": __int__}
+          "getPtr": getPtr, "__repr__": __repr__, "__index__": __int__, "__doc__": _Doc(module, "TYPEDEFS", name)}
     return type(name, (), ns)
 
 
@@ -424,16 +490,23 @@ def _make_record(g, module, name, records):
     if name in g:
         return g[name]
     union, size, fields = record_layout(records[name])
-    ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str, "__setattr__": _setattr}
+    ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str, "__setattr__": _setattr,
+          "__doc__": _Doc(module, "RECORDS", name)}
     cls = type(g.get("_CLASS_NAMES", {}).get(name, name), (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
     cfields = []
     anon = []
     wrap = []
     lists = []
+    kparams = []
     fmt = []
     enum_kind = "E" if g.get("_BINDINGS_MAJOR", 12) >= 13 else "e"
     for fname, spec, anonymous, bits in fields:
+        if spec == "k:c_void_p":  # a kernel's argument pointers
+            cfields.append(("_cg_" + fname, ctypes.c_void_p))
+            kparams.append(fname)
+            fmt.append((fname, "v"))
+            continue
         if spec.startswith("l:"):  # a pointer to `count` handles or records
             _, count, espec = spec.split(":", 2)
             et, econv, _ = _ctype(g, module, espec, records)
@@ -465,6 +538,8 @@ def _make_record(g, module, name, records):
         d = getattr(cls, "_cg_" + fname)
         desc = _PointerList(d, fname, et, econv, count, _Int(d, fname, 0, (1 << 64) - 1, True))
         setattr(cls, fname, property(desc.__get__, desc.__set__))
+    for fname in kparams:
+        setattr(cls, fname, _kernel_params(getattr(cls, "_cg_" + fname), fname))
     for fname, raw, conv, spec, lo, hi in wrap:
         d = getattr(cls, raw)
         if conv == "bytes":

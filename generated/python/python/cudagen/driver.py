@@ -18,10 +18,7 @@ from cudagen._cudagen import driver as _ext
 from cudagen import _lazy
 
 _g = globals()
-for _k in dir(_ext):
-    if not _k.startswith("_"):
-        _g[_k] = getattr(_ext, _k)
-del _k
+_g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
 # Tables as strings (cheap to compile; parsed by `_lazy` at first access).
 # enum: "MEMBER value MEMBER value ..."
@@ -161,9 +158,9 @@ _RECORDS = {
     "CUasyncNotificationInfo": "0 16 type e:CUasyncNotificationType:c_uint 0 - info r:CUasyncNotificationInfo_info 0 -",
     "CUdevprop_v1": "0 56 maxThreadsPerBlock c_int 0 - maxThreadsDim a:3:c_int 0 - maxGridSize a:3:c_int 0 - sharedMemPerBlock c_int 0 - totalConstantMemory c_int 0 - SIMDWidth c_int 0 - memPitch c_int 0 - regsPerBlock c_int 0 - clockRate c_int 0 - textureAlign c_int 0 -",
     "CUaccessPolicyWindow_v1": "0 32 base_ptr c_void_p 0 - num_bytes c_size_t 0 - hitRatio c_float 0 - hitProp e:CUaccessProperty:c_uint 0 - missProp e:CUaccessProperty:c_uint 0 -",
-    "CUDA_KERNEL_NODE_PARAMS_v1": "0 56 func h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - kernelParams d:c_void_p 0 - extra d:c_void_p 0 -",
-    "CUDA_KERNEL_NODE_PARAMS_v2": "0 72 func h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - kernelParams d:c_void_p 0 - extra d:c_void_p 0 - kern h:CUkernel:c_void_p 0 - ctx h:CUcontext:c_void_p 0 -",
-    "CUDA_KERNEL_NODE_PARAMS_v3": "0 72 func h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - kernelParams d:c_void_p 0 - extra d:c_void_p 0 - kern h:CUkernel:c_void_p 0 - ctx h:CUcontext:c_void_p 0 -",
+    "CUDA_KERNEL_NODE_PARAMS_v1": "0 56 func h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - kernelParams k:c_void_p 0 - extra d:c_void_p 0 -",
+    "CUDA_KERNEL_NODE_PARAMS_v2": "0 72 func h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - kernelParams k:c_void_p 0 - extra d:c_void_p 0 - kern h:CUkernel:c_void_p 0 - ctx h:CUcontext:c_void_p 0 -",
+    "CUDA_KERNEL_NODE_PARAMS_v3": "0 72 func h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - kernelParams k:c_void_p 0 - extra d:c_void_p 0 - kern h:CUkernel:c_void_p 0 - ctx h:CUcontext:c_void_p 0 -",
     "CUDA_MEMSET_NODE_PARAMS_v1": "0 40 dst h:CUdeviceptr:c_ulonglong 0 - pitch c_size_t 0 - value c_uint 0 - elementSize c_uint 0 - width c_size_t 0 - height c_size_t 0 -",
     "CUDA_MEMSET_NODE_PARAMS_v2": "0 48 dst h:CUdeviceptr:c_ulonglong 0 - pitch c_size_t 0 - value c_uint 0 - elementSize c_uint 0 - width c_size_t 0 - height c_size_t 0 - ctx h:CUcontext:c_void_p 0 -",
     "CUDA_HOST_NODE_PARAMS_v1": "0 16 fn t:CUhostFn:c_void_p 0 - userData c_void_p 0 -",
@@ -206,7 +203,7 @@ _RECORDS = {
     "CUDA_RESOURCE_VIEW_DESC_v1": "0 112 format e:CUresourceViewFormat:c_uint 0 - width c_size_t 0 - height c_size_t 0 - depth c_size_t 0 - firstMipmapLevel c_uint 0 - lastMipmapLevel c_uint 0 - firstLayer c_uint 0 - lastLayer c_uint 0 - reserved a:16:c_uint 0 -",
     "CUtensorMap": "0 128 opaque a:16:t:cuuint64_t:c_ulonglong 0 -",
     "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1": "0 16 p2pToken c_ulonglong 0 - vaSpaceToken c_uint 0 -",
-    "CUDA_LAUNCH_PARAMS_v1": "0 56 function h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - hStream h:CUstream:c_void_p 0 - kernelParams d:c_void_p 0 -",
+    "CUDA_LAUNCH_PARAMS_v1": "0 56 function h:CUfunction:c_void_p 0 - gridDimX c_uint 0 - gridDimY c_uint 0 - gridDimZ c_uint 0 - blockDimX c_uint 0 - blockDimY c_uint 0 - blockDimZ c_uint 0 - sharedMemBytes c_uint 0 - hStream h:CUstream:c_void_p 0 - kernelParams k:c_void_p 0 -",
     "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32": "0 16 handle c_void_p 0 - name c_void_p 0 -",
     "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle": "1 16 fd c_int 0 - win32 r:CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32 0 - nvSciBufObject c_void_p 0 -",
     "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1": "0 104 type e:CUexternalMemoryHandleType:c_uint 0 - handle r:CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle 0 - size c_ulonglong 0 - flags c_uint 0 - reserved a:16:c_uint 0 -",
@@ -345,6 +342,10 @@ _TYPEDEFS = {
     "VdpFuncId": "0 32",
     "VdpGetProcAddress": "1 64",
 }
+
+# classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
+# when NVIDIA's package loads that module)
+_NATIVE_HANDLES = "CUdeviceptr CUdevice CUcontext CUmodule CUfunction CUlibrary CUkernel CUarray CUmipmappedArray CUtexref CUsurfref CUevent CUstream CUgraphicsResource CUtexObject CUsurfObject CUexternalMemory CUexternalSemaphore CUgraph CUgraphNode CUgraphExec CUmemoryPool CUuserObject CUgraphConditionalHandle CUgraphDeviceNode CUasyncCallbackHandle CUgreenCtx CUlinkState CUmemGenericAllocationHandle CUdevResourceDesc CUlogsCallbackHandle CUlogIterator GLuint CUeglStreamConnection VdpDevice VdpVideoSurface VdpOutputSurface EGLImageKHR EGLStreamKHR EGLSyncKHR"
 
 # typedef and tag names of enums and records
 _ALIASES = {

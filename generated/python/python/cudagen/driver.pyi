@@ -1809,7 +1809,7 @@ class CUDA_KERNEL_NODE_PARAMS_v1(ctypes.Structure):
     blockDimY: int
     blockDimZ: int
     sharedMemBytes: int
-    kernelParams: int
+    kernelParams: Any
     extra: int
     def getPtr(self) -> int: ...
 
@@ -1822,7 +1822,7 @@ class CUDA_KERNEL_NODE_PARAMS_v2(ctypes.Structure):
     blockDimY: int
     blockDimZ: int
     sharedMemBytes: int
-    kernelParams: int
+    kernelParams: Any
     extra: int
     kern: CUkernel
     ctx: CUcontext
@@ -1837,7 +1837,7 @@ class CUDA_KERNEL_NODE_PARAMS_v3(ctypes.Structure):
     blockDimY: int
     blockDimZ: int
     sharedMemBytes: int
-    kernelParams: int
+    kernelParams: Any
     extra: int
     kern: CUkernel
     ctx: CUcontext
@@ -2199,7 +2199,7 @@ class CUDA_LAUNCH_PARAMS_v1(ctypes.Structure):
     blockDimZ: int
     sharedMemBytes: int
     hStream: CUstream
-    kernelParams: int
+    kernelParams: Any
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32(ctypes.Structure):

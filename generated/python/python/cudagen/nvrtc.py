@@ -18,10 +18,7 @@ from cudagen._cudagen import nvrtc as _ext
 from cudagen import _lazy
 
 _g = globals()
-for _k in dir(_ext):
-    if not _k.startswith("_"):
-        _g[_k] = getattr(_ext, _k)
-del _k
+_g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
 # Tables as strings (cheap to compile; parsed by `_lazy` at first access).
 # enum: "MEMBER value MEMBER value ..."
@@ -45,6 +42,10 @@ _CLASS_NAMES = {
 # typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
 _TYPEDEFS = {
 }
+
+# classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
+# when NVIDIA's package loads that module)
+_NATIVE_HANDLES = "nvrtcProgram"
 
 # typedef and tag names of enums and records
 _ALIASES = {

@@ -538,7 +538,7 @@ mod tests {
     }
 
     fn field(name: &str, ty: Type, anonymous: bool) -> Field {
-        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous, doc: Doc::default(), names: Names::default(), count: None }
+        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous, doc: Doc::default(), names: Names::default(), count: None, kernel_params: false }
     }
 
     fn record(name: &str, kind: RecordKind, anonymous: bool, fields: Vec<Field>) -> Record {

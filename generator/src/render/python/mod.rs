@@ -4,7 +4,8 @@
 //! Files: `Cargo.toml`, `pyproject.toml`, `src/lib.rs`, `src/<module>.rs` (one `#[pyfunction]`
 //! per C function + the handle classes), `python/cudagen/<module>.py` (compact enum and record
 //! tables, built lazily into `IntEnum`s and `ctypes` structures on first attribute access) and
-//! `<module>.pyi` stubs. `templates/python/support/rs/*` is copied to `src/`,
+//! `<module>.pyi` stubs, `_<module>_docs.py` (the classes' doc text, read on first `__doc__`
+//! access). `templates/python/support/rs/*` is copied to `src/`,
 //! `templates/python/support/py/**` to `python/`. View models: `functions` (what
 //! each parameter's conversion kind, an IR fact from `passes::python`, prints), `lifetimes` (the
 //! Rust expressions that keep and release a Python callable, per `passes::callbacks`), `types`
@@ -45,6 +46,15 @@ struct ModuleView {
     record_class_names: Vec<(String, String)>,
     /// cuda.bindings major whose record printing the module follows (12 or 13).
     bindings_major: u32,
+    /// Classes registered with `cuda.bindings.utils.get_cuda_native_handle` (`cudagen/__init__.py`).
+    native_handles: Vec<String>,
+}
+
+/// `cudagen/_<module>_docs.py`: the doc text of the module's classes, read on first use.
+#[derive(Serialize)]
+struct DocsModuleView {
+    qualname: String,
+    docs: types::DocsView,
 }
 
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
@@ -65,6 +75,9 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             }
         }
         let typedef_classes = types::typedef_classes(lib, &handles);
+        let records: Vec<types::RecordView> = lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect();
+        let docs = DocsModuleView { qualname: qualname.clone(), docs: types::docs_view(lib, &records, &typedef_classes) };
+        let native_handles = types::native_handles(lib, &handles, &typedef_classes);
         let view = ModuleView {
             module: m.clone(),
             qualname,
@@ -72,17 +85,19 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             library_missing: lib.status_codes.map_or(0, |c| c.library_missing),
             functions: fns,
             enums: lib.enums.iter().map(types::enum_view).collect(),
-            records: lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect(),
+            records,
             handles,
             typedef_classes,
             record_class_names: types::record_class_names(lib),
             consts: types::consts(lib),
             aliases: types::aliases(lib),
             bindings_major,
+            native_handles,
         };
         out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
         out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);
         out.files.insert(format!("python/python/cudagen/{m}.pyi"), templates.render("python/module.pyi.tera", &view)?);
+        out.files.insert(format!("python/python/cudagen/_{m}_docs.py"), templates.render("python/module_docs.py.tera", &docs)?);
         modules.push(m);
     }
     let view = CrateView { cuda_version: api.cuda_version.clone(), modules };

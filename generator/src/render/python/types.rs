@@ -123,9 +123,97 @@ pub fn typedef_class(lib: &Library, t: &Typedef) -> Option<(bool, u32)> {
     }
 }
 
+/// Classes whose objects `cuda.bindings.utils.get_cuda_native_handle` is taught to take (their C
+/// value): every handle class and the `void *` aliases of interop objects (`EGLImageKHR`).
+pub fn native_handles(lib: &Library, handles: &[HandleView], typedef_classes: &[TypedefClassView]) -> Vec<String> {
+    let aliases = typedef_classes.iter().filter(|t| t.pointer && lib.typedef(&t.name).is_some_and(|d| matches!(d.kind, TypedefKind::Alias)));
+    handles.iter().map(|h| h.name.clone()).chain(aliases.map(|t| t.name.clone())).collect()
+}
+
 /// The Python class of a handle typedef (by its IR name).
 pub fn handle_class<'a>(handles: &'a [HandleView], ir_name: &str) -> Option<&'a HandleView> {
     handles.iter().find(|h| h.ir_name == ir_name)
+}
+
+/// Doc text of a module's enums, records and typedef classes, as Python string literals keyed by
+/// the table names of `<module>.py`: `cudagen._lazy` reads them on the first `__doc__` access,
+/// so importing the module loads none of it.
+#[derive(Serialize)]
+pub struct DocsView {
+    /// The class doc, then one doc per member in table order ("" where the header has none),
+    /// joined by U+001F.
+    pub enums: Vec<(String, String)>,
+    /// The record's doc and its fields (`name : type` and the field's doc).
+    pub records: Vec<(String, String)>,
+    pub typedefs: Vec<(String, String)>,
+}
+
+/// `text` as a Python string literal (JSON's escapes are Python's).
+fn py_literal(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// `doc`, or `fallback` when the header has none.
+fn or_else(doc: &str, fallback: impl FnOnce() -> String) -> String {
+    if doc.trim().is_empty() { fallback() } else { doc.trim_end().to_string() }
+}
+
+pub fn docs_view(lib: &Library, records: &[RecordView], typedef_classes: &[TypedefClassView]) -> DocsView {
+    let enums = lib
+        .enums
+        .iter()
+        .map(|e| {
+            let mut parts = vec![or_else(&e.doc.markdown, || format!("Values of the C enum `{}`.", e.name))];
+            parts.extend(e.variants.iter().map(|v| v.doc.markdown.trim_end().to_string()));
+            (e.name.clone(), py_literal(&parts.join("\u{1f}")))
+        })
+        .collect();
+    let records = records
+        .iter()
+        .map(|v| {
+            let r = lib.records.iter().find(|r| r.name == v.name);
+            let mut text = or_else(r.map_or("", |r| r.doc.markdown.as_str()), || format!("The C {} `{}`.", if v.union { "union" } else { "struct" }, v.name));
+            let fields: Vec<String> = record_field_docs(lib, r);
+            if !fields.is_empty() {
+                text.push_str("\n\nAttributes\n----------\n");
+                text.push_str(&fields.join("\n"));
+            }
+            (v.name.clone(), py_literal(&text))
+        })
+        .collect();
+    let typedefs = typedef_classes
+        .iter()
+        .map(|t| {
+            let header = lib.typedef(&t.name).map_or("", |d| d.doc.markdown.trim());
+            let what = "One C value: built from an int; `int()` reads it, `getPtr()` is its address.";
+            let text = if header.is_empty() { format!("`{}`. {what}", t.name) } else { format!("{header}\n\n{what}") };
+            (t.name.clone(), py_literal(&text))
+        })
+        .collect();
+    DocsView { enums, records, typedefs }
+}
+
+/// `name : type` and the doc (indented) of each public field of `r`, those of its anonymous
+/// members in their place.
+fn record_field_docs(lib: &Library, r: Option<&Record>) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in r.map_or(&[][..], |r| &r.fields[..]) {
+        if f.anonymous {
+            if let Resolved::Record(inner) = lib.resolve(&f.ty) {
+                out.extend(record_field_docs(lib, Some(inner)));
+            }
+            continue;
+        }
+        if f.names.python.starts_with(crate::passes::naming::PYTHON_PRIVATE) {
+            continue;
+        }
+        let mut line = format!("{} : {}", f.names.python, f.ty.c_decl("").trim_end());
+        for l in f.doc.markdown.trim().lines() {
+            line.push_str(&format!("\n    {l}"));
+        }
+        out.push(line);
+    }
+    out
 }
 
 pub fn enum_view(e: &Enum) -> EnumView {
@@ -154,8 +242,12 @@ pub fn ctypes_prim(p: Prim) -> &'static str {
 }
 
 /// (spec, stub type) of a record field: a pointer to handles or records is a list (`l:COUNT:ELEM`,
-/// `COUNT` the sibling holding its length or `-`).
+/// `COUNT` the sibling holding its length or `-`); a kernel's argument pointers (`k:c_void_p`)
+/// take what a `kernelParams` argument takes.
 fn field_spec(lib: &Library, f: &Field, handles: &[HandleView]) -> (String, String) {
+    if f.kernel_params {
+        return ("k:c_void_p".into(), "Any".into());
+    }
     match lib.resolve(&f.ty) {
         Resolved::Pointer { pointee: elem, .. } if crate::passes::fields::is_element_pointer(lib, &f.ty) => {
             let (s, stub) = spec(lib, elem, handles);

@@ -1,7 +1,11 @@
 from types import ModuleType
+from typing import Any
 
 class LoaderError(RuntimeError): ...
 
 driver: ModuleType
 nvrtc: ModuleType
-__all__ = ["LoaderError", "driver", "nvrtc"]
+
+def _pack_kernel_params(record: str, value: Any) -> tuple[int, Any]: ...
+
+__all__ = ["LoaderError", "_pack_kernel_params", "driver", "nvrtc"]
