@@ -445,7 +445,8 @@ unsafe fn write_tail<const N: usize>(rec: *mut u64, end: u64, words: &[u64; N], 
 
 /// Writes what the record carries after its words, in the words' order: a copy of each C string
 /// (at most [`MAX_STR`] bytes: `u16` length, bytes, NUL), a hash of each image (8 bytes, taken
-/// when the call succeeded), a launch's arguments with `CUDAGEN_TRACE_ARGS=1` (see `args`).
+/// when the call succeeded), a launch's arguments with `CUDAGEN_TRACE_ARGS=1` (see `args`; when
+/// it succeeded).
 #[inline(never)]
 unsafe fn copy_extras(desc: &'static Desc, words: &[u64], mut b: *mut u8) -> *mut u8 {
     let start = b;
@@ -469,11 +470,13 @@ unsafe fn copy_extras(desc: &'static Desc, words: &[u64], mut b: *mut u8) -> *mu
                 b.cast::<[u8; 8]>().write_unaligned(h.to_ne_bytes());
                 b = b.add(8);
             }
+            // Read only after a launch that succeeded (the driver read them then); a failed
+            // launch's blob says "not known" and its line shows the pointer.
             Kind::KernelParams if launch_args => {
                 let f = words.get(desc.function as usize).copied().unwrap_or(0);
-                b = args::copy_params(f, word, b);
+                b = args::copy_params(f, if ok { word } else { 0 }, b);
             }
-            Kind::LaunchExtra if launch_args => b = args::copy_extra(word, b),
+            Kind::LaunchExtra if launch_args => b = args::copy_extra(if ok { word } else { 0 }, b),
             _ => {}
         }
     }
