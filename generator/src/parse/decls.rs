@@ -160,6 +160,7 @@ fn record_named(
                         doc: doc(child),
                         names: Names::default(),
                         count: None,
+                        kernel_params: false,
                     });
                 }
                 CursorKind::Struct | CursorKind::Union if child.is_anonymous_record_decl() => {
@@ -179,6 +180,7 @@ fn record_named(
                         doc: doc(child),
                         names: Names::default(),
                         count: None,
+                        kernel_params: false,
                     });
                     let _ = i;
                 }
