@@ -249,3 +249,64 @@ fn generated_unsafe_fns_are_the_irs() {
         assert_eq!(generated, ir, "{}: unsafe fns of generated/rust differ from the IR", lib.kind.module());
     }
 }
+
+/// Each parameter's Python conversion follows from its kind (with the value kind of its C type):
+/// the kinds carry what the Python surface needs, so `passes::python` can become a table over
+/// them. Only `kernelParams` is still told by name (in `passes::python`).
+#[test]
+fn python_conversions_follow_the_kinds() {
+    use cudagen_generator::ir::{Library, Param, PyConv, Unfit, ValueKind};
+    use cudagen_generator::passes::python::value_kind;
+    let Some(api) = api_12_9() else { return };
+    let by_value = |lib: &Library, ty: &Type| match value_kind(lib, ty) {
+        ValueKind::Int | ValueKind::Enum => PyConv::Int,
+        ValueKind::Float => PyConv::Float,
+        ValueKind::Handle => PyConv::Handle,
+        ValueKind::Record => PyConv::RecordVal,
+        _ => PyConv::Ptr,
+    };
+    let by_ref = |lib: &Library, ty: &Type, inout: bool| match (value_kind(lib, ty), lib.resolve(ty)) {
+        (ValueKind::Record, _) => PyConv::RecordRef,
+        (ValueKind::Int | ValueKind::Enum, _) if inout => PyConv::InoutScalar,
+        (ValueKind::Handle, cudagen_generator::ir::Resolved::ScalarHandle(..)) if inout => PyConv::InoutScalar,
+        (ValueKind::Handle, _) => PyConv::HandleRef,
+        _ => PyConv::Ptr,
+    };
+    let expected = |lib: &Library, p: &Param| match &p.kind {
+        ParamKind::SelectedLen { by_pointer: true, .. } => PyConv::SelectedSize,
+        ParamKind::SelectedIn { .. } => PyConv::SelectedIn,
+        ParamKind::SelectedOut { .. } => PyConv::SelectedOut,
+        ParamKind::SelectedList { .. } => PyConv::SelectedList,
+        ParamKind::Value | ParamKind::Length { .. } | ParamKind::SelectedLen { .. } | ParamKind::Unfit { why: Unfit::NothingCounted } => {
+            by_value(lib, &p.ty)
+        }
+        ParamKind::InRef { pointee, .. } => by_ref(lib, &pointee.ty, false),
+        ParamKind::InOutRef { pointee, .. } => by_ref(lib, &pointee.ty, true),
+        ParamKind::OutValue { .. } => PyConv::Out,
+        ParamKind::CstrIn { .. } => PyConv::Cstr,
+        ParamKind::CstrOut => PyConv::CstrOut,
+        ParamKind::InArray { .. } | ParamKind::CstrArray { .. } | ParamKind::OutArray { reads: true, .. } => PyConv::InArray,
+        ParamKind::OutArray { .. } => PyConv::OutArray,
+        // Sized by the caller (a size query, an in/out count): a buffer checked against the size the IR knows.
+        ParamKind::OutBuffer { size: BufferSize::Query { .. } | BufferSize::BadQuery { .. } | BufferSize::Count { count: Count::Passed { .. } }, .. } => {
+            if p.size.is_some() { PyConv::Buffer } else { PyConv::Ptr }
+        }
+        ParamKind::OutBuffer { .. } => PyConv::OutBuffer,
+        ParamKind::Address { .. } if p.name == "kernelParams" => PyConv::KernelParams,
+        ParamKind::Address { size: Some(_) } => PyConv::Buffer,
+        ParamKind::Address { size: None } | ParamKind::Unfit { .. } => PyConv::Ptr,
+        ParamKind::UserData { carries: Some(_) } => PyConv::UserdataPaired,
+        ParamKind::UserData { carries: None } => PyConv::Ptr,
+        ParamKind::Callback { .. } => PyConv::Callback,
+    };
+    let mut checked = 0;
+    for lib in &api.libraries {
+        for f in &lib.functions {
+            for p in &f.params {
+                assert_eq!(Some(expected(lib, p)), p.python, "{}.{}: {:?}", f.name, p.name, p.kind);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1400, "{checked}");
+}
