@@ -12,7 +12,8 @@
  * (0x3000, 0x3010, ...); cuFuncGetName answers only for functions whose name starts with
  * "_Z6hidden" (trace_test makes those by calling this library directly, so the tracer can name
  * them only by asking), so a traced function named in the trace was named from its traced call;
- * cuFuncGetParamInfo knows "saxpy(float, float*, float*, int)" and bench_pair's "empty5"; streams, graphs and nodes get
+ * cuFuncGetParamInfo knows "saxpy(float, float*, float*, int)", "view" (one 16-byte struct) and
+ * bench_pair's "empty5"; streams, graphs and nodes get
  * distinct handles; cuMemAllocManaged hands out 0x7f0000100000 on.
  */
 #include <stdint.h>
@@ -77,11 +78,12 @@ CUresult cuFuncGetModule(void **mod, void *f)
 }
 CUresult cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
 {
-    /* saxpy(float, float *, float *, int); bench_pair's empty5(float, u64, u64, u64, u64) */
-    static const size_t saxpy[] = {4, 8, 8, 4}, empty5[] = {4, 8, 8, 8, 8};
+    /* saxpy(float, float *, float *, int); view({float *, size_t}); bench_pair's empty5(float, u64, u64, u64, u64) */
+    static const size_t saxpy[] = {4, 8, 8, 4}, view[] = {16}, empty5[] = {4, 8, 8, 8, 8};
     int k = function_index(f);
-    const size_t *sizes = k < 0 ? NULL : strcmp(names[k], "saxpy") == 0 ? saxpy : strcmp(names[k], "empty5") == 0 ? empty5 : NULL;
-    size_t n = sizes == saxpy ? 4 : 5;
+    const char *name = k < 0 ? "" : names[k];
+    const size_t *sizes = !strcmp(name, "saxpy") ? saxpy : !strcmp(name, "view") ? view : !strcmp(name, "empty5") ? empty5 : NULL;
+    size_t n = sizes == saxpy ? 4 : sizes == view ? 1 : 5;
     if (!sizes || i >= n) return 1;
     *offset = 0;
     for (size_t j = 0; j < i; j++) *offset = (*offset + sizes[j] + 7) & ~(size_t)7;

@@ -17,7 +17,8 @@
 #               nvcc runtime program (--default-stream per-thread) and saxpy.c built per-thread
 #               against the real cuda.h (-lcuda); one PASS/FAIL line each; then traced in JSON and
 #               Perfetto too: "launches named / launches" per format (tests/c/launch_names.py),
-#               one PASS/FAIL line each (every launch named in every format)
+#               one PASS/FAIL line each (every launch named in every format); and with
+#               CUDAGEN_TRACE_ARGS=1: RESULT unchanged, launches showing argument words
 #   nsys        the runtime client under `nsys profile --trace=cuda` with the shim as libcuda.so.1
 #               and tracing on: both traces written, RESULT unchanged (skipped without nsys)
 #   bench       bench_pair.c: libcuda vs libcudagen in one process, then traced to /dev/null (calls
@@ -186,6 +187,19 @@ client() {
     echo "$names"
     if [ $rn = 0 ]; then row "client $name: launches named" PASS "$(head -1 <<< "$names" | sed 's/.*: [^ ]* //')"
     else row "client $name: launches named" FAIL "$(head -1 <<< "$names" | sed 's/.*: [^ ]* //')"; fi
+    # With kernel arguments (CUDAGEN_TRACE_ARGS=1): the result unchanged, launches showing words.
+    timeout 180 env LD_LIBRARY_PATH="$shimdir:$cuda_lib" CUDAGEN_LIBCUDA="$real_libcuda" CUDAGEN_TRACE_FILE="$base.args.trace" \
+        CUDAGEN_TRACE_ARGS=1 "$@" > "$base.args.out" 2>&1; local ra=$?
+    local got3 words launches
+    got3=$(grep '^RESULT' "$base.args.out")
+    words=$(grep -c '\] cuLaunch[A-Za-z]*Kernel[A-Za-z_0-9]*(.*kernelParams=\[' "$base.args.trace")
+    launches=$(grep -c '\] cuLaunch[A-Za-z]*Kernel[A-Za-z_0-9]*(' "$base.args.trace")
+    grep -m2 'kernelParams=\[' "$base.args.trace" | cut -c1-400
+    if [ $ra = 0 ] && [ "$want" = "$got3" ] && [ "$words" -gt 0 ]; then
+        row "client $name: kernel arguments" PASS "$words/$launches launches with argument words"
+    else
+        row "client $name: kernel arguments" FAIL "rc $ra; RESULT '$got3'; $words/$launches launches with words"
+    fi
 }
 py=${PYTHON:-python3}
 client torch "$py" "$here/clients/torch_client.py"

@@ -143,7 +143,7 @@ def check_count(trace_file, calls):
 
 
 # The `names` run's launches: the kernel each names (with its module), its grid, its stream.
-LAUNCHES = [("saxpy", 2, 1), ("scale<float>", 1, 2), ("scale<float>", 4, 2), ("cross", 1, 1), ("hidden", 1, 2)]
+LAUNCHES = [("saxpy", 2, 1), ("scale<float>", 1, 2), ("scale<float>", 4, 2), ("cross", 1, 1), ("hidden", 1, 2), ("view", 1, 1)]
 SAXPY_ARGS = "[0x40000000, dev:0x7f0000100000, dev:0x7f0000100100, 0x40]"
 
 
@@ -184,11 +184,12 @@ def check_names(text_file, json_file, perfetto_file, args_file, summary_file):
     if names != [f"cuLaunchKernel: {n}" for n, _, _ in LAUNCHES] + ["cuGraphLaunch: graphExec#1"] * 3:
         fail(f"{perfetto_file}: {names}")
     args = [l for l in open(args_file).read().splitlines() if "] cuLaunchKernel(" in l]
-    if len(args) != 5 or f"kernelParams={SAXPY_ARGS}, extra=NULL)" not in args[0] \
-            or not re.search(rf"kernelParams={ADDR}, extra=NULL\)", args[1]):
-        fail(f"{args_file}: {args[:2]}")
+    if len(args) != 6 or f"kernelParams={SAXPY_ARGS}, extra=NULL)" not in args[0] \
+            or not re.search(rf"kernelParams={ADDR}, extra=NULL\)", args[1]) \
+            or "kernelParams=[{dev:0x7f0000100200, 0x40}], extra=NULL)" not in args[5]:
+        fail(f"{args_file}: {args[:2]} {args[5:]}")
     summary = open(summary_file).read()
-    if not re.search(r"launches by kernel: 4 kernels, 5 launches\n +Total \(ms\) +Launches +Shapes +Mean \(us\)  Name\n", summary) \
+    if not re.search(r"launches by kernel: 5 kernels, 6 launches\n +Total \(ms\) +Launches +Shapes +Mean \(us\)  Name\n", summary) \
             or not re.search(r"\n +[0-9.]+ +2 +2 +[0-9.]+  scale<float>\n", summary) \
             or not re.search(r"\n +[0-9.]+ +1 +1 +[0-9.]+  hidden\n", summary) \
             or not re.search(r"launches by graph: 1 graphs, 3 launches\n.*\n +[0-9.]+ +3 +[0-9.]+  graphExec#1 \(graph#1, 2 nodes\)\n", summary):

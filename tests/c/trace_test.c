@@ -93,6 +93,11 @@ static int names(void) {
     cuLaunchKernel(scale, 4, 1, 1, 64, 1, 1, 0, s2, args, NULL);
     cuLaunchKernel(cross, 1, 1, 1, 1, 1, 1, 0, s1, NULL, NULL);
     cuLaunchKernel(hidden, 1, 1, 1, 1, 1, 1, 0, s2, NULL, NULL);
+    CUfunction view;
+    struct { CUdeviceptr p; size_t n; } span = {x + 512, 64};
+    void *span_args[] = {&span};
+    cuModuleGetFunction(&view, names_module, "view");
+    cuLaunchKernel(view, 1, 1, 1, 1, 1, 1, 0, s1, span_args, NULL);
     CUgraph g;
     CUgraphNode nodes[2];
     CUgraphExec exec;

@@ -228,7 +228,8 @@ fn plain_name(n: &str) -> bool {
 
 /// A launch's recorded arguments: one entry per argument, each a hex word (little-endian, at
 /// most 8 bytes), `dev:0x...` for a word inside an allocation the trace saw, `{0x.., 0x..}` for
-/// a larger argument in 8-byte words; `...` when some were left out. `None`: sizes not known.
+/// a larger argument in 8-byte words (its device pointers marked too); `...` when some were left
+/// out. `None`: sizes not known.
 fn args_words(c: Ctx<'_>, blob: &[u8]) -> Option<Vec<String>> {
     let (entries, cut) = args::entries(blob)?;
     let word = |b: &[u8]| {
@@ -236,18 +237,22 @@ fn args_words(c: Ctx<'_>, blob: &[u8]) -> Option<Vec<String>> {
         w[..b.len().min(8)].copy_from_slice(&b[..b.len().min(8)]);
         u64::from_le_bytes(w)
     };
+    // A whole 8-byte word inside an allocation the trace saw is a device pointer.
+    let show = |w: &[u8]| {
+        let x = word(w);
+        if w.len() == 8 && x != 0 && c.names.is_device(x) {
+            format!("dev:{x:#x}")
+        } else {
+            format!("{x:#x}")
+        }
+    };
     let mut out: Vec<String> = entries
         .iter()
         .map(|e| {
             if e.len() <= 8 {
-                let x = word(e);
-                if e.len() == 8 && x != 0 && c.names.is_device(x) {
-                    format!("dev:{x:#x}")
-                } else {
-                    format!("{x:#x}")
-                }
+                show(e)
             } else {
-                let words: Vec<String> = e.chunks(8).map(|w| format!("{:#x}", word(w))).collect();
+                let words: Vec<String> = e.chunks(8).map(show).collect();
                 format!("{{{}}}", words.join(", "))
             }
         })
