@@ -11,4 +11,6 @@ def f(x):
 
 
 x = jnp.linspace(0.0, 1.0, 1 << 16, dtype=jnp.float32)
-print(f"RESULT jit_sum={float(f(x)):.3f}")
+# One decimal: the float32 sum's last bit follows the reduction order XLA's autotuning picks, which
+# changed between runs on the same machine (82098.914 / 82098.922, 1 ulp), with or without the shim.
+print(f"RESULT jit_sum={float(f(x)):.1f}")
