@@ -10,8 +10,14 @@ use cudagen_generator::HeaderSet;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// The IR of the real 12.9 headers, or `None` (skipped) outside CI when they are not fetched.
+/// The IR of the real 12.9 headers (built once for all tests), or `None` (skipped) outside CI
+/// when they are not fetched.
 fn api_12_9() -> Option<Api> {
+    static API: std::sync::OnceLock<Option<Api>> = std::sync::OnceLock::new();
+    API.get_or_init(build_12_9).clone()
+}
+
+fn build_12_9() -> Option<Api> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let dir = std::env::var_os("CUDAGEN_HEADERS_DIR").map(Into::into).unwrap_or_else(|| root.join(".cache/headers/12.9"));
     if !dir.join("cuda.h").exists() {
