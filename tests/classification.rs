@@ -272,7 +272,11 @@ fn python_conversions_follow_the_kinds() {
         (ValueKind::Handle, _) => PyConv::HandleRef,
         _ => PyConv::Ptr,
     };
-    let expected = |lib: &Library, p: &Param| match &p.kind {
+    let secondary = |f: &Function, count: &Count, name: &str| {
+        let counts = count.param().and_then(|c| f.param(c)).map(|c| &c.kind);
+        matches!(counts, Some(ParamKind::Length { counts }) if counts.first().is_some_and(|c| !matches!(c, Counted::Slice(n) | Counted::OptionalSlice(n) if n == name)))
+    };
+    let expected = |lib: &Library, f: &Function, p: &Param| match &p.kind {
         ParamKind::SelectedLen { by_pointer: true, .. } => PyConv::SelectedSize,
         ParamKind::SelectedIn { .. } => PyConv::SelectedIn,
         ParamKind::SelectedOut { .. } => PyConv::SelectedOut,
@@ -282,9 +286,13 @@ fn python_conversions_follow_the_kinds() {
         }
         ParamKind::InRef { pointee, .. } => by_ref(lib, &pointee.ty, false),
         ParamKind::InOutRef { pointee, .. } => by_ref(lib, &pointee.ty, true),
+        // An array the library owns, counted by another output: a list in Python.
+        ParamKind::OutValue { .. } if p.counted_by.is_some() => PyConv::OutList,
         ParamKind::OutValue { .. } => PyConv::Out,
         ParamKind::CstrIn { .. } => PyConv::Cstr,
         ParamKind::CstrOut => PyConv::CstrOut,
+        // Per-element data beside the array its count counts first (`dependencyData`): None is NULL.
+        ParamKind::InArray { nullable: true, count, .. } if secondary(f, count, &p.name) => PyConv::InArrayOpt,
         ParamKind::InArray { .. } | ParamKind::CstrArray { .. } | ParamKind::OutArray { reads: true, .. } => PyConv::InArray,
         ParamKind::OutArray { .. } => PyConv::OutArray,
         // Sized by the caller (a size query, an in/out count): a buffer checked against the size the IR knows.
@@ -303,7 +311,7 @@ fn python_conversions_follow_the_kinds() {
     for lib in &api.libraries {
         for f in &lib.functions {
             for p in &f.params {
-                assert_eq!(Some(expected(lib, p)), p.python, "{}.{}: {:?}", f.name, p.name, p.kind);
+                assert_eq!(Some(expected(lib, f, p)), p.python, "{}.{}: {:?}", f.name, p.name, p.kind);
                 checked += 1;
             }
         }

@@ -53,6 +53,8 @@ pub struct LibraryAnnotations {
     pub functions: BTreeMap<String, BTreeMap<String, ParamAnnotation>>,
     #[serde(default)]
     pub handles: HandleAnnotations,
+    #[serde(default)]
+    pub foreign_handles: ForeignHandles,
     /// Selector enum -> member -> C type of the value it selects (`"CUcontext"`, `"bool"`,
     /// `"unsigned long long"`, `"int[]"`, `"char[1024]"`); read by `selected_value` parameters.
     #[serde(default)]
@@ -89,6 +91,10 @@ pub struct HandleAnnotations {
     pub scalar: Vec<String>,
     #[serde(default)]
     pub not_scalar: Vec<String>,
+    /// Handle typedef -> the handle typedefs the C API takes in its place (`CUfunction` ->
+    /// `["CUkernel"]`).
+    #[serde(default)]
+    pub stand_ins: BTreeMap<String, Vec<String>>,
 }
 
 /// `[trace.handles]`: handle typedef -> the class the tracer shows it as (`CUfunction` ->
@@ -101,6 +107,18 @@ pub struct TraceAnnotations {
     pub handles: BTreeMap<String, String>,
     #[serde(default)]
     pub params: BTreeMap<String, String>,
+}
+
+/// NVIDIA's Python classes that hold the C type of one of our handles (`[foreign_handles]`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForeignHandles {
+    /// Modules whose classes named like our handles hold their C type (`cuda.bindings.driver`).
+    #[serde(default)]
+    pub same_names: Vec<String>,
+    /// Qualified class name -> our handle typedef of the same C type.
+    #[serde(default)]
+    pub classes: BTreeMap<String, String>,
 }
 
 /// What `[ownership]` says of one function: exactly one of `ends`, `creates`, `excused`.
@@ -236,11 +254,11 @@ fn line_of(text: &str, offset: usize) -> u32 {
 }
 
 /// Whether `lib` declares what a `[since]`/`[until]` key names: a function (API name or ABI
-/// symbol), `function.parameter`, an enum or `enum.member`.
+/// symbol), `function.parameter`, an enum, `enum.member` or a typedef.
 pub fn declares(lib: &Library, name: &str) -> bool {
     let function = |n: &str| lib.functions.iter().find(|f| f.name == n || f.symbol == n);
     match name.split_once('.') {
-        None => function(name).is_some() || lib.enum_named(name).is_some(),
+        None => function(name).is_some() || lib.enum_named(name).is_some() || lib.typedef(name).is_some(),
         Some((outer, inner)) => {
             function(outer).is_some_and(|f| f.param(inner).is_some())
                 || lib.enum_named(outer).is_some_and(|e| e.variants.iter().any(|v| v.name == inner))

@@ -82,8 +82,13 @@ def test_no_leaks_on_fallback_and_error_paths():
         except cudagen.LoaderError:
             pass
         try:
-            driver.cuInit(1.5)
-            raise AssertionError("a float flag was accepted")
+            driver.cuInit(float("nan"))  # floats convert as Cython converts them: NaN cannot
+            raise AssertionError("a NaN flag was accepted")
+        except ValueError:
+            pass
+        try:
+            driver.cuInit("1")
+            raise AssertionError("a str flag was accepted")
         except TypeError:
             pass
         nvrtc.nvrtcSetFlowCallback(0, lambda payload: False, None)  # invalid program: refused
@@ -132,7 +137,14 @@ def test_argument_errors():
     with pytest.raises(OverflowError):
         driver.cuMemAlloc(-1)
     with pytest.raises(TypeError):
-        driver.cuInit(1.5)
+        driver.cuInit("1")
+    # floats convert as Cython converts them (truncated), but NaN and infinities cannot
+    with pytest.raises(ValueError, match=r"cuInit\(\) argument 'Flags': cannot convert float NaN"):
+        driver.cuInit(float("nan"))
+    with pytest.raises(OverflowError, match="cuInit"):
+        driver.cuInit(float("inf"))
+    with pytest.raises(OverflowError, match="cuMemAlloc"):
+        driver.cuMemAlloc(-1.0)
 
 
 def test_calling_convention():

@@ -162,15 +162,48 @@ pub fn int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u
     int_other(o, bits, signed, c)
 }
 
-/// [`int`] for anything but an int: a handle, or an object with `__index__`.
+/// [`int`] for anything but an int: a handle, an object with `__index__`, or one with
+/// `__int__` (a float or numpy float, truncated toward zero, as Cython converts them).
 fn int_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     if let Some((_, v)) = crate::handles::any_handle(o) {
         return check_range(v, bits, signed, c);
     }
     match index(o) {
         Some(i) => int(&i, bits, signed, c),
-        None => Err(c.type_error(o)),
+        None => match number_int(o, c)? {
+            Some(i) => int(&i, bits, signed, c),
+            None => Err(c.type_error(o)),
+        },
     }
+}
+
+/// `int(o)` through its type's `__int__` slot, as Cython converts an integer argument: a float
+/// truncates toward zero, NaN is a `ValueError`, an infinity an `OverflowError`. None when the
+/// type has no such slot (str and bytes have none, so no text is parsed).
+#[cold]
+pub fn number_int<'py>(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Option<Bound<'py, PyAny>>> {
+    // SAFETY: attached; PyType_GetSlot reads a slot of a live type (static types too, 3.10+).
+    let slot = unsafe { ffi::PyType_GetSlot(ffi::Py_TYPE(o.as_ptr()), ffi::Py_nb_int) };
+    if slot.is_null() || o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+        return Ok(None);
+    }
+    // SAFETY: attached; with `nb_int` present, PyNumber_Long calls it (it parses no text).
+    let r = unsafe { ffi::PyNumber_Long(o.as_ptr()) };
+    if r.is_null() {
+        let e = PyErr::fetch(o.py());
+        let why = e.value(o.py()).to_string();
+        return Err(if e.is_instance_of::<PyOverflowError>(o.py()) {
+            PyOverflowError::new_err(format!("{}() argument '{}': {why}", c.func, c.param))
+        } else if e.is_instance_of::<PyValueError>(o.py()) {
+            c.value_error(&why)
+        } else if e.is_instance_of::<PyTypeError>(o.py()) {
+            c.type_error(o) // a numpy array of more than one element, say
+        } else {
+            e
+        });
+    }
+    // SAFETY: a new reference to an int.
+    Ok(Some(unsafe { Bound::from_owned_ptr(o.py(), r) }))
 }
 
 /// A 64-bit pattern from an integer of either sign (negatives as two's complement): addresses
@@ -237,10 +270,16 @@ fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
     int(o, h.bits, h.signed, c)
 }
 
-/// [`handle`] for anything but an exact int or an instance of the class.
+/// [`handle`] for anything but an exact int or an instance of the class: an object that stands
+/// for one (a stand-in class, NVIDIA's class of the same C type), an int subclass, or for an
+/// integer handle (`CUdevice`) what an integer parameter takes (floats truncated). A pointer
+/// handle takes no float, enum member or bool: an address has no such form.
 #[cold]
 fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
-    if crate::handles::any_handle(o).is_some() || (h.pointer && is_enum_or_bool(o)) {
+    if let Some(r) = h.stand_in(o, c) {
+        return r;
+    }
+    if h.pointer && is_enum_or_bool(o) {
         return Err(c.type_error(o));
     }
     if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o)) {
@@ -248,6 +287,11 @@ fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -
             Some(i) => handle_int(h, &i, c),
             None => Err(c.type_error(o)),
         };
+    }
+    if !h.pointer {
+        if let Some(i) = number_int(o, c)? {
+            return handle_int(h, &i, c);
+        }
     }
     Err(c.type_error(o))
 }
@@ -274,6 +318,11 @@ pub fn handle_ref(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, tmp: &mu
     }
     if o.is_none() {
         return Ok(0);
+    }
+    if crate::handles::foreign_class(o).is_some() && h.stand_in(o, c).transpose()?.is_some() {
+        // NVIDIA's object of this C type: its own C value, which the callee may update.
+        let p = o.call_method0("getPtr")?;
+        return int_either(&p, c).map(|v| v as usize);
     }
     *tmp = handle(h, o, c)?;
     Ok(tmp as *mut u64 as usize)
@@ -725,6 +774,26 @@ pub fn py_buffer(py: Python<'_>, b: &[u8], string: bool) -> Py<PyAny> {
 pub fn list(py: Python<'_>, n: usize, f: impl Fn(usize) -> PyResult<Py<PyAny>>) -> PyResult<Py<PyAny>> {
     let items = (0..n).map(f).collect::<PyResult<Vec<_>>>()?;
     Ok(PyList::new(py, items)?.into_any().unbind())
+}
+
+/// The `n` elements of `size` bytes of an array the library owns at `p` (`cuStreamGetCaptureInfo`'s
+/// dependencies), each made by `f(value, address)`: a list, empty for NULL or a count below 1.
+pub fn owned_list(
+    py: Python<'_>,
+    p: usize,
+    n: i128,
+    size: u64,
+    f: impl Fn(u64, usize) -> PyResult<Py<PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let n = if p == 0 { 0 } else { n.clamp(0, 1 << 24) as usize };
+    list(py, n, |k| {
+        let at = p + k * size as usize;
+        let mut v = [0u8; 8];
+        // SAFETY: the library wrote `n` elements of `size` bytes at `p` (its own array, valid
+        // until its next call on the stream); a record's bytes are read by `f` from `at`.
+        unsafe { std::ptr::copy_nonoverlapping(at as *const u8, v.as_mut_ptr(), (size as usize).min(8)) };
+        f(u64::from_le_bytes(v), at)
+    })
 }
 
 /// A tuple of `N` items. The array stays where the caller built it and each slot is read once,

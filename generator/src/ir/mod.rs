@@ -78,15 +78,18 @@ pub struct Library {
     /// The status codes the bindings themselves return (`passes::status`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_codes: Option<StatusCodes>,
-    /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
-    #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
-    pub trace: TraceFacts,
+    /// What else the Python surface takes where a handle goes (`passes::python`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handle_stand_ins: Vec<HandleStandIns>,
     /// Kinds of objects the calls create and end, by name (`passes::ownership`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
     /// Calls that look like they end an object's life but pair with no resource, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excused: Vec<Excused>,
+    /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
+    #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
+    pub trace: TraceFacts,
 }
 
 /// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
@@ -108,6 +111,19 @@ impl TraceFacts {
     }
 }
 
+/// Objects the Python surface takes where handle typedef `handle` goes, besides its own class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandleStandIns {
+    /// The handle typedef (IR name, `CUfunction`).
+    pub handle: String,
+    /// Our handle typedefs (IR names) whose objects the C API takes for it (`CUkernel`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handles: Vec<String>,
+    /// Qualified names of NVIDIA's Python classes of the same C type
+    /// (`cuda.bindings.runtime.cudaStream_t`), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign: Vec<String>,
+}
 
 /// One older ABI: its exported symbol, `cuGetProcAddress` name and version.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -148,9 +164,10 @@ impl Library {
             value_types: Vec::new(),
             legacy_abis: Vec::new(),
             status_codes: None,
-            trace: TraceFacts::default(),
+            handle_stand_ins: Vec::new(),
             resources: Vec::new(),
             excused: Vec::new(),
+            trace: TraceFacts::default(),
         }
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
@@ -164,6 +181,10 @@ impl Library {
     }
     pub fn typedef(&self, name: &str) -> Option<&Typedef> {
         self.typedefs.iter().find(|t| t.name == name)
+    }
+    /// What the Python surface takes for handle typedef `name` (IR name) besides its class.
+    pub fn stand_ins(&self, name: &str) -> Option<&HandleStandIns> {
+        self.handle_stand_ins.iter().find(|s| s.handle == name)
     }
     /// The member type table of the enum `name` (by public name).
     pub fn value_table(&self, name: &str) -> Option<&ValueTable> {
@@ -501,6 +522,11 @@ pub struct Param {
     /// How the Python surface converts it (`passes::python`; `None` before that pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<PyConv>,
+    /// For an out value the library points at an array it owns (`const CUgraphNode **`): the
+    /// out value that counts its elements (an annotation's `len`). The Python surface returns
+    /// the elements as a list; the others return the pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_by: Option<String>,
     /// How the typed surfaces take it, with its links (`passes::signature`).
     #[serde(default)]
     pub kind: ParamKind,
@@ -583,6 +609,11 @@ pub enum PyConv {
     UserdataPaired,
     /// The kernel argument pointer array of `cuLaunchKernel` and kin.
     KernelParams,
+    /// An [`PyConv::InArray`] of data for each element of another array, which NULL (None)
+    /// leaves at its defaults (`dependencyData`): None is taken whatever the count.
+    InArrayOpt,
+    /// An out value the library points at an array it owns ([`Param::counted_by`]): a list.
+    OutList,
     /// One value the callee writes (returned).
     Out,
     CstrOut,
@@ -601,7 +632,14 @@ impl PyConv {
     pub fn is_out(self) -> bool {
         matches!(
             self,
-            PyConv::Out | PyConv::CstrOut | PyConv::OutArray | PyConv::OutBuffer | PyConv::SelectedOut | PyConv::SelectedList | PyConv::InoutScalar
+            PyConv::Out
+                | PyConv::CstrOut
+                | PyConv::OutArray
+                | PyConv::OutBuffer
+                | PyConv::SelectedOut
+                | PyConv::SelectedList
+                | PyConv::InoutScalar
+                | PyConv::OutList
         )
     }
     /// A Python argument.

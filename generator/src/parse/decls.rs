@@ -340,6 +340,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 size: None,
                 callback: None,
                 python: None,
+                counted_by: None,
                 kind: ParamKind::default(),
             })
         })

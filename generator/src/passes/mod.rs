@@ -105,6 +105,7 @@ pub(crate) mod build {
             size: None,
             callback: None,
             python: None,
+            counted_by: None,
             kind: ParamKind::default(),
         }
     }

@@ -171,6 +171,10 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
         });
     }
     p.decided_by = DecidedBy::Annotation;
+    if matches!(p.role, Role::OutValue) {
+        // an array the library owns, counted by another out value (which stays an out value)
+        p.counted_by = a.len.clone();
+    }
     let len = match &p.role {
         Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } | Role::SelectedValue { len, .. } => len.clone(),
         _ => None,

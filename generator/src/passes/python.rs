@@ -4,7 +4,8 @@
 
 use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
-use crate::ir::{Direction, Function, Library, Param, Prim, PyConv, Resolved, Role, Type, ValueKind};
+use crate::ir::{Direction, Function, HandleStandIns, Library, Param, Prim, PyConv, Resolved, Role, Type, TypedefKind, ValueKind};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Parameters and record fields holding a kernel's argument pointer array (`cuLaunchKernel` and
 /// kin, `CUDA_KERNEL_NODE_PARAMS`, `CUDA_LAUNCH_PARAMS`).
@@ -18,7 +19,60 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
         }
     }
     kernel_params_fields(lib);
+    stand_ins(lib, ann, cuda_version)?;
     keep_gil(lib, ann, cuda_version)
+}
+
+/// What else each handle class takes ([`Library::handle_stand_ins`]): the handles the C API
+/// takes in its place (`[handles] stand_ins`) and NVIDIA's classes of the same C type
+/// (`[foreign_handles]`), a stand-in's NVIDIA classes included. A name that is no handle
+/// typedef of the header is an error, unless its `[since]` version is newer than the header.
+fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
+    let handles: Vec<(String, Vec<String>)> = lib
+        .typedefs
+        .iter()
+        .filter(|t| matches!(t.kind, TypedefKind::OpaqueHandle { .. } | TypedefKind::ScalarHandle { .. }))
+        .map(|t| {
+            let aliases = lib.typedefs.iter().filter(|a| matches!(a.kind, TypedefKind::Alias) && a.target == Type::named(&t.name));
+            (t.name.clone(), std::iter::once(t.name.clone()).chain(aliases.map(|a| a.name.clone())).collect())
+        })
+        .collect();
+    let mut errors = Errors(Vec::new());
+    // `key` is the annotation's key in `[table]`, for the error's line
+    let mut resolve = |table: &str, key: &str, name: &str| -> Option<String> {
+        let found = handles.iter().find(|(_, names)| names.iter().any(|n| n == name)).map(|(ir, _)| ir.clone());
+        if found.is_none() && !ann.may_be_absent(name, cuda_version) {
+            errors.push(Error::at(ann.range_location(table, key), format!("[{table}] names `{name}`, which is no handle typedef of the header")));
+        }
+        found
+    };
+    let mut foreign: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (ir, names) in &handles {
+        let set = foreign.entry(ir.clone()).or_default();
+        set.extend(ann.foreign_handles.same_names.iter().flat_map(|m| names.iter().map(move |n| format!("{m}.{n}"))));
+    }
+    for (class, target) in &ann.foreign_handles.classes {
+        if let Some(ir) = resolve("foreign_handles.classes", class, target) {
+            foreign.entry(ir).or_default().insert(class.clone());
+        }
+    }
+    let mut own: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (target, list) in &ann.handles.stand_ins {
+        let Some(ir) = resolve("handles", "stand_ins", target) else { continue };
+        let list: Vec<String> = list.iter().filter_map(|s| resolve("handles", "stand_ins", s)).collect();
+        own.entry(ir).or_default().extend(list);
+    }
+    errors.finish()?;
+    lib.handle_stand_ins = handles
+        .iter()
+        .filter_map(|(ir, _)| {
+            let handles = own.get(ir).cloned().unwrap_or_default();
+            let mut classes = foreign.get(ir).cloned().unwrap_or_default();
+            classes.extend(handles.iter().flat_map(|h| foreign.get(h).into_iter().flatten().cloned()));
+            (!handles.is_empty() || !classes.is_empty()).then(|| HandleStandIns { handle: ir.clone(), handles, foreign: classes.into_iter().collect() })
+        })
+        .collect();
+    Ok(())
 }
 
 /// Marks the record fields that hold a kernel's argument pointers: a `void **` named as the
@@ -108,9 +162,11 @@ fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
                 _ => PyConv::Ptr,
             }
         }
+        Role::OutValue if p.counted_by.is_some() => PyConv::OutList,
         Role::OutValue => PyConv::Out,
         Role::CStrIn => PyConv::Cstr,
         Role::CStrOut => PyConv::CstrOut,
+        Role::InArray { len: Some(len) } if p.nullable && secondary(f, len, &p.name) => PyConv::InArrayOpt,
         Role::InArray { .. } => PyConv::InArray,
         Role::OutArray { .. } if p.direction == Direction::InOut => PyConv::InArray,
         Role::OutArray { .. } => PyConv::OutArray,
@@ -133,6 +189,12 @@ fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
         }
         Role::Callback => PyConv::Callback,
     }
+}
+
+/// Whether `name` is not the array its count parameter `len` counts, but one more array of
+/// that many elements (`dependencyData` beside `dependencies`).
+fn secondary(f: &Function, len: &str, name: &str) -> bool {
+    f.param(len).is_some_and(|l| matches!(&l.role, Role::Length { of } if of != name))
 }
 
 fn scalar_handle(lib: &Library, p: &Param) -> bool {
@@ -224,6 +286,56 @@ mod tests {
         let marks: Vec<Vec<bool>> = lib.records.iter().map(|r| r.fields.iter().map(|f| f.kernel_params).collect()).collect();
         // `extra` is a `void **` too, but of another role; a plain `void *kernelParams` is an address
         assert_eq!(marks, vec![vec![true, false, false], vec![false]]);
+    }
+
+    #[test]
+    fn stand_ins_follow_aliases_and_bring_their_nvidia_classes() {
+        use crate::passes::build::typedef;
+        let mut lib = library("CUhostFn", vec![]);
+        let opaque = |n: &str| typedef(n, Type::ptr(Type::named(&format!("{n}_st")), false), TypedefKind::OpaqueHandle { record: format!("{n}_st") });
+        lib.typedefs.push(opaque("CUfunction"));
+        lib.typedefs.push(opaque("CUkernel"));
+        lib.typedefs.push(typedef("CUdevice_v1", Type::prim(Prim::Int), TypedefKind::ScalarHandle { prim: Prim::Int }));
+        lib.typedefs.push(typedef("CUdevice", Type::named("CUdevice_v1"), TypedefKind::Alias));
+        let ann = |toml: &str| LibraryAnnotations::parse("a.toml", toml).unwrap();
+        let toml = "[handles]\nstand_ins = { CUfunction = [\"CUkernel\"] }\n[foreign_handles]\nsame_names = [\"nv.driver\"]\n\
+                    [foreign_handles.classes]\n\"nv.runtime.cudaKernel_t\" = \"CUkernel\"\n";
+        run(&mut lib, &ann(toml), None).unwrap();
+        let f = lib.stand_ins("CUfunction").unwrap();
+        assert_eq!(f.handles, ["CUkernel"]);
+        // the stand-in's NVIDIA classes are taken too, sorted
+        assert_eq!(f.foreign, ["nv.driver.CUfunction", "nv.driver.CUkernel", "nv.runtime.cudaKernel_t"]);
+        // an alias is a name of its handle (`CUdevice` of `CUdevice_v1`)
+        assert_eq!(lib.stand_ins("CUdevice_v1").unwrap().foreign, ["nv.driver.CUdevice", "nv.driver.CUdevice_v1"]);
+        assert!(lib.stand_ins("CUkernel").unwrap().handles.is_empty());
+
+        let bad = "[foreign_handles.classes]\n\"nv.runtime.cudaStream_t\" = \"CUstream\"\n";
+        let e = run(&mut lib, &ann(bad), None).unwrap_err().to_string();
+        assert!(e.contains("a.toml:2:") && e.contains("`CUstream`, which is no handle typedef"), "{e}");
+        // unless the header is older than the name's `[since]`
+        run(&mut lib, &ann(&format!("{bad}[since]\nCUstream = \"12.4\"\n")), Some(12030)).unwrap();
+    }
+
+    #[test]
+    fn optional_arrays_and_owned_lists() {
+        let node = Type::named("H");
+        let count = |name: &str, of: &str| param(name, Type::prim(Prim::SizeT), Role::Length { of: of.into() });
+        let mut data = param("dependencyData", Type::ptr(Type::named("E"), true), Role::InArray { len: Some("n".into()) });
+        data.nullable = true;
+        let mut deps = param("dependencies", Type::ptr(node.clone(), true), Role::InArray { len: Some("n".into()) });
+        deps.nullable = true;
+        let mut owned = param("dependencies_out", Type::ptr(Type::ptr(node, true), false), Role::OutValue);
+        owned.counted_by = Some("num_out".into());
+        let mut lib = library(
+            "CUhostFn",
+            vec![
+                function("cuBegin", vec![deps, data, count("n", "dependencies")]),
+                function("cuInfo", vec![owned, param("num_out", Type::ptr(Type::prim(Prim::SizeT), false), Role::OutValue)]),
+            ],
+        );
+        use PyConv::*;
+        // NULL data for every dependency is the library's default; NULL dependencies are not
+        assert_eq!(convs(&mut lib), vec![vec![InArray, InArrayOpt, Int], vec![OutList, Out]]);
     }
 
     #[test]

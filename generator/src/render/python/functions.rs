@@ -305,6 +305,19 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 }
                 v.scalar = s;
             }
+            (Role::OutValue, PyConv::OutList) => {
+                // `T **`: the elements are `T`, counted by the out value `counted_by`
+                let inner = match pointee.map(|t| lib.resolve(t)) {
+                    Some(Resolved::Pointer { pointee: elem, .. }) => scalar(lib, elem, handles),
+                    _ => return Err(format!("{}: a counted out value that is no pointer to pointer", p.name)),
+                };
+                let count = p.counted_by.as_deref().unwrap_or_default();
+                let k = f.params.iter().position(|q| q.name == count).ok_or_else(|| format!("{}: no count parameter {count}", p.name))?;
+                v.len_var = format!("o{k}.u64()");
+                (v.len_bits, v.len_signed) = count_scalar(lib, f, count, handles);
+                v.stub = format!("list[{}]", inner.stub);
+                v.scalar = inner;
+            }
             (Role::OutValue, _) => {
                 let s = pointee_scalar();
                 v.stub = s.stub.clone();

@@ -15,6 +15,10 @@ pub struct HandleView {
     pub pointer: bool,
     pub bits: u32,
     pub signed: bool,
+    /// Our handle classes that stand for this one (`CUkernel` for `CUfunction`).
+    pub stand_ins: Vec<String>,
+    /// NVIDIA's classes of the same C type (`cuda.bindings.runtime.cudaStream_t`).
+    pub foreign: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -89,6 +93,7 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
         }
         let primary = names.iter().position(|n| !has_version_suffix(n)).unwrap_or(0);
         let name = names.remove(primary);
+        let stand_ins = lib.stand_ins(&t.name);
         out.push(HandleView {
             name,
             ir_name: t.name.clone(),
@@ -96,7 +101,15 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
             pointer,
             bits: (prim.size() * 8) as u32,
             signed: prim.is_signed() && !pointer,
+            stand_ins: stand_ins.map(|s| s.handles.clone()).unwrap_or_default(),
+            foreign: stand_ins.map(|s| s.foreign.clone()).unwrap_or_default(),
         });
+    }
+    // stand-ins by their class names (the static each class is rendered as)
+    let class = |ir: &str| out.iter().find(|h| h.ir_name == ir).map(|h| h.name.clone());
+    let named: Vec<Vec<String>> = out.iter().map(|h| h.stand_ins.iter().filter_map(|s| class(s)).collect()).collect();
+    for (h, n) in out.iter_mut().zip(named) {
+        h.stand_ins = n;
     }
     out
 }

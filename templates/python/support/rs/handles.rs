@@ -4,10 +4,15 @@
 //! They are written against the stable C API rather than `#[pyclass]` because a handle is
 //! created and freed on nearly every call: here that is one `PyType_GenericAlloc` and one
 //! `PyObject_Free`, with no per-object bookkeeping.
+//!
+//! A class also takes the objects the IR lets stand for it (`HandleType::stand_ins`: our
+//! `CUkernel` where a `CUfunction` goes) and NVIDIA's handle objects of the same C type
+//! (`HandleType::foreign`: `cuda.bindings.runtime.cudaStream_t` for `CUstream`), found by their
+//! qualified class name, so NVIDIA's package is never imported here.
 
 use crate::conv::{self, Ctx};
 use crate::entry::guarded;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyTuple};
@@ -15,27 +20,85 @@ use std::ffi::{c_int, c_void, CString};
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-/// The instance layout: the object header, the C value, and the class it belongs to.
+/// The instance layout: the object header, the C value, the class it belongs to, and the
+/// address of the C value when the object views memory it was given (`_ptr=`; null when the
+/// value is `value`).
 #[repr(C)]
 struct HandleObject {
     ob_base: ffi::PyObject,
     value: u64,
     class: *const HandleType,
+    at: *mut u8,
 }
 
-/// One handle class: its C shape and, once registered, its type object.
+/// One handle class: its C shape, what else it takes, and, once registered, its type object.
 pub struct HandleType {
     module: &'static str,
-    name: &'static str,
+    pub name: &'static str,
     pub bits: u32,
     pub signed: bool,
     pub pointer: bool,
+    /// Our other classes whose objects stand for this one (`CUkernel` for `CUfunction`).
+    stand_ins: &'static [&'static HandleType],
+    /// Qualified names of NVIDIA's classes of the same C type (`cuda.bindings.driver.CUstream`).
+    foreign: &'static [&'static str],
     ty: AtomicPtr<ffi::PyTypeObject>,
 }
 
 impl HandleType {
-    pub const fn new(module: &'static str, name: &'static str, bits: u32, signed: bool, pointer: bool) -> Self {
-        HandleType { module, name, bits, signed, pointer, ty: AtomicPtr::new(std::ptr::null_mut()) }
+    pub const fn new(
+        module: &'static str,
+        name: &'static str,
+        bits: u32,
+        signed: bool,
+        pointer: bool,
+        stand_ins: &'static [&'static HandleType],
+        foreign: &'static [&'static str],
+    ) -> Self {
+        HandleType { module, name, bits, signed, pointer, stand_ins, foreign, ty: AtomicPtr::new(std::ptr::null_mut()) }
+    }
+
+    /// The C value of `o` when it is not an object of this class but stands for one: an object
+    /// of a stand-in class, or NVIDIA's object of the same C type (read through its `__int__`).
+    /// `None` for anything else; a handle object of another C type is a `TypeError` naming both.
+    #[cold]
+    pub fn stand_in(&self, o: &Bound<'_, PyAny>, c: &Ctx) -> Option<PyResult<u64>> {
+        if let Some((raw, _)) = any_handle(o) {
+            let theirs = class_of(o.as_ptr());
+            return Some(if self.stand_ins.iter().any(|h| std::ptr::eq(*h, theirs)) {
+                Ok(raw & self.mask())
+            } else {
+                Err(self.other_type(o, theirs.name, c))
+            });
+        }
+        let name = foreign_class(o)?;
+        if !self.foreign.contains(&name) {
+            return Some(Err(self.other_type(o, name, c)));
+        }
+        Some(self.foreign_value(o, c))
+    }
+
+    /// The value of NVIDIA's handle object `o` (its `int()`), in this class's range.
+    fn foreign_value(&self, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+        // SAFETY: attached; a NULL result carries a Python error.
+        let v = unsafe { Bound::from_owned_ptr_or_err(o.py(), ffi::PyNumber_Long(o.as_ptr()))? };
+        if self.pointer {
+            conv::int_either(&v, c)
+        } else {
+            conv::int(&v, self.bits, self.signed, c)
+        }
+    }
+
+    fn mask(&self) -> u64 {
+        if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 }
+    }
+
+    #[cold]
+    fn other_type(&self, o: &Bound<'_, PyAny>, theirs: &str, c: &Ctx) -> PyErr {
+        PyTypeError::new_err(format!(
+            "{}() argument '{}' must be {}, not {}: a handle of another C type than {}",
+            c.func, c.param, c.expected, theirs, self.name
+        ))
     }
 
     /// The value of `o` if it is an instance of this class.
@@ -89,7 +152,7 @@ impl HandleType {
         let name = leak(format!("{}.{}", self.module, self.name))?;
         let kind = if self.pointer { "a C pointer".to_string() } else { format!("a {}-bit integer", self.bits) };
         let doc = leak(format!(
-            "{n}(init_value=None)\n--\n\nHandle `{n}` ({kind}): built from an int, another `{n}` or None (0).",
+            "{n}(init_value=None, _ptr=0)\n--\n\nHandle `{n}` ({kind}): built from an int, another `{n}` (or an object of the same C type) or None (0). With `_ptr`, the address of a C `{n}`, the object views that value (`getPtr()` is `_ptr`).",
             n = self.name
         ))?;
         let methods: &'static mut [ffi::PyMethodDef] = Box::leak(Box::new([
@@ -153,6 +216,31 @@ pub fn value_addr(o: &Bound<'_, PyAny>) -> Option<usize> {
     any_handle(o).map(|_| value_addr_of(o.as_ptr()))
 }
 
+/// NVIDIA's handle classes met so far, by type object (each kept alive): their qualified names.
+static FOREIGN: Mutex<Vec<(usize, &'static str)>> = Mutex::new(Vec::new());
+
+/// The qualified name (`cuda.bindings.runtime.cudaStream_t`) of `o`'s class when it is a class
+/// of NVIDIA's package with `getPtr()` (a handle or value class), else None. Looked up once per
+/// class; nothing is imported.
+pub fn foreign_class(o: &Bound<'_, PyAny>) -> Option<&'static str> {
+    let ty = o.get_type();
+    let key = ty.as_ptr() as usize;
+    if let Some((_, n)) = FOREIGN.lock().ok()?.iter().find(|(t, _)| *t == key) {
+        return Some(n);
+    }
+    let module = conv::attr_opt(ty.as_any(), c"__module__")?;
+    let module = module.cast::<pyo3::types::PyString>().ok()?.to_str().ok()?.to_owned();
+    if !module.starts_with("cuda.bindings.") || conv::attr_opt(ty.as_any(), c"getPtr").is_none() {
+        return None;
+    }
+    let qualname = conv::attr_opt(ty.as_any(), c"__qualname__")?;
+    let name: &'static str = Box::leak(format!("{module}.{}", qualname.cast::<pyo3::types::PyString>().ok()?.to_str().ok()?).into_boxed_str());
+    // SAFETY: attached; the reference taken keeps the type (the cache key) alive for the process.
+    unsafe { ffi::Py_IncRef(ty.as_ptr()) };
+    FOREIGN.lock().ok()?.push((key, name));
+    Some(name)
+}
+
 /// Registered classes by type object, for `tp_new` (a handful per module).
 static REGISTRY: Mutex<Vec<(usize, &'static HandleType)>> = Mutex::new(Vec::new());
 
@@ -190,14 +278,54 @@ unsafe fn new_object(
     Ok(o)
 }
 
+#[inline(always)]
 fn value_of(o: *mut ffi::PyObject) -> u64 {
     // SAFETY: only called on instances of our handle types.
-    unsafe { (*(o as *mut HandleObject)).value }
+    let h = unsafe { &*(o as *mut HandleObject) };
+    if h.at.is_null() {
+        return h.value;
+    }
+    // SAFETY: `at` is the address the object was built to view (`_ptr=`), the caller's promise.
+    unsafe { read_at(h.at, (*h.class).bits) }
+}
+
+/// The C value of `bits` bits at `p`.
+///
+/// # Safety
+/// `p` points at a readable C value of that width.
+#[cold]
+unsafe fn read_at(p: *const u8, bits: u32) -> u64 {
+    unsafe {
+        match bits {
+            8 => *p as u64,
+            16 => std::ptr::read_unaligned(p as *const u16) as u64,
+            32 => std::ptr::read_unaligned(p as *const u32) as u64,
+            _ => std::ptr::read_unaligned(p as *const u64),
+        }
+    }
+}
+
+/// Stores the C value `v` of `bits` bits at `p`.
+///
+/// # Safety
+/// `p` points at a writable C value of that width.
+unsafe fn write_at(p: *mut u8, bits: u32, v: u64) {
+    unsafe {
+        match bits {
+            8 => *p = v as u8,
+            16 => std::ptr::write_unaligned(p as *mut u16, v as u16),
+            32 => std::ptr::write_unaligned(p as *mut u32, v as u32),
+            _ => std::ptr::write_unaligned(p as *mut u64, v),
+        }
+    }
 }
 
 fn value_addr_of(o: *mut ffi::PyObject) -> usize {
     // SAFETY: only called on instances of our handle types.
-    unsafe { std::ptr::addr_of_mut!((*(o as *mut HandleObject)).value) as usize }
+    unsafe {
+        let h = o as *mut HandleObject;
+        if (*h).at.is_null() { std::ptr::addr_of_mut!((*h).value) as usize } else { (*h).at as usize }
+    }
 }
 
 unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyObject, kwargs: *mut ffi::PyObject) -> *mut ffi::PyObject {
@@ -205,32 +333,59 @@ unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyO
         let h = class_of_type(subtype).ok_or_else(|| PyRuntimeError::new_err("unknown handle class"))?;
         let args = unsafe { Bound::from_borrowed_ptr(py, args) }.cast_into::<PyTuple>()?;
         let kwargs = unsafe { Bound::from_borrowed_ptr_or_opt(py, kwargs) };
+        let [init, at] = new_args(h, &args, kwargs)?;
         let c = Ctx { func: h.name, param: "init_value", expected: "a handle of this class, int or None" };
-        let mut given = if args.len() > 1 {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!("{}() takes at most 1 argument", h.name)));
-        } else {
-            args.iter().next()
-        };
-        if let Some(kw) = kwargs {
-            let kw = kw.cast_into::<PyDict>()?;
-            for (k, v) in kw.iter() {
-                if k.extract::<&str>().ok() != Some("init_value") || given.is_some() {
-                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                        "{}() got an unexpected keyword argument {}",
-                        h.name,
-                        k.repr()?
-                    )));
-                }
-                given = Some(v);
-            }
-        }
-        let v = match given {
+        let v = match &init {
             None => 0,
-            Some(o) => conv::handle(h, &o, &c)?,
+            Some(o) => conv::handle(h, o, &c)?,
+        };
+        let at = match &at {
+            None => 0,
+            Some(o) => conv::int(o, 64, false, &Ctx { func: h.name, param: "_ptr", expected: "int" })? as usize,
         };
         // SAFETY: `subtype` is the type object of `h` (handle classes are final).
-        unsafe { new_object(py, subtype, v, h) }
+        let o = unsafe { new_object(py, subtype, v, h)? };
+        if at != 0 {
+            // SAFETY: `o` is ours, just made. `_ptr` is the caller's address of a C value of this
+            // type, as in cuda.bindings: the object views it; a non-zero integer value given with
+            // it is stored there (pointer handles leave it as it is, as cuda.bindings does).
+            unsafe {
+                (*(o as *mut HandleObject)).at = at as *mut u8;
+                if v != 0 && !h.pointer {
+                    write_at(at as *mut u8, h.bits, v);
+                }
+            }
+        }
+        Ok(o)
     })
+}
+
+/// `(init_value=None, _ptr=0)` of a constructor call, by position or keyword.
+fn new_args<'py>(
+    h: &HandleType,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<Bound<'py, PyAny>>,
+) -> PyResult<[Option<Bound<'py, PyAny>>; 2]> {
+    const NAMES: [&str; 2] = ["init_value", "_ptr"];
+    if args.len() > 2 {
+        return Err(PyTypeError::new_err(format!("{}() takes at most 2 arguments ({} given)", h.name, args.len())));
+    }
+    let mut out: [Option<Bound<'py, PyAny>>; 2] = [None, None];
+    for (slot, a) in out.iter_mut().zip(args.iter()) {
+        *slot = Some(a);
+    }
+    if let Some(kw) = kwargs {
+        for (k, v) in kw.cast_into::<PyDict>()?.iter() {
+            let key = k.cast::<pyo3::types::PyString>().ok().and_then(|k| k.to_str().ok().map(str::to_owned));
+            let slot = key.and_then(|k| NAMES.iter().position(|n| *n == k));
+            match slot {
+                Some(i) if out[i].is_none() => out[i] = Some(v),
+                Some(i) => return Err(PyTypeError::new_err(format!("{}() got multiple values for argument '{}'", h.name, NAMES[i]))),
+                None => return Err(PyTypeError::new_err(format!("{}() got an unexpected keyword argument {}", h.name, k.repr()?))),
+            }
+        }
+    }
+    Ok(out)
 }
 
 unsafe extern "C" fn tp_dealloc(o: *mut ffi::PyObject) {
