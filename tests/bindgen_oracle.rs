@@ -215,7 +215,8 @@ impl Bindgen {
                 self.records.insert(s.ident.to_string(), fields.collect());
             }
             Item::Union(u) => {
-                let fields = u.fields.named.iter().map(|f| (f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(), f.ty.clone()));
+                let fields =
+                    u.fields.named.iter().map(|f| (f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default(), f.ty.clone()));
                 self.records.insert(u.ident.to_string(), fields.collect());
             }
             Item::Mod(m) => {
@@ -689,7 +690,8 @@ fn bindgen_agrees_with_the_ir_and_the_raw_layer() {
         return;
     }
     let ann = Annotations::load_dir(&root.join("headers")).unwrap();
-    let api: Api = cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir.clone() }, &ann).unwrap();
+    let api: Api =
+        cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir.clone() }, &ann).unwrap();
     let args = cudagen_generator::clang_args(&dir).unwrap();
 
     let mut rep = Report::default();

@@ -6,19 +6,24 @@
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
 use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, BufferSize, Count, Counted, DecidedBy, Direction, Function, ParamKind, ReturnKind, Role, SizeFrom, Type};
+use cudagen_generator::ir::{
+    Api, BufferSize, Count, Counted, DecidedBy, Direction, Function, ParamKind, ReturnKind, Role, SizeFrom, Type,
+};
 use cudagen_generator::HeaderSet;
 use std::path::Path;
 
 fn role(r: &Role) -> String {
     match r {
         Role::InArray { len } | Role::OutArray { len } => {
-            format!("{}[{}]", if matches!(r, Role::InArray { .. }) { "in_array" } else { "out_array" }, len.as_deref().unwrap_or("?"))
+            format!(
+                "{}[{}]",
+                if matches!(r, Role::InArray { .. }) { "in_array" } else { "out_array" },
+                len.as_deref().unwrap_or("?")
+            )
         }
-        Role::OutBuffer { len, size_from, .. } => format!(
-            "out_buffer[{}]",
-            len.as_deref().or(size_from.as_deref()).unwrap_or("?")
-        ),
+        Role::OutBuffer { len, size_from, .. } => {
+            format!("out_buffer[{}]", len.as_deref().or(size_from.as_deref()).unwrap_or("?"))
+        }
         Role::Length { of } => format!("len({of})"),
         Role::SelectedValues { selectors, sizes } => match sizes {
             Some(s) => format!("selected_by({selectors}[])[{s}]"),
@@ -42,13 +47,19 @@ fn count(c: &Count) -> String {
 }
 
 fn nullable(n: bool) -> &'static str {
-    if n { "?" } else { "" }
+    if n {
+        "?"
+    } else {
+        ""
+    }
 }
 
 /// The kind of a parameter with its links, after `=`.
 fn kind(k: &ParamKind) -> String {
     match k {
-        ParamKind::Callback { callback } => format!("callback({})", serde_json::to_value(callback.kind).unwrap().as_str().unwrap()),
+        ParamKind::Callback { callback } => {
+            format!("callback({})", serde_json::to_value(callback.kind).unwrap().as_str().unwrap())
+        }
         ParamKind::UserData { carries } => format!("user_data({})", carries.as_deref().unwrap_or("-")),
         ParamKind::Address { size: Some(s) } => {
             let from = match &s.from {
@@ -106,7 +117,17 @@ fn line(f: &Function) -> String {
     let params: Vec<String> = f
         .params
         .iter()
-        .map(|p| format!("{}:{:?}/{}{}@{}={}", p.name, p.direction, role(&p.role), nullable(p.nullable), by(p.decided_by), kind(&p.kind)))
+        .map(|p| {
+            format!(
+                "{}:{:?}/{}{}@{}={}",
+                p.name,
+                p.direction,
+                role(&p.role),
+                nullable(p.nullable),
+                by(p.decided_by),
+                kind(&p.kind)
+            )
+        })
         .collect();
     let safety = if f.needs_unsafe { "unsafe " } else { "safe " };
     let ret = match f.ret_kind {
@@ -120,9 +141,7 @@ fn line(f: &Function) -> String {
 /// The IR of the real 12.9 headers, or `None` (skipped) outside CI when they are not fetched.
 fn api_12_9() -> Option<Api> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = std::env::var_os("CUDAGEN_HEADERS_DIR")
-        .map(Into::into)
-        .unwrap_or_else(|| root.join(".cache/headers/12.9"));
+    let dir = std::env::var_os("CUDAGEN_HEADERS_DIR").map(Into::into).unwrap_or_else(|| root.join(".cache/headers/12.9"));
     if !dir.join("cuda.h").exists() {
         if std::env::var_os("CI").is_some() {
             panic!("no 12.9 headers at {}: run `cargo xtask regen --cuda 12.9` first", dir.display());
@@ -178,7 +197,10 @@ fn a_const_pointee_is_never_an_output() {
     let Some(api) = api_12_9() else { return };
     let bad: Vec<String> = params(&api)
         .filter(|(_, p)| matches!(p.ty, Type::Pointer { is_const: true, .. }))
-        .filter(|(_, p)| p.direction != Direction::In || matches!(p.role, Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut))
+        .filter(|(_, p)| {
+            p.direction != Direction::In
+                || matches!(p.role, Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut)
+        })
         .map(|(f, p)| format!("{}.{}", f.name, p.name))
         .collect();
     assert!(bad.is_empty(), "const pointees classified as outputs: {bad:?}");
@@ -239,11 +261,8 @@ fn generated_unsafe_fns_are_the_irs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     for lib in &api.libraries {
         let text = std::fs::read_to_string(root.join(format!("generated/rust/src/{}/mod.rs", lib.kind.module()))).unwrap();
-        let generated: std::collections::BTreeSet<&str> = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("pub unsafe fn "))
-            .map(|l| l.split(['(', '<']).next().unwrap())
-            .collect();
+        let generated: std::collections::BTreeSet<&str> =
+            text.lines().filter_map(|l| l.strip_prefix("pub unsafe fn ")).map(|l| l.split(['(', '<']).next().unwrap()).collect();
         let ir: std::collections::BTreeSet<&str> =
             lib.functions.iter().filter(|f| f.needs_unsafe).map(|f| f.names.rust.as_str()).collect();
         assert_eq!(generated, ir, "{}: unsafe fns of generated/rust differ from the IR", lib.kind.module());
@@ -281,9 +300,10 @@ fn python_conversions_follow_the_kinds() {
         ParamKind::SelectedIn { .. } => PyConv::SelectedIn,
         ParamKind::SelectedOut { .. } => PyConv::SelectedOut,
         ParamKind::SelectedList { .. } => PyConv::SelectedList,
-        ParamKind::Value | ParamKind::Length { .. } | ParamKind::SelectedLen { .. } | ParamKind::Unfit { why: Unfit::NothingCounted } => {
-            by_value(lib, &p.ty)
-        }
+        ParamKind::Value
+        | ParamKind::Length { .. }
+        | ParamKind::SelectedLen { .. }
+        | ParamKind::Unfit { why: Unfit::NothingCounted } => by_value(lib, &p.ty),
         ParamKind::InRef { pointee, .. } => by_ref(lib, &pointee.ty, false),
         ParamKind::InOutRef { pointee, .. } => by_ref(lib, &pointee.ty, true),
         // An array the library owns, counted by another output: a list in Python.
@@ -296,8 +316,15 @@ fn python_conversions_follow_the_kinds() {
         ParamKind::InArray { .. } | ParamKind::CstrArray { .. } | ParamKind::OutArray { reads: true, .. } => PyConv::InArray,
         ParamKind::OutArray { .. } => PyConv::OutArray,
         // Sized by the caller (a size query, an in/out count): a buffer checked against the size the IR knows.
-        ParamKind::OutBuffer { size: BufferSize::Query { .. } | BufferSize::BadQuery { .. } | BufferSize::Count { count: Count::Passed { .. } }, .. } => {
-            if p.size.is_some() { PyConv::Buffer } else { PyConv::Ptr }
+        ParamKind::OutBuffer {
+            size: BufferSize::Query { .. } | BufferSize::BadQuery { .. } | BufferSize::Count { count: Count::Passed { .. } },
+            ..
+        } => {
+            if p.size.is_some() {
+                PyConv::Buffer
+            } else {
+                PyConv::Ptr
+            }
         }
         ParamKind::OutBuffer { .. } => PyConv::OutBuffer,
         ParamKind::Address { .. } if p.name == "kernelParams" => PyConv::KernelParams,

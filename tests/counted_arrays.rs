@@ -46,11 +46,15 @@ fn every_counted_array_derives_its_count() {
                     continue;
                 };
                 let sig = &body[..body.find('{').unwrap_or(body.len())];
-                let takes_count = sig.contains(&format!("{}:", count.names.rust)) || sig.contains(&format!("{}: ", count.names.rust));
+                let takes_count =
+                    sig.contains(&format!("{}:", count.names.rust)) || sig.contains(&format!("{}: ", count.names.rust));
                 let derives = body.contains("array_len(") && body.contains(&format!("{}.len()", p.names.rust))
                     || body.contains(&format!("{}.map_or(", p.names.rust)) && body.contains("array_len(");
                 if takes_count || !derives {
-                    problems.push(format!("{}: array `{}` counted by `{}` (takes count: {takes_count}, derives it: {derives})", f.name, p.name, l));
+                    problems.push(format!(
+                        "{}: array `{}` counted by `{}` (takes count: {takes_count}, derives it: {derives})",
+                        f.name, p.name, l
+                    ));
                 }
             }
         }

@@ -134,7 +134,19 @@ fn gpu_cudarc_objects_with_our_calls() {
             [(&raw mut a).cast(), (&raw mut px).cast(), (&raw mut py).cast(), (&raw mut po).cast(), (&raw mut n).cast()];
         let blocks = n.div_ceil(256) as u32;
         unsafe {
-            driver::launch_kernel(saxpy.handle(), blocks, 1, 1, 256, 1, 1, 0, stream.handle(), args.as_mut_ptr(), std::ptr::null_mut())
+            driver::launch_kernel(
+                saxpy.handle(),
+                blocks,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                stream.handle(),
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         }
         .unwrap();
     };

@@ -9,7 +9,8 @@ use cudagen_tests::root;
 use std::path::PathBuf;
 
 fn api(minor: &str) -> Option<Api> {
-    let cache: PathBuf = std::env::var_os("CUDAGEN_HEADERS_CACHE").map(Into::into).unwrap_or_else(|| root().join(".cache/headers"));
+    let cache: PathBuf =
+        std::env::var_os("CUDAGEN_HEADERS_CACHE").map(Into::into).unwrap_or_else(|| root().join(".cache/headers"));
     let dir = cache.join(minor);
     if !dir.join("cuda.h").exists() {
         if std::env::var_os("CI").is_some() {

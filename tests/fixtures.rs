@@ -75,7 +75,10 @@ fn interop_names_versions_and_stand_ins() {
     let lib = &api.libraries[0];
     let f = lib.function("cuStreamGetCaptureInfo").expect("plain API name");
     assert_eq!((f.symbol.as_str(), f.version), ("cuStreamGetCaptureInfo_v2", Some(11030)));
-    assert_eq!(f.variants.iter().map(|v| (v.symbol.as_str(), v.version)).collect::<Vec<_>>(), [("cuStreamGetCaptureInfo_v2_ptsz", Some(11030))]);
+    assert_eq!(
+        f.variants.iter().map(|v| (v.symbol.as_str(), v.version)).collect::<Vec<_>>(),
+        [("cuStreamGetCaptureInfo_v2_ptsz", Some(11030))]
+    );
     assert_eq!(f.variants[0].also_named, ["cuStreamGetCaptureInfo_v2"], "per-thread builds map the _v2 name too (C only)");
     assert!(lib.functions.iter().all(|f| !f.name.ends_with("_v2")), "no _vN API name");
     assert_eq!(lib.function("cuGraphicsGLRegisterBuffer").and_then(|f| f.version), Some(3000));
@@ -86,7 +89,10 @@ fn interop_names_versions_and_stand_ins() {
     assert!(matches!(lib.typedef("VdpGetProcAddress").unwrap().kind, TypedefKind::Callback { .. }));
     let gluint = lib.typedef("GLuint").expect("stand-in type");
     assert_eq!((gluint.location.file.as_str(), &gluint.target), ("gl.h", &Type::prim(cudagen_generator::ir::Prim::UInt)));
-    assert_eq!(lib.headers.iter().map(|h| h.file.as_str()).collect::<Vec<_>>(), ["interop.h", "interop_typedefs.h", "interop_gl.h", "interop_gl_typedefs.h"]);
+    assert_eq!(
+        lib.headers.iter().map(|h| h.file.as_str()).collect::<Vec<_>>(),
+        ["interop.h", "interop_typedefs.h", "interop_gl.h", "interop_gl_typedefs.h"]
+    );
     assert_eq!(lib.headers[2].includes, ["GL/gl.h", "vdpau/vdpau.h"]);
     assert!(lib.macros.iter().any(|m| m.name == "MAX_PLANES" && m.location.file == "interop_gl.h"));
 }

@@ -39,13 +39,8 @@ fn saxpy_on_the_gpu_matches_the_cpu() {
         driver::memcpy_htod_async(dy, hy.as_ptr().cast(), bytes, stream).unwrap();
     }
     let (mut pa, mut px, mut py, mut pout, mut pn): (f32, CUdeviceptr, CUdeviceptr, CUdeviceptr, usize) = (a, dx, dy, dout, n);
-    let mut args: [*mut c_void; 5] = [
-        (&raw mut pa).cast(),
-        (&raw mut px).cast(),
-        (&raw mut py).cast(),
-        (&raw mut pout).cast(),
-        (&raw mut pn).cast(),
-    ];
+    let mut args: [*mut c_void; 5] =
+        [(&raw mut pa).cast(), (&raw mut px).cast(), (&raw mut py).cast(), (&raw mut pout).cast(), (&raw mut pn).cast()];
     unsafe {
         driver::launch_kernel(kernel, NUM_BLOCKS, 1, 1, NUM_THREADS, 1, 1, 0, stream, args.as_mut_ptr(), std::ptr::null_mut())
             .unwrap();

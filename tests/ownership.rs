@@ -120,7 +120,8 @@ fn ownership_12_9() {
 }
 
 /// End verbs, checked here independently of the pass's own detection.
-const END_WORDS: [&str; 10] = ["Destroy", "Free", "Release", "Unload", "Unregister", "Close", "Unmap", "Unbind", "Detach", "Disconnect"];
+const END_WORDS: [&str; 10] =
+    ["Destroy", "Free", "Release", "Unload", "Unregister", "Close", "Unmap", "Unbind", "Detach", "Disconnect"];
 
 #[test]
 fn every_ender_is_paired_or_excused() {
@@ -155,7 +156,13 @@ fn pairings_are_consistent() {
                 let p = f.param(&c.handle_param).unwrap();
                 let gives = pointee_same(lib, &p.ty, &r.handle) || resolves_same(lib, &p.ty, &r.handle);
                 assert!(gives, "{}.{} does not give a {}", c.function, c.handle_param, handle(r));
-                assert_eq!(c.parent_param.is_some(), !r.parents.is_empty(), "{}: parent parameter vs borrowed kind {}", c.function, r.name);
+                assert_eq!(
+                    c.parent_param.is_some(),
+                    !r.parents.is_empty(),
+                    "{}: parent parameter vs borrowed kind {}",
+                    c.function,
+                    r.name
+                );
                 assert_eq!(c.kept_from.len(), r.kept.len(), "{}: kept values of {}", c.function, r.name);
                 roles.entry(f.name.as_str()).or_default().push(format!("creates {}", r.name));
                 assert_eq!(f.ownership, Some(FnOwnership::Creates { resource: r.name.clone() }), "{}", f.name);
@@ -173,7 +180,9 @@ fn pairings_are_consistent() {
 
 fn resolves_same(lib: &Library, a: &Type, b: &Type) -> bool {
     let key = |t: &Type| match lib.resolve(t) {
-        cudagen_generator::ir::Resolved::OpaqueHandle(t) | cudagen_generator::ir::Resolved::ScalarHandle(t, _) => Some(t.name.clone()),
+        cudagen_generator::ir::Resolved::OpaqueHandle(t) | cudagen_generator::ir::Resolved::ScalarHandle(t, _) => {
+            Some(t.name.clone())
+        }
         _ => Some(t.c_decl("")),
     };
     key(a) == key(b)

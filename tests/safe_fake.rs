@@ -134,10 +134,8 @@ fn wrong_count_and_size_are_refused_before_launching() {
 
 #[test]
 fn param_count_is_used_where_the_driver_has_it() {
-    if parent_runs(
-        "param_count_is_used_where_the_driver_has_it",
-        &[("FAKE_PARAM_COUNT", "1"), ("FAKE_DRIVER_VERSION", "13020")],
-    ) {
+    if parent_runs("param_count_is_used_where_the_driver_has_it", &[("FAKE_PARAM_COUNT", "1"), ("FAKE_DRIVER_VERSION", "13020")])
+    {
         return;
     }
     let s = stream();
@@ -176,7 +174,10 @@ fn old_driver_refuses_the_checked_launch_and_offers_the_unchecked_one() {
     let e = s.launch(&k, LaunchConfig::linear(1, 1), (&mut counter,)).unwrap_err();
     assert!(matches!(e, Error::NoParamInfo { .. }), "{e:?}");
     let text = refused(e);
-    assert!(text.starts_with("kernel `inc`: the driver cannot describe its parameters (cuFuncGetParamInfo (CUDA 12.4)"), "{text}");
+    assert!(
+        text.starts_with("kernel `inc`: the driver cannot describe its parameters (cuFuncGetParamInfo (CUDA 12.4)"),
+        "{text}"
+    );
     assert!(text.contains("`launch_unchecked` (unsafe)"), "{text}");
     assert_eq!(calls("cuLaunchKernel"), 0);
     assert_eq!(counter.to_vec().unwrap(), [0]);
@@ -338,7 +339,8 @@ fn structs_pass_by_value_and_a_counter_kernel_counts_only_real_launches() {
 
     let inc = kernel("inc:8");
     let mut counter = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
-    for bad in [s.launch(&inc, LaunchConfig::linear(1, 1), (&counter, 1u32)), s.launch(&inc, LaunchConfig::linear(1, 1), (1u32,))] {
+    for bad in [s.launch(&inc, LaunchConfig::linear(1, 1), (&counter, 1u32)), s.launch(&inc, LaunchConfig::linear(1, 1), (1u32,))]
+    {
         refused(bad.unwrap_err());
     }
     assert_eq!(counter.to_vec().unwrap(), [0], "refused launches never ran");

@@ -6,7 +6,9 @@
 //! context, stream, module, function, pool; typed memory; checked launches) with no `unsafe`; the
 //! only `unsafe` is the typed-layer baseline of the launch-cost comparison (`mod baseline`).
 
-use cudagen::driver::{self, CUdeviceptr, CUfunction_attribute, CUmemAllocationType, CUmemLocation, CUmemLocationType, CUmemPoolProps};
+use cudagen::driver::{
+    self, CUdeviceptr, CUfunction_attribute, CUmemAllocationType, CUmemLocation, CUmemLocationType, CUmemPoolProps,
+};
 use cudagen::safe::{
     kernel_params, Alloc, Context, DeviceBuffer, Error, Function, LaunchConfig, MemoryPool, Module, PinnedHostBuffer, Stream,
     StreamLaunch,
@@ -25,13 +27,8 @@ mod baseline {
     /// parameter array built as a C caller would.
     pub fn typed_launch5(f: &Function<'_>, s: &Stream, a: f32, x: u64, y: u64, out: u64, n: usize) {
         let (mut a, mut x, mut y, mut out, mut n) = (a, x, y, out, n);
-        let mut args: [*mut std::ffi::c_void; 5] = [
-            (&raw mut a).cast(),
-            (&raw mut x).cast(),
-            (&raw mut y).cast(),
-            (&raw mut out).cast(),
-            (&raw mut n).cast(),
-        ];
+        let mut args: [*mut std::ffi::c_void; 5] =
+            [(&raw mut a).cast(), (&raw mut x).cast(), (&raw mut y).cast(), (&raw mut out).cast(), (&raw mut n).cast()];
         // SAFETY: five parameters of these sizes, as empty5 declares.
         unsafe { driver::launch_kernel(f.as_raw(), 1, 1, 1, 1, 1, 1, 0, s.as_raw(), args.as_mut_ptr(), std::ptr::null_mut()) }
             .unwrap();
@@ -286,7 +283,11 @@ fn mismatched_launches_are_refused(k: &Kernels<'_>, s: &Stream) -> usize {
     expect(s.launch(&k.i32_, one, ()), &count("s_i32", "1 parameter", "0 arguments"), &mut n);
     expect(s.launch(&k.i32_, one, (1i32, 2i32)), &count("s_i32", "1 parameter", "2 arguments"), &mut n);
     expect(s.launch(&k.saxpy, one, (2.0f32, &x, &mut y)), &count("s_saxpy", "4 parameters", "3 arguments"), &mut n);
-    expect(s.launch(&k.saxpy, one, (2.0f32, &x, &mut y, 256usize, 0u32)), &count("s_saxpy", "4 parameters", "5 arguments"), &mut n);
+    expect(
+        s.launch(&k.saxpy, one, (2.0f32, &x, &mut y, 256usize, 0u32)),
+        &count("s_saxpy", "4 parameters", "5 arguments"),
+        &mut n,
+    );
     expect(s.launch(&k.mixed, one, (1i8, 2i16, 3i32, 4i64, 5.0f32)), &count("s_mixed", "6 parameters", "5 arguments"), &mut n);
     expect(s.launch(&k.struct_, one, (p, p)), &count("s_struct", "1 parameter", "2 arguments"), &mut n);
     let fifteen = (1i8, 2u8, 3i16, 4u16, 5i32, 6u32, 7i64, 8u64, 9.0f32, 10.0f64, true, 12i16, 13i32, 14i64, 15.0f64);
@@ -324,15 +325,37 @@ fn mismatched_launches_are_refused(k: &Kernels<'_>, s: &Stream) -> usize {
     let bounded_max = max(&k.bounded, CUfunction_attribute::MAX_THREADS_PER_BLOCK);
     assert_eq!(bounded_max, 128, "__launch_bounds__(128)");
     let cfg = LaunchConfig::linear(2, 256);
-    expect(s.launch(&k.bounded, cfg, (&x, 256i32)), &format!("kernel `s_bounded`: block 256x1x1 = 256 threads, the kernel allows at most 128; {nothing}"), &mut n);
+    expect(
+        s.launch(&k.bounded, cfg, (&x, 256i32)),
+        &format!("kernel `s_bounded`: block 256x1x1 = 256 threads, the kernel allows at most 128; {nothing}"),
+        &mut n,
+    );
     let saxpy_max = max(&k.saxpy, CUfunction_attribute::MAX_THREADS_PER_BLOCK);
     let cfg = LaunchConfig { grid: (1, 1, 1), block: (32, 32, 2), shared_mem_bytes: 0 };
-    expect(s.launch(&k.saxpy, cfg, (2.0f32, &x, &mut y, 256usize)), &format!("kernel `s_saxpy`: block 32x32x2 = 2048 threads, the kernel allows at most {saxpy_max}; {nothing}"), &mut n);
+    expect(
+        s.launch(&k.saxpy, cfg, (2.0f32, &x, &mut y, 256usize)),
+        &format!("kernel `s_saxpy`: block 32x32x2 = 2048 threads, the kernel allows at most {saxpy_max}; {nothing}"),
+        &mut n,
+    );
     let cfg = LaunchConfig { grid: (1, 1, 1), block: (2048, 1, 1), shared_mem_bytes: 0 };
-    expect(s.launch(&k.sum, cfg, (&x, 256i32)), &format!("kernel `s_sum`: block 2048x1x1 = 2048 threads, the kernel allows at most {}; {nothing}", max(&k.sum, CUfunction_attribute::MAX_THREADS_PER_BLOCK)), &mut n);
+    expect(
+        s.launch(&k.sum, cfg, (&x, 256i32)),
+        &format!(
+            "kernel `s_sum`: block 2048x1x1 = 2048 threads, the kernel allows at most {}; {nothing}",
+            max(&k.sum, CUfunction_attribute::MAX_THREADS_PER_BLOCK)
+        ),
+        &mut n,
+    );
     let smem_max = max(&k.reverse, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES);
     let cfg = LaunchConfig::linear(1, 256).with_shared_mem(smem_max as u32 + 4);
-    expect(s.launch(&k.reverse, cfg, (&mut y, 256i32)), &format!("kernel `s_reverse`: {} bytes of dynamic shared memory requested, the kernel allows at most {smem_max}; {nothing}", smem_max + 4), &mut n);
+    expect(
+        s.launch(&k.reverse, cfg, (&mut y, 256i32)),
+        &format!(
+            "kernel `s_reverse`: {} bytes of dynamic shared memory requested, the kernel allows at most {smem_max}; {nothing}",
+            smem_max + 4
+        ),
+        &mut n,
+    );
     let cfg = LaunchConfig::linear(1, 32).with_shared_mem(1 << 20);
     expect(s.launch(&k.reverse, cfg, (&mut y, 32i32)), &format!("kernel `s_reverse`: 1048576 bytes of dynamic shared memory requested, the kernel allows at most {smem_max}; {nothing}"), &mut n);
     let cfg = LaunchConfig { grid: (0, 1, 1), block: (32, 1, 1), shared_mem_bytes: 0 };
@@ -550,7 +573,13 @@ fn checked_launch_cost() {
     }
     let (mut c, mut t, mut d) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..31 {
-        let (a, b) = if i % 2 == 0 { let a = checked(&mut out); (a, typed()) } else { let b = typed(); (checked(&mut out), b) };
+        let (a, b) = if i % 2 == 0 {
+            let a = checked(&mut out);
+            (a, typed())
+        } else {
+            let b = typed();
+            (checked(&mut out), b)
+        };
         c.push(a);
         t.push(b);
         d.push(a - b);

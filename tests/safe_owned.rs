@@ -113,7 +113,11 @@ fn a_primary_context_keeps_its_device_and_binds_for_a_scope() {
     }
     assert_eq!(calls("cuCtxPopCurrent"), 1, "the guard pops on drop");
     drop(ctx);
-    assert_eq!((calls("cuDevicePrimaryCtxRelease"), calls("lastReleasedDevice")), (1, 3), "released with the device it was retained on");
+    assert_eq!(
+        (calls("cuDevicePrimaryCtxRelease"), calls("lastReleasedDevice")),
+        (1, 3),
+        "released with the device it was retained on"
+    );
 }
 
 #[test]

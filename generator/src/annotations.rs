@@ -191,7 +191,10 @@ impl LibraryAnnotations {
         for (table, map) in [("since", &a.since), ("until", &a.until)] {
             for (function, v) in map {
                 if parse_version(v).is_none() {
-                    return Err(Error::at(a.range_location(table, function), format!("[{table}] {function}: `{v}` is not a CUDA version like \"12.4\"")));
+                    return Err(Error::at(
+                        a.range_location(table, function),
+                        format!("[{table}] {function}: `{v}` is not a CUDA version like \"12.4\""),
+                    ));
                 }
             }
         }
@@ -215,7 +218,8 @@ impl LibraryAnnotations {
         for (table, map) in [("since", &self.since), ("until", &self.until)] {
             for (function, v) in map {
                 let Some(edge) = parse_version(v) else { continue };
-                let (absent, says) = if table == "since" { (have < edge, "arrived in") } else { (have >= edge, "was removed in") };
+                let (absent, says) =
+                    if table == "since" { (have < edge, "arrived in") } else { (have >= edge, "was removed in") };
                 if absent && declares(lib, function) {
                     errors.push(Error::at(
                         self.range_location(table, function),
@@ -321,13 +325,17 @@ mod tests {
 
     #[test]
     fn a_renamed_parameter_has_a_range_of_its_own() {
-        let a = LibraryAnnotations::parse("a.toml", "[since]\n\"s.remainder\" = \"13.1\"\n[until]\n\"s.remaining\" = \"13.1\"\n").unwrap();
+        let a = LibraryAnnotations::parse("a.toml", "[since]\n\"s.remainder\" = \"13.1\"\n[until]\n\"s.remaining\" = \"13.1\"\n")
+            .unwrap();
         assert!(a.may_be_absent("s.remainder", Some(12090)) && a.may_be_absent("s.remaining", Some(13010)));
         assert!(a.range_errors(Some(12090), &lib(&["s(remaining)"])).is_empty());
         assert!(a.range_errors(Some(13010), &lib(&["s(remainder)"])).is_empty());
         let e = a.range_errors(Some(13010), &lib(&["s(remaining)"]));
         assert_eq!(e.len(), 1, "{e:?}");
-        assert_eq!(e[0].to_string(), "a.toml:4: [until] says `s.remaining` was removed in CUDA 13.1, but the 13.1 header declares it");
+        assert_eq!(
+            e[0].to_string(),
+            "a.toml:4: [until] says `s.remaining` was removed in CUDA 13.1, but the 13.1 header declares it"
+        );
     }
 
     #[test]

@@ -106,12 +106,7 @@ impl Coverage {
             let _ = writeln!(s, "{}: {} functions in the headers", kind.module(), l.functions.len());
             for (name, sc) in &l.surfaces {
                 let covered = l.functions.intersection(&sc.emitted).count();
-                let _ = writeln!(
-                    s,
-                    "  {name:<7} {covered}/{} typed, {} skipped",
-                    l.functions.len(),
-                    sc.skipped.len()
-                );
+                let _ = writeln!(s, "  {name:<7} {covered}/{} typed, {} skipped", l.functions.len(), sc.skipped.len());
                 for missing in l.functions.difference(&sc.emitted) {
                     if !sc.skipped.contains_key(missing) {
                         let _ = writeln!(s, "    missing {missing}: not emitted");
@@ -138,7 +133,10 @@ mod tests {
     #[test]
     fn a_function_missing_from_the_output_is_not_counted_as_emitted() {
         let mut lib = Library::new(LibraryKind::Driver);
-        lib.functions = vec![build::function("cuA", vec![]), build::function("cuB", vec![build::param("x", crate::ir::Type::named("int"), Role::Value)])];
+        lib.functions = vec![
+            build::function("cuA", vec![]),
+            build::function("cuB", vec![build::param("x", crate::ir::Type::named("int"), Role::Value)]),
+        ];
         let api = Api { cuda_version: "12.9".into(), libraries: vec![lib] };
         let mut cov = Coverage::default();
         cov.add_library(&api.libraries[0]);

@@ -12,10 +12,17 @@ pub fn report(old: &Api, new: &Api) -> String {
     let mut s = format!("# CUDA {} -> {}\n", old.cuda_version, new.cuda_version);
     let kinds: BTreeSet<LibraryKind> = old.libraries.iter().chain(&new.libraries).map(|l| l.kind).collect();
     let mut sections = String::new();
-    s.push_str("\n| library | functions | added | removed | ABI changed | parameters changed |\n|---|---:|---:|---:|---:|---:|\n");
+    s.push_str(
+        "\n| library | functions | added | removed | ABI changed | parameters changed |\n|---|---:|---:|---:|---:|---:|\n",
+    );
     for kind in kinds {
         let (Some(a), Some(b)) = (old.library(kind), new.library(kind)) else {
-            let _ = writeln!(s, "| {} | only in CUDA {} | | | | |", kind.module(), if old.library(kind).is_some() { &old.cuda_version } else { &new.cuda_version });
+            let _ = writeln!(
+                s,
+                "| {} | only in CUDA {} | | | | |",
+                kind.module(),
+                if old.library(kind).is_some() { &old.cuda_version } else { &new.cuda_version }
+            );
             continue;
         };
         let d = LibraryDiff { old: a, new: b, old_v: &old.cuda_version, new_v: &new.cuda_version };
@@ -77,14 +84,17 @@ impl<'a> LibraryDiff<'a> {
     fn enums(&self) -> String {
         let old = by_name(&self.old.enums, |e| &e.name);
         let new = by_name(&self.new.enums, |e| &e.name);
-        let mut lines = added_removed(&old, &new, |e| format!("{} member{}", e.variants.len(), if e.variants.len() == 1 { "" } else { "s" }));
+        let mut lines =
+            added_removed(&old, &new, |e| format!("{} member{}", e.variants.len(), if e.variants.len() == 1 { "" } else { "s" }));
         for (name, a) in &old {
             let Some(b) = new.get(name) else { continue };
             let av: BTreeMap<&str, i64> = a.variants.iter().map(|v| (v.name.as_str(), v.value)).collect();
             let bv: BTreeMap<&str, i64> = b.variants.iter().map(|v| (v.name.as_str(), v.value)).collect();
             let mut parts = Vec::new();
-            let added: Vec<String> = bv.iter().filter(|(n, _)| !av.contains_key(*n)).map(|(n, v)| format!("`{n}` = {v}")).collect();
-            let removed: Vec<String> = av.iter().filter(|(n, _)| !bv.contains_key(*n)).map(|(n, v)| format!("`{n}` = {v}")).collect();
+            let added: Vec<String> =
+                bv.iter().filter(|(n, _)| !av.contains_key(*n)).map(|(n, v)| format!("`{n}` = {v}")).collect();
+            let removed: Vec<String> =
+                av.iter().filter(|(n, _)| !bv.contains_key(*n)).map(|(n, v)| format!("`{n}` = {v}")).collect();
             let renumbered: Vec<String> =
                 av.iter().filter_map(|(n, v)| bv.get(n).filter(|w| *w != v).map(|w| format!("`{n}` {v} -> {w}"))).collect();
             for (what, list) in [("added", added), ("removed", removed), ("renumbered", renumbered)] {
@@ -440,7 +450,17 @@ mod tests {
     }
 
     fn field(name: &str, ty: Type, offset_bits: u64, anonymous: bool) -> Field {
-        Field { name: name.into(), ty, offset_bits, bit_width: None, anonymous, doc: Doc::default(), names: Names::default(), count: None, kernel_params: false }
+        Field {
+            name: name.into(),
+            ty,
+            offset_bits,
+            bit_width: None,
+            anonymous,
+            doc: Doc::default(),
+            names: Names::default(),
+            count: None,
+            kernel_params: false,
+        }
     }
 
     fn record(name: &str, kind: RecordKind, fields: Vec<Field>, size: u64) -> Record {
@@ -475,7 +495,12 @@ mod tests {
         let new = api(
             "2.0",
             vec![
-                function("cuA", "cuA_v4", 12050, vec![param("pctx", int()), param("params", Type::named("P")), param("flags", int())]),
+                function(
+                    "cuA",
+                    "cuA_v4",
+                    12050,
+                    vec![param("pctx", int()), param("params", Type::named("P")), param("flags", int())],
+                ),
                 function("cuB", "cuB", 8000, vec![param("location", Type::named("CUmemLocation"))]),
                 function("cuC", "cuC", 13000, vec![]),
             ],
@@ -497,11 +522,29 @@ mod tests {
     #[test]
     fn a_field_moved_into_an_anonymous_union_keeps_its_name() {
         let int = || Type::prim(Prim::Int);
-        let old = api("1.0", vec![], vec![record("Loc", RecordKind::Struct, vec![field("type", int(), 0, false), field("id", int(), 32, false)], 8)], vec![]);
-        let mut anon = record("Loc_anon0", RecordKind::Union, vec![field("id", int(), 0, false), field("numa", int(), 0, false)], 4);
+        let old = api(
+            "1.0",
+            vec![],
+            vec![record("Loc", RecordKind::Struct, vec![field("type", int(), 0, false), field("id", int(), 32, false)], 8)],
+            vec![],
+        );
+        let mut anon =
+            record("Loc_anon0", RecordKind::Union, vec![field("id", int(), 0, false), field("numa", int(), 0, false)], 4);
         anon.anonymous = true;
-        let new_loc = record("Loc", RecordKind::Struct, vec![field("type", int(), 0, false), field("anon0", Type::named("Loc_anon0"), 32, true)], 8);
-        let macros = |v: i128| vec![MacroConst { name: "M".into(), value: MacroValue::Int { value: v, unsigned: true }, doc: Doc::default(), location: Location::default() }];
+        let new_loc = record(
+            "Loc",
+            RecordKind::Struct,
+            vec![field("type", int(), 0, false), field("anon0", Type::named("Loc_anon0"), 32, true)],
+            8,
+        );
+        let macros = |v: i128| {
+            vec![MacroConst {
+                name: "M".into(),
+                value: MacroValue::Int { value: v, unsigned: true },
+                doc: Doc::default(),
+                location: Location::default(),
+            }]
+        };
         let old = Api { libraries: vec![Library { macros: macros(1), ..old.libraries[0].clone() }], ..old };
         let new = api("2.0", vec![], vec![anon, new_loc], macros(2));
         let r = report(&old, &new);

@@ -150,7 +150,12 @@ pub const PROFILES: [LibraryProfile; 2] = [
         typedefs: Some("cudaTypedefs.h"),
         companions: &[
             Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"], guard: "CUDAGL_H" },
-            Companion { header: "cudaEGL.h", typedefs: "cudaEGLTypedefs.h", needs: &["EGL/egl.h", "EGL/eglext.h"], guard: "CUDAEGL_H" },
+            Companion {
+                header: "cudaEGL.h",
+                typedefs: "cudaEGLTypedefs.h",
+                needs: &["EGL/egl.h", "EGL/eglext.h"],
+                guard: "CUDAEGL_H",
+            },
             Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"], guard: "CUDAVDPAU_H" },
             Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[], guard: "cuda_profiler_H" },
         ],

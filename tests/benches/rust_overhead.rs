@@ -121,7 +121,9 @@ fn main() {
             },
             &mut || {
                 batch(&mut || {
-                    black_box(unsafe { driver::launch_kernel(kernel, 1, 1, 1, 32, 1, 1, 0, stream, params, std::ptr::null_mut()) }.ok());
+                    black_box(
+                        unsafe { driver::launch_kernel(kernel, 1, 1, 1, 32, 1, 1, 0, stream, params, std::ptr::null_mut()) }.ok(),
+                    );
                 })
             },
             &mut || {

@@ -88,7 +88,10 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
                     entry.minor,
                     entry.minor
                 ),
-                None => bail!("headers/versions.toml has no sha256 for {h} of CUDA {}: run `cargo xtask versions --update`", entry.minor),
+                None => bail!(
+                    "headers/versions.toml has no sha256 for {h} of CUDA {}: run `cargo xtask versions --update`",
+                    entry.minor
+                ),
                 _ => {}
             }
         }
@@ -124,9 +127,10 @@ fn wheel(dir: &Path, requirement: &str) -> Result<PathBuf> {
     let (name, version) = requirement.split_once("==").context("wheel requirement must be name==version")?;
     let prefix = format!("{}-{version}-", name.replace('-', "_"));
     let find = || -> Option<PathBuf> {
-        std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".whl"))
-        })
+        std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".whl")))
     };
     if let Some(p) = find() {
         return Ok(p);

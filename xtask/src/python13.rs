@@ -48,7 +48,12 @@ pub fn run() -> Result<()> {
          [workspace]\nresolver = \"2\"\nmembers = [\"gen/rust\", \"gen/python\"]\n",
     )?;
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).context("copying Cargo.lock")?;
-    println!("CUDA {CUDA} regenerated into {}: {} ({:.1}s)", dir.join("gen").display(), sweep::counts(&output.coverage), t.elapsed().as_secs_f64());
+    println!(
+        "CUDA {CUDA} regenerated into {}: {} ({:.1}s)",
+        dir.join("gen").display(),
+        sweep::counts(&output.coverage),
+        t.elapsed().as_secs_f64()
+    );
 
     let t = Instant::now();
     let py = venv(&root)?;

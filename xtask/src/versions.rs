@@ -154,7 +154,10 @@ mod tests {
     #[test]
     fn the_committed_table_lists_every_release_from_12_0_to_13_5_in_order() {
         let t = Table::load().unwrap();
-        let minors = ["12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4", "13.5"];
+        let minors = [
+            "12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4",
+            "13.5",
+        ];
         for m in minors {
             let e = t.resolve(m).unwrap();
             assert!(HEADERS.iter().all(|h| e.sha256.contains_key(*h)), "{m} lacks header hashes");

@@ -75,7 +75,9 @@ impl TranslationUnit {
         let c_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
         let c_file = CString::new(file.to_string_lossy().as_bytes())
             .map_err(|_| Error::new(format!("{}: path contains NUL", file.display())))?;
-        let c_text = text.map(|t| CString::new(t).map_err(|_| Error::new(format!("{}: text contains NUL", file.display())))).transpose()?;
+        let c_text = text
+            .map(|t| CString::new(t).map_err(|_| Error::new(format!("{}: text contains NUL", file.display()))))
+            .transpose()?;
         let mut unsaved: Vec<CXUnsavedFile> = c_text
             .iter()
             .map(|t| CXUnsavedFile { Filename: c_file.as_ptr(), Contents: t.as_ptr(), Length: t.as_bytes().len() as _ })

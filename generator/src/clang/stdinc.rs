@@ -10,7 +10,8 @@ use crate::diag::{Error, Result};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-const STDDEF: &str = "#pragma once\ntypedef unsigned long size_t;\ntypedef long ptrdiff_t;\ntypedef int wchar_t;\n#define NULL ((void*)0)\n";
+const STDDEF: &str =
+    "#pragma once\ntypedef unsigned long size_t;\ntypedef long ptrdiff_t;\ntypedef int wchar_t;\n#define NULL ((void*)0)\n";
 const STDINT: &str = "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long int64_t;\ntypedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned long uint64_t;\ntypedef long intptr_t;\ntypedef unsigned long uintptr_t;\n";
 const STDLIB: &str = "#pragma once\n#include <stddef.h>\n";
 

@@ -13,8 +13,14 @@ pub enum Resolved<'a> {
     /// Integer handle (`CUdevice_v1`, `CUdeviceptr_v2`).
     ScalarHandle(&'a Typedef, Prim),
     Callback(&'a Typedef),
-    Pointer { pointee: &'a Type, is_const: bool },
-    Array { elem: &'a Type, len: u64 },
+    Pointer {
+        pointee: &'a Type,
+        is_const: bool,
+    },
+    Array {
+        elem: &'a Type,
+        len: u64,
+    },
     FnPtr,
     /// A name the library does not define (reported by validation).
     Unknown,

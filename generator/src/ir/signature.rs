@@ -152,7 +152,10 @@ impl ParamKind {
     /// count not computed from the slice it sizes): the typed binding is `unsafe`.
     pub fn caller_promise(&self) -> bool {
         match self {
-            ParamKind::Callback { .. } | ParamKind::UserData { .. } | ParamKind::Address { .. } | ParamKind::SelectedList { .. } => true,
+            ParamKind::Callback { .. }
+            | ParamKind::UserData { .. }
+            | ParamKind::Address { .. }
+            | ParamKind::SelectedList { .. } => true,
             ParamKind::Unfit { why } => *why == Unfit::RoleType,
             ParamKind::InArray { count, .. } | ParamKind::CstrArray { count, .. } | ParamKind::OutArray { count, .. } => {
                 !matches!(count, Count::Computed { .. })

@@ -6,14 +6,27 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "t")]
 pub enum Type {
-    Prim { prim: Prim },
+    Prim {
+        prim: Prim,
+    },
     /// A typedef, enum or record of the same library, by public name.
-    Named { name: String },
+    Named {
+        name: String,
+    },
     /// `is_const` qualifies the pointee: `const char*` is `Pointer { Char, is_const: true }`.
-    Pointer { pointee: Box<Type>, is_const: bool },
-    Array { elem: Box<Type>, len: u64 },
+    Pointer {
+        pointee: Box<Type>,
+        is_const: bool,
+    },
+    Array {
+        elem: Box<Type>,
+        len: u64,
+    },
     /// An unnamed function pointer type (named ones are typedefs).
-    FnPtr { ret: Box<Type>, params: Vec<Type> },
+    FnPtr {
+        ret: Box<Type>,
+        params: Vec<Type>,
+    },
 }
 
 impl Type {
@@ -104,10 +117,32 @@ pub enum Prim {
 
 impl Prim {
     pub const ALL: [Prim; 26] = [
-        Prim::Void, Prim::Bool, Prim::Char, Prim::SChar, Prim::UChar, Prim::Short, Prim::UShort,
-        Prim::Int, Prim::UInt, Prim::Long, Prim::ULong, Prim::LongLong, Prim::ULongLong,
-        Prim::Float, Prim::Double, Prim::SizeT, Prim::I8, Prim::I16, Prim::I32, Prim::I64,
-        Prim::U8, Prim::U16, Prim::U32, Prim::U64, Prim::UIntPtr, Prim::IntPtr,
+        Prim::Void,
+        Prim::Bool,
+        Prim::Char,
+        Prim::SChar,
+        Prim::UChar,
+        Prim::Short,
+        Prim::UShort,
+        Prim::Int,
+        Prim::UInt,
+        Prim::Long,
+        Prim::ULong,
+        Prim::LongLong,
+        Prim::ULongLong,
+        Prim::Float,
+        Prim::Double,
+        Prim::SizeT,
+        Prim::I8,
+        Prim::I16,
+        Prim::I32,
+        Prim::I64,
+        Prim::U8,
+        Prim::U16,
+        Prim::U32,
+        Prim::U64,
+        Prim::UIntPtr,
+        Prim::IntPtr,
     ];
 
     /// C spelling.
@@ -192,8 +227,19 @@ impl Prim {
     pub fn is_signed(self) -> bool {
         matches!(
             self,
-            Prim::Char | Prim::SChar | Prim::Short | Prim::Int | Prim::Long | Prim::LongLong
-                | Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64 | Prim::IntPtr | Prim::Float | Prim::Double
+            Prim::Char
+                | Prim::SChar
+                | Prim::Short
+                | Prim::Int
+                | Prim::Long
+                | Prim::LongLong
+                | Prim::I8
+                | Prim::I16
+                | Prim::I32
+                | Prim::I64
+                | Prim::IntPtr
+                | Prim::Float
+                | Prim::Double
         )
     }
 

@@ -164,7 +164,11 @@ impl Eval<'_> {
             if t.kind == TokenKind::Ident {
                 for e in &self.library.enums {
                     if let Some(v) = e.variants.iter().find(|v| v.name == t.text) {
-                        return Some(MacroValue::EnumConst { enum_name: e.name.clone(), variant: v.name.clone(), value: v.value });
+                        return Some(MacroValue::EnumConst {
+                            enum_name: e.name.clone(),
+                            variant: v.name.clone(),
+                            value: v.value,
+                        });
                     }
                 }
             }
@@ -410,7 +414,12 @@ mod tests {
         let mut lib = Library::new(LibraryKind::Driver);
         for (name, file, line) in [("A", "cuda.h", 1), ("A", "cuda.h", 6), ("B", "other.h", 1), ("D", "cuda.h", 1)] {
             let location = Location { file: file.into(), line };
-            lib.macros.push(MacroConst { name: name.into(), value: MacroValue::Int { value: 1, unsigned: false }, doc: Doc::default(), location });
+            lib.macros.push(MacroConst {
+                name: name.into(),
+                value: MacroValue::Int { value: 1, unsigned: false },
+                doc: Doc::default(),
+                location,
+            });
         }
         drop_undefined(&mut lib, "cuda.h", text, &[(6, 8)]);
         let kept: Vec<(&str, u32)> = lib.macros.iter().map(|m| (m.name.as_str(), m.location.line)).collect();

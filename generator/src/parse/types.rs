@@ -53,10 +53,9 @@ pub fn convert(ty: &Ty<'_>, names: &PublicNames, at: &Location) -> Result<Type> 
             }
             Ok(Type::ptr(convert(&pointee, names, at)?, pointee.is_const()))
         }
-        TyKind::ConstantArray => Ok(Type::Array {
-            elem: Box::new(convert(&ty.element(), names, at)?),
-            len: ty.array_len().unwrap_or(0),
-        }),
+        TyKind::ConstantArray => {
+            Ok(Type::Array { elem: Box::new(convert(&ty.element(), names, at)?), len: ty.array_len().unwrap_or(0) })
+        }
         // `T x[]` as a parameter is a pointer.
         TyKind::IncompleteArray => {
             let elem = ty.element();

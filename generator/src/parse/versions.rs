@@ -197,10 +197,16 @@ mod tests {
             typedef CUresult (CUDAAPI *PFN_cuGLMapBufferObject_v2000)(void);\n";
         let mut library = Library::new(LibraryKind::Driver);
         legacy_from_text(text, &mut library);
-        let got: Vec<(&str, u32, bool)> = library.legacy_abis.iter().map(|l| (l.symbol.as_str(), l.version, l.per_thread)).collect();
+        let got: Vec<(&str, u32, bool)> =
+            library.legacy_abis.iter().map(|l| (l.symbol.as_str(), l.version, l.per_thread)).collect();
         assert_eq!(
             got,
-            [("cuGLInit", 2000, false), ("cuGLMapBufferObject", 2000, false), ("cuGLMapBufferObject_v2", 3020, false), ("cuGLMapBufferObject_v2_ptds", 7000, true)]
+            [
+                ("cuGLInit", 2000, false),
+                ("cuGLMapBufferObject", 2000, false),
+                ("cuGLMapBufferObject_v2", 3020, false),
+                ("cuGLMapBufferObject_v2_ptds", 7000, true)
+            ]
         );
     }
 

@@ -55,7 +55,8 @@ pub fn run(lib: &mut Library) -> Result<()> {
                 })
             })
             .collect();
-        let releases = RELEASES.iter().find(|(n, _, _)| *n == f.name).map(|&(_, callback, key)| Release { callback, key: key.into() });
+        let releases =
+            RELEASES.iter().find(|(n, _, _)| *n == f.name).map(|&(_, callback, key)| Release { callback, key: key.into() });
         uses.push((per_param, releases));
     }
     for (f, (per_param, releases)) in lib.functions.iter_mut().zip(uses) {
@@ -98,7 +99,9 @@ fn check_tables(lib: &Library) -> Result<()> {
     for (name, kind, key) in RELEASES {
         if let Some(f) = lib.function(name) {
             if f.param(key).is_none() {
-                return Err(Error::new(format!("passes::callbacks: {name} has no parameter '{key}' to release a {kind:?} callable by")));
+                return Err(Error::new(format!(
+                    "passes::callbacks: {name} has no parameter '{key}' to release a {kind:?} callable by"
+                )));
             }
         }
     }
@@ -138,7 +141,10 @@ mod tests {
         run(&mut lib).unwrap();
         let reg = &lib.functions[0];
         let u = reg.params[0].callback.as_ref().unwrap();
-        assert_eq!((u.kind, u.user_data.as_deref(), u.kept_by.as_deref()), (CallbackKind::Logs, Some("userData"), Some("callback_out")));
+        assert_eq!(
+            (u.kind, u.user_data.as_deref(), u.kept_by.as_deref()),
+            (CallbackKind::Logs, Some("userData"), Some("callback_out"))
+        );
         assert_eq!(reg.releases, None);
         let release = lib.functions[1].releases.as_ref().unwrap();
         assert_eq!((release.callback, release.key.as_str()), (CallbackKind::Logs, "callback"));
@@ -150,7 +156,10 @@ mod tests {
             "CUhostFn",
             vec![
                 function("cuNoData", vec![param("fn", Type::named("CUhostFn"), Role::Callback)]),
-                function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr(), Role::UserData)]),
+                function(
+                    "cuHost",
+                    vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr(), Role::UserData)],
+                ),
             ],
         );
         run(&mut lib).unwrap();

@@ -315,7 +315,10 @@ mod tests {
         assert_eq!(c.doc.brief, "Allocates device memory");
         assert!(c.doc.markdown.contains("**Returns:**"));
         assert!(!c.doc.markdown.contains("\\param"));
-        assert_eq!(inline("If 0, ::cuMemAlloc() returns ::CUDA_ERROR_INVALID_VALUE."), "If 0, `cuMemAlloc()` returns `CUDA_ERROR_INVALID_VALUE`.");
+        assert_eq!(
+            inline("If 0, ::cuMemAlloc() returns ::CUDA_ERROR_INVALID_VALUE."),
+            "If 0, `cuMemAlloc()` returns `CUDA_ERROR_INVALID_VALUE`."
+        );
         assert_eq!(inline("(see ::cuMemFree)."), "(see `cuMemFree`).");
     }
 

@@ -38,8 +38,11 @@ fn count(lib: &Library, r: &Record, f: &Field) -> Option<FieldCount> {
     if !is_element_pointer(lib, &f.ty) {
         return None;
     }
-    let candidates: Vec<&Field> =
-        r.fields.iter().filter(|c| c.name != f.name && matches!(lib.resolve(&c.ty), Resolved::Prim(p) if p.is_integer())).collect();
+    let candidates: Vec<&Field> = r
+        .fields
+        .iter()
+        .filter(|c| c.name != f.name && matches!(lib.resolve(&c.ty), Resolved::Prim(p) if p.is_integer()))
+        .collect();
     let one = |hits: Vec<&&Field>| if hits.len() == 1 { Some(hits[0].name.clone()) } else { None };
     let by_doc = one(candidates.iter().filter(|c| mentions(&c.doc.markdown, &f.name)).collect())
         .or_else(|| one(candidates.iter().filter(|c| mentions(&f.doc.markdown, &c.name)).collect()));
@@ -65,7 +68,17 @@ mod tests {
 
     fn field(name: &str, ty: Type, doc: &str) -> Field {
         let doc = Doc { brief: doc.into(), markdown: doc.into() };
-        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous: false, doc, names: Names::default(), count: None, kernel_params: false }
+        Field {
+            name: name.into(),
+            ty,
+            offset_bits: 0,
+            bit_width: None,
+            anonymous: false,
+            doc,
+            names: Names::default(),
+            count: None,
+            kernel_params: false,
+        }
     }
 
     fn record(name: &str, fields: Vec<Field>) -> Record {

@@ -6,15 +6,15 @@ use heck::ToSnakeCase;
 /// Rust keywords that need `r#` as identifiers (strict and reserved, 2024 edition). The one list
 /// every surface uses, through [`rust_ident`].
 const RUST_KEYWORDS: [&str; 48] = [
-    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let",
-    "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop",
+    "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
+    "unsized", "virtual", "yield", "try", "gen",
 ];
 const PYTHON_KEYWORDS: [&str; 35] = [
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
-    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else",
+    "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+    "return", "try", "while", "with", "yield",
 ];
 
 /// An identifier usable in Rust: keywords get `r#`; names `r#` cannot take (`self`, `crate`,
@@ -55,11 +55,29 @@ pub fn function_rust_name(kind: LibraryKind, name: &str) -> String {
     let bare = name.strip_prefix(kind.prefix()).unwrap_or(name);
     let mut s = bare.to_string();
     for (from, to) in [
-        ("HtoD", "_Htod_"), ("DtoH", "_Dtoh_"), ("DtoD", "_Dtod_"), ("HtoA", "_Htoa_"), ("AtoH", "_Atoh_"),
-        ("AtoD", "_Atod_"), ("DtoA", "_Dtoa_"), ("AtoA", "_Atoa_"), ("D2D8", "_d2d8_"), ("D2D16", "_d2d16_"),
-        ("D2D32", "_d2d32_"), ("2D", "2d_"), ("3D", "3d_"), ("D8", "_d8_"),
-        ("D16", "_d16_"), ("D32", "_d32_"), ("PTX", "Ptx"), ("CUBIN", "Cubin"), ("LTOIR", "Ltoir"),
-        ("NVVM", "Nvvm"), ("PCH", "Pch"), ("OptiXIR", "Optixir"), ("IPC", "Ipc"),
+        ("HtoD", "_Htod_"),
+        ("DtoH", "_Dtoh_"),
+        ("DtoD", "_Dtod_"),
+        ("HtoA", "_Htoa_"),
+        ("AtoH", "_Atoh_"),
+        ("AtoD", "_Atod_"),
+        ("DtoA", "_Dtoa_"),
+        ("AtoA", "_Atoa_"),
+        ("D2D8", "_d2d8_"),
+        ("D2D16", "_d2d16_"),
+        ("D2D32", "_d2d32_"),
+        ("2D", "2d_"),
+        ("3D", "3d_"),
+        ("D8", "_d8_"),
+        ("D16", "_d16_"),
+        ("D32", "_d32_"),
+        ("PTX", "Ptx"),
+        ("CUBIN", "Cubin"),
+        ("LTOIR", "Ltoir"),
+        ("NVVM", "Nvvm"),
+        ("PCH", "Pch"),
+        ("OptiXIR", "Optixir"),
+        ("IPC", "Ipc"),
     ] {
         s = s.replace(from, to);
     }
@@ -82,7 +100,11 @@ fn variant_names(e: &Enum) -> Vec<String> {
         .iter()
         .map(|parts| {
             let n = parts[common..].join("_");
-            if n.starts_with(|c: char| c.is_ascii_digit()) { format!("_{n}") } else { rust_ident(&n) }
+            if n.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("_{n}")
+            } else {
+                rust_ident(&n)
+            }
         })
         .collect()
 }
@@ -101,7 +123,11 @@ const CUDA_13: u32 = 13000;
 /// The major version of cuda.bindings whose behaviour the Python surface of headers of
 /// `cuda_version` follows (how records print): 13 from CUDA 13 on, else 12.
 pub fn python_bindings_major(cuda_version: Option<u32>) -> u32 {
-    if cuda_version.is_some_and(|v| v >= CUDA_13) { 13 } else { 12 }
+    if cuda_version.is_some_and(|v| v >= CUDA_13) {
+        13
+    } else {
+        12
+    }
 }
 
 /// Prefix of cudagen's own names in the Python record classes (the raw ctypes field behind a

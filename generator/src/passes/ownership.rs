@@ -30,8 +30,22 @@ const END_VERBS: [(&str, &[&str]); 10] = [
 
 /// First words of a brief that say the call ends something ("Destroys a stream").
 const END_BRIEFS: [&str; 16] = [
-    "destroy", "destroys", "free", "frees", "release", "releases", "unload", "unloads", "unregister", "unregisters",
-    "close", "closes", "unmap", "unmaps", "decrement", "decrements",
+    "destroy",
+    "destroys",
+    "free",
+    "frees",
+    "release",
+    "releases",
+    "unload",
+    "unloads",
+    "unregister",
+    "unregisters",
+    "close",
+    "closes",
+    "unmap",
+    "unmaps",
+    "decrement",
+    "decrements",
 ];
 
 /// Doc wording that names the call ending what a call returns: "must be freed with `cuMemFree`".
@@ -83,10 +97,20 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
         if r.creators.is_empty() {
             let at = r.ender.as_ref().map_or(Location::default(), |e| {
                 let f = &lib.functions[e.f];
-                if ann.ownership.contains_key(&f.name) { ann.range_location("ownership", &f.name) } else { f.location.clone() }
+                if ann.ownership.contains_key(&f.name) {
+                    ann.range_location("ownership", &f.name)
+                } else {
+                    f.location.clone()
+                }
             });
             let f = r.ender.as_ref().map_or("?", |e| lib.functions[e.f].name.as_str());
-            errors.push(Error::at(at, format!("`{f}` ends a `{}` but no call creates one: pair it in [ownership] (`creates`) or excuse it", r.handle_name)));
+            errors.push(Error::at(
+                at,
+                format!(
+                    "`{f}` ends a `{}` but no call creates one: pair it in [ownership] (`creates`) or excuse it",
+                    r.handle_name
+                ),
+            ));
         }
     }
     errors.finish()?;
@@ -105,7 +129,11 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
             set_ownership(lib, &e.function, FnOwnership::Ends { resource: r.name.clone() });
         }
     }
-    lib.excused = plan.excused.iter().map(|x| Excused { function: lib.functions[x.f].name.clone(), reason: x.reason.clone(), decided_by: x.by }).collect();
+    lib.excused = plan
+        .excused
+        .iter()
+        .map(|x| Excused { function: lib.functions[x.f].name.clone(), reason: x.reason.clone(), decided_by: x.by })
+        .collect();
     lib.excused.sort_by(|a, b| a.function.cmp(&b.function));
     lib.resources = resources;
     Ok(())
@@ -155,7 +183,10 @@ fn annotated<'a>(lib: &Library, ann: &'a LibraryAnnotations, cuda_version: Optio
         }
         for k in a.keep.keys() {
             if f.param(k).is_none() {
-                errors.push(Error::at(at.clone(), format!("[ownership] {name}: `keep` names parameter `{k}`, which it does not have")));
+                errors.push(Error::at(
+                    at.clone(),
+                    format!("[ownership] {name}: `keep` names parameter `{k}`, which it does not have"),
+                ));
             }
         }
         out.insert(i, Ann { a, at });
@@ -259,7 +290,11 @@ fn words(name: &str, prefix: &str) -> Vec<String> {
             let prev = i.checked_sub(1).map(|j| chars[j]);
             let next = chars.get(i + 1).copied();
             let upper = c.is_ascii_uppercase()
-                && prev.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit() || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase())));
+                && prev.is_some_and(|p| {
+                    p.is_ascii_lowercase()
+                        || p.is_ascii_digit()
+                        || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+                });
             let boundary = upper || (c.is_ascii_digit() && prev.is_some_and(|p| p.is_ascii_alphabetic()));
             if boundary && !word.is_empty() {
                 out.push(std::mem::take(&mut word));
@@ -293,12 +328,17 @@ fn looks_like_ender(f: &Function, prefix: &str) -> Option<DecidedBy> {
 /// host address), else the first pointer to a handle the callee reads (`nvrtcProgram *`).
 fn ender_handle(lib: &Library, f: &Function, key: Option<&str>) -> Option<(usize, bool)> {
     let by_value = f.params.iter().position(|p| {
-        p.direction == Direction::In && matches!(p.role, Role::Value | Role::HostPtr) && key_of(lib, &p.ty).is_some_and(|k| key.is_none_or(|want| k == want))
+        p.direction == Direction::In
+            && matches!(p.role, Role::Value | Role::HostPtr)
+            && key_of(lib, &p.ty).is_some_and(|k| key.is_none_or(|want| k == want))
     });
     by_value.map(|i| (i, false)).or_else(|| {
         f.params
             .iter()
-            .position(|p| matches!(p.role, Role::InOutRef | Role::InRef) && pointee_key(lib, &p.ty).is_some_and(|k| key.is_none_or(|want| k == want)))
+            .position(|p| {
+                matches!(p.role, Role::InOutRef | Role::InRef)
+                    && pointee_key(lib, &p.ty).is_some_and(|k| key.is_none_or(|want| k == want))
+            })
             .map(|i| (i, true))
     })
 }
@@ -345,7 +385,15 @@ fn plan_enders(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan, erro
                 let Some((key, handle)) = handle_type(lib, ends) else { continue };
                 let h = ender_handle(lib, f, Some(&key));
                 match ender_args(f, h) {
-                    Ok(args) => plan.kinds.push(kind(lib, key, handle, ends, Some(ann.a), Some(PlannedEnder { f: i, args, words: verb_split(&f.name, prefix), by: DecidedBy::Annotation }), DecidedBy::Annotation)),
+                    Ok(args) => plan.kinds.push(kind(
+                        lib,
+                        key,
+                        handle,
+                        ends,
+                        Some(ann.a),
+                        Some(PlannedEnder { f: i, args, words: verb_split(&f.name, prefix), by: DecidedBy::Annotation }),
+                        DecidedBy::Annotation,
+                    )),
                     Err(why) => errors.push(Error::at(ann.at.clone(), format!("[ownership] {}: {why}", f.name))),
                 }
             }
@@ -353,16 +401,28 @@ fn plan_enders(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan, erro
         }
         let Some(by) = looks_like_ender(f, prefix) else {
             if let Some(ann) = refine {
-                errors.push(Error::at(ann.at.clone(), format!("[ownership] {}: refines an ender, but the call does not look like one", f.name)));
+                errors.push(Error::at(
+                    ann.at.clone(),
+                    format!("[ownership] {}: refines an ender, but the call does not look like one", f.name),
+                ));
             }
             continue;
         };
         if let Some(d) = &f.deprecated {
             let why = if d.is_empty() { String::new() } else { format!(": {d}") };
-            plan.excused.push(Excuse { f: i, reason: format!("deprecated in the header{why}; the safe layer has no deprecated calls"), by: DecidedBy::Doc });
+            plan.excused.push(Excuse {
+                f: i,
+                reason: format!("deprecated in the header{why}; the safe layer has no deprecated calls"),
+                by: DecidedBy::Doc,
+            });
             continue;
         }
-        let unpaired = |why: String| Error::at(f.location.clone(), format!("`{}` looks like it ends an object's life ({why}): pair it or excuse it in [ownership]", f.name));
+        let unpaired = |why: String| {
+            Error::at(
+                f.location.clone(),
+                format!("`{}` looks like it ends an object's life ({why}): pair it or excuse it in [ownership]", f.name),
+            )
+        };
         let Some(h) = ender_handle(lib, f, None) else {
             errors.push(unpaired("no handle parameter".into()));
             continue;
@@ -377,7 +437,15 @@ fn plan_enders(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan, erro
         match ender_args(f, Some(h)) {
             Ok(args) => {
                 let spelled = spelled(&handle);
-                plan.kinds.push(kind(lib, key, handle, &spelled, refine.map(|r| r.a), Some(PlannedEnder { f: i, args, words: verb_split(&f.name, prefix), by }), by));
+                plan.kinds.push(kind(
+                    lib,
+                    key,
+                    handle,
+                    &spelled,
+                    refine.map(|r| r.a),
+                    Some(PlannedEnder { f: i, args, words: verb_split(&f.name, prefix), by }),
+                    by,
+                ));
             }
             Err(why) => errors.push(unpaired(why)),
         }
@@ -391,7 +459,15 @@ fn spelled(ty: &Type) -> String {
     }
 }
 
-fn kind(lib: &Library, key: String, handle: Type, spelled: &str, a: Option<&OwnershipAnnotation>, ender: Option<PlannedEnder>, by: DecidedBy) -> Kind {
+fn kind(
+    lib: &Library,
+    key: String,
+    handle: Type,
+    spelled: &str,
+    a: Option<&OwnershipAnnotation>,
+    ender: Option<PlannedEnder>,
+    by: DecidedBy,
+) -> Kind {
     let kept = ender.as_ref().map(|e| kept_of(&e.args)).unwrap_or_default();
     let parents = a.and_then(|a| a.parent.as_deref()).and_then(|p| handle_type(lib, p)).map(|(k, _)| vec![k]).unwrap_or_default();
     Kind {
@@ -412,14 +488,19 @@ fn kind(lib: &Library, key: String, handle: Type, spelled: &str, a: Option<&Owne
 /// How `f` would give a handle of `key`: its one out-value of that type, or, for a call that
 /// returns no handle at all, an input of that type it takes over (`cuMemHostRegister`'s `p`).
 fn handle_source(lib: &Library, f: &Function, key: &str, takes_input: bool) -> Option<String> {
-    let outs: Vec<&Param> = f.params.iter().filter(|p| matches!(p.role, Role::OutValue) && pointee_key(lib, &p.ty).is_some()).collect();
+    let outs: Vec<&Param> =
+        f.params.iter().filter(|p| matches!(p.role, Role::OutValue) && pointee_key(lib, &p.ty).is_some()).collect();
     let mine: Vec<&&Param> = outs.iter().filter(|p| pointee_key(lib, &p.ty).as_deref() == Some(key)).collect();
     match (outs.len(), mine.len()) {
         (_, 1) => Some(mine[0].name.clone()),
         (0, _) if takes_input => f
             .params
             .iter()
-            .find(|p| p.direction == Direction::In && matches!(p.role, Role::Value | Role::HostPtr) && key_of(lib, &p.ty).as_deref() == Some(key))
+            .find(|p| {
+                p.direction == Direction::In
+                    && matches!(p.role, Role::Value | Role::HostPtr)
+                    && key_of(lib, &p.ty).as_deref() == Some(key)
+            })
             .map(|p| p.name.clone()),
         _ => None,
     }
@@ -443,7 +524,11 @@ fn creator_of(lib: &Library, k: &Kind, f_index: usize, by: DecidedBy, takes_inpu
         Some(
             f.params
                 .iter()
-                .find(|p| p.direction == Direction::In && matches!(p.role, Role::Value) && key_of(lib, &p.ty).is_some_and(|key| k.parents.contains(&key)))?
+                .find(|p| {
+                    p.direction == Direction::In
+                        && matches!(p.role, Role::Value)
+                        && key_of(lib, &p.ty).is_some_and(|key| k.parents.contains(&key))
+                })?
                 .name
                 .clone(),
         )
@@ -455,7 +540,9 @@ fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mu
     for (&i, ann) in anns {
         let Some(creates) = &ann.a.creates else { continue };
         let Some((key, handle)) = handle_type(lib, creates) else { continue };
-        let same = |k: &Kind| k.key == key && ann.a.name.as_ref().is_none_or(|n| *n == k.name.clone().unwrap_or_else(|| stem(lib, &k.handle_name)));
+        let same = |k: &Kind| {
+            k.key == key && ann.a.name.as_ref().is_none_or(|n| *n == k.name.clone().unwrap_or_else(|| stem(lib, &k.handle_name)))
+        };
         let found: Vec<usize> = plan.kinds.iter().enumerate().filter(|(_, k)| same(k)).map(|(j, _)| j).collect();
         let j = match found.as_slice() {
             [j] => *j,
@@ -464,7 +551,10 @@ fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mu
                 plan.kinds.len() - 1
             }
             _ => {
-                errors.push(Error::at(ann.at.clone(), format!("[ownership] {}: several resources own `{creates}`: say which with `name`", lib.functions[i].name)));
+                errors.push(Error::at(
+                    ann.at.clone(),
+                    format!("[ownership] {}: several resources own `{creates}`: say which with `name`", lib.functions[i].name),
+                ));
                 continue;
             }
         };
@@ -477,7 +567,10 @@ fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mu
             Some(c) => plan.kinds[j].creators.push(c),
             None => errors.push(Error::at(
                 ann.at.clone(),
-                format!("[ownership] {}: gives no `{creates}` with the values its ender keeps and its parent", lib.functions[i].name),
+                format!(
+                    "[ownership] {}: gives no `{creates}` with the values its ender keeps and its parent",
+                    lib.functions[i].name
+                ),
             )),
         }
     }
@@ -486,7 +579,12 @@ fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mu
 /// Creators found by name, then by doc, for every kind with an ender.
 fn plan_found_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan) {
     let prefix = lib.kind.prefix();
-    let taken: BTreeSet<usize> = plan.kinds.iter().flat_map(|k| k.creators.iter().map(|c| c.f)).chain(plan.kinds.iter().filter_map(|k| k.ender.as_ref().map(|e| e.f))).collect();
+    let taken: BTreeSet<usize> = plan
+        .kinds
+        .iter()
+        .flat_map(|k| k.creators.iter().map(|c| c.f))
+        .chain(plan.kinds.iter().filter_map(|k| k.ender.as_ref().map(|e| e.f)))
+        .collect();
     for (i, f) in lib.functions.iter().enumerate() {
         if f.deprecated.is_some() || taken.contains(&i) || anns.contains_key(&i) || looks_like_ender(f, prefix).is_some() {
             continue;
@@ -562,7 +660,8 @@ fn names_call(text: &str, name: &str) -> bool {
     text.match_indices(name).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + name.len()..].chars().next();
-        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
     })
 }
 
@@ -574,12 +673,17 @@ fn plan_typed_children(lib: &Library, plan: &mut Plan) {
             continue;
         }
         for (i, f) in lib.functions.iter().enumerate() {
-            let taken = plan.kinds.iter().any(|k| k.creators.iter().any(|c| c.f == i) || k.ender.as_ref().is_some_and(|e| e.f == i));
+            let taken =
+                plan.kinds.iter().any(|k| k.creators.iter().any(|c| c.f == i) || k.ender.as_ref().is_some_and(|e| e.f == i));
             if taken || f.deprecated.is_some() {
                 continue;
             }
             let k = &plan.kinds[j];
-            let outs = f.params.iter().filter(|p| matches!(p.role, Role::OutValue) && pointee_key(lib, &p.ty).as_deref() == Some(k.key.as_str())).count();
+            let outs = f
+                .params
+                .iter()
+                .filter(|p| matches!(p.role, Role::OutValue) && pointee_key(lib, &p.ty).as_deref() == Some(k.key.as_str()))
+                .count();
             if outs != 1 {
                 continue;
             }
@@ -597,7 +701,8 @@ fn plan_typed_children(lib: &Library, plan: &mut Plan) {
 fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
     let mut errors = Errors::default();
     let names = kind_names(lib, plan, &mut errors);
-    let by_key = |key: &str| -> Vec<usize> { plan.kinds.iter().enumerate().filter(|(_, k)| k.key == key).map(|(j, _)| j).collect() };
+    let by_key =
+        |key: &str| -> Vec<usize> { plan.kinds.iter().enumerate().filter(|(_, k)| k.key == key).map(|(j, _)| j).collect() };
     let mut out = Vec::new();
     for (j, k) in plan.kinds.iter().enumerate() {
         let mut parents = Vec::new();
@@ -619,7 +724,11 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
             parents,
             kept: k.kept.clone(),
             creators: Vec::new(),
-            ender: k.ender.as_ref().map(|e| Ender { function: lib.functions[e.f].name.clone(), args: e.args.clone(), decided_by: e.by }),
+            ender: k.ender.as_ref().map(|e| Ender {
+                function: lib.functions[e.f].name.clone(),
+                args: e.args.clone(),
+                decided_by: e.by,
+            }),
             methods: Vec::new(),
             send,
             sync,
@@ -643,7 +752,9 @@ fn kind_names(lib: &Library, plan: &Plan, errors: &mut Errors) -> Vec<String> {
     for (k, n) in plan.kinds.iter().zip(&names) {
         if !seen.insert(n.clone()) || n.is_empty() {
             let f = k.ender.as_ref().map_or("?", |e| lib.functions[e.f].name.as_str());
-            errors.push(Error::new(format!("two resources would be named `{n}` (one ended by `{f}`): give one a `name` in [ownership]")));
+            errors.push(Error::new(format!(
+                "two resources would be named `{n}` (one ended by `{f}`): give one a `name` in [ownership]"
+            )));
         }
     }
     names
@@ -655,16 +766,16 @@ fn stem(lib: &Library, handle: &str) -> String {
         return String::new();
     }
     let prefix = lib.kind.prefix();
-    let bare = handle
-        .strip_prefix(&prefix.to_ascii_uppercase())
-        .or_else(|| handle.strip_prefix(prefix))
-        .unwrap_or(handle);
+    let bare = handle.strip_prefix(&prefix.to_ascii_uppercase()).or_else(|| handle.strip_prefix(prefix)).unwrap_or(handle);
     let mut c = bare.chars();
     c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 fn threading(lib: &Library, k: &Kind) -> (bool, bool, String) {
-    if let Some((_, why)) = NOT_SYNC.iter().find(|(h, _)| lib.typedef(h).is_some_and(|_| key_of(lib, &Type::named(*h)).as_deref() == Some(k.key.as_str()))) {
+    if let Some((_, why)) = NOT_SYNC
+        .iter()
+        .find(|(h, _)| lib.typedef(h).is_some_and(|_| key_of(lib, &Type::named(*h)).as_deref() == Some(k.key.as_str())))
+    {
         return (true, false, why.to_string());
     }
     if is_address(lib, &k.key) {
@@ -678,8 +789,10 @@ fn threading(lib: &Library, k: &Kind) -> (bool, bool, String) {
 /// of every kind with that handle (addresses excepted).
 fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
     let prefixes = handle_prefixes(lib, plan);
-    let kinds_of = |key: &str| -> Vec<usize> { plan.kinds.iter().enumerate().filter(|(_, k)| k.key == key).map(|(j, _)| j).collect() };
-    let busy: BTreeSet<usize> = plan.kinds.iter().flat_map(|k| k.creators.iter().map(|c| c.f).chain(k.ender.as_ref().map(|e| e.f))).collect();
+    let kinds_of =
+        |key: &str| -> Vec<usize> { plan.kinds.iter().enumerate().filter(|(_, k)| k.key == key).map(|(j, _)| j).collect() };
+    let busy: BTreeSet<usize> =
+        plan.kinds.iter().flat_map(|k| k.creators.iter().map(|c| c.f).chain(k.ender.as_ref().map(|e| e.f))).collect();
     // Names taken per kind (index), for uniqueness.
     let mut taken: Vec<BTreeSet<String>> = vec![RESERVED.iter().map(|s| s.to_string()).collect(); out.len()];
     let mut creators: Vec<Vec<Creator>> = vec![Vec::new(); out.len()];
@@ -727,7 +840,12 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
 
 /// Where a creator goes: a method of the parent it borrows from, else of the kinds whose handle
 /// is its first input (not its own handle); else (empty) a constructor of the created kind.
-fn creator_host(lib: &Library, f: &Function, c: &PlannedCreator, kinds_of: &dyn Fn(&str) -> Vec<usize>) -> (Vec<usize>, Option<String>) {
+fn creator_host(
+    lib: &Library,
+    f: &Function,
+    c: &PlannedCreator,
+    kinds_of: &dyn Fn(&str) -> Vec<usize>,
+) -> (Vec<usize>, Option<String>) {
     if let Some(p) = &c.parent_param {
         let key = f.param(p).and_then(|q| key_of(lib, &q.ty)).unwrap_or_default();
         return (kinds_of(&key), Some(p.clone()));
@@ -738,7 +856,11 @@ fn creator_host(lib: &Library, f: &Function, c: &PlannedCreator, kinds_of: &dyn 
     }
     // Addresses host no methods: a host pointer first (`cuEventCreateFromEGLSync(eglSync)`) is data.
     let hosts = key_of(lib, &first.ty).filter(|key| !is_address(lib, key)).map(|key| kinds_of(&key)).unwrap_or_default();
-    if hosts.is_empty() { (Vec::new(), None) } else { (hosts, Some(first.name.clone())) }
+    if hosts.is_empty() {
+        (Vec::new(), None)
+    } else {
+        (hosts, Some(first.name.clone()))
+    }
 }
 
 /// Per handle key, the word sequences a call name may start with that a method drops: the
@@ -748,7 +870,8 @@ fn handle_prefixes(lib: &Library, plan: &Plan) -> BTreeMap<String, Vec<Vec<Strin
     let mut out: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
     for k in &plan.kinds {
         let entry = out.entry(k.key.clone()).or_default();
-        let stem_words: Vec<String> = stem(lib, &k.handle_name).to_snake_case().split('_').filter(|w| !w.is_empty()).map(String::from).collect();
+        let stem_words: Vec<String> =
+            stem(lib, &k.handle_name).to_snake_case().split('_').filter(|w| !w.is_empty()).map(String::from).collect();
         if !stem_words.is_empty() && !entry.contains(&stem_words) {
             entry.push(stem_words);
         }
@@ -780,17 +903,18 @@ fn abbreviates(word: &str, full: &str) -> bool {
 /// name already taken.
 fn unique_name<'a>(typed: &str, prefixes: &[Vec<String>], taken: impl Iterator<Item = &'a BTreeSet<String>> + Clone) -> String {
     let w: Vec<&str> = typed.trim_start_matches("r#").split('_').collect();
-    let strip = prefixes
-        .iter()
-        .map(|p| p.iter().zip(&w).take_while(|(full, word)| abbreviates(word, full)).count())
-        .max()
-        .unwrap_or(0);
+    let strip =
+        prefixes.iter().map(|p| p.iter().zip(&w).take_while(|(full, word)| abbreviates(word, full)).count()).max().unwrap_or(0);
     let short = w[strip.min(w.len())..].join("_");
     let usable = !short.is_empty()
         && !short.starts_with(|c: char| c.is_ascii_digit())
         && crate::passes::naming::rust_ident(&short) == short
         && !taken.clone().any(|t| t.contains(&short));
-    if usable && strip > 0 { short } else { typed.to_string() }
+    if usable && strip > 0 {
+        short
+    } else {
+        typed.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -844,7 +968,10 @@ mod tests {
         assert_eq!(unique_name("graph_exec_update", &exec, std::iter::once(&none)), "update");
         assert_eq!(unique_name("graph_launch", &exec, std::iter::once(&none)), "launch");
         let graph = vec![vec!["graph".to_string()]];
-        assert_eq!(unique_name("graph_clone", &graph, std::iter::once(&RESERVED.iter().map(|s| s.to_string()).collect())), "graph_clone");
+        assert_eq!(
+            unique_name("graph_clone", &graph, std::iter::once(&RESERVED.iter().map(|s| s.to_string()).collect())),
+            "graph_clone"
+        );
         assert_eq!(unique_name("get_ptx", &[vec!["program".into()]], std::iter::once(&none)), "get_ptx");
         assert!(!abbreviates("get", "graph") && abbreviates("func", "function") && abbreviates("mem", "memory"));
     }

@@ -45,7 +45,10 @@ fn check_rules(lib: &Library, f: &Function, ann: &LibraryAnnotations) -> Result<
     let mut errors = Errors::default();
     for p in &f.params {
         if matches!(p.ty, Type::Pointer { is_const: true, .. }) && p.direction != Direction::In {
-            errors.push(Error::at(ann.location_of(&f.name), format!("`{}.{}` points to const but is classified {:?}", f.name, p.name, p.direction)));
+            errors.push(Error::at(
+                ann.location_of(&f.name),
+                format!("`{}.{}` points to const but is classified {:?}", f.name, p.name, p.direction),
+            ));
         }
         let selector = match &p.role {
             Role::SelectedValue { selector, .. } => Some((selector, false)),
@@ -63,7 +66,10 @@ fn check_rules(lib: &Library, f: &Function, ann: &LibraryAnnotations) -> Result<
             if table.is_none() {
                 errors.push(Error::at(
                     ann.location_of(&f.name),
-                    format!("`{}.{}`: selector `{selector}` is not an enum (array) parameter with a value_types table", f.name, p.name),
+                    format!(
+                        "`{}.{}`: selector `{selector}` is not an enum (array) parameter with a value_types table",
+                        f.name, p.name
+                    ),
                 ));
             }
         }
@@ -100,7 +106,10 @@ fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: O
             if ann.may_be_absent(fname, cuda_version) {
                 continue;
             }
-            errors.push(Error::at(ann.location_of(fname), format!("annotation names function `{fname}`, which the header does not declare")));
+            errors.push(Error::at(
+                ann.location_of(fname),
+                format!("annotation names function `{fname}`, which the header does not declare"),
+            ));
             continue;
         };
         for (pname, a) in params {
@@ -112,7 +121,10 @@ fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: O
             }
             for other in [&a.len, &a.selector, &a.sizes].into_iter().flatten() {
                 if f.param(other).is_none() {
-                    errors.push(Error::at(ann.location_of(fname), format!("`{fname}.{pname}`: len names unknown parameter `{other}`")));
+                    errors.push(Error::at(
+                        ann.location_of(fname),
+                        format!("`{fname}.{pname}`: len names unknown parameter `{other}`"),
+                    ));
                 }
             }
         }
@@ -122,7 +134,8 @@ fn validate_annotations(lib: &Library, ann: &LibraryAnnotations, cuda_version: O
 
 fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnotations) -> Result<()> {
     let at = ann.location_of(&f.name);
-    let p = f.params.iter_mut().find(|p| p.name == pname).ok_or_else(|| Error::at(at.clone(), format!("no parameter `{pname}`")))?;
+    let p =
+        f.params.iter_mut().find(|p| p.name == pname).ok_or_else(|| Error::at(at.clone(), format!("no parameter `{pname}`")))?;
     if let Some(d) = a.direction {
         p.direction = d;
     }
@@ -164,7 +177,9 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
             other => return Err(Error::at(at, format!("`{}.{pname}`: unknown role `{other}`", f.name))),
         };
         p.direction = a.direction.unwrap_or(match p.role {
-            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut | Role::SelectedValues { .. } => Direction::Out,
+            Role::OutValue | Role::OutArray { .. } | Role::OutBuffer { .. } | Role::CStrOut | Role::SelectedValues { .. } => {
+                Direction::Out
+            }
             Role::InOutRef => Direction::InOut,
             Role::Value | Role::InRef | Role::InArray { .. } | Role::CStrIn => Direction::In,
             _ => p.direction,
@@ -176,13 +191,17 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
         p.counted_by = a.len.clone();
     }
     let len = match &p.role {
-        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } | Role::SelectedValue { len, .. } => len.clone(),
+        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } | Role::SelectedValue { len, .. } => {
+            len.clone()
+        }
         _ => None,
     };
     if let Some(len) = len {
         let of = pname.to_string();
         let selected = matches!(p.role, Role::SelectedValue { .. });
-        if let Some(lp) = f.params.iter_mut().find(|q| q.name == len && (selected || matches!(q.ty, Type::Prim { .. } | Type::Named { .. }))) {
+        if let Some(lp) =
+            f.params.iter_mut().find(|q| q.name == len && (selected || matches!(q.ty, Type::Prim { .. } | Type::Named { .. })))
+        {
             // A selected value's `size_t *size` is in/out: the surfaces set it from the member type.
             if matches!(lp.ty, Type::Pointer { .. }) {
                 lp.direction = Direction::InOut;
@@ -207,8 +226,18 @@ fn doc_direction(doc: &str) -> Option<Direction> {
         return Some(Direction::In);
     }
     const OUT: [&str; 13] = [
-        "returned", "returns", "return ", "pointer to returned", "location to return", "location to store",
-        "pointer to store", "location where", "output", "on output", "place to return", "pointer to return",
+        "returned",
+        "returns",
+        "return ",
+        "pointer to returned",
+        "location to return",
+        "location to store",
+        "pointer to store",
+        "location where",
+        "output",
+        "on output",
+        "place to return",
+        "pointer to return",
         "on success",
     ];
     let first_sentence = lower.split(". ").next().unwrap_or("");
@@ -218,9 +247,9 @@ fn doc_direction(doc: &str) -> Option<Direction> {
 /// True when the function's name has `word` as a word after the prefix (`cuTexRefSetAddress`
 /// for `Set`; not `cuMemset`).
 fn verb(f: &Function, word: &str) -> bool {
-    f.name.match_indices(word).any(|(i, _)| {
-        i > 0 && f.name[i + word.len()..].chars().next().is_none_or(|c| c.is_ascii_uppercase() || c == '_')
-    })
+    f.name
+        .match_indices(word)
+        .any(|(i, _)| i > 0 && f.name[i + word.len()..].chars().next().is_none_or(|c| c.is_ascii_uppercase() || c == '_'))
 }
 
 fn is_nullable(doc: &str) -> bool {
@@ -293,12 +322,9 @@ fn classify(lib: &Library, f: &Function, p: &Param) -> (Direction, Role, bool, D
     };
     let role = match (kind, dir, *is_const) {
         (Pointee::Char, Direction::In, _) => Role::CStrIn,
-        (Pointee::Char, _, _) => Role::OutBuffer {
-            len: array_len.clone(),
-            string: true,
-            size_from: size_function(lib, f, p),
-            capacity: None,
-        },
+        (Pointee::Char, _, _) => {
+            Role::OutBuffer { len: array_len.clone(), string: true, size_from: size_function(lib, f, p), capacity: None }
+        }
         (Pointee::CharPtr, Direction::Out, _) => Role::CStrOut,
         (Pointee::CharPtr, _, _) => Role::InArray { len: array_len.clone() },
         (Pointee::Void, _, _) if has_callback && p.name.to_ascii_lowercase().contains("data") => Role::UserData,
@@ -356,7 +382,11 @@ fn length_param(lib: &Library, f: &Function, p: &Param) -> Option<String> {
             // Buffers: `name` + `len`, `buffer` + `size`/`bufferSize`.
             candidates.iter().find(|q| {
                 let n = lname(q);
-                n == "len" || n == "length" || n == format!("{stem}len") || n == format!("{stem}size") || n == format!("{stem}count")
+                n == "len"
+                    || n == "length"
+                    || n == format!("{stem}len")
+                    || n == format!("{stem}size")
+                    || n == format!("{stem}count")
             })
         })
         .map(|q| q.name.clone())

@@ -100,7 +100,9 @@ fn table(lib: &Library, f: &Function, selector: &str, array: bool) -> Result<Str
     let ty = f.param(selector).and_then(|s| if array { s.ty.pointee().map(|(t, _)| t) } else { Some(&s.ty) });
     match ty.map(|t| lib.resolve(t)) {
         Some(Resolved::Enum(e)) if lib.value_table(&e.name).is_some() => Ok(e.name.clone()),
-        _ => Err(Error::at(f.location.clone(), format!("passes::signature: `{}.{selector}` selects from no value table", f.name))),
+        _ => {
+            Err(Error::at(f.location.clone(), format!("passes::signature: `{}.{selector}` selects from no value table", f.name)))
+        }
     }
 }
 
@@ -116,7 +118,9 @@ fn count(f: &Function, len: &Option<String>) -> Count {
 fn in_array(f: &Function, p: &Param, t: Pointee, len: &Option<String>) -> ParamKind {
     let (nullable, count) = (p.nullable, count(f, len));
     match &t.ty {
-        Type::Pointer { pointee, is_const: true } if is_char(pointee) => ParamKind::CstrArray { nullable, is_const: t.is_const, count },
+        Type::Pointer { pointee, is_const: true } if is_char(pointee) => {
+            ParamKind::CstrArray { nullable, is_const: t.is_const, count }
+        }
         _ => ParamKind::InArray { elem: t, nullable, count },
     }
 }

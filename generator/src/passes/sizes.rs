@@ -31,9 +31,10 @@ fn link(f: &Function, p: &Param) -> Option<SizeLink> {
         }
         Role::HostPtr => {
             let own = format!("{}Size", p.name);
-            let count = f.params.iter().find(|q| {
-                !matches!(q.ty, Type::Pointer { .. }) && (BYTE_COUNTS.contains(&q.name.as_str()) || q.name == own)
-            })?;
+            let count = f
+                .params
+                .iter()
+                .find(|q| !matches!(q.ty, Type::Pointer { .. }) && (BYTE_COUNTS.contains(&q.name.as_str()) || q.name == own))?;
             Some(SizeLink { from: SizeFrom::Param(count.name.clone()), writes: writes(p) })
         }
         _ => None,

@@ -26,7 +26,8 @@ mod tests {
 
     fn driver(variants: &[(&str, i64)]) -> Library {
         let mut lib = Library::new(LibraryKind::Driver);
-        let v = |&(name, value): &(&str, i64)| EnumVariant { name: name.into(), value, doc: Doc::default(), names: Names::default() };
+        let v =
+            |&(name, value): &(&str, i64)| EnumVariant { name: name.into(), value, doc: Doc::default(), names: Names::default() };
         lib.enums.push(Enum {
             name: "CUresult".into(),
             tag: None,

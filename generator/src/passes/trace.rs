@@ -40,7 +40,8 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
         };
         match lib.functions.iter().find(|f| f.name == function) {
             None if ann.may_be_absent(function, cuda_version) => {}
-            None => errors.push(Error::at(at(), format!("[trace.params] names function `{function}`, which the header does not declare"))),
+            None => errors
+                .push(Error::at(at(), format!("[trace.params] names function `{function}`, which the header does not declare"))),
             Some(f) if f.param(param).is_none() => {
                 errors.push(Error::at(at(), format!("[trace.params] `{function}` has no parameter `{param}`")))
             }
@@ -49,7 +50,12 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
     }
     errors.finish()?;
     lib.trace.handles = t.handles.clone();
-    lib.trace.params = t.params.iter().filter(|(k, _)| k.split_once('.').is_some_and(|(f, _)| lib.function(f).is_some())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    lib.trace.params = t
+        .params
+        .iter()
+        .filter(|(k, _)| k.split_once('.').is_some_and(|(f, _)| lib.function(f).is_some()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     Ok(())
 }
 
@@ -68,7 +74,11 @@ mod tests {
     #[test]
     fn facts_come_from_the_tables_and_bad_keys_are_errors() {
         let mut l = lib();
-        let ann = LibraryAnnotations::parse("a.toml", "[trace.handles]\nH = \"function\"\n[trace.params]\n\"cuLaunchKernel.f\" = \"launched\"\n").unwrap();
+        let ann = LibraryAnnotations::parse(
+            "a.toml",
+            "[trace.handles]\nH = \"function\"\n[trace.params]\n\"cuLaunchKernel.f\" = \"launched\"\n",
+        )
+        .unwrap();
         run(&mut l, &ann, None).unwrap();
         assert_eq!(l.trace.handles["H"], "function");
         assert_eq!(l.trace.params["cuLaunchKernel.f"], "launched");

@@ -134,7 +134,11 @@ mod tests {
 
     #[test]
     fn names_that_name_nothing_are_errors() {
-        for text in ["[value_types.nope]\nA_CTX = \"int\"\n", "[value_types.attr]\nA_NONE = \"int\"\n", "[value_types.attr]\nA_CTX = \"CUnothing\"\n"] {
+        for text in [
+            "[value_types.nope]\nA_CTX = \"int\"\n",
+            "[value_types.attr]\nA_NONE = \"int\"\n",
+            "[value_types.attr]\nA_CTX = \"CUnothing\"\n",
+        ] {
             assert!(run(&mut lib(), &ann(text), None).is_err(), "{text}");
         }
         // Unless `[since]` says the member is newer than these headers.

@@ -21,8 +21,7 @@ impl Templates {
         let mut templates = Vec::new();
         for path in files {
             let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
             if rel.ends_with(".tera") {
                 templates.push((rel, text));
             } else {
@@ -36,16 +35,13 @@ impl Templates {
 
     /// Renders `name` (relative to `templates/`) with a serialisable context.
     pub fn render(&self, name: &str, context: &impl serde::Serialize) -> Result<String> {
-        let ctx = tera::Context::from_serialize(context)
-            .map_err(|e| Error::new(format!("{name}: {}", tera_chain(&e))))?;
+        let ctx = tera::Context::from_serialize(context).map_err(|e| Error::new(format!("{name}: {}", tera_chain(&e))))?;
         self.tera.render(name, &ctx).map_err(|e| Error::new(format!("{name}: {}", tera_chain(&e))))
     }
 
     /// Support files under `prefix` (e.g. `rust/support/`), path relative to `prefix`.
     pub fn support_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
-        self.support
-            .iter()
-            .filter_map(move |(k, v)| k.strip_prefix(prefix).map(|rel| (rel, v.as_str())))
+        self.support.iter().filter_map(move |(k, v)| k.strip_prefix(prefix).map(|rel| (rel, v.as_str())))
     }
 }
 
@@ -88,7 +84,8 @@ pub(crate) fn compared_strings(dir: &str, field: &str) -> Vec<(String, String)> 
         let text = std::fs::read_to_string(&path).expect("template text");
         let needle = format!(".{field} ");
         for (at, _) in text.match_indices(&needle) {
-            let var: String = text[..at].chars().rev().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.').collect();
+            let var: String =
+                text[..at].chars().rev().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.').collect();
             let rest = &text[at + needle.len()..];
             let Some(rest) = rest.strip_prefix("== \"").or_else(|| rest.strip_prefix("!= \"")) else { continue };
             let value = rest.split('"').next().unwrap_or_default();

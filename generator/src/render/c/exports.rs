@@ -77,7 +77,10 @@ pub(super) fn view(lib: &Library) -> ExportsView {
             .params
             .iter()
             .enumerate()
-            .map(|(i, p)| ParamView { name: if p.name.is_empty() { format!("arg{i}") } else { ident(&p.name) }, ty: spell(&p.ty, Prims::Path) })
+            .map(|(i, p)| ParamView {
+                name: if p.name.is_empty() { format!("arg{i}") } else { ident(&p.name) },
+                ty: spell(&p.ty, Prims::Path),
+            })
             .collect();
         let intercepted = matches!(f.export, Export::Resolver { .. });
         let variants = std::iter::once((f.symbol.as_str(), false))
@@ -129,7 +132,6 @@ fn proc_view(f: &Function, default_version: u32) -> ProcView {
         .map(|v| (format!("crate::driver::{}", v.symbol), v.version.unwrap_or(version)));
     ProcView { name: f.proc_name.clone(), version, path: format!("crate::driver::{}", f.symbol), per_thread }
 }
-
 
 /// A parameter name usable in Rust.
 pub(super) use crate::passes::naming::rust_ident as ident;

@@ -19,8 +19,7 @@
 use super::docs::comment;
 use crate::diag::{Error, Result};
 use crate::ir::{
-    Enum, Export, Field, Function, Library, MacroConst, MacroValue, Record, RecordKind, Type, Typedef,
-    TypedefKind, VariantKind,
+    Enum, Export, Field, Function, Library, MacroConst, MacroValue, Record, RecordKind, Type, Typedef, TypedefKind, VariantKind,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -142,7 +141,12 @@ pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>
         if !declares_anything(lib, &h.file) {
             continue;
         }
-        let stem: String = h.file.trim_end_matches(".h").chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' }).collect();
+        let stem: String = h
+            .file
+            .trim_end_matches(".h")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+            .collect();
         let guard = h.guard.clone().unwrap_or_else(|| format!("CUDAGEN_{stem}_H_GUARD"));
         let mut v = view(lib, cuda_version, &h.file, guard, format!("CUDAGEN_{stem}_H"))?;
         v.parent = main.clone();
@@ -236,7 +240,11 @@ impl Prototypes {
                 continue;
             }
             self.protos.push(ProtoView {
-                doc: if symbol == f.symbol { doc.clone() } else { vec![format!("Per-thread default stream variant of `{}`.", f.name)] },
+                doc: if symbol == f.symbol {
+                    doc.clone()
+                } else {
+                    vec![format!("Per-thread default stream variant of `{}`.", f.name)]
+                },
                 deprecated: f.deprecated.is_some(),
                 ret: f.ret.c_decl(""),
                 symbol: symbol.to_string(),
@@ -538,7 +546,17 @@ mod tests {
     }
 
     fn field(name: &str, ty: Type, anonymous: bool) -> Field {
-        Field { name: name.into(), ty, offset_bits: 0, bit_width: None, anonymous, doc: Doc::default(), names: Names::default(), count: None, kernel_params: false }
+        Field {
+            name: name.into(),
+            ty,
+            offset_bits: 0,
+            bit_width: None,
+            anonymous,
+            doc: Doc::default(),
+            names: Names::default(),
+            count: None,
+            kernel_params: false,
+        }
     }
 
     fn record(name: &str, kind: RecordKind, anonymous: bool, fields: Vec<Field>) -> Record {
@@ -578,7 +596,12 @@ mod tests {
                     field("p", Type::ptr(Type::named("Later"), false), false),
                 ],
             ),
-            record("Outer_anon0", RecordKind::Union, true, vec![field("a", Type::prim(Prim::Int), false), field("b", Type::named("CUdeviceptr"), false)]),
+            record(
+                "Outer_anon0",
+                RecordKind::Union,
+                true,
+                vec![field("a", Type::prim(Prim::Int), false), field("b", Type::named("CUdeviceptr"), false)],
+            ),
             record("Later", RecordKind::Struct, false, vec![field("x", Type::prim(Prim::Int), false)]),
             record("Inner_v1", RecordKind::Struct, false, vec![field("x", Type::prim(Prim::Int), false)]),
         ];

@@ -120,7 +120,13 @@ fn crate_files(api: &Api, templates: &Templates, out: &mut Output, c: Collected)
         legacy: c.legacy,
         symbol_count: c.symbols.len(),
     };
-    for (file, template) in [("Cargo.toml", "Cargo.toml"), ("src/lib.rs", "lib.rs"), ("include/cudagen.h", "cudagen.h"), ("cudagen.pc", "cudagen.pc"), ("README.md", "README.md")] {
+    for (file, template) in [
+        ("Cargo.toml", "Cargo.toml"),
+        ("src/lib.rs", "lib.rs"),
+        ("include/cudagen.h", "cudagen.h"),
+        ("cudagen.pc", "cudagen.pc"),
+        ("README.md", "README.md"),
+    ] {
         out.files.insert(format!("c/{file}"), templates.render(&format!("c/{template}.tera"), &view)?);
     }
     let libs: Vec<&Library> = api.libraries.iter().collect();

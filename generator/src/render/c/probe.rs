@@ -29,7 +29,14 @@ pub(super) struct ProbeRecord {
 
 /// `headers`: the rendered headers (NVIDIA has one of each name), in inclusion order.
 pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
-    let mut v = ProbeView { includes: headers.to_vec(), records: Vec::new(), ints: Vec::new(), floats: Vec::new(), strings: Vec::new(), protos: Vec::new() };
+    let mut v = ProbeView {
+        includes: headers.to_vec(),
+        records: Vec::new(),
+        ints: Vec::new(),
+        floats: Vec::new(),
+        strings: Vec::new(),
+        protos: Vec::new(),
+    };
     // NVIDIA's cudaVDPAU.h does not include the VDPAU header it needs: the probe includes every
     // graphics header first.
     let graphics: BTreeSet<&String> = libs.iter().flat_map(|l| &l.headers).flat_map(|h| &h.includes).collect();

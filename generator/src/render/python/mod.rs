@@ -75,7 +75,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
             }
         }
         let typedef_classes = types::typedef_classes(lib, &handles);
-        let records: Vec<types::RecordView> = lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect();
+        let records: Vec<types::RecordView> =
+            lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect();
         let docs = DocsModuleView { qualname: qualname.clone(), docs: types::docs_view(lib, &records, &typedef_classes) };
         let native_handles = types::native_handles(lib, &handles, &typedef_classes);
         let view = ModuleView {

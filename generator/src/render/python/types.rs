@@ -139,7 +139,9 @@ pub fn typedef_class(lib: &Library, t: &Typedef) -> Option<(bool, u32)> {
 /// Classes whose objects `cuda.bindings.utils.get_cuda_native_handle` is taught to take (their C
 /// value): every handle class and the `void *` aliases of interop objects (`EGLImageKHR`).
 pub fn native_handles(lib: &Library, handles: &[HandleView], typedef_classes: &[TypedefClassView]) -> Vec<String> {
-    let aliases = typedef_classes.iter().filter(|t| t.pointer && lib.typedef(&t.name).is_some_and(|d| matches!(d.kind, TypedefKind::Alias)));
+    let aliases = typedef_classes
+        .iter()
+        .filter(|t| t.pointer && lib.typedef(&t.name).is_some_and(|d| matches!(d.kind, TypedefKind::Alias)));
     handles.iter().map(|h| h.name.clone()).chain(aliases.map(|t| t.name.clone())).collect()
 }
 
@@ -168,7 +170,11 @@ fn py_literal(text: &str) -> String {
 
 /// `doc`, or `fallback` when the header has none.
 fn or_else(doc: &str, fallback: impl FnOnce() -> String) -> String {
-    if doc.trim().is_empty() { fallback() } else { doc.trim_end().to_string() }
+    if doc.trim().is_empty() {
+        fallback()
+    } else {
+        doc.trim_end().to_string()
+    }
 }
 
 pub fn docs_view(lib: &Library, records: &[RecordView], typedef_classes: &[TypedefClassView]) -> DocsView {
@@ -185,7 +191,9 @@ pub fn docs_view(lib: &Library, records: &[RecordView], typedef_classes: &[Typed
         .iter()
         .map(|v| {
             let r = lib.records.iter().find(|r| r.name == v.name);
-            let mut text = or_else(r.map_or("", |r| r.doc.markdown.as_str()), || format!("The C {} `{}`.", if v.union { "union" } else { "struct" }, v.name));
+            let mut text = or_else(r.map_or("", |r| r.doc.markdown.as_str()), || {
+                format!("The C {} `{}`.", if v.union { "union" } else { "struct" }, v.name)
+            });
             let fields: Vec<String> = record_field_docs(lib, r);
             if !fields.is_empty() {
                 text.push_str("\n\nAttributes\n----------\n");
@@ -284,8 +292,16 @@ fn decimal_address(lib: &Library, pointee: &Type) -> bool {
 /// `CUhostFn`) reads as that class (`t:NAME:CTYPE`); see [`decimal_address`] for `d:c_void_p`.
 fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
     if let Type::Named { name } = ty {
-        if let Some((pointer, bits)) = lib.typedef(name).filter(|_| handle_class(handles, name).is_none()).and_then(|t| typedef_class(lib, t)) {
-            let c = if pointer { "c_void_p" } else if bits == 32 { "c_uint" } else { "c_ulonglong" };
+        if let Some((pointer, bits)) =
+            lib.typedef(name).filter(|_| handle_class(handles, name).is_none()).and_then(|t| typedef_class(lib, t))
+        {
+            let c = if pointer {
+                "c_void_p"
+            } else if bits == 32 {
+                "c_uint"
+            } else {
+                "c_ulonglong"
+            };
             return (format!("t:{name}:{c}"), name.clone());
         }
     }
@@ -393,7 +409,8 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
 pub fn record_class_names(lib: &Library) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for r in lib.records.iter().filter(|r| r.complete && has_version_suffix(&r.name)) {
-        let plain = aliases(lib).into_iter().find(|(a, target)| *target == r.name && !has_version_suffix(a) && Some(a) != r.tag.as_ref());
+        let plain =
+            aliases(lib).into_iter().find(|(a, target)| *target == r.name && !has_version_suffix(a) && Some(a) != r.tag.as_ref());
         if let Some((a, _)) = plain {
             out.push((r.name.clone(), a));
         }
@@ -421,7 +438,10 @@ pub fn aliases(lib: &Library) -> Vec<(String, String)> {
     // C tags name the same class (`CUDA_MEMCPY2D_st`, `CUlaunchAttributeValue_union`)
     for r in lib.records.iter().filter(|r| r.complete) {
         if let Some(tag) = &r.tag {
-            let taken = *tag == r.name || lib.records.iter().any(|o| o.name == *tag) || lib.typedefs.iter().any(|t| t.name == *tag) || out.iter().any(|(a, _)| a == tag);
+            let taken = *tag == r.name
+                || lib.records.iter().any(|o| o.name == *tag)
+                || lib.typedefs.iter().any(|t| t.name == *tag)
+                || out.iter().any(|(a, _)| a == tag);
             if !taken {
                 out.push((tag.clone(), r.name.clone()));
             }

@@ -83,7 +83,9 @@ fn escape_inline(line: &str) -> String {
             }
             '<' if !in_code => {
                 let rest: String = chars[i..].iter().take(8).collect();
-                if let Some((tag, md)) = [("<b>", "**"), ("</b>", "**"), ("<i>", "*"), ("</i>", "*")].iter().find(|(t, _)| rest.starts_with(t)) {
+                if let Some((tag, md)) =
+                    [("<b>", "**"), ("</b>", "**"), ("<i>", "*"), ("</i>", "*")].iter().find(|(t, _)| rest.starts_with(t))
+                {
                     // Emphasis as Markdown: an unbalanced one stays text instead of an unclosed tag.
                     s.push_str(md);
                     i += tag.len();
@@ -120,7 +122,10 @@ fn starts(chars: &[char], prefix: &str) -> bool {
 }
 
 fn is_known_tag(s: &str) -> bool {
-    const TAGS: &[&str] = &["<br>", "<br/>", "<br />", "<em>", "</em>", "<tt>", "</tt>", "<p>", "</p>", "<sup>", "</sup>", "<sub>", "</sub>", "<code>", "</code>"];
+    const TAGS: &[&str] = &[
+        "<br>", "<br/>", "<br />", "<em>", "</em>", "<tt>", "</tt>", "<p>", "</p>", "<sup>", "</sup>", "<sub>", "</sub>",
+        "<code>", "</code>",
+    ];
     TAGS.iter().any(|t| s.starts_with(t))
 }
 

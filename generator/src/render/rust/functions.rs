@@ -54,7 +54,13 @@ pub(super) struct SysParam {
 }
 
 /// One view per exported symbol of `f` (ABI symbol first, then its per-thread variants).
-pub(super) fn symbols(ctx: &Ctx, f: &Function, first_index: usize, default_version: u32, typed_name: Option<&str>) -> Vec<SymbolView> {
+pub(super) fn symbols(
+    ctx: &Ctx,
+    f: &Function,
+    first_index: usize,
+    default_version: u32,
+    typed_name: Option<&str>,
+) -> Vec<SymbolView> {
     let is_status = f.ret_kind == ReturnKind::Status;
     let mut trace_enums = Vec::new();
     let params: Vec<SysParam> = f
@@ -212,7 +218,8 @@ pub(super) fn typed(ctx: &Ctx, f: &Function, _status: &str) -> (TypedFn, Vec<Str
     let mut notes = Vec::new();
     let params: Vec<TParam> = f.params.iter().map(|p| param(ctx, f, p, &mut notes)).collect();
     let (returns, ret) = returns(ctx, f);
-    let outputs: Vec<String> = ret.iter().chain(params.iter().filter_map(|p| p.output.as_ref())).map(|(expr, _)| expr.clone()).collect();
+    let outputs: Vec<String> =
+        ret.iter().chain(params.iter().filter_map(|p| p.output.as_ref())).map(|(expr, _)| expr.clone()).collect();
     let inner = match output_types(ctx, f, &params, returns).as_slice() {
         [] => "()".to_string(),
         [ty] => ty.clone(),
@@ -252,7 +259,9 @@ fn doc(f: &Function) -> Vec<String> {
         }
         doc.push("# Safety".into());
         doc.push(String::new());
-        doc.push("Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.".into());
+        doc.push(
+            "Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.".into(),
+        );
     }
     doc
 }
@@ -312,8 +321,11 @@ fn raw(ctx: &Ctx, p: &Param, tp: TParam) -> TParam {
 /// `&T` / `&mut T`, `Option<..>` when nullable.
 fn reference(ctx: &Ctx, tp: TParam, pointee: &Pointee, nullable: bool, mutable: bool) -> TParam {
     let (t, name) = (ctx.rust(&pointee.ty), &tp.name);
-    let (kind, amp, null, ptr, from) =
-        if mutable { (TKind::InOutRef, "&mut ", "null_mut", "*mut", "from_mut") } else { (TKind::InRef, "&", "null", "*const", "from_ref") };
+    let (kind, amp, null, ptr, from) = if mutable {
+        (TKind::InOutRef, "&mut ", "null_mut", "*mut", "from_mut")
+    } else {
+        (TKind::InRef, "&", "null", "*const", "from_ref")
+    };
     let (sig, arg) = if nullable {
         (format!("Option<{amp}{t}>"), format!("{name}.map_or(core::ptr::{null}(), |r| r as {ptr} {t})"))
     } else {
@@ -324,7 +336,8 @@ fn reference(ctx: &Ctx, tp: TParam, pointee: &Pointee, nullable: bool, mutable: 
 
 fn out_value(ctx: &Ctx, tp: TParam, pointee: &Pointee) -> TParam {
     let local = &tp.local;
-    let (arg, output) = (fit(format!("{local}.as_mut_ptr()"), false, pointee.is_const), format!("unsafe {{ {local}.assume_init() }}"));
+    let (arg, output) =
+        (fit(format!("{local}.as_mut_ptr()"), false, pointee.is_const), format!("unsafe {{ {local}.assume_init() }}"));
     let ty = ctx.rust(&pointee.ty);
     TParam { kind: TKind::OutValue, arg, output: Some((output, ty.clone())), ty, ..tp }
 }
@@ -370,7 +383,15 @@ fn cstr_slice(tp: TParam, nullable: bool, is_const: bool) -> TParam {
 }
 
 /// A `Vec<u8>` (or `String`) the fn allocates: as the size query says, else `alloc` bytes.
-fn out_buffer(ctx: &Ctx, f: &Function, p: &Param, tp: TParam, (string, alloc): (bool, u32), size: &BufferSize, notes: &mut Vec<String>) -> TParam {
+fn out_buffer(
+    ctx: &Ctx,
+    f: &Function,
+    p: &Param,
+    tp: TParam,
+    (string, alloc): (bool, u32),
+    size: &BufferSize,
+    notes: &mut Vec<String>,
+) -> TParam {
     let size_call = match size {
         BufferSize::Query { query } => Some(SizeCall {
             symbol: query.symbol.clone(),
@@ -509,7 +530,8 @@ mod tests {
 
     #[test]
     fn an_unsafe_fn_documents_its_safety_and_an_unfit_role_is_noted() {
-        let lib = library("cuRaw", vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)]);
+        let lib =
+            library("cuRaw", vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)]);
         let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
         assert!(t.is_unsafe && notes.is_empty(), "{notes:?}");
         assert!(t.doc.iter().any(|l| l == "# Safety"));

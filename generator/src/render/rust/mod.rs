@@ -51,7 +51,12 @@ impl LibrariesView {
     fn new(major: Option<u32>) -> Self {
         let profiles = crate::profile::PROFILES
             .iter()
-            .map(|p| ProfileView { variant: p.variant, header: p.header, loader: &p.loader, sonames: p.loader.sonames_for(major) })
+            .map(|p| ProfileView {
+                variant: p.variant,
+                header: p.header,
+                loader: &p.loader,
+                sonames: p.loader.sonames_for(major),
+            })
             .collect();
         LibrariesView { profiles }
     }
@@ -107,22 +112,30 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         }
         out.files.insert(format!("{dir}/types/mod.rs"), templates.render("rust/types.rs.tera", &view)?);
         for file in &view.type_files {
-            out.files
-                .insert(format!("{dir}/types/{file}.rs"), templates.render(&format!("rust/types_{file}.rs.tera"), &view)?);
+            out.files.insert(format!("{dir}/types/{file}.rs"), templates.render(&format!("rust/types_{file}.rs.tera"), &view)?);
         }
         summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
     }
-    let crate_view =
-        CrateView { cuda_version: api.cuda_version.clone(), modules: summaries, cudarc_feature, cudarc_version: crate::profile::CUDARC.version };
+    let crate_view = CrateView {
+        cuda_version: api.cuda_version.clone(),
+        modules: summaries,
+        cudarc_feature,
+        cudarc_version: crate::profile::CUDARC.version,
+    };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
     let support = safe::support_stems(templates.support_under("rust/support/safe/"));
-    out.files.insert("rust/src/safe/mod.rs".into(), templates.render("rust/safe.rs.tera", &safe::RootView { modules: safe_modules, support })?);
-    out.files.insert("rust/src/libraries.rs".into(), templates.render("rust/libraries.rs.tera", &LibrariesView::new(api.cuda_major()))?);
+    out.files.insert(
+        "rust/src/safe/mod.rs".into(),
+        templates.render("rust/safe.rs.tera", &safe::RootView { modules: safe_modules, support })?,
+    );
+    out.files.insert(
+        "rust/src/libraries.rs".into(),
+        templates.render("rust/libraries.rs.tera", &LibrariesView::new(api.cuda_major()))?,
+    );
     let cudarc = crate_view.cudarc_feature.is_some();
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }
-
 
 fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {
     let ctx = Ctx::new(lib);
@@ -130,10 +143,15 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
     let codes = lib.status_enum.as_ref().and(lib.status_codes);
     let (enums, records, typedefs, consts) = type_views(&ctx, out);
     let (symbols, functions) = function_views(&ctx, default_version, codes.is_some(), out);
-    let type_files = [("enums", enums.is_empty()), ("records", records.is_empty()), ("typedefs", typedefs.is_empty()), ("consts", consts.is_empty())]
-        .into_iter()
-        .filter_map(|(file, empty)| (!empty).then_some(file))
-        .collect();
+    let type_files = [
+        ("enums", enums.is_empty()),
+        ("records", records.is_empty()),
+        ("typedefs", typedefs.is_empty()),
+        ("consts", consts.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(file, empty)| (!empty).then_some(file))
+    .collect();
     ModuleView {
         module: lib.kind.module().to_string(),
         kind: lib.kind.profile().variant.to_string(),
@@ -180,7 +198,12 @@ fn type_views(ctx: &Ctx, out: &mut Output) -> TypeViews {
 
 /// The `sys` symbols of every function and, where the library has a status enum (`typed`), the
 /// typed fns; coverage says which are typed fully, partly or not at all.
-fn function_views(ctx: &Ctx, default_version: u32, typed: bool, out: &mut Output) -> (Vec<functions::SymbolView>, Vec<functions::TypedFn>) {
+fn function_views(
+    ctx: &Ctx,
+    default_version: u32,
+    typed: bool,
+    out: &mut Output,
+) -> (Vec<functions::SymbolView>, Vec<functions::TypedFn>) {
     let kind = ctx.lib.kind;
     let (mut symbols, mut functions, mut names) = (Vec::new(), Vec::new(), BTreeSet::new());
     for f in &ctx.lib.functions {
@@ -188,9 +211,12 @@ fn function_views(ctx: &Ctx, default_version: u32, typed: bool, out: &mut Output
         symbols.extend(functions::symbols(ctx, f, symbols.len(), default_version, view.as_ref().map(|(t, _)| t.name.as_str())));
         match view {
             None => out.coverage.skipped(kind, SURFACE, &f.name, "library has no status enum: sys binding only"),
-            Some((t, _)) if !names.insert(t.name.clone()) => {
-                out.coverage.skipped(kind, SURFACE, &f.name, format!("typed name `{}` is taken by another function: sys binding only", t.name))
-            }
+            Some((t, _)) if !names.insert(t.name.clone()) => out.coverage.skipped(
+                kind,
+                SURFACE,
+                &f.name,
+                format!("typed name `{}` is taken by another function: sys binding only", t.name),
+            ),
             Some((t, notes)) => {
                 if notes.is_empty() {
                     out.coverage.emitted(kind, SURFACE, &f.name);

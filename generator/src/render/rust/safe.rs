@@ -164,7 +164,11 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
             }
             if let Some((t, f)) = typed(&c.function) {
                 let v = creator(f, &t, c, other, lib, ctx);
-                if c.on.is_empty() { constructors.push(v) } else { methods.push(v) }
+                if c.on.is_empty() {
+                    constructors.push(v)
+                } else {
+                    methods.push(v)
+                }
             }
         }
     }
@@ -202,14 +206,21 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
         bind: r.binds.as_ref().and_then(|b| {
             let push = lib.function(&b.push)?;
             let pop = lib.function(&b.pop)?;
-            Some(BindView { push: format!("lib::{}", push.names.rust), pop: format!("lib::{}", pop.names.rust), push_c: b.push.clone(), pop_c: b.pop.clone() })
+            Some(BindView {
+                push: format!("lib::{}", push.names.rust),
+                pop: format!("lib::{}", pop.names.rust),
+                push_c: b.push.clone(),
+                pop_c: b.pop.clone(),
+            })
         }),
         constructors,
         methods,
         as_stream: r.traits.iter().any(|t| t == "as_stream"),
         launch: r.traits.iter().find_map(|t| match t.as_str() {
             "launchable_function" => Some(LaunchView { function: "self.raw".into(), kernel: "None".into() }),
-            "launchable_kernel" => Some(LaunchView { function: format!("CUfunction(self.raw.0)"), kernel: "Some(self.raw)".into() }),
+            "launchable_kernel" => {
+                Some(LaunchView { function: format!("CUfunction(self.raw.0)"), kernel: "Some(self.raw)".into() })
+            }
             _ => None,
         }),
     }
@@ -249,7 +260,11 @@ fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Librar
     let (sig, args) = split_sig(t, |n| (Some(n) == self_name.as_deref()).then(|| "self.raw".to_string()));
     let arg_of = |c_name: &str| {
         let n = rust_of(c_name);
-        if Some(&n) == self_name.as_ref() { "self.raw".to_string() } else { n }
+        if Some(&n) == self_name.as_ref() {
+            "self.raw".to_string()
+        } else {
+            n
+        }
     };
     let handle_rust = rust_of(&c.handle_param);
     let kept: Vec<String> = c.kept_from.iter().map(|k| arg_of(k)).collect();
@@ -343,7 +358,9 @@ fn end_view(f: &Function, t: &TypedFn, args: &[EndArg]) -> EndView {
 
 /// The owned type's doc: what creates it, what ends it, what it borrows.
 fn doc_lines(lib: &Library, r: &Resource) -> Vec<String> {
-    let link = |name: &str| lib.function(name).map(|f| format!("[`{name}`](lib::{})", f.names.rust)).unwrap_or_else(|| format!("`{name}`"));
+    let link = |name: &str| {
+        lib.function(name).map(|f| format!("[`{name}`](lib::{})", f.names.rust)).unwrap_or_else(|| format!("`{name}`"))
+    };
     let handle = ctx_spelling(r);
     let mut out = vec![match &r.ender {
         Some(e) if r.owned => format!("An owned `{handle}`: dropping it calls {} (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).", link(&e.function)),
@@ -356,7 +373,10 @@ fn doc_lines(lib: &Library, r: &Resource) -> Vec<String> {
         out.push(format!("Made by {}.", creators.join(", ")));
     }
     if !r.parents.is_empty() {
-        out.push(format!("Borrows its {} (it must not outlive it).", r.parents.iter().map(|p| format!("[`{p}`]")).collect::<Vec<_>>().join(" or ")));
+        out.push(format!(
+            "Borrows its {} (it must not outlive it).",
+            r.parents.iter().map(|p| format!("[`{p}`]")).collect::<Vec<_>>().join(" or ")
+        ));
     }
     out
 }
@@ -370,7 +390,11 @@ fn ctx_spelling(r: &Resource) -> String {
 
 /// Stems of the support files beside `safe/mod.rs`, sorted.
 pub(super) fn support_stems<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
-    let mut stems: Vec<String> = files.filter_map(|(rel, _)| rel.strip_suffix(".rs")).filter(|s| !s.contains('/') && *s != "mod").map(String::from).collect();
+    let mut stems: Vec<String> = files
+        .filter_map(|(rel, _)| rel.strip_suffix(".rs"))
+        .filter(|s| !s.contains('/') && *s != "mod")
+        .map(String::from)
+        .collect();
     stems.sort();
     stems
 }

@@ -31,8 +31,7 @@ pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
         TypedefKind::OpaqueHandle { .. } => (TypedefShape::OpaqueHandle, String::new()),
         TypedefKind::ScalarHandle { prim: p } => (TypedefShape::ScalarHandle, prim(*p).to_string()),
         TypedefKind::Callback { ret, params } => {
-            let ps: Vec<String> =
-                params.iter().map(|p| format!("{}: {}", ident(&p.name), ctx.rust(&p.ty))).collect();
+            let ps: Vec<String> = params.iter().map(|p| format!("{}: {}", ident(&p.name), ctx.rust(&p.ty))).collect();
             (TypedefShape::Callback, format!("Option<unsafe extern \"C\" fn({}){}>", ps.join(", "), ctx.ret_suffix(ret)))
         }
         TypedefKind::EnumAlias { .. } | TypedefKind::RecordAlias { .. } | TypedefKind::Alias => {
@@ -69,7 +68,11 @@ pub(super) fn macro_view(ctx: &Ctx, m: &MacroConst) -> Result<ConstView, String>
         MacroValue::Str { value } => ("&str".to_string(), docs::str_literal(value)),
         MacroValue::EnumConst { enum_name, variant, .. } => {
             let e = ctx.lib.enum_named(enum_name).ok_or_else(|| format!("macro {}: unknown enum {enum_name}", m.name))?;
-            let i = e.variants.iter().position(|v| &v.name == variant).ok_or_else(|| format!("macro {}: unknown variant {variant}", m.name))?;
+            let i = e
+                .variants
+                .iter()
+                .position(|v| &v.name == variant)
+                .ok_or_else(|| format!("macro {}: unknown variant {variant}", m.name))?;
             let value = format!("{enum_name}::{}", super::enums::const_names(e)[i]);
             (enum_name.clone(), value)
         }

@@ -99,7 +99,15 @@ impl<'a> Ctx<'a> {
     /// the mask `__w` says so), not as the slot's address; anything else as its own value.
     /// `[trace.params]` facts of `function` mark arguments the tracer reads beyond their value
     /// (a module image, a launch's arguments) or whose call launches or frees handles.
-    pub fn trace_param(&self, function: &str, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
+    pub fn trace_param(
+        &self,
+        function: &str,
+        p: &crate::ir::Param,
+        name: &str,
+        index: usize,
+        status: bool,
+        enums: &mut Vec<String>,
+    ) -> (String, String) {
         let (arg, word) = self.trace_param_value(p, name, index, status, enums);
         let kind = |k: &str| format!("crate::trace::Arg::new(crate::trace::Kind::{k})");
         match self.lib.trace.params.get(&format!("{function}.{}", p.name)).map(String::as_str) {
@@ -112,7 +120,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn trace_param_value(&self, p: &crate::ir::Param, name: &str, index: usize, status: bool, enums: &mut Vec<String>) -> (String, String) {
+    fn trace_param_value(
+        &self,
+        p: &crate::ir::Param,
+        name: &str,
+        index: usize,
+        status: bool,
+        enums: &mut Vec<String>,
+    ) -> (String, String) {
         match &p.kind {
             ParamKind::CstrIn { is_const: true, .. } => {
                 let (kind, word) = self.trace_word(&p.ty, name, true, enums);

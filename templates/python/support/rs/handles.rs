@@ -90,7 +90,11 @@ impl HandleType {
     }
 
     fn mask(&self) -> u64 {
-        if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 }
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
     }
 
     #[cold]
@@ -144,7 +148,11 @@ impl HandleType {
 
     /// Signed view of the value (for ints, repr, hash and comparisons).
     fn value(&self, v: u64) -> i128 {
-        if self.signed { conv::sext(v, self.bits, true) as i128 } else { v as i128 }
+        if self.signed {
+            conv::sext(v, self.bits, true) as i128
+        } else {
+            v as i128
+        }
     }
 
     fn create(&'static self, py: Python<'_>) -> PyResult<*mut ffi::PyTypeObject> {
@@ -234,7 +242,8 @@ pub fn foreign_class(o: &Bound<'_, PyAny>) -> Option<&'static str> {
         return None;
     }
     let qualname = conv::attr_opt(ty.as_any(), c"__qualname__")?;
-    let name: &'static str = Box::leak(format!("{module}.{}", qualname.cast::<pyo3::types::PyString>().ok()?.to_str().ok()?).into_boxed_str());
+    let name: &'static str =
+        Box::leak(format!("{module}.{}", qualname.cast::<pyo3::types::PyString>().ok()?.to_str().ok()?).into_boxed_str());
     // SAFETY: attached; the reference taken keeps the type (the cache key) alive for the process.
     unsafe { ffi::Py_IncRef(ty.as_ptr()) };
     FOREIGN.lock().ok()?.push((key, name));
@@ -324,11 +333,19 @@ fn value_addr_of(o: *mut ffi::PyObject) -> usize {
     // SAFETY: only called on instances of our handle types.
     unsafe {
         let h = o as *mut HandleObject;
-        if (*h).at.is_null() { std::ptr::addr_of_mut!((*h).value) as usize } else { (*h).at as usize }
+        if (*h).at.is_null() {
+            std::ptr::addr_of_mut!((*h).value) as usize
+        } else {
+            (*h).at as usize
+        }
     }
 }
 
-unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyObject, kwargs: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn tp_new(
+    subtype: *mut ffi::PyTypeObject,
+    args: *mut ffi::PyObject,
+    kwargs: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     guarded(std::ptr::null_mut(), |py| {
         let h = class_of_type(subtype).ok_or_else(|| PyRuntimeError::new_err("unknown handle class"))?;
         let args = unsafe { Bound::from_borrowed_ptr(py, args) }.cast_into::<PyTuple>()?;
@@ -380,8 +397,12 @@ fn new_args<'py>(
             let slot = key.and_then(|k| NAMES.iter().position(|n| *n == k));
             match slot {
                 Some(i) if out[i].is_none() => out[i] = Some(v),
-                Some(i) => return Err(PyTypeError::new_err(format!("{}() got multiple values for argument '{}'", h.name, NAMES[i]))),
-                None => return Err(PyTypeError::new_err(format!("{}() got an unexpected keyword argument {}", h.name, k.repr()?))),
+                Some(i) => {
+                    return Err(PyTypeError::new_err(format!("{}() got multiple values for argument '{}'", h.name, NAMES[i])))
+                }
+                None => {
+                    return Err(PyTypeError::new_err(format!("{}() got an unexpected keyword argument {}", h.name, k.repr()?)))
+                }
             }
         }
     }
@@ -442,7 +463,5 @@ unsafe extern "C" fn nb_index(o: *mut ffi::PyObject) -> *mut ffi::PyObject {
 }
 
 unsafe extern "C" fn get_ptr(o: *mut ffi::PyObject, _: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    guarded(std::ptr::null_mut(), |py| {
-        Ok(value_addr_of(o).into_pyobject(py)?.into_ptr())
-    })
+    guarded(std::ptr::null_mut(), |py| Ok(value_addr_of(o).into_pyobject(py)?.into_ptr()))
 }
