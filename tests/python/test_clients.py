@@ -520,7 +520,6 @@ def test_ptr_keyword_views_the_value_at_the_address(fake):
     assert ours["cuStreamQuery(CUstream(_ptr=))"][1][0] == 0x77
 
 
-@pytest.mark.xfail(strict=True, reason="typedef classes are built by _lazy.make_typedef, which takes no _ptr yet")
 def test_ptr_keyword_on_typedef_classes(fake):
     theirs, ours = _both(fake, "ptr_keyword_typedefs")
     _same_as_theirs(theirs, ours)

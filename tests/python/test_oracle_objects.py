@@ -184,7 +184,9 @@ def test_pointer_to_elements_fields_are_lists_of_their_count():
     t.size = 1
     assert [int(g) for g in c.phGraph_out] == [int(g) for g in t.phGraph_out] == [0]
     graphs = (ctypes.c_void_p * 2)(0x1000, 0x2000)
-    c.phGraph_out = ctypes.addressof(graphs)  # as the driver fills it
+    c._cg_phGraph_out = ctypes.addressof(graphs)  # as the driver fills it (the raw C field)
+    with pytest.raises(TypeError, match="phGraph_out: expected a list"):
+        c.phGraph_out = ctypes.addressof(graphs)  # an address is refused, as by cuda.bindings
     c.size = 2
     got = c.phGraph_out
     assert [type(g).__name__ for g in got] == ["CUgraph", "CUgraph"] and [int(g) for g in got] == [0x1000, 0x2000]

@@ -35,6 +35,7 @@ pub fn run_all() -> Result<()> {
     })?;
     let nvrtc_lib = nvrtc_lib.context("the NVRTC wheel holds no libnvrtc.so")?;
     step("regen --check (generated/ is fresh)", || regen::regen(&source, None, true))?;
+    step("cargo fmt --check and clippy -D warnings (hand-written crates and support files)", || lint(&root))?;
     let env = |cmd: &mut Command| {
         cmd.current_dir(&root)
             .env("CUDAGEN_HEADERS_DIR", &headers_dir)
@@ -68,6 +69,41 @@ pub fn run_all() -> Result<()> {
     })?;
     step("every release: regen, coverage, cargo check (sweep)", crate::sweep::run)?;
     println!("\nall steps passed");
+    Ok(())
+}
+
+/// The packages written by hand (the generated crates are checked by regen --check instead).
+const HAND_WRITTEN: [&str; 6] = ["-p", "cudagen-generator", "-p", "xtask", "-p", "cudagen-tests"];
+
+/// `cargo fmt --check` over the hand-written crates, `rustfmt --check` over the support files
+/// that ship verbatim in the generated crates (`templates/**/*.rs`), and clippy with warnings
+/// as errors over the hand-written crates.
+fn lint(root: &Path) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run::status(Command::new(&cargo).arg("fmt").args(HAND_WRITTEN).arg("--check").current_dir(root))?;
+    let mut support = Vec::new();
+    rust_files(&root.join("templates"), &mut support)?;
+    support.sort();
+    run::status(Command::new("rustfmt").args(["--check", "--edition", "2021"]).args(&support).current_dir(root))?;
+    run::status(
+        Command::new(&cargo)
+            .arg("clippy")
+            .args(HAND_WRITTEN)
+            .args(["--all-targets", "--quiet", "--", "-D", "warnings"])
+            .current_dir(root),
+    )
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            rust_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
     Ok(())
 }
 

@@ -51,7 +51,8 @@ const PER_THREAD: u64 = 2;
 const CUDA_SUCCESS: u32 = 0;
 const CUDA_ERROR_UNKNOWN: u32 = 999;
 
-type GetProcV2 = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, cuuint64_t, *mut CUdriverProcAddressQueryResult) -> CUresult;
+type GetProcV2 =
+    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, cuuint64_t, *mut CUdriverProcAddressQueryResult) -> CUresult;
 
 /// The v2 ABI (CUDA 12.0): the body of the `cuGetProcAddress_v2` export.
 pub(crate) unsafe fn get_proc_address(

@@ -142,11 +142,23 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
             }
         }
     }
-    if let Some(f) = conv::attr_opt(o, c"getPtr") {
+    if let Some(f) = conv::attr_opt(o, c"getPtr").filter(|_| typedef_class(o)) {
         let p = conv::int(&f.call0()?, 64, false, c)? as usize;
+        // SAFETY: a typedef object of ours or NVIDIA's: getPtr() is the address of its C value.
         return Ok(if p == 0 { 0 } else { unsafe { *(p as *const usize) } });
     }
     Err(c.type_error(o))
+}
+
+/// Whether `o` is a typedef object of ours (`cudagen.*`) or of NVIDIA's package, whose
+/// `getPtr()` is the address of the C value it holds. Any other object's `getPtr()` is not read
+/// through: it may return any number.
+fn typedef_class(o: &Bound<'_, PyAny>) -> bool {
+    if crate::handles::foreign_class(o).is_some() {
+        return true;
+    }
+    let module = conv::attr_opt(o.get_type().as_any(), c"__module__");
+    module.and_then(|m| m.extract::<String>().ok()).is_some_and(|m| m == "cudagen" || m.starts_with("cudagen."))
 }
 
 /// A C function pointer (ctypes function, None or 0 for NULL) rather than a Python callable.
@@ -161,7 +173,12 @@ fn is_c_function(cb: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<bool> {
 /// A callback argument and its user data: a C function pointer passes through with the user data
 /// as an address; a Python callable is kept (with the user object) for `trampoline`, which then
 /// receives the keeper as its user data.
-pub fn python(cb: &Bound<'_, PyAny>, user: &Bound<'_, PyAny>, c: &Ctx, trampoline: *const ()) -> PyResult<(usize, usize, Pending)> {
+pub fn python(
+    cb: &Bound<'_, PyAny>,
+    user: &Bound<'_, PyAny>,
+    c: &Ctx,
+    trampoline: *const (),
+) -> PyResult<(usize, usize, Pending)> {
     if is_c_function(cb, c)? {
         let f = raw(cb, c)?;
         let ud = conv::addr(user, &Ctx { func: c.func, param: "userData", expected: "int, buffer or None" })?;
@@ -210,8 +227,7 @@ fn from_library<R>(default: R, body: impl FnOnce(Python<'_>) -> R) -> R {
     }
     let _attached = Attached(unsafe { ffi::PyGILState_Ensure() });
     // SAFETY: PyGILState_Ensure above attached this thread.
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(unsafe { Python::assume_attached() })))
-        .unwrap_or(default)
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(unsafe { Python::assume_attached() }))).unwrap_or(default)
 }
 
 /// Calls `func(*args)` and turns the result into `R`; an exception is reported and `default`
@@ -223,10 +239,7 @@ fn call<R>(
     args: PyResult<Vec<Py<PyAny>>>,
     done: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<R>,
 ) -> R {
-    let r = args
-        .and_then(|a| pyo3::types::PyTuple::new(py, a))
-        .and_then(|a| func.call1(a))
-        .and_then(|r| done(&r));
+    let r = args.and_then(|a| pyo3::types::PyTuple::new(py, a)).and_then(|a| func.call1(a)).and_then(|r| done(&r));
     r.unwrap_or_else(|e| {
         e.write_unraisable(py, Some(func));
         default
@@ -302,7 +315,11 @@ pub unsafe extern "C" fn async_notification_trampoline(info: *const c_void, ud: 
             let cls = driver_attr(py, "CUasyncNotificationInfo")?;
             let size: usize = py.import("ctypes")?.getattr("sizeof")?.call1((&cls,))?.extract()?;
             let bytes: &[u8] = if info.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(info as *const u8, size) } };
-            let record = if info.is_null() { py.None() } else { cls.call_method1("from_buffer_copy", (PyBytes::new(py, bytes),))?.unbind() };
+            let record = if info.is_null() {
+                py.None()
+            } else {
+                cls.call_method1("from_buffer_copy", (PyBytes::new(py, bytes),))?.unbind()
+            };
             let h = driver_attr(py, "CUasyncCallbackHandle")?.call1((handle as usize,))?.unbind();
             Ok(vec![record, user, h])
         },

@@ -44,10 +44,7 @@ pub struct Ctx {
 impl Ctx {
     pub fn type_error(&self, o: &Bound<'_, PyAny>) -> PyErr {
         let tn = o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
-        PyTypeError::new_err(format!(
-            "{}() argument '{}' must be {}, not {}",
-            self.func, self.param, self.expected, tn
-        ))
+        PyTypeError::new_err(format!("{}() argument '{}' must be {}, not {}", self.func, self.param, self.expected, tn))
     }
     pub fn overflow(&self, bits: u32, signed: bool) -> PyErr {
         PyOverflowError::new_err(format!(
@@ -80,11 +77,8 @@ fn index<'py>(o: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
 
 #[inline(always)]
 fn check_range(v: i128, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
-    let (lo, hi): (i128, i128) = if signed {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    };
+    let (lo, hi): (i128, i128) =
+        if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
     if v < lo || v > hi {
         return Err(c.overflow(bits, signed));
     }
@@ -439,7 +433,9 @@ impl Held {
         }
         match Self::export(o, writes, c)? {
             Some(h) if h.len.unwrap_or(0) as u64 >= size => Ok(h),
-            Some(h) => Err(c.value_error(&format!("a buffer of {} bytes is smaller than the {size}-byte struct", h.len.unwrap_or(0)))),
+            Some(h) => {
+                Err(c.value_error(&format!("a buffer of {} bytes is smaller than the {size}-byte struct", h.len.unwrap_or(0))))
+            }
             None => Err(c.type_error(o)),
         }
     }
@@ -476,7 +472,11 @@ impl Held {
             return Ok(Self::none());
         }
         if o.is_instance_of::<PyInt>() {
-            return if int_ok && !is_enum_or_bool(o) { int_either(o, c).map(|v| Self::raw(v as usize)) } else { Err(c.type_error(o)) };
+            return if int_ok && !is_enum_or_bool(o) {
+                int_either(o, c).map(|v| Self::raw(v as usize))
+            } else {
+                Err(c.type_error(o))
+            };
         }
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
@@ -568,12 +568,7 @@ impl<'py> InArray<'py> {
     }
 
     /// Elements converted by `f` to the bits of a scalar of `size` bytes (or a buffer of them).
-    pub fn scalars(
-        o: &Bound<'py, PyAny>,
-        size: u64,
-        c: &Ctx,
-        f: impl Fn(&Bound<'py, PyAny>) -> PyResult<u64>,
-    ) -> PyResult<Self> {
+    pub fn scalars(o: &Bound<'py, PyAny>, size: u64, c: &Ctx, f: impl Fn(&Bound<'py, PyAny>) -> PyResult<u64>) -> PyResult<Self> {
         let Some(items) = Self::items(o, c)? else { return Self::held(o, size, c) };
         let mut words = Self::pack(items.len(), size);
         for (k, it) in items.iter().enumerate() {
@@ -686,9 +681,7 @@ pub fn elem(w: &[u64], k: usize, size: u64) -> u64 {
         return 0;
     }
     let mut v = [0u8; 8];
-    unsafe {
-        std::ptr::copy_nonoverlapping((w.as_ptr() as *const u8).add(k * size as usize), v.as_mut_ptr(), size as usize)
-    };
+    unsafe { std::ptr::copy_nonoverlapping((w.as_ptr() as *const u8).add(k * size as usize), v.as_mut_ptr(), size as usize) };
     u64::from_le_bytes(v) & mask(size)
 }
 

@@ -324,7 +324,7 @@ static R_CUeglFrame_v1: ClassCache = ClassCache::new(MODULE, "CUeglFrame_v1");
 unsafe extern "C" fn cuGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetErrorString";
-        let a = unsafe { entry::args(py, F, &["error", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
         let mut o1: usize = 0;
@@ -342,7 +342,7 @@ unsafe extern "C" fn cuGetErrorString(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuGetErrorName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetErrorName";
-        let a = unsafe { entry::args(py, F, &["error", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
         let mut o1: usize = 0;
@@ -360,7 +360,7 @@ unsafe extern "C" fn cuGetErrorName(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuInit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuInit";
-        let a = unsafe { entry::args(py, F, &["Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
@@ -376,7 +376,7 @@ unsafe extern "C" fn cuInit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObj
 unsafe extern "C" fn cuDriverGetVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDriverGetVersion";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -392,7 +392,7 @@ unsafe extern "C" fn cuDriverGetVersion(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuDeviceGet(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGet";
-        let a = unsafe { entry::args(py, F, &["ordinal", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ordinal", ], 1, args, nargs, kwnames)? };
         let ordinal = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(ordinal, 32, true, &Ctx { func: F, param: "ordinal", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -410,7 +410,7 @@ unsafe extern "C" fn cuDeviceGet(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuDeviceGetCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetCount";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -426,7 +426,7 @@ unsafe extern "C" fn cuDeviceGetCount(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetName";
-        let a = unsafe { entry::args(py, F, &["length", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "dev", ], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -447,7 +447,7 @@ unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuDeviceGetUuid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetUuid";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
@@ -465,7 +465,7 @@ unsafe extern "C" fn cuDeviceGetUuid(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuDeviceGetUuid_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetUuid_v2";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
@@ -483,7 +483,7 @@ unsafe extern "C" fn cuDeviceGetUuid_v2(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuDeviceGetLuid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetLuid";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let n0: usize = 8;
@@ -504,7 +504,7 @@ unsafe extern "C" fn cuDeviceGetLuid(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuDeviceTotalMem(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceTotalMem";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -522,7 +522,7 @@ unsafe extern "C" fn cuDeviceTotalMem(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetTexture1DLinearMaxWidth";
-        let a = unsafe { entry::args(py, F, &["pformat", "numChannels", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pformat", "numChannels", "dev", ], 3, args, nargs, kwnames)? };
         let pformat = unsafe { entry::arg(py, &a[0]) };
         let numChannels = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -544,7 +544,7 @@ unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "dev", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -564,7 +564,7 @@ unsafe extern "C" fn cuDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetNvSciSyncAttributes";
-        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "dev", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "dev", "flags", ], 3, args, nargs, kwnames)? };
         let nvSciSyncAttrList = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -585,7 +585,7 @@ unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceSetMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", "pool", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "pool", ], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let pool = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
@@ -603,7 +603,7 @@ unsafe extern "C" fn cuDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -621,7 +621,7 @@ unsafe extern "C" fn cuDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetDefaultMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -639,7 +639,7 @@ unsafe extern "C" fn cuDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuDeviceGetExecAffinitySupport(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetExecAffinitySupport";
-        let a = unsafe { entry::args(py, F, &["typename", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["typename", "dev", ], 2, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
@@ -659,7 +659,7 @@ unsafe extern "C" fn cuDeviceGetExecAffinitySupport(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFlushGPUDirectRDMAWrites";
-        let a = unsafe { entry::args(py, F, &["target", "scope", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["target", "scope", ], 2, args, nargs, kwnames)? };
         let target = unsafe { entry::arg(py, &a[0]) };
         let scope = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
@@ -677,7 +677,7 @@ unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuDeviceGetProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetProperties";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<7>::new();
@@ -695,7 +695,7 @@ unsafe extern "C" fn cuDeviceGetProperties(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuDeviceComputeCapability(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceComputeCapability";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -715,7 +715,7 @@ unsafe extern "C" fn cuDeviceComputeCapability(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuDevicePrimaryCtxRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxRetain";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -733,7 +733,7 @@ unsafe extern "C" fn cuDevicePrimaryCtxRetain(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuDevicePrimaryCtxRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxRelease";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
@@ -749,7 +749,7 @@ unsafe extern "C" fn cuDevicePrimaryCtxRelease(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxSetFlags";
-        let a = unsafe { entry::args(py, F, &["dev", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "flags", ], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
@@ -767,7 +767,7 @@ unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuDevicePrimaryCtxGetState(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxGetState";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o1 = Out::<1>::new();
@@ -787,7 +787,7 @@ unsafe extern "C" fn cuDevicePrimaryCtxGetState(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuDevicePrimaryCtxReset(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxReset";
-        let a = unsafe { entry::args(py, F, &["dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
@@ -803,7 +803,7 @@ unsafe extern "C" fn cuDevicePrimaryCtxReset(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate";
-        let a = unsafe { entry::args(py, F, &["flags", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "dev", ], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -823,7 +823,7 @@ unsafe extern "C" fn cuCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate_v3";
-        let a = unsafe { entry::args(py, F, &["paramsArray", "numParams", "flags", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["paramsArray", "numParams", "flags", "dev", ], 4, args, nargs, kwnames)? };
         let paramsArray = unsafe { entry::arg(py, &a[0]) };
         let numParams = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -849,7 +849,7 @@ unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate_v4";
-        let a = unsafe { entry::args(py, F, &["ctxCreateParams", "flags", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctxCreateParams", "flags", "dev", ], 3, args, nargs, kwnames)? };
         let ctxCreateParams = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -872,7 +872,7 @@ unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDestroy";
-        let a = unsafe { entry::args(py, F, &["ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
@@ -888,7 +888,7 @@ unsafe extern "C" fn cuCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuCtxPushCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxPushCurrent";
-        let a = unsafe { entry::args(py, F, &["ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
@@ -904,7 +904,7 @@ unsafe extern "C" fn cuCtxPushCurrent(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuCtxPopCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxPopCurrent";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -920,7 +920,7 @@ unsafe extern "C" fn cuCtxPopCurrent(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuCtxSetCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetCurrent";
-        let a = unsafe { entry::args(py, F, &["ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
@@ -936,7 +936,7 @@ unsafe extern "C" fn cuCtxSetCurrent(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuCtxGetCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetCurrent";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -952,7 +952,7 @@ unsafe extern "C" fn cuCtxGetCurrent(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuCtxGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetDevice";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -968,7 +968,7 @@ unsafe extern "C" fn cuCtxGetDevice(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuCtxGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetFlags";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -984,7 +984,7 @@ unsafe extern "C" fn cuCtxGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetFlags";
-        let a = unsafe { entry::args(py, F, &["flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
@@ -1000,7 +1000,7 @@ unsafe extern "C" fn cuCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuCtxGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetId";
-        let a = unsafe { entry::args(py, F, &["ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1018,7 +1018,7 @@ unsafe extern "C" fn cuCtxGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuCtxSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSynchronize";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
 
         let r = unsafe { conv::nogil(move || sys::cuCtxSynchronize()) };
         let code = r.0 as i64;
@@ -1032,7 +1032,7 @@ unsafe extern "C" fn cuCtxSynchronize(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuCtxSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", "value", ], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
@@ -1050,7 +1050,7 @@ unsafe extern "C" fn cuCtxSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuCtxGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", ], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -1068,7 +1068,7 @@ unsafe extern "C" fn cuCtxGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuCtxGetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetCacheConfig";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1084,7 +1084,7 @@ unsafe extern "C" fn cuCtxGetCacheConfig(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuCtxSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["config", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
@@ -1100,7 +1100,7 @@ unsafe extern "C" fn cuCtxSetCacheConfig(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuCtxGetApiVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetApiVersion";
-        let a = unsafe { entry::args(py, F, &["ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1118,7 +1118,7 @@ unsafe extern "C" fn cuCtxGetApiVersion(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuCtxGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetStreamPriorityRange";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
@@ -1136,7 +1136,7 @@ unsafe extern "C" fn cuCtxGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxResetPersistingL2Cache";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
 
         let r = unsafe { conv::nogil(move || sys::cuCtxResetPersistingL2Cache()) };
         let code = r.0 as i64;
@@ -1150,7 +1150,7 @@ unsafe extern "C" fn cuCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuCtxGetExecAffinity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetExecAffinity";
-        let a = unsafe { entry::args(py, F, &["typename", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["typename", ], 1, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -1168,7 +1168,7 @@ unsafe extern "C" fn cuCtxGetExecAffinity(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxRecordEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
@@ -1186,7 +1186,7 @@ unsafe extern "C" fn cuCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
@@ -1204,7 +1204,7 @@ unsafe extern "C" fn cuCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuCtxAttach(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxAttach";
-        let a = unsafe { entry::args(py, F, &["flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -1222,7 +1222,7 @@ unsafe extern "C" fn cuCtxAttach(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuCtxDetach(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDetach";
-        let a = unsafe { entry::args(py, F, &["ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
@@ -1238,7 +1238,7 @@ unsafe extern "C" fn cuCtxDetach(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuCtxGetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1254,7 +1254,7 @@ unsafe extern "C" fn cuCtxGetSharedMemConfig(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuCtxSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["config", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
@@ -1270,7 +1270,7 @@ unsafe extern "C" fn cuCtxSetSharedMemConfig(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuModuleLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoad";
-        let a = unsafe { entry::args(py, F, &["fname", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fname", ], 1, args, nargs, kwnames)? };
         let fname = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(fname, false, &Ctx { func: F, param: "fname", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
@@ -1288,7 +1288,7 @@ unsafe extern "C" fn cuModuleLoad(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadData";
-        let a = unsafe { entry::args(py, F, &["image", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", ], 1, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
@@ -1307,7 +1307,7 @@ unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadDataEx";
-        let a = unsafe { entry::args(py, F, &["image", "numOptions", "options", "optionValues", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "numOptions", "options", "optionValues", ], 4, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -1336,7 +1336,7 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadFatBinary";
-        let a = unsafe { entry::args(py, F, &["fatCubin", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fatCubin", ], 1, args, nargs, kwnames)? };
         let fatCubin = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(fatCubin, false, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
@@ -1355,7 +1355,7 @@ unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuModuleUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleUnload";
-        let a = unsafe { entry::args(py, F, &["hmod", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", ], 1, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
 
@@ -1371,7 +1371,7 @@ unsafe extern "C" fn cuModuleUnload(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuModuleGetLoadingMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetLoadingMode";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1387,7 +1387,7 @@ unsafe extern "C" fn cuModuleGetLoadingMode(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuModuleGetFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetFunction";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1407,7 +1407,7 @@ unsafe extern "C" fn cuModuleGetFunction(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuModuleGetFunctionCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetFunctionCount";
-        let a = unsafe { entry::args(py, F, &["mod", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mod", ], 1, args, nargs, kwnames)? };
         let r#mod = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUmodule, r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1425,7 +1425,7 @@ unsafe extern "C" fn cuModuleGetFunctionCount(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleEnumerateFunctions";
-        let a = unsafe { entry::args(py, F, &["numFunctions", "mod", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numFunctions", "mod", ], 2, args, nargs, kwnames)? };
         let numFunctions = unsafe { entry::arg(py, &a[0]) };
         let r#mod = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
@@ -1446,7 +1446,7 @@ unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuModuleGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetGlobal";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1468,7 +1468,7 @@ unsafe extern "C" fn cuModuleGetGlobal(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkCreate";
-        let a = unsafe { entry::args(py, F, &["numOptions", "options", "optionValues", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOptions", "options", "optionValues", ], 3, args, nargs, kwnames)? };
         let numOptions = unsafe { entry::arg(py, &a[0]) };
         let options = unsafe { entry::arg(py, &a[1]) };
         let optionValues = unsafe { entry::arg(py, &a[2]) };
@@ -1494,7 +1494,7 @@ unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkAddData";
-        let a = unsafe { entry::args(py, F, &["state", "typename", "data", "size", "name", "numOptions", "options", "optionValues", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state", "typename", "data", "size", "name", "numOptions", "options", "optionValues", ], 8, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let data = unsafe { entry::arg(py, &a[2]) };
@@ -1529,7 +1529,7 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkAddFile";
-        let a = unsafe { entry::args(py, F, &["state", "typename", "path", "numOptions", "options", "optionValues", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state", "typename", "path", "numOptions", "options", "optionValues", ], 6, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let path = unsafe { entry::arg(py, &a[2]) };
@@ -1559,7 +1559,7 @@ unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkComplete";
-        let a = unsafe { entry::args(py, F, &["state", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state", ], 1, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1579,7 +1579,7 @@ unsafe extern "C" fn cuLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkDestroy";
-        let a = unsafe { entry::args(py, F, &["state", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state", ], 1, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
 
@@ -1595,7 +1595,7 @@ unsafe extern "C" fn cuLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuModuleGetTexRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetTexRef";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1615,7 +1615,7 @@ unsafe extern "C" fn cuModuleGetTexRef(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuModuleGetSurfRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetSurfRef";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1635,7 +1635,7 @@ unsafe extern "C" fn cuModuleGetSurfRef(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryLoadData";
-        let a = unsafe { entry::args(py, F, &["code", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["code", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
         let code = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -1674,7 +1674,7 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryLoadFromFile";
-        let a = unsafe { entry::args(py, F, &["fileName", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fileName", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
         let fileName = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -1712,7 +1712,7 @@ unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryUnload";
-        let a = unsafe { entry::args(py, F, &["library", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
 
@@ -1728,7 +1728,7 @@ unsafe extern "C" fn cuLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetKernel";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1748,7 +1748,7 @@ unsafe extern "C" fn cuLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetKernelCount";
-        let a = unsafe { entry::args(py, F, &["lib", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["lib", ], 1, args, nargs, kwnames)? };
         let lib = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUlibrary, lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1766,7 +1766,7 @@ unsafe extern "C" fn cuLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryEnumerateKernels";
-        let a = unsafe { entry::args(py, F, &["numKernels", "lib", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numKernels", "lib", ], 2, args, nargs, kwnames)? };
         let numKernels = unsafe { entry::arg(py, &a[0]) };
         let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
@@ -1787,7 +1787,7 @@ unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuLibraryGetModule(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetModule";
-        let a = unsafe { entry::args(py, F, &["library", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1805,7 +1805,7 @@ unsafe extern "C" fn cuLibraryGetModule(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuKernelGetFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetFunction";
-        let a = unsafe { entry::args(py, F, &["kernel", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", ], 1, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1823,7 +1823,7 @@ unsafe extern "C" fn cuKernelGetFunction(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuKernelGetLibrary(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetLibrary";
-        let a = unsafe { entry::args(py, F, &["kernel", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", ], 1, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1841,7 +1841,7 @@ unsafe extern "C" fn cuKernelGetLibrary(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetGlobal";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1863,7 +1863,7 @@ unsafe extern "C" fn cuLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetManaged";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1885,7 +1885,7 @@ unsafe extern "C" fn cuLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetUnifiedFunction";
-        let a = unsafe { entry::args(py, F, &["library", "symbol", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "symbol", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1905,7 +1905,7 @@ unsafe extern "C" fn cuLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuKernelGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "kernel", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "kernel", "dev", ], 3, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let kernel = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -1927,7 +1927,7 @@ unsafe extern "C" fn cuKernelGetAttribute(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuKernelSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelSetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "val", "kernel", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "val", "kernel", "dev", ], 4, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let val = unsafe { entry::arg(py, &a[1]) };
         let kernel = unsafe { entry::arg(py, &a[2]) };
@@ -1949,7 +1949,7 @@ unsafe extern "C" fn cuKernelSetAttribute(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuKernelSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["kernel", "config", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "config", "dev", ], 3, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -1969,7 +1969,7 @@ unsafe extern "C" fn cuKernelSetCacheConfig(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuKernelGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetName";
-        let a = unsafe { entry::args(py, F, &["hfunc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUkernel or int" })?;
         let mut o0: usize = 0;
@@ -1987,7 +1987,7 @@ unsafe extern "C" fn cuKernelGetName(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuKernelGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["kernel", "paramIndex", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "paramIndex", ], 2, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
@@ -2009,7 +2009,7 @@ unsafe extern "C" fn cuKernelGetParamInfo(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetInfo";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
@@ -2027,7 +2027,7 @@ unsafe extern "C" fn cuMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAlloc";
-        let a = unsafe { entry::args(py, F, &["bytesize", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", ], 1, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -2045,7 +2045,7 @@ unsafe extern "C" fn cuMemAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuMemAllocPitch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocPitch";
-        let a = unsafe { entry::args(py, F, &["WidthInBytes", "Height", "ElementSizeBytes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["WidthInBytes", "Height", "ElementSizeBytes", ], 3, args, nargs, kwnames)? };
         let WidthInBytes = unsafe { entry::arg(py, &a[0]) };
         let Height = unsafe { entry::arg(py, &a[1]) };
         let ElementSizeBytes = unsafe { entry::arg(py, &a[2]) };
@@ -2069,7 +2069,7 @@ unsafe extern "C" fn cuMemAllocPitch(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFree";
-        let a = unsafe { entry::args(py, F, &["dptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
@@ -2085,7 +2085,7 @@ unsafe extern "C" fn cuMemFree(_m: *mut ffi::PyObject, args: *const *mut ffi::Py
 unsafe extern "C" fn cuMemGetAddressRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAddressRange";
-        let a = unsafe { entry::args(py, F, &["dptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
@@ -2105,7 +2105,7 @@ unsafe extern "C" fn cuMemGetAddressRange(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuMemAllocHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocHost";
-        let a = unsafe { entry::args(py, F, &["bytesize", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", ], 1, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -2123,7 +2123,7 @@ unsafe extern "C" fn cuMemAllocHost(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFreeHost";
-        let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
@@ -2140,7 +2140,7 @@ unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuMemHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostAlloc";
-        let a = unsafe { entry::args(py, F, &["bytesize", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "Flags", ], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -2160,7 +2160,7 @@ unsafe extern "C" fn cuMemHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostGetDevicePointer";
-        let a = unsafe { entry::args(py, F, &["p", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "Flags", ], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
@@ -2181,7 +2181,7 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostGetFlags";
-        let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
@@ -2200,7 +2200,7 @@ unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemAllocManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocManaged";
-        let a = unsafe { entry::args(py, F, &["bytesize", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "flags", ], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -2220,7 +2220,7 @@ unsafe extern "C" fn cuMemAllocManaged(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceRegisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData", ], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callbackFunc = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
@@ -2243,7 +2243,7 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, a
 unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceUnregisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callback", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callback", ], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
@@ -2265,7 +2265,7 @@ unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject,
 unsafe extern "C" fn cuDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetByPCIBusId";
-        let a = unsafe { entry::args(py, F, &["pciBusId", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pciBusId", ], 1, args, nargs, kwnames)? };
         let pciBusId = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(pciBusId, false, &Ctx { func: F, param: "pciBusId", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
@@ -2283,7 +2283,7 @@ unsafe extern "C" fn cuDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetPCIBusId";
-        let a = unsafe { entry::args(py, F, &["length", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "dev", ], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -2304,7 +2304,7 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcGetEventHandle";
-        let a = unsafe { entry::args(py, F, &["event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<8>::new();
@@ -2322,7 +2322,7 @@ unsafe extern "C" fn cuIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcOpenEventHandle";
-        let a = unsafe { entry::args(py, F, &["handle", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
         let a1: usize = h1.addr();
@@ -2341,7 +2341,7 @@ unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcGetMemHandle";
-        let a = unsafe { entry::args(py, F, &["dptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
@@ -2359,7 +2359,7 @@ unsafe extern "C" fn cuIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcOpenMemHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "Flags", ], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
@@ -2380,7 +2380,7 @@ unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcCloseMemHandle";
-        let a = unsafe { entry::args(py, F, &["dptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
@@ -2396,7 +2396,7 @@ unsafe extern "C" fn cuIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostRegister";
-        let a = unsafe { entry::args(py, F, &["p", "bytesize", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "bytesize", "Flags", ], 3, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let bytesize = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -2418,7 +2418,7 @@ unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostUnregister";
-        let a = unsafe { entry::args(py, F, &["p", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
@@ -2435,7 +2435,7 @@ unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2455,7 +2455,7 @@ unsafe extern "C" fn cuMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
 unsafe extern "C" fn cuMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyPeer";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstContext = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
@@ -2479,7 +2479,7 @@ unsafe extern "C" fn cuMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2501,7 +2501,7 @@ unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoH";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2523,7 +2523,7 @@ unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyDtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2543,7 +2543,7 @@ unsafe extern "C" fn cuMemcpyDtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyDtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcDevice", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcDevice", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
@@ -2565,7 +2565,7 @@ unsafe extern "C" fn cuMemcpyDtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyAtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcArray", "srcOffset", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcArray", "srcOffset", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
@@ -2587,7 +2587,7 @@ unsafe extern "C" fn cuMemcpyAtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcHost = unsafe { entry::arg(py, &a[2]) };
@@ -2611,7 +2611,7 @@ unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoH";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
@@ -2635,7 +2635,7 @@ unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpyAtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcArray", "srcOffset", "ByteCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcArray", "srcOffset", "ByteCount", ], 5, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcArray = unsafe { entry::arg(py, &a[2]) };
@@ -2659,7 +2659,7 @@ unsafe extern "C" fn cuMemcpyAtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2D";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
@@ -2676,7 +2676,7 @@ unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2DUnaligned";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
@@ -2693,7 +2693,7 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3D";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
         let a0: usize = h0.addr();
@@ -2710,7 +2710,7 @@ unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DPeer";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
         let a0: usize = h0.addr();
@@ -2727,7 +2727,7 @@ unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2749,7 +2749,7 @@ unsafe extern "C" fn cuMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyPeerAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstContext = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
@@ -2775,7 +2775,7 @@ unsafe extern "C" fn cuMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoDAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2799,7 +2799,7 @@ unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoHAsync";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2823,7 +2823,7 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemcpyDtoDAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoDAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2845,7 +2845,7 @@ unsafe extern "C" fn cuMemcpyDtoDAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoAAsync";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", "hStream", ], 5, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcHost = unsafe { entry::arg(py, &a[2]) };
@@ -2871,7 +2871,7 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoHAsync";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", "hStream", ], 5, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
@@ -2897,7 +2897,7 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2DAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
@@ -2916,7 +2916,7 @@ unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
@@ -2935,7 +2935,7 @@ unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DPeerAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
@@ -2954,7 +2954,7 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyBatchAsync";
-        let a = unsafe { entry::args(py, F, &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "hStream", ], 8, args, nargs, kwnames)? };
         let dsts = unsafe { entry::arg(py, &a[0]) };
         let srcs = unsafe { entry::arg(py, &a[1]) };
         let sizes = unsafe { entry::arg(py, &a[2]) };
@@ -2996,7 +2996,7 @@ unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DBatchAsync";
-        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "hStream", ], 4, args, nargs, kwnames)? };
         let numOps = unsafe { entry::arg(py, &a[0]) };
         let opList = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -3022,7 +3022,7 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuMemsetD8(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD8";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let uc = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
@@ -3042,7 +3042,7 @@ unsafe extern "C" fn cuMemsetD8(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuMemsetD16(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD16";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let us = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
@@ -3062,7 +3062,7 @@ unsafe extern "C" fn cuMemsetD16(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuMemsetD32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD32";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let ui = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
@@ -3082,7 +3082,7 @@ unsafe extern "C" fn cuMemsetD32(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuMemsetD2D8(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D8";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let uc = unsafe { entry::arg(py, &a[2]) };
@@ -3106,7 +3106,7 @@ unsafe extern "C" fn cuMemsetD2D8(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemsetD2D16(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D16";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let us = unsafe { entry::arg(py, &a[2]) };
@@ -3130,7 +3130,7 @@ unsafe extern "C" fn cuMemsetD2D16(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuMemsetD2D32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D32";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let ui = unsafe { entry::arg(py, &a[2]) };
@@ -3154,7 +3154,7 @@ unsafe extern "C" fn cuMemsetD2D32(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuMemsetD8Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD8Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let uc = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
@@ -3176,7 +3176,7 @@ unsafe extern "C" fn cuMemsetD8Async(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemsetD16Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD16Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let us = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
@@ -3198,7 +3198,7 @@ unsafe extern "C" fn cuMemsetD16Async(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuMemsetD32Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD32Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let ui = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
@@ -3220,7 +3220,7 @@ unsafe extern "C" fn cuMemsetD32Async(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuMemsetD2D8Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D8Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let uc = unsafe { entry::arg(py, &a[2]) };
@@ -3246,7 +3246,7 @@ unsafe extern "C" fn cuMemsetD2D8Async(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMemsetD2D16Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D16Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let us = unsafe { entry::arg(py, &a[2]) };
@@ -3272,7 +3272,7 @@ unsafe extern "C" fn cuMemsetD2D16Async(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMemsetD2D32Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D32Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let ui = unsafe { entry::arg(py, &a[2]) };
@@ -3298,7 +3298,7 @@ unsafe extern "C" fn cuMemsetD2D32Async(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayCreate";
-        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], 1, args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(pAllocateArray, 24, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
@@ -3317,7 +3317,7 @@ unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuArrayGetDescriptor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetDescriptor";
-        let a = unsafe { entry::args(py, F, &["hArray", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<3>::new();
@@ -3335,7 +3335,7 @@ unsafe extern "C" fn cuArrayGetDescriptor(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["array", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
         let mut o0 = Out::<6>::new();
@@ -3353,7 +3353,7 @@ unsafe extern "C" fn cuArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["mipmap", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap", ], 1, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let mut o0 = Out::<6>::new();
@@ -3371,7 +3371,7 @@ unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObject,
 unsafe extern "C" fn cuArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["array", "device", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array", "device", ], 2, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUarray, array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
@@ -3391,7 +3391,7 @@ unsafe extern "C" fn cuArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["mipmap", "device", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap", "device", ], 2, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
@@ -3411,7 +3411,7 @@ unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObjec
 unsafe extern "C" fn cuArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetPlane";
-        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx", ], 2, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let planeIdx = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
@@ -3431,7 +3431,7 @@ unsafe extern "C" fn cuArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayDestroy";
-        let a = unsafe { entry::args(py, F, &["hArray", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
 
@@ -3447,7 +3447,7 @@ unsafe extern "C" fn cuArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArray3DCreate";
-        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], 1, args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(pAllocateArray, 40, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
@@ -3466,7 +3466,7 @@ unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuArray3DGetDescriptor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArray3DGetDescriptor";
-        let a = unsafe { entry::args(py, F, &["hArray", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<5>::new();
@@ -3484,7 +3484,7 @@ unsafe extern "C" fn cuArray3DGetDescriptor(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayCreate";
-        let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels", ], 2, args, nargs, kwnames)? };
         let pMipmappedArrayDesc = unsafe { entry::arg(py, &a[0]) };
         let numMipmapLevels = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(pMipmappedArrayDesc, 40, false, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
@@ -3505,7 +3505,7 @@ unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuMipmappedArrayGetLevel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetLevel";
-        let a = unsafe { entry::args(py, F, &["hMipmappedArray", "level", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hMipmappedArray", "level", ], 2, args, nargs, kwnames)? };
         let hMipmappedArray = unsafe { entry::arg(py, &a[0]) };
         let level = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
@@ -3525,7 +3525,7 @@ unsafe extern "C" fn cuMipmappedArrayGetLevel(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuMipmappedArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayDestroy";
-        let a = unsafe { entry::args(py, F, &["hMipmappedArray", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hMipmappedArray", ], 1, args, nargs, kwnames)? };
         let hMipmappedArray = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
 
@@ -3541,7 +3541,7 @@ unsafe extern "C" fn cuMipmappedArrayDestroy(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuMemGetHandleForAddressRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetHandleForAddressRange";
-        let a = unsafe { entry::args(py, F, &["dptr", "size", "handleType", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", "size", "handleType", "flags", ], 4, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let handleType = unsafe { entry::arg(py, &a[2]) };
@@ -3569,7 +3569,7 @@ unsafe extern "C" fn cuMemGetHandleForAddressRange(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemBatchDecompressAsync";
-        let a = unsafe { entry::args(py, F, &["paramsArray", "count", "flags", "stream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["paramsArray", "count", "flags", "stream", ], 4, args, nargs, kwnames)? };
         let paramsArray = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -3595,7 +3595,7 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuMemAddressReserve(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAddressReserve";
-        let a = unsafe { entry::args(py, F, &["size", "alignment", "addr", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "alignment", "addr", "flags", ], 4, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let alignment = unsafe { entry::arg(py, &a[1]) };
         let addr = unsafe { entry::arg(py, &a[2]) };
@@ -3619,7 +3619,7 @@ unsafe extern "C" fn cuMemAddressReserve(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuMemAddressFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAddressFree";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", ], 2, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
@@ -3637,7 +3637,7 @@ unsafe extern "C" fn cuMemAddressFree(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemCreate";
-        let a = unsafe { entry::args(py, F, &["size", "prop", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "prop", "flags", ], 3, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let prop = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -3660,7 +3660,7 @@ unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuMemRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRelease";
-        let a = unsafe { entry::args(py, F, &["handle", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
 
@@ -3676,7 +3676,7 @@ unsafe extern "C" fn cuMemRelease(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuMemMap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemMap";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "offset", "handle", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "offset", "handle", "flags", ], 5, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let offset = unsafe { entry::arg(py, &a[2]) };
@@ -3700,7 +3700,7 @@ unsafe extern "C" fn cuMemMap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
 unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemMapArrayAsync";
-        let a = unsafe { entry::args(py, F, &["mapInfoList", "count", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mapInfoList", "count", "hStream", ], 3, args, nargs, kwnames)? };
         let mapInfoList = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
@@ -3722,7 +3722,7 @@ unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMemUnmap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemUnmap";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", ], 2, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
@@ -3740,7 +3740,7 @@ unsafe extern "C" fn cuMemUnmap(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemSetAccess";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "desc", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "desc", "count", ], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let desc = unsafe { entry::arg(py, &a[2]) };
@@ -3764,7 +3764,7 @@ unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAccess";
-        let a = unsafe { entry::args(py, F, &["location", "ptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["location", "ptr", ], 2, args, nargs, kwnames)? };
         let location = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
@@ -3785,7 +3785,7 @@ unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -3811,7 +3811,7 @@ unsafe extern "C" fn cuMemExportToShareableHandle(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType", ], 2, args, nargs, kwnames)? };
         let osHandle = unsafe { entry::arg(py, &a[0]) };
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
@@ -3832,7 +3832,7 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAllocationGranularity";
-        let a = unsafe { entry::args(py, F, &["prop", "option", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", "option", ], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
@@ -3853,7 +3853,7 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAllocationPropertiesFromHandle";
-        let a = unsafe { entry::args(py, F, &["handle", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let mut o0 = Out::<4>::new();
@@ -3871,7 +3871,7 @@ unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(_m: *mut ffi::PyObje
 unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRetainAllocationHandle";
-        let a = unsafe { entry::args(py, F, &["addr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["addr", ], 1, args, nargs, kwnames)? };
         let addr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(addr, false, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
@@ -3890,7 +3890,7 @@ unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuMemFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFreeAsync";
-        let a = unsafe { entry::args(py, F, &["dptr", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", "hStream", ], 2, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
@@ -3908,7 +3908,7 @@ unsafe extern "C" fn cuMemFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemAllocAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocAsync";
-        let a = unsafe { entry::args(py, F, &["bytesize", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "hStream", ], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -3928,7 +3928,7 @@ unsafe extern "C" fn cuMemAllocAsync(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolTrimTo";
-        let a = unsafe { entry::args(py, F, &["pool", "minBytesToKeep", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "minBytesToKeep", ], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let minBytesToKeep = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
@@ -3946,7 +3946,7 @@ unsafe extern "C" fn cuMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolSetAttribute";
-        let a = unsafe { entry::args(py, F, &["pool", "attr", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "attr", "value", ], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -3982,7 +3982,7 @@ unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolGetAttribute";
-        let a = unsafe { entry::args(py, F, &["pool", "attr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "attr", ], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
@@ -4006,7 +4006,7 @@ unsafe extern "C" fn cuMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolSetAccess";
-        let a = unsafe { entry::args(py, F, &["pool", "map", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "map", "count", ], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let map = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -4028,7 +4028,7 @@ unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolGetAccess";
-        let a = unsafe { entry::args(py, F, &["memPool", "location", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "location", ], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
@@ -4049,7 +4049,7 @@ unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolCreate";
-        let a = unsafe { entry::args(py, F, &["poolProps", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["poolProps", ], 1, args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
         let a1: usize = h1.addr();
@@ -4068,7 +4068,7 @@ unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolDestroy";
-        let a = unsafe { entry::args(py, F, &["pool", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", ], 1, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
@@ -4084,7 +4084,7 @@ unsafe extern "C" fn cuMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuMemAllocFromPoolAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocFromPoolAsync";
-        let a = unsafe { entry::args(py, F, &["bytesize", "pool", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "pool", "hStream", ], 3, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let pool = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
@@ -4106,7 +4106,7 @@ unsafe extern "C" fn cuMemAllocFromPoolAsync(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["pool", "handleType", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "handleType", "flags", ], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -4132,7 +4132,7 @@ unsafe extern "C" fn cuMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, ar
 unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -4155,7 +4155,7 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuMemPoolExportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolExportPointer";
-        let a = unsafe { entry::args(py, F, &["ptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
@@ -4173,7 +4173,7 @@ unsafe extern "C" fn cuMemPoolExportPointer(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolImportPointer";
-        let a = unsafe { entry::args(py, F, &["pool", "shareData", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "shareData", ], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let shareData = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
@@ -4194,7 +4194,7 @@ unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastCreate";
-        let a = unsafe { entry::args(py, F, &["prop", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", ], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let a1: usize = h1.addr();
@@ -4213,7 +4213,7 @@ unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMulticastAddDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastAddDevice";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", ], 2, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
@@ -4231,7 +4231,7 @@ unsafe extern "C" fn cuMulticastAddDevice(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuMulticastBindMem(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastBindMem";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memHandle", "memOffset", "size", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memHandle", "memOffset", "size", "flags", ], 6, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let mcOffset = unsafe { entry::arg(py, &a[1]) };
         let memHandle = unsafe { entry::arg(py, &a[2]) };
@@ -4257,7 +4257,7 @@ unsafe extern "C" fn cuMulticastBindMem(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMulticastBindAddr(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastBindAddr";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memptr", "size", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memptr", "size", "flags", ], 5, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let mcOffset = unsafe { entry::arg(py, &a[1]) };
         let memptr = unsafe { entry::arg(py, &a[2]) };
@@ -4281,7 +4281,7 @@ unsafe extern "C" fn cuMulticastBindAddr(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuMulticastUnbind(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastUnbind";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", "mcOffset", "size", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", "mcOffset", "size", ], 4, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let mcOffset = unsafe { entry::arg(py, &a[2]) };
@@ -4303,7 +4303,7 @@ unsafe extern "C" fn cuMulticastUnbind(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastGetGranularity";
-        let a = unsafe { entry::args(py, F, &["prop", "option", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", "option", ], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
@@ -4324,7 +4324,7 @@ unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attribute", "ptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attribute", "ptr", ], 2, args, nargs, kwnames)? };
         let attribute = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
@@ -4348,7 +4348,7 @@ unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPrefetchAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "hStream", ], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -4370,7 +4370,7 @@ unsafe extern "C" fn cuMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPrefetchAsync_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "hStream", ], 5, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let location = unsafe { entry::arg(py, &a[2]) };
@@ -4395,7 +4395,7 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAdvise";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device", ], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -4417,7 +4417,7 @@ unsafe extern "C" fn cuMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAdvise_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location", ], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -4440,7 +4440,7 @@ unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRangeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count", ], 4, args, nargs, kwnames)? };
         let dataSize = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let devPtr = unsafe { entry::arg(py, &a[2]) };
@@ -4469,7 +4469,7 @@ unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRangeGetAttributes";
-        let a = unsafe { entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count", ], 5, args, nargs, kwnames)? };
         let dataSizes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let numAttributes = unsafe { entry::arg(py, &a[2]) };
@@ -4517,7 +4517,7 @@ unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerSetAttribute";
-        let a = unsafe { entry::args(py, F, &["value", "attribute", "ptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["value", "attribute", "ptr", ], 3, args, nargs, kwnames)? };
         let value = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
@@ -4565,7 +4565,7 @@ unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerGetAttributes";
-        let a = unsafe { entry::args(py, F, &["numAttributes", "attributes", "ptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numAttributes", "attributes", "ptr", ], 3, args, nargs, kwnames)? };
         let numAttributes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
@@ -4602,7 +4602,7 @@ unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCreate";
-        let a = unsafe { entry::args(py, F, &["Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -4620,7 +4620,7 @@ unsafe extern "C" fn cuStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCreateWithPriority";
-        let a = unsafe { entry::args(py, F, &["flags", "priority", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "priority", ], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let priority = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -4640,7 +4640,7 @@ unsafe extern "C" fn cuStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuStreamGetPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetPriority";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4658,7 +4658,7 @@ unsafe extern "C" fn cuStreamGetPriority(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetDevice";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4676,7 +4676,7 @@ unsafe extern "C" fn cuStreamGetDevice(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetFlags";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4694,7 +4694,7 @@ unsafe extern "C" fn cuStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuStreamGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetId";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4712,7 +4712,7 @@ unsafe extern "C" fn cuStreamGetId(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuStreamGetCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCtx";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4730,7 +4730,7 @@ unsafe extern "C" fn cuStreamGetCtx(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuStreamGetCtx_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCtx_v2";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4750,7 +4750,7 @@ unsafe extern "C" fn cuStreamGetCtx_v2(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hStream", "hEvent", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "hEvent", "Flags", ], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -4770,7 +4770,7 @@ unsafe extern "C" fn cuStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuStreamAddCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamAddCallback";
-        let a = unsafe { entry::args(py, F, &["hStream", "callback", "userData", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "callback", "userData", "flags", ], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
@@ -4793,7 +4793,7 @@ unsafe extern "C" fn cuStreamAddCallback(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamBeginCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBeginCapture";
-        let a = unsafe { entry::args(py, F, &["hStream", "mode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "mode", ], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let mode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -4811,7 +4811,7 @@ unsafe extern "C" fn cuStreamBeginCapture(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBeginCaptureToGraph";
-        let a = unsafe { entry::args(py, F, &["hStream", "hGraph", "dependencies", "dependencyData", "numDependencies", "mode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "hGraph", "dependencies", "dependencyData", "numDependencies", "mode", ], 6, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
         let dependencies = unsafe { entry::arg(py, &a[2]) };
@@ -4843,7 +4843,7 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuThreadExchangeStreamCaptureMode";
-        let a = unsafe { entry::args(py, F, &["mode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mode", ], 1, args, nargs, kwnames)? };
         let mode = unsafe { entry::arg(py, &a[0]) };
         let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
         let a0: usize = &mut o0 as *mut u64 as usize;
@@ -4860,7 +4860,7 @@ unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject, a
 unsafe extern "C" fn cuStreamEndCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamEndCapture";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4878,7 +4878,7 @@ unsafe extern "C" fn cuStreamEndCapture(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuStreamIsCapturing(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamIsCapturing";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4896,7 +4896,7 @@ unsafe extern "C" fn cuStreamIsCapturing(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCaptureInfo";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4922,7 +4922,7 @@ unsafe extern "C" fn cuStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCaptureInfo_v3";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4950,7 +4950,7 @@ unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamUpdateCaptureDependencies";
-        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "numDependencies", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "numDependencies", "flags", ], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -4974,7 +4974,7 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, a
 unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamUpdateCaptureDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "dependencyData", "numDependencies", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "dependencyData", "numDependencies", "flags", ], 5, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
@@ -5004,7 +5004,7 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject
 unsafe extern "C" fn cuStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamAttachMemAsync";
-        let a = unsafe { entry::args(py, F, &["hStream", "dptr", "length", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dptr", "length", "flags", ], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dptr = unsafe { entry::arg(py, &a[1]) };
         let length = unsafe { entry::arg(py, &a[2]) };
@@ -5026,7 +5026,7 @@ unsafe extern "C" fn cuStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuStreamQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamQuery";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -5042,7 +5042,7 @@ unsafe extern "C" fn cuStreamQuery(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuStreamSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamSynchronize";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -5058,7 +5058,7 @@ unsafe extern "C" fn cuStreamSynchronize(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamDestroy";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -5074,7 +5074,7 @@ unsafe extern "C" fn cuStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuStreamCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, dst, &Ctx { func: F, param: "dst", expected: "CUstream or int" })?;
@@ -5092,7 +5092,7 @@ unsafe extern "C" fn cuStreamCopyAttributes(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr", ], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -5112,7 +5112,7 @@ unsafe extern "C" fn cuStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value", ], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5133,7 +5133,7 @@ unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuEventCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventCreate";
-        let a = unsafe { entry::args(py, F, &["Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -5151,7 +5151,7 @@ unsafe extern "C" fn cuEventCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuEventRecord(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventRecord";
-        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", ], 2, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
@@ -5169,7 +5169,7 @@ unsafe extern "C" fn cuEventRecord(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventRecordWithFlags";
-        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", "flags", ], 3, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -5189,7 +5189,7 @@ unsafe extern "C" fn cuEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuEventQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventQuery";
-        let a = unsafe { entry::args(py, F, &["hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
@@ -5205,7 +5205,7 @@ unsafe extern "C" fn cuEventQuery(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuEventSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventSynchronize";
-        let a = unsafe { entry::args(py, F, &["hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
@@ -5221,7 +5221,7 @@ unsafe extern "C" fn cuEventSynchronize(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuEventDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventDestroy";
-        let a = unsafe { entry::args(py, F, &["hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
@@ -5237,7 +5237,7 @@ unsafe extern "C" fn cuEventDestroy(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventElapsedTime";
-        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], 2, args, nargs, kwnames)? };
         let hStart = unsafe { entry::arg(py, &a[0]) };
         let hEnd = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUevent, hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
@@ -5257,7 +5257,7 @@ unsafe extern "C" fn cuEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventElapsedTime_v2";
-        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], 2, args, nargs, kwnames)? };
         let hStart = unsafe { entry::arg(py, &a[0]) };
         let hEnd = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUevent, hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
@@ -5277,7 +5277,7 @@ unsafe extern "C" fn cuEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuImportExternalMemory";
-        let a = unsafe { entry::args(py, F, &["memHandleDesc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memHandleDesc", ], 1, args, nargs, kwnames)? };
         let memHandleDesc = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(memHandleDesc, 104, false, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
         let a1: usize = h1.addr();
@@ -5296,7 +5296,7 @@ unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuExternalMemoryGetMappedBuffer";
-        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc", ], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let bufferDesc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
@@ -5317,7 +5317,7 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuExternalMemoryGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc", ], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let mipmapDesc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
@@ -5338,7 +5338,7 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObj
 unsafe extern "C" fn cuDestroyExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDestroyExternalMemory";
-        let a = unsafe { entry::args(py, F, &["extMem", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", ], 1, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
 
@@ -5354,7 +5354,7 @@ unsafe extern "C" fn cuDestroyExternalMemory(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuImportExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["semHandleDesc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["semHandleDesc", ], 1, args, nargs, kwnames)? };
         let semHandleDesc = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(semHandleDesc, 96, false, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
         let a1: usize = h1.addr();
@@ -5373,7 +5373,7 @@ unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSignalExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
@@ -5399,7 +5399,7 @@ unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuWaitExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
@@ -5425,7 +5425,7 @@ unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDestroyExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["extSem", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSem", ], 1, args, nargs, kwnames)? };
         let extSem = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUexternalSemaphore, extSem, &Ctx { func: F, param: "extSem", expected: "CUexternalSemaphore or int" })?;
 
@@ -5441,7 +5441,7 @@ unsafe extern "C" fn cuDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuStreamWaitValue32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitValue32";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5463,7 +5463,7 @@ unsafe extern "C" fn cuStreamWaitValue32(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamWaitValue64(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitValue64";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5485,7 +5485,7 @@ unsafe extern "C" fn cuStreamWaitValue64(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamWriteValue32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWriteValue32";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5507,7 +5507,7 @@ unsafe extern "C" fn cuStreamWriteValue32(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuStreamWriteValue64(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWriteValue64";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5529,7 +5529,7 @@ unsafe extern "C" fn cuStreamWriteValue64(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBatchMemOp";
-        let a = unsafe { entry::args(py, F, &["stream", "count", "paramArray", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "count", "paramArray", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let paramArray = unsafe { entry::arg(py, &a[2]) };
@@ -5553,7 +5553,7 @@ unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuFuncGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "hfunc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "hfunc", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let hfunc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -5573,7 +5573,7 @@ unsafe extern "C" fn cuFuncGetAttribute(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hfunc", "attrib", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "attrib", "value", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let attrib = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5593,7 +5593,7 @@ unsafe extern "C" fn cuFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
@@ -5611,7 +5611,7 @@ unsafe extern "C" fn cuFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuFuncGetModule(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetModule";
-        let a = unsafe { entry::args(py, F, &["hfunc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
@@ -5629,7 +5629,7 @@ unsafe extern "C" fn cuFuncGetModule(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuFuncGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetName";
-        let a = unsafe { entry::args(py, F, &["hfunc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0: usize = 0;
@@ -5647,7 +5647,7 @@ unsafe extern "C" fn cuFuncGetName(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["func", "paramIndex", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "paramIndex", ], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -5669,7 +5669,7 @@ unsafe extern "C" fn cuFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuFuncIsLoaded(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncIsLoaded";
-        let a = unsafe { entry::args(py, F, &["function", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["function", ], 1, args, nargs, kwnames)? };
         let function = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
@@ -5687,7 +5687,7 @@ unsafe extern "C" fn cuFuncIsLoaded(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuFuncLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncLoad";
-        let a = unsafe { entry::args(py, F, &["function", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["function", ], 1, args, nargs, kwnames)? };
         let function = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUfunction, function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
 
@@ -5703,7 +5703,7 @@ unsafe extern "C" fn cuFuncLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::P
 unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchKernel";
-        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", "extra", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", "extra", ], 11, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let gridDimX = unsafe { entry::arg(py, &a[1]) };
         let gridDimY = unsafe { entry::arg(py, &a[2]) };
@@ -5741,7 +5741,7 @@ unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchKernelEx";
-        let a = unsafe { entry::args(py, F, &["config", "f", "kernelParams", "extra", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", "f", "kernelParams", "extra", ], 4, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
@@ -5766,7 +5766,7 @@ unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchCooperativeKernel";
-        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", ], 10, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let gridDimX = unsafe { entry::arg(py, &a[1]) };
         let gridDimY = unsafe { entry::arg(py, &a[2]) };
@@ -5801,7 +5801,7 @@ unsafe extern "C" fn cuLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchCooperativeKernelMultiDevice";
-        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags", ], 3, args, nargs, kwnames)? };
         let launchParamsList = unsafe { entry::arg(py, &a[0]) };
         let numDevices = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -5823,7 +5823,7 @@ unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject
 unsafe extern "C" fn cuLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchHostFunc";
-        let a = unsafe { entry::args(py, F, &["hStream", "fn", "userData", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "fn", "userData", ], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let r#fn = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
@@ -5844,7 +5844,7 @@ unsafe extern "C" fn cuLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuFuncSetBlockShape(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetBlockShape";
-        let a = unsafe { entry::args(py, F, &["hfunc", "x", "y", "z", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "x", "y", "z", ], 4, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let x = unsafe { entry::arg(py, &a[1]) };
         let y = unsafe { entry::arg(py, &a[2]) };
@@ -5866,7 +5866,7 @@ unsafe extern "C" fn cuFuncSetBlockShape(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuFuncSetSharedSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetSharedSize";
-        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let numbytes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
@@ -5884,7 +5884,7 @@ unsafe extern "C" fn cuFuncSetSharedSize(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuParamSetSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetSize";
-        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let numbytes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
@@ -5902,7 +5902,7 @@ unsafe extern "C" fn cuParamSetSize(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuParamSeti(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSeti";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5922,7 +5922,7 @@ unsafe extern "C" fn cuParamSeti(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuParamSetf(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetf";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5942,7 +5942,7 @@ unsafe extern "C" fn cuParamSetf(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetv";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "ptr", "numbytes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "ptr", "numbytes", ], 4, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
@@ -5966,7 +5966,7 @@ unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn cuLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunch";
-        let a = unsafe { entry::args(py, F, &["f", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", ], 1, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
 
@@ -5982,7 +5982,7 @@ unsafe extern "C" fn cuLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
 unsafe extern "C" fn cuLaunchGrid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchGrid";
-        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", ], 3, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let grid_width = unsafe { entry::arg(py, &a[1]) };
         let grid_height = unsafe { entry::arg(py, &a[2]) };
@@ -6002,7 +6002,7 @@ unsafe extern "C" fn cuLaunchGrid(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuLaunchGridAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchGridAsync";
-        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", "hStream", ], 4, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let grid_width = unsafe { entry::arg(py, &a[1]) };
         let grid_height = unsafe { entry::arg(py, &a[2]) };
@@ -6024,7 +6024,7 @@ unsafe extern "C" fn cuLaunchGridAsync(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuParamSetTexRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetTexRef";
-        let a = unsafe { entry::args(py, F, &["hfunc", "texunit", "hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "texunit", "hTexRef", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let texunit = unsafe { entry::arg(py, &a[1]) };
         let hTexRef = unsafe { entry::arg(py, &a[2]) };
@@ -6044,7 +6044,7 @@ unsafe extern "C" fn cuParamSetTexRef(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
@@ -6062,7 +6062,7 @@ unsafe extern "C" fn cuFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphCreate";
-        let a = unsafe { entry::args(py, F, &["flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -6080,7 +6080,7 @@ unsafe extern "C" fn cuGraphCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddKernelNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6107,7 +6107,7 @@ unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<9>::new();
@@ -6125,7 +6125,7 @@ unsafe extern "C" fn cuGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6144,7 +6144,7 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemcpyNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "copyParams", "ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "copyParams", "ctx", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6173,7 +6173,7 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemcpyNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<25>::new();
@@ -6191,7 +6191,7 @@ unsafe extern "C" fn cuGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6210,7 +6210,7 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemsetNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "memsetParams", "ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "memsetParams", "ctx", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6239,7 +6239,7 @@ unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemsetNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<5>::new();
@@ -6257,7 +6257,7 @@ unsafe extern "C" fn cuGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6276,7 +6276,7 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddHostNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6303,7 +6303,7 @@ unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphHostNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<2>::new();
@@ -6321,7 +6321,7 @@ unsafe extern "C" fn cuGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6340,7 +6340,7 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddChildGraphNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "childGraph", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "childGraph", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6366,7 +6366,7 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphChildGraphNodeGetGraph";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
@@ -6384,7 +6384,7 @@ unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEmptyNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", ], 3, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6408,7 +6408,7 @@ unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEventRecordNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6434,7 +6434,7 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventRecordNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
@@ -6452,7 +6452,7 @@ unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", "event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "event", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6470,7 +6470,7 @@ unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEventWaitNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6496,7 +6496,7 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventWaitNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
@@ -6514,7 +6514,7 @@ unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", "event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "event", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6532,7 +6532,7 @@ unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddExternalSemaphoresSignalNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6559,7 +6559,7 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObje
 unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresSignalNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<3>::new();
@@ -6577,7 +6577,7 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi::
 unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6596,7 +6596,7 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::
 unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddExternalSemaphoresWaitNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6623,7 +6623,7 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject
 unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresWaitNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<3>::new();
@@ -6641,7 +6641,7 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::Py
 unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6660,7 +6660,7 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::Py
 unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddBatchMemOpNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6687,7 +6687,7 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphBatchMemOpNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<4>::new();
@@ -6705,7 +6705,7 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphBatchMemOpNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -6724,7 +6724,7 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecBatchMemOpNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
@@ -6745,7 +6745,7 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemAllocNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6772,7 +6772,7 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemAllocNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<15>::new();
@@ -6790,7 +6790,7 @@ unsafe extern "C" fn cuGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemFreeNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "dptr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "dptr", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -6816,7 +6816,7 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemFreeNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
@@ -6834,7 +6834,7 @@ unsafe extern "C" fn cuGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGraphMemTrim";
-        let a = unsafe { entry::args(py, F, &["device", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
@@ -6850,7 +6850,7 @@ unsafe extern "C" fn cuDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr", ], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
@@ -6874,7 +6874,7 @@ unsafe extern "C" fn cuDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceSetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr", "value", ], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -6906,7 +6906,7 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphClone";
-        let a = unsafe { entry::args(py, F, &["originalGraph", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["originalGraph", ], 1, args, nargs, kwnames)? };
         let originalGraph = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUgraph, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
@@ -6924,7 +6924,7 @@ unsafe extern "C" fn cuGraphClone(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn cuGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeFindInClone";
-        let a = unsafe { entry::args(py, F, &["hOriginalNode", "hClonedGraph", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hOriginalNode", "hClonedGraph", ], 2, args, nargs, kwnames)? };
         let hOriginalNode = unsafe { entry::arg(py, &a[0]) };
         let hClonedGraph = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraphNode, hOriginalNode, &Ctx { func: F, param: "hOriginalNode", expected: "CUgraphNode or int" })?;
@@ -6944,7 +6944,7 @@ unsafe extern "C" fn cuGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetType";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
@@ -6962,7 +6962,7 @@ unsafe extern "C" fn cuGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetNodes";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numNodes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numNodes", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -6984,7 +6984,7 @@ unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetRootNodes";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numRootNodes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numRootNodes", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numRootNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -7006,7 +7006,7 @@ unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetEdges";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -7033,7 +7033,7 @@ unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetEdges_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -7064,7 +7064,7 @@ unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependencies";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7086,7 +7086,7 @@ unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7112,7 +7112,7 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependentNodes";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7134,7 +7134,7 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependentNodes_v2";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7160,7 +7160,7 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddDependencies";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
@@ -7186,7 +7186,7 @@ unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
@@ -7218,7 +7218,7 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRemoveDependencies";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
@@ -7244,7 +7244,7 @@ unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRemoveDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
@@ -7276,7 +7276,7 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDestroyNode";
-        let a = unsafe { entry::args(py, F, &["hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
 
@@ -7292,7 +7292,7 @@ unsafe extern "C" fn cuGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphInstantiate";
-        let a = unsafe { entry::args(py, F, &["hGraph", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "flags", ], 2, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -7312,7 +7312,7 @@ unsafe extern "C" fn cuGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphInstantiateWithParams";
-        let a = unsafe { entry::args(py, F, &["hGraph", "instantiateParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "instantiateParams", ], 2, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let instantiateParams = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -7333,7 +7333,7 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecGetFlags";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", ], 1, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let mut o1 = Out::<1>::new();
@@ -7351,7 +7351,7 @@ unsafe extern "C" fn cuGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
@@ -7372,7 +7372,7 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "copyParams", "ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "copyParams", "ctx", ], 4, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let copyParams = unsafe { entry::arg(py, &a[2]) };
@@ -7395,7 +7395,7 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "memsetParams", "ctx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "memsetParams", "ctx", ], 4, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let memsetParams = unsafe { entry::arg(py, &a[2]) };
@@ -7418,7 +7418,7 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
@@ -7439,7 +7439,7 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecChildGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "childGraph", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "childGraph", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let childGraph = unsafe { entry::arg(py, &a[2]) };
@@ -7459,7 +7459,7 @@ unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
@@ -7479,7 +7479,7 @@ unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
@@ -7499,7 +7499,7 @@ unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, ar
 unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
@@ -7520,7 +7520,7 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut f
 unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
@@ -7541,7 +7541,7 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi
 unsafe extern "C" fn cuGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeSetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let isEnabled = unsafe { entry::arg(py, &a[2]) };
@@ -7561,7 +7561,7 @@ unsafe extern "C" fn cuGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
@@ -7581,7 +7581,7 @@ unsafe extern "C" fn cuGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuGraphUpload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphUpload";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
@@ -7599,7 +7599,7 @@ unsafe extern "C" fn cuGraphUpload(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphLaunch";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
@@ -7617,7 +7617,7 @@ unsafe extern "C" fn cuGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecDestroy";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", ], 1, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
 
@@ -7633,7 +7633,7 @@ unsafe extern "C" fn cuGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDestroy";
-        let a = unsafe { entry::args(py, F, &["hGraph", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
 
@@ -7649,7 +7649,7 @@ unsafe extern "C" fn cuGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecUpdate";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
@@ -7669,7 +7669,7 @@ unsafe extern "C" fn cuGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, dst, &Ctx { func: F, param: "dst", expected: "CUgraphNode or int" })?;
@@ -7687,7 +7687,7 @@ unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7707,7 +7707,7 @@ unsafe extern "C" fn cuGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value", ], 3, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -7728,7 +7728,7 @@ unsafe extern "C" fn cuGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDebugDotPrint";
-        let a = unsafe { entry::args(py, F, &["hGraph", "path", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "path", "flags", ], 3, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let path = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -7748,7 +7748,7 @@ unsafe extern "C" fn cuGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectCreate";
-        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags", ], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
@@ -7773,7 +7773,7 @@ unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuUserObjectRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectRetain";
-        let a = unsafe { entry::args(py, F, &["object", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
@@ -7791,7 +7791,7 @@ unsafe extern "C" fn cuUserObjectRetain(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuUserObjectRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectRelease";
-        let a = unsafe { entry::args(py, F, &["object", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
@@ -7809,7 +7809,7 @@ unsafe extern "C" fn cuUserObjectRelease(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuGraphRetainUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRetainUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags", ], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -7831,7 +7831,7 @@ unsafe extern "C" fn cuGraphRetainUserObject(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphReleaseUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count", ], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -7851,7 +7851,7 @@ unsafe extern "C" fn cuGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -7878,7 +7878,7 @@ unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddNode_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "dependencyData", "numDependencies", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "dependencyData", "numDependencies", "nodeParams", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
@@ -7911,7 +7911,7 @@ unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7930,7 +7930,7 @@ unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
@@ -7951,7 +7951,7 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphConditionalHandleCreate";
-        let a = unsafe { entry::args(py, F, &["hGraph", "ctx", "defaultLaunchValue", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "ctx", "defaultLaunchValue", "flags", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let ctx = unsafe { entry::arg(py, &a[1]) };
         let defaultLaunchValue = unsafe { entry::arg(py, &a[2]) };
@@ -7975,7 +7975,7 @@ unsafe extern "C" fn cuGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessor";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", ], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -7997,7 +7997,7 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::P
 unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags", ], 4, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -8021,7 +8021,7 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *m
 unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialBlockSize";
-        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", ], 4, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSizeToDynamicSMemSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -8047,7 +8047,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, ar
 unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialBlockSizeWithFlags";
-        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", "flags", ], 5, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSizeToDynamicSMemSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -8075,7 +8075,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyO
 unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyAvailableDynamicSMemPerBlock";
-        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize", ], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let numBlocks = unsafe { entry::arg(py, &a[1]) };
         let blockSize = unsafe { entry::arg(py, &a[2]) };
@@ -8097,7 +8097,7 @@ unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObj
 unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialClusterSize";
-        let a = unsafe { entry::args(py, F, &["func", "config", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -8118,7 +8118,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveClusters";
-        let a = unsafe { entry::args(py, F, &["func", "config", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -8139,7 +8139,7 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuTexRefSetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "hArray", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "hArray", "Flags", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let hArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -8159,7 +8159,7 @@ unsafe extern "C" fn cuTexRefSetArray(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuTexRefSetMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "hMipmappedArray", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "hMipmappedArray", "Flags", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let hMipmappedArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -8179,7 +8179,7 @@ unsafe extern "C" fn cuTexRefSetMipmappedArray(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuTexRefSetAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddress";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dptr", "numbytes", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dptr", "numbytes", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dptr = unsafe { entry::arg(py, &a[1]) };
         let numbytes = unsafe { entry::arg(py, &a[2]) };
@@ -8201,7 +8201,7 @@ unsafe extern "C" fn cuTexRefSetAddress(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddress2D";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "desc", "dptr", "Pitch", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "desc", "dptr", "Pitch", ], 4, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let desc = unsafe { entry::arg(py, &a[1]) };
         let dptr = unsafe { entry::arg(py, &a[2]) };
@@ -8224,7 +8224,7 @@ unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *
 unsafe extern "C" fn cuTexRefSetFormat(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFormat";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fmt", "NumPackedComponents", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fmt", "NumPackedComponents", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fmt = unsafe { entry::arg(py, &a[1]) };
         let NumPackedComponents = unsafe { entry::arg(py, &a[2]) };
@@ -8244,7 +8244,7 @@ unsafe extern "C" fn cuTexRefSetFormat(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuTexRefSetAddressMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddressMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", "am", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", "am", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dim = unsafe { entry::arg(py, &a[1]) };
         let am = unsafe { entry::arg(py, &a[2]) };
@@ -8264,7 +8264,7 @@ unsafe extern "C" fn cuTexRefSetAddressMode(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuTexRefSetFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8282,7 +8282,7 @@ unsafe extern "C" fn cuTexRefSetFilterMode(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuTexRefSetMipmapFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8300,7 +8300,7 @@ unsafe extern "C" fn cuTexRefSetMipmapFilterMode(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuTexRefSetMipmapLevelBias(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapLevelBias";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "bias", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "bias", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let bias = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8318,7 +8318,7 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelBias(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapLevelClamp";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "minMipmapLevelClamp", "maxMipmapLevelClamp", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "minMipmapLevelClamp", "maxMipmapLevelClamp", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let minMipmapLevelClamp = unsafe { entry::arg(py, &a[1]) };
         let maxMipmapLevelClamp = unsafe { entry::arg(py, &a[2]) };
@@ -8338,7 +8338,7 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuTexRefSetMaxAnisotropy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMaxAnisotropy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "maxAniso", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "maxAniso", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let maxAniso = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8356,7 +8356,7 @@ unsafe extern "C" fn cuTexRefSetMaxAnisotropy(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuTexRefSetBorderColor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetBorderColor";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "pBorderColor", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "pBorderColor", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let pBorderColor = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8375,7 +8375,7 @@ unsafe extern "C" fn cuTexRefSetBorderColor(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuTexRefSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFlags";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "Flags", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8393,7 +8393,7 @@ unsafe extern "C" fn cuTexRefSetFlags(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuTexRefGetAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetAddress";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8411,7 +8411,7 @@ unsafe extern "C" fn cuTexRefGetAddress(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuTexRefGetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8429,7 +8429,7 @@ unsafe extern "C" fn cuTexRefGetArray(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuTexRefGetMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8447,7 +8447,7 @@ unsafe extern "C" fn cuTexRefGetMipmappedArray(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuTexRefGetAddressMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetAddressMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dim = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8467,7 +8467,7 @@ unsafe extern "C" fn cuTexRefGetAddressMode(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuTexRefGetFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8485,7 +8485,7 @@ unsafe extern "C" fn cuTexRefGetFilterMode(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuTexRefGetFormat(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFormat";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8505,7 +8505,7 @@ unsafe extern "C" fn cuTexRefGetFormat(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuTexRefGetMipmapFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8523,7 +8523,7 @@ unsafe extern "C" fn cuTexRefGetMipmapFilterMode(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuTexRefGetMipmapLevelBias(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapLevelBias";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8541,7 +8541,7 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelBias(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapLevelClamp";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8561,7 +8561,7 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuTexRefGetMaxAnisotropy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMaxAnisotropy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8579,7 +8579,7 @@ unsafe extern "C" fn cuTexRefGetMaxAnisotropy(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuTexRefGetBorderColor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetBorderColor";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8597,7 +8597,7 @@ unsafe extern "C" fn cuTexRefGetBorderColor(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuTexRefGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFlags";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8615,7 +8615,7 @@ unsafe extern "C" fn cuTexRefGetFlags(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuTexRefCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefCreate";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -8631,7 +8631,7 @@ unsafe extern "C" fn cuTexRefCreate(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuTexRefDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefDestroy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
@@ -8647,7 +8647,7 @@ unsafe extern "C" fn cuTexRefDestroy(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuSurfRefSetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfRefSetArray";
-        let a = unsafe { entry::args(py, F, &["hSurfRef", "hArray", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSurfRef", "hArray", "Flags", ], 3, args, nargs, kwnames)? };
         let hSurfRef = unsafe { entry::arg(py, &a[0]) };
         let hArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -8667,7 +8667,7 @@ unsafe extern "C" fn cuSurfRefSetArray(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuSurfRefGetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfRefGetArray";
-        let a = unsafe { entry::args(py, F, &["hSurfRef", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSurfRef", ], 1, args, nargs, kwnames)? };
         let hSurfRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUsurfref, hSurfRef, &Ctx { func: F, param: "hSurfRef", expected: "CUsurfref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8685,7 +8685,7 @@ unsafe extern "C" fn cuSurfRefGetArray(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectCreate";
-        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc", ], 3, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
@@ -8710,7 +8710,7 @@ unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuTexObjectDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectDestroy";
-        let a = unsafe { entry::args(py, F, &["texObject", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
@@ -8726,7 +8726,7 @@ unsafe extern "C" fn cuTexObjectDestroy(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuTexObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetResourceDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<18>::new();
@@ -8744,7 +8744,7 @@ unsafe extern "C" fn cuTexObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuTexObjectGetTextureDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetTextureDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<13>::new();
@@ -8762,7 +8762,7 @@ unsafe extern "C" fn cuTexObjectGetTextureDesc(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuTexObjectGetResourceViewDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetResourceViewDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<14>::new();
@@ -8780,7 +8780,7 @@ unsafe extern "C" fn cuTexObjectGetResourceViewDesc(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectCreate";
-        let a = unsafe { entry::args(py, F, &["pResDesc", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc", ], 1, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let a1: usize = h1.addr();
@@ -8799,7 +8799,7 @@ unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuSurfObjectDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectDestroy";
-        let a = unsafe { entry::args(py, F, &["surfObject", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
 
@@ -8815,7 +8815,7 @@ unsafe extern "C" fn cuSurfObjectDestroy(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuSurfObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectGetResourceDesc";
-        let a = unsafe { entry::args(py, F, &["surfObject", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
         let mut o0 = Out::<18>::new();
@@ -8833,7 +8833,7 @@ unsafe extern "C" fn cuSurfObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeTiled";
-        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "boxDim", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "boxDim", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], 11, args, nargs, kwnames)? };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -8876,7 +8876,7 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeIm2col";
-        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCorner", "pixelBoxUpperCorner", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCorner", "pixelBoxUpperCorner", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], 14, args, nargs, kwnames)? };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -8926,7 +8926,7 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeIm2colWide";
-        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCornerWidth", "pixelBoxUpperCornerWidth", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "mode", "swizzle", "l2Promotion", "oobFill", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCornerWidth", "pixelBoxUpperCornerWidth", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "mode", "swizzle", "l2Promotion", "oobFill", ], 15, args, nargs, kwnames)? };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -8976,7 +8976,7 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapReplaceAddress";
-        let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress", ], 2, args, nargs, kwnames)? };
         let tensorMap = unsafe { entry::arg(py, &a[0]) };
         let globalAddress = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
@@ -8996,7 +8996,7 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceCanAccessPeer";
-        let a = unsafe { entry::args(py, F, &["dev", "peerDev", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "peerDev", ], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let peerDev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
@@ -9016,7 +9016,7 @@ unsafe extern "C" fn cuDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuCtxEnablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxEnablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerContext", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerContext", "Flags", ], 2, args, nargs, kwnames)? };
         let peerContext = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
@@ -9034,7 +9034,7 @@ unsafe extern "C" fn cuCtxEnablePeerAccess(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuCtxDisablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDisablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerContext", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerContext", ], 1, args, nargs, kwnames)? };
         let peerContext = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
 
@@ -9050,7 +9050,7 @@ unsafe extern "C" fn cuCtxDisablePeerAccess(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetP2PAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "srcDevice", "dstDevice", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "srcDevice", "dstDevice", ], 3, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -9072,7 +9072,7 @@ unsafe extern "C" fn cuDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuGraphicsUnregisterResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsUnregisterResource";
-        let a = unsafe { entry::args(py, F, &["resource", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
 
@@ -9088,7 +9088,7 @@ unsafe extern "C" fn cuGraphicsUnregisterResource(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsSubResourceGetMappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel", ], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let arrayIndex = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
@@ -9110,7 +9110,7 @@ unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObject,
 unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let mut o0 = Out::<1>::new();
@@ -9128,7 +9128,7 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::PyO
 unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedPointer";
-        let a = unsafe { entry::args(py, F, &["resource", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let mut o0 = Out::<1>::new();
@@ -9148,7 +9148,7 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(_m: *mut ffi::PyObject, 
 unsafe extern "C" fn cuGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceSetMapFlags";
-        let a = unsafe { entry::args(py, F, &["resource", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "flags", ], 2, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
@@ -9166,7 +9166,7 @@ unsafe extern "C" fn cuGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuGraphicsMapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsMapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
@@ -9188,7 +9188,7 @@ unsafe extern "C" fn cuGraphicsMapResources(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsUnmapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
@@ -9210,7 +9210,7 @@ unsafe extern "C" fn cuGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuGetProcAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetProcAddress";
-        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags", ], 3, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let cudaVersion = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -9234,7 +9234,7 @@ unsafe extern "C" fn cuGetProcAddress(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", ], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
@@ -9258,7 +9258,7 @@ unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpGetAttributeGlobal";
-        let a = unsafe { entry::args(py, F, &["attrib", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", ], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
@@ -9282,7 +9282,7 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpSetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "value", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -9317,7 +9317,7 @@ unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpSetAttributeGlobal";
-        let a = unsafe { entry::args(py, F, &["attrib", "value", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "value", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -9352,7 +9352,7 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: 
 unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetExportTable";
-        let a = unsafe { entry::args(py, F, &["pExportTableId", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pExportTableId", ], 1, args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
         let a1: usize = h1.addr();
@@ -9371,7 +9371,7 @@ unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuGreenCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxCreate";
-        let a = unsafe { entry::args(py, F, &["desc", "dev", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["desc", "dev", "flags", ], 3, args, nargs, kwnames)? };
         let desc = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -9393,7 +9393,7 @@ unsafe extern "C" fn cuGreenCtxCreate(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuGreenCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxDestroy";
-        let a = unsafe { entry::args(py, F, &["hCtx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", ], 1, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
 
@@ -9409,7 +9409,7 @@ unsafe extern "C" fn cuGreenCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuCtxFromGreenCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxFromGreenCtx";
-        let a = unsafe { entry::args(py, F, &["hCtx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", ], 1, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let mut o0 = Out::<1>::new();
@@ -9427,7 +9427,7 @@ unsafe extern "C" fn cuCtxFromGreenCtx(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn cuDeviceGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetDevResource";
-        let a = unsafe { entry::args(py, F, &["device", "typename", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "typename", ], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
@@ -9447,7 +9447,7 @@ unsafe extern "C" fn cuDeviceGetDevResource(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetDevResource";
-        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
@@ -9467,7 +9467,7 @@ unsafe extern "C" fn cuCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuGreenCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxGetDevResource";
-        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
@@ -9487,7 +9487,7 @@ unsafe extern "C" fn cuGreenCtxGetDevResource(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevSmResourceSplitByCount";
-        let a = unsafe { entry::args(py, F, &["nbGroups", "input_", "useFlags", "minCount", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nbGroups", "input_", "useFlags", "minCount", ], 4, args, nargs, kwnames)? };
         let nbGroups = unsafe { entry::arg(py, &a[0]) };
         let input_ = unsafe { entry::arg(py, &a[1]) };
         let useFlags = unsafe { entry::arg(py, &a[2]) };
@@ -9517,7 +9517,7 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevResourceGenerateDesc";
-        let a = unsafe { entry::args(py, F, &["resources", "nbResources", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resources", "nbResources", ], 2, args, nargs, kwnames)? };
         let resources = unsafe { entry::arg(py, &a[0]) };
         let nbResources = unsafe { entry::arg(py, &a[1]) };
         let arr1 = InArray::records(resources, 144, &Ctx { func: F, param: "resources", expected: "sequence of CUdevResource_v1" })?;
@@ -9539,7 +9539,7 @@ unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuGreenCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxRecordEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
@@ -9557,7 +9557,7 @@ unsafe extern "C" fn cuGreenCtxRecordEvent(_m: *mut ffi::PyObject, args: *const 
 unsafe extern "C" fn cuGreenCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
@@ -9575,7 +9575,7 @@ unsafe extern "C" fn cuGreenCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuStreamGetGreenCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetGreenCtx";
-        let a = unsafe { entry::args(py, F, &["hStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -9593,7 +9593,7 @@ unsafe extern "C" fn cuStreamGetGreenCtx(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn cuGreenCtxStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxStreamCreate";
-        let a = unsafe { entry::args(py, F, &["greenCtx", "flags", "priority", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["greenCtx", "flags", "priority", ], 3, args, nargs, kwnames)? };
         let greenCtx = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let priority = unsafe { entry::arg(py, &a[2]) };
@@ -9615,7 +9615,7 @@ unsafe extern "C" fn cuGreenCtxStreamCreate(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsRegisterCallback";
-        let a = unsafe { entry::args(py, F, &["callbackFunc", "userData", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["callbackFunc", "userData", ], 2, args, nargs, kwnames)? };
         let callbackFunc = unsafe { entry::arg(py, &a[0]) };
         let userData = unsafe { entry::arg(py, &a[1]) };
         let ud0 = userData;
@@ -9636,7 +9636,7 @@ unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn cuLogsUnregisterCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsUnregisterCallback";
-        let a = unsafe { entry::args(py, F, &["callback", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["callback", ], 1, args, nargs, kwnames)? };
         let callback = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlogsCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" })?;
 
@@ -9656,7 +9656,7 @@ unsafe extern "C" fn cuLogsUnregisterCallback(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuLogsCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsCurrent";
-        let a = unsafe { entry::args(py, F, &["flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -9674,7 +9674,7 @@ unsafe extern "C" fn cuLogsCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn cuLogsDumpToFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsDumpToFile";
-        let a = unsafe { entry::args(py, F, &["iterator", "pathToFile", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["iterator", "pathToFile", "flags", ], 3, args, nargs, kwnames)? };
         let iterator = unsafe { entry::arg(py, &a[0]) };
         let pathToFile = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -9696,7 +9696,7 @@ unsafe extern "C" fn cuLogsDumpToFile(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuLogsDumpToMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsDumpToMemory";
-        let a = unsafe { entry::args(py, F, &["iterator", "buffer", "size", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["iterator", "buffer", "size", "flags", ], 4, args, nargs, kwnames)? };
         let iterator = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
@@ -9722,7 +9722,7 @@ unsafe extern "C" fn cuLogsDumpToMemory(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessGetRestoreThreadId";
-        let a = unsafe { entry::args(py, F, &["pid", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", ], 1, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let mut o1 = Out::<1>::new();
@@ -9740,7 +9740,7 @@ unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(_m: *mut ffi::PyObjec
 unsafe extern "C" fn cuCheckpointProcessGetState(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessGetState";
-        let a = unsafe { entry::args(py, F, &["pid", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", ], 1, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let mut o1 = Out::<1>::new();
@@ -9758,7 +9758,7 @@ unsafe extern "C" fn cuCheckpointProcessGetState(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessLock";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
@@ -9777,7 +9777,7 @@ unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessCheckpoint";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
@@ -9796,7 +9796,7 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessRestore";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
@@ -9815,7 +9815,7 @@ unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessUnlock";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
@@ -9834,7 +9834,7 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsGLRegisterBuffer";
-        let a = unsafe { entry::args(py, F, &["buffer", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["buffer", "Flags", ], 2, args, nargs, kwnames)? };
         let buffer = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&GLuint, buffer, &Ctx { func: F, param: "buffer", expected: "GLuint or int" })?;
@@ -9854,7 +9854,7 @@ unsafe extern "C" fn cuGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "target", "Flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "target", "Flags", ], 3, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let target = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -9876,7 +9876,7 @@ unsafe extern "C" fn cuGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cuGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGLGetDevices";
-        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList", ], 2, args, nargs, kwnames)? };
         let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
         let deviceList = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
@@ -9899,7 +9899,7 @@ unsafe extern "C" fn cuGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ff
 unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsEGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "flags", ], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
@@ -9920,7 +9920,7 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerConnect";
-        let a = unsafe { entry::args(py, F, &["stream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
@@ -9939,7 +9939,7 @@ unsafe extern "C" fn cuEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerConnectWithFlags";
-        let a = unsafe { entry::args(py, F, &["stream", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "flags", ], 2, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
@@ -9960,7 +9960,7 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject,
 unsafe extern "C" fn cuEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
         let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
@@ -9977,7 +9977,7 @@ unsafe extern "C" fn cuEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerAcquireFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout", ], 4, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
@@ -10002,7 +10002,7 @@ unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerReleaseFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", ], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
@@ -10024,7 +10024,7 @@ unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerConnect";
-        let a = unsafe { entry::args(py, F, &["stream", "width", "height", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "width", "height", ], 3, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
@@ -10047,7 +10047,7 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *c
 unsafe extern "C" fn cuEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
         let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
@@ -10064,7 +10064,7 @@ unsafe extern "C" fn cuEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args:
 unsafe extern "C" fn cuEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerPresentFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
@@ -10087,7 +10087,7 @@ unsafe extern "C" fn cuEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, arg
 unsafe extern "C" fn cuEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerReturnFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
@@ -10110,7 +10110,7 @@ unsafe extern "C" fn cuEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args
 unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedEglFrame";
-        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel", ], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let index = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
@@ -10132,7 +10132,7 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject,
 unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventCreateFromEGLSync";
-        let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
@@ -10153,7 +10153,7 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *con
 unsafe extern "C" fn cuVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuVDPAUGetDevice";
-        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress", ], 2, args, nargs, kwnames)? };
         let vdpDevice = unsafe { entry::arg(py, &a[0]) };
         let vdpGetProcAddress = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
@@ -10173,7 +10173,7 @@ unsafe extern "C" fn cuVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuVDPAUCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuVDPAUCtxCreate";
-        let a = unsafe { entry::args(py, F, &["flags", "device", "vdpDevice", "vdpGetProcAddress", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "device", "vdpDevice", "vdpGetProcAddress", ], 4, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let vdpDevice = unsafe { entry::arg(py, &a[2]) };
@@ -10197,7 +10197,7 @@ unsafe extern "C" fn cuVDPAUCtxCreate(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsVDPAURegisterVideoSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&VdpVideoSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" })?;
@@ -10217,7 +10217,7 @@ unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject,
 unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsVDPAURegisterOutputSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&VdpOutputSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" })?;
@@ -10237,7 +10237,7 @@ unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject
 unsafe extern "C" fn cuProfilerStart(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuProfilerStart";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
 
         let r = unsafe { conv::nogil(move || sys::cuProfilerStart()) };
         let code = r.0 as i64;
@@ -10251,7 +10251,7 @@ unsafe extern "C" fn cuProfilerStart(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn cuProfilerStop(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuProfilerStop";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
 
         let r = unsafe { conv::nogil(move || sys::cuProfilerStop()) };
         let code = r.0 as i64;
@@ -10624,14 +10624,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cuGraphClone", cuGraphClone, c"cuGraphClone(originalGraph)\n--\n\nReturns `tuple[CUresult, CUgraph | None]`.\n\nClones a graph\n\nThis function creates a copy of `originalGraph` and returns it in `phGraphClone`.\nAll parameters are copied into the cloned graph. The original graph may be modified\nafter this call without affecting the clone.\n\nChild graph nodes in the original graph are recursively copied into the clone.\n\n\\note: Cloning is not supported for graphs which contain memory allocation nodes,\nmemory free nodes, or conditional nodes.\n\n**Parameters:**\n- `phGraphClone`: Returns newly created cloned graph\n- `originalGraph`: Graph to clone\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_OUT_OF_MEMORY`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphCreate`,\n`cuGraphNodeFindInClone`"),
         (c"cuGraphNodeFindInClone", cuGraphNodeFindInClone, c"cuGraphNodeFindInClone(hOriginalNode, hClonedGraph)\n--\n\nReturns `tuple[CUresult, CUgraphNode | None]`.\n\nFinds a cloned version of a node\n\nThis function returns the node in `hClonedGraph` corresponding to `hOriginalNode`\nin the original graph.\n\n`hClonedGraph` must have been cloned from `hOriginalGraph` via `cuGraphClone`.\n`hOriginalNode` must have been in `hOriginalGraph` at the time of the call to\n`cuGraphClone`, and the corresponding cloned node in `hClonedGraph` must not have\nbeen removed. The cloned node is then returned via `phClonedNode`.\n\n**Parameters:**\n- `phNode`: Returns handle to the cloned node\n- `hOriginalNode`: Handle to the original node\n- `hClonedGraph`: Cloned graph to query\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphClone`"),
         (c"cuGraphNodeGetType", cuGraphNodeGetType, c"cuGraphNodeGetType(hNode)\n--\n\nReturns `tuple[CUresult, CUgraphNodeType | None]`.\n\nReturns a node's type\n\nReturns the node type of `hNode` in `type`.\n\n**Parameters:**\n- `hNode`: Node to query\n- `type`: Pointer to return the node type\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphChildGraphNodeGetGraph`,\n`cuGraphKernelNodeGetParams`,\n`cuGraphKernelNodeSetParams`,\n`cuGraphHostNodeGetParams`,\n`cuGraphHostNodeSetParams`,\n`cuGraphMemcpyNodeGetParams`,\n`cuGraphMemcpyNodeSetParams`,\n`cuGraphMemsetNodeGetParams`,\n`cuGraphMemsetNodeSetParams`"),
-        (c"cuGraphGetNodes", cuGraphGetNodes, c"cuGraphGetNodes(hGraph, numNodes)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a graph's nodes\n\nReturns a list of `hGraph's` nodes. `nodes` may be NULL, in which case this\nfunction will return the number of nodes in `numNodes`. Otherwise,\n`numNodes` entries will be filled in. If `numNodes` is higher than the actual\nnumber of nodes, the remaining entries in `nodes` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numNodes`.\n\n**Parameters:**\n- `hGraph`: Graph to query\n- `nodes`: Pointer to return the nodes\n- `numNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphCreate`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetType`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
-        (c"cuGraphGetRootNodes", cuGraphGetRootNodes, c"cuGraphGetRootNodes(hGraph, numRootNodes)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a graph's root nodes\n\nReturns a list of `hGraph's` root nodes. `rootNodes` may be NULL, in which case this\nfunction will return the number of root nodes in `numRootNodes`. Otherwise,\n`numRootNodes` entries will be filled in. If `numRootNodes` is higher than the actual\nnumber of root nodes, the remaining entries in `rootNodes` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numRootNodes`.\n\n**Parameters:**\n- `hGraph`: Graph to query\n- `rootNodes`: Pointer to return the root nodes\n- `numRootNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphCreate`,\n`cuGraphGetNodes`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetType`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
-        (c"cuGraphGetEdges", cuGraphGetEdges, c"cuGraphGetEdges(hGraph, numEdges)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, int | None]`.\n\nReturns a graph's dependency edges\n\nReturns a list of `hGraph's` dependency edges. Edges are returned via corresponding\nindices in `from` and `to`; that is, the node in `to[i]` has a dependency on the\nnode in `from[i]`. `from` and `to` may both be NULL, in which\ncase this function only returns the number of edges in `numEdges`. Otherwise,\n`numEdges` entries will be filled in. If `numEdges` is higher than the actual\nnumber of edges, the remaining entries in `from` and `to` will be set to NULL, and\nthe number of edges actually returned will be written to `numEdges`.\n\n**Parameters:**\n- `hGraph`: Graph to get the edges from\n- `from`: Location to return edge endpoints\n- `to`: Location to return edge endpoints\n- `numEdges`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
-        (c"cuGraphGetEdges_v2", cuGraphGetEdges_v2, c"cuGraphGetEdges_v2(hGraph, numEdges)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.\n\nReturns a graph's dependency edges (12.3+)\n\nReturns a list of `hGraph's` dependency edges. Edges are returned via corresponding\nindices in `from`, `to` and `edgeData`; that is, the node in `to[i]` has a\ndependency on the node in `from[i]` with data `edgeData[i]`. `from` and `to` may\nboth be NULL, in which case this function only returns the number of edges in\n`numEdges`. Otherwise, `numEdges` entries will be filled in. If `numEdges` is higher\nthan the actual number of edges, the remaining entries in `from` and `to` will be\nset to NULL, and the number of edges actually returned will be written to `numEdges`.\n`edgeData` may alone be NULL, in which case the edges must all have default (zeroed)\nedge data. Attempting a lossy query via NULL `edgeData` will result in\n`CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL then `from` and `to` must be\nas well.\n\n**Parameters:**\n- `hGraph`: Graph to get the edges from\n- `from`: Location to return edge endpoints\n- `to`: Location to return edge endpoints\n- `edgeData`: Optional location to return edge data\n- `numEdges`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_LOSSY_QUERY`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
-        (c"cuGraphNodeGetDependencies", cuGraphNodeGetDependencies, c"cuGraphNodeGetDependencies(hNode, numDependencies)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a node's dependencies\n\nReturns a list of `node's` dependencies. `dependencies` may be NULL, in which case this\nfunction will return the number of dependencies in `numDependencies`. Otherwise,\n`numDependencies` entries will be filled in. If `numDependencies` is higher than the actual\nnumber of dependencies, the remaining entries in `dependencies` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numDependencies`.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependencies`: Pointer to return the dependencies\n- `numDependencies`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependentNodes`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
-        (c"cuGraphNodeGetDependencies_v2", cuGraphNodeGetDependencies_v2, c"cuGraphNodeGetDependencies_v2(hNode, numDependencies)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.\n\nReturns a node's dependencies (12.3+)\n\nReturns a list of `node's` dependencies. `dependencies` may be NULL, in which case this\nfunction will return the number of dependencies in `numDependencies`. Otherwise,\n`numDependencies` entries will be filled in. If `numDependencies` is higher than the actual\nnumber of dependencies, the remaining entries in `dependencies` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numDependencies`.\n\nNote that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,\nthis API will return `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL, then\n`dependencies` must be as well.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependencies`: Pointer to return the dependencies\n- `edgeData`: Optional array to return edge data for each dependency\n- `numDependencies`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_LOSSY_QUERY`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependentNodes`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
-        (c"cuGraphNodeGetDependentNodes", cuGraphNodeGetDependentNodes, c"cuGraphNodeGetDependentNodes(hNode, numDependentNodes)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a node's dependent nodes\n\nReturns a list of `node's` dependent nodes. `dependentNodes` may be NULL, in which\ncase this function will return the number of dependent nodes in `numDependentNodes`.\nOtherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is\nhigher than the actual number of dependent nodes, the remaining entries in\n`dependentNodes` will be set to NULL, and the number of nodes actually obtained will\nbe returned in `numDependentNodes`.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependentNodes`: Pointer to return the dependent nodes\n- `numDependentNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependencies`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
-        (c"cuGraphNodeGetDependentNodes_v2", cuGraphNodeGetDependentNodes_v2, c"cuGraphNodeGetDependentNodes_v2(hNode, numDependentNodes)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.\n\nReturns a node's dependent nodes (12.3+)\n\nReturns a list of `node's` dependent nodes. `dependentNodes` may be NULL, in which\ncase this function will return the number of dependent nodes in `numDependentNodes`.\nOtherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is\nhigher than the actual number of dependent nodes, the remaining entries in\n`dependentNodes` will be set to NULL, and the number of nodes actually obtained will\nbe returned in `numDependentNodes`.\n\nNote that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,\nthis API will return `CUDA_ERROR_LOSSY_QUERY`.  If `edgeData` is non-NULL, then\n`dependentNodes` must be as well.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependentNodes`: Pointer to return the dependent nodes\n- `edgeData`: Optional pointer to return edge data for dependent nodes\n- `numDependentNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_LOSSY_QUERY`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependencies`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
+        (c"cuGraphGetNodes", cuGraphGetNodes, c"cuGraphGetNodes(hGraph, numNodes=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a graph's nodes\n\nReturns a list of `hGraph's` nodes. `nodes` may be NULL, in which case this\nfunction will return the number of nodes in `numNodes`. Otherwise,\n`numNodes` entries will be filled in. If `numNodes` is higher than the actual\nnumber of nodes, the remaining entries in `nodes` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numNodes`.\n\n**Parameters:**\n- `hGraph`: Graph to query\n- `nodes`: Pointer to return the nodes\n- `numNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphCreate`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetType`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
+        (c"cuGraphGetRootNodes", cuGraphGetRootNodes, c"cuGraphGetRootNodes(hGraph, numRootNodes=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a graph's root nodes\n\nReturns a list of `hGraph's` root nodes. `rootNodes` may be NULL, in which case this\nfunction will return the number of root nodes in `numRootNodes`. Otherwise,\n`numRootNodes` entries will be filled in. If `numRootNodes` is higher than the actual\nnumber of root nodes, the remaining entries in `rootNodes` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numRootNodes`.\n\n**Parameters:**\n- `hGraph`: Graph to query\n- `rootNodes`: Pointer to return the root nodes\n- `numRootNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphCreate`,\n`cuGraphGetNodes`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetType`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
+        (c"cuGraphGetEdges", cuGraphGetEdges, c"cuGraphGetEdges(hGraph, numEdges=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, int | None]`.\n\nReturns a graph's dependency edges\n\nReturns a list of `hGraph's` dependency edges. Edges are returned via corresponding\nindices in `from` and `to`; that is, the node in `to[i]` has a dependency on the\nnode in `from[i]`. `from` and `to` may both be NULL, in which\ncase this function only returns the number of edges in `numEdges`. Otherwise,\n`numEdges` entries will be filled in. If `numEdges` is higher than the actual\nnumber of edges, the remaining entries in `from` and `to` will be set to NULL, and\nthe number of edges actually returned will be written to `numEdges`.\n\n**Parameters:**\n- `hGraph`: Graph to get the edges from\n- `from`: Location to return edge endpoints\n- `to`: Location to return edge endpoints\n- `numEdges`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
+        (c"cuGraphGetEdges_v2", cuGraphGetEdges_v2, c"cuGraphGetEdges_v2(hGraph, numEdges=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.\n\nReturns a graph's dependency edges (12.3+)\n\nReturns a list of `hGraph's` dependency edges. Edges are returned via corresponding\nindices in `from`, `to` and `edgeData`; that is, the node in `to[i]` has a\ndependency on the node in `from[i]` with data `edgeData[i]`. `from` and `to` may\nboth be NULL, in which case this function only returns the number of edges in\n`numEdges`. Otherwise, `numEdges` entries will be filled in. If `numEdges` is higher\nthan the actual number of edges, the remaining entries in `from` and `to` will be\nset to NULL, and the number of edges actually returned will be written to `numEdges`.\n`edgeData` may alone be NULL, in which case the edges must all have default (zeroed)\nedge data. Attempting a lossy query via NULL `edgeData` will result in\n`CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL then `from` and `to` must be\nas well.\n\n**Parameters:**\n- `hGraph`: Graph to get the edges from\n- `from`: Location to return edge endpoints\n- `to`: Location to return edge endpoints\n- `edgeData`: Optional location to return edge data\n- `numEdges`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_LOSSY_QUERY`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
+        (c"cuGraphNodeGetDependencies", cuGraphNodeGetDependencies, c"cuGraphNodeGetDependencies(hNode, numDependencies=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a node's dependencies\n\nReturns a list of `node's` dependencies. `dependencies` may be NULL, in which case this\nfunction will return the number of dependencies in `numDependencies`. Otherwise,\n`numDependencies` entries will be filled in. If `numDependencies` is higher than the actual\nnumber of dependencies, the remaining entries in `dependencies` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numDependencies`.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependencies`: Pointer to return the dependencies\n- `numDependencies`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependentNodes`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
+        (c"cuGraphNodeGetDependencies_v2", cuGraphNodeGetDependencies_v2, c"cuGraphNodeGetDependencies_v2(hNode, numDependencies=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.\n\nReturns a node's dependencies (12.3+)\n\nReturns a list of `node's` dependencies. `dependencies` may be NULL, in which case this\nfunction will return the number of dependencies in `numDependencies`. Otherwise,\n`numDependencies` entries will be filled in. If `numDependencies` is higher than the actual\nnumber of dependencies, the remaining entries in `dependencies` will be set to NULL, and the\nnumber of nodes actually obtained will be returned in `numDependencies`.\n\nNote that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,\nthis API will return `CUDA_ERROR_LOSSY_QUERY`. If `edgeData` is non-NULL, then\n`dependencies` must be as well.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependencies`: Pointer to return the dependencies\n- `edgeData`: Optional array to return edge data for each dependency\n- `numDependencies`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_LOSSY_QUERY`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependentNodes`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
+        (c"cuGraphNodeGetDependentNodes", cuGraphNodeGetDependentNodes, c"cuGraphNodeGetDependentNodes(hNode, numDependentNodes=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, int | None]`.\n\nReturns a node's dependent nodes\n\nReturns a list of `node's` dependent nodes. `dependentNodes` may be NULL, in which\ncase this function will return the number of dependent nodes in `numDependentNodes`.\nOtherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is\nhigher than the actual number of dependent nodes, the remaining entries in\n`dependentNodes` will be set to NULL, and the number of nodes actually obtained will\nbe returned in `numDependentNodes`.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependentNodes`: Pointer to return the dependent nodes\n- `numDependentNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependencies`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
+        (c"cuGraphNodeGetDependentNodes_v2", cuGraphNodeGetDependentNodes_v2, c"cuGraphNodeGetDependentNodes_v2(hNode, numDependentNodes=0)\n--\n\nReturns `tuple[CUresult, list[CUgraphNode] | None, list[CUgraphEdgeData] | None, int | None]`.\n\nReturns a node's dependent nodes (12.3+)\n\nReturns a list of `node's` dependent nodes. `dependentNodes` may be NULL, in which\ncase this function will return the number of dependent nodes in `numDependentNodes`.\nOtherwise, `numDependentNodes` entries will be filled in. If `numDependentNodes` is\nhigher than the actual number of dependent nodes, the remaining entries in\n`dependentNodes` will be set to NULL, and the number of nodes actually obtained will\nbe returned in `numDependentNodes`.\n\nNote that if an edge has non-zero (non-default) edge data and `edgeData` is NULL,\nthis API will return `CUDA_ERROR_LOSSY_QUERY`.  If `edgeData` is non-NULL, then\n`dependentNodes` must be as well.\n\n**Parameters:**\n- `hNode`: Node to query\n- `dependentNodes`: Pointer to return the dependent nodes\n- `edgeData`: Optional pointer to return edge data for dependent nodes\n- `numDependentNodes`: See description\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_LOSSY_QUERY`,\n`CUDA_ERROR_DEINITIALIZED`,\n`CUDA_ERROR_NOT_INITIALIZED`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphNodeGetDependencies`,\n`cuGraphGetNodes`,\n`cuGraphGetRootNodes`,\n`cuGraphGetEdges`,\n`cuGraphAddDependencies`,\n`cuGraphRemoveDependencies`"),
         (c"cuGraphAddDependencies", cuGraphAddDependencies, c"cuGraphAddDependencies(hGraph, from_, to, numDependencies)\n--\n\nReturns `tuple[CUresult]`.\n\nAdds dependency edges to a graph\n\nThe number of dependencies to be added is defined by `numDependencies`\nElements in `from` and `to` at corresponding indices define a dependency.\nEach node in `from` and `to` must belong to `hGraph`.\n\nIf `numDependencies` is 0, elements in `from` and `to` will be ignored.\nSpecifying an existing dependency will return an error.\n\n**Parameters:**\n- `hGraph`: Graph to which dependencies are added\n- `from`: Array of nodes that provide the dependencies\n- `to`: Array of dependent nodes\n- `numDependencies`: Number of dependencies to be added\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphRemoveDependencies`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
         (c"cuGraphAddDependencies_v2", cuGraphAddDependencies_v2, c"cuGraphAddDependencies_v2(hGraph, from_, to, edgeData, numDependencies)\n--\n\nReturns `tuple[CUresult]`.\n\nAdds dependency edges to a graph (12.3+)\n\nThe number of dependencies to be added is defined by `numDependencies`\nElements in `from` and `to` at corresponding indices define a dependency.\nEach node in `from` and `to` must belong to `hGraph`.\n\nIf `numDependencies` is 0, elements in `from` and `to` will be ignored.\nSpecifying an existing dependency will return an error.\n\n**Parameters:**\n- `hGraph`: Graph to which dependencies are added\n- `from`: Array of nodes that provide the dependencies\n- `to`: Array of dependent nodes\n- `edgeData`: Optional array of edge data. If NULL, default (zeroed) edge data is assumed.\n- `numDependencies`: Number of dependencies to be added\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphRemoveDependencies`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),
         (c"cuGraphRemoveDependencies", cuGraphRemoveDependencies, c"cuGraphRemoveDependencies(hGraph, from_, to, numDependencies)\n--\n\nReturns `tuple[CUresult]`.\n\nRemoves dependency edges from a graph\n\nThe number of `dependencies` to be removed is defined by `numDependencies`.\nElements in `from` and `to` at corresponding indices define a dependency.\nEach node in `from` and `to` must belong to `hGraph`.\n\nIf `numDependencies` is 0, elements in `from` and `to` will be ignored.\nSpecifying a non-existing dependency will return an error.\n\nDependencies cannot be removed from graphs which contain allocation or free nodes.\nAny attempt to do so will return an error.\n\n**Parameters:**\n- `hGraph`: Graph from which to remove dependencies\n- `from`: Array of nodes that provide the dependencies\n- `to`: Array of dependent nodes\n- `numDependencies`: Number of dependencies to be removed\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphAddDependencies`,\n`cuGraphGetEdges`,\n`cuGraphNodeGetDependencies`,\n`cuGraphNodeGetDependentNodes`"),

@@ -73,9 +73,10 @@ pub unsafe fn guarded<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -
     err
 }
 
-/// The `N` arguments of a call, in parameter order (positional first, then keywords); every
-/// parameter is required, as in cuda.bindings. All `N` given by position (the common call) is
-/// inlined at each call site; keywords and errors go to [`args_slow`].
+/// The `N` arguments of a call, in parameter order (positional first, then keywords); the first
+/// `required` must be given, the others default to 0 (as cuda.bindings' `numNodes=0`). All `N`
+/// given by position (the common call) is inlined at each call site; keywords, defaults and
+/// errors go to [`args_slow`].
 ///
 /// # Safety
 /// `args`, `nargs` and `kwnames` are what the interpreter passed to a fastcall function.
@@ -84,6 +85,7 @@ pub unsafe fn args<const N: usize>(
     py: Python<'_>,
     func: &str,
     names: &[&str; N],
+    required: usize,
     args: *const *mut ffi::PyObject,
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
@@ -92,7 +94,7 @@ pub unsafe fn args<const N: usize>(
         // SAFETY: the interpreter passed N positional arguments.
         return Ok(std::array::from_fn(|k| unsafe { *args.add(k) }));
     }
-    unsafe { args_slow(py, func, names, args, nargs, kwnames) }
+    unsafe { args_slow(py, func, names, required, args, nargs, kwnames) }
 }
 
 /// [`args`] with keywords, or a wrong count.
@@ -105,6 +107,7 @@ unsafe fn args_slow<const N: usize>(
     py: Python<'_>,
     func: &str,
     names: &[&str; N],
+    required: usize,
     args: *const *mut ffi::PyObject,
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
@@ -129,10 +132,23 @@ unsafe fn args_slow<const N: usize>(
             }
         }
     }
+    for slot in out.iter_mut().skip(required).filter(|p| p.is_null()) {
+        *slot = zero(py);
+    }
     if let Some(k) = out.iter().position(|p| p.is_null()) {
         return Err(PyTypeError::new_err(format!("{func}() missing required argument '{}' (pos {})", names[k], k + 1)));
     }
     Ok(out)
+}
+
+/// The int 0 that stands for a left-out argument: one reference kept for the process.
+fn zero(py: Python<'_>) -> *mut ffi::PyObject {
+    static ZERO: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
+    ZERO.get_or_init(|| {
+        let Ok(v) = 0i64.into_pyobject(py);
+        v.into_any().unbind()
+    })
+    .as_ptr()
 }
 
 /// One argument as a borrowed `&Bound` (no reference count traffic).
@@ -161,9 +177,7 @@ pub fn add_all(m: &Bound<'_, PyModule>, module: &str, defs: &[(&'static CStr, Fa
     );
     for (def, (name, _, _)) in table.iter_mut().zip(defs) {
         // SAFETY: attached; `def` is 'static; NULL comes back with a Python error.
-        let f = unsafe {
-            Bound::from_owned_ptr_or_err(py, ffi::PyCFunction_NewEx(def, null_mut(), module_name.as_ptr()))?
-        };
+        let f = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyCFunction_NewEx(def, null_mut(), module_name.as_ptr()))? };
         m.add(name.to_str().unwrap_or("?"), f)?;
     }
     Ok(())

@@ -81,12 +81,12 @@ impl HandleType {
             return Some(if self.stand_ins.iter().any(|h| std::ptr::eq(*h, theirs)) {
                 Ok(raw & self.mask())
             } else {
-                Err(self.other_type(o, theirs.name, c))
+                Err(self.other_type(theirs.name, c))
             });
         }
         let name = foreign_class(o)?;
         if !self.foreign.contains(&name) {
-            return Some(Err(self.other_type(o, name, c)));
+            return Some(Err(self.other_type(name, c)));
         }
         Some(self.foreign_value(o, c))
     }
@@ -103,11 +103,15 @@ impl HandleType {
     }
 
     fn mask(&self) -> u64 {
-        if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 }
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
     }
 
     #[cold]
-    fn other_type(&self, o: &Bound<'_, PyAny>, theirs: &str, c: &Ctx) -> PyErr {
+    fn other_type(&self, theirs: &str, c: &Ctx) -> PyErr {
         PyTypeError::new_err(format!(
             "{}() argument '{}' must be {}, not {}: a handle of another C type than {}",
             c.func, c.param, c.expected, theirs, self.name
@@ -157,7 +161,11 @@ impl HandleType {
 
     /// Signed view of the value (for ints, repr, hash and comparisons).
     fn value(&self, v: u64) -> i128 {
-        if self.signed { conv::sext(v, self.bits, true) as i128 } else { v as i128 }
+        if self.signed {
+            conv::sext(v, self.bits, true) as i128
+        } else {
+            v as i128
+        }
     }
 
     fn create(&'static self, py: Python<'_>) -> PyResult<*mut ffi::PyTypeObject> {
@@ -247,7 +255,8 @@ pub fn foreign_class(o: &Bound<'_, PyAny>) -> Option<&'static str> {
         return None;
     }
     let qualname = conv::attr_opt(ty.as_any(), c"__qualname__")?;
-    let name: &'static str = Box::leak(format!("{module}.{}", qualname.cast::<pyo3::types::PyString>().ok()?.to_str().ok()?).into_boxed_str());
+    let name: &'static str =
+        Box::leak(format!("{module}.{}", qualname.cast::<pyo3::types::PyString>().ok()?.to_str().ok()?).into_boxed_str());
     // SAFETY: attached; the reference taken keeps the type (the cache key) alive for the process.
     unsafe { ffi::Py_IncRef(ty.as_ptr()) };
     FOREIGN.lock().ok()?.push((key, name));
@@ -337,11 +346,19 @@ fn value_addr_of(o: *mut ffi::PyObject) -> usize {
     // SAFETY: only called on instances of our handle types.
     unsafe {
         let h = o as *mut HandleObject;
-        if (*h).at.is_null() { std::ptr::addr_of_mut!((*h).value) as usize } else { (*h).at as usize }
+        if (*h).at.is_null() {
+            std::ptr::addr_of_mut!((*h).value) as usize
+        } else {
+            (*h).at as usize
+        }
     }
 }
 
-unsafe extern "C" fn tp_new(subtype: *mut ffi::PyTypeObject, args: *mut ffi::PyObject, kwargs: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn tp_new(
+    subtype: *mut ffi::PyTypeObject,
+    args: *mut ffi::PyObject,
+    kwargs: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     guarded(std::ptr::null_mut(), |py| {
         let h = class_of_type(subtype).ok_or_else(|| PyRuntimeError::new_err("unknown handle class"))?;
         let args = unsafe { Bound::from_borrowed_ptr(py, args) }.cast_into::<PyTuple>()?;
@@ -393,8 +410,12 @@ fn new_args<'py>(
             let slot = key.and_then(|k| NAMES.iter().position(|n| *n == k));
             match slot {
                 Some(i) if out[i].is_none() => out[i] = Some(v),
-                Some(i) => return Err(PyTypeError::new_err(format!("{}() got multiple values for argument '{}'", h.name, NAMES[i]))),
-                None => return Err(PyTypeError::new_err(format!("{}() got an unexpected keyword argument {}", h.name, k.repr()?))),
+                Some(i) => {
+                    return Err(PyTypeError::new_err(format!("{}() got multiple values for argument '{}'", h.name, NAMES[i])))
+                }
+                None => {
+                    return Err(PyTypeError::new_err(format!("{}() got an unexpected keyword argument {}", h.name, k.repr()?)))
+                }
             }
         }
     }
@@ -455,7 +476,5 @@ unsafe extern "C" fn nb_index(o: *mut ffi::PyObject) -> *mut ffi::PyObject {
 }
 
 unsafe extern "C" fn get_ptr(o: *mut ffi::PyObject, _: *mut ffi::PyObject) -> *mut ffi::PyObject {
-    guarded(std::ptr::null_mut(), |py| {
-        Ok(value_addr_of(o).into_pyobject(py)?.into_ptr())
-    })
+    guarded(std::ptr::null_mut(), |py| Ok(value_addr_of(o).into_pyobject(py)?.into_ptr()))
 }

@@ -19,9 +19,9 @@
 //! (our handles), a `ctypes` object (its own memory), or an enum / int (a C `int`).
 
 use crate::conv::{self, Ctx};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::ffi;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
 // kinds (code = kind * 1_000_000 + size)
@@ -51,10 +51,32 @@ fn types(py: Python<'_>) -> PyResult<&Types> {
     TYPES.get_or_try_init(py, || {
         let ct = py.import("ctypes")?;
         let d = PyDict::new(py);
-        let signed = ["c_byte", "c_short", "c_int", "c_long", "c_longlong", "c_ssize_t", "c_int8", "c_int16", "c_int32", "c_int64"];
-        let unsigned = ["c_ubyte", "c_ushort", "c_uint", "c_ulong", "c_ulonglong", "c_size_t", "c_uint8", "c_uint16", "c_uint32", "c_uint64"];
+        let signed =
+            ["c_byte", "c_short", "c_int", "c_long", "c_longlong", "c_ssize_t", "c_int8", "c_int16", "c_int32", "c_int64"];
+        let unsigned = [
+            "c_ubyte",
+            "c_ushort",
+            "c_uint",
+            "c_ulong",
+            "c_ulonglong",
+            "c_size_t",
+            "c_uint8",
+            "c_uint16",
+            "c_uint32",
+            "c_uint64",
+        ];
         let sizeof = ct.getattr("sizeof")?;
-        for (names, kind) in [(&signed[..], SIGNED), (&unsigned[..], UNSIGNED), (&["c_float", "c_double"][..], FLOAT), (&["c_bool"][..], BOOL), (&["c_void_p", "c_char_p"][..], VOIDP), (&["c_char"][..], CHAR), (&["c_wchar"][..], WCHAR), (&["c_longdouble"][..], CTYPES), (&["c_wchar_p"][..], WSTR)] {
+        for (names, kind) in [
+            (&signed[..], SIGNED),
+            (&unsigned[..], UNSIGNED),
+            (&["c_float", "c_double"][..], FLOAT),
+            (&["c_bool"][..], BOOL),
+            (&["c_void_p", "c_char_p"][..], VOIDP),
+            (&["c_char"][..], CHAR),
+            (&["c_wchar"][..], WCHAR),
+            (&["c_longdouble"][..], CTYPES),
+            (&["c_wchar_p"][..], WSTR),
+        ] {
             for n in names {
                 if let Ok(t) = ct.getattr(*n) {
                     let size: i64 = sizeof.call1((&t,))?.extract()?;
@@ -157,7 +179,11 @@ impl KernelParams {
                     ptrs[k] = slot;
                 }
                 WSTR => {
-                    let x = if v.is_instance_of::<PyString>() { v.clone() } else { conv::attr_opt(&v, c"value").unwrap_or_else(|| v.clone()) };
+                    let x = if v.is_instance_of::<PyString>() {
+                        v.clone()
+                    } else {
+                        conv::attr_opt(&v, c"value").unwrap_or_else(|| v.clone())
+                    };
                     data[WORDS * k] = match x.cast::<PyString>() {
                         Ok(text) => {
                             let mut w: Vec<u32> = text.to_str()?.chars().map(|ch| ch as u32).collect();

@@ -36,7 +36,7 @@ static E_nvrtcResult: EnumCache = EnumCache::new(MODULE, "nvrtcResult");
 unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetErrorString";
-        let a = unsafe { entry::args(py, F, &["result", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["result", ], 1, args, nargs, kwnames)? };
         let result = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
@@ -49,7 +49,7 @@ unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcVersion";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
@@ -68,7 +68,7 @@ unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn nvrtcGetNumSupportedArchs(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetNumSupportedArchs";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -84,7 +84,7 @@ unsafe extern "C" fn nvrtcGetNumSupportedArchs(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn nvrtcGetSupportedArchs(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetSupportedArchs";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let n0: usize = 1024;
         let mut o0 = conv::sentinel_words(n0, 4);
         let a0: usize = o0.as_mut_ptr() as usize;
@@ -101,7 +101,7 @@ unsafe extern "C" fn nvrtcGetSupportedArchs(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcCreateProgram";
-        let a = unsafe { entry::args(py, F, &["src", "name", "numHeaders", "headers", "includeNames", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["src", "name", "numHeaders", "headers", "includeNames", ], 5, args, nargs, kwnames)? };
         let src = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let numHeaders = unsafe { entry::arg(py, &a[2]) };
@@ -131,7 +131,7 @@ unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcDestroyProgram";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
         let a0: usize = conv::handle_ref(&nvrtcProgram, prog, &mut t0, &Ctx { func: F, param: "prog", expected: "nvrtcProgram, int or None" })?;
@@ -152,7 +152,7 @@ unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcCompileProgram";
-        let a = unsafe { entry::args(py, F, &["prog", "numOptions", "options", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "numOptions", "options", ], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -174,7 +174,7 @@ unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcGetPTXSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPTXSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -192,7 +192,7 @@ unsafe extern "C" fn nvrtcGetPTXSize(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPTX";
-        let a = unsafe { entry::args(py, F, &["prog", "ptx", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "ptx", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -218,7 +218,7 @@ unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::
 unsafe extern "C" fn nvrtcGetCUBINSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetCUBINSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -236,7 +236,7 @@ unsafe extern "C" fn nvrtcGetCUBINSize(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetCUBIN";
-        let a = unsafe { entry::args(py, F, &["prog", "cubin", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "cubin", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -262,7 +262,7 @@ unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn nvrtcGetNVVMSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetNVVMSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -280,7 +280,7 @@ unsafe extern "C" fn nvrtcGetNVVMSize(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetNVVM";
-        let a = unsafe { entry::args(py, F, &["prog", "nvvm", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "nvvm", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let nvvm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -306,7 +306,7 @@ unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi:
 unsafe extern "C" fn nvrtcGetLTOIRSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetLTOIRSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -324,7 +324,7 @@ unsafe extern "C" fn nvrtcGetLTOIRSize(_m: *mut ffi::PyObject, args: *const *mut
 unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetLTOIR";
-        let a = unsafe { entry::args(py, F, &["prog", "LTOIR", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "LTOIR", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let LTOIR = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -350,7 +350,7 @@ unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi
 unsafe extern "C" fn nvrtcGetOptiXIRSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetOptiXIRSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -368,7 +368,7 @@ unsafe extern "C" fn nvrtcGetOptiXIRSize(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetOptiXIR";
-        let a = unsafe { entry::args(py, F, &["prog", "optixir", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "optixir", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let optixir = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -394,7 +394,7 @@ unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut f
 unsafe extern "C" fn nvrtcGetProgramLogSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetProgramLogSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -412,7 +412,7 @@ unsafe extern "C" fn nvrtcGetProgramLogSize(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetProgramLog";
-        let a = unsafe { entry::args(py, F, &["prog", "log", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "log", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -438,7 +438,7 @@ unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mu
 unsafe extern "C" fn nvrtcAddNameExpression(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcAddNameExpression";
-        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let name_expression = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -456,7 +456,7 @@ unsafe extern "C" fn nvrtcAddNameExpression(_m: *mut ffi::PyObject, args: *const
 unsafe extern "C" fn nvrtcGetLoweredName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetLoweredName";
-        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let name_expression = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -476,7 +476,7 @@ unsafe extern "C" fn nvrtcGetLoweredName(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcGetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPCHHeapSize";
-        let a = unsafe { entry::args(py, F, &[], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -492,7 +492,7 @@ unsafe extern "C" fn nvrtcGetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcSetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcSetPCHHeapSize";
-        let a = unsafe { entry::args(py, F, &["size", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", ], 1, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
@@ -508,7 +508,7 @@ unsafe extern "C" fn nvrtcSetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *m
 unsafe extern "C" fn nvrtcGetPCHCreateStatus(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPCHCreateStatus";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
 
@@ -524,7 +524,7 @@ unsafe extern "C" fn nvrtcGetPCHCreateStatus(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPCHHeapSizeRequired";
-        let a = unsafe { entry::args(py, F, &["prog", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
@@ -542,7 +542,7 @@ unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(_m: *mut ffi::PyObject, args: *
 unsafe extern "C" fn nvrtcSetFlowCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcSetFlowCallback";
-        let a = unsafe { entry::args(py, F, &["prog", "callback", "payload", ], args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "callback", "payload", ], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let payload = unsafe { entry::arg(py, &a[2]) };

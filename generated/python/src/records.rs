@@ -56,7 +56,7 @@ unsafe extern "C" fn pack_kernel_params(
 ) -> *mut ffi::PyObject {
     unsafe {
         entry::run(|py| {
-            let a = entry::args(py, "_pack_kernel_params", &["record", "value"], args, nargs, kwnames)?;
+            let a = entry::args(py, "_pack_kernel_params", &["record", "value"], 2, args, nargs, kwnames)?;
             let record = entry::arg(py, &a[0]).cast::<PyString>()?.to_cow()?;
             let c = Ctx { func: interned(&record), param: "kernelParams", expected: EXPECTED };
             let kp = KernelParams::new(py, entry::arg(py, &a[1]), &c)?;
@@ -71,6 +71,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     entry::add_all(
         m,
         "cudagen._cudagen",
-        &[(c"_pack_kernel_params", pack_kernel_params, c"_pack_kernel_params(record, value)\n--\n\nPacks a kernelParams record field's value.")],
+        &[(
+            c"_pack_kernel_params",
+            pack_kernel_params,
+            c"_pack_kernel_params(record, value)\n--\n\nPacks a kernelParams record field's value.",
+        )],
     )
 }

@@ -113,10 +113,7 @@ impl AsHandle for safe::CudaFunction {
 /// reads it. Keep the guard until that work is enqueued: dropping it records the read for
 /// cudarc's stream ordering, exactly as cudarc's own calls do.
 #[inline]
-pub fn device_ptr<'a, T>(
-    buf: &'a impl safe::DevicePtr<T>,
-    stream: &'a safe::CudaStream,
-) -> (CUdeviceptr, safe::SyncOnDrop<'a>) {
+pub fn device_ptr<'a, T>(buf: &'a impl safe::DevicePtr<T>, stream: &'a safe::CudaStream) -> (CUdeviceptr, safe::SyncOnDrop<'a>) {
     let (ptr, guard) = buf.device_ptr(stream);
     (ptr.into(), guard)
 }

@@ -75,17 +75,8 @@ impl<const N: usize> Table<N> {
 
     /// A table whose library is searched under these sonames, in order
     /// (generated code passes e.g. `&["libnvrtc.so.13"]` for the CUDA major it was built from).
-    pub const fn with_sonames(
-        kind: LibraryKind,
-        entries: &'static [Entry; N],
-        sonames: &'static [&'static str],
-    ) -> Self {
-        Self {
-            kind,
-            sonames,
-            entries,
-            slots: [EMPTY; N],
-        }
+    pub const fn with_sonames(kind: LibraryKind, entries: &'static [Entry; N], sonames: &'static [&'static str]) -> Self {
+        Self { kind, sonames, entries, slots: [EMPTY; N] }
     }
 
     /// The address of entry `index`, resolving it on first use.
@@ -148,11 +139,7 @@ fn resolve_slot(
         (Some(entry), Some(slot)) => {
             let cached = slot.load(Ordering::Acquire) as usize;
             if cached != 0 && cached <= SENTINEL_MAX {
-                Err(LoadError::from_sentinel(
-                    library::info(kind, sonames),
-                    entry,
-                    cached,
-                ))
+                Err(LoadError::from_sentinel(library::info(kind, sonames), entry, cached))
             } else {
                 let r = library::resolve(kind, sonames, entry);
                 let value = match &r {

@@ -172,12 +172,18 @@ pub enum Value<'a> {
     /// A name known to Rust (quoted like a string).
     Name(&'static str),
     /// A driver object the trace names or numbers (see [`Class`]).
-    Handle { class: Class, addr: u64 },
+    Handle {
+        class: Class,
+        addr: u64,
+    },
     /// A module image in memory, by a hash of its bytes (`data@1a2b3c4d`).
     Image(u64),
     /// A launch's kernel arguments as recorded (`CUDAGEN_TRACE_ARGS=1`; see `args`), and the
     /// pointer they were read through (shown instead when their sizes were not known).
-    Args { ptr: u64, blob: &'a [u8] },
+    Args {
+        ptr: u64,
+        blob: &'a [u8],
+    },
 }
 
 /// The kinds of driver objects the tracer names (functions, kernels, modules, libraries) or
@@ -363,7 +369,19 @@ impl Desc {
             images += matches!(a.kind, Kind::Image) as usize;
             launch_args |= matches!(a.kind, Kind::KernelParams | Kind::LaunchExtra);
             learns |= matches!(a.kind, Kind::Image)
-                || a.out && matches!(a.kind, Kind::Handle(Class::Function | Class::Kernel | Class::Module | Class::Library | Class::DevicePtr | Class::GraphExec | Class::GraphNode));
+                || a.out
+                    && matches!(
+                        a.kind,
+                        Kind::Handle(
+                            Class::Function
+                                | Class::Kernel
+                                | Class::Module
+                                | Class::Library
+                                | Class::DevicePtr
+                                | Class::GraphExec
+                                | Class::GraphNode
+                        )
+                    );
             frees |= a.role == FREES;
             if a.role == LAUNCHED && launched == NONE {
                 launched = i as u8;

@@ -315,10 +315,16 @@ pub struct Excused {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "does")]
 pub enum FnOwnership {
-    Creates { resource: String },
-    Ends { resource: String },
+    Creates {
+        resource: String,
+    },
+    Ends {
+        resource: String,
+    },
     /// Looks like an ender, pairs with nothing ([`Excused`]).
-    Excused { reason: String },
+    Excused {
+        reason: String,
+    },
 }
 
 /// The C type of a value for each member of a selector enum (`CU_POINTER_ATTRIBUTE_CONTEXT` ->
@@ -351,7 +357,9 @@ pub struct ValueMember {
 pub enum ValueCount {
     One,
     /// A fixed array (`char[1024]`); char arrays hold a NUL-terminated string.
-    Fixed { n: u32 },
+    Fixed {
+        n: u32,
+    },
     /// As many as the value's size parameter allows (`int[]`).
     Sized,
 }
@@ -527,6 +535,10 @@ pub struct Param {
     /// the elements as a list; the others return the pointer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_by: Option<String>,
+    /// The Python argument's default when a call may leave it out (`passes::python`): the in/out
+    /// capacity of an output array (`numNodes`) is 0 (ask for the count), as in cuda.bindings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub py_default: Option<i64>,
     /// How the typed surfaces take it, with its links (`passes::signature`).
     #[serde(default)]
     pub kind: ParamKind,
@@ -892,14 +904,28 @@ pub struct MacroConst {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum MacroValue {
     /// An integer; `unsigned` when written with a `U` suffix.
-    Int { value: i128, unsigned: bool },
-    Float { value: f64 },
-    Str { value: String },
+    Int {
+        value: i128,
+        unsigned: bool,
+    },
+    Float {
+        value: f64,
+    },
+    Str {
+        value: String,
+    },
     /// `((T)value)`: pointer constants (`CU_LAUNCH_PARAM_END`) and handle constants
     /// (`CU_STREAM_LEGACY`, `CU_DEVICE_CPU`).
-    Cast { ty: Type, value: i128 },
+    Cast {
+        ty: Type,
+        value: i128,
+    },
     /// Another name for an enum constant (`CU_KERNEL_NODE_ATTRIBUTE_PRIORITY`).
-    EnumConst { enum_name: String, variant: String, value: i64 },
+    EnumConst {
+        enum_name: String,
+        variant: String,
+        value: i64,
+    },
 }
 
 /// A declaration that could not be represented.

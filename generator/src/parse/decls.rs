@@ -1,8 +1,8 @@
 //! Top-level declarations of the library's files: enums, records, typedefs, functions.
 
 use super::names::PublicNames;
-use super::Files;
 use super::types::convert;
+use super::Files;
 use crate::clang::{Cursor, CursorKind, Ty, TyKind};
 use crate::diag::{Errors, Result};
 use crate::ir::*;
@@ -260,7 +260,9 @@ fn typedef(c: &Cursor<'_>, names: &mut PublicNames, seen: &mut BTreeSet<String>,
     }
     let target = convert(&under, names, &at)?;
     let kind = match (&target, inner.kind()) {
-        (Type::FnPtr { ret, .. }, _) => TypedefKind::Callback { ret: (**ret).clone(), params: callback_params(c, &under, names)? },
+        (Type::FnPtr { ret, .. }, _) => {
+            TypedefKind::Callback { ret: (**ret).clone(), params: callback_params(c, &under, names)? }
+        }
         (Type::Pointer { pointee, .. }, TyKind::Pointer) => {
             let p = under.pointee();
             let p = if p.kind() == TyKind::Elaborated { p.named() } else { p };
@@ -301,8 +303,7 @@ fn ensure_incomplete_record(name: &str, decl: &Cursor<'_>, library: &mut Library
 fn callback_params(c: &Cursor<'_>, under: &Ty<'_>, names: &PublicNames) -> Result<Vec<CallbackParam>> {
     let at = c.location();
     let proto = if under.kind() == TyKind::Pointer { under.pointee() } else { *under };
-    let param_names: Vec<String> =
-        c.children().iter().filter(|p| p.kind() == CursorKind::Param).map(|p| p.spelling()).collect();
+    let param_names: Vec<String> = c.children().iter().filter(|p| p.kind() == CursorKind::Param).map(|p| p.spelling()).collect();
     proto
         .args()
         .iter()
@@ -341,6 +342,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 callback: None,
                 python: None,
                 counted_by: None,
+                py_default: None,
                 kind: ParamKind::default(),
             })
         })

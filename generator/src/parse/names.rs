@@ -30,8 +30,8 @@ impl PublicNames {
             }
             let decl = under.declaration();
             let usr = decl.usr();
-            if !by_usr.contains_key(&usr) {
-                by_usr.insert(usr, c.spelling());
+            if let std::collections::btree_map::Entry::Vacant(e) = by_usr.entry(usr) {
+                e.insert(c.spelling());
                 absorbed.insert(c.spelling());
             }
         }

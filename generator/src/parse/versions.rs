@@ -38,9 +38,11 @@ pub fn proc_name(symbol: &str) -> &str {
     }
 }
 
+/// `PFN_*` typedefs by (proc name, variant): each version with its signature.
+type PfnVersions = BTreeMap<(String, Option<VariantKind>), Vec<(u32, Signature)>>;
+
 pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &mut Library) {
-    // (proc_name, variant) -> [(version, signature)]
-    let mut pfns: BTreeMap<(String, Option<VariantKind>), Vec<(u32, Signature)>> = BTreeMap::new();
+    let mut pfns: PfnVersions = BTreeMap::new();
     let mut decls: BTreeMap<String, Signature> = BTreeMap::new();
     for c in top {
         match c.kind() {

@@ -106,6 +106,7 @@ pub(crate) mod build {
             callback: None,
             python: None,
             counted_by: None,
+            py_default: None,
             kind: ParamKind::default(),
         }
     }
@@ -143,7 +144,11 @@ pub(crate) mod build {
         let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
         let fn_ty = Type::FnPtr { ret: Box::new(Type::prim(Prim::Void)), params: vec![void_ptr] };
         lib.typedefs.push(typedef(cb, fn_ty, TypedefKind::Callback { ret: Type::prim(Prim::Void), params: vec![] }));
-        lib.typedefs.push(typedef("H", Type::ptr(Type::named("H_st"), false), TypedefKind::OpaqueHandle { record: "H_st".into() }));
+        lib.typedefs.push(typedef(
+            "H",
+            Type::ptr(Type::named("H_st"), false),
+            TypedefKind::OpaqueHandle { record: "H_st".into() },
+        ));
         lib.functions = functions;
         lib
     }

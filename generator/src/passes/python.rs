@@ -4,7 +4,9 @@
 
 use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
-use crate::ir::{Direction, Function, HandleStandIns, Library, Param, Prim, PyConv, Resolved, Role, Type, TypedefKind, ValueKind};
+use crate::ir::{
+    Direction, Function, HandleStandIns, Library, Param, Prim, PyConv, Resolved, Role, Type, TypedefKind, ValueKind,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Parameters and record fields holding a kernel's argument pointer array (`cuLaunchKernel` and
@@ -18,9 +20,32 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
             p.python = Some(c);
         }
     }
+    for f in &mut lib.functions {
+        capacity_defaults(f);
+    }
     kernel_params_fields(lib);
     stand_ins(lib, ann, cuda_version)?;
     keep_gil(lib, ann, cuda_version)
+}
+
+/// Trailing Python arguments that are the in/out capacity of an output array (`numNodes` of
+/// `cuGraphGetNodes`) default to 0, which asks for the count: cuda.bindings 12.9 and 13.x
+/// declare them `= 0`. Only trailing ones, so every argument after a default has one.
+fn capacity_defaults(f: &mut Function) {
+    let counts: BTreeSet<String> = f
+        .params
+        .iter()
+        .filter_map(|p| match &p.role {
+            Role::OutArray { len: Some(len) } => Some(len.clone()),
+            _ => None,
+        })
+        .collect();
+    for p in f.params.iter_mut().rev().filter(|p| p.python.is_some_and(PyConv::is_arg)) {
+        if p.python != Some(PyConv::InoutScalar) || !counts.contains(&p.name) {
+            break;
+        }
+        p.py_default = Some(0);
+    }
 }
 
 /// What else each handle class takes ([`Library::handle_stand_ins`]): the handles the C API
@@ -33,7 +58,8 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
         .iter()
         .filter(|t| matches!(t.kind, TypedefKind::OpaqueHandle { .. } | TypedefKind::ScalarHandle { .. }))
         .map(|t| {
-            let aliases = lib.typedefs.iter().filter(|a| matches!(a.kind, TypedefKind::Alias) && a.target == Type::named(&t.name));
+            let aliases =
+                lib.typedefs.iter().filter(|a| matches!(a.kind, TypedefKind::Alias) && a.target == Type::named(&t.name));
             (t.name.clone(), std::iter::once(t.name.clone()).chain(aliases.map(|a| a.name.clone())).collect())
         })
         .collect();
@@ -42,7 +68,10 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
     let mut resolve = |table: &str, key: &str, name: &str| -> Option<String> {
         let found = handles.iter().find(|(_, names)| names.iter().any(|n| n == name)).map(|(ir, _)| ir.clone());
         if found.is_none() && !ann.may_be_absent(name, cuda_version) {
-            errors.push(Error::at(ann.range_location(table, key), format!("[{table}] names `{name}`, which is no handle typedef of the header")));
+            errors.push(Error::at(
+                ann.range_location(table, key),
+                format!("[{table}] names `{name}`, which is no handle typedef of the header"),
+            ));
         }
         found
     };
@@ -69,7 +98,11 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
             let handles = own.get(ir).cloned().unwrap_or_default();
             let mut classes = foreign.get(ir).cloned().unwrap_or_default();
             classes.extend(handles.iter().flat_map(|h| foreign.get(h).into_iter().flatten().cloned()));
-            (!handles.is_empty() || !classes.is_empty()).then(|| HandleStandIns { handle: ir.clone(), handles, foreign: classes.into_iter().collect() })
+            (!handles.is_empty() || !classes.is_empty()).then(|| HandleStandIns {
+                handle: ir.clone(),
+                handles,
+                foreign: classes.into_iter().collect(),
+            })
         })
         .collect();
     Ok(())
@@ -78,8 +111,11 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
 /// Marks the record fields that hold a kernel's argument pointers: a `void **` named as the
 /// parameter of `cuLaunchKernel` that takes them.
 fn kernel_params_fields(lib: &mut Library) {
-    let marks: Vec<Vec<bool>> =
-        lib.records.iter().map(|r| r.fields.iter().map(|f| f.name == KERNEL_PARAMS && pointer_array(lib, &f.ty)).collect()).collect();
+    let marks: Vec<Vec<bool>> = lib
+        .records
+        .iter()
+        .map(|r| r.fields.iter().map(|f| f.name == KERNEL_PARAMS && pointer_array(lib, &f.ty)).collect())
+        .collect();
     for (r, marks) in lib.records.iter_mut().zip(marks) {
         for (f, m) in r.fields.iter_mut().zip(marks) {
             f.kernel_params = m;
@@ -136,7 +172,10 @@ fn pointee_kind(lib: &Library, p: &Param) -> ValueKind {
 
 fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
     match &p.role {
-        Role::Length { of } if matches!(p.ty, Type::Pointer { .. }) && f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) => {
+        Role::Length { of }
+            if matches!(p.ty, Type::Pointer { .. })
+                && f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) =>
+        {
             PyConv::SelectedSize
         }
         Role::SelectedValue { .. } if p.direction == Direction::In => PyConv::SelectedIn,
@@ -184,8 +223,13 @@ fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
         Role::HostPtr | Role::Opaque if p.size.is_some() => PyConv::Buffer,
         Role::HostPtr | Role::Opaque => PyConv::Ptr,
         Role::UserData => {
-            let carries = f.params.iter().filter_map(|q| q.callback.as_ref()).any(|u| u.user_data.as_deref() == Some(p.name.as_str()));
-            if carries { PyConv::UserdataPaired } else { PyConv::Ptr }
+            let carries =
+                f.params.iter().filter_map(|q| q.callback.as_ref()).any(|u| u.user_data.as_deref() == Some(p.name.as_str()));
+            if carries {
+                PyConv::UserdataPaired
+            } else {
+                PyConv::Ptr
+            }
         }
         Role::Callback => PyConv::Callback,
     }
@@ -235,8 +279,17 @@ mod tests {
                         param("handle", Type::ptr(Type::named("H"), false), Role::InRef),
                     ],
                 ),
-                function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr.clone(), Role::UserData)]),
-                function("cuRaw", vec![param("fn", Type::named("CUraw"), Role::Callback), param("userData", void_ptr, Role::UserData)]),
+                function(
+                    "cuHost",
+                    vec![
+                        param("fn", Type::named("CUhostFn"), Role::Callback),
+                        param("userData", void_ptr.clone(), Role::UserData),
+                    ],
+                ),
+                function(
+                    "cuRaw",
+                    vec![param("fn", Type::named("CUraw"), Role::Callback), param("userData", void_ptr, Role::UserData)],
+                ),
             ],
         );
         use PyConv::*;
@@ -272,7 +325,11 @@ mod tests {
             name: "CUDA_KERNEL_NODE_PARAMS".into(),
             tag: None,
             kind: RecordKind::Struct,
-            fields: vec![field("kernelParams", void_pp.clone()), field("extra", void_pp), field("sharedMemBytes", Type::prim(Prim::UInt))],
+            fields: vec![
+                field("kernelParams", void_pp.clone()),
+                field("extra", void_pp),
+                field("sharedMemBytes", Type::prim(Prim::UInt)),
+            ],
             complete: true,
             size: 24,
             align: 8,
@@ -281,7 +338,11 @@ mod tests {
             location: Default::default(),
             names: Names::default(),
         });
-        lib.records.push(Record { name: "Other".into(), fields: vec![field("kernelParams", Type::ptr(Type::prim(Prim::Void), false))], ..lib.records[0].clone() });
+        lib.records.push(Record {
+            name: "Other".into(),
+            fields: vec![field("kernelParams", Type::ptr(Type::prim(Prim::Void), false))],
+            ..lib.records[0].clone()
+        });
         run(&mut lib, &LibraryAnnotations::default(), None).unwrap();
         let marks: Vec<Vec<bool>> = lib.records.iter().map(|r| r.fields.iter().map(|f| f.kernel_params).collect()).collect();
         // `extra` is a `void **` too, but of another role; a plain `void *kernelParams` is an address
@@ -292,7 +353,9 @@ mod tests {
     fn stand_ins_follow_aliases_and_bring_their_nvidia_classes() {
         use crate::passes::build::typedef;
         let mut lib = library("CUhostFn", vec![]);
-        let opaque = |n: &str| typedef(n, Type::ptr(Type::named(&format!("{n}_st")), false), TypedefKind::OpaqueHandle { record: format!("{n}_st") });
+        let opaque = |n: &str| {
+            typedef(n, Type::ptr(Type::named(format!("{n}_st")), false), TypedefKind::OpaqueHandle { record: format!("{n}_st") })
+        };
         lib.typedefs.push(opaque("CUfunction"));
         lib.typedefs.push(opaque("CUkernel"));
         lib.typedefs.push(typedef("CUdevice_v1", Type::prim(Prim::Int), TypedefKind::ScalarHandle { prim: Prim::Int }));
@@ -346,7 +409,13 @@ mod tests {
                 "CUhostFn",
                 vec![
                     function("nvrtcVersion", vec![param("major", Type::ptr(Type::prim(Prim::Int), false), Role::OutValue)]),
-                    function("cuHost", vec![param("fn", Type::named("CUhostFn"), Role::Callback), param("userData", void_ptr.clone(), Role::UserData)]),
+                    function(
+                        "cuHost",
+                        vec![
+                            param("fn", Type::named("CUhostFn"), Role::Callback),
+                            param("userData", void_ptr.clone(), Role::UserData),
+                        ],
+                    ),
                 ],
             )
         };

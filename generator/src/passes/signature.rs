@@ -168,10 +168,10 @@ fn length(f: &Function, p: &Param) -> ParamKind {
     let mut counts = Vec::new();
     for q in &f.params {
         match &q.role {
-            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) } if *l == p.name => {
-                if q.ty.pointee().is_some_and(|(t, _)| !t.is_void()) {
-                    counts.push(if q.nullable { Counted::OptionalSlice(q.name.clone()) } else { Counted::Slice(q.name.clone()) });
-                }
+            Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) }
+                if *l == p.name && q.ty.pointee().is_some_and(|(t, _)| !t.is_void()) =>
+            {
+                counts.push(if q.nullable { Counted::OptionalSlice(q.name.clone()) } else { Counted::Slice(q.name.clone()) });
             }
             Role::OutBuffer { len: Some(l), .. } if *l == p.name => counts.push(Counted::Buffer(q.name.clone())),
             _ => {}

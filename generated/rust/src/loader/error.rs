@@ -52,12 +52,7 @@ pub struct LoadError {
 
 impl LoadError {
     fn new(library: Arc<LibraryInfo>, entry: Option<&Entry>, reason: Reason) -> Self {
-        Self {
-            library,
-            symbol: entry.map(|e| e.symbol),
-            version: entry.map(|e| e.version).filter(|&v| v != 0),
-            reason,
-        }
+        Self { library, symbol: entry.map(|e| e.symbol), version: entry.map(|e| e.version).filter(|&v| v != 0), reason }
     }
     pub(crate) fn library_not_found(lib: Arc<LibraryInfo>, entry: &Entry) -> Self {
         Self::new(lib, Some(entry), Reason::LibraryMissing)
@@ -72,12 +67,7 @@ impl LoadError {
         Self::new(lib, Some(entry), Reason::Status(code))
     }
     pub(crate) fn bad_index(kind: LibraryKind, index: usize) -> Self {
-        let lib = LibraryInfo {
-            kind,
-            name: String::new(),
-            opened: None,
-            looked: Vec::new(),
-        };
+        let lib = LibraryInfo { kind, name: String::new(), opened: None, looked: Vec::new() };
         Self::new(Arc::new(lib), None, Reason::BadIndex(index))
     }
 
@@ -203,11 +193,7 @@ impl fmt::Display for LoadError {
                 write!(f, " in {place}")?;
                 write_driver(f)
             }
-            Reason::BadIndex(i) => write!(
-                f,
-                "internal error: no entry {i} in the {:?} table",
-                lib.kind
-            ),
+            Reason::BadIndex(i) => write!(f, "internal error: no entry {i} in the {:?} table", lib.kind),
         }
     }
 }
@@ -233,15 +219,7 @@ pub(crate) fn set_last(e: &LoadError) {
 /// Message of the most recent load failure: this thread's if it had one, else the process's.
 /// For the C shim's `cudagenLastLoaderError()` and the Python exception text.
 pub fn last_error_message() -> Option<String> {
-    let mine = LAST
-        .try_with(|c| c.try_borrow().ok().and_then(|b| b.clone()))
-        .ok()
-        .flatten();
-    let e = mine.or_else(|| {
-        GLOBAL_LAST
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    })?;
+    let mine = LAST.try_with(|c| c.try_borrow().ok().and_then(|b| b.clone())).ok().flatten();
+    let e = mine.or_else(|| GLOBAL_LAST.lock().unwrap_or_else(|p| p.into_inner()).clone())?;
     Some(e.to_string())
 }

@@ -33,8 +33,7 @@ const STATUS_VERSION_NOT_SUFFICIENT: c_int = 2;
 /// `CUDA_ERROR_NOT_FOUND`.
 const CUDA_ERROR_NOT_FOUND: c_int = 500;
 
-type GetProcV2 =
-    unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
+type GetProcV2 = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> c_int;
 type GetProcV1 = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64) -> c_int;
 type DriverGetVersion = unsafe extern "C" fn(*mut c_int) -> c_int;
 
@@ -65,21 +64,14 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
     let mut found = None;
     for cand in search::candidates(kind, sonames) {
         let is_path = cand.contains('/');
-        let label = if overridden {
-            format!("${var}={cand}")
-        } else {
-            cand.clone()
-        };
+        let label = if overridden { format!("${var}={cand}") } else { cand.clone() };
         if is_path && !Path::new(&cand).exists() {
             looked.push(format!("{label} (absent)"));
             continue;
         }
         // SAFETY: running a library's initialisers is the point; these are vendor libraries.
         match unsafe { Library::new(&cand) } {
-            Err(e) => looked.push(format!(
-                "{label} ({})",
-                short_dlerror(&e.to_string(), &cand)
-            )),
+            Err(e) => looked.push(format!("{label} ({})", short_dlerror(&e.to_string(), &cand))),
             Ok(lib) => {
                 if kind.profile().skip_shim && is_shim(&lib) {
                     looked.push(format!("{label} (is the cudagen shim, skipped)"));
@@ -93,10 +85,7 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
     }
     let name = match (&found, overridden) {
         (Some((c, _)), true) => c.clone(),
-        _ if overridden => std::env::var_os(var)
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned(),
+        _ if overridden => std::env::var_os(var).unwrap_or_default().to_string_lossy().into_owned(),
         _ => sonames.first().copied().unwrap_or("?").to_owned(),
     };
     let opened = found.as_ref().map(|(c, _)| c.clone());
@@ -105,41 +94,20 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
     if let (Some(l), Resolve::GetProcAddress) = (&lib, kind.profile().resolve) {
         // SAFETY: prototypes as declared in cuda.h (CUDA 12.0+ / 11.3+).
         unsafe {
-            v2 = l
-                .get::<GetProcV2>(b"cuGetProcAddress_v2\0")
-                .ok()
-                .map(|s| *s);
+            v2 = l.get::<GetProcV2>(b"cuGetProcAddress_v2\0").ok().map(|s| *s);
             v1 = l.get::<GetProcV1>(b"cuGetProcAddress\0").ok().map(|s| *s);
         }
     }
-    let info = Arc::new(LibraryInfo {
-        kind,
-        name,
-        opened,
-        looked,
-    });
-    Loaded {
-        info,
-        lib,
-        get_proc_v2: v2,
-        get_proc_v1: v1,
-    }
+    let info = Arc::new(LibraryInfo { kind, name, opened, looked });
+    Loaded { info, lib, get_proc_v2: v2, get_proc_v1: v1 }
 }
 
 /// Trim dlerror's "name: cannot open shared object file: ..." to the reason.
 fn short_dlerror(msg: &str, cand: &str) -> String {
-    let m = msg
-        .strip_prefix(cand)
-        .and_then(|m| m.strip_prefix(": "))
-        .unwrap_or(msg);
+    let m = msg.strip_prefix(cand).and_then(|m| m.strip_prefix(": ")).unwrap_or(msg);
     m.strip_suffix(": cannot open shared object file: No such file or directory")
         .map(|_| "not found".to_owned())
-        .unwrap_or_else(|| {
-            m.replace(
-                "cannot open shared object file: No such file or directory",
-                "not found",
-            )
-        })
+        .unwrap_or_else(|| m.replace("cannot open shared object file: No such file or directory", "not found"))
 }
 
 fn is_shim(lib: &Library) -> bool {
@@ -149,17 +117,12 @@ fn is_shim(lib: &Library) -> bool {
 
 /// Resolve one entry as the library's profile says: `cuGetProcAddress_v2` (else
 /// `cuGetProcAddress`, else `dlsym`), or `dlsym`.
-pub(crate) fn resolve(
-    kind: LibraryKind,
-    sonames: &[&str],
-    entry: &Entry,
-) -> Result<*const c_void, LoadError> {
+pub(crate) fn resolve(kind: LibraryKind, sonames: &[&str], entry: &Entry) -> Result<*const c_void, LoadError> {
     let l = loaded(kind, sonames);
     let Some(lib) = &l.lib else {
         return Err(LoadError::library_not_found(l.info.clone(), entry));
     };
-    let via_get_proc = kind.profile().resolve == Resolve::GetProcAddress
-        && (l.get_proc_v2.is_some() || l.get_proc_v1.is_some());
+    let via_get_proc = kind.profile().resolve == Resolve::GetProcAddress && (l.get_proc_v2.is_some() || l.get_proc_v1.is_some());
     if !via_get_proc {
         // SAFETY: only the address is taken; the caller casts it to the declared prototype.
         let p = unsafe { lib.get::<*mut c_void>(entry.symbol.as_bytes()) }.map(|s| *s);
@@ -180,11 +143,7 @@ pub(crate) fn resolve(
         0 => driver.unwrap_or(12000),
         v => v as c_int,
     };
-    let flags = if entry.per_thread {
-        FLAG_PER_THREAD
-    } else {
-        FLAG_LEGACY
-    };
+    let flags = if entry.per_thread { FLAG_PER_THREAD } else { FLAG_LEGACY };
     let mut pfn: *mut c_void = core::ptr::null_mut();
     let mut status: c_int = 0;
     // SAFETY: cuGetProcAddress needs no cuInit; all pointers are valid for the call.
@@ -197,9 +156,7 @@ pub(crate) fn resolve(
     };
     match rc {
         0 if !pfn.is_null() => Ok(pfn as *const c_void),
-        _ if status == STATUS_VERSION_NOT_SUFFICIENT => {
-            Err(LoadError::too_old(l.info.clone(), entry))
-        }
+        _ if status == STATUS_VERSION_NOT_SUFFICIENT => Err(LoadError::too_old(l.info.clone(), entry)),
         0 | CUDA_ERROR_NOT_FOUND => Err(LoadError::not_found(l.info.clone(), entry)),
         code => Err(LoadError::status(l.info.clone(), entry, code)),
     }
@@ -213,9 +170,7 @@ pub fn driver_version() -> Option<i32> {
         let l = loaded(LibraryKind::Driver, LibraryKind::Driver.default_sonames());
         let lib = l.lib.as_ref()?;
         // SAFETY: prototype from cuda.h; exported unversioned by every driver.
-        let f = unsafe { lib.get::<DriverGetVersion>(b"cuDriverGetVersion\0") }
-            .ok()
-            .map(|s| *s)?;
+        let f = unsafe { lib.get::<DriverGetVersion>(b"cuDriverGetVersion\0") }.ok().map(|s| *s)?;
         let mut v: c_int = 0;
         // SAFETY: valid out pointer.
         (unsafe { f(&mut v) } == 0).then_some(v)

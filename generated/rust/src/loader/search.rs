@@ -61,11 +61,8 @@ pub(crate) fn candidates(kind: LibraryKind, sonames: &[&str]) -> Vec<String> {
 /// `VIRTUAL_ENV`, `CONDA_PREFIX` and each part of `PYTHONHOME`.
 fn python_site_dirs() -> Vec<PathBuf> {
     let mut sites: Vec<PathBuf> = env_paths("CUDAGEN_PYTHON_SITE").collect();
-    let prefixes = ["VIRTUAL_ENV", "CONDA_PREFIX"]
-        .into_iter()
-        .filter_map(env_nonempty)
-        .map(PathBuf::from)
-        .chain(env_paths("PYTHONHOME"));
+    let prefixes =
+        ["VIRTUAL_ENV", "CONDA_PREFIX"].into_iter().filter_map(env_nonempty).map(PathBuf::from).chain(env_paths("PYTHONHOME"));
     for prefix in prefixes {
         let lib = prefix.join("lib");
         let Ok(rd) = std::fs::read_dir(&lib) else {
@@ -86,15 +83,10 @@ fn python_site_dirs() -> Vec<PathBuf> {
 }
 
 fn env_nonempty(var: &str) -> Option<String> {
-    env::var_os(var)
-        .map(|v| v.to_string_lossy().into_owned())
-        .filter(|v| !v.is_empty())
+    env::var_os(var).map(|v| v.to_string_lossy().into_owned()).filter(|v| !v.is_empty())
 }
 
 fn env_paths(var: &str) -> impl Iterator<Item = PathBuf> {
     let v = env::var_os(var).unwrap_or_default();
-    env::split_paths(&v)
-        .filter(|p| !p.as_os_str().is_empty())
-        .collect::<Vec<_>>()
-        .into_iter()
+    env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect::<Vec<_>>().into_iter()
 }

@@ -91,10 +91,9 @@ impl fmt::Display for Error {
                 let (p, a) = (plural(*expected, "parameter"), plural(*given, "argument"));
                 write!(f, "kernel `{kernel}` takes {p}, {a} given; {NONE}")
             }
-            Error::ParamSize { kernel, index, expected, given } => write!(
-                f,
-                "kernel `{kernel}` parameter {index} is {expected} bytes, argument {index} is {given} bytes; {NONE}"
-            ),
+            Error::ParamSize { kernel, index, expected, given } => {
+                write!(f, "kernel `{kernel}` parameter {index} is {expected} bytes, argument {index} is {given} bytes; {NONE}")
+            }
             Error::ZeroDim { kernel, which } => write!(f, "kernel `{kernel}`: {which} is 0; {NONE}"),
             Error::BlockTooLarge { kernel, block: (x, y, z), max } => write!(
                 f,

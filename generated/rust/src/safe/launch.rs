@@ -376,7 +376,12 @@ enum Outcome {
 }
 
 #[inline(always)]
-fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUstream, cfg: LaunchConfig, args: A) -> Result<(), Error> {
+fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(
+    kernel: &K,
+    stream: CUstream,
+    cfg: LaunchConfig,
+    args: A,
+) -> Result<(), Error> {
     match kernel.launch_cache().info.get() {
         Some(info) => launch_with(kernel, info, stream, cfg, args),
         None => launch_first(kernel, stream, cfg, args),
@@ -386,7 +391,12 @@ fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUs
 /// The first launch of a kernel: read its facts, then launch as every later launch does.
 #[cold]
 #[inline(never)]
-fn launch_first<K: Launchable + ?Sized, A: KernelArgs>(kernel: &K, stream: CUstream, cfg: LaunchConfig, args: A) -> Result<(), Error> {
+fn launch_first<K: Launchable + ?Sized, A: KernelArgs>(
+    kernel: &K,
+    stream: CUstream,
+    cfg: LaunchConfig,
+    args: A,
+) -> Result<(), Error> {
     let info = first_use(kernel)?;
     launch_with(kernel, info, stream, cfg, args)
 }
@@ -493,7 +503,8 @@ fn retry_or_refuse<K: Launchable + ?Sized>(
     launch: impl FnOnce() -> Result<(), Outcome>,
 ) -> Result<(), Outcome> {
     if let Refusal::Shared { .. } = r {
-        let now = attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES).map_err(|e| Outcome::Error(Box::new(e)))?;
+        let now =
+            attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES).map_err(|e| Outcome::Error(Box::new(e)))?;
         info.max_dynamic_shared.store(now, Ordering::Relaxed);
         if cfg.shared_mem_bytes <= now {
             info.check(sizes, cfg).map_err(Outcome::Refused)?;

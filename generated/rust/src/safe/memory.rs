@@ -602,7 +602,14 @@ impl<'c, T: DeviceRepr> PinnedHostBuffer<'c, T> {
         } else {
             driver::mem_host_alloc(bytes, driver::CU_MEMHOSTALLOC_PORTABLE as u32)?.cast::<T>()
         };
-        Ok(PinnedHostBuffer { ptr, len, event: None, last_stream: stream.raw_stream(), pending: AtomicBool::new(false), _ctx: PhantomData })
+        Ok(PinnedHostBuffer {
+            ptr,
+            len,
+            event: None,
+            last_stream: stream.raw_stream(),
+            pending: AtomicBool::new(false),
+            _ctx: PhantomData,
+        })
     }
 
     /// Number of elements.

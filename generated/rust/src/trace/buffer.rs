@@ -218,7 +218,13 @@ pub(super) enum Pushed {
 /// # Safety
 /// As [`super::capture`].
 #[inline(always)]
-pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, start: u64, words: &[u64; N], written: u64) -> Pushed {
+pub(super) unsafe fn push<const N: usize>(
+    l: *mut Local,
+    desc: &'static Desc,
+    start: u64,
+    words: &[u64; N],
+    written: u64,
+) -> Pushed {
     if !l.is_null() {
         // SAFETY: this thread's own `Local`; bytes [pos, end) of its chunk are the thread's; the
         // writer reads only below `committed`, which is published after the bytes are written.
@@ -242,7 +248,13 @@ pub(super) unsafe fn push<const N: usize>(l: *mut Local, desc: &'static Desc, st
 }
 
 /// Appends one call given as values (the self-describing form).
-pub(super) fn push_values(function: &'static str, args: &[(&'static str, Value<'_>)], result: Value<'_>, start: u64, dur: u64) -> Pushed {
+pub(super) fn push_values(
+    function: &'static str,
+    args: &[(&'static str, Value<'_>)],
+    result: Value<'_>,
+    start: u64,
+    dur: u64,
+) -> Pushed {
     let args = &args[..args.len().min(255)];
     let need = 8 + 10 + 16 + 1 + (args.len() + 1) * (10 + 1 + 2 + MAX_STR + 1 + 10) + 7;
     // SAFETY: `push_slow` hands a pointer with `need` writable bytes.
@@ -319,10 +331,23 @@ unsafe fn push_slow(l: *mut Local, need: usize, write: impl FnOnce(*mut u8) -> *
 unsafe fn local() -> Option<&'static mut Local> {
     // Registers the guard's destructor; fails once it ran (or is running).
     GUARD.try_with(|_| ()).ok()?;
-    let slot = Arc::new(Slot { current: AtomicPtr::new(core::ptr::null_mut()), dropped: AtomicU64::new(0), reported: Line(AtomicU64::new(0)) });
+    let slot = Arc::new(Slot {
+        current: AtomicPtr::new(core::ptr::null_mut()),
+        dropped: AtomicU64::new(0),
+        reported: Line(AtomicU64::new(0)),
+    });
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner()).push(slot.clone());
     let null = core::ptr::null_mut();
-    let l = Box::into_raw(Box::new(Local { open: false, pos: null, end: null, base: null, chunk: null as *mut Chunk, backoff: 0, tid: super::sink::tid(), slot }));
+    let l = Box::into_raw(Box::new(Local {
+        open: false,
+        pos: null,
+        end: null,
+        base: null,
+        chunk: null as *mut Chunk,
+        backoff: 0,
+        tid: super::sink::tid(),
+        slot,
+    }));
     current::set(l);
     Some(&mut *l)
 }
@@ -423,7 +448,14 @@ pub(super) unsafe fn close<const N: usize>(o: Open, end: u64, words: &[u64; N], 
 /// # Safety
 /// As [`super::capture`]; `p` as above.
 #[inline(always)]
-pub(super) unsafe fn encode<const N: usize>(desc: &'static Desc, start: u64, end: u64, words: &[u64; N], written: u64, p: *mut u8) -> *mut u8 {
+pub(super) unsafe fn encode<const N: usize>(
+    desc: &'static Desc,
+    start: u64,
+    end: u64,
+    words: &[u64; N],
+    written: u64,
+    p: *mut u8,
+) -> *mut u8 {
     debug_assert_eq!(N, desc.args.len() + 1);
     let w = p as *mut u64;
     write_head(w, desc, start);
@@ -501,7 +533,8 @@ unsafe fn copy_extras(desc: &'static Desc, words: &[u64], mut b: *mut u8) -> *mu
 /// writer calls it (or a thread standing in for it), under the output lock; `try_only` (signal
 /// handlers) skips locks that are held.
 pub(super) fn drain(try_only: bool, current: bool, f: impl FnOnce(&[(u64, &[u8])])) {
-    let full: Vec<Ptr> = match if try_only { FULL.try_lock().ok() } else { Some(FULL.lock().unwrap_or_else(|p| p.into_inner())) } {
+    let full: Vec<Ptr> = match if try_only { FULL.try_lock().ok() } else { Some(FULL.lock().unwrap_or_else(|p| p.into_inner())) }
+    {
         Some(mut q) => q.drain(..).collect(),
         None => Vec::new(),
     };
@@ -745,7 +778,9 @@ impl<'a> Reader<'a> {
                 Kind::Ptr => Value::Ptr(word as usize as *const core::ffi::c_void),
                 Kind::Size => Value::Size(word),
                 Kind::Bool => Value::Bool(word != 0),
-                Kind::Enum(e) => Value::Enum { name: enums.get(e as usize).and_then(|name| name(word as i64)), value: word as i64 },
+                Kind::Enum(e) => {
+                    Value::Enum { name: enums.get(e as usize).and_then(|name| name(word as i64)), value: word as i64 }
+                }
                 Kind::Str if word != 0 => Value::Str(self.cstr()),
                 Kind::Str | Kind::Void => Value::Str(None),
                 Kind::Handle(class) => Value::Handle { class, addr: word },
@@ -761,7 +796,11 @@ impl<'a> Reader<'a> {
         let mut args = Vec::with_capacity(n);
         let mut names = desc.arg_names();
         for (i, a) in desc.args.iter().enumerate() {
-            let v = if a.out && written & (1u64 << i.min(63)) == 0 { Value::Ptr(word(i) as usize as *const core::ffi::c_void) } else { show(a.kind, word(i)) };
+            let v = if a.out && written & (1u64 << i.min(63)) == 0 {
+                Value::Ptr(word(i) as usize as *const core::ffi::c_void)
+            } else {
+                show(a.kind, word(i))
+            };
             args.push((names.next().unwrap_or("?"), v));
         }
         let result = show(desc.result, word(n));
@@ -910,7 +949,8 @@ mod tests {
     fn words_round_trip() {
         let long = std::ffi::CString::new("y".repeat(400)).unwrap();
         for k in 0..3u64 {
-            let words = [(-5i64) as u64, 4096, 0x7000, c"abc".as_ptr() as u64, 0, 2 + k, 0.25f64.to_bits(), 1, long.as_ptr() as u64];
+            let words =
+                [(-5i64) as u64, 4096, 0x7000, c"abc".as_ptr() as u64, 0, 2 + k, 0.25f64.to_bits(), 1, long.as_ptr() as u64];
             // SAFETY: the string words point at live C strings.
             unsafe {
                 let _ = push(current::get(), &DESC, 100 + k, &words, 0b10);

@@ -61,7 +61,10 @@ pub(super) fn dropped(format: Format, n: u64) -> String {
 
 /// Closes the Perfetto array (a metadata event naming the process, then `]`).
 pub(super) fn perfetto_end() -> String {
-    format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"cudagen trace\"}}}}\n]\n", std::process::id())
+    format!(
+        "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":\"cudagen trace\"}}}}\n]\n",
+        std::process::id()
+    )
 }
 
 /// Longest C string printed, in bytes; longer ones end in `...`.
@@ -104,7 +107,16 @@ impl Put for Vec<u8> {
 
 /// One complete line, newline included.
 #[allow(clippy::too_many_arguments)]
-fn line(o: &mut Vec<u8>, c: Ctx<'_>, json: bool, tid: u64, function: &str, args: &[(&str, Value<'_>)], result: Value<'_>, ns: Option<u64>) {
+fn line(
+    o: &mut Vec<u8>,
+    c: Ctx<'_>,
+    json: bool,
+    tid: u64,
+    function: &str,
+    args: &[(&str, Value<'_>)],
+    result: Value<'_>,
+    ns: Option<u64>,
+) {
     if json {
         o.s("{\"tid\":");
         o.u(tid);
@@ -159,7 +171,11 @@ fn perfetto(o: &mut Vec<u8>, c: Ctx<'_>, tid: u64, ev: &Event<'_>, dur_ns: Optio
         Some(Label::Id(p, id)) => json_str(o, &format!("{}: {p}#{id}", ev.function)),
         _ => json_str(o, ev.function),
     }
-    o.s(if dur_ns.is_some() { ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":" } else { ",\"cat\":\"cuda\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" });
+    o.s(if dur_ns.is_some() {
+        ",\"cat\":\"cuda\",\"ph\":\"X\",\"ts\":"
+    } else {
+        ",\"cat\":\"cuda\",\"ph\":\"i\",\"s\":\"t\",\"ts\":"
+    });
     o.micros(ev.start_ns);
     if let Some(dur_ns) = dur_ns {
         o.s(",\"dur\":");

@@ -95,8 +95,12 @@ impl Names {
                 Value::Str(Some(s)) if string.is_none() => string = Some(s.to_bytes()),
                 Value::Image(h) if image.is_none() => image = Some(h),
                 Value::Size(x) if size.is_none() => size = Some(x),
-                Value::Handle { class: Class::Module | Class::Library | Class::Graph, addr } if !a.out && container.is_none() => container = Some(addr),
-                Value::Handle { class: Class::Function | Class::Kernel, addr } if !a.out && source.is_none() => source = Some(addr),
+                Value::Handle { class: Class::Module | Class::Library | Class::Graph, addr } if !a.out && container.is_none() => {
+                    container = Some(addr)
+                }
+                Value::Handle { class: Class::Function | Class::Kernel, addr } if !a.out && source.is_none() => {
+                    source = Some(addr)
+                }
                 _ => {}
             }
         }
@@ -161,7 +165,12 @@ impl Names {
                     *self.nodes.entry(g).or_insert(0) += 1;
                 }
             }
-            if ask && !out && matches!(class, Class::Function | Class::Kernel) && !self.objects.contains_key(&addr) && self.asked.insert(addr) {
+            if ask
+                && !out
+                && matches!(class, Class::Function | Class::Kernel)
+                && !self.objects.contains_key(&addr)
+                && self.asked.insert(addr)
+            {
                 self.ask(class, addr);
             }
         }

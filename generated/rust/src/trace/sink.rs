@@ -132,7 +132,8 @@ impl Sink {
         // Lines are formatted into one buffer and written in large pieces.
         let mut text = Vec::with_capacity(1 << 16);
         // A signal handler does not wait for the names (nor asks the driver for any).
-        let mut held = if try_only { names::NAMES.try_lock().ok() } else { Some(names::NAMES.lock().unwrap_or_else(|p| p.into_inner())) };
+        let mut held =
+            if try_only { names::NAMES.try_lock().ok() } else { Some(names::NAMES.lock().unwrap_or_else(|p| p.into_inner())) };
         let mut spare = Names::default();
         let names = match held.as_deref_mut() {
             Some(n) => n.get_or_insert_with(Names::default),
@@ -217,9 +218,8 @@ fn sinks() -> impl Iterator<Item = &'static Sink> {
 fn from_env() -> Option<Sink> {
     let trace = config::var("CUDAGEN_TRACE");
     let file = config::var("CUDAGEN_TRACE_FILE");
-    let summary_only = || {
-        config::flag("CUDAGEN_TRACE_SUMMARY").then(|| Sink::new(Format::Text, false, Box::new(std::io::sink())))
-    };
+    let summary_only =
+        || config::flag("CUDAGEN_TRACE_SUMMARY").then(|| Sink::new(Format::Text, false, Box::new(std::io::sink())));
     let path = match trace.as_deref().map(str::to_ascii_lowercase).as_deref() {
         Some("0" | "false" | "off") => return summary_only(),
         Some("1" | "true" | "on") => file,

@@ -128,7 +128,12 @@ fn functions(o: &mut Vec<u8>, timed: bool, map: &HashMap<&'static str, Stat>) {
     }
     let calls: u64 = rows.iter().map(|r| r.1.calls).sum();
     let errors: u64 = rows.iter().map(|r| r.1.errors).sum();
-    let _ = writeln!(o, "[cudagen] API summary (pid {}): {} functions, {calls} calls, {errors} errors", std::process::id(), rows.len());
+    let _ = writeln!(
+        o,
+        "[cudagen] API summary (pid {}): {} functions, {calls} calls, {errors} errors",
+        std::process::id(),
+        rows.len()
+    );
     if !timed {
         let _ = writeln!(o, "{:>10} {:>8}  Name", "Calls", "Errors");
         for (name, s) in rows {
@@ -136,7 +141,11 @@ fn functions(o: &mut Vec<u8>, timed: bool, map: &HashMap<&'static str, Stat>) {
         }
         return;
     }
-    let _ = writeln!(o, "{:>12} {:>6} {:>10} {:>8} {:>12} {:>12}  Name", "Total (ms)", "Time%", "Calls", "Errors", "Mean (us)", "Max (us)");
+    let _ = writeln!(
+        o,
+        "{:>12} {:>6} {:>10} {:>8} {:>12} {:>12}  Name",
+        "Total (ms)", "Time%", "Calls", "Errors", "Mean (us)", "Max (us)"
+    );
     let all: u128 = rows.iter().map(|r| r.1.total_ns).sum::<u128>().max(1);
     for (name, s) in rows {
         let _ = writeln!(
@@ -154,7 +163,14 @@ fn functions(o: &mut Vec<u8>, timed: bool, map: &HashMap<&'static str, Stat>) {
 
 /// One table of launches by what they ran (`what`: "kernels", "graphs"); `extra` names a column
 /// that `cell` fills (none when empty). Sorted by API time of the launches, or by launches.
-fn launches(o: &mut Vec<u8>, timed: bool, what: &str, extra: &str, mut rows: Vec<(String, &Launches)>, cell: impl Fn(&Launches) -> String) {
+fn launches(
+    o: &mut Vec<u8>,
+    timed: bool,
+    what: &str,
+    extra: &str,
+    mut rows: Vec<(String, &Launches)>,
+    cell: impl Fn(&Launches) -> String,
+) {
     if timed {
         rows.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(a.0.cmp(&b.0)));
     } else {

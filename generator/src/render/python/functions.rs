@@ -2,9 +2,11 @@
 //! what the templates print for it.
 
 use super::lifetimes;
-use super::{conv, rust_ident};
 use super::types::{self, handle_class, HandleView};
-use crate::ir::{CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnShape, Role, SizeFrom, Type, ValueCount, ValueKind};
+use super::{conv, rust_ident};
+use crate::ir::{
+    CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnShape, Role, SizeFrom, Type, ValueCount, ValueKind,
+};
 use crate::passes::python::value_kind;
 use serde::Serialize;
 
@@ -28,6 +30,8 @@ pub struct FnView {
     pub args: Vec<usize>,
     /// Outputs in order (index into `params`).
     pub outs: Vec<usize>,
+    /// Leading Python arguments a call must give (the rest have defaults).
+    pub required: usize,
     pub stub_ret: String,
     pub brief: String,
     /// Runtime docstring as a Rust string literal: text signature line, then the docs.
@@ -84,6 +88,8 @@ pub struct ParamView {
     pub arg_pos: usize,
     /// A Python argument / part of the returned tuple.
     pub is_arg: bool,
+    /// The argument's default as Python source (`Param::py_default`), or empty.
+    pub default: String,
     pub is_out: bool,
     /// Words of `u64` storage for an `out` value.
     pub words: u64,
@@ -192,7 +198,9 @@ fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
         (ValueKind::Record, Resolved::Record(r)) => {
             Scalar { kind: ValueKind::Record, class: r.name.clone(), size: r.size, stub: r.name.clone(), ..Default::default() }
         }
-        (ValueKind::Cstr, _) => Scalar { kind: ValueKind::Cstr, bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() },
+        (ValueKind::Cstr, _) => {
+            Scalar { kind: ValueKind::Cstr, bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() }
+        }
         _ => ptr_scalar(),
     }
 }
@@ -231,6 +239,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
             stub: "Any".into(),
             arg_pos: 0,
             is_arg: false,
+            default: p.py_default.map(|d| d.to_string()).unwrap_or_default(),
             is_out: false,
             words: 1,
             selector: 0,
@@ -261,7 +270,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 v.selector = sel;
                 v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
                 if let Some(l) = len {
-                    let (k, lp) = f.params.iter().enumerate().find(|(_, q)| &q.name == l).ok_or_else(|| format!("no parameter {l}"))?;
+                    let (k, lp) =
+                        f.params.iter().enumerate().find(|(_, q)| &q.name == l).ok_or_else(|| format!("no parameter {l}"))?;
                     if matches!(lp.ty, Type::Pointer { .. }) {
                         v.size_ptr = Some(k);
                     } else {
@@ -271,9 +281,16 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                 v.invalid = invalid_value(lib)?;
             }
             (Role::SelectedValues { selectors, sizes }, _) => {
-                let (sel, sp) = f.params.iter().enumerate().find(|(_, q)| &q.name == selectors).ok_or_else(|| format!("no selectors {selectors}"))?;
+                let (sel, sp) = f
+                    .params
+                    .iter()
+                    .enumerate()
+                    .find(|(_, q)| &q.name == selectors)
+                    .ok_or_else(|| format!("no selectors {selectors}"))?;
                 let table = match sp.ty.pointee().map(|(t, _)| lib.resolve(t)) {
-                    Some(Resolved::Enum(e)) => lib.value_table(&e.name).ok_or_else(|| format!("no value table for {}", e.name))?,
+                    Some(Resolved::Enum(e)) => {
+                        lib.value_table(&e.name).ok_or_else(|| format!("no value table for {}", e.name))?
+                    }
                     _ => return Err(format!("selectors {selectors} is not an enum array")),
                 };
                 v.selector = sel;
@@ -312,7 +329,11 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     _ => return Err(format!("{}: a counted out value that is no pointer to pointer", p.name)),
                 };
                 let count = p.counted_by.as_deref().unwrap_or_default();
-                let k = f.params.iter().position(|q| q.name == count).ok_or_else(|| format!("{}: no count parameter {count}", p.name))?;
+                let k = f
+                    .params
+                    .iter()
+                    .position(|q| q.name == count)
+                    .ok_or_else(|| format!("{}: no count parameter {count}", p.name))?;
                 v.len_var = format!("o{k}.u64()");
                 (v.len_bits, v.len_signed) = count_scalar(lib, f, count, handles);
                 v.stub = format!("list[{}]", inner.stub);
@@ -413,6 +434,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         symbol: f.symbol.clone(),
         ret,
         doc_literal: doc_literal(f, &params, &args, &stub_ret),
+        required: args.iter().take_while(|&&i| params[i].default.is_empty()).count(),
         doc_stub: doc_stub(f, &stub_ret),
         params,
         args,
@@ -424,7 +446,8 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
 
 /// The selector parameter's index and its enum's member type table.
 fn selector_table<'a>(lib: &'a Library, f: &Function, selector: &str) -> Result<(usize, &'a crate::ir::ValueTable), String> {
-    let (i, p) = f.params.iter().enumerate().find(|(_, q)| q.name == selector).ok_or_else(|| format!("no selector {selector}"))?;
+    let (i, p) =
+        f.params.iter().enumerate().find(|(_, q)| q.name == selector).ok_or_else(|| format!("no selector {selector}"))?;
     match lib.resolve(&p.ty) {
         Resolved::Enum(e) => lib.value_table(&e.name).map(|t| (i, t)).ok_or_else(|| format!("no value table for {}", e.name)),
         _ => Err(format!("selector {selector} is not an enum")),
@@ -454,7 +477,13 @@ fn doc_text(f: &Function, stub_ret: &str) -> String {
 
 /// `__doc__` of the runtime function: CPython reads the first line as `__text_signature__`.
 fn doc_literal(f: &Function, params: &[ParamView], args: &[usize], stub_ret: &str) -> String {
-    let names: Vec<&str> = args.iter().map(|&i| params[i].py.as_str()).collect();
+    let names: Vec<String> = args
+        .iter()
+        .map(|&i| match params[i].default.as_str() {
+            "" => params[i].py.clone(),
+            d => format!("{}={d}", params[i].py),
+        })
+        .collect();
     format!("{:?}", format!("{}({})\n--\n\n{}", f.name, names.join(", "), doc_text(f, stub_ret)))
 }
 
@@ -507,7 +536,11 @@ fn count_scalar(lib: &Library, f: &Function, name: &str, handles: &[HandleView])
     let Some(p) = f.param(name) else { return (64, false) };
     let ty = p.ty.pointee().map(|(t, _)| t).unwrap_or(&p.ty);
     let s = scalar(lib, ty, handles);
-    if s.kind == ValueKind::Int { (s.bits, s.signed) } else { (64, false) }
+    if s.kind == ValueKind::Int {
+        (s.bits, s.signed)
+    } else {
+        (64, false)
+    }
 }
 
 /// `a{i}` for a Length argument, `o{i}` for an in/out count.

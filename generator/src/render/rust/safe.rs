@@ -219,7 +219,7 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
         launch: r.traits.iter().find_map(|t| match t.as_str() {
             "launchable_function" => Some(LaunchView { function: "self.raw".into(), kernel: "None".into() }),
             "launchable_kernel" => {
-                Some(LaunchView { function: format!("CUfunction(self.raw.0)"), kernel: "Some(self.raw)".into() })
+                Some(LaunchView { function: "CUfunction(self.raw.0)".into(), kernel: "Some(self.raw)".into() })
             }
             _ => None,
         }),

@@ -129,11 +129,23 @@ pub fn raw(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
             }
         }
     }
-    if let Some(f) = conv::attr_opt(o, c"getPtr") {
+    if let Some(f) = conv::attr_opt(o, c"getPtr").filter(|_| typedef_class(o)) {
         let p = conv::int(&f.call0()?, 64, false, c)? as usize;
+        // SAFETY: a typedef object of ours or NVIDIA's: getPtr() is the address of its C value.
         return Ok(if p == 0 { 0 } else { unsafe { *(p as *const usize) } });
     }
     Err(c.type_error(o))
+}
+
+/// Whether `o` is a typedef object of ours (`cudagen.*`) or of NVIDIA's package, whose
+/// `getPtr()` is the address of the C value it holds. Any other object's `getPtr()` is not read
+/// through: it may return any number.
+fn typedef_class(o: &Bound<'_, PyAny>) -> bool {
+    if crate::handles::foreign_class(o).is_some() {
+        return true;
+    }
+    let module = conv::attr_opt(o.get_type().as_any(), c"__module__");
+    module.and_then(|m| m.extract::<String>().ok()).is_some_and(|m| m == "cudagen" || m.starts_with("cudagen."))
 }
 
 /// A C function pointer (ctypes function, None or 0 for NULL) rather than a Python callable.

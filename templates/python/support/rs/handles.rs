@@ -68,12 +68,12 @@ impl HandleType {
             return Some(if self.stand_ins.iter().any(|h| std::ptr::eq(*h, theirs)) {
                 Ok(raw & self.mask())
             } else {
-                Err(self.other_type(o, theirs.name, c))
+                Err(self.other_type(theirs.name, c))
             });
         }
         let name = foreign_class(o)?;
         if !self.foreign.contains(&name) {
-            return Some(Err(self.other_type(o, name, c)));
+            return Some(Err(self.other_type(name, c)));
         }
         Some(self.foreign_value(o, c))
     }
@@ -98,7 +98,7 @@ impl HandleType {
     }
 
     #[cold]
-    fn other_type(&self, o: &Bound<'_, PyAny>, theirs: &str, c: &Ctx) -> PyErr {
+    fn other_type(&self, theirs: &str, c: &Ctx) -> PyErr {
         PyTypeError::new_err(format!(
             "{}() argument '{}' must be {}, not {}: a handle of another C type than {}",
             c.func, c.param, c.expected, theirs, self.name

@@ -219,18 +219,17 @@ _NULL_ITEMS = 1024
 class _PointerList:
     """A pointer to an array of handles or records, read as a list: as many elements as its
     count field says (at most as many as a list it was set from), else the length it was set
-    with (one for an address; none for NULL). Set from a sequence (copied into memory the record keeps alive),
-    or, as other pointer fields, from an address, a buffer or None."""
+    with (none for NULL). Set from a list or tuple (copied into memory the record keeps alive) or
+    None; an address is refused, as cuda.bindings refuses it."""
 
-    __slots__ = ("raw", "name", "elem", "conv", "count", "address")
+    __slots__ = ("raw", "name", "elem", "conv", "count")
 
-    def __init__(self, raw, name, elem, conv, count, address):
+    def __init__(self, raw, name, elem, conv, count):
         self.raw = raw
         self.name = name
         self.elem = elem  # ctypes type of one element
         self.conv = conv  # element value -> handle object; None for records
         self.count = count  # sibling field with the length, or None
-        self.address = address  # the plain pointer setter (_Int)
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -254,9 +253,13 @@ class _PointerList:
         return [self.conv(v) for v in (self.elem * n).from_address(addr)]
 
     def __set__(self, obj, value):
-        if not isinstance(value, (list, tuple)):
-            self.address.__set__(obj, value)
+        if value is None:
+            self.raw.__set__(obj, None)
             return
+        if not isinstance(value, (list, tuple)):
+            # as cuda.bindings: an address is refused, since reading the field back would read
+            # `count` elements wherever it points
+            raise TypeError("%s: expected a list of %s or None, got %s" % (self.name, self.elem.__name__, type(value).__name__))
         arr = (self.elem * len(value))()
         for i, v in enumerate(value):
             if self.conv is None:
@@ -393,13 +396,21 @@ def make_typedef(module, name, pointer, bits):
     ctype = ctypes.c_uint32 if bits == 32 else ctypes.c_uint64
     hi = (1 << bits) - 1
 
-    def __init__(self, init_value=0):
+    def __init__(self, init_value=0, _ptr=0):
         if isinstance(init_value, (str, bytes)) or callable(init_value):
             raise TypeError("%s() takes an int, not %s" % (name, type(init_value).__name__))
         v = int(init_value)
         if v < 0 or v > hi:
             raise OverflowError("%s: %d is out of range [0, %d]" % (name, v, hi))
-        self._cg_c = ctype(v)
+        at = _checked_int("%s() _ptr" % name, _ptr, 0, (1 << 64) - 1)
+        if not at:
+            self._cg_c = ctype(v)
+            return
+        # as cuda.bindings: the object views the C value at `_ptr` (getPtr() is `_ptr`); a
+        # non-zero integer value is stored there, a function pointer's is not
+        self._cg_c = ctype.from_address(at)
+        if v and not pointer:
+            self._cg_c.value = v
 
     def __int__(self):
         return self._cg_c.value
@@ -523,7 +534,7 @@ def _make_record(g, module, name, records):
     cls._fields_ = cfields
     for fname, et, econv, count in lists:
         d = getattr(cls, "_cg_" + fname)
-        desc = _PointerList(d, fname, et, econv, count, _Int(d, fname, 0, (1 << 64) - 1, True))
+        desc = _PointerList(d, fname, et, econv, count)
         setattr(cls, fname, property(desc.__get__, desc.__set__))
     for fname in kparams:
         setattr(cls, fname, _kernel_params(getattr(cls, "_cg_" + fname), fname))
