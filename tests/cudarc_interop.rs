@@ -175,7 +175,7 @@ fn gpu_cudarc_objects_with_our_calls() {
     let graph = driver::stream_end_capture(stream.handle()).unwrap();
     let mut nodes = [CUgraphNode::null(); 4];
     let mut count = nodes.len();
-    unsafe { driver::graph_get_nodes(graph, &mut nodes, &mut count) }.unwrap();
+    unsafe { driver::graph_get_nodes(graph, Some(&mut nodes), &mut count) }.unwrap();
     assert_eq!(count, 1, "one kernel node captured");
     let exec = driver::graph_instantiate(graph, 0).unwrap();
     driver::graph_launch(exec, stream.handle()).unwrap();

@@ -352,6 +352,18 @@ def dependency_lists(fake, d, nd, rt):
 
 
 @case
+def count_queries(fake, d, nd, rt):
+    """cuGraphGetNodes and kin called without the capacity (cuda.bindings' `numNodes=0`): the
+    node array goes as NULL, the count query the header describes."""
+    return {
+        "cuGraphGetNodes": fake.call(d.cuGraphGetNodes, 0),
+        "cuGraphGetRootNodes": fake.call(d.cuGraphGetRootNodes, 0),
+        "cuGraphNodeGetDependencies": fake.call(d.cuGraphNodeGetDependencies, 0),
+        "cuGraphNodeGetDependentNodes": fake.call(d.cuGraphNodeGetDependentNodes, 0),
+    }
+
+
+@case
 def capture_dependencies(fake, d, nd, rt):
     """cuStreamGetCaptureInfo's dependencies come back as a list of nodes (the driver's array,
     `numDependencies_out` long), which cuGraphAddEmptyNode takes back."""
@@ -534,6 +546,14 @@ def test_dependency_lists(fake):
     _same_as_theirs(theirs, ours)
     # NULL edge data with two dependencies: the driver's defaults, whatever the count
     assert ours["cuStreamBeginCaptureToGraph dependencyData None"][1][3] == 0
+
+
+def test_count_queries_send_null(fake):
+    theirs, ours = _both(fake, "count_queries")
+    for name in theirs:
+        # the array (argument 1) is NULL on both sides; the count pointer (argument 2) is not
+        assert theirs[name][0] == ours[name][0] == "call", (name, theirs[name], ours[name])
+        assert theirs[name][1][1] == ours[name][1][1] == 0, (name, theirs[name][1][:3], ours[name][1][:3])
 
 
 def test_capture_dependencies_come_back_as_a_list(fake):

@@ -6970,7 +6970,8 @@ unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut f
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "nodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -6992,7 +6993,8 @@ unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *m
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "rootNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7072,7 +7074,8 @@ unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *c
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7094,7 +7097,8 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args:
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
         let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
@@ -7120,7 +7124,8 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: 
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
         let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -7142,7 +7147,8 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, arg
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
-        let a1: usize = o1.as_mut_ptr() as usize;
+        // a count of 0 asks the library for the count: the array goes as NULL
+        let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
         let n2: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "edgeData", expected: "" })?;
         let mut o2 = conv::zeroed_words(n2, 8);
         // a count of 0 asks the library for the count: the array goes as NULL

@@ -16850,8 +16850,8 @@ pub fn graph_node_get_type(h_node: CUgraphNode) -> Result<CUgraphNodeType, Error
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetNodes")]
 #[inline]
-pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode], num_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphGetNodes(h_graph, nodes.as_mut_ptr(), core::ptr::from_mut(num_nodes)) }?;
+pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]>, num_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphGetNodes(h_graph, nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_nodes)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -16890,8 +16890,8 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: &mut [CUgraphNode], num_n
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetRootNodes")]
 #[inline]
-pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: &mut [CUgraphNode], num_root_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphGetRootNodes(h_graph, root_nodes.as_mut_ptr(), core::ptr::from_mut(num_root_nodes)) }?;
+pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: Option<&mut [CUgraphNode]>, num_root_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphGetRootNodes(h_graph, root_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_root_nodes)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -17022,8 +17022,8 @@ pub unsafe fn graph_get_edges_v2(h_graph: CUgraph, from: Option<&mut [CUgraphNod
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mut [CUgraphNode], num_dependencies: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeGetDependencies(h_node, dependencies.as_mut_ptr(), core::ptr::from_mut(num_dependencies)) }?;
+pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: Option<&mut [CUgraphNode]>, num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependencies(h_node, dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependencies)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -17068,8 +17068,8 @@ pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: &mu
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies_v2")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: &mut [CUgraphNode], edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeGetDependencies_v2(h_node, dependencies.as_mut_ptr(), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependencies)) }?;
+pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependencies_v2(h_node, dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependencies)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -17109,8 +17109,8 @@ pub unsafe fn graph_node_get_dependencies_v2(h_node: CUgraphNode, dependencies: 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode], num_dependent_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes(h_node, dependent_nodes.as_mut_ptr(), core::ptr::from_mut(num_dependent_nodes)) }?;
+pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: Option<&mut [CUgraphNode]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes(h_node, dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependent_nodes)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -17156,8 +17156,8 @@ pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_node
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes_v2")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_nodes: &mut [CUgraphNode], edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes_v2(h_node, dependent_nodes.as_mut_ptr(), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependent_nodes)) }?;
+pub unsafe fn graph_node_get_dependent_nodes_v2(h_node: CUgraphNode, dependent_nodes: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes_v2(h_node, dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependent_nodes)) }?;
     error::check(__r)?;
     Ok(())
 }

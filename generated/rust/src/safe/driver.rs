@@ -1579,7 +1579,7 @@ impl Graph {
     ///
     /// As for [`lib::graph_get_nodes`](lib::graph_get_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_nodes(&self, nodes: &mut [CUgraphNode], num_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_nodes(&self, nodes: Option<&mut [CUgraphNode]>, num_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_nodes(self.raw, nodes, num_nodes) }
     }
 
@@ -1589,7 +1589,7 @@ impl Graph {
     ///
     /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_root_nodes(&self, root_nodes: &mut [CUgraphNode], num_root_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_root_nodes(&self, root_nodes: Option<&mut [CUgraphNode]>, num_root_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_root_nodes(self.raw, root_nodes, num_root_nodes) }
     }
 
@@ -2042,7 +2042,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependencies`](lib::graph_node_get_dependencies): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependencies(&self, dependencies: &mut [CUgraphNode], num_dependencies: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_dependencies(&self, dependencies: Option<&mut [CUgraphNode]>, num_dependencies: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependencies(self.raw, dependencies, num_dependencies) }
     }
 
@@ -2052,7 +2052,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependencies_v2`](lib::graph_node_get_dependencies_v2): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependencies_v2(&self, dependencies: &mut [CUgraphNode], edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_dependencies_v2(&self, dependencies: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependencies_v2(self.raw, dependencies, edge_data, num_dependencies) }
     }
 
@@ -2062,7 +2062,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependent_nodes`](lib::graph_node_get_dependent_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependent_nodes(&self, dependent_nodes: &mut [CUgraphNode], num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_dependent_nodes(&self, dependent_nodes: Option<&mut [CUgraphNode]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependent_nodes(self.raw, dependent_nodes, num_dependent_nodes) }
     }
 
@@ -2072,7 +2072,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependent_nodes_v2`](lib::graph_node_get_dependent_nodes_v2): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependent_nodes_v2(&self, dependent_nodes: &mut [CUgraphNode], edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_dependent_nodes_v2(&self, dependent_nodes: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependent_nodes_v2(self.raw, dependent_nodes, edge_data, num_dependent_nodes) }
     }
 
