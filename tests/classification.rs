@@ -5,11 +5,9 @@
 //! layer).
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
-use cudagen_generator::annotations::Annotations;
 use cudagen_generator::ir::{
     Api, BufferSize, Count, Counted, DecidedBy, Direction, Function, ParamKind, ReturnKind, Role, SizeFrom, Type,
 };
-use cudagen_generator::HeaderSet;
 use std::path::Path;
 
 fn role(r: &Role) -> String {
@@ -138,20 +136,7 @@ fn line(f: &Function) -> String {
     format!("{} -> {}@{}{} {safety}{ret}{gil}({})", f.name, f.symbol, version, variants.concat(), params.join(", "))
 }
 
-/// The IR of the real 12.9 headers, or `None` (skipped) outside CI when they are not fetched.
-fn api_12_9() -> Option<Api> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = std::env::var_os("CUDAGEN_HEADERS_DIR").map(Into::into).unwrap_or_else(|| root.join(".cache/headers/12.9"));
-    if !dir.join("cuda.h").exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("no 12.9 headers at {}: run `cargo xtask regen --cuda 12.9` first", dir.display());
-        }
-        eprintln!("skipped: no 12.9 headers at {} (run `cargo xtask regen --cuda 12.9`)", dir.display());
-        return None;
-    }
-    let ann = Annotations::load_dir(&root.join("headers")).unwrap();
-    Some(cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir }, &ann).unwrap())
-}
+use cudagen_tests::real_api_12_9 as api_12_9;
 
 #[test]
 fn classification_table_12_9() {

@@ -35,6 +35,41 @@ pub fn fixture(name: &str, kind: LibraryKind) -> Api {
     api
 }
 
+/// The IR of the real 12.9 headers, built once per test process, or `None` (skipped) outside CI
+/// when they are not fetched.
+pub fn real_api_12_9() -> Option<Api> {
+    static API: std::sync::OnceLock<Option<Api>> = std::sync::OnceLock::new();
+    API.get_or_init(|| {
+        let dir = std::env::var_os("CUDAGEN_HEADERS_DIR").map(Into::into).unwrap_or_else(|| root().join(".cache/headers/12.9"));
+        if !dir.join("cuda.h").exists() {
+            if std::env::var_os("CI").is_some() {
+                panic!("no 12.9 headers at {}: run `cargo xtask regen --cuda 12.9` first", dir.display());
+            }
+            eprintln!("skipped: no 12.9 headers at {} (run `cargo xtask regen --cuda 12.9`)", dir.display());
+            return None;
+        }
+        let ann = Annotations::load_dir(&root().join("headers")).unwrap();
+        let headers = cudagen_generator::HeaderSet { cuda_version: "12.9".into(), include_dir: dir };
+        Some(cudagen_generator::build_api(&headers, &ann).unwrap())
+    })
+    .clone()
+}
+
+/// Compiles `tests/loader/fake/<source>.c` with gcc into `<tmp>/<source>/libcuda.so.1` (`tmp`:
+/// the test's `CARGO_TARGET_TMPDIR`).
+pub fn fake_libcuda(source: &str, tmp: &Path) -> PathBuf {
+    let src = root().join(format!("tests/loader/fake/{source}.c"));
+    let out = tmp.join(source).join("libcuda.so.1");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let st = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status();
+    assert!(st.expect("gcc").success(), "gcc failed for {src:?}");
+    out
+}
+
 /// The SAXPY kernel of the seed walkthrough.
 pub const SAXPY: &CStr = c"extern \"C\" __global__
 void saxpy(float a, float *x, float *y, float *out, size_t n)

@@ -4,32 +4,13 @@
 //! decision must keep, and a check that the generated safe layer prints exactly the IR's types.
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
-use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, DecidedBy, EndArg, FnOwnership, Library, Resource, Type};
-use cudagen_generator::HeaderSet;
+use cudagen_generator::ir::{DecidedBy, EndArg, FnOwnership, Library, Resource, Type};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The IR of the real 12.9 headers (built once for all tests), or `None` (skipped) outside CI
 /// when they are not fetched.
-fn api_12_9() -> Option<Api> {
-    static API: std::sync::OnceLock<Option<Api>> = std::sync::OnceLock::new();
-    API.get_or_init(build_12_9).clone()
-}
-
-fn build_12_9() -> Option<Api> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = std::env::var_os("CUDAGEN_HEADERS_DIR").map(Into::into).unwrap_or_else(|| root.join(".cache/headers/12.9"));
-    if !dir.join("cuda.h").exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("no 12.9 headers at {}: run `cargo xtask regen --cuda 12.9` first", dir.display());
-        }
-        eprintln!("skipped: no 12.9 headers at {} (run `cargo xtask regen --cuda 12.9`)", dir.display());
-        return None;
-    }
-    let ann = Annotations::load_dir(&root.join("headers")).unwrap();
-    Some(cudagen_generator::build_api(&HeaderSet { cuda_version: "12.9".into(), include_dir: dir }, &ann).unwrap())
-}
+use cudagen_tests::real_api_12_9 as api_12_9;
 
 fn by(d: DecidedBy) -> &'static str {
     match d {

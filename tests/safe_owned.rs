@@ -12,17 +12,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
+/// Builds the fake once per test process.
 fn fake_lib() -> PathBuf {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let src = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/loader/fake/fake_owned_driver.c"));
-        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fake_owned/libcuda.so.1");
-        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-        let st = Command::new("gcc").args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"]).arg(&out).arg(&src).status();
-        assert!(st.expect("gcc").success(), "gcc failed for {src:?}");
-        out
-    })
-    .clone()
+    LIB.get_or_init(|| cudagen_tests::fake_libcuda("fake_owned_driver", env!("CARGO_TARGET_TMPDIR").as_ref())).clone()
 }
 
 /// In the parent: re-runs this binary for test `name` alone with the fake driver and `envs`,
