@@ -116,8 +116,10 @@ fn line(f: &Function) -> String {
         .params
         .iter()
         .map(|p| {
+            // `py=0`: the Python argument's default (`passes::python`, a trailing capacity)
+            let default = p.py_default.map(|d| format!(" py={d}")).unwrap_or_default();
             format!(
-                "{}:{:?}/{}{}@{}={}",
+                "{}:{:?}/{}{}@{}={}{default}",
                 p.name,
                 p.direction,
                 role(&p.role),
