@@ -24,7 +24,8 @@ mkdir -p "$out"
 # No driver: the binary says so in one line (cuInit through cudagen's loader); check first
 # without it too, so a crashing binary is not mistaken for a missing driver.
 if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && [ -z "${CUDAGEN_LIBCUDA:-}" ] \
-  && ! ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 /usr/local/nvidia/lib64/libcuda.so.1 >/dev/null 2>&1; then
+  && ! ls /usr/lib/x86_64-linux-gnu/libcuda.so.1 /usr/lib/aarch64-linux-gnu/libcuda.so.1 /usr/lib64/libcuda.so.1 \
+    /usr/local/nvidia/lib64/libcuda.so.1 /usr/lib/wsl/lib/libcuda.so.1 /usr/local/cuda/compat/libcuda.so.1 >/dev/null 2>&1; then
   echo "safebench: SKIP no CUDA driver here (libcuda.so.1 not found); nothing run" | tee -a "$log"
   exit 0
 fi
