@@ -437,8 +437,6 @@ pub struct Function {
     pub doc: Doc,
     pub location: Location,
     pub names: Names,
-    /// How the typed surfaces return (`passes::signature`).
-    pub returns: ReturnShape,
     /// What the function returns, and so what it returns when the call cannot run
     /// (`passes::signature`).
     #[serde(default)]
@@ -492,19 +490,6 @@ pub enum VariantKind {
     Ptds,
     /// Per-thread default stream, stream-ordered (`_ptsz`).
     Ptsz,
-}
-
-/// How a function reports its outcome.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum ReturnShape {
-    /// Returns the library's status enum: typed surfaces give `Result<outputs, Error>`.
-    #[default]
-    Status,
-    /// Returns a plain value (e.g. `nvrtcGetErrorString` returns `const char*`).
-    Value,
-    /// Returns nothing.
-    Void,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

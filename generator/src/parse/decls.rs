@@ -359,7 +359,6 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         doc: doc(c),
         location: at,
         names: Names::default(),
-        returns: ReturnShape::Status,
         ret_kind: ReturnKind::default(),
         export: Export::default(),
         needs_unsafe: false,

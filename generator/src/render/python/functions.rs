@@ -5,7 +5,7 @@ use super::lifetimes;
 use super::types::{self, handle_class, HandleView};
 use super::{conv, rust_ident};
 use crate::ir::{
-    CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnShape, Role, SizeFrom, Type, ValueCount, ValueKind,
+    CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnKind, Role, SizeFrom, Type, ValueCount, ValueKind,
 };
 use crate::passes::python::value_kind;
 use serde::Serialize;
@@ -210,13 +210,11 @@ fn ptr_scalar() -> Scalar {
 }
 
 pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnView, String> {
-    let ret = match f.returns {
-        ReturnShape::Status => Ret::Status,
-        ReturnShape::Value => match value_kind(lib, &f.ret) {
-            ValueKind::Cstr => Ret::Cstr,
-            _ => return Err("returns a value that is not a C string".into()),
-        },
-        ReturnShape::Void => return Err("returns void".into()),
+    let ret = match f.ret_kind {
+        ReturnKind::Status => Ret::Status,
+        ReturnKind::StaticCstr => Ret::Cstr,
+        ReturnKind::Pointer | ReturnKind::Value => return Err("returns a value that is not a C string".into()),
+        ReturnKind::Void => return Err("returns void".into()),
     };
     let mut params = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
