@@ -509,6 +509,10 @@ pub struct Param {
     /// (computed by the `sizes` pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeLink>,
+    /// The callee writes through this pointer (`passes::sizes`: its [`SizeLink::writes`] where
+    /// it has one, else a non-`const` pointer the callee fills); a read-only buffer is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub writes: bool,
     /// For a callback parameter: how a callable stands for it (`passes::callbacks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<CallbackUse>,
@@ -552,8 +556,31 @@ pub enum CallbackKind {
 impl CallbackKind {
     /// The library may call it any number of times, until a release call (see [`Release`]).
     pub fn repeating(self) -> bool {
-        matches!(self, CallbackKind::Logs | CallbackKind::AsyncNotification | CallbackKind::Flow)
+        self.life() == CallableLife::Kept
     }
+    /// How long a Python callable standing for a callback of this kind lives.
+    pub fn life(self) -> CallableLife {
+        match self {
+            CallbackKind::Raw => CallableLife::NoCallable,
+            CallbackKind::Occupancy => CallableLife::DuringCall,
+            CallbackKind::Host | CallbackKind::Stream => CallableLife::OneShot,
+            CallbackKind::Logs | CallbackKind::AsyncNotification | CallbackKind::Flow => CallableLife::Kept,
+        }
+    }
+}
+
+/// How long a Python callable handed to the library lives (the Python surface keeps it alive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallableLife {
+    /// Only C function pointers are taken.
+    NoCallable,
+    /// Called only during the call: dropped after it.
+    DuringCall,
+    /// Called once: committed after a successful call, freed by its trampoline.
+    OneShot,
+    /// Called until a release call: kept under a key (see [`CallbackUse::kept_by`]).
+    Kept,
 }
 
 /// How a callable stands for one callback parameter.
@@ -832,6 +859,10 @@ pub struct Field {
     /// role (`passes::python`): Python takes the forms a `kernelParams` argument takes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub kernel_params: bool,
+    /// In the Python class's C layout only: no property, not printed, not in the stubs
+    /// (`passes::naming`: placeholder members from CUDA 13.4 on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub python_private: bool,
 }
 
 /// The sibling field that counts a pointer field's elements (`CUlaunchConfig::numAttrs` for

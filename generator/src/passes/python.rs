@@ -344,6 +344,7 @@ mod tests {
             names: Names::default(),
             count: None,
             kernel_params: false,
+            python_private: false,
         };
         let mut lib = library("CUhostFn", vec![]);
         lib.records.push(Record {

@@ -138,19 +138,20 @@ pub(super) fn rust_ident(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::functions::{Count, Ret};
-    use crate::ir::{CallbackKind, PyConv, ValueKind};
+    use crate::ir::{CallableLife, CallbackKind, PyConv, ValueKind};
     use crate::render::templates::{compared_strings, is_variant};
 
     /// Every kind a Python template compares with is a variant of the enum behind it.
     #[test]
     fn template_kinds_are_variants() {
         let mut seen = 0;
-        for field in ["kind", "callback", "count", "ret"] {
+        for field in ["kind", "callback", "life", "count", "ret"] {
             for (var, value) in compared_strings("python", field) {
                 let ok = match (var.as_str(), field) {
                     ("p", "kind") => is_variant::<PyConv>(&value),
                     (_, "kind") => is_variant::<ValueKind>(&value),
                     (_, "callback") => is_variant::<CallbackKind>(&value),
+                    (_, "life") => is_variant::<CallableLife>(&value),
                     (_, "count") => is_variant::<Count>(&value),
                     _ => is_variant::<Ret>(&value),
                 };

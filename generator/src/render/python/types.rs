@@ -225,7 +225,7 @@ fn record_field_docs(lib: &Library, r: Option<&Record>) -> Vec<String> {
             }
             continue;
         }
-        if f.names.python.starts_with(crate::passes::naming::PYTHON_PRIVATE) {
+        if f.python_private {
             continue;
         }
         let mut line = format!("{} : {}", f.names.python, f.ty.c_decl("").trim_end());
@@ -356,8 +356,14 @@ pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordV
             .iter()
             .map(|f| {
                 let (spec, stub) = field_spec(lib, f, handles);
-                let public = !f.names.python.starts_with(crate::passes::naming::PYTHON_PRIVATE);
-                FieldView { name: f.names.python.clone(), public, spec, stub, anonymous: f.anonymous, bits: f.bit_width }
+                FieldView {
+                    name: f.names.python.clone(),
+                    public: !f.python_private,
+                    spec,
+                    stub,
+                    anonymous: f.anonymous,
+                    bits: f.bit_width,
+                }
             })
             .collect(),
         promoted: r
