@@ -605,7 +605,7 @@ pub struct Release {
 }
 
 /// How the Python surface converts a parameter (the templates switch on this only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PyConv {
     /// By-value integer or enum.
@@ -618,6 +618,7 @@ pub enum PyConv {
     /// Pointer to one record the callee reads (or writes).
     RecordRef,
     /// Any address: int, buffer or None.
+    #[default]
     Ptr,
     /// Integer, enum or integer handle the callee reads and updates: an argument and an output.
     InoutScalar,

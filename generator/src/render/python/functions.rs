@@ -5,8 +5,8 @@ use super::lifetimes;
 use super::types::{self, handle_class, HandleView};
 use super::{conv, rust_ident};
 use crate::ir::{
-    BufferSize, CallableLife, CallbackKind, Count as CountParam, Function, Library, Param, ParamKind, Prim, PyConv, Resolved,
-    ReturnKind, SizeFrom, Type, ValueCount, ValueKind,
+    BufferSize, CallableLife, CallbackKind, CallbackUse, Count as CountParam, Function, Library, Param, ParamKind, Prim, PyConv,
+    Resolved, ReturnKind, SizeFrom, Type, ValueCount, ValueKind,
 };
 use crate::passes::python::value_kind;
 use serde::Serialize;
@@ -60,7 +60,7 @@ pub struct Scalar {
     pub wrap: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 pub struct ParamView {
     pub index: usize,
     pub py: String,
@@ -270,34 +270,13 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
         kind: conv(p)?,
         scalar: ptr_scalar(),
         nullable: p.nullable,
-        len_var: String::new(),
-        capacity: 0,
-        string: false,
-        callback: None,
-        life: None,
-        user_data: None,
-        user_data_rust: String::new(),
-        keep_key: String::new(),
         stub: "Any".into(),
-        arg_pos: 0,
-        is_arg: false,
         default: p.py_default.map(|d| d.to_string()).unwrap_or_default(),
-        is_out: false,
         words: 1,
-        selector: 0,
-        members: Vec::new(),
-        size_ptr: None,
-        size_arg: None,
-        fail: String::new(),
-        selector_rust: String::new(),
-        size_rust: String::new(),
         len_bits: 64,
-        len_signed: false,
         writes: p.writes,
-        size_var: String::new(),
         size_bits: 64,
-        size_signed: false,
-        size_fn: String::new(),
+        ..Default::default()
     };
     by_kind(lib, f, p, &mut v, handles)?;
     if let Some(link) = &p.size {
@@ -322,16 +301,7 @@ fn by_kind(lib: &Library, f: &Function, p: &Param, v: &mut ParamView, handles: &
         // Set by the selected value's conversion from its member's size.
         ParamKind::SelectedLen { by_pointer: true, .. } => {}
         ParamKind::SelectedIn { table, .. } | ParamKind::SelectedOut { table, .. } => selected(lib, f, p, v, table, handles)?,
-        ParamKind::SelectedList { selectors, table, sizes } => {
-            v.selector = index_of(f, selectors)?;
-            v.members = members(lib, table, handles)?;
-            v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
-            v.len_var = match &f.params[v.selector].kind {
-                ParamKind::InArray { count, .. } if count.param().is_some() => len_var(f, count.param().unwrap_or_default())?,
-                _ => return Err(format!("selectors {selectors} has no count")),
-            };
-            v.stub = "list[Any]".into();
-        }
+        ParamKind::SelectedList { selectors, table, sizes } => selected_list(lib, f, v, selectors, table, sizes, handles)?,
         ParamKind::Value | ParamKind::Length { .. } | ParamKind::SelectedLen { .. } | ParamKind::Unfit { .. } => {
             v.scalar = scalar_of(&p.ty);
             v.stub = match v.scalar.kind {
@@ -362,16 +332,7 @@ fn by_kind(lib: &Library, f: &Function, p: &Param, v: &mut ParamView, handles: &
         }
         ParamKind::CstrArray { count, .. } => array(f, v, cstr_scalar(), count)?,
         ParamKind::OutBuffer { string, alloc, size } => out_buffer(f, p, v, *string, *alloc, size)?,
-        ParamKind::Callback { callback } => {
-            v.callback = Some(callback.kind);
-            v.life = Some(callback.kind.life());
-            if let Some(u) = &callback.user_data {
-                let k = index_of(f, u)?;
-                v.user_data = Some(k);
-                v.user_data_rust = rust_ident(&f.params[k].names.python);
-            }
-            v.keep_key = lifetimes::keep_key(f, callback)?;
-        }
+        ParamKind::Callback { callback } => self::callback(f, v, callback)?,
         ParamKind::Address { .. } | ParamKind::UserData { .. } => {}
     }
     Ok(())
@@ -399,6 +360,42 @@ fn selected(
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// One selected value per element of the enum array `selectors` (counted by its count), with
+/// the member table of `table` and the array of byte sizes `sizes`.
+fn selected_list(
+    lib: &Library,
+    f: &Function,
+    v: &mut ParamView,
+    selectors: &str,
+    table: &str,
+    sizes: &Option<String>,
+    handles: &[HandleView],
+) -> Result<(), String> {
+    v.selector = index_of(f, selectors)?;
+    v.members = members(lib, table, handles)?;
+    v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
+    v.len_var = match &f.params[v.selector].kind {
+        ParamKind::InArray { count, .. } if count.param().is_some() => len_var(f, count.param().unwrap_or_default())?,
+        _ => return Err(format!("selectors {selectors} has no count")),
+    };
+    v.stub = "list[Any]".into();
+    Ok(())
+}
+
+/// A callback: its trampoline kind, the callable's life, the user data carrying it and the key
+/// a kept one is kept under.
+fn callback(f: &Function, v: &mut ParamView, callback: &CallbackUse) -> Result<(), String> {
+    v.callback = Some(callback.kind);
+    v.life = Some(callback.kind.life());
+    if let Some(u) = &callback.user_data {
+        let k = index_of(f, u)?;
+        v.user_data = Some(k);
+        v.user_data_rust = rust_ident(&f.params[k].names.python);
+    }
+    v.keep_key = lifetimes::keep_key(f, callback)?;
     Ok(())
 }
 
