@@ -283,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn conversions_follow_role_direction_and_type() {
+    fn conversions_follow_the_kind_and_type() {
         let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
         let mut sized = param("dst", void_ptr.clone(), Role::HostPtr);
         sized.size = Some(SizeLink { from: SizeFrom::Param("n".into()), writes: true });
@@ -412,6 +412,33 @@ mod tests {
         assert!(e.contains("a.toml:2:") && e.contains("`CUstream`, which is no handle typedef"), "{e}");
         // unless the header is older than the name's `[since]`
         run(&mut lib, &ann(&format!("{bad}[since]\nCUstream = \"12.4\"\n")), Some(12030)).unwrap();
+    }
+
+    #[test]
+    fn buffers_follow_their_size_and_unfit_pointers_are_addresses() {
+        let chars = Type::ptr(Type::prim(Prim::Char), false);
+        let buffer = |len: &str| Role::OutBuffer { len: Some(len.into()), string: true, size_from: None, capacity: None };
+        let mut size = param("size", Type::ptr(Type::prim(Prim::SizeT), false), Role::InOutRef);
+        size.direction = Direction::InOut;
+        let mut lib = library(
+            "CUhostFn",
+            vec![
+                // allocated here, as long as the count says
+                function(
+                    "cuName",
+                    vec![
+                        param("name", chars.clone(), buffer("len")),
+                        param("len", Type::prim(Prim::Int), Role::Length { of: "name".into() }),
+                    ],
+                ),
+                // the caller's in/out size: the caller passes the buffer (no size link: an address)
+                function("cuDump", vec![param("buffer", chars, buffer("size")), size]),
+                // a role the C type cannot have (a reference to `void`)
+                function("cuUnfit", vec![param("p", Type::ptr(Type::prim(Prim::Void), true), Role::InRef)]),
+            ],
+        );
+        use PyConv::*;
+        assert_eq!(convs(&mut lib, ""), vec![vec![OutBuffer, Int], vec![Ptr, InoutScalar], vec![Ptr]]);
     }
 
     #[test]
