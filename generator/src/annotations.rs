@@ -77,6 +77,9 @@ pub struct LibraryAnnotations {
     /// What the tracer names, numbers and reads beyond the values it prints (`passes::trace`).
     #[serde(default)]
     pub trace: TraceAnnotations,
+    /// Where a kernel's argument pointer array is (`passes::python`).
+    #[serde(default)]
+    pub kernel_params: KernelParamsAnnotations,
     /// The file these came from and its text, for error locations.
     #[serde(skip)]
     pub file: String,
@@ -95,6 +98,18 @@ pub struct HandleAnnotations {
     /// `["CUkernel"]`).
     #[serde(default)]
     pub stand_ins: BTreeMap<String, Vec<String>>,
+}
+
+/// `[kernel_params]`: the `void **` parameters (`"function.parameter"`) and record fields
+/// (`"record.field"`) holding a kernel's argument pointers; Python takes a buffer of pointers or
+/// (values, types) there. Each must exist (unless its `[since]`/`[until]` range says otherwise).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelParamsAnnotations {
+    #[serde(default)]
+    pub params: Vec<String>,
+    #[serde(default)]
+    pub fields: Vec<String>,
 }
 
 /// `[trace.handles]`: handle typedef -> the class the tracer shows it as (`CUfunction` ->
@@ -242,6 +257,13 @@ impl LibraryAnnotations {
         Location { file: self.file.clone(), line }
     }
 
+    /// The line of the list item `"item"` inside the `[table]` section.
+    pub fn item_location(&self, table: &str, item: &str) -> Location {
+        let start = self.text.find(&format!("[{table}]")).unwrap_or(0);
+        let line = self.text[start..].find(&format!("\"{item}\"")).map_or(0, |off| line_of(&self.text, start + off));
+        Location { file: self.file.clone(), line }
+    }
+
     /// Best location for an annotation of `function` (the line of its table header).
     pub fn location_of(&self, function: &str) -> Location {
         let line = ["[functions.", "functions.", "[value_types."]
@@ -258,7 +280,7 @@ fn line_of(text: &str, offset: usize) -> u32 {
 }
 
 /// Whether `lib` declares what a `[since]`/`[until]` key names: a function (API name or ABI
-/// symbol), `function.parameter`, an enum, `enum.member` or a typedef.
+/// symbol), `function.parameter`, an enum, `enum.member`, `record.field` or a typedef.
 pub fn declares(lib: &Library, name: &str) -> bool {
     let function = |n: &str| lib.functions.iter().find(|f| f.name == n || f.symbol == n);
     match name.split_once('.') {
@@ -266,6 +288,7 @@ pub fn declares(lib: &Library, name: &str) -> bool {
         Some((outer, inner)) => {
             function(outer).is_some_and(|f| f.param(inner).is_some())
                 || lib.enum_named(outer).is_some_and(|e| e.variants.iter().any(|v| v.name == inner))
+                || lib.records.iter().any(|r| r.name == outer && r.fields.iter().any(|f| f.name == inner))
         }
     }
 }

@@ -22,6 +22,7 @@ mod enums;
 mod handles;
 mod launch;
 mod records;
+mod results;
 mod values;
 mod driver;
 mod nvrtc;

@@ -437,8 +437,6 @@ pub struct Function {
     pub doc: Doc,
     pub location: Location,
     pub names: Names,
-    /// How the typed surfaces return (`passes::signature`).
-    pub returns: ReturnShape,
     /// What the function returns, and so what it returns when the call cannot run
     /// (`passes::signature`).
     #[serde(default)]
@@ -494,19 +492,6 @@ pub enum VariantKind {
     Ptsz,
 }
 
-/// How a function reports its outcome.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum ReturnShape {
-    /// Returns the library's status enum: typed surfaces give `Result<outputs, Error>`.
-    #[default]
-    Status,
-    /// Returns a plain value (e.g. `nvrtcGetErrorString` returns `const char*`).
-    Value,
-    /// Returns nothing.
-    Void,
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Param {
     pub name: String,
@@ -524,6 +509,10 @@ pub struct Param {
     /// (computed by the `sizes` pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeLink>,
+    /// The callee writes through this pointer (`passes::sizes`: its [`SizeLink::writes`] where
+    /// it has one, else a non-`const` pointer the callee fills); a read-only buffer is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub writes: bool,
     /// For a callback parameter: how a callable stands for it (`passes::callbacks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<CallbackUse>,
@@ -567,8 +556,31 @@ pub enum CallbackKind {
 impl CallbackKind {
     /// The library may call it any number of times, until a release call (see [`Release`]).
     pub fn repeating(self) -> bool {
-        matches!(self, CallbackKind::Logs | CallbackKind::AsyncNotification | CallbackKind::Flow)
+        self.life() == CallableLife::Kept
     }
+    /// How long a Python callable standing for a callback of this kind lives.
+    pub fn life(self) -> CallableLife {
+        match self {
+            CallbackKind::Raw => CallableLife::NoCallable,
+            CallbackKind::Occupancy => CallableLife::DuringCall,
+            CallbackKind::Host | CallbackKind::Stream => CallableLife::OneShot,
+            CallbackKind::Logs | CallbackKind::AsyncNotification | CallbackKind::Flow => CallableLife::Kept,
+        }
+    }
+}
+
+/// How long a Python callable handed to the library lives (the Python surface keeps it alive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallableLife {
+    /// Only C function pointers are taken.
+    NoCallable,
+    /// Called only during the call: dropped after it.
+    DuringCall,
+    /// Called once: committed after a successful call, freed by its trampoline.
+    OneShot,
+    /// Called until a release call: kept under a key (see [`CallbackUse::kept_by`]).
+    Kept,
 }
 
 /// How a callable stands for one callback parameter.
@@ -593,7 +605,7 @@ pub struct Release {
 }
 
 /// How the Python surface converts a parameter (the templates switch on this only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PyConv {
     /// By-value integer or enum.
@@ -606,6 +618,7 @@ pub enum PyConv {
     /// Pointer to one record the callee reads (or writes).
     RecordRef,
     /// Any address: int, buffer or None.
+    #[default]
     Ptr,
     /// Integer, enum or integer handle the callee reads and updates: an argument and an output.
     InoutScalar,
@@ -847,6 +860,10 @@ pub struct Field {
     /// role (`passes::python`): Python takes the forms a `kernelParams` argument takes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub kernel_params: bool,
+    /// In the Python class's C layout only: no property, not printed, not in the stubs
+    /// (`passes::naming`: placeholder members from CUDA 13.4 on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub python_private: bool,
 }
 
 /// The sibling field that counts a pointer field's elements (`CUlaunchConfig::numAttrs` for

@@ -161,6 +161,7 @@ fn record_named(
                         names: Names::default(),
                         count: None,
                         kernel_params: false,
+                        python_private: false,
                     });
                 }
                 CursorKind::Struct | CursorKind::Union if child.is_anonymous_record_decl() => {
@@ -181,6 +182,7 @@ fn record_named(
                         names: Names::default(),
                         count: None,
                         kernel_params: false,
+                        python_private: false,
                     });
                     let _ = i;
                 }
@@ -343,6 +345,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 python: None,
                 counted_by: None,
                 py_default: None,
+                writes: false,
                 kind: ParamKind::default(),
             })
         })
@@ -359,7 +362,6 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         doc: doc(c),
         location: at,
         names: Names::default(),
-        returns: ReturnShape::Status,
         ret_kind: ReturnKind::default(),
         export: Export::default(),
         needs_unsafe: false,

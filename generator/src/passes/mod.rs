@@ -107,6 +107,7 @@ pub(crate) mod build {
             python: None,
             counted_by: None,
             py_default: None,
+            writes: false,
             kind: ParamKind::default(),
         }
     }
@@ -124,7 +125,6 @@ pub(crate) mod build {
             doc: Doc::default(),
             location: Location::default(),
             names: Names::default(),
-            returns: ReturnShape::Status,
             ret_kind: ReturnKind::default(),
             export: Export::default(),
             needs_unsafe: false,

@@ -143,11 +143,16 @@ const PLACEHOLDERS_HIDDEN: u32 = 13040;
 /// its classes, so from CUDA 13.4 on they get a private name ([`PYTHON_PRIVATE`]); earlier
 /// releases show them, as their cuda.bindings does.
 pub fn python_field_ident(field: &str, cuda_version: Option<u32>) -> String {
-    if cuda_version.is_some_and(|v| v >= PLACEHOLDERS_HIDDEN) && is_placeholder(field) {
+    if python_private(field, cuda_version) {
         format!("{PYTHON_PRIVATE}{field}")
     } else {
         python_ident(field)
     }
+}
+
+/// Whether record member `field` is in the Python class's C layout only (`Field::python_private`).
+fn python_private(field: &str, cuda_version: Option<u32>) -> bool {
+    cuda_version.is_some_and(|v| v >= PLACEHOLDERS_HIDDEN) && is_placeholder(field)
 }
 
 pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
@@ -170,6 +175,7 @@ pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
         r.names = Names { rust: r.name.clone(), python: python_ident(&r.name) };
         for fld in &mut r.fields {
             fld.names = Names { rust: rust_ident(&fld.name), python: python_field_ident(&fld.name, cuda_version) };
+            fld.python_private = python_private(&fld.name, cuda_version);
         }
     }
     for t in &mut lib.typedefs {

@@ -1,20 +1,21 @@
-//! How each parameter crosses into Python ([`PyConv`]), from its role, direction, type and the
-//! callback pass's pairing, and which calls keep the GIL (`[keep_gil]`). Runs after `callbacks`
-//! and `sizes`.
+//! How each parameter crosses into Python ([`PyConv`]): one arm per [`ParamKind`]
+//! (`passes::signature`), refined only by the value kind of its C type and the `[kernel_params]`
+//! annotation; which calls keep the GIL (`[keep_gil]`). Runs after `signature`.
 
 use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
 use crate::ir::{
-    Direction, Function, HandleStandIns, Library, Param, Prim, PyConv, Resolved, Role, Type, TypedefKind, ValueKind,
+    BufferSize, Count, Function, HandleStandIns, Library, Param, ParamKind, Prim, PyConv, Resolved, Type, TypedefKind, ValueKind,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Parameters and record fields holding a kernel's argument pointer array (`cuLaunchKernel` and
-/// kin, `CUDA_KERNEL_NODE_PARAMS`, `CUDA_LAUNCH_PARAMS`).
-const KERNEL_PARAMS: &str = "kernelParams";
-
 pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
-    let convs: Vec<Vec<PyConv>> = lib.functions.iter().map(|f| f.params.iter().map(|p| conv(lib, f, p)).collect()).collect();
+    let kernel = kernel_params(lib, ann, cuda_version)?;
+    let convs: Vec<Vec<PyConv>> = lib
+        .functions
+        .iter()
+        .map(|f| f.params.iter().map(|p| conv(lib, f, p, kernel.contains(&format!("{}.{}", f.name, p.name)))).collect())
+        .collect();
     for (f, convs) in lib.functions.iter_mut().zip(convs) {
         for (p, c) in f.params.iter_mut().zip(convs) {
             p.python = Some(c);
@@ -23,7 +24,6 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
     for f in &mut lib.functions {
         capacity_defaults(f);
     }
-    kernel_params_fields(lib);
     stand_ins(lib, ann, cuda_version)?;
     keep_gil(lib, ann, cuda_version)
 }
@@ -35,8 +35,8 @@ fn capacity_defaults(f: &mut Function) {
     let counts: BTreeSet<String> = f
         .params
         .iter()
-        .filter_map(|p| match &p.role {
-            Role::OutArray { len: Some(len) } => Some(len.clone()),
+        .filter_map(|p| match &p.kind {
+            ParamKind::OutArray { count, .. } => count.param().map(str::to_string),
             _ => None,
         })
         .collect();
@@ -108,19 +108,51 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
     Ok(())
 }
 
-/// Marks the record fields that hold a kernel's argument pointers: a `void **` named as the
-/// parameter of `cuLaunchKernel` that takes them.
-fn kernel_params_fields(lib: &mut Library) {
-    let marks: Vec<Vec<bool>> = lib
-        .records
-        .iter()
-        .map(|r| r.fields.iter().map(|f| f.name == KERNEL_PARAMS && pointer_array(lib, &f.ty)).collect())
-        .collect();
-    for (r, marks) in lib.records.iter_mut().zip(marks) {
-        for (f, m) in r.fields.iter_mut().zip(marks) {
-            f.kernel_params = m;
+/// `[kernel_params]`: marks the record fields and returns the parameters (`function.parameter`)
+/// that hold a kernel's argument pointers. Each must be declared (or absent by its
+/// `[since]`/`[until]` range) and be a `void **`.
+fn kernel_params(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<BTreeSet<String>> {
+    let mut errors = Errors(Vec::new());
+    let params = declared_pointer_arrays(lib, ann, cuda_version, &ann.kernel_params.params, &mut errors, |key| {
+        key.split_once('.').and_then(|(f, p)| lib.function(f)?.param(p)).map(|p| &p.ty)
+    });
+    let fields = declared_pointer_arrays(lib, ann, cuda_version, &ann.kernel_params.fields, &mut errors, |key| {
+        let (r, n) = key.split_once('.')?;
+        lib.records.iter().find(|x| x.name == r)?.fields.iter().find(|x| x.name == n).map(|f| &f.ty)
+    });
+    errors.finish()?;
+    for r in &mut lib.records {
+        for f in &mut r.fields {
+            f.kernel_params = fields.contains(&format!("{}.{}", r.name, f.name));
         }
     }
+    Ok(params)
+}
+
+/// The keys of `list` whose type (`ty`) is a `void **`; an error for any other, and for one not
+/// declared unless its `[since]`/`[until]` range (or its function's) says it may be absent.
+fn declared_pointer_arrays<'a>(
+    lib: &'a Library,
+    ann: &LibraryAnnotations,
+    cuda_version: Option<u32>,
+    list: &[String],
+    errors: &mut Errors,
+    ty: impl Fn(&str) -> Option<&'a Type>,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for key in list {
+        let at = || ann.item_location("kernel_params", key);
+        let outer = key.split('.').next().unwrap_or_default();
+        match ty(key) {
+            Some(t) if pointer_array(lib, t) => {
+                out.insert(key.clone());
+            }
+            Some(_) => errors.push(Error::at(at(), format!("[kernel_params] `{key}` is no `void **`"))),
+            None if ann.may_be_absent(key, cuda_version) || ann.may_be_absent(outer, cuda_version) => {}
+            None => errors.push(Error::at(at(), format!("[kernel_params] names `{key}`, which the header does not declare"))),
+        }
+    }
+    out
 }
 
 /// `ty` is an array of untyped pointers (`void **`).
@@ -143,7 +175,7 @@ fn keep_gil(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u3
         match lib.functions.iter_mut().find(|f| &f.name == name) {
             None if ann.may_be_absent(name, cuda_version) => {}
             None => errors.push(Error::at(at, format!("[keep_gil] names function `{name}`, which the header does not declare"))),
-            Some(f) if f.params.iter().any(|p| matches!(p.role, Role::Callback | Role::UserData)) => {
+            Some(f) if f.params.iter().any(|p| matches!(p.kind, ParamKind::Callback { .. } | ParamKind::UserData { .. })) => {
                 errors.push(Error::at(at, format!("[keep_gil] `{name}` takes a callback, so it must release the GIL")))
             }
             Some(f) => f.keeps_gil = Some(why.clone()),
@@ -165,100 +197,93 @@ pub fn value_kind(lib: &Library, ty: &Type) -> ValueKind {
     }
 }
 
-/// [`value_kind`] of the pointee (`Ptr` for a non-pointer).
-fn pointee_kind(lib: &Library, p: &Param) -> ValueKind {
-    p.ty.pointee().map_or(ValueKind::Ptr, |(t, _)| value_kind(lib, t))
+/// How a by-value parameter of type `ty` crosses (an untyped pointer is an address).
+fn by_value(lib: &Library, ty: &Type) -> PyConv {
+    match value_kind(lib, ty) {
+        ValueKind::Int | ValueKind::Enum => PyConv::Int,
+        ValueKind::Float => PyConv::Float,
+        ValueKind::Handle => PyConv::Handle,
+        ValueKind::Record => PyConv::RecordVal,
+        ValueKind::Cstr | ValueKind::Ptr => PyConv::Ptr,
+    }
 }
 
-fn conv(lib: &Library, f: &Function, p: &Param) -> PyConv {
-    match &p.role {
-        Role::Length { of }
-            if matches!(p.ty, Type::Pointer { .. })
-                && f.param(of).is_some_and(|q| matches!(q.role, Role::SelectedValue { .. })) =>
-        {
-            PyConv::SelectedSize
-        }
-        Role::SelectedValue { .. } if p.direction == Direction::In => PyConv::SelectedIn,
-        Role::SelectedValue { .. } => PyConv::SelectedOut,
-        Role::SelectedValues { .. } => PyConv::SelectedList,
-        Role::Value | Role::Length { .. } => match value_kind(lib, &p.ty) {
-            ValueKind::Int | ValueKind::Enum => PyConv::Int,
-            ValueKind::Float => PyConv::Float,
-            ValueKind::Handle => PyConv::Handle,
-            ValueKind::Record => PyConv::RecordVal,
-            _ => PyConv::Ptr,
-        },
-        Role::InRef | Role::InOutRef => {
-            let inout = matches!(p.role, Role::InOutRef);
-            match pointee_kind(lib, p) {
+/// The Python conversion of `p`, one arm per [`ParamKind`]; `kernel`: `[kernel_params]` names it.
+fn conv(lib: &Library, f: &Function, p: &Param, kernel: bool) -> PyConv {
+    match &p.kind {
+        ParamKind::Value | ParamKind::Length { .. } | ParamKind::Unfit { .. } => by_value(lib, &p.ty),
+        ParamKind::SelectedLen { by_pointer: false, .. } => by_value(lib, &p.ty),
+        // Set by the selected value's conversion from its member's size (not an argument).
+        ParamKind::SelectedLen { by_pointer: true, .. } => PyConv::SelectedSize,
+        ParamKind::Callback { .. } => PyConv::Callback,
+        ParamKind::UserData { carries: Some(_) } => PyConv::UserdataPaired,
+        ParamKind::UserData { carries: None } => PyConv::Ptr,
+        ParamKind::Address { .. } if kernel => PyConv::KernelParams,
+        ParamKind::Address { size: Some(_) } => PyConv::Buffer,
+        ParamKind::Address { size: None } => PyConv::Ptr,
+        ParamKind::InRef { pointee, .. } | ParamKind::InOutRef { pointee, .. } => {
+            let inout = matches!(p.kind, ParamKind::InOutRef { .. });
+            match value_kind(lib, &pointee.ty) {
                 ValueKind::Record => PyConv::RecordRef,
                 ValueKind::Int | ValueKind::Enum if inout => PyConv::InoutScalar,
                 // An integer handle the callee advances (`CUlogIterator`) is returned, as
                 // cuda.bindings does.
-                ValueKind::Handle if inout && scalar_handle(lib, p) => PyConv::InoutScalar,
+                ValueKind::Handle if inout && matches!(lib.resolve(&pointee.ty), Resolved::ScalarHandle(..)) => {
+                    PyConv::InoutScalar
+                }
                 // The handle object's own value (updated in place), or a temporary int / None.
                 ValueKind::Handle => PyConv::HandleRef,
                 _ => PyConv::Ptr,
             }
         }
-        Role::OutValue if p.counted_by.is_some() => PyConv::OutList,
-        Role::OutValue => PyConv::Out,
-        Role::CStrIn => PyConv::Cstr,
-        Role::CStrOut => PyConv::CstrOut,
-        Role::InArray { len: Some(len) } if p.nullable && secondary(f, len, &p.name) => PyConv::InArrayOpt,
-        Role::InArray { .. } => PyConv::InArray,
-        Role::OutArray { .. } if p.direction == Direction::InOut => PyConv::InArray,
-        Role::OutArray { .. } => PyConv::OutArray,
-        Role::OutBuffer { len, size_from, .. } => {
-            let caller_sized = len.as_deref().and_then(|l| f.param(l)).is_some_and(|l| matches!(l.role, Role::InOutRef));
-            // Two-call pattern, or an in/out size: the caller sizes and passes the buffer
-            // (cuda.bindings style), checked against the size the IR knows.
-            match (size_from.is_some() || caller_sized, p.size.is_some()) {
-                (true, true) => PyConv::Buffer,
-                (true, false) => PyConv::Ptr,
-                (false, _) => PyConv::OutBuffer,
-            }
+        ParamKind::OutValue { .. } if p.counted_by.is_some() => PyConv::OutList,
+        ParamKind::OutValue { .. } => PyConv::Out,
+        ParamKind::CstrIn { .. } => PyConv::Cstr,
+        ParamKind::CstrOut => PyConv::CstrOut,
+        ParamKind::InArray { nullable: true, count, .. } | ParamKind::CstrArray { nullable: true, count, .. }
+            if secondary(f, count, &p.name) =>
+        {
+            PyConv::InArrayOpt
         }
-        Role::HostPtr | Role::Opaque if p.name == KERNEL_PARAMS => PyConv::KernelParams,
-        Role::HostPtr | Role::Opaque if p.size.is_some() => PyConv::Buffer,
-        Role::HostPtr | Role::Opaque => PyConv::Ptr,
-        Role::UserData => {
-            let carries =
-                f.params.iter().filter_map(|q| q.callback.as_ref()).any(|u| u.user_data.as_deref() == Some(p.name.as_str()));
-            if carries {
-                PyConv::UserdataPaired
-            } else {
-                PyConv::Ptr
-            }
-        }
-        Role::Callback => PyConv::Callback,
+        ParamKind::InArray { .. } | ParamKind::CstrArray { .. } | ParamKind::OutArray { reads: true, .. } => PyConv::InArray,
+        ParamKind::OutArray { .. } => PyConv::OutArray,
+        // Sized by a size query or by the caller's in/out count: the caller passes the buffer
+        // (cuda.bindings style), checked against the size the IR knows.
+        ParamKind::OutBuffer { size: BufferSize::Query { .. } | BufferSize::BadQuery { .. }, .. }
+        | ParamKind::OutBuffer { size: BufferSize::Count { count: Count::Passed { .. } }, .. } => match p.size {
+            Some(_) => PyConv::Buffer,
+            None => PyConv::Ptr,
+        },
+        ParamKind::OutBuffer { .. } => PyConv::OutBuffer,
+        ParamKind::SelectedIn { .. } => PyConv::SelectedIn,
+        ParamKind::SelectedOut { .. } => PyConv::SelectedOut,
+        ParamKind::SelectedList { .. } => PyConv::SelectedList,
     }
 }
 
-/// Whether `name` is not the array its count parameter `len` counts, but one more array of
-/// that many elements (`dependencyData` beside `dependencies`).
-fn secondary(f: &Function, len: &str, name: &str) -> bool {
-    f.param(len).is_some_and(|l| matches!(&l.role, Role::Length { of } if of != name))
-}
-
-fn scalar_handle(lib: &Library, p: &Param) -> bool {
-    p.ty.pointee().is_some_and(|(t, _)| matches!(lib.resolve(t), Resolved::ScalarHandle(..)))
+/// Whether array `name` is not the one its computed count was declared for, but one more array
+/// of that many elements (`dependencyData` beside `dependencies`): None is taken whatever the count.
+fn secondary(f: &Function, count: &Count, name: &str) -> bool {
+    let Count::Computed { param } = count else { return false };
+    f.param(param).is_some_and(|l| matches!(&l.role, crate::ir::Role::Length { of } if of != name))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{SizeFrom, SizeLink};
+    use crate::ir::{Direction, Role, SizeFrom, SizeLink};
     use crate::passes::build::{function, library, param};
 
-    fn convs(lib: &mut Library) -> Vec<Vec<PyConv>> {
+    /// The conversions of `lib`'s parameters, with the annotations `ann`.
+    fn convs(lib: &mut Library, ann: &str) -> Vec<Vec<PyConv>> {
         crate::passes::callbacks::run(lib).unwrap();
-        run(lib, &LibraryAnnotations::default(), None).unwrap();
+        crate::passes::signature::run(lib).unwrap();
+        run(lib, &LibraryAnnotations::parse("a.toml", ann).unwrap(), None).unwrap();
         lib.functions.iter().map(|f| f.params.iter().map(|p| p.python.unwrap()).collect()).collect()
     }
 
     #[test]
-    fn conversions_follow_role_direction_and_type() {
+    fn conversions_follow_the_kind_and_type() {
         let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
         let mut sized = param("dst", void_ptr.clone(), Role::HostPtr);
         sized.size = Some(SizeLink { from: SizeFrom::Param("n".into()), writes: true });
@@ -294,7 +319,7 @@ mod tests {
         );
         use PyConv::*;
         assert_eq!(
-            convs(&mut lib),
+            convs(&mut lib, "[kernel_params]\nparams = [\"cuLaunchKernel.kernelParams\"]\n"),
             vec![
                 vec![Handle, KernelParams, Int, Buffer, InoutScalar, Out, HandleRef],
                 vec![Callback, UserdataPaired],
@@ -306,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn kernel_params_fields_are_void_pointer_arrays_of_that_name() {
+    fn kernel_params_are_the_annotated_void_pointer_arrays() {
         use crate::ir::{Doc, Field, Names, Record, RecordKind};
         let void_pp = Type::ptr(Type::ptr(Type::prim(Prim::Void), false), false);
         let field = |name: &str, ty: Type| Field {
@@ -319,6 +344,7 @@ mod tests {
             names: Names::default(),
             count: None,
             kernel_params: false,
+            python_private: false,
         };
         let mut lib = library("CUhostFn", vec![]);
         lib.records.push(Record {
@@ -343,10 +369,19 @@ mod tests {
             fields: vec![field("kernelParams", Type::ptr(Type::prim(Prim::Void), false))],
             ..lib.records[0].clone()
         });
-        run(&mut lib, &LibraryAnnotations::default(), None).unwrap();
+        let ann = |fields: &str| {
+            let toml = format!("[kernel_params]\nfields = [{fields}]\n\n[since]\n\"New.kernelParams\" = \"13.0\"\n");
+            LibraryAnnotations::parse("a.toml", &toml).unwrap()
+        };
+        run(&mut lib, &ann("\"CUDA_KERNEL_NODE_PARAMS.kernelParams\", \"New.kernelParams\""), Some(12090)).unwrap();
         let marks: Vec<Vec<bool>> = lib.records.iter().map(|r| r.fields.iter().map(|f| f.kernel_params).collect()).collect();
-        // `extra` is a `void **` too, but of another role; a plain `void *kernelParams` is an address
+        // `extra` is a `void **` too, but not named
         assert_eq!(marks, vec![vec![true, false, false], vec![false]]);
+        // a plain `void *kernelParams` is an address; a name must exist (unless `[since]` says)
+        let e = run(&mut lib, &ann("\"Other.kernelParams\""), None).unwrap_err().to_string();
+        assert!(e.contains("a.toml:2:") && e.contains("`Other.kernelParams` is no `void **`"), "{e}");
+        let e = run(&mut lib, &ann("\"New.kernelParams\""), Some(13000)).unwrap_err().to_string();
+        assert!(e.contains("`New.kernelParams`, which the header does not declare"), "{e}");
     }
 
     #[test]
@@ -380,6 +415,33 @@ mod tests {
     }
 
     #[test]
+    fn buffers_follow_their_size_and_unfit_pointers_are_addresses() {
+        let chars = Type::ptr(Type::prim(Prim::Char), false);
+        let buffer = |len: &str| Role::OutBuffer { len: Some(len.into()), string: true, size_from: None, capacity: None };
+        let mut size = param("size", Type::ptr(Type::prim(Prim::SizeT), false), Role::InOutRef);
+        size.direction = Direction::InOut;
+        let mut lib = library(
+            "CUhostFn",
+            vec![
+                // allocated here, as long as the count says
+                function(
+                    "cuName",
+                    vec![
+                        param("name", chars.clone(), buffer("len")),
+                        param("len", Type::prim(Prim::Int), Role::Length { of: "name".into() }),
+                    ],
+                ),
+                // the caller's in/out size: the caller passes the buffer (no size link: an address)
+                function("cuDump", vec![param("buffer", chars, buffer("size")), size]),
+                // a role the C type cannot have (a reference to `void`)
+                function("cuUnfit", vec![param("p", Type::ptr(Type::prim(Prim::Void), true), Role::InRef)]),
+            ],
+        );
+        use PyConv::*;
+        assert_eq!(convs(&mut lib, ""), vec![vec![OutBuffer, Int], vec![Ptr, InoutScalar], vec![Ptr]]);
+    }
+
+    #[test]
     fn optional_arrays_and_owned_lists() {
         let node = Type::named("H");
         let count = |name: &str, of: &str| param(name, Type::prim(Prim::SizeT), Role::Length { of: of.into() });
@@ -398,14 +460,14 @@ mod tests {
         );
         use PyConv::*;
         // NULL data for every dependency is the library's default; NULL dependencies are not
-        assert_eq!(convs(&mut lib), vec![vec![InArray, InArrayOpt, Int], vec![OutList, Out]]);
+        assert_eq!(convs(&mut lib, ""), vec![vec![InArray, InArrayOpt, Int], vec![OutList, Out]]);
     }
 
     #[test]
     fn keep_gil_marks_declared_functions_without_callbacks() {
         let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
         let lib = || {
-            library(
+            let mut lib = library(
                 "CUhostFn",
                 vec![
                     function("nvrtcVersion", vec![param("major", Type::ptr(Type::prim(Prim::Int), false), Role::OutValue)]),
@@ -417,7 +479,9 @@ mod tests {
                         ],
                     ),
                 ],
-            )
+            );
+            crate::passes::signature::run(&mut lib).unwrap();
+            lib
         };
         let ann = |toml: &str| LibraryAnnotations::parse("a.toml", toml).unwrap();
 

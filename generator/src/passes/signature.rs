@@ -14,13 +14,13 @@ pub fn run(lib: &mut Library) -> Result<()> {
     for i in 0..lib.functions.len() {
         let f = &lib.functions[i];
         let kinds = f.params.iter().map(|p| param_kind(lib, f, p)).collect::<Result<Vec<_>>>()?;
-        let (returns, ret_kind, export) = (return_shape(lib, f), return_kind(lib, f), export(lib, f));
+        let (ret_kind, export) = (return_kind(lib, f), export(lib, f));
         let f = &mut lib.functions[i];
         for (p, kind) in f.params.iter_mut().zip(kinds) {
             p.kind = kind;
         }
         f.needs_unsafe = f.params.iter().any(|p| p.kind.caller_promise());
-        (f.returns, f.ret_kind, f.export) = (returns, ret_kind, export);
+        (f.ret_kind, f.export) = (ret_kind, export);
     }
     Ok(())
 }
@@ -181,17 +181,6 @@ fn length(f: &Function, p: &Param) -> ParamKind {
         return ParamKind::Unfit { why: Unfit::NothingCounted };
     }
     ParamKind::Length { counts }
-}
-
-/// How the typed surfaces see the outcome (the status enum however spelled, a value, nothing).
-fn return_shape(lib: &Library, f: &Function) -> ReturnShape {
-    if f.ret.is_void() {
-        ReturnShape::Void
-    } else if lib.is_status(&f.ret) {
-        ReturnShape::Status
-    } else {
-        ReturnShape::Value
-    }
 }
 
 /// What `f` returns: the status enum spelled as such (with the codes to return on failure), a

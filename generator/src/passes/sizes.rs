@@ -9,6 +9,7 @@
 //!   `srcHost`, `cuMemHostRegister`'s `p`, `cuParamSetv`'s `ptr`), holds that many bytes. It is
 //!   written when the pointee is not `const` and the parameter is a destination (`dst...`), an
 //!   output, or documented as receiving a result.
+//! - every other non-`const` pointer is written when it is an output (`Param::writes`).
 
 use crate::ir::{Direction, Function, Library, Param, Role, SizeFrom, SizeLink, Type};
 
@@ -19,6 +20,7 @@ pub fn run(lib: &mut Library) {
     for f in &mut lib.functions {
         let links: Vec<Option<SizeLink>> = f.params.iter().map(|p| link(f, p)).collect();
         for (p, l) in f.params.iter_mut().zip(links) {
+            p.writes = l.as_ref().map_or_else(|| fills(p), |l| l.writes);
             p.size = l;
         }
     }
@@ -39,6 +41,11 @@ fn link(f: &Function, p: &Param) -> Option<SizeLink> {
         }
         _ => None,
     }
+}
+
+/// A non-`const` pointer the callee fills (an output or in/out parameter).
+fn fills(p: &Param) -> bool {
+    matches!(p.ty, Type::Pointer { is_const: false, .. }) && p.direction != Direction::In
 }
 
 /// The callee writes through a host pointer.

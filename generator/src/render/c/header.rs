@@ -556,6 +556,7 @@ mod tests {
             names: Names::default(),
             count: None,
             kernel_params: false,
+            python_private: false,
         }
     }
 

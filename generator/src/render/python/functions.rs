@@ -1,11 +1,12 @@
-//! Function view models: each parameter's conversion kind (decided by `passes::python`) with
-//! what the templates print for it.
+//! Function view models: each parameter's Python kind (`passes::python`, from its
+//! [`ParamKind`]) with what the templates print for it, built from the kind and its links.
 
 use super::lifetimes;
 use super::types::{self, handle_class, HandleView};
 use super::{conv, rust_ident};
 use crate::ir::{
-    CallbackKind, Function, Library, Prim, PyConv, Resolved, ReturnShape, Role, SizeFrom, Type, ValueCount, ValueKind,
+    BufferSize, CallableLife, CallbackKind, CallbackUse, Count as CountParam, Function, Library, Param, ParamKind, Prim, PyConv,
+    Resolved, ReturnKind, SizeFrom, Type, ValueCount, ValueKind,
 };
 use crate::passes::python::value_kind;
 use serde::Serialize;
@@ -59,10 +60,9 @@ pub struct Scalar {
     pub wrap: String,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 pub struct ParamView {
     pub index: usize,
-    pub cname: String,
     pub py: String,
     pub rust: String,
     /// Conversion kind, from the IR.
@@ -78,6 +78,8 @@ pub struct ParamView {
     /// For `callback`: the trampoline in `support/rs/callbacks.rs` that calls a Python callable,
     /// or `raw` (C function pointers only), from the IR; the paired user-data parameter index.
     pub callback: Option<CallbackKind>,
+    /// What becomes of its Python callable after a successful call (`CallbackKind::life`).
+    pub life: Option<CallableLife>,
     pub user_data: Option<usize>,
     /// Rust identifier of the paired user-data argument.
     pub user_data_rust: String,
@@ -96,13 +98,11 @@ pub struct ParamView {
     /// `selected_out` / `selected_in` / `selected_list`: the selector argument (for a list: the
     /// enum array, counted by `len_var`; `size_arg`: the array of byte sizes), the member types, the size
     /// parameter (`size_ptr`: an in/out `size_t*` set from the member; `size_arg`: the caller's
-    /// byte count), the status code for an unlisted member and the number of outputs.
+    /// byte count).
     pub selector: usize,
     pub members: Vec<MemberView>,
     pub size_ptr: Option<usize>,
     pub size_arg: Option<usize>,
-    pub invalid: i64,
-    pub nouts: usize,
     /// The early return for an unlisted selector member.
     pub fail: String,
     /// `selected_list`: Python argument variables of the enum array and of the sizes.
@@ -198,11 +198,13 @@ fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
         (ValueKind::Record, Resolved::Record(r)) => {
             Scalar { kind: ValueKind::Record, class: r.name.clone(), size: r.size, stub: r.name.clone(), ..Default::default() }
         }
-        (ValueKind::Cstr, _) => {
-            Scalar { kind: ValueKind::Cstr, bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() }
-        }
+        (ValueKind::Cstr, _) => cstr_scalar(),
         _ => ptr_scalar(),
     }
+}
+
+fn cstr_scalar() -> Scalar {
+    Scalar { kind: ValueKind::Cstr, bits: 64, size: 8, stub: "bytes | None".into(), ..Default::default() }
 }
 
 fn ptr_scalar() -> Scalar {
@@ -210,197 +212,15 @@ fn ptr_scalar() -> Scalar {
 }
 
 pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnView, String> {
-    let ret = match f.returns {
-        ReturnShape::Status => Ret::Status,
-        ReturnShape::Value => match value_kind(lib, &f.ret) {
-            ValueKind::Cstr => Ret::Cstr,
-            _ => return Err("returns a value that is not a C string".into()),
-        },
-        ReturnShape::Void => return Err("returns void".into()),
+    let ret = match f.ret_kind {
+        ReturnKind::Status => Ret::Status,
+        ReturnKind::StaticCstr => Ret::Cstr,
+        ReturnKind::Pointer | ReturnKind::Value => return Err("returns a value that is not a C string".into()),
+        ReturnKind::Void => return Err("returns void".into()),
     };
     let mut params = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
-        let py = p.names.python.clone();
-        let mut v = ParamView {
-            index: i,
-            cname: p.name.clone(),
-            rust: rust_ident(&py),
-            py,
-            kind: conv(p)?,
-            scalar: ptr_scalar(),
-            nullable: p.nullable,
-            len_var: String::new(),
-            capacity: 0,
-            string: false,
-            callback: None,
-            user_data: None,
-            user_data_rust: String::new(),
-            keep_key: String::new(),
-            stub: "Any".into(),
-            arg_pos: 0,
-            is_arg: false,
-            default: p.py_default.map(|d| d.to_string()).unwrap_or_default(),
-            is_out: false,
-            words: 1,
-            selector: 0,
-            members: Vec::new(),
-            size_ptr: None,
-            size_arg: None,
-            invalid: 0,
-            nouts: 0,
-            fail: String::new(),
-            selector_rust: String::new(),
-            size_rust: String::new(),
-            len_bits: 64,
-            len_signed: false,
-            writes: matches!(p.direction, crate::ir::Direction::Out | crate::ir::Direction::InOut)
-                && matches!(p.ty, Type::Pointer { is_const: false, .. }),
-            size_var: String::new(),
-            size_bits: 64,
-            size_signed: false,
-            size_fn: String::new(),
-        };
-        let pointee = p.ty.pointee().map(|(t, _)| t);
-        let pointee_scalar = || pointee.map(|t| scalar(lib, t, handles)).unwrap_or_else(ptr_scalar);
-        match (&p.role, v.kind) {
-            // Set by the selected value's conversion from its member's size.
-            (_, PyConv::SelectedSize) => {}
-            (Role::SelectedValue { selector, len }, _) => {
-                let (sel, table) = selector_table(lib, f, selector)?;
-                v.selector = sel;
-                v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
-                if let Some(l) = len {
-                    let (k, lp) =
-                        f.params.iter().enumerate().find(|(_, q)| &q.name == l).ok_or_else(|| format!("no parameter {l}"))?;
-                    if matches!(lp.ty, Type::Pointer { .. }) {
-                        v.size_ptr = Some(k);
-                    } else {
-                        v.size_arg = Some(k);
-                    }
-                }
-                v.invalid = invalid_value(lib)?;
-            }
-            (Role::SelectedValues { selectors, sizes }, _) => {
-                let (sel, sp) = f
-                    .params
-                    .iter()
-                    .enumerate()
-                    .find(|(_, q)| &q.name == selectors)
-                    .ok_or_else(|| format!("no selectors {selectors}"))?;
-                let table = match sp.ty.pointee().map(|(t, _)| lib.resolve(t)) {
-                    Some(Resolved::Enum(e)) => {
-                        lib.value_table(&e.name).ok_or_else(|| format!("no value table for {}", e.name))?
-                    }
-                    _ => return Err(format!("selectors {selectors} is not an enum array")),
-                };
-                v.selector = sel;
-                v.members = table.members.iter().map(|m| member_view(lib, m, handles)).collect();
-                v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
-                v.len_var = match &sp.role {
-                    Role::InArray { len: Some(l) } => len_var(f, l)?,
-                    _ => return Err(format!("selectors {selectors} has no count")),
-                };
-                v.invalid = invalid_value(lib)?;
-                v.stub = "list[Any]".into();
-            }
-            (Role::Value | Role::Length { .. }, _) => {
-                let s = scalar(lib, &p.ty, handles);
-                v.stub = match s.kind {
-                    ValueKind::Handle | ValueKind::Enum => format!("{} | int", s.class),
-                    ValueKind::Ptr => "Any".into(),
-                    _ => s.stub.clone(),
-                };
-                v.scalar = s;
-            }
-            (Role::InRef | Role::InOutRef, conv) => {
-                let s = pointee_scalar();
-                match conv {
-                    PyConv::RecordRef => v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() },
-                    PyConv::InoutScalar => v.stub = arg_stub(&s),
-                    PyConv::HandleRef => v.stub = format!("{} | int | None", s.class),
-                    _ => {}
-                }
-                v.scalar = s;
-            }
-            (Role::OutValue, PyConv::OutList) => {
-                // `T **`: the elements are `T`, counted by the out value `counted_by`
-                let inner = match pointee.map(|t| lib.resolve(t)) {
-                    Some(Resolved::Pointer { pointee: elem, .. }) => scalar(lib, elem, handles),
-                    _ => return Err(format!("{}: a counted out value that is no pointer to pointer", p.name)),
-                };
-                let count = p.counted_by.as_deref().unwrap_or_default();
-                let k = f
-                    .params
-                    .iter()
-                    .position(|q| q.name == count)
-                    .ok_or_else(|| format!("{}: no count parameter {count}", p.name))?;
-                v.len_var = format!("o{k}.u64()");
-                (v.len_bits, v.len_signed) = count_scalar(lib, f, count, handles);
-                v.stub = format!("list[{}]", inner.stub);
-                v.scalar = inner;
-            }
-            (Role::OutValue, _) => {
-                let s = pointee_scalar();
-                v.stub = s.stub.clone();
-                v.scalar = s;
-            }
-            (Role::CStrIn, _) => v.stub = if p.nullable { "bytes | None".into() } else { "bytes".into() },
-            (Role::CStrOut, _) => v.stub = "bytes | None".into(),
-            (Role::InArray { len } | Role::OutArray { len }, conv) => {
-                let s = pointee_scalar();
-                if conv == PyConv::OutArray {
-                    v.stub = format!("list[{}]", s.stub);
-                    if len.is_none() {
-                        v.capacity = 1024;
-                    }
-                } else {
-                    v.stub = format!("Sequence[{}] | None", arg_stub(&s));
-                }
-                if let Some(l) = len {
-                    v.len_var = len_var(f, l)?;
-                }
-                v.scalar = s;
-            }
-            (Role::OutBuffer { len, string, capacity, .. }, conv) => {
-                v.string = *string;
-                if conv == PyConv::OutBuffer {
-                    v.stub = "bytes".into();
-                    match (len, capacity) {
-                        (Some(l), _) => v.len_var = len_var(f, l)?,
-                        (None, Some(c)) => v.capacity = u64::from(*c),
-                        (None, None) => return Err(format!("{}: buffer without a size", p.name)),
-                    }
-                } else {
-                    v.stub = "bytes | bytearray | Any".into();
-                }
-            }
-            (Role::Callback, _) => {
-                let cb = p.callback.as_ref().ok_or("a callback the callbacks pass did not see")?;
-                v.callback = Some(cb.kind);
-                if let Some(u) = &cb.user_data {
-                    let k = f.params.iter().position(|q| &q.name == u).ok_or_else(|| format!("no parameter {u}"))?;
-                    v.user_data = Some(k);
-                    v.user_data_rust = rust_ident(&f.params[k].names.python);
-                }
-                v.keep_key = lifetimes::keep_key(f, cb)?;
-            }
-            (Role::HostPtr | Role::Opaque | Role::UserData, _) => {}
-        }
-        if let Some(link) = &p.size {
-            v.writes = link.writes;
-            match &link.from {
-                SizeFrom::Param(name) => {
-                    v.size_var = len_var(f, name)?;
-                    let (bits, signed) = count_scalar(lib, f, name, handles);
-                    (v.size_bits, v.size_signed) = (bits, signed);
-                }
-                SizeFrom::Function(name) => v.size_fn = name.clone(),
-            }
-        }
-        if let Some(name) = count_name(&p.role) {
-            (v.len_bits, v.len_signed) = count_scalar(lib, f, name, handles);
-        }
-        params.push(v);
+        params.push(param_view(lib, f, i, p, handles)?);
     }
     let args: Vec<usize> = params.iter().filter(|p| p.kind.is_arg()).map(|p| p.index).collect();
     let outs: Vec<usize> = params.iter().filter(|p| p.kind.is_out()).map(|p| p.index).collect();
@@ -409,26 +229,12 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         p.arg_pos = args.iter().position(|&i| i == p.index).unwrap_or(0);
         p.is_out = outs.contains(&p.index);
         p.words = p.scalar.size.div_ceil(8).max(1);
-        p.nouts = outs.len();
     }
     let status = lib.status_enum.clone().unwrap_or_else(|| "int".into());
-    let rust_names: Vec<String> = params.iter().map(|p| p.rust.clone()).collect();
-    for p in params.iter_mut().filter(|p| matches!(p.kind, PyConv::SelectedIn | PyConv::SelectedOut | PyConv::SelectedList)) {
-        p.fail = format!("conv::fail(py, &E_{status}, {}, LIBRARY_MISSING, {})", p.invalid, p.nouts);
-        p.selector_rust = rust_names[p.selector].clone();
-        p.size_rust = p.size_arg.map(|k| rust_names[k].clone()).unwrap_or_default();
-    }
-    let mut ret_items = vec![status];
-    for &o in &outs {
-        ret_items.push(format!("{} | None", out_stub(&params[o])));
-    }
-    if ret == Ret::Cstr {
-        ret_items.push("bytes | None".into());
-    }
-    let stub_ret = format!("tuple[{}]", ret_items.join(", "));
-    let release = lifetimes::release(f)?;
+    link_selected(lib, &mut params, &status, outs.len())?;
+    let stub_ret = stub_ret(&params, &outs, &status, ret);
     Ok(FnView {
-        release,
+        release: lifetimes::release(f)?,
         keeps_gil: f.keeps_gil.is_some(),
         name: f.name.clone(),
         symbol: f.symbol.clone(),
@@ -444,14 +250,232 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     })
 }
 
-/// The selector parameter's index and its enum's member type table.
-fn selector_table<'a>(lib: &'a Library, f: &Function, selector: &str) -> Result<(usize, &'a crate::ir::ValueTable), String> {
-    let (i, p) =
-        f.params.iter().enumerate().find(|(_, q)| q.name == selector).ok_or_else(|| format!("no selector {selector}"))?;
-    match lib.resolve(&p.ty) {
-        Resolved::Enum(e) => lib.value_table(&e.name).map(|t| (i, t)).ok_or_else(|| format!("no value table for {}", e.name)),
-        _ => Err(format!("selector {selector} is not an enum")),
+/// `tuple[status, outputs..., (the C string)]`.
+fn stub_ret(params: &[ParamView], outs: &[usize], status: &str, ret: Ret) -> String {
+    let mut items = vec![status.to_string()];
+    items.extend(outs.iter().map(|&o| format!("{} | None", out_stub(&params[o]))));
+    if ret == Ret::Cstr {
+        items.push("bytes | None".into());
     }
+    format!("tuple[{}]", items.join(", "))
+}
+
+/// The view of parameter `i`: what its Python kind prints, from its [`ParamKind`] and links.
+fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[HandleView]) -> Result<ParamView, String> {
+    let py = p.names.python.clone();
+    let mut v = ParamView {
+        index: i,
+        rust: rust_ident(&py),
+        py,
+        kind: conv(p)?,
+        scalar: ptr_scalar(),
+        nullable: p.nullable,
+        stub: "Any".into(),
+        default: p.py_default.map(|d| d.to_string()).unwrap_or_default(),
+        words: 1,
+        len_bits: 64,
+        writes: p.writes,
+        size_bits: 64,
+        ..Default::default()
+    };
+    by_kind(lib, f, p, &mut v, handles)?;
+    if let Some(link) = &p.size {
+        match &link.from {
+            SizeFrom::Param(name) => {
+                v.size_var = len_var(f, name)?;
+                (v.size_bits, v.size_signed) = count_scalar(lib, f, name, handles);
+            }
+            SizeFrom::Function(name) => v.size_fn = name.clone(),
+        }
+    }
+    if let Some(name) = count_param(&p.kind) {
+        (v.len_bits, v.len_signed) = count_scalar(lib, f, name, handles);
+    }
+    Ok(v)
+}
+
+/// What each [`ParamKind`] adds to the view: its scalar, stub type and links.
+fn by_kind(lib: &Library, f: &Function, p: &Param, v: &mut ParamView, handles: &[HandleView]) -> Result<(), String> {
+    let scalar_of = |t: &Type| scalar(lib, t, handles);
+    match &p.kind {
+        // Set by the selected value's conversion from its member's size.
+        ParamKind::SelectedLen { by_pointer: true, .. } => {}
+        ParamKind::SelectedIn { table, .. } | ParamKind::SelectedOut { table, .. } => selected(lib, f, p, v, table, handles)?,
+        ParamKind::SelectedList { selectors, table, sizes } => selected_list(lib, f, v, selectors, table, sizes, handles)?,
+        ParamKind::Value | ParamKind::Length { .. } | ParamKind::SelectedLen { .. } | ParamKind::Unfit { .. } => {
+            v.scalar = scalar_of(&p.ty);
+            v.stub = match v.scalar.kind {
+                ValueKind::Handle | ValueKind::Enum => format!("{} | int", v.scalar.class),
+                ValueKind::Ptr => "Any".into(),
+                _ => v.scalar.stub.clone(),
+            };
+        }
+        ParamKind::InRef { pointee, .. } | ParamKind::InOutRef { pointee, .. } => {
+            v.scalar = scalar_of(&pointee.ty);
+            let s = &v.scalar;
+            match v.kind {
+                PyConv::RecordRef => v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() },
+                PyConv::InoutScalar => v.stub = arg_stub(s),
+                PyConv::HandleRef => v.stub = format!("{} | int | None", s.class),
+                _ => {}
+            }
+        }
+        ParamKind::OutValue { pointee } if v.kind == PyConv::OutList => owned_list(lib, f, p, v, &pointee.ty, handles)?,
+        ParamKind::OutValue { pointee } => {
+            v.scalar = scalar_of(&pointee.ty);
+            v.stub = v.scalar.stub.clone();
+        }
+        ParamKind::CstrIn { nullable, .. } => v.stub = if *nullable { "bytes | None".into() } else { "bytes".into() },
+        ParamKind::CstrOut => v.stub = "bytes | None".into(),
+        ParamKind::InArray { elem, count, .. } | ParamKind::OutArray { elem, count, .. } => {
+            array(f, v, scalar_of(&elem.ty), count)?
+        }
+        ParamKind::CstrArray { count, .. } => array(f, v, cstr_scalar(), count)?,
+        ParamKind::OutBuffer { string, alloc, size } => out_buffer(f, p, v, *string, *alloc, size)?,
+        ParamKind::Callback { callback } => self::callback(f, v, callback)?,
+        ParamKind::Address { .. } | ParamKind::UserData { .. } => {}
+    }
+    Ok(())
+}
+
+/// A selected value: the selector argument, its member table and the size parameter (the
+/// [`ParamKind::SelectedLen`] of this value: `size_ptr` by pointer, else `size_arg`).
+fn selected(
+    lib: &Library,
+    f: &Function,
+    p: &Param,
+    v: &mut ParamView,
+    table: &str,
+    handles: &[HandleView],
+) -> Result<(), String> {
+    let (ParamKind::SelectedIn { selector, .. } | ParamKind::SelectedOut { selector, .. }) = &p.kind else {
+        return Err(format!("{}: not a selected value", p.name));
+    };
+    v.selector = index_of(f, selector)?;
+    v.members = members(lib, table, handles)?;
+    for (k, q) in f.params.iter().enumerate() {
+        match &q.kind {
+            ParamKind::SelectedLen { of, by_pointer: true } if *of == p.name => v.size_ptr = Some(k),
+            ParamKind::SelectedLen { of, by_pointer: false } if *of == p.name => v.size_arg = Some(k),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// One selected value per element of the enum array `selectors` (counted by its count), with
+/// the member table of `table` and the array of byte sizes `sizes`.
+fn selected_list(
+    lib: &Library,
+    f: &Function,
+    v: &mut ParamView,
+    selectors: &str,
+    table: &str,
+    sizes: &Option<String>,
+    handles: &[HandleView],
+) -> Result<(), String> {
+    v.selector = index_of(f, selectors)?;
+    v.members = members(lib, table, handles)?;
+    v.size_arg = sizes.as_ref().and_then(|s| f.params.iter().position(|q| &q.name == s));
+    v.len_var = match &f.params[v.selector].kind {
+        ParamKind::InArray { count, .. } if count.param().is_some() => len_var(f, count.param().unwrap_or_default())?,
+        _ => return Err(format!("selectors {selectors} has no count")),
+    };
+    v.stub = "list[Any]".into();
+    Ok(())
+}
+
+/// A callback: its trampoline kind, the callable's life, the user data carrying it and the key
+/// a kept one is kept under.
+fn callback(f: &Function, v: &mut ParamView, callback: &CallbackUse) -> Result<(), String> {
+    v.callback = Some(callback.kind);
+    v.life = Some(callback.kind.life());
+    if let Some(u) = &callback.user_data {
+        let k = index_of(f, u)?;
+        v.user_data = Some(k);
+        v.user_data_rust = rust_ident(&f.params[k].names.python);
+    }
+    v.keep_key = lifetimes::keep_key(f, callback)?;
+    Ok(())
+}
+
+/// An out value the library points at an array it owns: its elements, counted by the out value
+/// `counted_by`.
+fn owned_list(
+    lib: &Library,
+    f: &Function,
+    p: &Param,
+    v: &mut ParamView,
+    pointee: &Type,
+    handles: &[HandleView],
+) -> Result<(), String> {
+    let inner = match lib.resolve(pointee) {
+        Resolved::Pointer { pointee: elem, .. } => scalar(lib, elem, handles),
+        _ => return Err(format!("{}: a counted out value that is no pointer to pointer", p.name)),
+    };
+    let count = p.counted_by.as_deref().unwrap_or_default();
+    let k = f.params.iter().position(|q| q.name == count).ok_or_else(|| format!("{}: no count parameter {count}", p.name))?;
+    v.len_var = format!("o{k}.u64()");
+    (v.len_bits, v.len_signed) = count_scalar(lib, f, count, handles);
+    v.stub = format!("list[{}]", inner.stub);
+    v.scalar = inner;
+    Ok(())
+}
+
+/// An array of elements `s`: read (a sequence) or filled (a list; 1024 elements when nothing
+/// counts it).
+fn array(f: &Function, v: &mut ParamView, s: Scalar, count: &CountParam) -> Result<(), String> {
+    if v.kind == PyConv::OutArray {
+        v.stub = format!("list[{}]", s.stub);
+        if *count == CountParam::None {
+            v.capacity = 1024;
+        }
+    } else {
+        v.stub = format!("Sequence[{}] | None", arg_stub(&s));
+    }
+    if let Some(l) = count.param() {
+        v.len_var = len_var(f, l)?;
+    }
+    v.scalar = s;
+    Ok(())
+}
+
+/// Output bytes: allocated here (sized by their count, else `alloc`), or the caller's buffer.
+fn out_buffer(f: &Function, p: &Param, v: &mut ParamView, string: bool, alloc: u32, size: &BufferSize) -> Result<(), String> {
+    v.string = string;
+    if v.kind != PyConv::OutBuffer {
+        v.stub = "bytes | bytearray | Any".into();
+        return Ok(());
+    }
+    v.stub = "bytes".into();
+    match size {
+        BufferSize::Count { count } if count.param().is_some() => v.len_var = len_var(f, count.param().unwrap_or_default())?,
+        BufferSize::Capacity => v.capacity = u64::from(alloc),
+        _ => return Err(format!("{}: buffer without a size", p.name)),
+    }
+    Ok(())
+}
+
+/// The failure return and argument variables of selected values, once every view is built.
+fn link_selected(lib: &Library, params: &mut [ParamView], status: &str, nouts: usize) -> Result<(), String> {
+    let rust_names: Vec<String> = params.iter().map(|p| p.rust.clone()).collect();
+    for p in params.iter_mut().filter(|p| matches!(p.kind, PyConv::SelectedIn | PyConv::SelectedOut | PyConv::SelectedList)) {
+        let invalid = invalid_value(lib)?;
+        p.fail = format!("conv::fail(py, &E_{status}, {invalid}, LIBRARY_MISSING, {nouts})");
+        p.selector_rust = rust_names[p.selector].clone();
+        p.size_rust = p.size_arg.map(|k| rust_names[k].clone()).unwrap_or_default();
+    }
+    Ok(())
+}
+
+fn index_of(f: &Function, name: &str) -> Result<usize, String> {
+    f.params.iter().position(|q| q.name == name).ok_or_else(|| format!("no parameter {name}"))
+}
+
+/// The member views of the value table of enum `table`.
+fn members(lib: &Library, table: &str, handles: &[HandleView]) -> Result<Vec<MemberView>, String> {
+    let t = lib.value_table(table).ok_or_else(|| format!("no value table for {table}"))?;
+    Ok(t.members.iter().map(|m| member_view(lib, m, handles)).collect())
 }
 
 fn member_view(lib: &Library, m: &crate::ir::ValueMember, handles: &[HandleView]) -> MemberView {
@@ -524,9 +548,12 @@ fn out_stub(p: &ParamView) -> String {
 }
 
 /// The count parameter an array or buffer names.
-fn count_name(r: &Role) -> Option<&str> {
-    match r {
-        Role::InArray { len } | Role::OutArray { len } | Role::OutBuffer { len, .. } => len.as_deref(),
+fn count_param(kind: &ParamKind) -> Option<&str> {
+    match kind {
+        ParamKind::InArray { count, .. } | ParamKind::CstrArray { count, .. } | ParamKind::OutArray { count, .. } => {
+            count.param()
+        }
+        ParamKind::OutBuffer { size: BufferSize::Count { count }, .. } => count.param(),
         _ => None,
     }
 }
@@ -543,11 +570,11 @@ fn count_scalar(lib: &Library, f: &Function, name: &str, handles: &[HandleView])
     }
 }
 
-/// `a{i}` for a Length argument, `o{i}` for an in/out count.
+/// `a{i}` for a count argument, `o{i}` for an in/out count.
 fn len_var(f: &Function, name: &str) -> Result<String, String> {
-    let (i, p) = f.params.iter().enumerate().find(|(_, p)| p.name == name).ok_or_else(|| format!("no parameter {name}"))?;
-    Ok(match p.role {
-        Role::InOutRef => format!("o{i}"),
+    let i = index_of(f, name)?;
+    Ok(match f.params[i].kind {
+        ParamKind::InOutRef { .. } => format!("o{i}"),
         _ => format!("a{i}"),
     })
 }

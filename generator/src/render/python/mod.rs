@@ -7,7 +7,7 @@
 //! `<module>.pyi` stubs, `_<module>_docs.py` (the classes' doc text, read on first `__doc__`
 //! access). `templates/python/support/rs/*` is copied to `src/`,
 //! `templates/python/support/py/**` to `python/`. View models: `functions` (what
-//! each parameter's conversion kind, an IR fact from `passes::python`, prints), `lifetimes` (the
+//! each parameter's Python kind, an IR fact from `passes::python`, prints, with its `ParamKind` links), `lifetimes` (the
 //! Rust expressions that keep and release a Python callable, per `passes::callbacks`), `types`
 //! (enums, records, handles, constants).
 
@@ -17,7 +17,7 @@ mod types;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
-use crate::ir::Api;
+use crate::ir::{Api, Library};
 use serde::Serialize;
 
 const SURFACE: &str = "python";
@@ -61,45 +61,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut modules = Vec::new();
     let bindings_major = crate::passes::naming::python_bindings_major(crate::passes::header_cuda_version(api));
     for lib in &api.libraries {
-        let m = lib.kind.module().to_string();
-        let qualname = format!("cudagen.{m}");
-        let handles = types::handles(lib);
-        let mut fns = Vec::new();
-        for f in &lib.functions {
-            match functions::view(lib, f, &handles) {
-                Ok(v) => {
-                    out.coverage.emitted(lib.kind, SURFACE, &f.name);
-                    fns.push(v);
-                }
-                Err(why) => out.coverage.skipped(lib.kind, SURFACE, &f.name, why),
-            }
-        }
-        let typedef_classes = types::typedef_classes(lib, &handles);
-        let records: Vec<types::RecordView> =
-            lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect();
-        let docs = DocsModuleView { qualname: qualname.clone(), docs: types::docs_view(lib, &records, &typedef_classes) };
-        let native_handles = types::native_handles(lib, &handles, &typedef_classes);
-        let view = ModuleView {
-            module: m.clone(),
-            qualname,
-            status: lib.status_enum.clone(),
-            library_missing: lib.status_codes.map_or(0, |c| c.library_missing),
-            functions: fns,
-            enums: lib.enums.iter().map(types::enum_view).collect(),
-            records,
-            handles,
-            typedef_classes,
-            record_class_names: types::record_class_names(lib),
-            consts: types::consts(lib),
-            aliases: types::aliases(lib),
-            bindings_major,
-            native_handles,
-        };
-        out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
-        out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);
-        out.files.insert(format!("python/python/cudagen/{m}.pyi"), templates.render("python/module.pyi.tera", &view)?);
-        out.files.insert(format!("python/python/cudagen/_{m}_docs.py"), templates.render("python/module_docs.py.tera", &docs)?);
-        modules.push(m);
+        modules.push(render_module(lib, bindings_major, templates, out)?);
     }
     let view = CrateView { cuda_version: api.cuda_version.clone(), modules };
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
@@ -120,6 +82,49 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     Ok(())
 }
 
+/// The four files of one library's module; returns the module's name.
+fn render_module(lib: &Library, bindings_major: u32, templates: &Templates, out: &mut Output) -> Result<String> {
+    let m = lib.kind.module().to_string();
+    let qualname = format!("cudagen.{m}");
+    let handles = types::handles(lib);
+    let mut fns = Vec::new();
+    for f in &lib.functions {
+        match functions::view(lib, f, &handles) {
+            Ok(v) => {
+                out.coverage.emitted(lib.kind, SURFACE, &f.name);
+                fns.push(v);
+            }
+            Err(why) => out.coverage.skipped(lib.kind, SURFACE, &f.name, why),
+        }
+    }
+    let typedef_classes = types::typedef_classes(lib, &handles);
+    let records: Vec<types::RecordView> =
+        lib.records.iter().filter(|r| r.complete).map(|r| types::record_view(lib, r, &handles)).collect();
+    let docs = DocsModuleView { qualname: qualname.clone(), docs: types::docs_view(lib, &records, &typedef_classes) };
+    let native_handles = types::native_handles(lib, &handles, &typedef_classes);
+    let view = ModuleView {
+        module: m.clone(),
+        qualname,
+        status: lib.status_enum.clone(),
+        library_missing: lib.status_codes.map_or(0, |c| c.library_missing),
+        functions: fns,
+        enums: lib.enums.iter().map(types::enum_view).collect(),
+        records,
+        handles,
+        typedef_classes,
+        record_class_names: types::record_class_names(lib),
+        consts: types::consts(lib),
+        aliases: types::aliases(lib),
+        bindings_major,
+        native_handles,
+    };
+    out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
+    out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);
+    out.files.insert(format!("python/python/cudagen/{m}.pyi"), templates.render("python/module.pyi.tera", &view)?);
+    out.files.insert(format!("python/python/cudagen/_{m}_docs.py"), templates.render("python/module_docs.py.tera", &docs)?);
+    Ok(m)
+}
+
 /// The conversion `passes::python` chose for `p`.
 fn conv(p: &crate::ir::Param) -> std::result::Result<crate::ir::PyConv, String> {
     p.python.ok_or_else(|| format!("{}: no Python conversion (passes::python did not run)", p.name))
@@ -138,19 +143,20 @@ pub(super) fn rust_ident(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::functions::{Count, Ret};
-    use crate::ir::{CallbackKind, PyConv, ValueKind};
+    use crate::ir::{CallableLife, CallbackKind, PyConv, ValueKind};
     use crate::render::templates::{compared_strings, is_variant};
 
     /// Every kind a Python template compares with is a variant of the enum behind it.
     #[test]
     fn template_kinds_are_variants() {
         let mut seen = 0;
-        for field in ["kind", "callback", "count", "ret"] {
+        for field in ["kind", "callback", "life", "count", "ret"] {
             for (var, value) in compared_strings("python", field) {
                 let ok = match (var.as_str(), field) {
                     ("p", "kind") => is_variant::<PyConv>(&value),
                     (_, "kind") => is_variant::<ValueKind>(&value),
                     (_, "callback") => is_variant::<CallbackKind>(&value),
+                    (_, "life") => is_variant::<CallableLife>(&value),
                     (_, "count") => is_variant::<Count>(&value),
                     _ => is_variant::<Ret>(&value),
                 };

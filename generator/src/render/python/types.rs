@@ -225,7 +225,7 @@ fn record_field_docs(lib: &Library, r: Option<&Record>) -> Vec<String> {
             }
             continue;
         }
-        if f.names.python.starts_with(crate::passes::naming::PYTHON_PRIVATE) {
+        if f.python_private {
             continue;
         }
         let mut line = format!("{} : {}", f.names.python, f.ty.c_decl("").trim_end());
@@ -291,19 +291,8 @@ fn decimal_address(lib: &Library, pointee: &Type) -> bool {
 /// (spec, stub type) of a record field type. A typedef with a class of its own (`cuuint64_t`,
 /// `CUhostFn`) reads as that class (`t:NAME:CTYPE`); see [`decimal_address`] for `d:c_void_p`.
 fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
-    if let Type::Named { name } = ty {
-        if let Some((pointer, bits)) =
-            lib.typedef(name).filter(|_| handle_class(handles, name).is_none()).and_then(|t| typedef_class(lib, t))
-        {
-            let c = if pointer {
-                "c_void_p"
-            } else if bits == 32 {
-                "c_uint"
-            } else {
-                "c_ulonglong"
-            };
-            return (format!("t:{name}:{c}"), name.clone());
-        }
+    if let Some(class) = typedef_spec(lib, ty, handles) {
+        return class;
     }
     match lib.resolve(ty) {
         Resolved::Prim(p) => {
@@ -336,14 +325,25 @@ fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
         },
         Resolved::Array { elem, len } => {
             let (s, stub) = spec(lib, elem, handles);
-            if s == "c_char" {
-                return (format!("a:{len}:{s}"), "bytes".into());
-            }
-            (format!("a:{len}:{s}"), format!("list[{stub}]"))
+            let chars = typedef_spec(lib, elem, handles).is_none() && matches!(lib.resolve(elem), Resolved::Prim(Prim::Char));
+            (format!("a:{len}:{s}"), if chars { "bytes".into() } else { format!("list[{stub}]") })
         }
         Resolved::Pointer { pointee, .. } if decimal_address(lib, pointee) => ("d:c_void_p".into(), "int".into()),
         _ => ("c_void_p".into(), "int | None".into()),
     }
+}
+
+/// (spec, stub type) of a typedef with a class of its own (`t:NAME:CTYPE`), if `ty` is one.
+fn typedef_spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> Option<(String, String)> {
+    let Type::Named { name } = ty else { return None };
+    let (pointer, bits) =
+        lib.typedef(name).filter(|_| handle_class(handles, name).is_none()).and_then(|t| typedef_class(lib, t))?;
+    let c = match (pointer, bits) {
+        (true, _) => "c_void_p",
+        (false, 32) => "c_uint",
+        _ => "c_ulonglong",
+    };
+    Some((format!("t:{name}:{c}"), name.clone()))
 }
 
 pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordView {
@@ -356,8 +356,14 @@ pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordV
             .iter()
             .map(|f| {
                 let (spec, stub) = field_spec(lib, f, handles);
-                let public = !f.names.python.starts_with(crate::passes::naming::PYTHON_PRIVATE);
-                FieldView { name: f.names.python.clone(), public, spec, stub, anonymous: f.anonymous, bits: f.bit_width }
+                FieldView {
+                    name: f.names.python.clone(),
+                    public: !f.python_private,
+                    spec,
+                    stub,
+                    anonymous: f.anonymous,
+                    bits: f.bit_width,
+                }
             })
             .collect(),
         promoted: r
