@@ -56,6 +56,8 @@ pub use driver::*;
 mod nvrtc;
 pub use nvrtc::*;
 
+mod context;
+pub use context::*;
 mod error;
 pub use error::*;
 mod launch;
