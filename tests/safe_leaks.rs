@@ -294,5 +294,5 @@ fn every_owned_kind_is_dropped_without_a_leak() {
     std::fs::remove_file(&ptx_file).ok();
     assert!(failed.is_empty(), "{failed:#?}");
     assert!(drop_errors.is_empty(), "{drop_errors:?}");
-    println!("summary: safe_leaks PASS: {made} kinds created and dropped in loops, device memory flat (slack {SLACK} bytes)");
+    println!("summary: safe_leaks PASS: {made} loops of owned kinds created and dropped, device memory flat (slack {SLACK} bytes)");
 }
