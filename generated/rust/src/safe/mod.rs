@@ -32,8 +32,9 @@
 //! - A handle that must not outlive what it comes from borrows it: `Function<'m>` from
 //!   `&'m Module` (or `&Kernel`), `Kernel<'l>` from `&'l Library`, `GraphNode<'g>` from
 //!   `&'g Graph`, `Mapping<'r>` from `&'r AddressRange`, and every object made in the current
-//!   context (`Stream<'c>`, `Module<'c>`, `Event<'c>`, device memory...) from that context. A graph node is owned by its graph: dropping a `GraphNode` ends nothing;
-//!   `destroy` removes it.
+//!   context (`Stream<'c>`, `Module<'c>`, `Event<'c>`, device memory...) from that context.
+//!   A graph node is owned by its graph: dropping a `GraphNode` ends nothing; `destroy`
+//!   removes it.
 //!
 //! # Threads
 //!
