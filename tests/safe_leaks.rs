@@ -22,6 +22,13 @@ use std::error::Error as StdError;
 use std::ffi::{c_char, c_void, CString};
 
 type Result<T = ()> = std::result::Result<T, Box<dyn StdError>>;
+/// One round of a kind: create (and use), then drop.
+type Round<'a> = Box<dyn Fn() -> Result + 'a>;
+
+/// Drops what a constructor made (the round's end).
+fn dropped<T, E: Into<Box<dyn StdError>>>(made: std::result::Result<T, E>) -> Result {
+    made.map(drop).map_err(Into::into)
+}
 
 const MIB: usize = 1 << 20;
 /// Bytes each memory kind allocates per round.
@@ -100,8 +107,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
     let granularity = driver::mem_get_allocation_granularity(&vmm_prop, CUmemAllocationGranularity_flags::MINIMUM).unwrap();
     let vmm_bytes = BYTES.div_ceil(granularity) * granularity;
 
-    let kinds: Vec<(&str, usize, Box<dyn Fn() -> Result + '_>)> = vec![
-        ("Stream", 200, Box::new(|| Ok(drop(Stream::create(&ctx, 1)?)))),
+    let kinds: Vec<(&str, usize, Round<'_>)> = vec![
+        ("Stream", 200, Box::new(|| dropped(Stream::create(&ctx, 1)))),
         (
             "Event (recorded)",
             200,
@@ -116,7 +123,7 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             50,
             Box::new(|| {
                 let m = Module::from_ptx(&ctx, &ptx)?;
-                Ok(drop(m.get_function(c"saxpy")?))
+                dropped(m.get_function(c"saxpy"))
             }),
         ),
         (
@@ -124,25 +131,25 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             50,
             Box::new(|| {
                 let l = Library::load_from_file(&ptx_path, &[], &[], &[], &[])?;
-                Ok(drop(l.get_kernel(c"saxpy")?))
+                dropped(l.get_kernel(c"saxpy"))
             }),
         ),
-        ("LinkState", 50, Box::new(|| Ok(drop(LinkState::create(&ctx, &[], &[])?)))),
-        ("DeviceMemory (cuMemAlloc)", 50, Box::new(|| Ok(drop(DeviceMemory::alloc(&ctx, BYTES)?)))),
-        ("DeviceMemory (pitch)", 50, Box::new(|| Ok(drop(DeviceMemory::alloc_pitch(&ctx, 4096, BYTES / 4096, 4)?)))),
-        ("DeviceMemory (managed)", 50, Box::new(|| Ok(drop(DeviceMemory::alloc_managed(&ctx, BYTES, 1)?)))),
-        ("AsyncDeviceMemory", 50, Box::new(|| Ok(drop(s.mem_alloc_async(BYTES)?)))),
-        ("AsyncDeviceMemory (pool)", 50, Box::new(|| Ok(drop(s.mem_alloc_from_pool_async(BYTES, &pool)?)))),
-        ("DeviceBuffer Alloc::Sync", 50, Box::new(|| Ok(drop(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Sync)?)))),
-        ("DeviceBuffer Alloc::Async", 50, Box::new(|| Ok(drop(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Async)?)))),
+        ("LinkState", 50, Box::new(|| dropped(LinkState::create(&ctx, &[], &[])))),
+        ("DeviceMemory (cuMemAlloc)", 50, Box::new(|| dropped(DeviceMemory::alloc(&ctx, BYTES)))),
+        ("DeviceMemory (pitch)", 50, Box::new(|| dropped(DeviceMemory::alloc_pitch(&ctx, 4096, BYTES / 4096, 4)))),
+        ("DeviceMemory (managed)", 50, Box::new(|| dropped(DeviceMemory::alloc_managed(&ctx, BYTES, 1)))),
+        ("AsyncDeviceMemory", 50, Box::new(|| dropped(s.mem_alloc_async(BYTES)))),
+        ("AsyncDeviceMemory (pool)", 50, Box::new(|| dropped(s.mem_alloc_from_pool_async(BYTES, &pool)))),
+        ("DeviceBuffer Alloc::Sync", 50, Box::new(|| dropped(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Sync)))),
+        ("DeviceBuffer Alloc::Async", 50, Box::new(|| dropped(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Async)))),
         (
             "DeviceBuffer Alloc::Pool",
             50,
-            Box::new(|| Ok(drop(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Pool(pool.as_raw()))?))),
+            Box::new(|| dropped(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Pool(pool.as_raw())))),
         ),
-        ("PinnedHostBuffer", 50, Box::new(|| Ok(drop(PinnedHostBuffer::<f32>::zeroed(&s, BYTES / 4)?)))),
-        ("HostMemory (cuMemAllocHost)", 50, Box::new(|| Ok(drop(HostMemory::alloc_host(&ctx, BYTES)?)))),
-        ("HostMemory (cuMemHostAlloc)", 50, Box::new(|| Ok(drop(HostMemory::alloc(&ctx, BYTES, 0)?)))),
+        ("PinnedHostBuffer", 50, Box::new(|| dropped(PinnedHostBuffer::<f32>::zeroed(&s, BYTES / 4)))),
+        ("HostMemory (cuMemAllocHost)", 50, Box::new(|| dropped(HostMemory::alloc_host(&ctx, BYTES)))),
+        ("HostMemory (cuMemHostAlloc)", 50, Box::new(|| dropped(HostMemory::alloc(&ctx, BYTES, 0)))),
         (
             "HostRegistration",
             50,
@@ -151,7 +158,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 // SAFETY: `host` outlives the registration, dropped first.
                 let r = unsafe { HostRegistration::register(&ctx, host.as_mut_ptr().cast(), host.len(), 0) }?;
                 drop(r);
-                Ok(drop(host))
+                drop(host);
+                Ok(())
             }),
         ),
         (
@@ -161,7 +169,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 let p = MemoryPool::create(&pool_props)?;
                 drop(s.mem_alloc_from_pool_async(BYTES, &p)?);
                 s.synchronize()?;
-                Ok(drop(p))
+                drop(p);
+                Ok(())
             }),
         ),
         (
@@ -175,7 +184,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 driver::mem_set_access(mapping.as_raw(), vmm_bytes, &[access])?;
                 drop(mapping);
                 drop(range);
-                Ok(drop(handle))
+                drop(handle);
+                Ok(())
             }),
         ),
         (
@@ -184,10 +194,10 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             Box::new(|| {
                 let desc =
                     CUDA_ARRAY_DESCRIPTOR { Width: 1024, Height: BYTES / 4096, Format: CUarray_format::FLOAT, NumChannels: 1 };
-                Ok(drop(Array::create(&ctx, &desc)?))
+                dropped(Array::create(&ctx, &desc))
             }),
         ),
-        ("MipmappedArray", 50, Box::new(|| Ok(drop(MipmappedArray::create(&ctx, &array3d(1024, 1024, 0), 4)?)))),
+        ("MipmappedArray", 50, Box::new(|| dropped(MipmappedArray::create(&ctx, &array3d(1024, 1024, 0), 4)))),
         (
             "TexObject (+ array)",
             50,
@@ -206,7 +216,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 };
                 let t = TexObject::create(&ctx, &array_resource(&array), &tex, &view)?;
                 drop(t);
-                Ok(drop(array))
+                drop(array);
+                Ok(())
             }),
         ),
         (
@@ -217,7 +228,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 let array = Array::array3d_create(&ctx, &array3d(1024, BYTES / 4096, 2))?;
                 let surf = SurfObject::create(&ctx, &array_resource(&array))?;
                 drop(surf);
-                Ok(drop(array))
+                drop(array);
+                Ok(())
             }),
         ),
         (
@@ -244,16 +256,17 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 let held = g.retain_user_object(object.as_raw(), 1, 0)?;
                 drop(held);
                 drop(object);
-                Ok(drop(g))
+                drop(g);
+                Ok(())
             }),
         ),
-        ("Program (NVRTC)", 100, Box::new(|| Ok(drop(Program::create_program(SAXPY, Some(c"saxpy.cu"), &[], &[])?)))),
+        ("Program (NVRTC)", 100, Box::new(|| dropped(Program::create_program(SAXPY, Some(c"saxpy.cu"), &[], &[])))),
         (
             "LogsCallbackHandle",
             100,
             Box::new(|| {
                 // SAFETY: a callback that reads nothing.
-                Ok(drop(unsafe { LogsCallbackHandle::register_callback(Some(no_log), std::ptr::null_mut()) }?))
+                dropped(unsafe { LogsCallbackHandle::register_callback(Some(no_log), std::ptr::null_mut()) })
             }),
         ),
         (
@@ -265,10 +278,11 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 // 1 = CU_GREEN_CTX_DEFAULT_STREAM.
                 let green = GreenCtx::create(desc, device, 1)?;
                 drop(green.stream_create(1, 0)?);
-                Ok(drop(green))
+                drop(green);
+                Ok(())
             }),
         ),
-        ("PrimaryContext (retain)", 100, Box::new(|| Ok(drop(PrimaryContext::retain(device)?)))),
+        ("PrimaryContext (retain)", 100, Box::new(|| dropped(PrimaryContext::retain(device)))),
         (
             "Context",
             10,
@@ -294,5 +308,7 @@ fn every_owned_kind_is_dropped_without_a_leak() {
     std::fs::remove_file(&ptx_file).ok();
     assert!(failed.is_empty(), "{failed:#?}");
     assert!(drop_errors.is_empty(), "{drop_errors:?}");
-    println!("summary: safe_leaks PASS: {made} loops of owned kinds created and dropped, device memory flat (slack {SLACK} bytes)");
+    println!(
+        "summary: safe_leaks PASS: {made} loops of owned kinds created and dropped, device memory flat (slack {SLACK} bytes)"
+    );
 }
