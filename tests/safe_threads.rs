@@ -29,11 +29,11 @@ fn four_threads_share_one_context() {
     }
     let device = driver::device_get(0).unwrap();
     let ctx = PrimaryContext::retain(device).unwrap();
-    let module = {
-        let _bound = ctx.bind().unwrap();
-        Module::from_ptx(&ctx, &ptx(device)).unwrap()
-    };
+    // Load on this thread, then leave no context current here.
+    let bound = ctx.bind().unwrap();
+    let module = Module::from_ptx(&ctx, &ptx(device)).unwrap();
     let saxpy = module.get_function(c"saxpy").unwrap();
+    drop(bound);
     let n = 1usize << 20;
     let rounds = 10;
     std::thread::scope(|scope| {
