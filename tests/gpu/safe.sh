@@ -21,7 +21,9 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 rows=()
 fail=0
 count() { grep -cE "$1" "$2" || true; }
-for t in safe_examples safe_threads safe_leaks safe_gpu; do
+tests=("$@")
+[ ${#tests[@]} = 0 ] && tests=(safe_examples safe_threads safe_leaks safe_gpu)
+for t in "${tests[@]}"; do
   bin=.carry/safe/$t
   if [ ! -x "$bin" ]; then rows+=("$(printf '%-14s %-6s missing %s' "$t" "-" "$bin")"); fail=1; continue; fi
   start=$SECONDS
@@ -37,12 +39,12 @@ for t in safe_examples safe_threads safe_leaks safe_gpu; do
   [ "$plain" = pass ] && [ "$mpass" = pass ] && [ "$other" = 0 ] && [ "$leaked" = 0 ] || fail=1
   rows+=("$(printf '%-14s %-6s %-14s %-7s %-6s %-6s %-7s %4ss' "$t" "$plain" "$mpass(rc=$mrc)" "${errors:-?}" "$probe" "$other" "$leaked" $((SECONDS - start)))")
 done
-for t in safe_examples safe_threads safe_leaks safe_gpu; do
+for t in "${tests[@]}"; do
   echo "---- $t ----"
   grep -oE '(summary|example [a-z]+:|thread [0-9]:|leak:|corpus:|shapes:|saxpy:|two streams:|pools:|launch cost|skipped) .*' "$out/$t.log" | cut -c1-200
 done
 echo "---- API errors other than the probe (first 5 per test) ----"
-for t in safe_examples safe_threads safe_leaks safe_gpu; do
+for t in "${tests[@]}"; do
   [ -f "$out/$t.memcheck.log" ] && grep -E 'Program hit' "$out/$t.memcheck.log" | grep -vE 'cu(Func|Kernel)GetParamInfo' | sort | uniq -c | head -5 | sed "s/^/$t: /"
 done
 echo "---- summary ----"
