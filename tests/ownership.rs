@@ -62,6 +62,20 @@ fn resource_lines(r: &Resource) -> String {
     if !r.parents.is_empty() {
         s.push_str(&format!("  borrows: {}\n", r.parents.join(" | ")));
     }
+    if r.in_context {
+        s.push_str("  borrows: the current context (its constructors take it)\n");
+    }
+    let takes: Vec<String> = r
+        .creators
+        .iter()
+        .map(|c| (&c.name, &c.handle_args))
+        .chain(r.methods.iter().map(|m| (&m.name, &m.handle_args)))
+        .filter(|(_, a)| !a.is_empty())
+        .map(|(n, a)| format!("{n}({})", a.join(",")))
+        .collect();
+    if !takes.is_empty() {
+        s.push_str(&format!("  handle args: {}\n", takes.join(" ")));
+    }
     if let Some(b) = &r.binds {
         s.push_str(&format!("  binds: {} / {}\n", b.push, b.pop));
     }
@@ -199,4 +213,29 @@ fn generated_owned_types_are_the_irs() {
             }
         }
     }
+}
+
+/// The safe API surface as generated (12.9): every owned type, trait impl and signature, so a
+/// change of lifetimes, `Send`/`Sync`, `unsafe` or argument types shows in review.
+#[test]
+fn safe_api_12_9() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut surface = String::new();
+    for module in ["driver", "nvrtc"] {
+        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/safe/{module}.rs"))).unwrap();
+        surface.push_str(&format!("# {module}\n"));
+        for line in text.lines() {
+            let t = line.trim_start();
+            let item = ["pub struct ", "impl", "unsafe impl"].iter().any(|p| line.starts_with(p));
+            let function = ["pub fn ", "pub unsafe fn "].iter().any(|p| t.starts_with(p));
+            if item || function {
+                let sig = t.trim_end_matches(['{', ' ']).trim_end_matches(" {}");
+                surface.push_str(if function { "    " } else { "" });
+                surface.push_str(sig);
+                surface.push('\n');
+            }
+        }
+    }
+    assert!(surface.contains("pub struct Stream<'p>"), "streams borrow their context");
+    insta::assert_snapshot!("safe_api_12_9", surface);
 }

@@ -225,16 +225,16 @@ fn safe_layer_on_the_gpu() {
         return;
     }
     let device = driver::device_get(0).unwrap();
-    let _ctx = Context::create(0, device).unwrap();
+    let ctx = Context::create(0, device).unwrap();
     let major = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, device).unwrap();
     let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
     let src = CString::new(KERNELS).unwrap();
     let ptx = compile_ptx(&src, c"safe_gpu.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
-    let module = Module::from_ptx(&CString::new(ptx).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
     let k = Kernels::new(&module);
-    let s = Stream::create(CU_STREAM_NON_BLOCKING).unwrap();
+    let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
 
-    let refused = mismatched_launches_are_refused(&k, &s);
+    let refused = mismatched_launches_are_refused(&ctx, &k, &s);
     let (launches, _) = read_state(&k, &s);
     assert_eq!(launches, 0, "a refused launch ran");
     println!("corpus: {refused} mismatched launches refused, device launch counter {launches}");
@@ -245,7 +245,7 @@ fn safe_layer_on_the_gpu() {
     println!("shapes: {} kernels launched and checked, {} launches counted on the device", shapes.0, launches);
 
     let n = saxpy(&k, &s);
-    let iters = two_streams(&k);
+    let iters = two_streams(&ctx, &k);
     let rounds = pools(&s, &k);
     let drop_errors = cudagen::safe::take_drop_errors();
     assert!(drop_errors.is_empty(), "{drop_errors:?}");
@@ -264,7 +264,7 @@ fn expect(r: Result<(), Error>, want: &str, refused: &mut usize) {
     *refused += 1;
 }
 
-fn mismatched_launches_are_refused(k: &Kernels<'_>, s: &Stream) -> usize {
+fn mismatched_launches_are_refused(ctx: &Context, k: &Kernels<'_>, s: &Stream) -> usize {
     let mut n = 0;
     let one = LaunchConfig::linear(1, 1);
     let x = DeviceBuffer::<f32>::zeroed(s, 256).unwrap();
@@ -363,7 +363,7 @@ fn mismatched_launches_are_refused(k: &Kernels<'_>, s: &Stream) -> usize {
     let cfg = LaunchConfig { grid: (1, 1, 1), block: (32, 0, 1), shared_mem_bytes: 0 };
     expect(s.launch(&k.sum, cfg, (&x, 256i32)), &format!("kernel `s_sum`: block.y is 0; {nothing}"), &mut n);
     // A buffer bound to another stream.
-    let other = Stream::create(CU_STREAM_NON_BLOCKING).unwrap();
+    let other = Stream::create(ctx, CU_STREAM_NON_BLOCKING).unwrap();
     let elsewhere = DeviceBuffer::<f32>::zeroed(&other, 256).unwrap();
     expect(s.launch(&k.sum, one, (&elsewhere, 256i32)), &format!("kernel `s_sum`: argument 0 is memory bound to another stream than the launch's (move it with `move_to` first); {nothing}"), &mut n);
     drop(elsewhere);
@@ -467,8 +467,8 @@ fn saxpy(k: &Kernels<'_>, s: &Stream) -> usize {
 
 /// Two non-blocking streams: a slow fill on one, an accumulation on the other, the buffer moved
 /// between them each round (an event each move). Without the ordering the sums would race.
-fn two_streams(k: &Kernels<'_>) -> usize {
-    let (s1, s2) = (Stream::create(CU_STREAM_NON_BLOCKING).unwrap(), Stream::create(CU_STREAM_NON_BLOCKING).unwrap());
+fn two_streams(ctx: &Context, k: &Kernels<'_>) -> usize {
+    let (s1, s2) = (Stream::create(ctx, CU_STREAM_NON_BLOCKING).unwrap(), Stream::create(ctx, CU_STREAM_NON_BLOCKING).unwrap());
     let n = 1usize << 22;
     let cfg = LaunchConfig::for_elements(n as u32, 256);
     let mut acc = DeviceBuffer::<f32>::zeroed(&s2, n).unwrap();
@@ -538,13 +538,13 @@ fn checked_launch_cost() {
         return;
     }
     let device = driver::device_get(0).unwrap();
-    let _ctx = Context::create(0, device).unwrap();
+    let ctx = Context::create(0, device).unwrap();
     let major = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, device).unwrap();
     let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
     let ptx = compile_ptx(EMPTY5, c"empty5.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
-    let module = Module::from_ptx(&CString::new(ptx).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
     let f = module.get_function(c"empty5").unwrap();
-    let s = Stream::create(CU_STREAM_NON_BLOCKING).unwrap();
+    let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
     let x = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
     let y = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
     let mut out = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();

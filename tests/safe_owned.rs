@@ -1,8 +1,9 @@
 //! The generated owned handles (`cudagen::safe::{Stream, PrimaryContext, Module, Function}`)
 //! against a fake libcuda (`tests/loader/fake/fake_owned_driver.c`, built with gcc), so it runs
 //! without a GPU: each create is ended exactly once by drop, `into_raw` skips the end, a failing
-//! end is kept for `take_drop_errors`, kept values reach the end call, binds push and pop. Each
-//! scenario runs in its own process (the loader is process-wide).
+//! end is kept for `take_drop_errors`, kept values reach the end call, binds push and pop, a
+//! constructor refuses a context that is not current. Each scenario runs in its own process
+//! (the loader is process-wide).
 
 use cudagen::driver::{CUdevice, CUresult};
 use cudagen::loader::{Entry, LibraryKind, Table};
@@ -40,6 +41,13 @@ fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
 static FAKE_ENTRIES: [Entry; 1] = [Entry { symbol: "cuFakeCount", proc_name: "cuFakeCount", version: 0, per_thread: false }];
 static FAKE: Table<1> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
 
+/// A primary context of the fake, bound for the rest of the process (its guard is leaked).
+fn bound_context() -> &'static PrimaryContext {
+    let ctx = Box::leak(Box::new(PrimaryContext::retain(CUdevice::from(0)).unwrap()));
+    std::mem::forget(ctx.bind().unwrap());
+    ctx
+}
+
 /// How often the fake saw `name` called (or one of its records).
 fn calls(name: &str) -> i64 {
     let f: unsafe extern "C" fn(*const c_char) -> c_long = unsafe { std::mem::transmute(FAKE.get(0).unwrap()) };
@@ -52,13 +60,14 @@ fn a_dropped_stream_is_destroyed_exactly_once() {
     if parent_runs("a_dropped_stream_is_destroyed_exactly_once", &[]) {
         return;
     }
-    let s = Stream::create(0).unwrap();
+    let ctx = bound_context();
+    let s = Stream::create(ctx, 0).unwrap();
     assert_eq!((calls("cuStreamCreate"), calls("cuStreamDestroy")), (1, 0));
     s.synchronize().unwrap();
     assert_eq!(calls("cuStreamSynchronize"), 1, "a method calls the typed layer with the handle");
     drop(s);
     assert_eq!(calls("cuStreamDestroy"), 1);
-    Stream::create(0).unwrap().destroy().unwrap();
+    Stream::create(ctx, 0).unwrap().destroy().unwrap();
     assert_eq!((calls("cuStreamCreate"), calls("cuStreamDestroy")), (2, 2), "destroy ends it once, drop does not again");
     assert!(take_drop_errors().is_empty());
 }
@@ -68,7 +77,8 @@ fn into_raw_skips_the_destroy() {
     if parent_runs("into_raw_skips_the_destroy", &[]) {
         return;
     }
-    let s = Stream::create(0).unwrap();
+    let ctx = bound_context();
+    let s = Stream::create(ctx, 0).unwrap();
     let raw = s.as_raw();
     assert_eq!(s.into_raw(), raw);
     assert_eq!(calls("cuStreamDestroy"), 0, "into_raw gives the handle up without ending it");
@@ -81,14 +91,15 @@ fn a_failing_destroy_is_recorded_or_returned() {
     if parent_runs("a_failing_destroy_is_recorded_or_returned", &[("FAKE_DESTROY_FAILS", "1")]) {
         return;
     }
-    drop(Stream::create(0).unwrap());
+    let ctx = bound_context();
+    drop(Stream::create(ctx, 0).unwrap());
     let errors = take_drop_errors();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].0, "Stream");
     let Error::Driver(e) = &errors[0].1 else { panic!("{:?}", errors[0].1) };
     assert_eq!(e.code(), CUresult(400));
     assert!(take_drop_errors().is_empty(), "taken once");
-    let e = Stream::create(0).unwrap().destroy().unwrap_err();
+    let e = Stream::create(ctx, 0).unwrap().destroy().unwrap_err();
     assert_eq!(e.code(), CUresult(400), "destroy returns the error");
     assert!(take_drop_errors().is_empty(), "and records nothing");
     assert_eq!(calls("cuStreamDestroy"), 2);
@@ -118,7 +129,8 @@ fn a_function_borrows_its_module() {
     if parent_runs("a_function_borrows_its_module", &[]) {
         return;
     }
-    let module = unsafe { Module::load_data(c"image".as_ptr().cast()) }.unwrap();
+    let ctx = bound_context();
+    let module = unsafe { Module::load_data(ctx, c"image".as_ptr().cast()) }.unwrap();
     let f = module.get_function(c"k").unwrap();
     assert_eq!(f.raw_function(), f.as_raw(), "a function is launchable by the safe layer");
     assert!(f.raw_kernel().is_none());
@@ -133,12 +145,37 @@ fn a_function_borrows_its_module() {
 fn owned_types_cross_threads_as_documented() {
     fn send_sync<T: Send + Sync>() {}
     fn send<T: Send>() {}
-    send_sync::<Stream>();
-    send_sync::<cudagen::safe::Event>();
-    send_sync::<Module>();
+    send_sync::<Stream<'static>>();
+    send_sync::<cudagen::safe::Event<'static>>();
+    send_sync::<Module<'static>>();
     send_sync::<cudagen::safe::Function<'static>>();
     send_sync::<PrimaryContext>();
-    send_sync::<cudagen::safe::DeviceMemory>();
+    send_sync::<cudagen::safe::Context>();
+    send_sync::<cudagen::safe::DeviceMemory<'static>>();
+    send_sync::<cudagen::safe::MemoryPool>();
     send::<cudagen::safe::Graph>();
     send::<cudagen::safe::Program>();
+}
+
+#[test]
+fn a_constructor_takes_the_current_context_only() {
+    if parent_runs("a_constructor_takes_the_current_context_only", &[]) {
+        return;
+    }
+    let ctx = PrimaryContext::retain(CUdevice::from(0)).unwrap();
+    let e = Stream::create(&ctx, 0).unwrap_err();
+    assert!(matches!(e, Error::NotCurrent { current: false }), "{e:?}");
+    assert!(e.to_string().starts_with("no context is current on the calling thread"), "{e}");
+    let other = PrimaryContext::retain(CUdevice::from(1)).unwrap();
+    let bound = other.bind().unwrap();
+    let e = Stream::create(&ctx, 0).unwrap_err();
+    assert!(matches!(e, Error::NotCurrent { current: true }), "{e:?}");
+    assert_eq!(calls("cuStreamCreate"), 0, "a refused constructor creates nothing");
+    let s = Stream::create(&other, 0).unwrap();
+    assert_eq!((calls("cuCtxGetCurrent"), calls("cuStreamCreate")), (3, 1), "one current-context check per constructor");
+    // The stream borrows `other`: it must be dropped before the context (the compiler refuses
+    // the other order; see the compile_fail examples in tests/lib.rs).
+    drop(s);
+    drop(bound);
+    drop(other);
 }

@@ -213,6 +213,11 @@ pub struct Resource {
     /// Resources (by name) this one must not outlive: the owned type borrows its parent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parents: Vec<String>,
+    /// Made in the calling thread's current context (its constructors' docs list
+    /// `CUDA_ERROR_INVALID_CONTEXT`): the constructors take that context and the owned type
+    /// borrows it, so it cannot outlive the context (`Stream<'ctx>`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_context: bool,
     /// Values the ender needs besides the handle, kept from the creating call (the `dev` of
     /// `cuDevicePrimaryCtxRelease`), by the ender's parameter names, in its order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -263,6 +268,10 @@ pub struct Creator {
     pub self_param: Option<String>,
     /// Rust name of the constructor or method (`create`, `get_function`).
     pub name: String,
+    /// Other inputs holding a resource's handle by value: the owned types take them as
+    /// `&impl AsRaw<Handle>` (an owned type or the raw handle).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handle_args: Vec<String>,
     pub decided_by: DecidedBy,
 }
 
@@ -294,6 +303,9 @@ pub struct Method {
     pub self_param: String,
     /// Rust name of the method (`synchronize` for `cuStreamSynchronize`).
     pub name: String,
+    /// Other inputs holding a resource's handle (see [`Creator::handle_args`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handle_args: Vec<String>,
 }
 
 /// Calls that bind a handle to the calling thread and unbind it.

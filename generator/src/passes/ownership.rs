@@ -79,8 +79,16 @@ const BINDS: [(&str, &str, &str); 1] = [("CUcontext", "cuCtxPushCurrent", "cuCtx
 
 /// Traits of the hand-written safe layer (`templates/rust/support/safe`) each handle type's
 /// owned type implements.
-const SUPPORT_TRAITS: [(&str, &str); 3] =
-    [("CUstream", "as_stream"), ("CUfunction", "launchable_function"), ("CUkernel", "launchable_kernel")];
+const SUPPORT_TRAITS: [(&str, &str); 4] = [
+    ("CUstream", "as_stream"),
+    ("CUfunction", "launchable_function"),
+    ("CUkernel", "launchable_kernel"),
+    ("CUcontext", "current_context"),
+];
+
+/// The status a call's doc lists when it works in the calling thread's current context: a kind
+/// whose constructors list it borrows that context ([`Resource::in_context`]).
+const CONTEXT_STATUS: &str = "CUDA_ERROR_INVALID_CONTEXT";
 
 /// Names an owned type reserves for itself; a method that would take one keeps its full name.
 const RESERVED: [&str; 8] = ["as_raw", "into_raw", "from_raw", "destroy", "bind", "drop", "clone", "new"];
@@ -90,6 +98,7 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
     let mut plan = Plan::default();
     let mut errors = Errors::default();
     plan_enders(lib, &anns, &mut plan, &mut errors);
+    resolve_named_parents(lib, &mut plan, &mut errors);
     plan_annotated_creators(lib, &anns, &mut plan, &mut errors);
     plan_found_creators(lib, &anns, &mut plan);
     plan_typed_children(lib, &mut plan);
@@ -173,7 +182,7 @@ fn annotated<'a>(lib: &Library, ann: &'a LibraryAnnotations, cuda_version: Optio
         if set > 1 || (set == 0 && !refines) {
             errors.push(Error::at(at.clone(), format!("[ownership] {name}: give one of `ends`, `creates`, `excused`, or what to refine of a found ender (`name`, `parent`, `owned`, `keep`)")));
         }
-        for ty in [&a.ends, &a.creates, &a.parent].into_iter().flatten() {
+        for ty in [&a.ends, &a.creates].into_iter().flatten() {
             if handle_type(lib, ty).is_none() {
                 errors.push(Error::at(at.clone(), format!("[ownership] {name}: `{ty}` is not a handle type of the header")));
             }
@@ -244,6 +253,9 @@ struct Kind {
     owned: bool,
     /// Handle keys of the parents.
     parents: Vec<String>,
+    /// A parent the annotation names by resource (`parent = "AddressRange"`), where several
+    /// resources share its handle type.
+    parent_name: Option<String>,
     kept: Vec<String>,
     /// Ender parameter -> creator parameter, where the names differ.
     keep: BTreeMap<String, String>,
@@ -469,7 +481,9 @@ fn kind(
     by: DecidedBy,
 ) -> Kind {
     let kept = ender.as_ref().map(|e| kept_of(&e.args)).unwrap_or_default();
-    let parents = a.and_then(|a| a.parent.as_deref()).and_then(|p| handle_type(lib, p)).map(|(k, _)| vec![k]).unwrap_or_default();
+    let parent = a.and_then(|a| a.parent.as_deref());
+    let parents = parent.and_then(|p| handle_type(lib, p)).map(|(k, _)| vec![k]).unwrap_or_default();
+    let parent_name = parent.filter(|p| handle_type(lib, p).is_none()).map(String::from);
     Kind {
         key,
         handle,
@@ -477,6 +491,7 @@ fn kind(
         name: a.and_then(|a| a.name.clone()),
         owned: ender.is_some() && a.and_then(|a| a.owned).unwrap_or(true),
         parents,
+        parent_name,
         kept,
         keep: a.map(|a| a.keep.clone()).unwrap_or_default(),
         ender,
@@ -534,6 +549,20 @@ fn creator_of(lib: &Library, k: &Kind, f_index: usize, by: DecidedBy, takes_inpu
         )
     };
     Some(PlannedCreator { f: f_index, handle_param, parent_param, kept_from, by })
+}
+
+/// Turns parents named by resource (`parent = "AddressRange"`) into that resource's handle key.
+fn resolve_named_parents(lib: &Library, plan: &mut Plan, errors: &mut Errors) {
+    for j in 0..plan.kinds.len() {
+        let Some(name) = plan.kinds[j].parent_name.clone() else { continue };
+        let named = |k: &Kind| k.name.clone().unwrap_or_else(|| stem(lib, &k.handle_name)) == name;
+        match plan.kinds.iter().find(|k| named(k)).map(|k| k.key.clone()) {
+            Some(key) if !plan.kinds[j].parents.contains(&key) => plan.kinds[j].parents.push(key),
+            Some(_) => {}
+            None => errors
+                .push(Error::new(format!("[ownership]: parent `{name}` is neither a handle type of the header nor a resource"))),
+        }
+    }
 }
 
 fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan, errors: &mut Errors) {
@@ -707,8 +736,10 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
     for (j, k) in plan.kinds.iter().enumerate() {
         let mut parents = Vec::new();
         for p in &k.parents {
-            match by_key(p).as_slice() {
-                [one] => parents.push(names[*one].clone()),
+            let named = k.parent_name.as_ref().filter(|n| names.contains(n) && by_key(p).iter().any(|&i| &names[i] == *n));
+            match (named, by_key(p).as_slice()) {
+                (Some(n), _) => parents.push(n.clone()),
+                (None, [one]) => parents.push(names[*one].clone()),
                 _ => errors.push(Error::new(format!("`{}` borrows a `{p}`, which is not exactly one resource", names[j]))),
             }
         }
@@ -722,6 +753,7 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
             handle: k.handle.clone(),
             owned: k.owned,
             parents,
+            in_context: false,
             kept: k.kept.clone(),
             creators: Vec::new(),
             ender: k.ender.as_ref().map(|e| Ender {
@@ -799,7 +831,10 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
     for (j, k) in plan.kinds.iter().enumerate() {
         for c in &k.creators {
             let f = &lib.functions[c.f];
-            let (on, self_param) = creator_host(lib, f, c, &kinds_of);
+            let (mut on, self_param) = creator_host(lib, f, c, &kinds_of);
+            if let Some(parent) = &k.parent_name {
+                on.retain(|&h| out[h].name == *parent);
+            }
             let hosts: Vec<usize> = if on.is_empty() { vec![j] } else { on.clone() };
             let pre = &prefixes[&plan.kinds[hosts[0]].key];
             let name = unique_name(&f.names.rust, pre, hosts.iter().map(|&h| &taken[h]));
@@ -812,6 +847,7 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
                 parent_param: c.parent_param.clone(),
                 kept_from: c.kept_from.clone(),
                 on: on.iter().map(|&h| out[h].name.clone()).collect(),
+                handle_args: handle_args(lib, plan, f, &[Some(&c.handle_param), c.parent_param.as_ref(), self_param.as_ref()]),
                 self_param,
                 name,
                 decided_by: c.by,
@@ -820,6 +856,11 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
     }
     for (j, k) in plan.kinds.iter().enumerate() {
         out[j].creators = std::mem::take(&mut creators[j]);
+        out[j].in_context = out[j].binds.is_none()
+            && out[j]
+                .creators
+                .iter()
+                .any(|c| c.on.is_empty() && lib.function(&c.function).is_some_and(|f| f.doc.markdown.contains(CONTEXT_STATUS)));
         if is_address(lib, &k.key) {
             continue;
         }
@@ -833,9 +874,21 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
             }
             let name = unique_name(&f.names.rust, &prefixes[&k.key], std::iter::once(&taken[j]));
             taken[j].insert(name.clone());
-            out[j].methods.push(Method { function: f.name.clone(), self_param: first.name.clone(), name });
+            let handle_args = handle_args(lib, plan, f, &[Some(&first.name)]);
+            out[j].methods.push(Method { function: f.name.clone(), self_param: first.name.clone(), name, handle_args });
         }
     }
+}
+
+/// The inputs of `f` but `skip` that hold the handle of a resource by value (addresses aside:
+/// many calls take them, and pointer arithmetic makes them data).
+fn handle_args(lib: &Library, plan: &Plan, f: &Function, skip: &[Option<&String>]) -> Vec<String> {
+    f.params
+        .iter()
+        .filter(|p| p.direction == Direction::In && matches!(p.role, Role::Value) && !skip.contains(&Some(&p.name)))
+        .filter(|p| key_of(lib, &p.ty).is_some_and(|key| !is_address(lib, &key) && plan.kinds.iter().any(|k| k.key == key)))
+        .map(|p| p.name.clone())
+        .collect()
 }
 
 /// Where a creator goes: a method of the parent it borrows from, else of the kinds whose handle

@@ -3,7 +3,8 @@
  * and functions are tokens, every call is counted (fake_count(name), reached through
  * cuGetProcAddress_v2 as "cuFakeCount"). FAKE_DESTROY_FAILS=1 makes cuStreamDestroy fail with
  * CUDA_ERROR_INVALID_HANDLE (400) without destroying. "lastReleasedDevice" gives the device of
- * the last cuDevicePrimaryCtxRelease.
+ * the last cuDevicePrimaryCtxRelease. One context may be current (push sets it, pop clears it,
+ * cuCtxGetCurrent reads it), for every thread alike.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ typedef int CUresult;
 static const char *NAMES[] = {
     "cuStreamCreate", "cuStreamDestroy", "cuStreamSynchronize", "cuDevicePrimaryCtxRetain",
     "cuDevicePrimaryCtxRelease", "cuCtxPushCurrent", "cuCtxPopCurrent", "cuModuleLoadData",
-    "cuModuleGetFunction", "cuModuleUnload",
+    "cuModuleGetFunction", "cuModuleUnload", "cuCtxGetCurrent",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -58,6 +59,7 @@ static CUresult fPrimaryCtxRetain(void **ctx, int dev) { count("cuDevicePrimaryC
 static CUresult fPrimaryCtxRelease(int dev) { count("cuDevicePrimaryCtxRelease"); last_released_device = dev; return OK; }
 static CUresult fCtxPushCurrent(void *ctx) { count("cuCtxPushCurrent"); current_ctx = ctx; return OK; }
 static CUresult fCtxPopCurrent(void **ctx) { count("cuCtxPopCurrent"); if (ctx) *ctx = current_ctx; current_ctx = 0; return OK; }
+static CUresult fCtxGetCurrent(void **ctx) { count("cuCtxGetCurrent"); *ctx = current_ctx; return OK; }
 static CUresult fModuleLoadData(void **mod, const void *image) { (void)image; count("cuModuleLoadData"); *mod = malloc(1); return OK; }
 static CUresult fModuleGetFunction(void **f, void *mod, const char *name) { (void)name; count("cuModuleGetFunction"); *f = (char *)mod + 1; return OK; }
 static CUresult fModuleUnload(void *mod) { count("cuModuleUnload"); free(mod); return OK; }
@@ -71,6 +73,7 @@ static const struct entry ENTRIES[] = {
     {"cuDevicePrimaryCtxRelease", (void *)fPrimaryCtxRelease},
     {"cuCtxPushCurrent", (void *)fCtxPushCurrent},
     {"cuCtxPopCurrent", (void *)fCtxPopCurrent},
+    {"cuCtxGetCurrent", (void *)fCtxGetCurrent},
     {"cuModuleLoadData", (void *)fModuleLoadData},
     {"cuModuleGetFunction", (void *)fModuleGetFunction},
     {"cuModuleUnload", (void *)fModuleUnload},

@@ -42,6 +42,188 @@ impl Drop for CurrentGuard<'_> {
     }
 }
 
+impl super::AsRaw<CUarray> for CUarray {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUarray {
+        *self
+    }
+}
+
+impl super::AsRaw<CUasyncCallbackHandle> for CUasyncCallbackHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUasyncCallbackHandle {
+        *self
+    }
+}
+
+impl super::AsRaw<CUcontext> for CUcontext {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUcontext {
+        *self
+    }
+}
+
+impl super::AsRaw<CUeglStreamConnection> for CUeglStreamConnection {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUeglStreamConnection {
+        *self
+    }
+}
+
+impl super::AsRaw<CUevent> for CUevent {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUevent {
+        *self
+    }
+}
+
+impl super::AsRaw<CUexternalMemory> for CUexternalMemory {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUexternalMemory {
+        *self
+    }
+}
+
+impl super::AsRaw<CUexternalSemaphore> for CUexternalSemaphore {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUexternalSemaphore {
+        *self
+    }
+}
+
+impl super::AsRaw<CUfunction> for CUfunction {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUfunction {
+        *self
+    }
+}
+
+impl super::AsRaw<CUgraph> for CUgraph {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraph {
+        *self
+    }
+}
+
+impl super::AsRaw<CUgraphConditionalHandle> for CUgraphConditionalHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphConditionalHandle {
+        *self
+    }
+}
+
+impl super::AsRaw<CUgraphExec> for CUgraphExec {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphExec {
+        *self
+    }
+}
+
+impl super::AsRaw<CUgraphNode> for CUgraphNode {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphNode {
+        *self
+    }
+}
+
+impl super::AsRaw<CUgraphicsResource> for CUgraphicsResource {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphicsResource {
+        *self
+    }
+}
+
+impl super::AsRaw<CUgreenCtx> for CUgreenCtx {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgreenCtx {
+        *self
+    }
+}
+
+impl super::AsRaw<CUkernel> for CUkernel {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUkernel {
+        *self
+    }
+}
+
+impl super::AsRaw<CUlibrary> for CUlibrary {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUlibrary {
+        *self
+    }
+}
+
+impl super::AsRaw<CUlinkState> for CUlinkState {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUlinkState {
+        *self
+    }
+}
+
+impl super::AsRaw<CUlogsCallbackHandle> for CUlogsCallbackHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUlogsCallbackHandle {
+        *self
+    }
+}
+
+impl super::AsRaw<CUmemGenericAllocationHandle> for CUmemGenericAllocationHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmemGenericAllocationHandle {
+        *self
+    }
+}
+
+impl super::AsRaw<CUmemoryPool> for CUmemoryPool {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmemoryPool {
+        *self
+    }
+}
+
+impl super::AsRaw<CUmipmappedArray> for CUmipmappedArray {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmipmappedArray {
+        *self
+    }
+}
+
+impl super::AsRaw<CUmodule> for CUmodule {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmodule {
+        *self
+    }
+}
+
+impl super::AsRaw<CUstream> for CUstream {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUstream {
+        *self
+    }
+}
+
+impl super::AsRaw<CUsurfObject> for CUsurfObject {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUsurfObject {
+        *self
+    }
+}
+
+impl super::AsRaw<CUtexObject> for CUtexObject {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUtexObject {
+        *self
+    }
+}
+
+impl super::AsRaw<CUuserObject> for CUuserObject {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUuserObject {
+        *self
+    }
+}
+
 /// An owned `CUdeviceptr`: dropping it calls [`cuMemAddressFree`](lib::mem_address_free) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuMemAddressReserve`](lib::mem_address_reserve).
@@ -100,6 +282,14 @@ impl AddressRange {
         let __o0 = lib::mem_address_reserve(size, alignment, addr, flags)?;
         // SAFETY: the handle was just made by `cuMemAddressReserve` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((__o0, size)) })
+    }
+
+    /// Creates [`Mapping`] with [`cuMemMap`](lib::mem_map) on this handle.
+    #[inline]
+    pub fn map(&self, size: usize, offset: usize, handle: &impl super::AsRaw<CUmemGenericAllocationHandle>, flags: c_ulonglong) -> Result<Mapping<'_>, Error> {
+        lib::mem_map(self.raw, size, offset, super::AsRaw::raw_handle(handle), flags)?;
+        // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
+        Ok(unsafe { Mapping::from_raw((self.raw, size)) })
     }
 }
 
@@ -221,8 +411,8 @@ impl AllocationHandle {
 
     /// Calls [`cuMulticastBindMem`](lib::multicast_bind_mem) on this handle.
     #[inline]
-    pub fn multicast_bind_mem(&self, mc_offset: usize, mem_handle: CUmemGenericAllocationHandle, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
-        lib::multicast_bind_mem(self.raw, mc_offset, mem_handle, mem_offset, size, flags)
+    pub fn multicast_bind_mem(&self, mc_offset: usize, mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+        lib::multicast_bind_mem(self.raw, mc_offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
@@ -246,29 +436,38 @@ impl Drop for AllocationHandle {
     }
 }
 
+impl super::AsRaw<CUmemGenericAllocationHandle> for AllocationHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmemGenericAllocationHandle {
+        self.raw
+    }
+}
+
 /// An owned `CUarray`: dropping it calls [`cuArrayDestroy`](lib::array_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuArrayCreate`](lib::array_create), [`cuArray3DCreate`](lib::array3d_create).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct Array {
+pub struct Array<'p> {
     raw: CUarray,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for Array {}
-unsafe impl Sync for Array {}
+unsafe impl<'p> Send for Array<'p> {}
+unsafe impl<'p> Sync for Array<'p> {}
 
-impl Array {
+impl<'p> Array<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUarray) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -298,7 +497,8 @@ impl Array {
 
     /// Creates [`Array`] with [`cuArrayCreate`](lib::array_create).
     #[inline]
-    pub fn create(p_allocate_array: &CUDA_ARRAY_DESCRIPTOR) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_allocate_array: &CUDA_ARRAY_DESCRIPTOR) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::array_create(p_allocate_array)?;
         // SAFETY: the handle was just made by `cuArrayCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -306,7 +506,8 @@ impl Array {
 
     /// Creates [`Array`] with [`cuArray3DCreate`](lib::array3d_create).
     #[inline]
-    pub fn array3d_create(p_allocate_array: &CUDA_ARRAY3D_DESCRIPTOR) -> Result<Self, Error> {
+    pub fn array3d_create(context: &'p (impl super::CurrentContext + ?Sized), p_allocate_array: &CUDA_ARRAY3D_DESCRIPTOR) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::array3d_create(p_allocate_array)?;
         // SAFETY: the handle was just made by `cuArray3DCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -330,8 +531,8 @@ impl Array {
 
     /// Calls [`cuMemcpyAtoA`](lib::memcpy_atoa) on this handle.
     #[inline]
-    pub fn memcpy_atoa(&self, dst_offset: usize, src_array: CUarray, src_offset: usize, byte_count: usize) -> Result<(), Error> {
-        lib::memcpy_atoa(self.raw, dst_offset, src_array, src_offset, byte_count)
+    pub fn memcpy_atoa(&self, dst_offset: usize, src_array: &impl super::AsRaw<CUarray>, src_offset: usize, byte_count: usize) -> Result<(), Error> {
+        lib::memcpy_atoa(self.raw, dst_offset, super::AsRaw::raw_handle(src_array), src_offset, byte_count)
     }
 
     /// Calls [`cuMemcpyHtoAAsync`](lib::memcpy_htoa_async) on this handle.
@@ -340,8 +541,8 @@ impl Array {
     ///
     /// As for [`lib::memcpy_htoa_async`](lib::memcpy_htoa_async): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_htoa_async(&self, dst_offset: usize, src_host: *const c_void, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
-        unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, h_stream) }
+    pub unsafe fn memcpy_htoa_async(&self, dst_offset: usize, src_host: *const c_void, byte_count: usize, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
+        unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, super::AsRaw::raw_handle(h_stream)) }
     }
 
     /// Calls [`cuArrayGetDescriptor`](lib::array_get_descriptor) on this handle.
@@ -375,11 +576,18 @@ impl Array {
     }
 }
 
-impl Drop for Array {
+impl<'p> Drop for Array<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("Array", e.into());
         }
+    }
+}
+
+impl<'p> super::AsRaw<CUarray> for Array<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUarray {
+        self.raw
     }
 }
 
@@ -453,6 +661,13 @@ impl Drop for AsyncCallbackHandle {
         if let Err(e) = self.end() {
             super::record_drop_error("AsyncCallbackHandle", e.into());
         }
+    }
+}
+
+impl super::AsRaw<CUasyncCallbackHandle> for AsyncCallbackHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUasyncCallbackHandle {
+        self.raw
     }
 }
 
@@ -639,14 +854,14 @@ impl Context {
 
     /// Calls [`cuCtxRecordEvent`](lib::ctx_record_event) on this handle.
     #[inline]
-    pub fn record_event(&self, h_event: CUevent) -> Result<(), Error> {
-        lib::ctx_record_event(self.raw, h_event)
+    pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
     }
 
     /// Calls [`cuCtxWaitEvent`](lib::ctx_wait_event) on this handle.
     #[inline]
-    pub fn wait_event(&self, h_event: CUevent) -> Result<(), Error> {
-        lib::ctx_wait_event(self.raw, h_event)
+    pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
     }
 
     /// Calls [`cuCtxEnablePeerAccess`](lib::ctx_enable_peer_access) on this handle.
@@ -676,29 +891,46 @@ impl Drop for Context {
     }
 }
 
+impl super::AsRaw<CUcontext> for Context {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUcontext {
+        self.raw
+    }
+}
+
+// SAFETY: the context lives until `self` is dropped or destroyed, which no borrow outlives.
+unsafe impl super::CurrentContext for Context {
+    #[inline(always)]
+    fn raw_context(&self) -> CUcontext {
+        self.raw
+    }
+}
+
 /// An owned `CUdeviceptr`: dropping it calls [`cuMemFree`](lib::mem_free) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuMemAlloc`](lib::mem_alloc), [`cuMemAllocPitch`](lib::mem_alloc_pitch), [`cuMemAllocManaged`](lib::mem_alloc_managed), [`cuMemPoolImportPointer`](lib::mem_pool_import_pointer), [`cuExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
-pub struct DeviceMemory {
+pub struct DeviceMemory<'p> {
     raw: CUdeviceptr,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for DeviceMemory {}
-unsafe impl Sync for DeviceMemory {}
+unsafe impl<'p> Send for DeviceMemory<'p> {}
+unsafe impl<'p> Sync for DeviceMemory<'p> {}
 
-impl DeviceMemory {
+impl<'p> DeviceMemory<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUdeviceptr) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -728,7 +960,8 @@ impl DeviceMemory {
 
     /// Creates [`DeviceMemory`] with [`cuMemAlloc`](lib::mem_alloc).
     #[inline]
-    pub fn alloc(bytesize: usize) -> Result<Self, Error> {
+    pub fn alloc(context: &'p (impl super::CurrentContext + ?Sized), bytesize: usize) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::mem_alloc(bytesize)?;
         // SAFETY: the handle was just made by `cuMemAlloc` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -736,7 +969,8 @@ impl DeviceMemory {
 
     /// Creates [`DeviceMemory`] with [`cuMemAllocPitch`](lib::mem_alloc_pitch).
     #[inline]
-    pub fn alloc_pitch(width_in_bytes: usize, height: usize, element_size_bytes: c_uint) -> Result<(Self, usize), Error> {
+    pub fn alloc_pitch(context: &'p (impl super::CurrentContext + ?Sized), width_in_bytes: usize, height: usize, element_size_bytes: c_uint) -> Result<(Self, usize), super::Error> {
+        super::check_current(context)?;
         let (__o0, __o1) = lib::mem_alloc_pitch(width_in_bytes, height, element_size_bytes)?;
         // SAFETY: the handle was just made by `cuMemAllocPitch` and is owned by nobody else.
         Ok((unsafe { Self::from_raw(__o0) }, __o1))
@@ -744,14 +978,15 @@ impl DeviceMemory {
 
     /// Creates [`DeviceMemory`] with [`cuMemAllocManaged`](lib::mem_alloc_managed).
     #[inline]
-    pub fn alloc_managed(bytesize: usize, flags: c_uint) -> Result<Self, Error> {
+    pub fn alloc_managed(context: &'p (impl super::CurrentContext + ?Sized), bytesize: usize, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::mem_alloc_managed(bytesize, flags)?;
         // SAFETY: the handle was just made by `cuMemAllocManaged` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 }
 
-impl Drop for DeviceMemory {
+impl<'p> Drop for DeviceMemory<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("DeviceMemory", e.into());
@@ -762,26 +997,28 @@ impl Drop for DeviceMemory {
 /// An owned `CUeglStreamConnection`: dropping it calls [`cuEGLStreamConsumerDisconnect`](lib::egl_stream_consumer_disconnect) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuEGLStreamConsumerConnect`](lib::egl_stream_consumer_connect), [`cuEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct EglStreamConsumer {
+pub struct EglStreamConsumer<'p> {
     raw: CUeglStreamConnection,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for EglStreamConsumer {}
-unsafe impl Sync for EglStreamConsumer {}
+unsafe impl<'p> Send for EglStreamConsumer<'p> {}
+unsafe impl<'p> Sync for EglStreamConsumer<'p> {}
 
-impl EglStreamConsumer {
+impl<'p> EglStreamConsumer<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUeglStreamConnection) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -812,7 +1049,8 @@ impl EglStreamConsumer {
 
     /// Creates [`EglStreamConsumer`] with [`cuEGLStreamConsumerConnect`](lib::egl_stream_consumer_connect).
     #[inline]
-    pub fn connect(stream: EGLStreamKHR) -> Result<Self, Error> {
+    pub fn connect(context: &'p (impl super::CurrentContext + ?Sized), stream: EGLStreamKHR) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::egl_stream_consumer_connect(stream)?;
         // SAFETY: the handle was just made by `cuEGLStreamConsumerConnect` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -820,14 +1058,15 @@ impl EglStreamConsumer {
 
     /// Creates [`EglStreamConsumer`] with [`cuEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
     #[inline]
-    pub fn connect_with_flags(stream: EGLStreamKHR, flags: c_uint) -> Result<Self, Error> {
+    pub fn connect_with_flags(context: &'p (impl super::CurrentContext + ?Sized), stream: EGLStreamKHR, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::egl_stream_consumer_connect_with_flags(stream, flags)?;
         // SAFETY: the handle was just made by `cuEGLStreamConsumerConnectWithFlags` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 }
 
-impl Drop for EglStreamConsumer {
+impl<'p> Drop for EglStreamConsumer<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("EglStreamConsumer", e.into());
@@ -835,29 +1074,38 @@ impl Drop for EglStreamConsumer {
     }
 }
 
+impl<'p> super::AsRaw<CUeglStreamConnection> for EglStreamConsumer<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUeglStreamConnection {
+        self.raw
+    }
+}
+
 /// An owned `CUeglStreamConnection`: dropping it calls [`cuEGLStreamProducerDisconnect`](lib::egl_stream_producer_disconnect) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct EglStreamProducer {
+pub struct EglStreamProducer<'p> {
     raw: CUeglStreamConnection,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for EglStreamProducer {}
-unsafe impl Sync for EglStreamProducer {}
+unsafe impl<'p> Send for EglStreamProducer<'p> {}
+unsafe impl<'p> Sync for EglStreamProducer<'p> {}
 
-impl EglStreamProducer {
+impl<'p> EglStreamProducer<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUeglStreamConnection) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -888,14 +1136,15 @@ impl EglStreamProducer {
 
     /// Creates [`EglStreamProducer`] with [`cuEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
     #[inline]
-    pub fn connect(stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<Self, Error> {
+    pub fn connect(context: &'p (impl super::CurrentContext + ?Sized), stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::egl_stream_producer_connect(stream, width, height)?;
         // SAFETY: the handle was just made by `cuEGLStreamProducerConnect` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 }
 
-impl Drop for EglStreamProducer {
+impl<'p> Drop for EglStreamProducer<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("EglStreamProducer", e.into());
@@ -903,29 +1152,38 @@ impl Drop for EglStreamProducer {
     }
 }
 
+impl<'p> super::AsRaw<CUeglStreamConnection> for EglStreamProducer<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUeglStreamConnection {
+        self.raw
+    }
+}
+
 /// An owned `CUevent`: dropping it calls [`cuEventDestroy`](lib::event_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuIpcOpenEventHandle`](lib::ipc_open_event_handle), [`cuEventCreate`](lib::event_create), [`cuEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct Event {
+pub struct Event<'p> {
     raw: CUevent,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for Event {}
-unsafe impl Sync for Event {}
+unsafe impl<'p> Send for Event<'p> {}
+unsafe impl<'p> Sync for Event<'p> {}
 
-impl Event {
+impl<'p> Event<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUevent) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -955,7 +1213,8 @@ impl Event {
 
     /// Creates [`Event`] with [`cuIpcOpenEventHandle`](lib::ipc_open_event_handle).
     #[inline]
-    pub fn ipc_open_event_handle(handle: CUipcEventHandle) -> Result<Self, Error> {
+    pub fn ipc_open_event_handle(context: &'p (impl super::CurrentContext + ?Sized), handle: CUipcEventHandle) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::ipc_open_event_handle(handle)?;
         // SAFETY: the handle was just made by `cuIpcOpenEventHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -963,7 +1222,8 @@ impl Event {
 
     /// Creates [`Event`] with [`cuEventCreate`](lib::event_create).
     #[inline]
-    pub fn create(flags: c_uint) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::event_create(flags)?;
         // SAFETY: the handle was just made by `cuEventCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -971,7 +1231,8 @@ impl Event {
 
     /// Creates [`Event`] with [`cuEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
     #[inline]
-    pub fn create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<Self, Error> {
+    pub fn create_from_egl_sync(context: &'p (impl super::CurrentContext + ?Sized), egl_sync: EGLSyncKHR, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::event_create_from_egl_sync(egl_sync, flags)?;
         // SAFETY: the handle was just made by `cuEventCreateFromEGLSync` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -985,14 +1246,14 @@ impl Event {
 
     /// Calls [`cuEventRecord`](lib::event_record) on this handle.
     #[inline]
-    pub fn record(&self, h_stream: CUstream) -> Result<(), Error> {
-        lib::event_record(self.raw, h_stream)
+    pub fn record(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
+        lib::event_record(self.raw, super::AsRaw::raw_handle(h_stream))
     }
 
     /// Calls [`cuEventRecordWithFlags`](lib::event_record_with_flags) on this handle.
     #[inline]
-    pub fn record_with_flags(&self, h_stream: CUstream, flags: c_uint) -> Result<(), Error> {
-        lib::event_record_with_flags(self.raw, h_stream, flags)
+    pub fn record_with_flags(&self, h_stream: &impl super::AsRaw<CUstream>, flags: c_uint) -> Result<(), Error> {
+        lib::event_record_with_flags(self.raw, super::AsRaw::raw_handle(h_stream), flags)
     }
 
     /// Calls [`cuEventQuery`](lib::event_query) on this handle.
@@ -1009,22 +1270,29 @@ impl Event {
 
     /// Calls [`cuEventElapsedTime`](lib::event_elapsed_time) on this handle.
     #[inline]
-    pub fn elapsed_time(&self, h_end: CUevent) -> Result<f32, Error> {
-        lib::event_elapsed_time(self.raw, h_end)
+    pub fn elapsed_time(&self, h_end: &impl super::AsRaw<CUevent>) -> Result<f32, Error> {
+        lib::event_elapsed_time(self.raw, super::AsRaw::raw_handle(h_end))
     }
 
     /// Calls [`cuEventElapsedTime_v2`](lib::event_elapsed_time_v2) on this handle.
     #[inline]
-    pub fn elapsed_time_v2(&self, h_end: CUevent) -> Result<f32, Error> {
-        lib::event_elapsed_time_v2(self.raw, h_end)
+    pub fn elapsed_time_v2(&self, h_end: &impl super::AsRaw<CUevent>) -> Result<f32, Error> {
+        lib::event_elapsed_time_v2(self.raw, super::AsRaw::raw_handle(h_end))
     }
 }
 
-impl Drop for Event {
+impl<'p> Drop for Event<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("Event", e.into());
         }
+    }
+}
+
+impl<'p> super::AsRaw<CUevent> for Event<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUevent {
+        self.raw
     }
 }
 
@@ -1088,7 +1356,7 @@ impl ExternalMemory {
 
     /// Creates [`DeviceMemory`] with [`cuExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer) on this handle.
     #[inline]
-    pub fn get_mapped_buffer(&self, buffer_desc: &CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> Result<DeviceMemory, Error> {
+    pub fn get_mapped_buffer(&self, buffer_desc: &CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> Result<DeviceMemory<'_>, Error> {
         let __o0 = lib::external_memory_get_mapped_buffer(self.raw, buffer_desc)?;
         // SAFETY: the handle was just made by `cuExternalMemoryGetMappedBuffer` and is owned by nobody else.
         Ok(unsafe { DeviceMemory::from_raw(__o0) })
@@ -1096,7 +1364,7 @@ impl ExternalMemory {
 
     /// Creates [`MipmappedArray`] with [`cuExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array) on this handle.
     #[inline]
-    pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<MipmappedArray, Error> {
+    pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<MipmappedArray<'_>, Error> {
         let __o0 = lib::external_memory_get_mapped_mipmapped_array(self.raw, mipmap_desc)?;
         // SAFETY: the handle was just made by `cuExternalMemoryGetMappedMipmappedArray` and is owned by nobody else.
         Ok(unsafe { MipmappedArray::from_raw(__o0) })
@@ -1108,6 +1376,13 @@ impl Drop for ExternalMemory {
         if let Err(e) = self.end() {
             super::record_drop_error("ExternalMemory", e.into());
         }
+    }
+}
+
+impl super::AsRaw<CUexternalMemory> for ExternalMemory {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUexternalMemory {
+        self.raw
     }
 }
 
@@ -1175,6 +1450,13 @@ impl Drop for ExternalSemaphore {
         if let Err(e) = self.end() {
             super::record_drop_error("ExternalSemaphore", e.into());
         }
+    }
+}
+
+impl super::AsRaw<CUexternalSemaphore> for ExternalSemaphore {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUexternalSemaphore {
+        self.raw
     }
 }
 
@@ -1267,8 +1549,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_kernel`](lib::launch_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
-        unsafe { lib::launch_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params, extra) }
+    pub unsafe fn launch_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: &impl super::AsRaw<CUstream>, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
+        unsafe { lib::launch_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, super::AsRaw::raw_handle(h_stream), kernel_params, extra) }
     }
 
     /// Calls [`cuLaunchCooperativeKernel`](lib::launch_cooperative_kernel) on this handle.
@@ -1277,8 +1559,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_cooperative_kernel`](lib::launch_cooperative_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_cooperative_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void) -> Result<(), Error> {
-        unsafe { lib::launch_cooperative_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params) }
+    pub unsafe fn launch_cooperative_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: &impl super::AsRaw<CUstream>, kernel_params: *mut *mut c_void) -> Result<(), Error> {
+        unsafe { lib::launch_cooperative_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, super::AsRaw::raw_handle(h_stream), kernel_params) }
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessor`](lib::occupancy_max_active_blocks_per_multiprocessor) on this handle.
@@ -1329,6 +1611,13 @@ impl<'p> Function<'p> {
     #[inline]
     pub fn occupancy_max_active_clusters(&self, config: &CUlaunchConfig) -> Result<c_int, Error> {
         lib::occupancy_max_active_clusters(self.raw, config)
+    }
+}
+
+impl<'p> super::AsRaw<CUfunction> for Function<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUfunction {
+        self.raw
     }
 }
 
@@ -1415,8 +1704,8 @@ impl Graph {
 
     /// Creates [`GraphConditionalHandle`] with [`cuGraphConditionalHandleCreate`](lib::graph_conditional_handle_create) on this handle.
     #[inline]
-    pub fn conditional_handle_create(&self, ctx: CUcontext, default_launch_value: c_uint, flags: c_uint) -> Result<GraphConditionalHandle<'_>, Error> {
-        let __o0 = lib::graph_conditional_handle_create(self.raw, ctx, default_launch_value, flags)?;
+    pub fn conditional_handle_create(&self, ctx: &impl super::AsRaw<CUcontext>, default_launch_value: c_uint, flags: c_uint) -> Result<GraphConditionalHandle<'_>, Error> {
+        let __o0 = lib::graph_conditional_handle_create(self.raw, super::AsRaw::raw_handle(ctx), default_launch_value, flags)?;
         // SAFETY: the handle was just made by `cuGraphConditionalHandleCreate` and is owned by nobody else.
         Ok(unsafe { GraphConditionalHandle::from_raw(__o0) })
     }
@@ -1447,16 +1736,16 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
     #[inline]
-    pub fn add_memcpy_node(&self, dependencies: &[CUgraphNode], copy_params: &CUDA_MEMCPY3D, ctx: CUcontext) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, ctx)?;
+    pub fn add_memcpy_node(&self, dependencies: &[CUgraphNode], copy_params: &CUDA_MEMCPY3D, ctx: &impl super::AsRaw<CUcontext>) -> Result<GraphNode<'_>, Error> {
+        let __o0 = lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::AsRaw::raw_handle(ctx))?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
     #[inline]
-    pub fn add_memset_node(&self, dependencies: &[CUgraphNode], memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_memset_node(self.raw, dependencies, memset_params, ctx)?;
+    pub fn add_memset_node(&self, dependencies: &[CUgraphNode], memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: &impl super::AsRaw<CUcontext>) -> Result<GraphNode<'_>, Error> {
+        let __o0 = lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::AsRaw::raw_handle(ctx))?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -1471,8 +1760,8 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddChildGraphNode`](lib::graph_add_child_graph_node) on this handle.
     #[inline]
-    pub fn add_child_graph_node(&self, dependencies: &[CUgraphNode], child_graph: CUgraph) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, child_graph)?;
+    pub fn add_child_graph_node(&self, dependencies: &[CUgraphNode], child_graph: &impl super::AsRaw<CUgraph>) -> Result<GraphNode<'_>, Error> {
+        let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, super::AsRaw::raw_handle(child_graph))?;
         // SAFETY: the handle was just made by `cuGraphAddChildGraphNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -1487,16 +1776,16 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddEventRecordNode`](lib::graph_add_event_record_node) on this handle.
     #[inline]
-    pub fn add_event_record_node(&self, dependencies: &[CUgraphNode], event: CUevent) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, event)?;
+    pub fn add_event_record_node(&self, dependencies: &[CUgraphNode], event: &impl super::AsRaw<CUevent>) -> Result<GraphNode<'_>, Error> {
+        let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventRecordNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddEventWaitNode`](lib::graph_add_event_wait_node) on this handle.
     #[inline]
-    pub fn add_event_wait_node(&self, dependencies: &[CUgraphNode], event: CUevent) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, event)?;
+    pub fn add_event_wait_node(&self, dependencies: &[CUgraphNode], event: &impl super::AsRaw<CUevent>) -> Result<GraphNode<'_>, Error> {
+        let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -1543,8 +1832,8 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphNodeFindInClone`](lib::graph_node_find_in_clone) on this handle.
     #[inline]
-    pub fn node_find_in_clone(&self, h_original_node: CUgraphNode) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_node_find_in_clone(h_original_node, self.raw)?;
+    pub fn node_find_in_clone(&self, h_original_node: &impl super::AsRaw<CUgraphNode>) -> Result<GraphNode<'_>, Error> {
+        let __o0 = lib::graph_node_find_in_clone(super::AsRaw::raw_handle(h_original_node), self.raw)?;
         // SAFETY: the handle was just made by `cuGraphNodeFindInClone` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -1652,6 +1941,13 @@ impl Drop for Graph {
     }
 }
 
+impl super::AsRaw<CUgraph> for Graph {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraph {
+        self.raw
+    }
+}
+
 /// A `CUgraphConditionalHandle` that lives as long as its parent; nothing ends it on its own.
 ///
 /// Made by [`cuGraphConditionalHandleCreate`](lib::graph_conditional_handle_create).
@@ -1690,6 +1986,13 @@ impl<'p> GraphConditionalHandle<'p> {
     pub fn into_raw(self) -> CUgraphConditionalHandle {
         let this = self;
         this.raw
+    }
+}
+
+impl<'p> super::AsRaw<CUgraphConditionalHandle> for GraphConditionalHandle<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphConditionalHandle {
+        self.raw
     }
 }
 
@@ -1745,8 +2048,8 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecBatchMemOpNodeSetParams`](lib::graph_exec_batch_mem_op_node_set_params) on this handle.
     #[inline]
-    pub fn batch_mem_op_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_exec_batch_mem_op_node_set_params(self.raw, h_node, node_params)
+    pub fn batch_mem_op_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
+        lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecGetFlags`](lib::graph_exec_get_flags) on this handle.
@@ -1757,92 +2060,92 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecKernelNodeSetParams`](lib::graph_exec_kernel_node_set_params) on this handle.
     #[inline]
-    pub fn kernel_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_exec_kernel_node_set_params(self.raw, h_node, node_params)
+    pub fn kernel_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
+        lib::graph_exec_kernel_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecMemcpyNodeSetParams`](lib::graph_exec_memcpy_node_set_params) on this handle.
     #[inline]
-    pub fn memcpy_node_set_params(&self, h_node: CUgraphNode, copy_params: &CUDA_MEMCPY3D, ctx: CUcontext) -> Result<(), Error> {
-        lib::graph_exec_memcpy_node_set_params(self.raw, h_node, copy_params, ctx)
+    pub fn memcpy_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, copy_params: &CUDA_MEMCPY3D, ctx: &impl super::AsRaw<CUcontext>) -> Result<(), Error> {
+        lib::graph_exec_memcpy_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), copy_params, super::AsRaw::raw_handle(ctx))
     }
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
     #[inline]
-    pub fn memset_node_set_params(&self, h_node: CUgraphNode, memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<(), Error> {
-        lib::graph_exec_memset_node_set_params(self.raw, h_node, memset_params, ctx)
+    pub fn memset_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: &impl super::AsRaw<CUcontext>) -> Result<(), Error> {
+        lib::graph_exec_memset_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), memset_params, super::AsRaw::raw_handle(ctx))
     }
 
     /// Calls [`cuGraphExecHostNodeSetParams`](lib::graph_exec_host_node_set_params) on this handle.
     #[inline]
-    pub fn host_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_exec_host_node_set_params(self.raw, h_node, node_params)
+    pub fn host_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
+        lib::graph_exec_host_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
     #[inline]
-    pub fn child_graph_node_set_params(&self, h_node: CUgraphNode, child_graph: CUgraph) -> Result<(), Error> {
-        lib::graph_exec_child_graph_node_set_params(self.raw, h_node, child_graph)
+    pub fn child_graph_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, child_graph: &impl super::AsRaw<CUgraph>) -> Result<(), Error> {
+        lib::graph_exec_child_graph_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(child_graph))
     }
 
     /// Calls [`cuGraphExecEventRecordNodeSetEvent`](lib::graph_exec_event_record_node_set_event) on this handle.
     #[inline]
-    pub fn event_record_node_set_event(&self, h_node: CUgraphNode, event: CUevent) -> Result<(), Error> {
-        lib::graph_exec_event_record_node_set_event(self.raw, h_node, event)
+    pub fn event_record_node_set_event(&self, h_node: &impl super::AsRaw<CUgraphNode>, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::graph_exec_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cuGraphExecEventWaitNodeSetEvent`](lib::graph_exec_event_wait_node_set_event) on this handle.
     #[inline]
-    pub fn event_wait_node_set_event(&self, h_node: CUgraphNode, event: CUevent) -> Result<(), Error> {
-        lib::graph_exec_event_wait_node_set_event(self.raw, h_node, event)
+    pub fn event_wait_node_set_event(&self, h_node: &impl super::AsRaw<CUgraphNode>, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::graph_exec_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, h_node, node_params)
+    pub fn external_semaphores_signal_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
+        lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, h_node, node_params)
+    pub fn external_semaphores_wait_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
+        lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphNodeSetEnabled`](lib::graph_node_set_enabled) on this handle.
     #[inline]
-    pub fn node_set_enabled(&self, h_node: CUgraphNode, is_enabled: c_uint) -> Result<(), Error> {
-        lib::graph_node_set_enabled(self.raw, h_node, is_enabled)
+    pub fn node_set_enabled(&self, h_node: &impl super::AsRaw<CUgraphNode>, is_enabled: c_uint) -> Result<(), Error> {
+        lib::graph_node_set_enabled(self.raw, super::AsRaw::raw_handle(h_node), is_enabled)
     }
 
     /// Calls [`cuGraphNodeGetEnabled`](lib::graph_node_get_enabled) on this handle.
     #[inline]
-    pub fn node_get_enabled(&self, h_node: CUgraphNode) -> Result<c_uint, Error> {
-        lib::graph_node_get_enabled(self.raw, h_node)
+    pub fn node_get_enabled(&self, h_node: &impl super::AsRaw<CUgraphNode>) -> Result<c_uint, Error> {
+        lib::graph_node_get_enabled(self.raw, super::AsRaw::raw_handle(h_node))
     }
 
     /// Calls [`cuGraphUpload`](lib::graph_upload) on this handle.
     #[inline]
-    pub fn upload(&self, h_stream: CUstream) -> Result<(), Error> {
-        lib::graph_upload(self.raw, h_stream)
+    pub fn upload(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
+        lib::graph_upload(self.raw, super::AsRaw::raw_handle(h_stream))
     }
 
     /// Calls [`cuGraphLaunch`](lib::graph_launch) on this handle.
     #[inline]
-    pub fn launch(&self, h_stream: CUstream) -> Result<(), Error> {
-        lib::graph_launch(self.raw, h_stream)
+    pub fn launch(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
+        lib::graph_launch(self.raw, super::AsRaw::raw_handle(h_stream))
     }
 
     /// Calls [`cuGraphExecUpdate`](lib::graph_exec_update) on this handle.
     #[inline]
-    pub fn update(&self, h_graph: CUgraph) -> Result<CUgraphExecUpdateResultInfo, Error> {
-        lib::graph_exec_update(self.raw, h_graph)
+    pub fn update(&self, h_graph: &impl super::AsRaw<CUgraph>) -> Result<CUgraphExecUpdateResultInfo, Error> {
+        lib::graph_exec_update(self.raw, super::AsRaw::raw_handle(h_graph))
     }
 
     /// Calls [`cuGraphExecNodeSetParams`](lib::graph_exec_node_set_params) on this handle.
     #[inline]
-    pub fn node_set_params(&self, h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
-        lib::graph_exec_node_set_params(self.raw, h_node, node_params)
+    pub fn node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+        lib::graph_exec_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 }
 
@@ -1851,6 +2154,13 @@ impl Drop for GraphExec {
         if let Err(e) = self.end() {
             super::record_drop_error("GraphExec", e.into());
         }
+    }
+}
+
+impl super::AsRaw<CUgraphExec> for GraphExec {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphExec {
+        self.raw
     }
 }
 
@@ -1966,8 +2276,8 @@ impl<'p> GraphNode<'p> {
 
     /// Calls [`cuGraphEventRecordNodeSetEvent`](lib::graph_event_record_node_set_event) on this handle.
     #[inline]
-    pub fn event_record_node_set_event(&self, event: CUevent) -> Result<(), Error> {
-        lib::graph_event_record_node_set_event(self.raw, event)
+    pub fn event_record_node_set_event(&self, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::graph_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cuGraphEventWaitNodeGetEvent`](lib::graph_event_wait_node_get_event) on this handle.
@@ -1978,8 +2288,8 @@ impl<'p> GraphNode<'p> {
 
     /// Calls [`cuGraphEventWaitNodeSetEvent`](lib::graph_event_wait_node_set_event) on this handle.
     #[inline]
-    pub fn event_wait_node_set_event(&self, event: CUevent) -> Result<(), Error> {
-        lib::graph_event_wait_node_set_event(self.raw, event)
+    pub fn event_wait_node_set_event(&self, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::graph_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cuGraphExternalSemaphoresSignalNodeGetParams`](lib::graph_external_semaphores_signal_node_get_params) on this handle.
@@ -2078,8 +2388,8 @@ impl<'p> GraphNode<'p> {
 
     /// Calls [`cuGraphKernelNodeCopyAttributes`](lib::graph_kernel_node_copy_attributes) on this handle.
     #[inline]
-    pub fn kernel_node_copy_attributes(&self, src: CUgraphNode) -> Result<(), Error> {
-        lib::graph_kernel_node_copy_attributes(self.raw, src)
+    pub fn kernel_node_copy_attributes(&self, src: &impl super::AsRaw<CUgraphNode>) -> Result<(), Error> {
+        lib::graph_kernel_node_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
     }
 
     /// Calls [`cuGraphKernelNodeGetAttribute`](lib::graph_kernel_node_get_attribute) on this handle.
@@ -2098,6 +2408,13 @@ impl<'p> GraphNode<'p> {
     #[inline]
     pub fn set_params(&self, node_params: &CUgraphNodeParams) -> Result<(), Error> {
         lib::graph_node_set_params(self.raw, node_params)
+    }
+}
+
+impl<'p> super::AsRaw<CUgraphNode> for GraphNode<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphNode {
+        self.raw
     }
 }
 
@@ -2171,29 +2488,38 @@ impl<'p> Drop for GraphUserObject<'p> {
     }
 }
 
+impl<'p> super::AsRaw<CUuserObject> for GraphUserObject<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUuserObject {
+        self.raw
+    }
+}
+
 /// An owned `CUgraphicsResource`: dropping it calls [`cuGraphicsUnregisterResource`](lib::graphics_unregister_resource) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuGraphicsGLRegisterBuffer`](lib::graphics_gl_register_buffer), [`cuGraphicsGLRegisterImage`](lib::graphics_gl_register_image), [`cuGraphicsEGLRegisterImage`](lib::graphics_egl_register_image), [`cuGraphicsVDPAURegisterVideoSurface`](lib::graphics_vdpau_register_video_surface), [`cuGraphicsVDPAURegisterOutputSurface`](lib::graphics_vdpau_register_output_surface).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct GraphicsResource {
+pub struct GraphicsResource<'p> {
     raw: CUgraphicsResource,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for GraphicsResource {}
-unsafe impl Sync for GraphicsResource {}
+unsafe impl<'p> Send for GraphicsResource<'p> {}
+unsafe impl<'p> Sync for GraphicsResource<'p> {}
 
-impl GraphicsResource {
+impl<'p> GraphicsResource<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUgraphicsResource) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -2223,7 +2549,8 @@ impl GraphicsResource {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsGLRegisterBuffer`](lib::graphics_gl_register_buffer).
     #[inline]
-    pub fn gl_register_buffer(buffer: GLuint, flags: c_uint) -> Result<Self, Error> {
+    pub fn gl_register_buffer(context: &'p (impl super::CurrentContext + ?Sized), buffer: GLuint, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::graphics_gl_register_buffer(buffer, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsGLRegisterBuffer` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2231,7 +2558,8 @@ impl GraphicsResource {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsGLRegisterImage`](lib::graphics_gl_register_image).
     #[inline]
-    pub fn gl_register_image(image: GLuint, target: GLenum, flags: c_uint) -> Result<Self, Error> {
+    pub fn gl_register_image(context: &'p (impl super::CurrentContext + ?Sized), image: GLuint, target: GLenum, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::graphics_gl_register_image(image, target, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsGLRegisterImage` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2239,7 +2567,8 @@ impl GraphicsResource {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsEGLRegisterImage`](lib::graphics_egl_register_image).
     #[inline]
-    pub fn egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<Self, Error> {
+    pub fn egl_register_image(context: &'p (impl super::CurrentContext + ?Sized), image: EGLImageKHR, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::graphics_egl_register_image(image, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsEGLRegisterImage` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2247,7 +2576,8 @@ impl GraphicsResource {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsVDPAURegisterVideoSurface`](lib::graphics_vdpau_register_video_surface).
     #[inline]
-    pub fn vdpau_register_video_surface(vdp_surface: VdpVideoSurface, flags: c_uint) -> Result<Self, Error> {
+    pub fn vdpau_register_video_surface(context: &'p (impl super::CurrentContext + ?Sized), vdp_surface: VdpVideoSurface, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::graphics_vdpau_register_video_surface(vdp_surface, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsVDPAURegisterVideoSurface` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2255,7 +2585,8 @@ impl GraphicsResource {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsVDPAURegisterOutputSurface`](lib::graphics_vdpau_register_output_surface).
     #[inline]
-    pub fn vdpau_register_output_surface(vdp_surface: VdpOutputSurface, flags: c_uint) -> Result<Self, Error> {
+    pub fn vdpau_register_output_surface(context: &'p (impl super::CurrentContext + ?Sized), vdp_surface: VdpOutputSurface, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::graphics_vdpau_register_output_surface(vdp_surface, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsVDPAURegisterOutputSurface` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2298,11 +2629,18 @@ impl GraphicsResource {
     }
 }
 
-impl Drop for GraphicsResource {
+impl<'p> Drop for GraphicsResource<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("GraphicsResource", e.into());
         }
+    }
+}
+
+impl<'p> super::AsRaw<CUgraphicsResource> for GraphicsResource<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgraphicsResource {
+        self.raw
     }
 }
 
@@ -2366,7 +2704,7 @@ impl GreenCtx {
 
     /// Creates [`Stream`] with [`cuGreenCtxStreamCreate`](lib::green_ctx_stream_create) on this handle.
     #[inline]
-    pub fn stream_create(&self, flags: c_uint, priority: c_int) -> Result<Stream, Error> {
+    pub fn stream_create(&self, flags: c_uint, priority: c_int) -> Result<Stream<'_>, Error> {
         let __o0 = lib::green_ctx_stream_create(self.raw, flags, priority)?;
         // SAFETY: the handle was just made by `cuGreenCtxStreamCreate` and is owned by nobody else.
         Ok(unsafe { Stream::from_raw(__o0) })
@@ -2386,14 +2724,14 @@ impl GreenCtx {
 
     /// Calls [`cuGreenCtxRecordEvent`](lib::green_ctx_record_event) on this handle.
     #[inline]
-    pub fn record_event(&self, h_event: CUevent) -> Result<(), Error> {
-        lib::green_ctx_record_event(self.raw, h_event)
+    pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::green_ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
     }
 
     /// Calls [`cuGreenCtxWaitEvent`](lib::green_ctx_wait_event) on this handle.
     #[inline]
-    pub fn wait_event(&self, h_event: CUevent) -> Result<(), Error> {
-        lib::green_ctx_wait_event(self.raw, h_event)
+    pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::green_ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
     }
 }
 
@@ -2405,29 +2743,38 @@ impl Drop for GreenCtx {
     }
 }
 
+impl super::AsRaw<CUgreenCtx> for GreenCtx {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUgreenCtx {
+        self.raw
+    }
+}
+
 /// An owned `void *`: dropping it calls [`cuMemFreeHost`](lib::mem_free_host) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuMemAllocHost`](lib::mem_alloc_host), [`cuMemHostAlloc`](lib::mem_host_alloc).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
-pub struct HostMemory {
+pub struct HostMemory<'p> {
     raw: *mut c_void,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for HostMemory {}
-unsafe impl Sync for HostMemory {}
+unsafe impl<'p> Send for HostMemory<'p> {}
+unsafe impl<'p> Sync for HostMemory<'p> {}
 
-impl HostMemory {
+impl<'p> HostMemory<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: *mut c_void) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -2458,7 +2805,8 @@ impl HostMemory {
 
     /// Creates [`HostMemory`] with [`cuMemAllocHost`](lib::mem_alloc_host).
     #[inline]
-    pub fn alloc_host(bytesize: usize) -> Result<Self, Error> {
+    pub fn alloc_host(context: &'p (impl super::CurrentContext + ?Sized), bytesize: usize) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::mem_alloc_host(bytesize)?;
         // SAFETY: the handle was just made by `cuMemAllocHost` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2466,14 +2814,15 @@ impl HostMemory {
 
     /// Creates [`HostMemory`] with [`cuMemHostAlloc`](lib::mem_host_alloc).
     #[inline]
-    pub fn alloc(bytesize: usize, flags: c_uint) -> Result<Self, Error> {
+    pub fn alloc(context: &'p (impl super::CurrentContext + ?Sized), bytesize: usize, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::mem_host_alloc(bytesize, flags)?;
         // SAFETY: the handle was just made by `cuMemHostAlloc` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 }
 
-impl Drop for HostMemory {
+impl<'p> Drop for HostMemory<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("HostMemory", e.into());
@@ -2484,26 +2833,28 @@ impl Drop for HostMemory {
 /// An owned `void *`: dropping it calls [`cuMemHostUnregister`](lib::mem_host_unregister) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuMemHostRegister`](lib::mem_host_register).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
-pub struct HostRegistration {
+pub struct HostRegistration<'p> {
     raw: *mut c_void,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for HostRegistration {}
-unsafe impl Sync for HostRegistration {}
+unsafe impl<'p> Send for HostRegistration<'p> {}
+unsafe impl<'p> Sync for HostRegistration<'p> {}
 
-impl HostRegistration {
+impl<'p> HostRegistration<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: *mut c_void) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -2538,14 +2889,15 @@ impl HostRegistration {
     ///
     /// As for [`lib::mem_host_register`](lib::mem_host_register): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn register(p: *mut c_void, bytesize: usize, flags: c_uint) -> Result<Self, Error> {
+    pub unsafe fn register(context: &'p (impl super::CurrentContext + ?Sized), p: *mut c_void, bytesize: usize, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         unsafe { lib::mem_host_register(p, bytesize, flags) }?;
         // SAFETY: the handle was just made by `cuMemHostRegister` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(p) })
     }
 }
 
-impl Drop for HostRegistration {
+impl<'p> Drop for HostRegistration<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("HostRegistration", e.into());
@@ -2556,26 +2908,28 @@ impl Drop for HostRegistration {
 /// An owned `CUdeviceptr`: dropping it calls [`cuIpcCloseMemHandle`](lib::ipc_close_mem_handle) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuIpcOpenMemHandle`](lib::ipc_open_mem_handle).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
-pub struct IpcMemory {
+pub struct IpcMemory<'p> {
     raw: CUdeviceptr,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for IpcMemory {}
-unsafe impl Sync for IpcMemory {}
+unsafe impl<'p> Send for IpcMemory<'p> {}
+unsafe impl<'p> Sync for IpcMemory<'p> {}
 
-impl IpcMemory {
+impl<'p> IpcMemory<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUdeviceptr) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -2605,14 +2959,15 @@ impl IpcMemory {
 
     /// Creates [`IpcMemory`] with [`cuIpcOpenMemHandle`](lib::ipc_open_mem_handle).
     #[inline]
-    pub fn open_mem_handle(handle: CUipcMemHandle, flags: c_uint) -> Result<Self, Error> {
+    pub fn open_mem_handle(context: &'p (impl super::CurrentContext + ?Sized), handle: CUipcMemHandle, flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::ipc_open_mem_handle(handle, flags)?;
         // SAFETY: the handle was just made by `cuIpcOpenMemHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 }
 
-impl Drop for IpcMemory {
+impl<'p> Drop for IpcMemory<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("IpcMemory", e.into());
@@ -2691,6 +3046,13 @@ impl<'p> Kernel<'p> {
     #[inline]
     pub fn get_param_info(&self, param_index: usize) -> Result<(usize, usize), Error> {
         lib::kernel_get_param_info(self.raw, param_index)
+    }
+}
+
+impl<'p> super::AsRaw<CUkernel> for Kernel<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUkernel {
+        self.raw
     }
 }
 
@@ -2826,26 +3188,34 @@ impl Drop for Library {
     }
 }
 
+impl super::AsRaw<CUlibrary> for Library {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUlibrary {
+        self.raw
+    }
+}
+
 /// An owned `CUlinkState`: dropping it calls [`cuLinkDestroy`](lib::link_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuLinkCreate`](lib::link_create).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: one JIT link is driven by one caller at a time: Send, not Sync.
 #[derive(Debug)]
-pub struct LinkState {
+pub struct LinkState<'p> {
     raw: CUlinkState,
-    _marker: PhantomData<core::cell::Cell<()>>,
+    _marker: PhantomData<(&'p (), core::cell::Cell<()>)>,
 }
 
 // SAFETY: one JIT link is driven by one caller at a time: Send, not Sync.
-unsafe impl Send for LinkState {}
+unsafe impl<'p> Send for LinkState<'p> {}
 
-impl LinkState {
+impl<'p> LinkState<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUlinkState) -> Self {
         Self { raw, _marker: PhantomData }
@@ -2878,7 +3248,8 @@ impl LinkState {
 
     /// Creates [`LinkState`] with [`cuLinkCreate`](lib::link_create).
     #[inline]
-    pub fn create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::link_create(options, option_values)?;
         // SAFETY: the handle was just made by `cuLinkCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2907,11 +3278,18 @@ impl LinkState {
     }
 }
 
-impl Drop for LinkState {
+impl<'p> Drop for LinkState<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("LinkState", e.into());
         }
+    }
+}
+
+impl<'p> super::AsRaw<CUlinkState> for LinkState<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUlinkState {
+        self.raw
     }
 }
 
@@ -2986,31 +3364,40 @@ impl Drop for LogsCallbackHandle {
     }
 }
 
+impl super::AsRaw<CUlogsCallbackHandle> for LogsCallbackHandle {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUlogsCallbackHandle {
+        self.raw
+    }
+}
+
 /// An owned `CUdeviceptr`: dropping it calls [`cuMemUnmap`](lib::mem_unmap) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuMemMap`](lib::mem_map).
+/// Borrows its [`AddressRange`] (it must not outlive it).
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
-pub struct Mapping {
+pub struct Mapping<'p> {
     raw: CUdeviceptr,
     size: usize,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for Mapping {}
-unsafe impl Sync for Mapping {}
+unsafe impl<'p> Send for Mapping<'p> {}
+unsafe impl<'p> Sync for Mapping<'p> {}
 
-impl Mapping {
+impl<'p> Mapping<'p> {
     /// Takes over a raw handle and the values its end call needs.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: (CUdeviceptr, usize)) -> Self {
         let (raw, size) = raw;
-        Self { raw, size }
+        Self { raw, size, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3037,17 +3424,9 @@ impl Mapping {
     fn end(&self) -> Result<(), Error> {
         lib::mem_unmap(self.raw, self.size)
     }
-
-    /// Creates [`Mapping`] with [`cuMemMap`](lib::mem_map).
-    #[inline]
-    pub fn map(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> Result<Self, Error> {
-        lib::mem_map(ptr, size, offset, handle, flags)?;
-        // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw((ptr, size)) })
-    }
 }
 
-impl Drop for Mapping {
+impl<'p> Drop for Mapping<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("Mapping", e.into());
@@ -3127,7 +3506,7 @@ impl MemoryPool {
 
     /// Creates [`DeviceMemory`] with [`cuMemPoolImportPointer`](lib::mem_pool_import_pointer) on this handle.
     #[inline]
-    pub fn import_pointer(&self, share_data: &mut CUmemPoolPtrExportData) -> Result<DeviceMemory, Error> {
+    pub fn import_pointer(&self, share_data: &mut CUmemPoolPtrExportData) -> Result<DeviceMemory<'_>, Error> {
         let __o0 = lib::mem_pool_import_pointer(self.raw, share_data)?;
         // SAFETY: the handle was just made by `cuMemPoolImportPointer` and is owned by nobody else.
         Ok(unsafe { DeviceMemory::from_raw(__o0) })
@@ -3178,29 +3557,38 @@ impl Drop for MemoryPool {
     }
 }
 
+impl super::AsRaw<CUmemoryPool> for MemoryPool {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmemoryPool {
+        self.raw
+    }
+}
+
 /// An owned `CUmipmappedArray`: dropping it calls [`cuMipmappedArrayDestroy`](lib::mipmapped_array_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuMipmappedArrayCreate`](lib::mipmapped_array_create), [`cuExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct MipmappedArray {
+pub struct MipmappedArray<'p> {
     raw: CUmipmappedArray,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for MipmappedArray {}
-unsafe impl Sync for MipmappedArray {}
+unsafe impl<'p> Send for MipmappedArray<'p> {}
+unsafe impl<'p> Sync for MipmappedArray<'p> {}
 
-impl MipmappedArray {
+impl<'p> MipmappedArray<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUmipmappedArray) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3230,7 +3618,8 @@ impl MipmappedArray {
 
     /// Creates [`MipmappedArray`] with [`cuMipmappedArrayCreate`](lib::mipmapped_array_create).
     #[inline]
-    pub fn create(p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR, num_mipmap_levels: c_uint) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR, num_mipmap_levels: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::mipmapped_array_create(p_mipmapped_array_desc, num_mipmap_levels)?;
         // SAFETY: the handle was just made by `cuMipmappedArrayCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3255,7 +3644,7 @@ impl MipmappedArray {
     }
 }
 
-impl Drop for MipmappedArray {
+impl<'p> Drop for MipmappedArray<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("MipmappedArray", e.into());
@@ -3263,29 +3652,38 @@ impl Drop for MipmappedArray {
     }
 }
 
+impl<'p> super::AsRaw<CUmipmappedArray> for MipmappedArray<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmipmappedArray {
+        self.raw
+    }
+}
+
 /// An owned `CUmodule`: dropping it calls [`cuModuleUnload`](lib::module_unload) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuModuleLoad`](lib::module_load), [`cuModuleLoadData`](lib::module_load_data), [`cuModuleLoadDataEx`](lib::module_load_data_ex), [`cuModuleLoadFatBinary`](lib::module_load_fat_binary).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct Module {
+pub struct Module<'p> {
     raw: CUmodule,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for Module {}
-unsafe impl Sync for Module {}
+unsafe impl<'p> Send for Module<'p> {}
+unsafe impl<'p> Sync for Module<'p> {}
 
-impl Module {
+impl<'p> Module<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUmodule) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3315,7 +3713,8 @@ impl Module {
 
     /// Creates [`Module`] with [`cuModuleLoad`](lib::module_load).
     #[inline]
-    pub fn load(fname: &CStr) -> Result<Self, Error> {
+    pub fn load(context: &'p (impl super::CurrentContext + ?Sized), fname: &CStr) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::module_load(fname)?;
         // SAFETY: the handle was just made by `cuModuleLoad` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3327,7 +3726,8 @@ impl Module {
     ///
     /// As for [`lib::module_load_data`](lib::module_load_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data(image: *const c_void) -> Result<Self, Error> {
+    pub unsafe fn load_data(context: &'p (impl super::CurrentContext + ?Sized), image: *const c_void) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_data(image) }?;
         // SAFETY: the handle was just made by `cuModuleLoadData` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3339,7 +3739,8 @@ impl Module {
     ///
     /// As for [`lib::module_load_data_ex`](lib::module_load_data_ex): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data_ex(image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, Error> {
+    pub unsafe fn load_data_ex(context: &'p (impl super::CurrentContext + ?Sized), image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_data_ex(image, options, option_values) }?;
         // SAFETY: the handle was just made by `cuModuleLoadDataEx` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3351,7 +3752,8 @@ impl Module {
     ///
     /// As for [`lib::module_load_fat_binary`](lib::module_load_fat_binary): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_fat_binary(fat_cubin: *const c_void) -> Result<Self, Error> {
+    pub unsafe fn load_fat_binary(context: &'p (impl super::CurrentContext + ?Sized), fat_cubin: *const c_void) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_fat_binary(fat_cubin) }?;
         // SAFETY: the handle was just made by `cuModuleLoadFatBinary` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3378,11 +3780,18 @@ impl Module {
     }
 }
 
-impl Drop for Module {
+impl<'p> Drop for Module<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("Module", e.into());
         }
+    }
+}
+
+impl<'p> super::AsRaw<CUmodule> for Module<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUmodule {
+        self.raw
     }
 }
 
@@ -3480,14 +3889,14 @@ impl PrimaryContext {
 
     /// Calls [`cuCtxRecordEvent`](lib::ctx_record_event) on this handle.
     #[inline]
-    pub fn record_event(&self, h_event: CUevent) -> Result<(), Error> {
-        lib::ctx_record_event(self.raw, h_event)
+    pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
     }
 
     /// Calls [`cuCtxWaitEvent`](lib::ctx_wait_event) on this handle.
     #[inline]
-    pub fn wait_event(&self, h_event: CUevent) -> Result<(), Error> {
-        lib::ctx_wait_event(self.raw, h_event)
+    pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+        lib::ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
     }
 
     /// Calls [`cuCtxEnablePeerAccess`](lib::ctx_enable_peer_access) on this handle.
@@ -3517,29 +3926,46 @@ impl Drop for PrimaryContext {
     }
 }
 
+impl super::AsRaw<CUcontext> for PrimaryContext {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUcontext {
+        self.raw
+    }
+}
+
+// SAFETY: the context lives until `self` is dropped or destroyed, which no borrow outlives.
+unsafe impl super::CurrentContext for PrimaryContext {
+    #[inline(always)]
+    fn raw_context(&self) -> CUcontext {
+        self.raw
+    }
+}
+
 /// An owned `CUstream`: dropping it calls [`cuStreamDestroy`](lib::stream_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuStreamCreate`](lib::stream_create), [`cuStreamCreateWithPriority`](lib::stream_create_with_priority), [`cuGreenCtxStreamCreate`](lib::green_ctx_stream_create).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct Stream {
+pub struct Stream<'p> {
     raw: CUstream,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for Stream {}
-unsafe impl Sync for Stream {}
+unsafe impl<'p> Send for Stream<'p> {}
+unsafe impl<'p> Sync for Stream<'p> {}
 
-impl Stream {
+impl<'p> Stream<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUstream) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3569,7 +3995,8 @@ impl Stream {
 
     /// Creates [`Stream`] with [`cuStreamCreate`](lib::stream_create).
     #[inline]
-    pub fn create(flags: c_uint) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), flags: c_uint) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::stream_create(flags)?;
         // SAFETY: the handle was just made by `cuStreamCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3577,7 +4004,8 @@ impl Stream {
 
     /// Creates [`Stream`] with [`cuStreamCreateWithPriority`](lib::stream_create_with_priority).
     #[inline]
-    pub fn create_with_priority(flags: c_uint, priority: c_int) -> Result<Self, Error> {
+    pub fn create_with_priority(context: &'p (impl super::CurrentContext + ?Sized), flags: c_uint, priority: c_int) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::stream_create_with_priority(flags, priority)?;
         // SAFETY: the handle was just made by `cuStreamCreateWithPriority` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3593,8 +4021,8 @@ impl Stream {
 
     /// Creates [`AsyncDeviceMemory`] with [`cuMemAllocFromPoolAsync`](lib::mem_alloc_from_pool_async) on this handle.
     #[inline]
-    pub fn mem_alloc_from_pool_async(&self, bytesize: usize, pool: CUmemoryPool) -> Result<AsyncDeviceMemory<'_>, Error> {
-        let __o0 = lib::mem_alloc_from_pool_async(bytesize, pool, self.raw)?;
+    pub fn mem_alloc_from_pool_async(&self, bytesize: usize, pool: &impl super::AsRaw<CUmemoryPool>) -> Result<AsyncDeviceMemory<'_>, Error> {
+        let __o0 = lib::mem_alloc_from_pool_async(bytesize, super::AsRaw::raw_handle(pool), self.raw)?;
         // SAFETY: the handle was just made by `cuMemAllocFromPoolAsync` and is owned by nobody else.
         Ok(unsafe { AsyncDeviceMemory::from_raw((__o0, self.raw)) })
     }
@@ -3645,8 +4073,8 @@ impl Stream {
 
     /// Calls [`cuStreamWaitEvent`](lib::stream_wait_event) on this handle.
     #[inline]
-    pub fn wait_event(&self, h_event: CUevent, flags: c_uint) -> Result<(), Error> {
-        lib::stream_wait_event(self.raw, h_event, flags)
+    pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>, flags: c_uint) -> Result<(), Error> {
+        lib::stream_wait_event(self.raw, super::AsRaw::raw_handle(h_event), flags)
     }
 
     /// Calls [`cuStreamAddCallback`](lib::stream_add_callback) on this handle.
@@ -3667,8 +4095,8 @@ impl Stream {
 
     /// Calls [`cuStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
     #[inline]
-    pub fn begin_capture_to_graph(&self, h_graph: CUgraph, dependencies: Option<&[CUgraphNode]>, dependency_data: Option<&[CUgraphEdgeData]>, mode: CUstreamCaptureMode) -> Result<(), Error> {
-        lib::stream_begin_capture_to_graph(self.raw, h_graph, dependencies, dependency_data, mode)
+    pub fn begin_capture_to_graph(&self, h_graph: &impl super::AsRaw<CUgraph>, dependencies: Option<&[CUgraphNode]>, dependency_data: Option<&[CUgraphEdgeData]>, mode: CUstreamCaptureMode) -> Result<(), Error> {
+        lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(h_graph), dependencies, dependency_data, mode)
     }
 
     /// Calls [`cuStreamIsCapturing`](lib::stream_is_capturing) on this handle.
@@ -3721,8 +4149,8 @@ impl Stream {
 
     /// Calls [`cuStreamCopyAttributes`](lib::stream_copy_attributes) on this handle.
     #[inline]
-    pub fn copy_attributes(&self, src: CUstream) -> Result<(), Error> {
-        lib::stream_copy_attributes(self.raw, src)
+    pub fn copy_attributes(&self, src: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
+        lib::stream_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
     }
 
     /// Calls [`cuStreamGetAttribute`](lib::stream_get_attribute) on this handle.
@@ -3784,7 +4212,7 @@ impl Stream {
     }
 }
 
-impl Drop for Stream {
+impl<'p> Drop for Stream<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("Stream", e.into());
@@ -3792,8 +4220,15 @@ impl Drop for Stream {
     }
 }
 
+impl<'p> super::AsRaw<CUstream> for Stream<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUstream {
+        self.raw
+    }
+}
+
 // SAFETY: the stream lives until `self` is dropped or destroyed, which no borrow outlives.
-unsafe impl super::AsStream for Stream {
+unsafe impl<'p> super::AsStream for Stream<'p> {
     #[inline(always)]
     fn raw_stream(&self) -> CUstream {
         self.raw
@@ -3803,26 +4238,28 @@ unsafe impl super::AsStream for Stream {
 /// An owned `CUsurfObject`: dropping it calls [`cuSurfObjectDestroy`](lib::surf_object_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuSurfObjectCreate`](lib::surf_object_create).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct SurfObject {
+pub struct SurfObject<'p> {
     raw: CUsurfObject,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for SurfObject {}
-unsafe impl Sync for SurfObject {}
+unsafe impl<'p> Send for SurfObject<'p> {}
+unsafe impl<'p> Sync for SurfObject<'p> {}
 
-impl SurfObject {
+impl<'p> SurfObject<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUsurfObject) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3852,7 +4289,8 @@ impl SurfObject {
 
     /// Creates [`SurfObject`] with [`cuSurfObjectCreate`](lib::surf_object_create).
     #[inline]
-    pub fn create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_res_desc: &CUDA_RESOURCE_DESC) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::surf_object_create(p_res_desc)?;
         // SAFETY: the handle was just made by `cuSurfObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3865,7 +4303,7 @@ impl SurfObject {
     }
 }
 
-impl Drop for SurfObject {
+impl<'p> Drop for SurfObject<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("SurfObject", e.into());
@@ -3873,29 +4311,38 @@ impl Drop for SurfObject {
     }
 }
 
+impl<'p> super::AsRaw<CUsurfObject> for SurfObject<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUsurfObject {
+        self.raw
+    }
+}
+
 /// An owned `CUtexObject`: dropping it calls [`cuTexObjectDestroy`](lib::tex_object_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cuTexObjectCreate`](lib::tex_object_create).
+/// Made in the calling thread's current context, which its constructors take (checked current): it borrows that context and cannot outlive it.
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
-pub struct TexObject {
+pub struct TexObject<'p> {
     raw: CUtexObject,
+    _marker: PhantomData<&'p ()>,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl Send for TexObject {}
-unsafe impl Sync for TexObject {}
+unsafe impl<'p> Send for TexObject<'p> {}
+unsafe impl<'p> Sync for TexObject<'p> {}
 
-impl TexObject {
+impl<'p> TexObject<'p> {
     /// Takes over a raw handle.
     ///
     /// # Safety
     ///
-    /// The handle is live and nothing else ends it.
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUtexObject) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3925,7 +4372,8 @@ impl TexObject {
 
     /// Creates [`TexObject`] with [`cuTexObjectCreate`](lib::tex_object_create).
     #[inline]
-    pub fn create(p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXTURE_DESC, p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC) -> Result<Self, Error> {
+    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXTURE_DESC, p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC) -> Result<Self, super::Error> {
+        super::check_current(context)?;
         let __o0 = lib::tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc)?;
         // SAFETY: the handle was just made by `cuTexObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3950,11 +4398,18 @@ impl TexObject {
     }
 }
 
-impl Drop for TexObject {
+impl<'p> Drop for TexObject<'p> {
     fn drop(&mut self) {
         if let Err(e) = self.end() {
             super::record_drop_error("TexObject", e.into());
         }
+    }
+}
+
+impl<'p> super::AsRaw<CUtexObject> for TexObject<'p> {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUtexObject {
+        self.raw
     }
 }
 
@@ -4034,5 +4489,12 @@ impl Drop for UserObject {
         if let Err(e) = self.end() {
             super::record_drop_error("UserObject", e.into());
         }
+    }
+}
+
+impl super::AsRaw<CUuserObject> for UserObject {
+    #[inline(always)]
+    fn raw_handle(&self) -> CUuserObject {
+        self.raw
     }
 }

@@ -54,6 +54,9 @@ pub enum Error {
     /// `cuKernelGetParamInfo` need CUDA 12.4): the checked launch refuses; the `unsafe`
     /// `launch_unchecked` launches without the check.
     NoParamInfo { kernel: String, cause: Box<Error> },
+    /// A constructor was given a context that is not the calling thread's current one
+    /// (`current`: whether another one is current; false: none is).
+    NotCurrent { current: bool },
 }
 
 impl Error {
@@ -108,6 +111,12 @@ impl fmt::Display for Error {
                 f,
                 "kernel `{kernel}`: the driver cannot describe its parameters ({cause}); a checked launch needs CUDA 12.4, \
                  `launch_unchecked` (unsafe) launches without the check; {NONE}"
+            ),
+            Error::NotCurrent { current: false } => {
+                f.write_str("no context is current on the calling thread: bind the context first (`let _bound = ctx.bind()?`)")
+            }
+            Error::NotCurrent { current: true } => f.write_str(
+                "the context given is not the calling thread's current context: bind it first (`let _bound = ctx.bind()?`)",
             ),
         }
     }

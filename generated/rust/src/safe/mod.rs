@@ -21,8 +21,9 @@
 //! [`Context`], [`PrimaryContext`], [`Module`], [`Function`], [`Graph`], [`DeviceMemory`], ...
 //! - Constructors call the creating functions and return `Result<Self, _>`; a call whose first
 //!   argument is a resource's handle is a method of its type (`stream.synchronize()`,
-//!   `module.get_function(c"saxpy")`, `event.elapsed_time(end.as_raw())`), `#[inline]` over the
-//!   typed layer, with the same arguments but that handle.
+//!   `module.get_function(c"saxpy")`, `event.elapsed_time(&end)`), `#[inline]` over the typed
+//!   layer, with the same arguments but that handle; other objects are taken as
+//!   `&impl AsRaw<Handle>` (an owned type, or the raw handle).
 //! - `Drop` calls the ending function. An error there is never lost: it is kept for
 //!   [`take_drop_errors`]; `destroy(self)` ends the handle now and returns the error instead.
 //! - `as_raw` lends the raw handle, `into_raw` gives it up without ending it, `unsafe fn
@@ -30,8 +31,10 @@
 //!   device, `AddressRange` its size, `AsyncDeviceMemory` its stream).
 //! - A handle that must not outlive what it comes from borrows it: `Function<'m>` from
 //!   `&'m Module` (or `&Kernel`), `Kernel<'l>` from `&'l Library`, `GraphNode<'g>` from
-//!   `&'g Graph`. A graph node is owned by its graph: dropping a `GraphNode` ends nothing;
-//!   `destroy` removes it.
+//!   `&'g Graph`, `Mapping<'r>` from `&'r AddressRange`, and every object made in the current
+//!   context (`Stream<'c>`, `Module<'c>`, `Event<'c>`, device memory...) from that context.
+//!   A graph node is owned by its graph: dropping a `GraphNode` ends nothing; `destroy`
+//!   removes it.
 //!
 //! # Threads
 //!
@@ -43,19 +46,22 @@
 //!
 //! Owned types never rebind the context: a call runs in the calling thread's current context,
 //! as the C API does (cudarc binds its context before every safe call; that costs a
-//! `cuCtxSetCurrent` per call and hides which context work goes to). Handles already bound to a
-//! context (streams, events, modules, memory) work from any thread; calls that create in "the
-//! current context" (`Stream::create`, `Module::load_data`, `DeviceMemory::alloc`) need one.
+//! `cuCtxSetCurrent` per call and hides which context work goes to). Constructors of kinds made
+//! in "the current context" (`Stream::create(&ctx, flags)`, `Module::from_ptx(&ctx, ptx)`,
+//! `DeviceMemory::alloc(&ctx, n)`) take that context ([`CurrentContext`]: an owned [`Context`]
+//! or [`PrimaryContext`]), check with one `cuCtxGetCurrent` that it is the calling thread's
+//! current one ([`Error::NotCurrent`] otherwise) and borrow it, so the context outlives them.
 //! [`Context::bind`] / [`PrimaryContext::bind`] push the context on the calling thread and
 //! return a guard that pops it on drop; the guard is not `Send`, since a binding belongs to its
-//! thread. Dropping a context ends the resources made in it: drop or destroy those first (an
-//! error their ends then meet is kept for [`take_drop_errors`]).
+//! thread. A thread that uses objects of a context binds it first.
 
 mod driver;
 pub use driver::*;
 mod nvrtc;
 pub use nvrtc::*;
 
+mod context;
+pub use context::*;
 mod error;
 pub use error::*;
 mod launch;

@@ -26,6 +26,13 @@ use core::marker::PhantomData;
 #[allow(unused_imports)]
 use core::mem::ManuallyDrop;
 
+impl super::AsRaw<nvrtcProgram> for nvrtcProgram {
+    #[inline(always)]
+    fn raw_handle(&self) -> nvrtcProgram {
+        *self
+    }
+}
+
 /// An owned `nvrtcProgram`: dropping it calls [`nvrtcDestroyProgram`](lib::destroy_program) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`nvrtcCreateProgram`](lib::create_program).
@@ -191,5 +198,12 @@ impl Drop for Program {
         if let Err(e) = self.end() {
             super::record_drop_error("Program", e.into());
         }
+    }
+}
+
+impl super::AsRaw<nvrtcProgram> for Program {
+    #[inline(always)]
+    fn raw_handle(&self) -> nvrtcProgram {
+        self.raw
     }
 }

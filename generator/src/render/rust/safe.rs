@@ -33,6 +33,9 @@ pub(super) struct ModuleView {
     pub binds: bool,
     /// The call the guard undoes a bind with.
     pub guard_pop: String,
+    /// Rust types of the handles owned types hold (addresses aside): each raw handle is
+    /// `AsRaw` of itself, so a method taking `&impl AsRaw<H>` takes an owned type or a raw one.
+    pub raw_handles: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -59,6 +62,10 @@ pub(super) struct ResourceView {
     pub methods: Vec<CallView>,
     /// Implements `AsStream` (the safe layer enqueues work on it).
     pub as_stream: bool,
+    /// Implements `CurrentContext` (constructors of kinds made in a context take it).
+    pub current_context: bool,
+    /// Made in the current context: the constructors take it and the type borrows it.
+    pub in_context: bool,
     /// Implements `Launchable`: the function handle and the library kernel expressions.
     pub launch: Option<LaunchView>,
 }
@@ -121,7 +128,13 @@ pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &B
         emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f, status).0, f))
     };
     let resources: Vec<ResourceView> = lib.resources.iter().map(|r| resource(ctx, lib, r, &typed)).collect();
+    let raw_handles: BTreeSet<String> = resources
+        .iter()
+        .filter(|r| !r.handle_ty.starts_with('*') && r.handle_ty != "CUdeviceptr")
+        .map(|r| r.handle_ty.clone())
+        .collect();
     Some(ModuleView {
+        raw_handles: raw_handles.into_iter().collect(),
         module: lib.kind.module().to_string(),
         kind: lib.kind.profile().variant.to_string(),
         binds: resources.iter().any(|r| r.bind.is_some()),
@@ -132,8 +145,13 @@ pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &B
 
 type Lookup<'a, 'b> = dyn Fn(&str) -> Option<(TypedFn, &'a Function)> + 'b;
 
+/// The owned type has a lifetime: it borrows a parent or the context it was made in.
+fn borrows(r: &Resource) -> bool {
+    !r.parents.is_empty() || r.in_context
+}
+
 fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_>) -> ResourceView {
-    let borrowed = !r.parents.is_empty();
+    let borrowed = borrows(r);
     let ender_fn = r.ender.as_ref().and_then(|e| lib.function(&e.function));
     let fields: Vec<FieldView> = r
         .kept
@@ -175,7 +193,8 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
     for m in &r.methods {
         if let Some((t, f)) = typed(&m.function) {
             let self_name = f.param(&m.self_param).map(|p| p.names.rust.clone()).unwrap_or_default();
-            let (sig, args) = split_sig(&t, |n| (n == self_name).then(|| "self.raw".to_string()));
+            let handles = handle_params(ctx, f, &m.handle_args);
+            let (sig, args) = split_sig(&t, &handles, |n| (n == self_name).then(|| "self.raw".to_string()));
             methods.push(CallView {
                 name: m.name.clone(),
                 c_name: f.name.clone(),
@@ -216,6 +235,8 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
         constructors,
         methods,
         as_stream: r.traits.iter().any(|t| t == "as_stream"),
+        current_context: r.traits.iter().any(|t| t == "current_context"),
+        in_context: r.in_context,
         launch: r.traits.iter().find_map(|t| match t.as_str() {
             "launchable_function" => Some(LaunchView { function: "self.raw".into(), kernel: "None".into() }),
             "launchable_kernel" => {
@@ -226,15 +247,26 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
     }
 }
 
+/// `(Rust name, Rust type)` of the parameters that hold another resource's handle.
+fn handle_params(ctx: &Ctx, f: &Function, names: &[String]) -> Vec<(String, String)> {
+    names.iter().filter_map(|n| f.param(n)).map(|p| (p.names.rust.clone(), ctx.rust(&p.ty))).collect()
+}
+
 /// The typed fn's signature without the parameters `replace` stands in for, and its call
-/// arguments in order (the replaced ones spelled as `replace` says).
-fn split_sig(t: &TypedFn, replace: impl Fn(&str) -> Option<String>) -> (Vec<String>, Vec<String>) {
+/// arguments in order (the replaced ones spelled as `replace` says). A parameter of `handles`
+/// takes `&impl AsRaw<Handle>`: an owned type or the raw handle.
+fn split_sig(t: &TypedFn, handles: &[(String, String)], replace: impl Fn(&str) -> Option<String>) -> (Vec<String>, Vec<String>) {
     let mut sig = Vec::new();
     let mut args = Vec::new();
     for p in &t.params {
         let Some(ty) = &p.sig_ty else { continue };
+        let handle = handles.iter().find(|(n, h)| *n == p.name && h == ty);
         match replace(&p.name) {
             Some(arg) => args.push(arg),
+            None if handle.is_some() => {
+                sig.push(format!("{}: &impl super::AsRaw<{ty}>", p.name));
+                args.push(format!("super::AsRaw::raw_handle({})", p.name));
+            }
             None => {
                 sig.push(format!("{}: {ty}", p.name));
                 args.push(p.name.clone());
@@ -257,7 +289,14 @@ fn wrap_unsafe(call: &str, is_unsafe: bool) -> String {
 fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Library, ctx: &Ctx) -> CallView {
     let rust_of = |c_name: &str| f.param(c_name).map(|p| p.names.rust.clone()).unwrap_or_default();
     let self_name = c.self_param.as_deref().map(rust_of);
-    let (sig, args) = split_sig(t, |n| (Some(n) == self_name.as_deref()).then(|| "self.raw".to_string()));
+    let handles = handle_params(ctx, f, &c.handle_args);
+    let (mut sig, args) = split_sig(t, &handles, |n| (Some(n) == self_name.as_deref()).then(|| "self.raw".to_string()));
+    // A constructor of a kind made in the current context takes that context (and checks it is
+    // the calling thread's current one): the new object borrows it.
+    let in_context = c.on.is_empty() && made.in_context;
+    if in_context {
+        sig.insert(0, "context: &'p (impl super::CurrentContext + ?Sized)".to_string());
+    }
     let arg_of = |c_name: &str| {
         let n = rust_of(c_name);
         if Some(&n) == self_name.as_ref() {
@@ -280,7 +319,7 @@ fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Librar
             index += 1;
         }
     }
-    let borrowed = !made.parents.is_empty();
+    let borrowed = borrows(made);
     let made_ty = if c.on.is_empty() {
         "Self".to_string()
     } else if borrowed {
@@ -322,12 +361,16 @@ fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Librar
         generics: t.generics.clone(),
         receiver: !c.on.is_empty(),
         sig,
-        ret_ty: format!("Result<{}, Error>", tuple(&types)),
-        body: vec![
-            if outs.is_empty() { format!("{call}?;") } else { format!("let {pattern} = {call}?;") },
-            format!("// SAFETY: the handle was just made by `{}` and is owned by nobody else.", f.name),
-            format!("Ok({})", tuple(&values)),
-        ],
+        ret_ty: format!("Result<{}, {}>", tuple(&types), if in_context { "super::Error" } else { "Error" }),
+        body: [in_context.then(|| "super::check_current(context)?;".to_string())]
+            .into_iter()
+            .flatten()
+            .chain([
+                if outs.is_empty() { format!("{call}?;") } else { format!("let {pattern} = {call}?;") },
+                format!("// SAFETY: the handle was just made by `{}` and is owned by nobody else.", f.name),
+                format!("Ok({})", tuple(&values)),
+            ])
+            .collect(),
         returns: Some(made.name.clone()),
     }
 }
@@ -377,6 +420,13 @@ fn doc_lines(lib: &Library, r: &Resource) -> Vec<String> {
             "Borrows its {} (it must not outlive it).",
             r.parents.iter().map(|p| format!("[`{p}`]")).collect::<Vec<_>>().join(" or ")
         ));
+    }
+    if r.in_context {
+        out.push(
+            "Made in the calling thread's current context, which its constructors take (checked current): it borrows that \
+             context and cannot outlive it."
+                .to_string(),
+        );
     }
     out
 }

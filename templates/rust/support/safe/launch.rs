@@ -298,13 +298,14 @@ kernel_args!(14: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10
 kernel_args!(15: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14);
 kernel_args!(16: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14, A15 15);
 
-impl super::Module {
-    /// Loads a module from PTX text (as NVRTC's `get_ptx` returns it) into the current context:
-    /// the safe form of [`Module::load_data`](super::Module::load_data) for the one image kind
-    /// whose extent the driver finds itself (a NUL-terminated string).
-    pub fn from_ptx(ptx: &core::ffi::CStr) -> Result<Self, driver::Error> {
+impl<'c> super::Module<'c> {
+    /// Loads a module from PTX text (as NVRTC's `get_ptx` returns it) into `context`, which must
+    /// be the calling thread's current one: the safe form of
+    /// [`Module::load_data`](super::Module::load_data) for the one image kind whose extent the
+    /// driver finds itself (a NUL-terminated string).
+    pub fn from_ptx(context: &'c (impl super::CurrentContext + ?Sized), ptx: &core::ffi::CStr) -> Result<Self, Error> {
         // SAFETY: a NUL-terminated PTX image, read by the driver during the call only.
-        unsafe { Self::load_data(ptx.as_ptr().cast()) }
+        unsafe { Self::load_data(context, ptx.as_ptr().cast()) }
     }
 }
 
