@@ -2,7 +2,7 @@
 //! compilation through the typed API, and the "no driver" check every GPU test starts with.
 
 use cudagen::{driver, nvrtc};
-use cudagen_generator::annotations::Annotations;
+use cudagen_generator::annotations::{Annotations, LibraryAnnotations};
 use cudagen_generator::ir::{Api, LibraryKind};
 use cudagen_generator::{parse, passes};
 use std::ffi::{CStr, CString};
@@ -22,7 +22,8 @@ const INTEROP_COMPANION: parse::Companion = parse::Companion {
 };
 
 /// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present, and the companion
-/// `interop_gl.h` for `interop`) and runs every pass.
+/// `interop_gl.h` for `interop`) and runs every pass, with the annotations of `<name>.toml` when
+/// present.
 pub fn fixture(name: &str, kind: LibraryKind) -> Api {
     let dir = root().join("tests/fixtures");
     let header = dir.join(format!("{name}.h"));
@@ -31,7 +32,9 @@ pub fn fixture(name: &str, kind: LibraryKind) -> Api {
     let lib = parse::parse_family(kind, &header, typedefs.exists().then_some(typedefs.as_path()), companions)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut api = Api { cuda_version: "fixture".into(), libraries: vec![lib] };
-    passes::run_all(&mut api, &Annotations::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let ann = LibraryAnnotations::load_optional(&dir.join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{e}"));
+    let annotations = Annotations { libraries: [(kind, ann)].into() };
+    passes::run_all(&mut api, &annotations).unwrap_or_else(|e| panic!("{name}: {e}"));
     api
 }
 

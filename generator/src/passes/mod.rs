@@ -48,7 +48,7 @@ pub const PASSES: [(&str, Pass); 12] = [
         fields::run(lib);
         Ok(())
     }),
-    ("callbacks", |lib, _| callbacks::run(lib)),
+    ("callbacks", |lib, i| callbacks::run(lib, i.annotations, i.cuda_version)),
     ("signature", |lib, _| signature::run(lib)),
     ("python", |lib, i| python::run(lib, i.annotations, i.cuda_version)),
     ("naming", |lib, i| {

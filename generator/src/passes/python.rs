@@ -252,7 +252,8 @@ mod tests {
     use crate::passes::build::{function, library, param};
 
     fn convs(lib: &mut Library) -> Vec<Vec<PyConv>> {
-        crate::passes::callbacks::run(lib).unwrap();
+        let tables = LibraryAnnotations::parse("a.toml", "[callbacks.typedefs]\nCUhostFn = \"host\"\n").unwrap();
+        crate::passes::callbacks::run(lib, &tables, None).unwrap();
         run(lib, &LibraryAnnotations::default(), None).unwrap();
         lib.functions.iter().map(|f| f.params.iter().map(|p| p.python.unwrap()).collect()).collect()
     }
