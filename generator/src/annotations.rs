@@ -17,7 +17,7 @@
 //! ```
 
 use crate::diag::{Error, Result};
-use crate::ir::{CallbackKind, Direction, Library, LibraryKind, Location};
+use crate::ir::{CallbackKind, Direction, Library, LibraryKind, Location, TraceClass, TraceUse};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -108,9 +108,9 @@ pub struct HandleAnnotations {
 #[serde(deny_unknown_fields)]
 pub struct TraceAnnotations {
     #[serde(default)]
-    pub handles: BTreeMap<String, String>,
+    pub handles: BTreeMap<String, TraceClass>,
     #[serde(default)]
-    pub params: BTreeMap<String, String>,
+    pub params: BTreeMap<String, TraceUse>,
 }
 
 /// `[callbacks.typedefs]`: callback typedef -> the trampoline a callable stands behind

@@ -96,18 +96,47 @@ pub struct Library {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceFacts {
     /// Handle typedef (the one a type resolves to: `CUfunction`, `CUdeviceptr_v2`) -> the class
-    /// the tracer names or numbers its values as (`function`, `stream`, `device_ptr`).
-    pub handles: std::collections::BTreeMap<String, String>,
-    /// `function.parameter` (API name) -> what the tracer does with it: `image` (a module image
-    /// in memory, hashed at the call), `kernel_params` / `launch_extra` (a launch's arguments,
-    /// copied at the call when asked for), `launched` (the function or graph a launch runs),
-    /// `frees` (the call may free handles: names still unresolved are resolved before it).
-    pub params: std::collections::BTreeMap<String, String>,
+    /// the tracer names or numbers its values as.
+    pub handles: std::collections::BTreeMap<String, TraceClass>,
+}
+
+/// The handle classes of the tracer (`trace::Class`, same variant names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceClass {
+    Function,
+    Kernel,
+    Module,
+    Library,
+    Stream,
+    Event,
+    Graph,
+    GraphExec,
+    GraphNode,
+    Context,
+    DevicePtr,
+}
+
+/// What the tracer does with a parameter beyond printing its value (`[trace.params]`, set on
+/// [`Param::trace`] by `passes::trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceUse {
+    /// A module image in memory, hashed at the call.
+    Image,
+    /// A launch's argument pointers, copied at the call when asked for.
+    KernelParams,
+    /// A launch's `extra` array, copied likewise.
+    LaunchExtra,
+    /// The function or graph a launch runs (the per-kernel and per-graph summary).
+    Launched,
+    /// The call may free handles: names still unresolved are resolved before it.
+    Frees,
 }
 
 impl TraceFacts {
     pub fn is_empty(&self) -> bool {
-        self.handles.is_empty() && self.params.is_empty()
+        self.handles.is_empty()
     }
 }
 
@@ -527,6 +556,9 @@ pub struct Param {
     /// For a callback parameter: how a callable stands for it (`passes::callbacks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<CallbackUse>,
+    /// What the tracer does with it beyond printing its value (`passes::trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceUse>,
     /// How the Python surface converts it (`passes::python`; `None` before that pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<PyConv>,

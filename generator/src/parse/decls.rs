@@ -340,6 +340,7 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
                 names: Names::default(),
                 size: None,
                 callback: None,
+                trace: None,
                 python: None,
                 counted_by: None,
                 py_default: None,

@@ -104,6 +104,7 @@ pub(crate) mod build {
             names: Names::default(),
             size: None,
             callback: None,
+            trace: None,
             python: None,
             counted_by: None,
             py_default: None,

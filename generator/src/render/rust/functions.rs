@@ -69,7 +69,7 @@ pub(super) fn symbols(
         .enumerate()
         .map(|(i, p)| {
             let name = ident(&p.name);
-            let (trace_arg, trace_word) = ctx.trace_param(&f.name, p, &name, i, is_status, &mut trace_enums);
+            let (trace_arg, trace_word) = ctx.trace_param(p, &name, i, is_status, &mut trace_enums);
             SysParam { trace_arg, trace_word, name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
         })
         .collect();
