@@ -3,7 +3,7 @@
 
 use cudagen::{driver, nvrtc};
 use cudagen_generator::annotations::{Annotations, LibraryAnnotations};
-use cudagen_generator::ir::{Api, LibraryKind};
+use cudagen_generator::ir::{Api, DecidedBy, LibraryKind};
 use cudagen_generator::{parse, passes};
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
@@ -36,6 +36,17 @@ pub fn fixture(name: &str, kind: LibraryKind) -> Api {
     let annotations = Annotations { libraries: [(kind, ann)].into() };
     passes::run_all(&mut api, &annotations).unwrap_or_else(|e| panic!("{name}: {e}"));
     api
+}
+
+/// Who decided a parameter or resource, as the snapshots abbreviate it.
+pub fn by(d: DecidedBy) -> &'static str {
+    match d {
+        DecidedBy::Annotation => "ann",
+        DecidedBy::Doc => "doc",
+        DecidedBy::Heuristic => "heur",
+        DecidedBy::Type => "type",
+        DecidedBy::Naming => "name",
+    }
 }
 
 /// The IR of the real 12.9 headers, built once per test process, or `None` (skipped) outside CI

@@ -491,6 +491,31 @@ pub struct Function {
 }
 
 impl Function {
+    /// A function as the parser reads it: its ABI symbol is its name, no decisions yet.
+    pub fn new(symbol: impl Into<String>, ret: Type, params: Vec<Param>) -> Self {
+        let symbol = symbol.into();
+        Function {
+            name: symbol.clone(),
+            proc_name: symbol.clone(),
+            symbol,
+            version: None,
+            variants: Vec::new(),
+            ret,
+            params,
+            deprecated: None,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+            returns: ReturnShape::Status,
+            ret_kind: ReturnKind::default(),
+            export: Export::default(),
+            needs_unsafe: false,
+            releases: None,
+            keeps_gil: None,
+            ownership: None,
+        }
+    }
+
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)
     }
@@ -574,6 +599,29 @@ pub struct Param {
     /// How the typed surfaces take it, with its links (`passes::signature`).
     #[serde(default)]
     pub kind: ParamKind,
+}
+
+impl Param {
+    /// A parameter as the parser reads it: an input value decided by its type, no links yet.
+    pub fn new(name: impl Into<String>, ty: Type) -> Self {
+        Param {
+            name: name.into(),
+            ty,
+            direction: Direction::In,
+            role: Role::Value,
+            nullable: false,
+            decided_by: DecidedBy::Type,
+            doc: String::new(),
+            names: Names::default(),
+            size: None,
+            callback: None,
+            trace: None,
+            python: None,
+            counted_by: None,
+            py_default: None,
+            kind: ParamKind::default(),
+        }
+    }
 }
 
 /// Which trampoline lets a callable stand for a C callback; `raw` takes only C function pointers.

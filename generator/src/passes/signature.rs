@@ -222,12 +222,7 @@ mod tests {
     use super::*;
     use crate::passes::build;
 
-    fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
-        let mut p = build::param(name, ty, role);
-        p.direction = Direction::In;
-        p.nullable = nullable;
-        p
-    }
+    use build::input as param;
 
     fn kinds(f: Function) -> Function {
         let mut lib = Library::new(LibraryKind::Driver);

@@ -546,33 +546,12 @@ mod tests {
     }
 
     fn field(name: &str, ty: Type, anonymous: bool) -> Field {
-        Field {
-            name: name.into(),
-            ty,
-            offset_bits: 0,
-            bit_width: None,
-            anonymous,
-            doc: Doc::default(),
-            names: Names::default(),
-            count: None,
-            kernel_params: false,
-        }
+        crate::passes::build::field(name, ty, 0, anonymous)
     }
 
     fn record(name: &str, kind: RecordKind, anonymous: bool, fields: Vec<Field>) -> Record {
-        Record {
-            name: name.into(),
-            tag: (!anonymous).then(|| format!("{name}_st")),
-            kind,
-            fields,
-            complete: true,
-            size: 8,
-            align: 8,
-            anonymous,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names::default(),
-        }
+        let tag = (!anonymous).then(|| format!("{name}_st"));
+        Record { tag, anonymous, ..crate::passes::build::record(name, kind, fields) }
     }
 
     /// Aliases listed before their targets, and a record listed before the record it holds by

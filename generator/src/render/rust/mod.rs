@@ -207,7 +207,7 @@ fn function_views(
     let kind = ctx.lib.kind;
     let (mut symbols, mut functions, mut names) = (Vec::new(), Vec::new(), BTreeSet::new());
     for f in &ctx.lib.functions {
-        let view = ctx.lib.status_enum.as_deref().filter(|_| typed).map(|status| functions::typed(ctx, f, status));
+        let view = (typed && ctx.lib.status_enum.is_some()).then(|| functions::typed(ctx, f));
         symbols.extend(functions::symbols(ctx, f, symbols.len(), default_version, view.as_ref().map(|(t, _)| t.name.as_str())));
         match view {
             None => out.coverage.skipped(kind, SURFACE, &f.name, "library has no status enum: sys binding only"),

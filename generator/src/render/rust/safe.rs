@@ -115,10 +115,10 @@ pub(super) struct CallView {
 
 /// The safe view of one library, or `None` when it has no typed layer (no status enum).
 pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &BTreeSet<String>) -> Option<ModuleView> {
-    let status = status?;
+    status?;
     let typed = |name: &str| -> Option<(TypedFn, &Function)> {
         let f = lib.function(name)?;
-        emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f, status).0, f))
+        emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f).0, f))
     };
     let resources: Vec<ResourceView> = lib.resources.iter().map(|r| resource(ctx, lib, r, &typed)).collect();
     Some(ModuleView {
