@@ -107,27 +107,7 @@ impl<'a> Ctx<'a> {
         status: bool,
         enums: &mut Vec<String>,
     ) -> (String, String) {
-        let (arg, word) = self.trace_param_value(p, name, index, status, enums);
-        let kind = |k: &str| format!("crate::trace::Arg::new(crate::trace::Kind::{k})");
-        match p.trace {
-            Some(TraceUse::Image) => (kind("Image"), word),
-            Some(TraceUse::KernelParams) => (kind("KernelParams"), word),
-            Some(TraceUse::LaunchExtra) => (kind("LaunchExtra"), word),
-            Some(TraceUse::Launched) => (format!("{arg}.launched()"), word),
-            Some(TraceUse::Frees) => (format!("{arg}.frees()"), word),
-            None => (arg, word),
-        }
-    }
-
-    fn trace_param_value(
-        &self,
-        p: &crate::ir::Param,
-        name: &str,
-        index: usize,
-        status: bool,
-        enums: &mut Vec<String>,
-    ) -> (String, String) {
-        match &p.kind {
+        let (arg, word) = match &p.kind {
             ParamKind::CstrIn { is_const: true, .. } => {
                 let (kind, word) = self.trace_word(&p.ty, name, true, enums);
                 (format!("crate::trace::Arg::new({kind})"), word)
@@ -147,7 +127,17 @@ impl<'a> Ctx<'a> {
                 let (kind, word) = self.trace_word(&p.ty, name, false, enums);
                 (format!("crate::trace::Arg::new({kind})"), word)
             }
-        }
+        };
+        let kind = |k: &str| format!("crate::trace::Arg::new(crate::trace::Kind::{k})");
+        let arg = match p.trace {
+            Some(TraceUse::Image) => kind("Image"),
+            Some(TraceUse::KernelParams) => kind("KernelParams"),
+            Some(TraceUse::LaunchExtra) => kind("LaunchExtra"),
+            Some(TraceUse::Launched) => format!("{arg}.launched()"),
+            Some(TraceUse::Frees) => format!("{arg}.frees()"),
+            None => arg,
+        };
+        (arg, word)
     }
 
     /// How the tracer records `expr` of type `ty` (`cstr` marks a C string input): the
