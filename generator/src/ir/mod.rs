@@ -90,6 +90,19 @@ pub struct Library {
     /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
     #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
     pub trace: TraceFacts,
+    /// The profile it was parsed with, when given (`parse::parse_profile`); else its kind's.
+    #[serde(skip)]
+    pub profile: Option<ProfileRef>,
+}
+
+/// A library's profile, equal by identity (profiles are `'static` tables).
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileRef(pub &'static crate::profile::LibraryProfile);
+
+impl PartialEq for ProfileRef {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
 }
 
 /// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
@@ -197,7 +210,13 @@ impl Library {
             resources: Vec::new(),
             excused: Vec::new(),
             trace: TraceFacts::default(),
+            profile: None,
         }
+    }
+    /// Every fact of the library that is not in its headers: the profile it was parsed with,
+    /// else its kind's.
+    pub fn profile(&self) -> &'static crate::profile::LibraryProfile {
+        self.profile.map_or_else(|| self.kind.profile(), |p| p.0)
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)

@@ -208,7 +208,7 @@ fn return_kind(lib: &Library, f: &Function) -> ReturnKind {
 
 /// The library's entry resolver (profile `resolver`) is answered by the C shim itself.
 fn export(lib: &Library, f: &Function) -> Export {
-    match &lib.kind.profile().resolver {
+    match &lib.profile().resolver {
         Some(r) if r.function == f.name => {
             let (symbol, needs_enum) = r.ptsz_wrapper;
             Export::Resolver { ptsz_wrapper: f.symbol == symbol && f.variants.is_empty() && lib.enum_named(needs_enum).is_some() }

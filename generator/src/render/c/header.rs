@@ -134,7 +134,7 @@ pub(super) struct DefineView {
 /// The header views of `lib`: its main header first, then each companion that declares something.
 pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>> {
     check_unique_names(lib)?;
-    let p = lib.kind.profile();
+    let p = lib.profile();
     let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| p.header.to_string());
     let mut out = vec![view(lib, cuda_version, &main, p.c_guard.to_string(), p.c_marker.to_string())?];
     for h in lib.headers.iter().skip(1) {
@@ -199,7 +199,7 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
         guard,
         marker,
         cuda_version: cuda_version.into(),
-        callconv: lib.kind.profile().callconv.to_string(),
+        callconv: lib.profile().callconv.to_string(),
         forwards,
         enums,
         typedefs,
@@ -450,7 +450,7 @@ fn record_view(lib: &Library, r: &Record, anon: &BTreeMap<&str, &Record>, depth:
         guard: if r.anonymous {
             None
         } else {
-            lib.kind.profile().c_record_guards.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
+            lib.profile().c_record_guards.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
         },
     })
 }

@@ -61,7 +61,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut modules = Vec::new();
     let bindings_major = crate::passes::naming::python_bindings_major(crate::passes::header_cuda_version(api));
     for lib in &api.libraries {
-        let m = lib.kind.module().to_string();
+        let m = lib.profile().module.to_string();
         let qualname = format!("cudagen.{m}");
         let handles = types::handles(lib);
         let mut fns = Vec::new();

@@ -153,9 +153,9 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
     .filter_map(|(file, empty)| (!empty).then_some(file))
     .collect();
     ModuleView {
-        module: lib.kind.module().to_string(),
-        kind: lib.kind.profile().variant.to_string(),
-        header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.kind.module())),
+        module: lib.profile().module.to_string(),
+        kind: lib.profile().variant.to_string(),
+        header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.profile().module)),
         status: codes.and(lib.status_enum.clone()),
         codes,
         enums,
@@ -167,7 +167,7 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         type_files,
         plain_types: plain_types(lib),
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
-        cudarc: cudarc && lib.kind.profile().cudarc,
+        cudarc: cudarc && lib.profile().cudarc,
     }
 }
 

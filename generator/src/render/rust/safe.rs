@@ -122,8 +122,8 @@ pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &B
     };
     let resources: Vec<ResourceView> = lib.resources.iter().map(|r| resource(ctx, lib, r, &typed)).collect();
     Some(ModuleView {
-        module: lib.kind.module().to_string(),
-        kind: lib.kind.profile().variant.to_string(),
+        module: lib.profile().module.to_string(),
+        kind: lib.profile().variant.to_string(),
         binds: resources.iter().any(|r| r.bind.is_some()),
         guard_pop: resources.iter().find_map(|r| r.bind.as_ref().map(|b| b.pop.clone())).unwrap_or_default(),
         resources,
