@@ -14,6 +14,8 @@ mod support {
     pub mod util;
 }
 
+// Generated: formatted as the generator writes it.
+#[rustfmt::skip]
 #[path = "../../generated/rust/src/libraries.rs"]
 mod libraries;
 
