@@ -89,4 +89,22 @@ mod tests {
             assert!(e.to_string().starts_with("a.toml:2: unknown variant"), "{text}: {e}");
         }
     }
+
+    /// `TraceClass` is the generator's copy of the tracer's `trace::Class`: the same variants.
+    #[test]
+    fn classes_are_the_tracers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/rust/support/trace.rs");
+        let text = std::fs::read_to_string(root).unwrap();
+        let body = text.split("pub enum Class {").nth(1).and_then(|t| t.split('}').next()).expect("trace::Class");
+        let tracer: Vec<&str> = body.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+        let ours: Vec<String> = tracer
+            .iter()
+            .filter_map(|v| {
+                let snake = heck::ToSnakeCase::to_snake_case(*v);
+                serde_json::from_value::<TraceClass>(serde_json::Value::String(snake)).ok().map(|c| format!("{c:?}"))
+            })
+            .collect();
+        assert!(tracer.len() > 1 && tracer.iter().all(|v| v.chars().all(char::is_alphanumeric)), "{tracer:?}");
+        assert_eq!(ours, tracer, "every trace::Class variant is a TraceClass of the same name");
+    }
 }
