@@ -65,7 +65,6 @@ fn parse_parts(
     companions: &[Companion],
 ) -> Result<Library> {
     let include_dir = header.parent().unwrap_or(Path::new("."));
-    let args = vec![format!("-I{}", include_dir.display())];
     let mut library = Library { profile: Some(ProfileRef(profile)), ..Library::new(profile.kind) };
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
@@ -91,20 +90,7 @@ fn parse_parts(
     }
 
     // A typedefs header includes its main header: one parse serves both.
-    let root = typedefs.unwrap_or(header);
-    let tu = if companions.is_empty() {
-        TranslationUnit::parse(root, &args)?
-    } else {
-        let mut umbrella = format!("#include \"{}\"\n", file_name(root));
-        for c in companions {
-            for n in c.needs {
-                let _ = writeln!(umbrella, "#include <{n}>");
-            }
-            let t = if include_dir.join(c.typedefs).exists() { c.typedefs } else { c.header };
-            let _ = writeln!(umbrella, "#include \"{t}\"");
-        }
-        TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)?
-    };
+    let tu = translation_unit(typedefs.unwrap_or(header), include_dir, companions)?;
     let top: Vec<_> = tu.cursor().children();
     let names = names::PublicNames::collect(&top, &files);
     decls::collect(&top, &files, &names, &mut library)?;
@@ -127,6 +113,24 @@ fn parse_parts(
     }
     library.status_enum = library.enum_named(profile.status_enum).map(|e| e.name.clone());
     Ok(library)
+}
+
+/// One parse of `root` and, after it, each companion (its typedefs header where there is one)
+/// with the graphics headers it needs.
+fn translation_unit(root: &Path, include_dir: &Path, companions: &[Companion]) -> Result<TranslationUnit> {
+    let args = vec![format!("-I{}", include_dir.display())];
+    if companions.is_empty() {
+        return TranslationUnit::parse(root, &args);
+    }
+    let mut umbrella = format!("#include \"{}\"\n", file_name(root));
+    for c in companions {
+        for n in c.needs {
+            let _ = writeln!(umbrella, "#include <{n}>");
+        }
+        let t = if include_dir.join(c.typedefs).exists() { c.typedefs } else { c.header };
+        let _ = writeln!(umbrella, "#include \"{t}\"");
+    }
+    TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)
 }
 
 /// Which files of a parse say what (file names without folders, as locations give them).
