@@ -99,16 +99,6 @@ fn kind(k: &ParamKind) -> String {
     }
 }
 
-fn by(d: DecidedBy) -> &'static str {
-    match d {
-        DecidedBy::Annotation => "ann",
-        DecidedBy::Doc => "doc",
-        DecidedBy::Heuristic => "heur",
-        DecidedBy::Type => "type",
-        DecidedBy::Naming => "name",
-    }
-}
-
 fn line(f: &Function) -> String {
     let version = f.version.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
     let variants: Vec<String> = f.variants.iter().map(|v| format!("+{}@{}", v.symbol, v.version.unwrap_or(0))).collect();
@@ -138,7 +128,7 @@ fn line(f: &Function) -> String {
     format!("{} -> {}@{}{} {safety}{ret}{gil}({})", f.name, f.symbol, version, variants.concat(), params.join(", "))
 }
 
-use cudagen_tests::real_api_12_9 as api_12_9;
+use cudagen_tests::{by, real_api_12_9 as api_12_9};
 
 #[test]
 fn classification_table_12_9() {

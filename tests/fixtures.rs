@@ -1,11 +1,14 @@
-//! Fixture headers (one feature each) -> IR snapshot and the rendered Rust and Python surfaces
-//! (the C surface is in `c_fixtures.rs`).
-//! Review changes with `cargo insta review`.
+//! The fixture harness: every `tests/fixtures/*.h` (one feature each; `<name>_typedefs.h`,
+//! companions and the annotations of `<name>.toml` join it) -> snapshots of its IR and of the
+//! rendered Rust, Python and C surfaces; the C headers also compile as C99 and C++11 with
+//! -Wall -Werror where gcc is installed. Adding a fixture is dropping a header (and its
+//! annotation file) there. Review changes with `cargo insta review`.
 
 use cudagen_generator::annotations::Annotations;
 use cudagen_generator::ir::{Api, LibraryKind};
 use cudagen_generator::{emit, parse, passes};
-use cudagen_tests::{fixture, root};
+use cudagen_tests::{fixture, fixture_name, root};
+use std::process::Command;
 
 /// Contents of the files under `templates/<surface>/support`: shipped verbatim (after the
 /// banner), not rendered from the fixture.
@@ -41,37 +44,85 @@ fn rendered(api: &Api, surface: &str) -> String {
         .join("\n")
 }
 
-macro_rules! fixture_test {
-    ($name:ident, $kind:expr) => {
-        #[test]
-        fn $name() {
-            let api = fixture(stringify!($name), $kind);
-            insta::assert_yaml_snapshot!(concat!(stringify!($name), "_ir"), api.libraries[0]);
-            insta::assert_snapshot!(concat!(stringify!($name), "_rust"), rendered(&api, "rust"));
-            insta::assert_snapshot!(concat!(stringify!($name), "_python"), rendered(&api, "python"));
-        }
-    };
+/// Every fixture: four snapshots, named `fixtures__<name>_{ir,rust,python}` and
+/// `c_fixtures__<name>_c`. A failing fixture does not hide the others (insta reports them all).
+#[test]
+fn every_fixture_on_every_surface() {
+    let mut seen = Vec::new();
+    insta::glob!("fixtures/*.h", |header| {
+        let Some(name) = fixture_name(header) else { return };
+        let api = fixture(&name);
+        let mut settings = insta::Settings::clone_current();
+        settings.remove_snapshot_suffix();
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| {
+            insta::assert_yaml_snapshot!(format!("fixtures__{name}_ir"), api.libraries[0]);
+            insta::assert_snapshot!(format!("fixtures__{name}_rust"), rendered(&api, "rust"));
+            insta::assert_snapshot!(format!("fixtures__{name}_python"), rendered(&api, "python"));
+            insta::assert_snapshot!(format!("c_fixtures__{name}_c"), c_surface(&name, &api));
+        });
+        seen.push(name);
+    });
+    // The fixture with a companion and the NVRTC one are found; what joins a fixture is not one.
+    let found = |n: &str| seen.iter().any(|s| s == n);
+    assert!(found("interop") && found("two_call_string"), "fixtures found: {seen:?}");
+    assert!(!seen.iter().any(|s| s.ends_with("_typedefs") || s == "interop_gl"), "fixtures found: {seen:?}");
 }
 
-fixture_test!(status_enum, LibraryKind::Driver);
-fixture_test!(out_param, LibraryKind::Driver);
-fixture_test!(two_call_string, LibraryKind::Nvrtc);
-fixture_test!(versioned_symbol, LibraryKind::Driver);
-fixture_test!(ptds_ptsz, LibraryKind::Driver);
-fixture_test!(opaque_handle, LibraryKind::Driver);
-fixture_test!(flags_enum, LibraryKind::Driver);
-fixture_test!(callback, LibraryKind::Driver);
-fixture_test!(anonymous_union, LibraryKind::Driver);
-fixture_test!(deprecated, LibraryKind::Driver);
-fixture_test!(interop, LibraryKind::Driver);
-fixture_test!(ownership, LibraryKind::Driver);
+/// The C surface's rendered (not verbatim) files; checks that every function is on it and, where
+/// gcc is installed, that its headers compile.
+fn c_surface(name: &str, api: &Api) -> String {
+    let out = emit::generate(api, &root().join("templates")).expect("render");
+    let c_files: Vec<(&String, &String)> = out.files.iter().filter(|(p, _)| p.starts_with("c/")).collect();
+    for l in out.coverage.libraries.values() {
+        let emitted = l.surfaces.get("c").map(|s| s.emitted.clone()).unwrap_or_default();
+        assert_eq!(emitted, l.functions, "{name}: every function is on the C surface");
+    }
+    if Command::new("gcc").arg("--version").output().is_ok() {
+        gcc_accepts(name, &c_files);
+    }
+    let verbatim = ["c/src/guard.rs", "c/src/last_error.rs", "c/src/getproc.rs", "c/README.md"];
+    c_files
+        .iter()
+        .filter(|(p, _)| !verbatim.contains(&p.as_str()))
+        .map(|(p, t)| format!("==> {p}\n{t}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The rendered C headers compile as C99 and C++11 with -Wall -Wextra -Werror.
+fn gcc_accepts(name: &str, c_files: &[(&String, &String)]) {
+    let dir = std::env::temp_dir().join(format!("cudagen-cfix-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("include")).unwrap();
+    let mut includes = String::new();
+    for (p, text) in c_files {
+        if let Some(h) = p.strip_prefix("c/include/") {
+            std::fs::write(dir.join("include").join(h), text).unwrap();
+            includes.push_str(&format!("#include <{h}>\n"));
+        }
+    }
+    std::fs::write(dir.join("t.c"), format!("{includes}int main(void) {{ return 0; }}\n")).unwrap();
+    for (std, lang) in [("c99", "c"), ("c++11", "c++")] {
+        let o = Command::new("gcc")
+            .args([&format!("-std={std}"), "-x", lang, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+            .arg(dir.join("include"))
+            // graphics headers of the interop fixture: the parser's stand-ins
+            .arg("-I")
+            .arg(root().join("generator/src/clang/interop"))
+            .arg(dir.join("t.c"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name} ({std}): {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
 
 /// The interop fixture's decisions: plain API name over `_v2`, stand-in graphics types, ABI
 /// versions from the companion's typedefs, the deprecated legacy function left out.
 #[test]
 fn interop_names_versions_and_stand_ins() {
     use cudagen_generator::ir::{Type, TypedefKind};
-    let api = fixture("interop", LibraryKind::Driver);
+    let api = fixture("interop");
     let lib = &api.libraries[0];
     let f = lib.function("cuStreamGetCaptureInfo").expect("plain API name");
     assert_eq!((f.symbol.as_str(), f.version), ("cuStreamGetCaptureInfo_v2", Some(11030)));
@@ -110,7 +161,7 @@ fn malformed_header_is_an_error_with_location() {
 
 #[test]
 fn annotation_naming_nothing_is_an_error() {
-    let mut api = fixture("out_param", LibraryKind::Driver);
+    let mut api = fixture("out_param");
     let ann = cudagen_generator::annotations::LibraryAnnotations::parse(
         "cuda.toml",
         "[functions.cuMemGetInfo]\nnope = { role = \"out_value\" }\n",

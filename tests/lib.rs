@@ -5,8 +5,8 @@
 pub mod compile_rules {}
 
 use cudagen::{driver, nvrtc};
-use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, LibraryKind};
+use cudagen_generator::annotations::{Annotations, LibraryAnnotations};
+use cudagen_generator::ir::{Api, DecidedBy, LibraryKind};
 use cudagen_generator::{parse, passes};
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
@@ -16,26 +16,61 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ lives in the repository").to_path_buf()
 }
 
-/// The companion of the `interop` fixture, as `cudaGL.h`/`cudaVDPAU.h` are of `cuda.h`.
-const INTEROP_COMPANION: parse::Companion = parse::Companion {
-    header: "interop_gl.h",
-    typedefs: "interop_gl_typedefs.h",
-    needs: &["GL/gl.h", "vdpau/vdpau.h"],
-    guard: "CUDAGEN_INTEROP_GL_H_GUARD",
-};
+/// Companions of fixtures, as `cudaGL.h`/`cudaVDPAU.h` are of `cuda.h`: fixture -> companion.
+const COMPANIONS: [(&str, parse::Companion); 1] = [(
+    "interop",
+    parse::Companion {
+        header: "interop_gl.h",
+        typedefs: "interop_gl_typedefs.h",
+        needs: &["GL/gl.h", "vdpau/vdpau.h"],
+        guard: "CUDAGEN_INTEROP_GL_H_GUARD",
+    },
+)];
 
-/// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present, and the companion
-/// `interop_gl.h` for `interop`) and runs every pass.
-pub fn fixture(name: &str, kind: LibraryKind) -> Api {
+/// The fixture a header of `tests/fixtures` is, by name (`out_param.h` -> `out_param`); `None`
+/// for what joins another fixture: a `*_typedefs.h` or a companion.
+pub fn fixture_name(header: &Path) -> Option<String> {
+    let file = header.file_name()?.to_str()?;
+    let name = file.strip_suffix(".h")?;
+    let joins = name.ends_with("_typedefs") || COMPANIONS.iter().any(|(_, c)| c.header == file || c.typedefs == file);
+    (!joins).then(|| name.to_string())
+}
+
+/// The library a fixture header belongs to: the profile whose status enum it names, else the
+/// first (the driver).
+pub fn fixture_kind(header: &Path) -> LibraryKind {
+    let text = std::fs::read_to_string(header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
+    let profiles = &cudagen_generator::profile::PROFILES;
+    profiles.iter().find(|p| text.contains(p.status_enum)).unwrap_or(&profiles[0]).kind
+}
+
+/// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present, and its companion)
+/// as the library of [`fixture_kind`], and runs every pass, with the annotations of
+/// `<name>.toml` when present.
+pub fn fixture(name: &str) -> Api {
     let dir = root().join("tests/fixtures");
     let header = dir.join(format!("{name}.h"));
     let typedefs = dir.join(format!("{name}_typedefs.h"));
-    let companions: &[parse::Companion] = if name == "interop" { &[INTEROP_COMPANION] } else { &[] };
-    let lib = parse::parse_family(kind, &header, typedefs.exists().then_some(typedefs.as_path()), companions)
+    let companions: Vec<parse::Companion> = COMPANIONS.iter().filter(|(n, _)| *n == name).map(|(_, c)| *c).collect();
+    let kind = fixture_kind(&header);
+    let lib = parse::parse_family(kind, &header, typedefs.exists().then_some(typedefs.as_path()), &companions)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut api = Api { cuda_version: "fixture".into(), libraries: vec![lib] };
-    passes::run_all(&mut api, &Annotations::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let ann = LibraryAnnotations::load_optional(&dir.join(format!("{name}.toml"))).unwrap_or_else(|e| panic!("{e}"));
+    let annotations = Annotations { libraries: [(kind, ann)].into() };
+    passes::run_all(&mut api, &annotations).unwrap_or_else(|e| panic!("{name}: {e}"));
     api
+}
+
+/// Who decided a parameter or resource, as the snapshots abbreviate it.
+pub fn by(d: DecidedBy) -> &'static str {
+    match d {
+        DecidedBy::Annotation => "ann",
+        DecidedBy::Doc => "doc",
+        DecidedBy::Heuristic => "heur",
+        DecidedBy::Type => "type",
+        DecidedBy::Naming => "name",
+    }
 }
 
 /// The IR of the real 12.9 headers, built once per test process, or `None` (skipped) outside CI

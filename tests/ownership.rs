@@ -4,23 +4,13 @@
 //! decision must keep, and a check that the generated safe layer prints exactly the IR's types.
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
-use cudagen_generator::ir::{DecidedBy, EndArg, FnOwnership, Library, Resource, Type};
+use cudagen_generator::ir::{EndArg, FnOwnership, Library, Resource, Type};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The IR of the real 12.9 headers (built once for all tests), or `None` (skipped) outside CI
 /// when they are not fetched.
-use cudagen_tests::real_api_12_9 as api_12_9;
-
-fn by(d: DecidedBy) -> &'static str {
-    match d {
-        DecidedBy::Annotation => "ann",
-        DecidedBy::Doc => "doc",
-        DecidedBy::Heuristic => "heur",
-        DecidedBy::Type => "type",
-        DecidedBy::Naming => "name",
-    }
-}
+use cudagen_tests::{by, real_api_12_9 as api_12_9};
 
 fn handle(r: &Resource) -> String {
     match &r.handle {

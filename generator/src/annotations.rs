@@ -17,7 +17,7 @@
 //! ```
 
 use crate::diag::{Error, Result};
-use crate::ir::{Direction, Library, LibraryKind, Location};
+use crate::ir::{CallbackKind, Direction, Library, LibraryKind, Location, TraceClass, TraceUse};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -80,6 +80,10 @@ pub struct LibraryAnnotations {
     /// Where a kernel's argument pointer array is (`passes::python`).
     #[serde(default)]
     pub kernel_params: KernelParamsAnnotations,
+    /// Which trampoline stands for each C callback and which calls release a kept callable
+    /// (`passes::callbacks`).
+    #[serde(default)]
+    pub callbacks: CallbackAnnotations,
     /// The file these came from and its text, for error locations.
     #[serde(skip)]
     pub file: String,
@@ -119,9 +123,38 @@ pub struct KernelParamsAnnotations {
 #[serde(deny_unknown_fields)]
 pub struct TraceAnnotations {
     #[serde(default)]
-    pub handles: BTreeMap<String, String>,
+    pub handles: BTreeMap<String, TraceClass>,
     #[serde(default)]
-    pub params: BTreeMap<String, String>,
+    pub params: BTreeMap<String, TraceUse>,
+}
+
+/// `[callbacks.typedefs]`: callback typedef -> the trampoline a callable stands behind
+/// (`CUhostFn = "host"`); `[callbacks.functions]`: the same by function, for a callback declared
+/// without a typedef; `[callbacks.releases]`: calls after which the library no longer calls a
+/// kept callable.
+///
+/// ```toml
+/// [callbacks.releases]
+/// cuLogsUnregisterCallback = { callback = "logs", key = "callback" }
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallbackAnnotations {
+    #[serde(default)]
+    pub typedefs: BTreeMap<String, CallbackKind>,
+    #[serde(default)]
+    pub functions: BTreeMap<String, CallbackKind>,
+    #[serde(default)]
+    pub releases: BTreeMap<String, ReleaseAnnotation>,
+}
+
+/// One `[callbacks.releases]` entry: the kind of callable released and the parameter holding the
+/// key it was kept under.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseAnnotation {
+    pub callback: CallbackKind,
+    pub key: String,
 }
 
 /// NVIDIA's Python classes that hold the C type of one of our handles (`[foreign_handles]`).

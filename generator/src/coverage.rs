@@ -53,7 +53,7 @@ impl Coverage {
     /// in the module table; C: an export of every ABI symbol). Anything else becomes skipped.
     pub fn check_output(&mut self, api: &Api, files: &BTreeMap<String, String>) {
         for lib in &api.libraries {
-            let m = lib.kind.module();
+            let m = lib.profile().module;
             let Some(lc) = self.libraries.get_mut(&lib.kind) else { continue };
             for (surface, sc) in lc.surfaces.iter_mut() {
                 let text = |path: String| files.get(&path).map(String::as_str).unwrap_or("");

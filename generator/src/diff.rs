@@ -449,35 +449,10 @@ mod tests {
         Api { cuda_version: version.into(), libraries: vec![lib] }
     }
 
-    fn field(name: &str, ty: Type, offset_bits: u64, anonymous: bool) -> Field {
-        Field {
-            name: name.into(),
-            ty,
-            offset_bits,
-            bit_width: None,
-            anonymous,
-            doc: Doc::default(),
-            names: Names::default(),
-            count: None,
-            kernel_params: false,
-            python_private: false,
-        }
-    }
+    use crate::passes::build::field;
 
     fn record(name: &str, kind: RecordKind, fields: Vec<Field>, size: u64) -> Record {
-        Record {
-            name: name.into(),
-            tag: None,
-            kind,
-            fields,
-            complete: true,
-            size,
-            align: 4,
-            anonymous: false,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names::default(),
-        }
+        Record { size, align: 4, ..crate::passes::build::record(name, kind, fields) }
     }
 
     #[test]

@@ -47,6 +47,22 @@ pub fn build_api(headers: &HeaderSet, annotations: &annotations::Annotations) ->
     build_api_until(headers, annotations, None)
 }
 
+/// The finished IR of the one library `profile` describes, from its headers in `include_dir` and
+/// its `annotations`: a library outside [`profile::PROFILES`] (one being added, or a test's toy)
+/// goes through the same parse, passes and renderers as the others.
+pub fn build_library(
+    profile: &'static profile::LibraryProfile,
+    include_dir: &std::path::Path,
+    annotations: annotations::LibraryAnnotations,
+) -> Result<ir::Api> {
+    let lib = parse::parse_profile(profile, include_dir)?
+        .ok_or_else(|| Error::new(format!("{}: no {}", include_dir.display(), profile.header)))?;
+    let mut api = ir::Api { cuda_version: String::new(), libraries: vec![lib] };
+    let annotations = annotations::Annotations { libraries: [(profile.kind, annotations)].into() };
+    passes::run_all(&mut api, &annotations)?;
+    Ok(api)
+}
+
 /// [`build_api`] stopping after the pass `last` (see [`passes::PASSES`]), for review.
 pub fn build_api_until(headers: &HeaderSet, annotations: &annotations::Annotations, last: Option<&str>) -> Result<ir::Api> {
     let mut api = parse::parse_headers(headers)?;

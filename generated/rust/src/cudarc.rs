@@ -77,36 +77,24 @@ pub trait AsHandle {
     fn handle(&self) -> Self::Handle;
 }
 
-impl AsHandle for safe::CudaContext {
-    type Handle = CUcontext;
-    #[inline(always)]
-    fn handle(&self) -> CUcontext {
-        self.cu_ctx().into()
-    }
+/// `AsHandle` for cudarc objects: object => our handle type, cudarc's accessor.
+macro_rules! as_handle {
+    ($($object:ident => $handle:ident, $get:ident;)*) => {$(
+        impl AsHandle for safe::$object {
+            type Handle = $handle;
+            #[inline(always)]
+            fn handle(&self) -> $handle {
+                self.$get().into()
+            }
+        }
+    )*};
 }
 
-impl AsHandle for safe::CudaStream {
-    type Handle = CUstream;
-    #[inline(always)]
-    fn handle(&self) -> CUstream {
-        self.cu_stream().into()
-    }
-}
-
-impl AsHandle for safe::CudaEvent {
-    type Handle = CUevent;
-    #[inline(always)]
-    fn handle(&self) -> CUevent {
-        self.cu_event().into()
-    }
-}
-
-impl AsHandle for safe::CudaFunction {
-    type Handle = CUfunction;
-    #[inline(always)]
-    fn handle(&self) -> CUfunction {
-        self.cu_function().into()
-    }
+as_handle! {
+    CudaContext => CUcontext, cu_ctx;
+    CudaStream => CUstream, cu_stream;
+    CudaEvent => CUevent, cu_event;
+    CudaFunction => CUfunction, cu_function;
 }
 
 /// The device address of a cudarc buffer (`CudaSlice`, `CudaView`) for work on `stream` that

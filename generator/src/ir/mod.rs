@@ -90,24 +90,66 @@ pub struct Library {
     /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
     #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
     pub trace: TraceFacts,
+    /// The profile it was parsed with, when given (`parse::parse_profile`); else its kind's.
+    #[serde(skip)]
+    pub profile: Option<ProfileRef>,
+}
+
+/// A library's profile, equal by identity (profiles are `'static` tables).
+#[derive(Clone, Copy, Debug)]
+pub struct ProfileRef(pub &'static crate::profile::LibraryProfile);
+
+impl PartialEq for ProfileRef {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
 }
 
 /// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceFacts {
     /// Handle typedef (the one a type resolves to: `CUfunction`, `CUdeviceptr_v2`) -> the class
-    /// the tracer names or numbers its values as (`function`, `stream`, `device_ptr`).
-    pub handles: std::collections::BTreeMap<String, String>,
-    /// `function.parameter` (API name) -> what the tracer does with it: `image` (a module image
-    /// in memory, hashed at the call), `kernel_params` / `launch_extra` (a launch's arguments,
-    /// copied at the call when asked for), `launched` (the function or graph a launch runs),
-    /// `frees` (the call may free handles: names still unresolved are resolved before it).
-    pub params: std::collections::BTreeMap<String, String>,
+    /// the tracer names or numbers its values as.
+    pub handles: std::collections::BTreeMap<String, TraceClass>,
+}
+
+/// The handle classes of the tracer (`trace::Class`, same variant names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceClass {
+    Function,
+    Kernel,
+    Module,
+    Library,
+    Stream,
+    Event,
+    Graph,
+    GraphExec,
+    GraphNode,
+    Context,
+    DevicePtr,
+}
+
+/// What the tracer does with a parameter beyond printing its value (`[trace.params]`, set on
+/// [`Param::trace`] by `passes::trace`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceUse {
+    /// A module image in memory, hashed at the call.
+    Image,
+    /// A launch's argument pointers, copied at the call when asked for.
+    KernelParams,
+    /// A launch's `extra` array, copied likewise.
+    LaunchExtra,
+    /// The function or graph a launch runs (the per-kernel and per-graph summary).
+    Launched,
+    /// The call may free handles: names still unresolved are resolved before it.
+    Frees,
 }
 
 impl TraceFacts {
     pub fn is_empty(&self) -> bool {
-        self.handles.is_empty() && self.params.is_empty()
+        self.handles.is_empty()
     }
 }
 
@@ -168,7 +210,13 @@ impl Library {
             resources: Vec::new(),
             excused: Vec::new(),
             trace: TraceFacts::default(),
+            profile: None,
         }
+    }
+    /// Every fact of the library that is not in its headers: the profile it was parsed with,
+    /// else its kind's.
+    pub fn profile(&self) -> &'static crate::profile::LibraryProfile {
+        self.profile.map_or_else(|| self.kind.profile(), |p| p.0)
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
@@ -472,6 +520,30 @@ pub struct Function {
 }
 
 impl Function {
+    /// A function as the parser reads it: its ABI symbol is its name, no decisions yet.
+    pub fn new(symbol: impl Into<String>, ret: Type, params: Vec<Param>) -> Self {
+        let symbol = symbol.into();
+        Function {
+            name: symbol.clone(),
+            proc_name: symbol.clone(),
+            symbol,
+            version: None,
+            variants: Vec::new(),
+            ret,
+            params,
+            deprecated: None,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
+            ret_kind: ReturnKind::default(),
+            export: Export::default(),
+            needs_unsafe: false,
+            releases: None,
+            keeps_gil: None,
+            ownership: None,
+        }
+    }
+
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)
     }
@@ -528,6 +600,9 @@ pub struct Param {
     /// For a callback parameter: how a callable stands for it (`passes::callbacks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<CallbackUse>,
+    /// What the tracer does with it beyond printing its value (`passes::trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceUse>,
     /// How the Python surface converts it (`passes::python`; `None` before that pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<PyConv>,
@@ -543,6 +618,30 @@ pub struct Param {
     /// How the typed surfaces take it, with its links (`passes::signature`).
     #[serde(default)]
     pub kind: ParamKind,
+}
+
+impl Param {
+    /// A parameter as the parser reads it: an input value decided by its type, no links yet.
+    pub fn new(name: impl Into<String>, ty: Type) -> Self {
+        Param {
+            name: name.into(),
+            ty,
+            direction: Direction::In,
+            role: Role::Value,
+            nullable: false,
+            decided_by: DecidedBy::Type,
+            doc: String::new(),
+            names: Names::default(),
+            size: None,
+            callback: None,
+            trace: None,
+            python: None,
+            counted_by: None,
+            py_default: None,
+            writes: false,
+            kind: ParamKind::default(),
+        }
+    }
 }
 
 /// Which trampoline lets a callable stand for a C callback; `raw` takes only C function pointers.

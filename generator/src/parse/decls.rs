@@ -331,43 +331,12 @@ fn function(c: &Cursor<'_>, names: &PublicNames, library: &mut Library) -> Resul
         .enumerate()
         .map(|(i, p)| {
             let name = p.spelling();
-            Ok(Param {
-                name: if name.is_empty() { format!("arg{i}") } else { name },
-                ty: convert(&p.ty(), names, &p.location())?,
-                direction: Direction::In,
-                role: Role::Value,
-                nullable: false,
-                decided_by: DecidedBy::Type,
-                doc: String::new(),
-                names: Names::default(),
-                size: None,
-                callback: None,
-                python: None,
-                counted_by: None,
-                py_default: None,
-                writes: false,
-                kind: ParamKind::default(),
-            })
+            let name = if name.is_empty() { format!("arg{i}") } else { name };
+            Ok(Param::new(name, convert(&p.ty(), names, &p.location())?))
         })
         .collect::<Result<Vec<_>>>()?;
-    library.functions.push(Function {
-        name: symbol.clone(),
-        proc_name: symbol.clone(),
-        symbol,
-        version: None,
-        variants: Vec::new(),
-        ret: convert(&c.result_type(), names, &at)?,
-        params,
-        deprecated: c.is_deprecated().then(String::new),
-        doc: doc(c),
-        location: at,
-        names: Names::default(),
-        ret_kind: ReturnKind::default(),
-        export: Export::default(),
-        needs_unsafe: false,
-        releases: None,
-        keeps_gil: None,
-        ownership: None,
-    });
+    let ret = convert(&c.result_type(), names, &at)?;
+    let deprecated = c.is_deprecated().then(String::new);
+    library.functions.push(Function { deprecated, doc: doc(c), location: at, ..Function::new(symbol, ret, params) });
     Ok(())
 }

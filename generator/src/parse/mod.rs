@@ -11,8 +11,8 @@ mod versions;
 
 use crate::clang::TranslationUnit;
 use crate::diag::{Error, Result};
-use crate::ir::{Api, HeaderInfo, Library, LibraryKind};
-use crate::profile::PROFILES;
+use crate::ir::{Api, HeaderInfo, Library, LibraryKind, ProfileRef};
+use crate::profile::{LibraryProfile, PROFILES};
 use crate::HeaderSet;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -26,19 +26,25 @@ pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
     let dir = &headers.include_dir;
     let mut api = Api { cuda_version: headers.cuda_version.clone(), libraries: Vec::new() };
     for p in &PROFILES {
-        let header = dir.join(p.header);
-        if !header.exists() {
-            continue;
-        }
-        let typedefs = p.typedefs.map(|t| dir.join(t)).filter(|t| t.exists());
-        let companions: Vec<Companion> = p.companions.iter().copied().filter(|c| dir.join(c.header).exists()).collect();
-        api.libraries.push(parse_family(p.kind, &header, typedefs.as_deref(), &companions)?);
+        api.libraries.extend(parse_profile(p, dir)?);
     }
     if api.libraries.is_empty() {
         let names: Vec<&str> = PROFILES.iter().map(|p| p.header).collect();
         return Err(Error::new(format!("{}: none of {} is there", dir.display(), names.join(", "))));
     }
     Ok(api)
+}
+
+/// Parses the library `profile` describes from the headers in `dir` (its main header, with its
+/// typedefs header and companions where present); `None` when its main header is not there.
+pub fn parse_profile(profile: &'static LibraryProfile, dir: &Path) -> Result<Option<Library>> {
+    let header = dir.join(profile.header);
+    if !header.exists() {
+        return Ok(None);
+    }
+    let typedefs = profile.typedefs.map(|t| dir.join(t)).filter(|t| t.exists());
+    let companions: Vec<Companion> = profile.companions.iter().copied().filter(|c| dir.join(c.header).exists()).collect();
+    parse_parts(profile, &header, typedefs.as_deref(), &companions).map(Some)
 }
 
 /// Parses one header (and, for the driver, its `cudaTypedefs.h` companion for ABI versions).
@@ -48,9 +54,18 @@ pub fn parse_library(kind: LibraryKind, header: &Path, typedefs: Option<&Path>) 
 
 /// Parses a main header with its `PFN_*` typedefs header and its companions (all in one folder).
 pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, companions: &[Companion]) -> Result<Library> {
+    parse_parts(kind.profile(), header, typedefs, companions)
+}
+
+/// [`parse_family`] for the library `profile` describes.
+fn parse_parts(
+    profile: &'static LibraryProfile,
+    header: &Path,
+    typedefs: Option<&Path>,
+    companions: &[Companion],
+) -> Result<Library> {
     let include_dir = header.parent().unwrap_or(Path::new("."));
-    let args = vec![format!("-I{}", include_dir.display())];
-    let mut library = Library::new(kind);
+    let mut library = Library { profile: Some(ProfileRef(profile)), ..Library::new(profile.kind) };
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
     library.headers.push(header_info(header, &[], None)?);
@@ -75,20 +90,7 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     }
 
     // A typedefs header includes its main header: one parse serves both.
-    let root = typedefs.unwrap_or(header);
-    let tu = if companions.is_empty() {
-        TranslationUnit::parse(root, &args)?
-    } else {
-        let mut umbrella = format!("#include \"{}\"\n", file_name(root));
-        for c in companions {
-            for n in c.needs {
-                let _ = writeln!(umbrella, "#include <{n}>");
-            }
-            let t = if include_dir.join(c.typedefs).exists() { c.typedefs } else { c.header };
-            let _ = writeln!(umbrella, "#include \"{t}\"");
-        }
-        TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)?
-    };
+    let tu = translation_unit(typedefs.unwrap_or(header), include_dir, companions)?;
     let top: Vec<_> = tu.cursor().children();
     let names = names::PublicNames::collect(&top, &files);
     decls::collect(&top, &files, &names, &mut library)?;
@@ -109,8 +111,26 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
         }
         versions::legacy_from_text(&text, &mut library);
     }
-    library.status_enum = library.enum_named(kind.profile().status_enum).map(|e| e.name.clone());
+    library.status_enum = library.enum_named(profile.status_enum).map(|e| e.name.clone());
     Ok(library)
+}
+
+/// One parse of `root` and, after it, each companion (its typedefs header where there is one)
+/// with the graphics headers it needs.
+fn translation_unit(root: &Path, include_dir: &Path, companions: &[Companion]) -> Result<TranslationUnit> {
+    let args = vec![format!("-I{}", include_dir.display())];
+    if companions.is_empty() {
+        return TranslationUnit::parse(root, &args);
+    }
+    let mut umbrella = format!("#include \"{}\"\n", file_name(root));
+    for c in companions {
+        for n in c.needs {
+            let _ = writeln!(umbrella, "#include <{n}>");
+        }
+        let t = if include_dir.join(c.typedefs).exists() { c.typedefs } else { c.header };
+        let _ = writeln!(umbrella, "#include \"{t}\"");
+    }
+    TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)
 }
 
 /// Which files of a parse say what (file names without folders, as locations give them).

@@ -10,23 +10,20 @@ pub fn run(lib: &mut Library) {
         function(f);
     }
     for e in &mut lib.enums {
-        e.doc = convert(&e.doc.markdown).doc;
-        for v in &mut e.variants {
-            v.doc = convert(&v.doc.markdown).doc;
-        }
+        markdown(&mut e.doc);
+        e.variants.iter_mut().for_each(|v| markdown(&mut v.doc));
     }
     for r in &mut lib.records {
-        r.doc = convert(&r.doc.markdown).doc;
-        for f in &mut r.fields {
-            f.doc = convert(&f.doc.markdown).doc;
-        }
+        markdown(&mut r.doc);
+        r.fields.iter_mut().for_each(|f| markdown(&mut f.doc));
     }
-    for t in &mut lib.typedefs {
-        t.doc = convert(&t.doc.markdown).doc;
-    }
-    for m in &mut lib.macros {
-        m.doc = convert(&m.doc.markdown).doc;
-    }
+    lib.typedefs.iter_mut().for_each(|t| markdown(&mut t.doc));
+    lib.macros.iter_mut().for_each(|m| markdown(&mut m.doc));
+}
+
+/// Converts a declaration's Doxygen text in place.
+fn markdown(doc: &mut Doc) {
+    *doc = convert(&doc.markdown).doc;
 }
 
 fn function(f: &mut Function) {

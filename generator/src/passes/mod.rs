@@ -48,7 +48,7 @@ pub const PASSES: [(&str, Pass); 12] = [
         fields::run(lib);
         Ok(())
     }),
-    ("callbacks", |lib, _| callbacks::run(lib)),
+    ("callbacks", |lib, i| callbacks::run(lib, i.annotations, i.cuda_version)),
     ("signature", |lib, _| signature::run(lib)),
     ("python", |lib, i| python::run(lib, i.annotations, i.cuda_version)),
     ("naming", |lib, i| {
@@ -87,51 +87,55 @@ pub fn header_cuda_version(api: &Api) -> Option<u32> {
     api.cuda_version_macro().or_else(|| parse_version(&api.cuda_version))
 }
 
-/// Small IR builders for the passes' tests.
+/// Small IR builders for the generator's tests.
 #[cfg(test)]
 pub(crate) mod build {
     use crate::ir::*;
 
     pub fn param(name: &str, ty: Type, role: Role) -> Param {
-        Param {
+        let direction = if matches!(role, Role::OutValue) { Direction::Out } else { Direction::In };
+        Param { direction, role, decided_by: DecidedBy::Annotation, ..Param::new(name, ty) }
+    }
+
+    /// An input parameter of `role`, NULL allowed when `nullable`.
+    pub fn input(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
+        Param { direction: Direction::In, nullable, ..param(name, ty, role) }
+    }
+
+    pub fn field(name: &str, ty: Type, offset_bits: u64, anonymous: bool) -> Field {
+        Field {
             name: name.into(),
             ty,
-            direction: if matches!(role, Role::OutValue) { Direction::Out } else { Direction::In },
-            role,
-            nullable: false,
-            decided_by: DecidedBy::Annotation,
-            doc: String::new(),
+            offset_bits,
+            bit_width: None,
+            anonymous,
+            doc: Doc::default(),
             names: Names::default(),
-            size: None,
-            callback: None,
-            python: None,
-            counted_by: None,
-            py_default: None,
-            writes: false,
-            kind: ParamKind::default(),
+            count: None,
+            kernel_params: false,
+            python_private: false,
+        }
+    }
+
+    /// A complete named record of 8 bytes, aligned to 8.
+    pub fn record(name: &str, kind: RecordKind, fields: Vec<Field>) -> Record {
+        Record {
+            name: name.into(),
+            tag: None,
+            kind,
+            fields,
+            complete: true,
+            size: 8,
+            align: 8,
+            anonymous: false,
+            doc: Doc::default(),
+            location: Location::default(),
+            names: Names::default(),
         }
     }
 
     pub fn function(name: &str, params: Vec<Param>) -> Function {
-        Function {
-            name: name.into(),
-            symbol: name.into(),
-            proc_name: name.into(),
-            version: None,
-            variants: vec![],
-            ret: Type::named("CUresult"),
-            params,
-            deprecated: None,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names::default(),
-            ret_kind: ReturnKind::default(),
-            export: Export::default(),
-            needs_unsafe: false,
-            releases: None,
-            keeps_gil: None,
-            ownership: None,
-        }
+        Function::new(name, Type::named("CUresult"), params)
     }
 
     pub fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {

@@ -1,6 +1,6 @@
 //! Names for each surface, computed once (heck + keyword escaping). Templates only print them.
 
-use crate::ir::{Enum, Library, LibraryKind, Names};
+use crate::ir::{Enum, Library, Names};
 use heck::ToSnakeCase;
 
 /// Rust keywords that need `r#` as identifiers (strict and reserved, 2024 edition). The one list
@@ -51,8 +51,8 @@ pub fn python_ident(s: &str) -> String {
 }
 
 /// `cuMemcpyHtoDAsync_v2` -> `memcpy_htod_async_v2`, `nvrtcGetPTX` -> `get_ptx`.
-pub fn function_rust_name(kind: LibraryKind, name: &str) -> String {
-    let bare = name.strip_prefix(kind.prefix()).unwrap_or(name);
+pub fn function_rust_name(prefix: &str, name: &str) -> String {
+    let bare = name.strip_prefix(prefix).unwrap_or(name);
     let mut s = bare.to_string();
     for (from, to) in [
         ("HtoD", "_Htod_"),
@@ -156,9 +156,9 @@ fn python_private(field: &str, cuda_version: Option<u32>) -> bool {
 }
 
 pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
-    let kind = lib.kind;
+    let prefix = lib.profile().prefix;
     for f in &mut lib.functions {
-        f.names = Names { rust: function_rust_name(kind, &f.name), python: python_ident(&f.name) };
+        f.names = Names { rust: function_rust_name(prefix, &f.name), python: python_ident(&f.name) };
         for p in &mut f.params {
             p.names = Names { rust: rust_ident(&p.name.to_snake_case()), python: python_param_ident(&p.name) };
         }
@@ -186,18 +186,19 @@ pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::LibraryKind;
 
     #[test]
     fn function_names() {
-        let d = LibraryKind::Driver;
+        let d = LibraryKind::Driver.prefix();
         assert_eq!(function_rust_name(d, "cuMemAlloc"), "mem_alloc");
         assert_eq!(function_rust_name(d, "cuMemcpyHtoDAsync"), "memcpy_htod_async");
         assert_eq!(function_rust_name(d, "cuMemcpy2DUnaligned"), "memcpy2d_unaligned");
         assert_eq!(function_rust_name(d, "cuMemsetD2D8Async"), "memset_d2d8_async");
         assert_eq!(function_rust_name(d, "cuCtxCreate_v3"), "ctx_create_v3");
         assert_eq!(function_rust_name(d, "cuDeviceGetName"), "device_get_name");
-        assert_eq!(function_rust_name(LibraryKind::Nvrtc, "nvrtcGetPTXSize"), "get_ptx_size");
-        assert_eq!(function_rust_name(LibraryKind::Nvrtc, "nvrtcGetCUBIN"), "get_cubin");
+        assert_eq!(function_rust_name(LibraryKind::Nvrtc.prefix(), "nvrtcGetPTXSize"), "get_ptx_size");
+        assert_eq!(function_rust_name(LibraryKind::Nvrtc.prefix(), "nvrtcGetCUBIN"), "get_cubin");
     }
 
     #[test]

@@ -386,7 +386,7 @@ fn kept_of(args: &[EndArg]) -> Vec<String> {
 }
 
 fn plan_enders(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan, errors: &mut Errors) {
-    let prefix = lib.kind.prefix();
+    let prefix = lib.profile().prefix;
     for (i, f) in lib.functions.iter().enumerate() {
         let refine = anns.get(&i).filter(|ann| ann.a.ends.is_none() && ann.a.creates.is_none() && ann.a.excused.is_none());
         if let Some(ann) = anns.get(&i).filter(|_| refine.is_none()) {
@@ -607,7 +607,7 @@ fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mu
 
 /// Creators found by name, then by doc, for every kind with an ender.
 fn plan_found_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan) {
-    let prefix = lib.kind.prefix();
+    let prefix = lib.profile().prefix;
     let taken: BTreeSet<usize> = plan
         .kinds
         .iter()
@@ -797,7 +797,7 @@ fn stem(lib: &Library, handle: &str) -> String {
     if handle == VOID_PTR {
         return String::new();
     }
-    let prefix = lib.kind.prefix();
+    let prefix = lib.profile().prefix;
     let bare = handle.strip_prefix(&prefix.to_ascii_uppercase()).or_else(|| handle.strip_prefix(prefix)).unwrap_or(handle);
     let mut c = bare.chars();
     c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()

@@ -276,7 +276,8 @@ mod tests {
 
     /// The conversions of `lib`'s parameters, with the annotations `ann`.
     fn convs(lib: &mut Library, ann: &str) -> Vec<Vec<PyConv>> {
-        crate::passes::callbacks::run(lib).unwrap();
+        let tables = LibraryAnnotations::parse("a.toml", "[callbacks.typedefs]\nCUhostFn = \"host\"\n").unwrap();
+        crate::passes::callbacks::run(lib, &tables, None).unwrap();
         crate::passes::signature::run(lib).unwrap();
         run(lib, &LibraryAnnotations::parse("a.toml", ann).unwrap(), None).unwrap();
         lib.functions.iter().map(|f| f.params.iter().map(|p| p.python.unwrap()).collect()).collect()

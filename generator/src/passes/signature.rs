@@ -197,7 +197,7 @@ fn return_kind(lib: &Library, f: &Function) -> ReturnKind {
 
 /// The library's entry resolver (profile `resolver`) is answered by the C shim itself.
 fn export(lib: &Library, f: &Function) -> Export {
-    match &lib.kind.profile().resolver {
+    match &lib.profile().resolver {
         Some(r) if r.function == f.name => {
             let (symbol, needs_enum) = r.ptsz_wrapper;
             Export::Resolver { ptsz_wrapper: f.symbol == symbol && f.variants.is_empty() && lib.enum_named(needs_enum).is_some() }
@@ -211,12 +211,7 @@ mod tests {
     use super::*;
     use crate::passes::build;
 
-    fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
-        let mut p = build::param(name, ty, role);
-        p.direction = Direction::In;
-        p.nullable = nullable;
-        p
-    }
+    use build::input as param;
 
     fn kinds(f: Function) -> Function {
         let mut lib = Library::new(LibraryKind::Driver);

@@ -6,7 +6,7 @@ use crate::diag::{Error, Result};
 use crate::ir::{Library, StatusCodes};
 
 pub fn run(lib: &mut Library) -> Result<()> {
-    let s = &lib.kind.profile().status;
+    let s = &lib.profile().status;
     let codes = [s.library_missing, s.symbol_missing, s.invalid_argument, s.internal];
     let status = lib.status_enum.as_deref().and_then(|s| lib.enum_named(s));
     for (name, value) in codes.into_iter().chain([s.success]) {

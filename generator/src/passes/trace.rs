@@ -1,39 +1,29 @@
-//! The tracer's facts: which handle types it names or numbers and which parameters it treats
-//! beyond printing their value ([`crate::ir::TraceFacts`]), from the annotations' `[trace]`
-//! tables. Every key must name a handle typedef or a declared parameter (or a function absent by
-//! its `[since]`/`[until]` range), every value one the tracer knows.
+//! The tracer's facts: which handle types it names or numbers ([`crate::ir::TraceFacts`]) and
+//! which parameters it treats beyond printing their value ([`crate::ir::Param::trace`]), from the
+//! annotations' `[trace]` tables. Every key must name a handle typedef or a declared parameter
+//! (or a function absent by its `[since]`/`[until]` range); the values are checked as they are
+//! read (`TraceClass`, `TraceUse`).
 
 use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
 use crate::ir::{Library, Resolved, Type};
 
-/// The handle classes of the tracer (`trace::Class`, in snake case).
-pub const CLASSES: [&str; 11] =
-    ["function", "kernel", "module", "library", "stream", "event", "graph", "graph_exec", "graph_node", "context", "device_ptr"];
-
-/// What `[trace.params]` may say of a parameter.
-pub const USES: [&str; 5] = ["image", "kernel_params", "launch_extra", "launched", "frees"];
-
 pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
     let mut errors = Errors(Vec::new());
     let t = &ann.trace;
-    for (name, class) in &t.handles {
-        let at = || ann.range_location("trace.handles", name);
-        if !CLASSES.contains(&class.as_str()) {
-            errors.push(Error::at(at(), format!("[trace.handles] {name}: `{class}` is not a class ({})", CLASSES.join(", "))));
-        }
+    for name in t.handles.keys() {
         let ty = Type::named(name.as_str());
         let handle = lib.typedef(name).is_some()
             && matches!(lib.resolve(&ty), Resolved::OpaqueHandle(h) | Resolved::ScalarHandle(h, _) if h.name == *name);
         if !handle {
-            errors.push(Error::at(at(), format!("[trace.handles] names `{name}`, which is not a handle typedef of the header")));
+            errors.push(Error::at(
+                ann.range_location("trace.handles", name),
+                format!("[trace.handles] names `{name}`, which is not a handle typedef of the header"),
+            ));
         }
     }
-    for (key, usage) in &t.params {
+    for key in t.params.keys() {
         let at = || ann.range_location("trace.params", key);
-        if !USES.contains(&usage.as_str()) {
-            errors.push(Error::at(at(), format!("[trace.params] {key}: `{usage}` is not one of {}", USES.join(", "))));
-        }
         let Some((function, param)) = key.split_once('.') else {
             errors.push(Error::at(at(), format!("[trace.params] `{key}` is not `function.parameter`")));
             continue;
@@ -50,19 +40,18 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
     }
     errors.finish()?;
     lib.trace.handles = t.handles.clone();
-    lib.trace.params = t
-        .params
-        .iter()
-        .filter(|(k, _)| k.split_once('.').is_some_and(|(f, _)| lib.function(f).is_some()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    for f in &mut lib.functions {
+        for p in &mut f.params {
+            p.trace = t.params.get(&format!("{}.{}", f.name, p.name)).copied();
+        }
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Prim, Role, Type, TypedefKind};
+    use crate::ir::{Prim, Role, TraceClass, TraceUse, Type, TypedefKind};
     use crate::passes::build::{function, library, param, typedef};
 
     fn lib() -> Library {
@@ -80,18 +69,42 @@ mod tests {
         )
         .unwrap();
         run(&mut l, &ann, None).unwrap();
-        assert_eq!(l.trace.handles["H"], "function");
-        assert_eq!(l.trace.params["cuLaunchKernel.f"], "launched");
+        assert_eq!(l.trace.handles["H"], TraceClass::Function);
+        assert_eq!(l.functions[0].params[0].trace, Some(TraceUse::Launched));
         for (text, says) in [
             ("[trace.handles]\ncuuint = \"stream\"\n", "not a handle typedef"),
-            ("[trace.handles]\nH = \"fn\"\n", "is not a class"),
             ("[trace.params]\n\"cuLaunchKernel.g\" = \"launched\"\n", "has no parameter `g`"),
             ("[trace.params]\n\"cuNope.f\" = \"launched\"\n", "does not declare"),
-            ("[trace.params]\n\"cuLaunchKernel.f\" = \"runs\"\n", "is not one of"),
         ] {
             let ann = LibraryAnnotations::parse("a.toml", text).unwrap();
             let e = run(&mut lib(), &ann, None).unwrap_err().to_string();
             assert!(e.contains(says), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn an_unknown_class_or_use_is_an_error_at_its_line() {
+        for text in ["[trace.handles]\nH = \"fn\"\n", "[trace.params]\n\"cuLaunchKernel.f\" = \"runs\"\n"] {
+            let e = LibraryAnnotations::parse("a.toml", text).unwrap_err();
+            assert!(e.to_string().starts_with("a.toml:2: unknown variant"), "{text}: {e}");
+        }
+    }
+
+    /// `TraceClass` is the generator's copy of the tracer's `trace::Class`: the same variants.
+    #[test]
+    fn classes_are_the_tracers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/rust/support/trace.rs");
+        let text = std::fs::read_to_string(root).unwrap();
+        let body = text.split("pub enum Class {").nth(1).and_then(|t| t.split('}').next()).expect("trace::Class");
+        let tracer: Vec<&str> = body.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+        let ours: Vec<String> = tracer
+            .iter()
+            .filter_map(|v| {
+                let snake = heck::ToSnakeCase::to_snake_case(*v);
+                serde_json::from_value::<TraceClass>(serde_json::Value::String(snake)).ok().map(|c| format!("{c:?}"))
+            })
+            .collect();
+        assert!(tracer.len() > 1 && tracer.iter().all(|v| v.chars().all(char::is_alphanumeric)), "{tracer:?}");
+        assert_eq!(ours, tracer, "every trace::Class variant is a TraceClass of the same name");
     }
 }

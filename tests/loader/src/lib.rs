@@ -1,16 +1,7 @@
-//! Compiles the hand-written runtime support exactly as the generated crate does
-//! (`crate::loader`, `crate::trace`, and the generated `crate::libraries` they read), plus helpers for the tests and the benchmark.
+//! The hand-written runtime support as the generated crate compiles it (`cudagen-runtime`,
+//! which includes `templates/rust/support` by path), plus helpers for the tests and the benchmark.
 
-#[path = "../../../templates/rust/support"]
-mod support {
-    pub mod loader;
-    pub mod trace;
-}
-pub use support::{loader, trace};
-
-/// The per-library facts the loader reads, as the generator renders them from its profiles.
-#[path = "../../../generated/rust/src/libraries.rs"]
-mod libraries;
+pub use cudagen_runtime::{loader, trace};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -223,3 +223,48 @@ pub fn last_error_message() -> Option<String> {
     let e = mine.or_else(|| GLOBAL_LAST.lock().unwrap_or_else(|p| p.into_inner()).clone())?;
     Some(e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRY: Entry = Entry { symbol: "nvrtcGetPTX", proc_name: "nvrtcGetPTX", version: 12040, per_thread: false };
+
+    fn nvrtc(opened: Option<&str>) -> Arc<LibraryInfo> {
+        let looked = vec!["/a/libnvrtc.so.12 (no such file)".to_string()];
+        Arc::new(LibraryInfo { kind: LibraryKind::Nvrtc, name: "libnvrtc.so.12".into(), opened: opened.map(Into::into), looked })
+    }
+
+    #[test]
+    fn a_cached_failure_comes_back_as_it_was() {
+        let lib = nvrtc(Some("/x/libnvrtc.so.12"));
+        let errors = [
+            LoadError::not_found(lib.clone(), &ENTRY),
+            LoadError::too_old(lib.clone(), &ENTRY),
+            LoadError::library_not_found(nvrtc(None), &ENTRY),
+        ];
+        for e in errors {
+            let s = e.sentinel().expect("cached");
+            assert!((1..=super::super::SENTINEL_MAX).contains(&s));
+            assert_eq!(LoadError::from_sentinel(e.library.clone(), &ENTRY, s).to_string(), e.to_string());
+        }
+        assert_eq!(LoadError::status(lib, &ENTRY, 7).sentinel(), None, "a failed resolver call is retried");
+    }
+
+    #[test]
+    fn messages_say_what_is_missing_and_how_to_fix_it() {
+        let e = LoadError::library_not_found(nvrtc(None), &ENTRY);
+        assert!(e.library_missing() && e.version() == Some(12040));
+        let var = LibraryKind::Nvrtc.profile().override_var;
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "libnvrtc.so.12 not found (needed for nvrtcGetPTX, CUDA 12.4); looked in: /a/libnvrtc.so.12 (no such file); \
+                 set {var} to the library's path"
+            )
+        );
+        let e = LoadError::too_old(nvrtc(Some("/x/libnvrtc.so.12")), &ENTRY);
+        assert_eq!(e.to_string(), "nvrtcGetPTX (CUDA 12.4) not available in /x/libnvrtc.so.12: needs CUDA 12.4");
+        assert_eq!(LoadError::bad_index(LibraryKind::Nvrtc, 9).to_string(), "internal error: no entry 9 in the Nvrtc table");
+    }
+}

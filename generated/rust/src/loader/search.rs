@@ -90,3 +90,23 @@ fn env_paths(var: &str) -> impl Iterator<Item = PathBuf> {
     let v = env::var_os(var).unwrap_or_default();
     env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect::<Vec<_>>().into_iter()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bare_soname_comes_first_then_each_place_once() {
+        let kind = LibraryKind::Driver;
+        let c = candidates(kind, &["libx.so.1"]);
+        if let Some(p) = env_nonempty(override_var(kind)) {
+            return assert_eq!(c, [p], "the override is the only candidate");
+        }
+        assert_eq!(c[0], "libx.so.1");
+        for d in kind.profile().dirs {
+            assert!(c.contains(&format!("{d}/libx.so.1")), "{d} in {c:?}");
+        }
+        let distinct: std::collections::BTreeSet<&String> = c.iter().collect();
+        assert_eq!(distinct.len(), c.len(), "{c:?}");
+    }
+}

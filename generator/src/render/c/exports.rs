@@ -14,7 +14,7 @@ pub(super) const SHIM_SYMBOLS: &[&str] = &["cudagenLastLoaderError", "cudagen_sh
 /// Exports the shim adds: the unversioned name of an entry resolver it answers (the profile's
 /// `resolver`), then its own.
 pub(super) fn extra_symbols(libs: &[Library]) -> Vec<&'static str> {
-    let resolvers = libs.iter().filter(|l| resolver(l).is_some()).filter_map(|l| l.kind.profile().resolver.as_ref());
+    let resolvers = libs.iter().filter(|l| resolver(l).is_some()).filter_map(|l| l.profile().resolver.as_ref());
     resolvers.map(|r| r.function).chain(SHIM_SYMBOLS.iter().copied()).collect()
 }
 
@@ -102,7 +102,7 @@ pub(super) fn view(lib: &Library) -> ExportsView {
         }
     }
     ExportsView {
-        module: lib.kind.module().to_string(),
+        module: lib.profile().module.to_string(),
         header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_default(),
         exports,
     }
@@ -113,7 +113,7 @@ pub(super) fn view(lib: &Library) -> ExportsView {
 pub(super) fn proc_table(lib: &Library, default_version: u32) -> ProcTableView {
     let mut entries: Vec<ProcView> = lib.functions.iter().map(|f| proc_view(f, default_version)).collect();
     // The resolver's older ABIs, exported by hand (`getproc.rs`).
-    if let (Some(f), Some(r)) = (resolver(lib), &lib.kind.profile().resolver) {
+    if let (Some(f), Some(r)) = (resolver(lib), &lib.profile().resolver) {
         for &(version, path) in r.hand_abis {
             entries.push(ProcView { name: f.proc_name.clone(), version, path: path.into(), per_thread: None });
         }
@@ -144,6 +144,6 @@ pub(super) struct LegacyView {
 /// The library's older ABIs, forwarded without a prototype (`legacy.rs`); names the shim
 /// exports by hand (the resolver's, its own) are left out.
 pub(super) fn legacy(lib: &Library) -> LegacyView {
-    let hand = |s: &str| SHIM_SYMBOLS.contains(&s) || lib.kind.profile().resolver.as_ref().is_some_and(|r| r.function == s);
+    let hand = |s: &str| SHIM_SYMBOLS.contains(&s) || lib.profile().resolver.as_ref().is_some_and(|r| r.function == s);
     LegacyView { entries: lib.legacy_abis.iter().filter(|l| !hand(&l.symbol)).cloned().collect() }
 }

@@ -134,7 +134,7 @@ pub(super) struct DefineView {
 /// The header views of `lib`: its main header first, then each companion that declares something.
 pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>> {
     check_unique_names(lib)?;
-    let p = lib.kind.profile();
+    let p = lib.profile();
     let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| p.header.to_string());
     let mut out = vec![view(lib, cuda_version, &main, p.c_guard.to_string(), p.c_marker.to_string())?];
     for h in lib.headers.iter().skip(1) {
@@ -199,7 +199,7 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
         guard,
         marker,
         cuda_version: cuda_version.into(),
-        callconv: lib.kind.profile().callconv.to_string(),
+        callconv: lib.profile().callconv.to_string(),
         forwards,
         enums,
         typedefs,
@@ -450,7 +450,7 @@ fn record_view(lib: &Library, r: &Record, anon: &BTreeMap<&str, &Record>, depth:
         guard: if r.anonymous {
             None
         } else {
-            lib.kind.profile().c_record_guards.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
+            lib.profile().c_record_guards.iter().find(|(t, _)| *t == tag(r)).map(|(_, g)| g.to_string())
         },
     })
 }
@@ -546,34 +546,12 @@ mod tests {
     }
 
     fn field(name: &str, ty: Type, anonymous: bool) -> Field {
-        Field {
-            name: name.into(),
-            ty,
-            offset_bits: 0,
-            bit_width: None,
-            anonymous,
-            doc: Doc::default(),
-            names: Names::default(),
-            count: None,
-            kernel_params: false,
-            python_private: false,
-        }
+        crate::passes::build::field(name, ty, 0, anonymous)
     }
 
     fn record(name: &str, kind: RecordKind, anonymous: bool, fields: Vec<Field>) -> Record {
-        Record {
-            name: name.into(),
-            tag: (!anonymous).then(|| format!("{name}_st")),
-            kind,
-            fields,
-            complete: true,
-            size: 8,
-            align: 8,
-            anonymous,
-            doc: Doc::default(),
-            location: Location::default(),
-            names: Names::default(),
-        }
+        let tag = (!anonymous).then(|| format!("{name}_st"));
+        Record { tag, anonymous, ..crate::passes::build::record(name, kind, fields) }
     }
 
     /// Aliases listed before their targets, and a record listed before the record it holds by

@@ -66,7 +66,7 @@ pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
                 MacroValue::Str { .. } => v.strings.push(m.name.clone()),
             }
         }
-        let callconv = lib.kind.profile().callconv;
+        let callconv = lib.profile().callconv;
         let mut seen = std::collections::BTreeSet::new();
         for f in &lib.functions {
             for s in f.all_symbols() {

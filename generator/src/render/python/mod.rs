@@ -84,7 +84,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 
 /// The four files of one library's module; returns the module's name.
 fn render_module(lib: &Library, bindings_major: u32, templates: &Templates, out: &mut Output) -> Result<String> {
-    let m = lib.kind.module().to_string();
+    let m = lib.profile().module.to_string();
     let qualname = format!("cudagen.{m}");
     let handles = types::handles(lib);
     let mut fns = Vec::new();

@@ -69,7 +69,7 @@ pub(super) fn symbols(
         .enumerate()
         .map(|(i, p)| {
             let name = ident(&p.name);
-            let (trace_arg, trace_word) = ctx.trace_param(&f.name, p, &name, i, is_status, &mut trace_enums);
+            let (trace_arg, trace_word) = ctx.trace_param(p, &name, i, is_status, &mut trace_enums);
             SysParam { trace_arg, trace_word, name, c_name: p.name.clone(), ty: ctx.rust(&p.ty) }
         })
         .collect();
@@ -211,10 +211,9 @@ fn fit(expr: String, have_const: bool, want_const: bool) -> String {
     }
 }
 
-/// The typed view of `f`, plus reasons for every parameter that fell back to a raw pointer.
-/// (`_status` is unused: `Function::ret_kind` says whether `f` returns the status enum; it stays
-/// until `safe.rs`, which passes it, lands.)
-pub(super) fn typed(ctx: &Ctx, f: &Function, _status: &str) -> (TypedFn, Vec<String>) {
+/// The typed view of `f`, plus reasons for every parameter that fell back to a raw pointer
+/// (`Function::ret_kind` says whether `f` returns the status enum).
+pub(super) fn typed(ctx: &Ctx, f: &Function) -> (TypedFn, Vec<String>) {
     let mut notes = Vec::new();
     let params: Vec<TParam> = f.params.iter().map(|p| param(ctx, f, p, &mut notes)).collect();
     let (returns, ret) = returns(ctx, f);
@@ -481,15 +480,12 @@ fn selected_len(f: &Function, tp: TParam, of: &str, by_pointer: bool) -> TParam 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Direction, Library, LibraryKind, Names, Prim, Role, Type};
+    use crate::ir::{Library, LibraryKind, Names, Prim, Role, Type};
     use crate::passes::build;
 
     fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
-        let mut p = build::param(name, ty, role);
-        p.direction = Direction::In;
-        p.nullable = nullable;
-        p.names = Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() };
-        p
+        let names = Names { rust: ident(&heck::ToSnakeCase::to_snake_case(name)), python: name.into() };
+        Param { names, ..build::input(name, ty, role, nullable) }
     }
 
     /// A library holding `f` after the signature pass.
@@ -517,7 +513,7 @@ mod tests {
                 param("name", Type::ptr(Type::ptr(Type::prim(Prim::Char), true), false), Role::CStrOut, false),
             ],
         );
-        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
+        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0]);
         assert!(notes.is_empty(), "{notes:?}");
         assert!(!t.is_unsafe);
         assert_eq!(t.sig, vec!["names: &[&CStr]", "values: Option<&[c_int]>"]);
@@ -532,11 +528,11 @@ mod tests {
     fn an_unsafe_fn_documents_its_safety_and_an_unfit_role_is_noted() {
         let lib =
             library("cuRaw", vec![param("dims", Type::ptr(Type::prim(Prim::U64), true), Role::InArray { len: None }, false)]);
-        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
+        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0]);
         assert!(t.is_unsafe && notes.is_empty(), "{notes:?}");
         assert!(t.doc.iter().any(|l| l == "# Safety"));
         let lib = library("cuUnfit", vec![param("p", Type::ptr(Type::prim(Prim::Void), false), Role::InRef, false)]);
-        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0], "CUresult");
+        let (t, notes) = typed(&Ctx::new(&lib), &lib.functions[0]);
         assert_eq!((t.params[0].kind, t.sig.as_slice()), (TKind::Value, ["p: *mut c_void".to_string()].as_slice()));
         assert!(notes.iter().any(|n| n.contains("does not fit C type")), "{notes:?}");
     }

@@ -153,9 +153,9 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
     .filter_map(|(file, empty)| (!empty).then_some(file))
     .collect();
     ModuleView {
-        module: lib.kind.module().to_string(),
-        kind: lib.kind.profile().variant.to_string(),
-        header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.kind.module())),
+        module: lib.profile().module.to_string(),
+        kind: lib.profile().variant.to_string(),
+        header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.profile().module)),
         status: codes.and(lib.status_enum.clone()),
         codes,
         enums,
@@ -167,7 +167,7 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         type_files,
         plain_types: plain_types(lib),
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
-        cudarc: cudarc && lib.kind.profile().cudarc,
+        cudarc: cudarc && lib.profile().cudarc,
     }
 }
 
@@ -207,7 +207,7 @@ fn function_views(
     let kind = ctx.lib.kind;
     let (mut symbols, mut functions, mut names) = (Vec::new(), Vec::new(), BTreeSet::new());
     for f in &ctx.lib.functions {
-        let view = ctx.lib.status_enum.as_deref().filter(|_| typed).map(|status| functions::typed(ctx, f, status));
+        let view = (typed && ctx.lib.status_enum.is_some()).then(|| functions::typed(ctx, f));
         symbols.extend(functions::symbols(ctx, f, symbols.len(), default_version, view.as_ref().map(|(t, _)| t.name.as_str())));
         match view {
             None => out.coverage.skipped(kind, SURFACE, &f.name, "library has no status enum: sys binding only"),

@@ -122,10 +122,10 @@ pub(super) struct CallView {
 
 /// The safe view of one library, or `None` when it has no typed layer (no status enum).
 pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &BTreeSet<String>) -> Option<ModuleView> {
-    let status = status?;
+    status?;
     let typed = |name: &str| -> Option<(TypedFn, &Function)> {
         let f = lib.function(name)?;
-        emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f, status).0, f))
+        emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f).0, f))
     };
     let resources: Vec<ResourceView> = lib.resources.iter().map(|r| resource(ctx, lib, r, &typed)).collect();
     let raw_handles: BTreeSet<String> = resources
@@ -135,8 +135,8 @@ pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &B
         .collect();
     Some(ModuleView {
         raw_handles: raw_handles.into_iter().collect(),
-        module: lib.kind.module().to_string(),
-        kind: lib.kind.profile().variant.to_string(),
+        module: lib.profile().module.to_string(),
+        kind: lib.profile().variant.to_string(),
         binds: resources.iter().any(|r| r.bind.is_some()),
         guard_pop: resources.iter().find_map(|r| r.bind.as_ref().map(|b| b.pop.clone())).unwrap_or_default(),
         resources,

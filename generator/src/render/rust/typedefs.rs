@@ -38,7 +38,7 @@ pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
             (TypedefShape::Alias, ctx.rust(&t.target))
         }
     };
-    let profile = ctx.lib.kind.profile();
+    let profile = ctx.lib.profile();
     let in_cudarc = profile.cudarc && t.location.file == profile.header;
     TypedefView { name: t.name.clone(), kind, target, doc: docs::lines(&t.doc), in_cudarc }
 }

@@ -1,6 +1,6 @@
 //! C types -> Rust spellings, layout facts and trace conversions, resolved against one library.
 
-use crate::ir::{Library, ParamKind, Pointee, Prim, Resolved, Type, Typedef};
+use crate::ir::{Library, ParamKind, Pointee, Prim, Resolved, TraceUse, Type, Typedef};
 use crate::render::rust_type::{self, Prims};
 
 /// How a value of some type is shown by the tracer.
@@ -97,38 +97,17 @@ impl<'a> Ctx<'a> {
     /// copied as a string; a single output value (`CUdeviceptr *dptr`) is recorded as what the
     /// callee wrote (when the call succeeded: `status` functions return `__r`; bit `index` of
     /// the mask `__w` says so), not as the slot's address; anything else as its own value.
-    /// `[trace.params]` facts of `function` mark arguments the tracer reads beyond their value
-    /// (a module image, a launch's arguments) or whose call launches or frees handles.
+    /// `p.trace` marks an argument the tracer reads beyond its value (a module image, a launch's
+    /// arguments) or whose call launches or frees handles.
     pub fn trace_param(
         &self,
-        function: &str,
         p: &crate::ir::Param,
         name: &str,
         index: usize,
         status: bool,
         enums: &mut Vec<String>,
     ) -> (String, String) {
-        let (arg, word) = self.trace_param_value(p, name, index, status, enums);
-        let kind = |k: &str| format!("crate::trace::Arg::new(crate::trace::Kind::{k})");
-        match self.lib.trace.params.get(&format!("{function}.{}", p.name)).map(String::as_str) {
-            Some("image") => (kind("Image"), word),
-            Some("kernel_params") => (kind("KernelParams"), word),
-            Some("launch_extra") => (kind("LaunchExtra"), word),
-            Some("launched") => (format!("{arg}.launched()"), word),
-            Some("frees") => (format!("{arg}.frees()"), word),
-            _ => (arg, word),
-        }
-    }
-
-    fn trace_param_value(
-        &self,
-        p: &crate::ir::Param,
-        name: &str,
-        index: usize,
-        status: bool,
-        enums: &mut Vec<String>,
-    ) -> (String, String) {
-        match &p.kind {
+        let (arg, word) = match &p.kind {
             ParamKind::CstrIn { is_const: true, .. } => {
                 let (kind, word) = self.trace_word(&p.ty, name, true, enums);
                 (format!("crate::trace::Arg::new({kind})"), word)
@@ -148,7 +127,17 @@ impl<'a> Ctx<'a> {
                 let (kind, word) = self.trace_word(&p.ty, name, false, enums);
                 (format!("crate::trace::Arg::new({kind})"), word)
             }
-        }
+        };
+        let kind = |k: &str| format!("crate::trace::Arg::new(crate::trace::Kind::{k})");
+        let arg = match p.trace {
+            Some(TraceUse::Image) => kind("Image"),
+            Some(TraceUse::KernelParams) => kind("KernelParams"),
+            Some(TraceUse::LaunchExtra) => kind("LaunchExtra"),
+            Some(TraceUse::Launched) => format!("{arg}.launched()"),
+            Some(TraceUse::Frees) => format!("{arg}.frees()"),
+            None => arg,
+        };
+        (arg, word)
     }
 
     /// How the tracer records `expr` of type `ty` (`cstr` marks a C string input): the
@@ -170,12 +159,11 @@ impl<'a> Ctx<'a> {
             _ => None,
         };
         if let Some(class) = class {
-            let camel: String = class.split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
             let word = match self.trace_kind(ty) {
                 TraceKind::PtrHandle => format!("{expr}.0 as usize as u64"),
                 _ => format!("{} as u64", handle_field(expr)),
             };
-            return (kind(&format!("Handle(crate::trace::Class::{camel})")), word);
+            return (kind(&format!("Handle(crate::trace::Class::{class:?})")), word);
         }
         match self.trace_kind(ty) {
             TraceKind::Signed => (kind("I64"), format!("{} as i64 as u64", handle_field(expr))),
