@@ -358,6 +358,17 @@ impl LoaderProfile {
     }
 }
 
+impl LibraryProfile {
+    /// The Python module holding the extension's tuple-convention functions: the public module
+    /// itself (`driver`), or `_<module>` behind a public module of wrappers (`_nvjitlink`).
+    pub fn python_tuple_module(&self) -> String {
+        match self.python {
+            PythonConvention::Tuple => self.module.to_string(),
+            PythonConvention::Exceptions { .. } => format!("_{}", self.module),
+        }
+    }
+}
+
 impl LibraryKind {
     /// This library's profile.
     pub fn profile(self) -> &'static LibraryProfile {

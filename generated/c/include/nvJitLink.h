@@ -144,46 +144,246 @@ typedef struct nvJitLink *nvJitLinkHandle;
 /* ------------------------------------------------------------------------------------------ */
 
 /**
- * For versioning we will have separate API version for each library version
+ * nvJitLinkCreate creates an instance of nvJitLinkHandle with the
+ * given input options, and sets the output parameter `handle`.
+ *
+ * **Parameters:**
+ * - `handle`: [out] Address of nvJitLink handle.
+ * - `numOptions`: [in] Number of options passed.
+ * - `options`: [in] Array of size `numOptions` of option strings.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_UNRECOGNIZED_OPTION\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_MISSING_ARCH\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * It supports options listed in `options`.
+ *
+ * **See also:** nvJitLinkDestroy
  *
  * API name `nvJitLinkCreate`; ABI symbol `__nvJitLinkCreate_12_9`.
  */
 nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 
-/** API name `nvJitLinkDestroy`; ABI symbol `__nvJitLinkDestroy_12_9`. */
+/**
+ * nvJitLinkDestroy frees the memory associated with the given handle
+ * and sets it to NULL.
+ *
+ * **Parameters:**
+ * - `handle`: [in] Address of nvJitLink handle.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * **See also:** nvJitLinkCreate
+ *
+ * API name `nvJitLinkDestroy`; ABI symbol `__nvJitLinkDestroy_12_9`.
+ */
 nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
 
-/** API name `nvJitLinkAddData`; ABI symbol `__nvJitLinkAddData_12_9`. */
+/**
+ * nvJitLinkAddData adds data image to the link.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `inputType`: [in] kind of input.
+ * - `data`: [in] pointer to data image in memory.
+ * - `size`: [in] size of the data.
+ * - `name`: [in] name of input object.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * API name `nvJitLinkAddData`; ABI symbol `__nvJitLinkAddData_12_9`.
+ */
 nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
-/** API name `nvJitLinkAddFile`; ABI symbol `__nvJitLinkAddFile_12_9`. */
+/**
+ * nvJitLinkAddFile reads data from file and links it in.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `inputType`: [in] kind of input.
+ * - `fileName`: [in] name of file.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * API name `nvJitLinkAddFile`; ABI symbol `__nvJitLinkAddFile_12_9`.
+ */
 nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
-/** API name `nvJitLinkComplete`; ABI symbol `__nvJitLinkComplete_12_9`. */
+/**
+ * nvJitLinkComplete does the actual link.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * API name `nvJitLinkComplete`; ABI symbol `__nvJitLinkComplete_12_9`.
+ */
 nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
 
-/** API name `nvJitLinkGetLinkedCubinSize`; ABI symbol `__nvJitLinkGetLinkedCubinSize_12_9`. */
+/**
+ * nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `size`: [out] Size of the linked cubin.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * **See also:** nvJitLinkGetLinkedCubin
+ *
+ * API name `nvJitLinkGetLinkedCubinSize`; ABI symbol `__nvJitLinkGetLinkedCubinSize_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_t *size);
 
-/** API name `nvJitLinkGetLinkedCubin`; ABI symbol `__nvJitLinkGetLinkedCubin_12_9`. */
+/**
+ * nvJitLinkGetLinkedCubin gets the linked cubin.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `cubin`: [out] The linked cubin.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * User is responsible for allocating enough space to hold the `cubin`.
+ * **See also:** nvJitLinkGetLinkedCubinSize
+ *
+ * API name `nvJitLinkGetLinkedCubin`; ABI symbol `__nvJitLinkGetLinkedCubin_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cubin);
 
-/** API name `nvJitLinkGetLinkedPtxSize`; ABI symbol `__nvJitLinkGetLinkedPtxSize_12_9`. */
+/**
+ * nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `size`: [out] Size of the linked PTX.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * Linked PTX is only available when using the `-lto` option.
+ * **See also:** nvJitLinkGetLinkedPtx
+ *
+ * API name `nvJitLinkGetLinkedPtxSize`; ABI symbol `__nvJitLinkGetLinkedPtxSize_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t *size);
 
-/** API name `nvJitLinkGetLinkedPtx`; ABI symbol `__nvJitLinkGetLinkedPtx_12_9`. */
+/**
+ * nvJitLinkGetLinkedPtx gets the linked ptx.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `ptx`: [out] The linked PTX.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * Linked PTX is only available when using the `-lto` option.
+ * User is responsible for allocating enough space to hold the `ptx`.
+ * **See also:** nvJitLinkGetLinkedPtxSize
+ *
+ * API name `nvJitLinkGetLinkedPtx`; ABI symbol `__nvJitLinkGetLinkedPtx_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
 
-/** API name `nvJitLinkGetErrorLogSize`; ABI symbol `__nvJitLinkGetErrorLogSize_12_9`. */
+/**
+ * nvJitLinkGetErrorLogSize gets the size of the error log.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `size`: [out] Size of the error log.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * **See also:** nvJitLinkGetErrorLog
+ *
+ * API name `nvJitLinkGetErrorLogSize`; ABI symbol `__nvJitLinkGetErrorLogSize_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *size);
 
-/** API name `nvJitLinkGetErrorLog`; ABI symbol `__nvJitLinkGetErrorLog_12_9`. */
+/**
+ * nvJitLinkGetErrorLog puts any error messages in the log.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `log`: [out] The error log.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * User is responsible for allocating enough space to hold the `log`.
+ * **See also:** nvJitLinkGetErrorLogSize
+ *
+ * API name `nvJitLinkGetErrorLog`; ABI symbol `__nvJitLinkGetErrorLog_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
 
-/** API name `nvJitLinkGetInfoLogSize`; ABI symbol `__nvJitLinkGetInfoLogSize_12_9`. */
+/**
+ * nvJitLinkGetInfoLogSize gets the size of the info log.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `size`: [out] Size of the info log.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * **See also:** nvJitLinkGetInfoLog
+ *
+ * API name `nvJitLinkGetInfoLogSize`; ABI symbol `__nvJitLinkGetInfoLogSize_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *size);
 
-/** API name `nvJitLinkGetInfoLog`; ABI symbol `__nvJitLinkGetInfoLog_12_9`. */
+/**
+ * nvJitLinkGetInfoLog puts any info messages in the log.
+ *
+ * **Parameters:**
+ * - `handle`: [in] nvJitLink handle.
+ * - `log`: [out] The info log.
+ *
+ * **Returns:**
+ * - `#nvJitLinkResult` NVJITLINK_SUCCESS
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\endlink
+ * - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\endlink
+ *
+ * User is responsible for allocating enough space to hold the `log`.
+ * **See also:** nvJitLinkGetInfoLogSize
+ *
+ * API name `nvJitLinkGetInfoLog`; ABI symbol `__nvJitLinkGetInfoLog_12_9`.
+ */
 nvJitLinkResult __nvJitLinkGetInfoLog_12_9(nvJitLinkHandle handle, char *log);
 
 /**

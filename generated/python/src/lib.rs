@@ -13,7 +13,7 @@
 // nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 // nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
-//! Extension module `cudagen._cudagen`: one submodule per library (`driver`, `nvrtc`, `nvjitlink`, `nvvm`).
+//! Extension module `cudagen._cudagen`: one submodule per library (`driver`, `nvrtc`, `_nvjitlink`, `_nvvm`).
 //! The Python package `cudagen` re-exports them; see `python/cudagen/`.
 #![allow(non_snake_case, non_camel_case_types, clippy::all)]
 
@@ -27,8 +27,8 @@ mod records;
 mod values;
 mod driver;
 mod nvrtc;
-mod nvjitlink;
-mod nvvm;
+mod _nvjitlink;
+mod _nvvm;
 
 use pyo3::prelude::*;
 
@@ -44,11 +44,11 @@ fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let sub = PyModule::new(py, "nvrtc")?;
     nvrtc::register(&sub)?;
     m.add_submodule(&sub)?;
-    let sub = PyModule::new(py, "nvjitlink")?;
-    nvjitlink::register(&sub)?;
+    let sub = PyModule::new(py, "_nvjitlink")?;
+    _nvjitlink::register(&sub)?;
     m.add_submodule(&sub)?;
-    let sub = PyModule::new(py, "nvvm")?;
-    nvvm::register(&sub)?;
+    let sub = PyModule::new(py, "_nvvm")?;
+    _nvvm::register(&sub)?;
     m.add_submodule(&sub)?;
     Ok(())
 }

@@ -23,7 +23,12 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         }
     }
     for &(wrapper, target) in &folded {
-        let (name, doc) = (library.functions[wrapper].name.clone(), library.functions[wrapper].doc.clone());
+        let w = &library.functions[wrapper];
+        let name = w.name.clone();
+        let mut doc = w.doc.clone();
+        if doc.markdown.is_empty() {
+            doc.markdown = doc_above(&lines, w.location.line as usize).unwrap_or_default();
+        }
         let t = &mut library.functions[target];
         t.name = name;
         if !doc.markdown.is_empty() {
@@ -36,6 +41,20 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         i += 1;
         !gone.contains(&(i - 1))
     });
+}
+
+/// The `/** .. */` block ending right above 1-based line `line`, across blank and preprocessor
+/// lines (libclang does not attach a doc comment across `#ifndef NVJITLINK_NO_INLINE`).
+fn doc_above(lines: &[&str], line: usize) -> Option<String> {
+    let mut end = line.checked_sub(1)?;
+    while end > 0 && (lines[end - 1].trim().is_empty() || lines[end - 1].trim_start().starts_with('#')) {
+        end -= 1;
+    }
+    if end == 0 || !lines[end - 1].trim_end().ends_with("*/") {
+        return None;
+    }
+    let start = (0..end).rev().find(|&i| lines[i].trim_start().starts_with("/**"))?;
+    Some(lines[start..end].join("\n"))
 }
 
 /// The function a definition starting at the head of `text` returns a call of: the identifier
@@ -52,7 +71,14 @@ fn callee(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::callee;
+    use super::{callee, doc_above};
+
+    #[test]
+    fn the_doc_block_above_a_definition_crosses_preprocessor_lines() {
+        let text = ["extern int g(void);", "/**", " * \\brief B", " */", "#ifndef X", "static inline int f(void)"];
+        assert_eq!(doc_above(&text, 6).as_deref(), Some("/**\n * \\brief B\n */"));
+        assert_eq!(doc_above(&text, 2), None);
+    }
 
     #[test]
     fn reads_the_called_function_of_a_definition_only() {

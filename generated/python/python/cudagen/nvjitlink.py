@@ -13,62 +13,212 @@
 # nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 # nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 # Regenerate with `cargo xtask regen`.
-"""``cudagen.nvjitlink``: 14 functions, 2 enums, 0 records,
-1 handle classes. Enums and records are built on first access."""
+"""``cudagen.nvjitlink``: a drop-in for ``cuda.bindings.nvjitlink``: snake_case functions
+that raise :class:`nvJitLinkError` when a call fails and return their outputs (handles as ints),
+and enums without the C prefixes. Each function calls the tuple-convention function of
+``cudagen._nvjitlink`` (C names, ``(status, outputs...)``)."""
 
-from cudagen._cudagen import nvjitlink as _ext
-from cudagen import _lazy
+from enum import IntEnum as _IntEnum
 
-_g = globals()
-_g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
-
-# Tables as strings (cheap to compile; parsed by `_lazy` at first access).
-# enum: "MEMBER value MEMBER value ..."
-_ENUMS = {
-    "nvJitLinkResult": "NVJITLINK_SUCCESS 0 NVJITLINK_ERROR_UNRECOGNIZED_OPTION 1 NVJITLINK_ERROR_MISSING_ARCH 2 NVJITLINK_ERROR_INVALID_INPUT 3 NVJITLINK_ERROR_PTX_COMPILE 4 NVJITLINK_ERROR_NVVM_COMPILE 5 NVJITLINK_ERROR_INTERNAL 6 NVJITLINK_ERROR_THREADPOOL 7 NVJITLINK_ERROR_UNRECOGNIZED_INPUT 8 NVJITLINK_ERROR_FINALIZE 9",
-    "nvJitLinkInputType": "NVJITLINK_INPUT_NONE 0 NVJITLINK_INPUT_CUBIN 1 NVJITLINK_INPUT_PTX 2 NVJITLINK_INPUT_LTOIR 3 NVJITLINK_INPUT_FATBIN 4 NVJITLINK_INPUT_OBJECT 5 NVJITLINK_INPUT_LIBRARY 6 NVJITLINK_INPUT_INDEX 7 NVJITLINK_INPUT_ANY 10",
-}
-
-# record: "union size" then per field "name spec anonymous bits" (0/1, "-" for no bit width);
-# a name starting with "_cg_" is a placeholder member, in the C layout only
-_RECORDS = {
-}
-
-# cuda.bindings major whose record printing this module follows (enum fields: 12 prints the value
-# or None, 13 the member's repr or <ValueError>)
-_BINDINGS_MAJOR = 12
-
-# class names of records whose IR name carries an ABI version
-_CLASS_NAMES = {
-}
-
-# typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
-_TYPEDEFS = {
-}
-
-# classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
-# when NVIDIA's package loads that module)
-_NATIVE_HANDLES = "nvJitLinkHandle"
-
-# typedef and tag names of enums and records
-_ALIASES = {
-}
-
-NVJITLINK_ERROR_NULL_INPUT = 3
-NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS = 3
-NVJITLINK_ERROR_INCORRECT_INPUT_TYPE = 3
-NVJITLINK_ERROR_ARCH_MISMATCH = 6
-NVJITLINK_ERROR_OUTDATED_LIBRARY = 6
-NVJITLINK_ERROR_MISSING_FATBIN = 3
+import cudagen._nvjitlink as _p
 
 
-def __getattr__(name):
-    target = _ALIASES.get(name)
-    if target is not None:
-        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
-        return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
+class Result(_IntEnum):
+    """``nvJitLinkResult``."""
+    SUCCESS = 0
+    ERROR_UNRECOGNIZED_OPTION = 1
+    ERROR_MISSING_ARCH = 2
+    ERROR_INVALID_INPUT = 3
+    ERROR_PTX_COMPILE = 4
+    ERROR_NVVM_COMPILE = 5
+    ERROR_INTERNAL = 6
+    ERROR_THREADPOOL = 7
+    ERROR_UNRECOGNIZED_INPUT = 8
+    ERROR_FINALIZE = 9
 
 
-def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))
+class InputType(_IntEnum):
+    """``nvJitLinkInputType``."""
+    NONE = 0
+    CUBIN = 1
+    PTX = 2
+    LTOIR = 3
+    FATBIN = 4
+    OBJECT = 5
+    LIBRARY = 6
+    INDEX = 7
+    ANY = 10
+
+
+class nvJitLinkError(Exception):
+    """A call failed: ``status`` is its Result code."""
+
+    def __init__(self, status):
+        self.status = status
+        try:
+            name = Result(status).name
+        except ValueError:
+            name = "UNKNOWN"
+        super().__init__("%s (%d)" % (name, status))
+
+    def __reduce__(self):
+        return (type(self), (self.status,))
+
+
+def _str(s):
+    return s.encode() if isinstance(s, str) else s
+
+
+def _strs(seq):
+    return None if seq is None else [_str(s) for s in seq]
+
+
+def _raise(status):
+    raise nvJitLinkError(int(status))
+
+
+def create(num_options, options):
+    """nvJitLinkCreate creates an instance of nvJitLinkHandle with the given input options, and sets the output parameter `handle`.
+
+    .. seealso:: ``nvJitLinkCreate``
+    """
+    _r = _p.nvJitLinkCreate(num_options, _strs(options))
+    if _r[0]:
+        _raise(_r[0])
+    return int(_r[1])
+
+
+def destroy(handle):
+    """nvJitLinkDestroy frees the memory associated with the given handle and sets it to NULL.
+
+    .. seealso:: ``nvJitLinkDestroy``
+    """
+    _r = _p.nvJitLinkDestroy(handle)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def add_data(handle, input_type, data, size, name):
+    """nvJitLinkAddData adds data image to the link.
+
+    .. seealso:: ``nvJitLinkAddData``
+    """
+    _r = _p.nvJitLinkAddData(handle, input_type, data, size, _str(name))
+    if _r[0]:
+        _raise(_r[0])
+
+
+def add_file(handle, input_type, file_name):
+    """nvJitLinkAddFile reads data from file and links it in.
+
+    .. seealso:: ``nvJitLinkAddFile``
+    """
+    _r = _p.nvJitLinkAddFile(handle, input_type, _str(file_name))
+    if _r[0]:
+        _raise(_r[0])
+
+
+def complete(handle):
+    """nvJitLinkComplete does the actual link.
+
+    .. seealso:: ``nvJitLinkComplete``
+    """
+    _r = _p.nvJitLinkComplete(handle)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def get_linked_cubin_size(handle):
+    """nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
+
+    .. seealso:: ``nvJitLinkGetLinkedCubinSize``
+    """
+    _r = _p.nvJitLinkGetLinkedCubinSize(handle)
+    if _r[0]:
+        _raise(_r[0])
+    return _r[1]
+
+
+def get_linked_cubin(handle, cubin):
+    """nvJitLinkGetLinkedCubin gets the linked cubin.
+
+    .. seealso:: ``nvJitLinkGetLinkedCubin``
+    """
+    _r = _p.nvJitLinkGetLinkedCubin(handle, cubin)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def get_linked_ptx_size(handle):
+    """nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
+
+    .. seealso:: ``nvJitLinkGetLinkedPtxSize``
+    """
+    _r = _p.nvJitLinkGetLinkedPtxSize(handle)
+    if _r[0]:
+        _raise(_r[0])
+    return _r[1]
+
+
+def get_linked_ptx(handle, ptx):
+    """nvJitLinkGetLinkedPtx gets the linked ptx.
+
+    .. seealso:: ``nvJitLinkGetLinkedPtx``
+    """
+    _r = _p.nvJitLinkGetLinkedPtx(handle, ptx)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def get_error_log_size(handle):
+    """nvJitLinkGetErrorLogSize gets the size of the error log.
+
+    .. seealso:: ``nvJitLinkGetErrorLogSize``
+    """
+    _r = _p.nvJitLinkGetErrorLogSize(handle)
+    if _r[0]:
+        _raise(_r[0])
+    return _r[1]
+
+
+def get_error_log(handle, log):
+    """nvJitLinkGetErrorLog puts any error messages in the log.
+
+    .. seealso:: ``nvJitLinkGetErrorLog``
+    """
+    _r = _p.nvJitLinkGetErrorLog(handle, log)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def get_info_log_size(handle):
+    """nvJitLinkGetInfoLogSize gets the size of the info log.
+
+    .. seealso:: ``nvJitLinkGetInfoLogSize``
+    """
+    _r = _p.nvJitLinkGetInfoLogSize(handle)
+    if _r[0]:
+        _raise(_r[0])
+    return _r[1]
+
+
+def get_info_log(handle, log):
+    """nvJitLinkGetInfoLog puts any info messages in the log.
+
+    .. seealso:: ``nvJitLinkGetInfoLog``
+    """
+    _r = _p.nvJitLinkGetInfoLog(handle, log)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def version():
+    """nvJitLinkVersion returns the current version of nvJitLink.
+
+    .. seealso:: ``nvJitLinkVersion``
+    """
+    _r = _p.nvJitLinkVersion()
+    if _r[0]:
+        _raise(_r[0])
+    return (_r[1], _r[2], )
+

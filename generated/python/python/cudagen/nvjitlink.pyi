@@ -14,111 +14,76 @@
 # nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 # Regenerate with `cargo xtask regen`.
 # Stubs of cudagen.nvjitlink.
-import ctypes
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, SupportsInt, final
+from typing import Any
 
-def __dir__() -> list[str]: ...
+class Result(IntEnum):
+    SUCCESS = 0
+    ERROR_UNRECOGNIZED_OPTION = 1
+    ERROR_MISSING_ARCH = 2
+    ERROR_INVALID_INPUT = 3
+    ERROR_PTX_COMPILE = 4
+    ERROR_NVVM_COMPILE = 5
+    ERROR_INTERNAL = 6
+    ERROR_THREADPOOL = 7
+    ERROR_UNRECOGNIZED_INPUT = 8
+    ERROR_FINALIZE = 9
 
+class InputType(IntEnum):
+    NONE = 0
+    CUBIN = 1
+    PTX = 2
+    LTOIR = 3
+    FATBIN = 4
+    OBJECT = 5
+    LIBRARY = 6
+    INDEX = 7
+    ANY = 10
 
-@final
-class nvJitLinkHandle:
-    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> nvJitLinkHandle: ...
-    def __int__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def getPtr(self) -> int: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    def __hash__(self) -> int: ...
+class nvJitLinkError(Exception):
+    status: int
+    def __init__(self, status: int) -> None: ...
 
+def create(num_options: int, options: Sequence[str | bytes]) -> int:
+    """nvJitLinkCreate creates an instance of nvJitLinkHandle with the given input options, and sets the output parameter `handle`."""
 
+def destroy(handle: int) -> None:
+    """nvJitLinkDestroy frees the memory associated with the given handle and sets it to NULL."""
 
+def add_data(handle: int, input_type: int, data: Any, size: int, name: str | bytes | None) -> None:
+    """nvJitLinkAddData adds data image to the link."""
 
-class nvJitLinkResult(IntEnum):
-    NVJITLINK_SUCCESS = 0
-    NVJITLINK_ERROR_UNRECOGNIZED_OPTION = 1
-    NVJITLINK_ERROR_MISSING_ARCH = 2
-    NVJITLINK_ERROR_INVALID_INPUT = 3
-    NVJITLINK_ERROR_PTX_COMPILE = 4
-    NVJITLINK_ERROR_NVVM_COMPILE = 5
-    NVJITLINK_ERROR_INTERNAL = 6
-    NVJITLINK_ERROR_THREADPOOL = 7
-    NVJITLINK_ERROR_UNRECOGNIZED_INPUT = 8
-    NVJITLINK_ERROR_FINALIZE = 9
+def add_file(handle: int, input_type: int, file_name: str | bytes | None) -> None:
+    """nvJitLinkAddFile reads data from file and links it in."""
 
-class nvJitLinkInputType(IntEnum):
-    NVJITLINK_INPUT_NONE = 0
-    NVJITLINK_INPUT_CUBIN = 1
-    NVJITLINK_INPUT_PTX = 2
-    NVJITLINK_INPUT_LTOIR = 3
-    NVJITLINK_INPUT_FATBIN = 4
-    NVJITLINK_INPUT_OBJECT = 5
-    NVJITLINK_INPUT_LIBRARY = 6
-    NVJITLINK_INPUT_INDEX = 7
-    NVJITLINK_INPUT_ANY = 10
+def complete(handle: int) -> None:
+    """nvJitLinkComplete does the actual link."""
 
+def get_linked_cubin_size(handle: int) -> int:
+    """nvJitLinkGetLinkedCubinSize gets the size of the linked cubin."""
 
+def get_linked_cubin(handle: int, cubin: bytes | bytearray | Any) -> None:
+    """nvJitLinkGetLinkedCubin gets the linked cubin."""
 
-NVJITLINK_ERROR_NULL_INPUT: int
-NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS: int
-NVJITLINK_ERROR_INCORRECT_INPUT_TYPE: int
-NVJITLINK_ERROR_ARCH_MISMATCH: int
-NVJITLINK_ERROR_OUTDATED_LIBRARY: int
-NVJITLINK_ERROR_MISSING_FATBIN: int
+def get_linked_ptx_size(handle: int) -> int:
+    """nvJitLinkGetLinkedPtxSize gets the size of the linked ptx."""
 
+def get_linked_ptx(handle: int, ptx: bytes | bytearray | Any) -> None:
+    """nvJitLinkGetLinkedPtx gets the linked ptx."""
 
-def nvJitLinkCreate(numOptions: int, options: Sequence[bytes] | None) -> tuple[nvJitLinkResult, nvJitLinkHandle | None]:
-    """Returns `tuple[nvJitLinkResult, nvJitLinkHandle | None]`.
+def get_error_log_size(handle: int) -> int:
+    """nvJitLinkGetErrorLogSize gets the size of the error log."""
 
-    For versioning we will have separate API version for each library version
-    """
-def nvJitLinkDestroy(handle: nvJitLinkHandle | int | None) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkAddData(handle: nvJitLinkHandle | int, inputType: nvJitLinkInputType | int, data: Any, size: int, name: bytes | None) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkAddFile(handle: nvJitLinkHandle | int, inputType: nvJitLinkInputType | int, fileName: bytes) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkComplete(handle: nvJitLinkHandle | int) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkGetLinkedCubinSize(handle: nvJitLinkHandle | int) -> tuple[nvJitLinkResult, int | None]:
-    """Returns `tuple[nvJitLinkResult, int | None]`.
-    """
-def nvJitLinkGetLinkedCubin(handle: nvJitLinkHandle | int, cubin: bytes | bytearray | Any) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkGetLinkedPtxSize(handle: nvJitLinkHandle | int) -> tuple[nvJitLinkResult, int | None]:
-    """Returns `tuple[nvJitLinkResult, int | None]`.
-    """
-def nvJitLinkGetLinkedPtx(handle: nvJitLinkHandle | int, ptx: bytes | bytearray | Any) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkGetErrorLogSize(handle: nvJitLinkHandle | int) -> tuple[nvJitLinkResult, int | None]:
-    """Returns `tuple[nvJitLinkResult, int | None]`.
-    """
-def nvJitLinkGetErrorLog(handle: nvJitLinkHandle | int, log: bytes | bytearray | Any) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkGetInfoLogSize(handle: nvJitLinkHandle | int) -> tuple[nvJitLinkResult, int | None]:
-    """Returns `tuple[nvJitLinkResult, int | None]`.
-    """
-def nvJitLinkGetInfoLog(handle: nvJitLinkHandle | int, log: bytes | bytearray | Any) -> tuple[nvJitLinkResult]:
-    """Returns `tuple[nvJitLinkResult]`.
-    """
-def nvJitLinkVersion() -> tuple[nvJitLinkResult, int | None, int | None]:
-    """Returns `tuple[nvJitLinkResult, int | None, int | None]`.
+def get_error_log(handle: int, log: bytes | bytearray | Any) -> None:
+    """nvJitLinkGetErrorLog puts any error messages in the log."""
 
-    nvJitLinkVersion returns the current version of nvJitLink.
+def get_info_log_size(handle: int) -> int:
+    """nvJitLinkGetInfoLogSize gets the size of the info log."""
 
-    **Parameters:**
-    - `major`: [out] The major version.
-    - `minor`: [out] The minor version.
+def get_info_log(handle: int, log: bytes | bytearray | Any) -> None:
+    """nvJitLinkGetInfoLog puts any info messages in the log."""
 
-    **Returns:**
-    - `#nvJitLinkResult` NVJITLINK_SUCCESS 
-    - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
-    - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
-    """
+def version() -> tuple[int, int]:
+    """nvJitLinkVersion returns the current version of nvJitLink."""
+

@@ -13,55 +13,188 @@
 # nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 # nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 # Regenerate with `cargo xtask regen`.
-"""``cudagen.nvvm``: 13 functions, 1 enums, 0 records,
-1 handle classes. Enums and records are built on first access."""
+"""``cudagen.nvvm``: a drop-in for ``cuda.bindings.nvvm``: snake_case functions
+that raise :class:`nvvmError` when a call fails and return their outputs (handles as ints),
+and enums without the C prefixes. Each function calls the tuple-convention function of
+``cudagen._nvvm`` (C names, ``(status, outputs...)``)."""
 
-from cudagen._cudagen import nvvm as _ext
-from cudagen import _lazy
+from enum import IntEnum as _IntEnum
 
-_g = globals()
-_g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
-
-# Tables as strings (cheap to compile; parsed by `_lazy` at first access).
-# enum: "MEMBER value MEMBER value ..."
-_ENUMS = {
-    "nvvmResult": "NVVM_SUCCESS 0 NVVM_ERROR_OUT_OF_MEMORY 1 NVVM_ERROR_PROGRAM_CREATION_FAILURE 2 NVVM_ERROR_IR_VERSION_MISMATCH 3 NVVM_ERROR_INVALID_INPUT 4 NVVM_ERROR_INVALID_PROGRAM 5 NVVM_ERROR_INVALID_IR 6 NVVM_ERROR_INVALID_OPTION 7 NVVM_ERROR_NO_MODULE_IN_PROGRAM 8 NVVM_ERROR_COMPILATION 9 NVVM_ERROR_CANCELLED 10",
-}
-
-# record: "union size" then per field "name spec anonymous bits" (0/1, "-" for no bit width);
-# a name starting with "_cg_" is a placeholder member, in the C layout only
-_RECORDS = {
-}
-
-# cuda.bindings major whose record printing this module follows (enum fields: 12 prints the value
-# or None, 13 the member's repr or <ValueError>)
-_BINDINGS_MAJOR = 12
-
-# class names of records whose IR name carries an ABI version
-_CLASS_NAMES = {
-}
-
-# typedef classes: "pointer bits" (1: a function pointer, 0: an unsigned integer)
-_TYPEDEFS = {
-}
-
-# classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
-# when NVIDIA's package loads that module)
-_NATIVE_HANDLES = "nvvmProgram"
-
-# typedef and tag names of enums and records
-_ALIASES = {
-}
+import cudagen._nvvm as _p
 
 
+class Result(_IntEnum):
+    """``nvvmResult``."""
+    SUCCESS = 0
+    ERROR_OUT_OF_MEMORY = 1
+    ERROR_PROGRAM_CREATION_FAILURE = 2
+    ERROR_IR_VERSION_MISMATCH = 3
+    ERROR_INVALID_INPUT = 4
+    ERROR_INVALID_PROGRAM = 5
+    ERROR_INVALID_IR = 6
+    ERROR_INVALID_OPTION = 7
+    ERROR_NO_MODULE_IN_PROGRAM = 8
+    ERROR_COMPILATION = 9
+    ERROR_CANCELLED = 10
 
-def __getattr__(name):
-    target = _ALIASES.get(name)
-    if target is not None:
-        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
-        return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
+
+class nvvmError(Exception):
+    """A call failed: ``status`` is its Result code."""
+
+    def __init__(self, status):
+        self.status = status
+        try:
+            name = Result(status).name
+        except ValueError:
+            name = "UNKNOWN"
+        super().__init__("%s (%d)" % (name, status))
+
+    def __reduce__(self):
+        return (type(self), (self.status,))
 
 
-def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))
+def _str(s):
+    return s.encode() if isinstance(s, str) else s
+
+
+def _strs(seq):
+    return None if seq is None else [_str(s) for s in seq]
+
+
+def _raise(status):
+    raise nvvmError(int(status))
+
+
+def get_error_string(result):
+    """Get the message string for the given #nvvmResult code.
+
+    .. seealso:: ``nvvmGetErrorString``
+    """
+    _r = _p.nvvmGetErrorString(result)
+    return _r[1].decode()
+
+
+def version():
+    """Get the NVVM version.
+
+    .. seealso:: ``nvvmVersion``
+    """
+    _r = _p.nvvmVersion()
+    if _r[0]:
+        _raise(_r[0])
+    return (_r[1], _r[2], )
+
+
+def ir_version():
+    """Get the NVVM IR version.
+
+    .. seealso:: ``nvvmIRVersion``
+    """
+    _r = _p.nvvmIRVersion()
+    if _r[0]:
+        _raise(_r[0])
+    return (_r[1], _r[2], _r[3], _r[4], )
+
+
+def create_program():
+    """Create a program, and set the value of its handle to `*prog`.
+
+    .. seealso:: ``nvvmCreateProgram``
+    """
+    _r = _p.nvvmCreateProgram()
+    if _r[0]:
+        _raise(_r[0])
+    return int(_r[1])
+
+
+def destroy_program(prog):
+    """Destroy a program.
+
+    .. seealso:: ``nvvmDestroyProgram``
+    """
+    _r = _p.nvvmDestroyProgram(prog)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def add_module_to_program(prog, buffer, size, name):
+    """Add a module level NVVM IR to a program.
+
+    .. seealso:: ``nvvmAddModuleToProgram``
+    """
+    _r = _p.nvvmAddModuleToProgram(prog, buffer, size, _str(name))
+    if _r[0]:
+        _raise(_r[0])
+
+
+def lazy_add_module_to_program(prog, buffer, size, name):
+    """Add a module level NVVM IR to a program.
+
+    .. seealso:: ``nvvmLazyAddModuleToProgram``
+    """
+    _r = _p.nvvmLazyAddModuleToProgram(prog, buffer, size, _str(name))
+    if _r[0]:
+        _raise(_r[0])
+
+
+def compile_program(prog, num_options, options):
+    """Compile the NVVM program.
+
+    .. seealso:: ``nvvmCompileProgram``
+    """
+    _r = _p.nvvmCompileProgram(prog, num_options, _strs(options))
+    if _r[0]:
+        _raise(_r[0])
+
+
+def verify_program(prog, num_options, options):
+    """Verify the NVVM program.
+
+    .. seealso:: ``nvvmVerifyProgram``
+    """
+    _r = _p.nvvmVerifyProgram(prog, num_options, _strs(options))
+    if _r[0]:
+        _raise(_r[0])
+
+
+def get_compiled_result_size(prog):
+    """Get the size of the compiled result.
+
+    .. seealso:: ``nvvmGetCompiledResultSize``
+    """
+    _r = _p.nvvmGetCompiledResultSize(prog)
+    if _r[0]:
+        _raise(_r[0])
+    return _r[1]
+
+
+def get_compiled_result(prog, buffer):
+    """Get the compiled result.
+
+    .. seealso:: ``nvvmGetCompiledResult``
+    """
+    _r = _p.nvvmGetCompiledResult(prog, buffer)
+    if _r[0]:
+        _raise(_r[0])
+
+
+def get_program_log_size(prog):
+    """Get the Size of Compiler/Verifier Message.
+
+    .. seealso:: ``nvvmGetProgramLogSize``
+    """
+    _r = _p.nvvmGetProgramLogSize(prog)
+    if _r[0]:
+        _raise(_r[0])
+    return _r[1]
+
+
+def get_program_log(prog, buffer):
+    """Get the Compiler/Verifier Message.
+
+    .. seealso:: ``nvvmGetProgramLog``
+    """
+    _r = _p.nvvmGetProgramLog(prog, buffer)
+    if _r[0]:
+        _raise(_r[0])
+

@@ -14,319 +14,63 @@
 # nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 # Regenerate with `cargo xtask regen`.
 # Stubs of cudagen.nvvm.
-import ctypes
 from collections.abc import Sequence
 from enum import IntEnum
-from typing import Any, SupportsInt, final
+from typing import Any
 
-def __dir__() -> list[str]: ...
+class Result(IntEnum):
+    SUCCESS = 0
+    ERROR_OUT_OF_MEMORY = 1
+    ERROR_PROGRAM_CREATION_FAILURE = 2
+    ERROR_IR_VERSION_MISMATCH = 3
+    ERROR_INVALID_INPUT = 4
+    ERROR_INVALID_PROGRAM = 5
+    ERROR_INVALID_IR = 6
+    ERROR_INVALID_OPTION = 7
+    ERROR_NO_MODULE_IN_PROGRAM = 8
+    ERROR_COMPILATION = 9
+    ERROR_CANCELLED = 10
 
+class nvvmError(Exception):
+    status: int
+    def __init__(self, status: int) -> None: ...
 
-@final
-class nvvmProgram:
-    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> nvvmProgram: ...
-    def __int__(self) -> int: ...
-    def __index__(self) -> int: ...
-    def getPtr(self) -> int: ...
-    def __eq__(self, other: object, /) -> bool: ...
-    def __hash__(self) -> int: ...
+def get_error_string(result: int) -> str:
+    """Get the message string for the given #nvvmResult code."""
 
+def version() -> tuple[int, int]:
+    """Get the NVVM version."""
 
+def ir_version() -> tuple[int, int, int, int]:
+    """Get the NVVM IR version."""
 
+def create_program() -> int:
+    """Create a program, and set the value of its handle to `*prog`."""
 
-class nvvmResult(IntEnum):
-    NVVM_SUCCESS = 0
-    NVVM_ERROR_OUT_OF_MEMORY = 1
-    NVVM_ERROR_PROGRAM_CREATION_FAILURE = 2
-    NVVM_ERROR_IR_VERSION_MISMATCH = 3
-    NVVM_ERROR_INVALID_INPUT = 4
-    NVVM_ERROR_INVALID_PROGRAM = 5
-    NVVM_ERROR_INVALID_IR = 6
-    NVVM_ERROR_INVALID_OPTION = 7
-    NVVM_ERROR_NO_MODULE_IN_PROGRAM = 8
-    NVVM_ERROR_COMPILATION = 9
-    NVVM_ERROR_CANCELLED = 10
+def destroy_program(prog: int) -> None:
+    """Destroy a program."""
 
+def add_module_to_program(prog: int, buffer: Any, size: int, name: str | bytes | None) -> None:
+    """Add a module level NVVM IR to a program."""
 
+def lazy_add_module_to_program(prog: int, buffer: Any, size: int, name: str | bytes | None) -> None:
+    """Add a module level NVVM IR to a program."""
 
+def compile_program(prog: int, num_options: int, options: Sequence[str | bytes]) -> None:
+    """Compile the NVVM program."""
 
+def verify_program(prog: int, num_options: int, options: Sequence[str | bytes]) -> None:
+    """Verify the NVVM program."""
 
-def nvvmGetErrorString(result: nvvmResult | int) -> tuple[nvvmResult, bytes | None]:
-    """Returns `tuple[nvvmResult, bytes | None]`.
+def get_compiled_result_size(prog: int) -> int:
+    """Get the size of the compiled result."""
 
-    Get the message string for the given #nvvmResult code.
+def get_compiled_result(prog: int, buffer: bytes | bytearray | Any) -> None:
+    """Get the compiled result."""
 
-    **Parameters:**
-    - `result`: [in] NVVM API result code.
+def get_program_log_size(prog: int) -> int:
+    """Get the Size of Compiler/Verifier Message."""
 
-    **Returns:** Message string for the given #nvvmResult code.
-    """
-def nvvmVersion() -> tuple[nvvmResult, int | None, int | None]:
-    """Returns `tuple[nvvmResult, int | None, int | None]`.
+def get_program_log(prog: int, buffer: bytes | bytearray | Any) -> None:
+    """Get the Compiler/Verifier Message."""
 
-    Get the NVVM version.
-
-    **Parameters:**
-    - `major`: [out] NVVM major version number.
-    - `minor`: [out] NVVM minor version number.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS
-    """
-def nvvmIRVersion() -> tuple[nvvmResult, int | None, int | None, int | None, int | None]:
-    """Returns `tuple[nvvmResult, int | None, int | None, int | None, int | None]`.
-
-    Get the NVVM IR version.
-
-    **Parameters:**
-    - `majorIR`: [out] NVVM IR major version number.
-    - `minorIR`: [out] NVVM IR minor version number.
-    - `majorDbg`: [out] NVVM IR debug metadata major version number.
-    - `minorDbg`: [out] NVVM IR debug metadata minor version number.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS
-    """
-def nvvmCreateProgram() -> tuple[nvvmResult, nvvmProgram | None]:
-    """Returns `tuple[nvvmResult, nvvmProgram | None]`.
-
-    Create a program, and set the value of its handle to `*prog`.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM 
-
-    **See also:** nvvmDestroyProgram()
-    """
-def nvvmDestroyProgram(prog: nvvmProgram | int | None) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Destroy a program.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM 
-
-    **See also:** nvvmCreateProgram()
-    """
-def nvvmAddModuleToProgram(prog: nvvmProgram | int, buffer: Any, size: int, name: bytes | None) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Add a module level NVVM IR to a program.
-
-    The `buffer` should contain an NVVM IR module.
-    The module should have NVVM IR either in the LLVM 7.0.1 bitcode
-    representation or in the LLVM 7.0.1 text representation. Support for reading
-    the text representation of NVVM IR is deprecated and may be removed in a
-    later version.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `buffer`: [in] NVVM IR module in the bitcode or text representation.
-    - `size`: [in] Size of the NVVM IR module.
-    - `name`: [in] Name of the NVVM IR module. If NULL, "<unnamed>" is used as the name.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY 
-    - `nvvmResult` NVVM_ERROR_INVALID_INPUT 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-    """
-def nvvmLazyAddModuleToProgram(prog: nvvmProgram | int, buffer: Any, size: int, name: bytes | None) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Add a module level NVVM IR to a program.
-
-    The `buffer` should contain an NVVM IR module. The module should have NVVM
-    IR in the LLVM 7.0.1 bitcode representation.
-
-    A module added using this API is lazily loaded - the only symbols loaded
-    are those that are required by module(s) loaded using
-    nvvmAddModuleToProgram. It is an error for a program to have
-    all modules loaded using this API. Compiler may also optimize entities
-    in this module by making them internal to the linked NVVM IR module,
-    making them eligible for other optimizations. Due to these
-    optimizations, this API to load a module is more efficient and should
-    be used where possible.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `buffer`: [in] NVVM IR module in the bitcode representation.
-    - `size`: [in] Size of the NVVM IR module.
-    - `name`: [in] Name of the NVVM IR module. If NULL, "<unnamed>" is used as the name.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY 
-    - `nvvmResult` NVVM_ERROR_INVALID_INPUT 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-    """
-def nvvmCompileProgram(prog: nvvmProgram | int, numOptions: int, options: Sequence[bytes] | None) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Compile the NVVM program.
-
-    The NVVM IR modules in the program will be linked at the IR level.
-    The linked IR program is compiled to PTX.
-
-    The target datalayout in the linked IR program is used to
-    determine the address size (32bit vs 64bit).
-
-    The valid compiler options are:
-
-    - -g (enable generation of full debugging information).
-    Full debug support is only valid with '-opt=0'. Debug support
-    requires the input module to utilize NVVM IR Debug Metadata.
-    Line number (line info) only generation is also enabled via NVVM IR
-    Debug Metadata, there is no specific libNVVM API flag for that case.
-    - -opt=
-    - 0 (disable optimizations)
-    - 3 (default, enable optimizations)
-    - -arch=
-    - compute_50
-    - compute_52 (default)
-    - compute_53
-    - compute_60
-    - compute_61
-    - compute_62
-    - compute_70
-    - compute_72
-    - compute_75
-    - compute_80
-    - compute_87
-    - compute_89
-    - compute_90
-    - compute_90a
-    - compute_100
-    - compute_100a
-    - -ftz=
-    - 0 (default, preserve denormal values, when performing
-    single-precision floating-point operations)
-    - 1 (flush denormal values to zero, when performing
-    single-precision floating-point operations)
-    - -prec-sqrt=
-    - 0 (use a faster approximation for single-precision
-    floating-point square root)
-    - 1 (default, use IEEE round-to-nearest mode for
-    single-precision floating-point square root)
-    - -prec-div=
-    - 0 (use a faster approximation for single-precision
-    floating-point division and reciprocals)
-    - 1 (default, use IEEE round-to-nearest mode for
-    single-precision floating-point division and reciprocals)
-    - -fma=
-    - 0 (disable FMA contraction)
-    - 1 (default, enable FMA contraction)
-    - -jump-table-density=[0-101]
-    Specify the case density percentage in switch statements, and use
-    it as a minimal threshold to determine whether jump table(brx.idx
-    instruction) will be used to implement a switch statement. Default
-    value is 101. The percentage ranges from 0 to 101 inclusively.
-    - -gen-lto (Generate LTO IR instead of PTX).
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `numOptions`: [in] Number of compiler `options` passed.
-    - `options`: [in] Compiler options in the form of C string array.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY 
-    - `nvvmResult` NVVM_ERROR_IR_VERSION_MISMATCH 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM 
-    - `nvvmResult` NVVM_ERROR_INVALID_OPTION 
-    - `nvvmResult` NVVM_ERROR_NO_MODULE_IN_PROGRAM 
-    - `nvvmResult` NVVM_ERROR_COMPILATION
-    """
-def nvvmVerifyProgram(prog: nvvmProgram | int, numOptions: int, options: Sequence[bytes] | None) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Verify the NVVM program.
-
-    The valid compiler options are:
-
-    Same as for nvvmCompileProgram().
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `numOptions`: [in] Number of compiler `options` passed.
-    - `options`: [in] Compiler options in the form of C string array.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY 
-    - `nvvmResult` NVVM_ERROR_IR_VERSION_MISMATCH 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM 
-    - `nvvmResult` NVVM_ERROR_INVALID_IR 
-    - `nvvmResult` NVVM_ERROR_INVALID_OPTION 
-    - `nvvmResult` NVVM_ERROR_NO_MODULE_IN_PROGRAM 
-
-    **See also:** nvvmCompileProgram()
-    """
-def nvvmGetCompiledResultSize(prog: nvvmProgram | int) -> tuple[nvvmResult, int | None]:
-    """Returns `tuple[nvvmResult, int | None]`.
-
-    Get the size of the compiled result.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `bufferSizeRet`: [out] Size of the compiled result (including the trailing NULL).
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-    """
-def nvvmGetCompiledResult(prog: nvvmProgram | int, buffer: bytes | bytearray | Any) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Get the compiled result.
-
-    The result is stored in the memory pointed to by `buffer`.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `buffer`: [out] Compiled result.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-    """
-def nvvmGetProgramLogSize(prog: nvvmProgram | int) -> tuple[nvvmResult, int | None]:
-    """Returns `tuple[nvvmResult, int | None]`.
-
-    Get the Size of Compiler/Verifier Message.
-
-    The size of the message string (including the trailing NULL) is stored into
-    `bufferSizeRet` when the return value is NVVM_SUCCESS.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `bufferSizeRet`: [out] Size of the compilation/verification log (including the trailing NULL).
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-    """
-def nvvmGetProgramLog(prog: nvvmProgram | int, buffer: bytes | bytearray | Any) -> tuple[nvvmResult]:
-    """Returns `tuple[nvvmResult]`.
-
-    Get the Compiler/Verifier Message.
-
-    The NULL terminated message string is stored in the memory pointed to by
-    `buffer` when the return value is NVVM_SUCCESS.
-
-    **Parameters:**
-    - `prog`: [in] NVVM program.
-    - `buffer`: [out] Compilation/Verification log.
-
-    **Returns:**
-    - `nvvmResult` NVVM_SUCCESS 
-    - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-    """

@@ -34,7 +34,24 @@ pub mod types;
 pub use error::Error;
 pub use types::*;
 
-/// For versioning we will have separate API version for each library version
+/// nvJitLinkCreate creates an instance of nvJitLinkHandle with the
+/// given input options, and sets the output parameter `handle`.
+///
+/// **Parameters:**
+/// - `handle`: \[out\] Address of nvJitLink handle.
+/// - `numOptions`: \[in\] Number of options passed.
+/// - `options`: \[in\] Array of size `numOptions` of option strings.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_UNRECOGNIZED_OPTION\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_MISSING_ARCH\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// It supports options listed in `options`.
+///
+/// **See also:** nvJitLinkDestroy
 #[doc(alias = "nvJitLinkCreate")]
 #[inline]
 pub fn create(options: &[&CStr]) -> Result<nvJitLinkHandle, Error> {
@@ -46,6 +63,18 @@ pub fn create(options: &[&CStr]) -> Result<nvJitLinkHandle, Error> {
     Ok(unsafe { __handle.assume_init() })
 }
 
+/// nvJitLinkDestroy frees the memory associated with the given handle
+/// and sets it to NULL.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] Address of nvJitLink handle.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// **See also:** nvJitLinkCreate
 #[doc(alias = "nvJitLinkDestroy")]
 #[inline]
 pub fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
@@ -54,6 +83,20 @@ pub fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
     Ok(())
 }
 
+/// nvJitLinkAddData adds data image to the link.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `inputType`: \[in\] kind of input.
+/// - `data`: \[in\] pointer to data image in memory.
+/// - `size`: \[in\] size of the data.
+/// - `name`: \[in\] name of input object.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
 /// # Safety
 ///
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
@@ -65,6 +108,17 @@ pub unsafe fn add_data(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, 
     Ok(())
 }
 
+/// nvJitLinkAddFile reads data from file and links it in.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `inputType`: \[in\] kind of input.
+/// - `fileName`: \[in\] name of file.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
 #[doc(alias = "nvJitLinkAddFile")]
 #[inline]
 pub fn add_file(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, file_name: &CStr) -> Result<(), Error> {
@@ -73,6 +127,15 @@ pub fn add_file(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, file_na
     Ok(())
 }
 
+/// nvJitLinkComplete does the actual link.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
 #[doc(alias = "nvJitLinkComplete")]
 #[inline]
 pub fn complete(handle: nvJitLinkHandle) -> Result<(), Error> {
@@ -81,6 +144,18 @@ pub fn complete(handle: nvJitLinkHandle) -> Result<(), Error> {
     Ok(())
 }
 
+/// nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `size`: \[out\] Size of the linked cubin.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// **See also:** nvJitLinkGetLinkedCubin
 #[doc(alias = "nvJitLinkGetLinkedCubinSize")]
 #[inline]
 pub fn get_linked_cubin_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
@@ -90,6 +165,19 @@ pub fn get_linked_cubin_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
     Ok(unsafe { __size.assume_init() })
 }
 
+/// nvJitLinkGetLinkedCubin gets the linked cubin.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `cubin`: \[out\] The linked cubin.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// User is responsible for allocating enough space to hold the `cubin`.
+/// **See also:** nvJitLinkGetLinkedCubinSize
 #[doc(alias = "nvJitLinkGetLinkedCubin")]
 #[inline]
 pub fn get_linked_cubin(handle: nvJitLinkHandle) -> Result<Vec<u8>, Error> {
@@ -101,6 +189,19 @@ pub fn get_linked_cubin(handle: nvJitLinkHandle) -> Result<Vec<u8>, Error> {
     Ok(__cubin)
 }
 
+/// nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `size`: \[out\] Size of the linked PTX.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// Linked PTX is only available when using the `-lto` option.
+/// **See also:** nvJitLinkGetLinkedPtx
 #[doc(alias = "nvJitLinkGetLinkedPtxSize")]
 #[inline]
 pub fn get_linked_ptx_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
@@ -110,6 +211,20 @@ pub fn get_linked_ptx_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
     Ok(unsafe { __size.assume_init() })
 }
 
+/// nvJitLinkGetLinkedPtx gets the linked ptx.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `ptx`: \[out\] The linked PTX.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// Linked PTX is only available when using the `-lto` option.
+/// User is responsible for allocating enough space to hold the `ptx`.
+/// **See also:** nvJitLinkGetLinkedPtxSize
 #[doc(alias = "nvJitLinkGetLinkedPtx")]
 #[inline]
 pub fn get_linked_ptx(handle: nvJitLinkHandle) -> Result<String, Error> {
@@ -121,6 +236,18 @@ pub fn get_linked_ptx(handle: nvJitLinkHandle) -> Result<String, Error> {
     Ok(crate::util::buf_to_string(__ptx))
 }
 
+/// nvJitLinkGetErrorLogSize gets the size of the error log.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `size`: \[out\] Size of the error log.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// **See also:** nvJitLinkGetErrorLog
 #[doc(alias = "nvJitLinkGetErrorLogSize")]
 #[inline]
 pub fn get_error_log_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
@@ -130,6 +257,19 @@ pub fn get_error_log_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
     Ok(unsafe { __size.assume_init() })
 }
 
+/// nvJitLinkGetErrorLog puts any error messages in the log.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `log`: \[out\] The error log.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// User is responsible for allocating enough space to hold the `log`.
+/// **See also:** nvJitLinkGetErrorLogSize
 #[doc(alias = "nvJitLinkGetErrorLog")]
 #[inline]
 pub fn get_error_log(handle: nvJitLinkHandle) -> Result<String, Error> {
@@ -141,6 +281,18 @@ pub fn get_error_log(handle: nvJitLinkHandle) -> Result<String, Error> {
     Ok(crate::util::buf_to_string(__log))
 }
 
+/// nvJitLinkGetInfoLogSize gets the size of the info log.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `size`: \[out\] Size of the info log.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// **See also:** nvJitLinkGetInfoLog
 #[doc(alias = "nvJitLinkGetInfoLogSize")]
 #[inline]
 pub fn get_info_log_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
@@ -150,6 +302,19 @@ pub fn get_info_log_size(handle: nvJitLinkHandle) -> Result<usize, Error> {
     Ok(unsafe { __size.assume_init() })
 }
 
+/// nvJitLinkGetInfoLog puts any info messages in the log.
+///
+/// **Parameters:**
+/// - `handle`: \[in\] nvJitLink handle.
+/// - `log`: \[out\] The info log.
+///
+/// **Returns:**
+/// - `#nvJitLinkResult` NVJITLINK_SUCCESS
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
+/// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
+///
+/// User is responsible for allocating enough space to hold the `log`.
+/// **See also:** nvJitLinkGetInfoLogSize
 #[doc(alias = "nvJitLinkGetInfoLog")]
 #[inline]
 pub fn get_info_log(handle: nvJitLinkHandle) -> Result<String, Error> {

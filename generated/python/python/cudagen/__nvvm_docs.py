@@ -13,8 +13,8 @@
 # nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 # nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 # Regenerate with `cargo xtask regen`.
-"""Doc text of ``cudagen.nvvm``'s enums, records and typedef classes, imported by
-``cudagen._lazy`` on the first ``__doc__`` read (``import cudagen.nvvm`` loads none of it)."""
+"""Doc text of ``cudagen._nvvm``'s enums, records and typedef classes, imported by
+``cudagen._lazy`` on the first ``__doc__`` read (``import cudagen._nvvm`` loads none of it)."""
 
 # enum: the class doc, then one doc per member in table order ("" where the header has none),
 # joined by U+001F

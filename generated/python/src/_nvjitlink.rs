@@ -13,7 +13,7 @@
 // nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 // nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
-//! `cudagen.nvjitlink`: 14 functions and 1 handle classes.
+//! `cudagen._nvjitlink`: 14 functions and 1 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::nvjitlink::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(nvJitLinkResult, outputs...)`.
@@ -26,7 +26,7 @@ use cudagen::nvjitlink::sys;
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-const MODULE: &str = "cudagen.nvjitlink";
+const MODULE: &str = "cudagen._nvjitlink";
 const LIBRARY_MISSING: i64 = 6;
 
 static nvJitLinkHandle: HandleType = HandleType::new(MODULE, "nvJitLinkHandle", 64, false, true, &[], &[]);
@@ -39,10 +39,10 @@ static E_nvJitLinkInputType: EnumCache = EnumCache::new(MODULE, "nvJitLinkInputT
 unsafe extern "C" fn nvJitLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkCreate";
-        let a = unsafe { entry::args(py, F, &["numOptions", "options", ], 2, args, nargs, kwnames)? };
-        let numOptions = unsafe { entry::arg(py, &a[0]) };
+        let a = unsafe { entry::args(py, F, &["num_options", "options", ], 2, args, nargs, kwnames)? };
+        let num_options = unsafe { entry::arg(py, &a[0]) };
         let options = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
+        let a1: u64 = conv::int(num_options, 32, false, &Ctx { func: F, param: "num_options", expected: "int" })?;
         let arr2 = InArray::cstrs(options, &Ctx { func: F, param: "options", expected: "sequence of bytes" })?;
         let a2: usize = arr2.addr();
         let mut o0 = Out::<1>::new();
@@ -78,14 +78,14 @@ unsafe extern "C" fn nvJitLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn nvJitLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkAddData";
-        let a = unsafe { entry::args(py, F, &["handle", "inputType", "data", "size", "name", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "input_type", "data", "size", "name", ], 5, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let inputType = unsafe { entry::arg(py, &a[1]) };
+        let input_type = unsafe { entry::arg(py, &a[1]) };
         let data = unsafe { entry::arg(py, &a[2]) };
         let size = unsafe { entry::arg(py, &a[3]) };
         let name = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let a1: u64 = conv::int(inputType, 32, false, &Ctx { func: F, param: "inputType", expected: "int" })?;
+        let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
         let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
@@ -103,13 +103,13 @@ unsafe extern "C" fn nvJitLinkAddData(_m: *mut ffi::PyObject, args: *const *mut 
 unsafe extern "C" fn nvJitLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkAddFile";
-        let a = unsafe { entry::args(py, F, &["handle", "inputType", "fileName", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "input_type", "file_name", ], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let inputType = unsafe { entry::arg(py, &a[1]) };
-        let fileName = unsafe { entry::arg(py, &a[2]) };
+        let input_type = unsafe { entry::arg(py, &a[1]) };
+        let file_name = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let a1: u64 = conv::int(inputType, 32, false, &Ctx { func: F, param: "inputType", expected: "int" })?;
-        let (a2, _k2) = conv::cstr(fileName, false, &Ctx { func: F, param: "fileName", expected: "bytes" })?;
+        let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
+        let (a2, _k2) = conv::cstr(file_name, false, &Ctx { func: F, param: "file_name", expected: "bytes" })?;
 
         let r = unsafe { conv::nogil(move || sys::__nvJitLinkAddFile_12_9(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
@@ -333,19 +333,19 @@ unsafe extern "C" fn nvJitLinkVersion(_m: *mut ffi::PyObject, args: *const *mut 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nvJitLinkHandle.register(m)?;
     entry::add_all(m, MODULE, &[
-        (c"nvJitLinkCreate", nvJitLinkCreate, c"nvJitLinkCreate(numOptions, options)\n--\n\nReturns `tuple[nvJitLinkResult, nvJitLinkHandle | None]`.\n\nFor versioning we will have separate API version for each library version"),
-        (c"nvJitLinkDestroy", nvJitLinkDestroy, c"nvJitLinkDestroy(handle)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkAddData", nvJitLinkAddData, c"nvJitLinkAddData(handle, inputType, data, size, name)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkAddFile", nvJitLinkAddFile, c"nvJitLinkAddFile(handle, inputType, fileName)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkComplete", nvJitLinkComplete, c"nvJitLinkComplete(handle)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkGetLinkedCubinSize", nvJitLinkGetLinkedCubinSize, c"nvJitLinkGetLinkedCubinSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`."),
-        (c"nvJitLinkGetLinkedCubin", nvJitLinkGetLinkedCubin, c"nvJitLinkGetLinkedCubin(handle, cubin)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkGetLinkedPtxSize", nvJitLinkGetLinkedPtxSize, c"nvJitLinkGetLinkedPtxSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`."),
-        (c"nvJitLinkGetLinkedPtx", nvJitLinkGetLinkedPtx, c"nvJitLinkGetLinkedPtx(handle, ptx)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkGetErrorLogSize", nvJitLinkGetErrorLogSize, c"nvJitLinkGetErrorLogSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`."),
-        (c"nvJitLinkGetErrorLog", nvJitLinkGetErrorLog, c"nvJitLinkGetErrorLog(handle, log)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
-        (c"nvJitLinkGetInfoLogSize", nvJitLinkGetInfoLogSize, c"nvJitLinkGetInfoLogSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`."),
-        (c"nvJitLinkGetInfoLog", nvJitLinkGetInfoLog, c"nvJitLinkGetInfoLog(handle, log)\n--\n\nReturns `tuple[nvJitLinkResult]`."),
+        (c"nvJitLinkCreate", nvJitLinkCreate, c"nvJitLinkCreate(num_options, options)\n--\n\nReturns `tuple[nvJitLinkResult, nvJitLinkHandle | None]`.\n\nnvJitLinkCreate creates an instance of nvJitLinkHandle with the\ngiven input options, and sets the output parameter `handle`.\n\n**Parameters:**\n- `handle`: [out] Address of nvJitLink handle.\n- `numOptions`: [in] Number of options passed.\n- `options`: [in] Array of size `numOptions` of option strings.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_UNRECOGNIZED_OPTION\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_MISSING_ARCH\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nIt supports options listed in `options`.\n\n**See also:** nvJitLinkDestroy"),
+        (c"nvJitLinkDestroy", nvJitLinkDestroy, c"nvJitLinkDestroy(handle)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkDestroy frees the memory associated with the given handle\nand sets it to NULL.\n\n**Parameters:**\n- `handle`: [in] Address of nvJitLink handle.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\n**See also:** nvJitLinkCreate"),
+        (c"nvJitLinkAddData", nvJitLinkAddData, c"nvJitLinkAddData(handle, input_type, data, size, name)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkAddData adds data image to the link.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `inputType`: [in] kind of input.\n- `data`: [in] pointer to data image in memory.\n- `size`: [in] size of the data.\n- `name`: [in] name of input object.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink"),
+        (c"nvJitLinkAddFile", nvJitLinkAddFile, c"nvJitLinkAddFile(handle, input_type, file_name)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkAddFile reads data from file and links it in.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `inputType`: [in] kind of input.\n- `fileName`: [in] name of file.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink"),
+        (c"nvJitLinkComplete", nvJitLinkComplete, c"nvJitLinkComplete(handle)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkComplete does the actual link.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink"),
+        (c"nvJitLinkGetLinkedCubinSize", nvJitLinkGetLinkedCubinSize, c"nvJitLinkGetLinkedCubinSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`.\n\nnvJitLinkGetLinkedCubinSize gets the size of the linked cubin.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `size`: [out] Size of the linked cubin.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\n**See also:** nvJitLinkGetLinkedCubin"),
+        (c"nvJitLinkGetLinkedCubin", nvJitLinkGetLinkedCubin, c"nvJitLinkGetLinkedCubin(handle, cubin)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkGetLinkedCubin gets the linked cubin.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `cubin`: [out] The linked cubin.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nUser is responsible for allocating enough space to hold the `cubin`.\n**See also:** nvJitLinkGetLinkedCubinSize"),
+        (c"nvJitLinkGetLinkedPtxSize", nvJitLinkGetLinkedPtxSize, c"nvJitLinkGetLinkedPtxSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`.\n\nnvJitLinkGetLinkedPtxSize gets the size of the linked ptx.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `size`: [out] Size of the linked PTX.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nLinked PTX is only available when using the `-lto` option.\n**See also:** nvJitLinkGetLinkedPtx"),
+        (c"nvJitLinkGetLinkedPtx", nvJitLinkGetLinkedPtx, c"nvJitLinkGetLinkedPtx(handle, ptx)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkGetLinkedPtx gets the linked ptx.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `ptx`: [out] The linked PTX.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nLinked PTX is only available when using the `-lto` option.\nUser is responsible for allocating enough space to hold the `ptx`.\n**See also:** nvJitLinkGetLinkedPtxSize"),
+        (c"nvJitLinkGetErrorLogSize", nvJitLinkGetErrorLogSize, c"nvJitLinkGetErrorLogSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`.\n\nnvJitLinkGetErrorLogSize gets the size of the error log.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `size`: [out] Size of the error log.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\n**See also:** nvJitLinkGetErrorLog"),
+        (c"nvJitLinkGetErrorLog", nvJitLinkGetErrorLog, c"nvJitLinkGetErrorLog(handle, log)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkGetErrorLog puts any error messages in the log.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `log`: [out] The error log.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nUser is responsible for allocating enough space to hold the `log`.\n**See also:** nvJitLinkGetErrorLogSize"),
+        (c"nvJitLinkGetInfoLogSize", nvJitLinkGetInfoLogSize, c"nvJitLinkGetInfoLogSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`.\n\nnvJitLinkGetInfoLogSize gets the size of the info log.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `size`: [out] Size of the info log.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\n**See also:** nvJitLinkGetInfoLog"),
+        (c"nvJitLinkGetInfoLog", nvJitLinkGetInfoLog, c"nvJitLinkGetInfoLog(handle, log)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkGetInfoLog puts any info messages in the log.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `log`: [out] The info log.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nUser is responsible for allocating enough space to hold the `log`.\n**See also:** nvJitLinkGetInfoLogSize"),
         (c"nvJitLinkVersion", nvJitLinkVersion, c"nvJitLinkVersion()\n--\n\nReturns `tuple[nvJitLinkResult, int | None, int | None]`.\n\nnvJitLinkVersion returns the current version of nvJitLink.\n\n**Parameters:**\n- `major`: [out] The major version.\n- `minor`: [out] The minor version.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink"),
     ])
 }
