@@ -165,7 +165,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(_m: *mut ffi::PyObject, args: *cons
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
-        let r1 = unsafe { conv::nogil(move || sys::nvJitLinkGetLinkedCubinSize(conv::bits(a0), conv::bits(need_at1))) };
+        let r1 = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedCubinSize_12_9(conv::bits(a0), conv::bits(need_at1))) };
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
@@ -209,7 +209,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(_m: *mut ffi::PyObject, args: *const 
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
-        let r1 = unsafe { conv::nogil(move || sys::nvJitLinkGetLinkedPtxSize(conv::bits(a0), conv::bits(need_at1))) };
+        let r1 = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedPtxSize_12_9(conv::bits(a0), conv::bits(need_at1))) };
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
@@ -253,7 +253,7 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(_m: *mut ffi::PyObject, args: *const *
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
-        let r1 = unsafe { conv::nogil(move || sys::nvJitLinkGetErrorLogSize(conv::bits(a0), conv::bits(need_at1))) };
+        let r1 = unsafe { conv::nogil(move || sys::__nvJitLinkGetErrorLogSize_12_9(conv::bits(a0), conv::bits(need_at1))) };
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
@@ -297,7 +297,7 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(_m: *mut ffi::PyObject, args: *const *m
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
-        let r1 = unsafe { conv::nogil(move || sys::nvJitLinkGetInfoLogSize(conv::bits(a0), conv::bits(need_at1))) };
+        let r1 = unsafe { conv::nogil(move || sys::__nvJitLinkGetInfoLogSize_12_9(conv::bits(a0), conv::bits(need_at1))) };
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }

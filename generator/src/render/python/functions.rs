@@ -394,7 +394,10 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
                     let (bits, signed) = count_scalar(lib, f, name, handles);
                     (v.size_bits, v.size_signed) = (bits, signed);
                 }
-                SizeFrom::Function(name) => v.size_fn = name.clone(),
+                // The raw layer names functions by ABI symbol (`__nvJitLinkGetLinkedCubinSize_12_9`).
+                SizeFrom::Function(name) => {
+                    v.size_fn = lib.functions.iter().find(|g| &g.name == name).map_or_else(|| name.clone(), |g| g.symbol.clone())
+                }
             }
         }
         if let Some(name) = count_name(&p.role) {
