@@ -24,7 +24,9 @@ const KERNEL: &std::ffi::CStr = c"extern \"C\" __global__ void scale(float *x, f
 /// Loads `image` (cubin or PTX), launches `scale(x, 3, N)`, and returns how many of the N
 /// results differ from 3 i.
 fn launch(image: &[u8]) -> Result<usize, String> {
-    let e = |what: &str| move |err: driver::Error| format!("{what}: {err}");
+    fn e(what: &'static str) -> impl Fn(driver::Error) -> String {
+        move |err| format!("{what}: {err}")
+    }
     // SAFETY: `image` is a complete cubin, or PTX with its NUL, alive across the call.
     let module = unsafe { driver::module_load_data(image.as_ptr().cast()) }.map_err(e("cuModuleLoadData"))?;
     let f = driver::module_get_function(module, c"scale").map_err(e("cuModuleGetFunction"))?;

@@ -32,15 +32,15 @@ use core::mem::ManuallyDrop;
 ///
 /// Made by [`nvJitLinkCreate`](lib::create).
 ///
-/// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+/// Threads: nvJitLink calls on one link must not overlap: Send, not Sync.
 #[derive(Debug)]
 pub struct JitLinker {
     raw: nvJitLinkHandle,
+    _marker: PhantomData<core::cell::Cell<()>>,
 }
 
-// SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+// SAFETY: nvJitLink calls on one link must not overlap: Send, not Sync.
 unsafe impl Send for JitLinker {}
-unsafe impl Sync for JitLinker {}
 
 impl JitLinker {
     /// Takes over a raw handle.
@@ -50,7 +50,7 @@ impl JitLinker {
     /// The handle is live and nothing else ends it.
     #[inline]
     pub unsafe fn from_raw(raw: nvJitLinkHandle) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.

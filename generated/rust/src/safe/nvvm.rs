@@ -32,15 +32,15 @@ use core::mem::ManuallyDrop;
 ///
 /// Made by [`nvvmCreateProgram`](lib::create_program).
 ///
-/// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+/// Threads: NVVM calls on one program must not overlap: Send, not Sync.
 #[derive(Debug)]
 pub struct NvvmProgram {
     raw: nvvmProgram,
+    _marker: PhantomData<core::cell::Cell<()>>,
 }
 
-// SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+// SAFETY: NVVM calls on one program must not overlap: Send, not Sync.
 unsafe impl Send for NvvmProgram {}
-unsafe impl Sync for NvvmProgram {}
 
 impl NvvmProgram {
     /// Takes over a raw handle.
@@ -50,7 +50,7 @@ impl NvvmProgram {
     /// The handle is live and nothing else ends it.
     #[inline]
     pub unsafe fn from_raw(raw: nvvmProgram) -> Self {
-        Self { raw }
+        Self { raw, _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
