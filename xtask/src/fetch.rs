@@ -86,7 +86,9 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         std::fs::create_dir_all(&lib_dir)?;
         let whl = wheel(&cache.join("wheels"), requirement)?;
         extract(&whl, &include_dir, |name| name.ends_with(&format!("include/{}", w.header)))?;
-        extract(&whl, &lib_dir, |name| Path::new(name).file_name().and_then(|f| f.to_str()).is_some_and(|f| f.starts_with(w.lib_prefix)))?;
+        extract(&whl, &lib_dir, |name| {
+            Path::new(name).file_name().and_then(|f| f.to_str()).is_some_and(|f| f.starts_with(w.lib_prefix))
+        })?;
     }
     let mut sha256 = BTreeMap::new();
     let present: Vec<&str> = companions().filter(|h| include_dir.join(h).exists()).collect();

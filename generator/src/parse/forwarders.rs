@@ -18,7 +18,9 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         }
         let from = (f.location.line as usize).saturating_sub(1);
         let Some(callee) = lines.get(from..).and_then(|rest| callee(&rest.join("\n"))) else { continue };
-        if let Some(target) = library.functions.iter().position(|g| g.symbol == callee && g.name == g.symbol && g.symbol != f.symbol) {
+        if let Some(target) =
+            library.functions.iter().position(|g| g.symbol == callee && g.name == g.symbol && g.symbol != f.symbol)
+        {
             folded.push((i, target));
         }
     }

@@ -170,7 +170,8 @@ pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
         }
     }
     for e in &mut lib.enums {
-        let python = if snake { python_ident(e.name.strip_prefix(kind.prefix()).unwrap_or(&e.name)) } else { python_ident(&e.name) };
+        let python =
+            if snake { python_ident(e.name.strip_prefix(kind.prefix()).unwrap_or(&e.name)) } else { python_ident(&e.name) };
         e.names = Names { rust: e.name.clone(), python };
         let names = variant_names(e);
         for (v, n) in e.variants.iter_mut().zip(names) {

@@ -53,8 +53,10 @@ fn run() -> Result<bool, String> {
     let device = driver::init(0).and_then(|()| driver::device_get(0)).ok();
     let sm = match device {
         Some(dev) => {
-            let major = driver::device_get_attribute(CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, dev).map_err(|e| e.to_string())?;
-            let minor = driver::device_get_attribute(CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, dev).map_err(|e| e.to_string())?;
+            let major =
+                driver::device_get_attribute(CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, dev).map_err(|e| e.to_string())?;
+            let minor =
+                driver::device_get_attribute(CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, dev).map_err(|e| e.to_string())?;
             (major * 10 + minor) as u32
         }
         None => 90,
