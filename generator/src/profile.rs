@@ -417,5 +417,15 @@ mod tests {
         assert_eq!(nvrtc.loader.sonames_for(Some(13)), ["libnvrtc.so.13", "libnvrtc.so.14"]);
         assert_eq!(nvrtc.loader.sonames_for(None), ["libnvrtc.so"]);
         assert_eq!(LibraryKind::Driver.profile().loader.sonames_for(Some(13)), ["libcuda.so.1"]);
+        let jitlink = LibraryKind::NvJitLink.profile();
+        assert_eq!(jitlink.loader.sonames_for(Some(12)), ["libnvJitLink.so.12", "libnvJitLink.so.13"]);
+        assert_eq!(LibraryKind::Nvvm.profile().loader.sonames_for(Some(13)), ["libnvvm.so.4", "libnvvm.so"]);
+    }
+
+    #[test]
+    fn raising_modules_keep_their_tuple_functions_private() {
+        assert_eq!(LibraryKind::Driver.profile().python_tuple_module(), "driver");
+        assert_eq!(LibraryKind::NvJitLink.profile().python_tuple_module(), "_nvjitlink");
+        assert_eq!(LibraryKind::Nvvm.profile().loader.home_lib, "nvvm/lib64");
     }
 }

@@ -145,3 +145,15 @@ def test_broken_ir_raises_with_a_log(package):
     nv.get_program_log(prog, log)
     assert log.rstrip(b"\0"), "empty log"
     nv.destroy_program(prog)
+
+
+def test_bad_arguments_are_refused_before_the_call():
+    """A count larger than its list, a negative count and a str handle are Python errors here
+    (cuda.bindings 12.9.5 reads past the list, and so may crash, on the first)."""
+    jl = _module("cudagen", "nvjitlink")
+    with pytest.raises(ValueError):
+        jl.create(2, ["-arch=sm_90"])
+    with pytest.raises(OverflowError):
+        jl.create(-1, [])
+    with pytest.raises(TypeError):
+        jl.complete("x")

@@ -206,6 +206,8 @@ mod tests {
         assert_eq!(function_rust_name(d, "cuDeviceGetName"), "device_get_name");
         assert_eq!(function_rust_name(LibraryKind::Nvrtc, "nvrtcGetPTXSize"), "get_ptx_size");
         assert_eq!(function_rust_name(LibraryKind::Nvrtc, "nvrtcGetCUBIN"), "get_cubin");
+        assert_eq!(function_snake_name(LibraryKind::Nvvm, "nvvmIRVersion"), "ir_version");
+        assert_eq!(function_snake_name(LibraryKind::NvJitLink, "nvJitLinkGetLinkedCubinSize"), "get_linked_cubin_size");
     }
 
     #[test]
