@@ -16,7 +16,7 @@ from cudagen import driver, nvjitlink, nvrtc, nvvm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from test_jitlink import KERNEL, NVVM_IR  # noqa: E402  (the same kernel and IR as the CPU tests)
+from jit_sources import KERNEL, NVVM_IR  # noqa: E402  (the same kernel and IR as the CPU tests)
 
 N = 1 << 20
 
