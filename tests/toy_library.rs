@@ -6,7 +6,7 @@
 
 use cudagen_generator::annotations::LibraryAnnotations;
 use cudagen_generator::ir::{DecidedBy, LibraryKind, Role};
-use cudagen_generator::profile::{LibraryProfile, LoaderProfile, Resolve, StatusNames};
+use cudagen_generator::profile::{LibraryProfile, LoaderProfile, PythonConvention, Resolve, StatusNames};
 use cudagen_generator::{build_library, emit};
 use cudagen_tests::root;
 
@@ -27,18 +27,20 @@ static TOY: LibraryProfile = LibraryProfile {
         invalid_argument: ("TOY_ERROR_INVALID_VALUE", 1),
         internal: ("TOY_ERROR_UNKNOWN", 3),
     },
-    c_template: "c/nvrtc.h.tera",
+    c_template: "c/library.h.tera",
     c_guard: "TOY_H",
     c_marker: "CUDAGEN_TOY_H",
     callconv: "",
     c_record_guards: &[],
     resolver: None,
     cudarc: false,
+    python: PythonConvention::Tuple,
     loader: LoaderProfile {
         sonames: &["libtoy.so.1"],
         override_var: "CUDAGEN_LIBTOY",
         path_vars: &["LD_LIBRARY_PATH"],
         home_vars: &[],
+        home_lib: "lib",
         dirs: &[],
         wheel_dirs: &[],
         resolve: Resolve::Dlsym,

@@ -1,6 +1,7 @@
 //! The coverage report: every header function on every surface, or listed with a reason.
 
 use crate::ir::{Api, Function, Library, LibraryKind};
+use crate::profile::PythonConvention;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -63,8 +64,17 @@ impl Coverage {
                         Box::new(move |f| t.contains(&format!("#[doc(alias = \"{}\")]", f.name)))
                     }
                     "python" => {
-                        let t = text(format!("python/src/{m}.rs"));
-                        Box::new(move |f| t.contains(&format!("(c\"{}\", ", f.name)))
+                        let profile = lib.profile();
+                        let t = text(format!("python/src/{}.rs", profile.python_tuple_module()));
+                        // A wrapped library's public module has a `def` per function as well.
+                        let public = match profile.python {
+                            PythonConvention::Tuple => None,
+                            PythonConvention::Exceptions { .. } => Some(text(format!("python/python/cudagen/{m}.py"))),
+                        };
+                        Box::new(move |f| {
+                            t.contains(&format!("(c\"{}\", ", f.name))
+                                && public.is_none_or(|p| p.contains(&format!("\ndef {}(", f.names.python)))
+                        })
                     }
                     "c" => {
                         let t = text(format!("c/src/{m}.rs"));

@@ -45,8 +45,21 @@ pub struct LibraryProfile {
     /// Whether the crate's `cudarc` interop module covers this library (cudarc binds its main
     /// header).
     pub cudarc: bool,
+    /// How the Python module answers: cuda.bindings' convention for this module.
+    pub python: PythonConvention,
     /// How the runtime loader finds and resolves the library.
     pub loader: LoaderProfile,
+}
+
+/// The convention of cuda.bindings' module of the same name, which the Python module follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum PythonConvention {
+    /// `driver`, `nvrtc`: C names, every call returns `(status, outputs...)`, handle classes.
+    Tuple,
+    /// `nvjitlink`, `nvvm`: snake_case names without the prefix, enums without it (`Result`,
+    /// `InputType`, members without their common prefix), a failed status raises
+    /// `error_class(status)`, handles are ints, outputs returned alone or as a tuple.
+    Exceptions { error_class: &'static str },
 }
 
 /// A header that joins a library's main header (NVIDIA's interop and profiler headers join
@@ -122,7 +135,7 @@ pub enum Resolve {
 }
 
 /// Where the runtime loader looks for the library, in this order: the override variable alone
-/// when set; else each soname bare, then in each folder of `path_vars`, `<home_vars>/lib64`,
+/// when set; else each soname bare, then in each folder of `path_vars`, `<home_vars>/<home_lib>`,
 /// `dirs`, and `wheel_dirs` under each Python site folder.
 #[derive(Debug, Serialize)]
 pub struct LoaderProfile {
@@ -132,6 +145,8 @@ pub struct LoaderProfile {
     pub override_var: &'static str,
     pub path_vars: &'static [&'static str],
     pub home_vars: &'static [&'static str],
+    /// The folder under each of `home_vars` searched (`lib64`, NVVM's `nvvm/lib64`).
+    pub home_lib: &'static str,
     pub dirs: &'static [&'static str],
     pub wheel_dirs: &'static [&'static str],
     pub resolve: Resolve,
@@ -140,7 +155,7 @@ pub struct LoaderProfile {
 }
 
 /// One entry per [`LibraryKind`] variant, in variant order.
-pub const PROFILES: [LibraryProfile; 2] = [
+pub const PROFILES: [LibraryProfile; 4] = [
     LibraryProfile {
         kind: LibraryKind::Driver,
         variant: "Driver",
@@ -180,11 +195,13 @@ pub const PROFILES: [LibraryProfile; 2] = [
             ptsz_wrapper: ("cuGetProcAddress_v2", "CUdriverProcAddressQueryResult"),
         }),
         cudarc: true,
+        python: PythonConvention::Tuple,
         loader: LoaderProfile {
             sonames: &["libcuda.so.1"],
             override_var: "CUDAGEN_LIBCUDA",
             path_vars: &["LD_LIBRARY_PATH"],
             home_vars: &[],
+            home_lib: "lib64",
             dirs: &[
                 "/usr/lib/x86_64-linux-gnu",
                 "/usr/lib/aarch64-linux-gnu",
@@ -223,6 +240,7 @@ pub const PROFILES: [LibraryProfile; 2] = [
         c_record_guards: &[],
         resolver: None,
         cudarc: false,
+        python: PythonConvention::Tuple,
         loader: LoaderProfile {
             // The headers' major first (a 13.x build must not bind NVRTC 12's library); the next
             // major is the fallback where only a newer toolkit is installed: it keeps the C API
@@ -231,10 +249,93 @@ pub const PROFILES: [LibraryProfile; 2] = [
             override_var: "CUDAGEN_NVRTC_PATH",
             path_vars: &[],
             home_vars: &["CUDA_HOME", "CUDA_PATH"],
+            home_lib: "lib64",
             dirs: &["/usr/local/cuda/lib64"],
             wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: false,
+        },
+    },
+    LibraryProfile {
+        kind: LibraryKind::NvJitLink,
+        variant: "NvJitLink",
+        module: "nvjitlink",
+        prefix: "nvJitLink",
+        header: "nvJitLink.h",
+        typedefs: None,
+        companions: &[],
+        annotations: "nvjitlink.toml",
+        status_enum: "nvJitLinkResult",
+        // nvJitLink has no "not found": its internal error stands in.
+        status: StatusNames {
+            success: ("NVJITLINK_SUCCESS", 0),
+            library_missing: ("NVJITLINK_ERROR_INTERNAL", 6),
+            symbol_missing: ("NVJITLINK_ERROR_INTERNAL", 6),
+            invalid_argument: ("NVJITLINK_ERROR_INVALID_INPUT", 3),
+            internal: ("NVJITLINK_ERROR_INTERNAL", 6),
+        },
+        c_template: "c/library.h.tera",
+        c_guard: "nvJitLink_INCLUDED",
+        c_marker: "CUDAGEN_NVJITLINK_H",
+        callconv: "",
+        c_record_guards: &[],
+        resolver: None,
+        cudarc: false,
+        python: PythonConvention::Exceptions { error_class: "nvJitLinkError" },
+        loader: LoaderProfile {
+            // As NVRTC: the headers' major first, the next one as fallback. The entries are the
+            // versioned ABI symbols the header's inline wrappers call (`__nvJitLinkCreate_12_9`),
+            // which newer libraries keep exporting.
+            sonames: &["libnvJitLink.so.{major}", "libnvJitLink.so.{next}"],
+            override_var: "CUDAGEN_NVJITLINK_PATH",
+            path_vars: &[],
+            home_vars: &["CUDA_HOME", "CUDA_PATH"],
+            home_lib: "lib64",
+            dirs: &["/usr/local/cuda/lib64"],
+            wheel_dirs: &["nvidia/nvjitlink/lib", "nvidia/cu13/lib"],
+            resolve: Resolve::Dlsym,
+            skip_shim: true,
+        },
+    },
+    LibraryProfile {
+        kind: LibraryKind::Nvvm,
+        variant: "Nvvm",
+        module: "nvvm",
+        prefix: "nvvm",
+        header: "nvvm.h",
+        typedefs: None,
+        companions: &[],
+        annotations: "nvvm.toml",
+        status_enum: "nvvmResult",
+        // NVVM has no "not found" or "internal": invalid input stands in for the loader's
+        // failures, which it is closest to (the call never ran).
+        status: StatusNames {
+            success: ("NVVM_SUCCESS", 0),
+            library_missing: ("NVVM_ERROR_INVALID_INPUT", 4),
+            symbol_missing: ("NVVM_ERROR_INVALID_INPUT", 4),
+            invalid_argument: ("NVVM_ERROR_INVALID_INPUT", 4),
+            internal: ("NVVM_ERROR_INVALID_INPUT", 4),
+        },
+        c_template: "c/library.h.tera",
+        c_guard: "NVVM_H",
+        c_marker: "CUDAGEN_NVVM_H",
+        callconv: "",
+        c_record_guards: &[],
+        resolver: None,
+        cudarc: false,
+        python: PythonConvention::Exceptions { error_class: "nvvmError" },
+        loader: LoaderProfile {
+            // libnvvm's soname has been `.4` since CUDA 11.x; the toolkit and the 12.x wheel also
+            // carry the bare development name.
+            sonames: &["libnvvm.so.4", "libnvvm.so"],
+            override_var: "CUDAGEN_NVVM_PATH",
+            path_vars: &[],
+            home_vars: &["CUDA_HOME", "CUDA_PATH"],
+            home_lib: "nvvm/lib64",
+            dirs: &["/usr/local/cuda/nvvm/lib64"],
+            wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
+            resolve: Resolve::Dlsym,
+            skip_shim: true,
         },
     },
 ];
@@ -254,6 +355,17 @@ impl LoaderProfile {
             }
         }
         out
+    }
+}
+
+impl LibraryProfile {
+    /// The Python module holding the extension's tuple-convention functions: the public module
+    /// itself (`driver`), or `_<module>` behind a public module of wrappers (`_nvjitlink`).
+    pub fn python_tuple_module(&self) -> String {
+        match self.python {
+            PythonConvention::Tuple => self.module.to_string(),
+            PythonConvention::Exceptions { .. } => format!("_{}", self.module),
+        }
     }
 }
 
@@ -305,5 +417,15 @@ mod tests {
         assert_eq!(nvrtc.loader.sonames_for(Some(13)), ["libnvrtc.so.13", "libnvrtc.so.14"]);
         assert_eq!(nvrtc.loader.sonames_for(None), ["libnvrtc.so"]);
         assert_eq!(LibraryKind::Driver.profile().loader.sonames_for(Some(13)), ["libcuda.so.1"]);
+        let jitlink = LibraryKind::NvJitLink.profile();
+        assert_eq!(jitlink.loader.sonames_for(Some(12)), ["libnvJitLink.so.12", "libnvJitLink.so.13"]);
+        assert_eq!(LibraryKind::Nvvm.profile().loader.sonames_for(Some(13)), ["libnvvm.so.4", "libnvvm.so"]);
+    }
+
+    #[test]
+    fn raising_modules_keep_their_tuple_functions_private() {
+        assert_eq!(LibraryKind::Driver.profile().python_tuple_module(), "driver");
+        assert_eq!(LibraryKind::NvJitLink.profile().python_tuple_module(), "_nvjitlink");
+        assert_eq!(LibraryKind::Nvvm.profile().loader.home_lib, "nvvm/lib64");
     }
 }

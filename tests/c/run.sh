@@ -4,7 +4,7 @@
 #   2. its dynamic symbol table equals generated/c/symbols.txt (the IR's ABI symbols) plus the
 #      EXTRAS below: nothing missing, nothing extra; the static library defines the same set
 #   3. the generated headers (cuda.h with its interop companions cudaGL.h, cudaEGL.h, cudaVDPAU.h,
-#      cudaProfiler.h, and nvrtc.h) compile as C99 (-Wall -Werror), C11 and C++; their layouts,
+#      cudaProfiler.h, nvrtc.h, nvJitLink.h and nvvm.h) compile as C99 (-Wall -Werror), C11 and C++; their layouts,
 #      enum and macro values and prototypes equal NVIDIA's (when the 12.9 headers are at hand:
 #      $CUDAGEN_HEADERS_DIR or .cache/headers/12.9). The OpenGL, EGL and VDPAU headers they
 #      include are the parser's stand-ins (generator/src/clang/interop), given to gcc for the test only.
@@ -98,11 +98,13 @@ fi
 # Every symbol a program built against NVIDIA's headers can reference, with and without
 # CUDA_API_PER_THREAD_DEFAULT_STREAM (gcc -aux-info lists the declarations each mode sees;
 # static inline helpers are not symbols), must be exported.
+# nvJitLink.h's API names are static inline wrappers of versioned symbols (__nvJitLinkCreate_12_9).
 if [ -f "$nv/cudaTypedefs.h" ] && [ -f "$nv/nvrtc.h" ]; then
     printf '#include <cudaTypedefs.h>\n#include <nvrtc.h>\n' > "$work/decls.c"
+    for h in nvJitLink.h nvvm.h; do [ -f "$nv/$h" ] && printf '#include <%s>\n' "$h" >> "$work/decls.c"; done
     for mode in "" -DCUDA_API_PER_THREAD_DEFAULT_STREAM; do
         $CC -fsyntax-only $mode -I "$nv" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
-        grep -v '^/\* /usr' "$work/aux$mode.txt" | grep -v 'static' | grep -oE '\b(cu|nvrtc)[A-Za-z0-9_]+ \(' | sed 's/ (//'
+        grep -v '^/\* /usr' "$work/aux$mode.txt" | grep -v 'static' | grep -oE '\b(cu|nvrtc|nvJitLink|__nvJitLink|nvvm)[A-Za-z0-9_]+ \(' | sed 's/ (//'
     done | sort -u > "$work/nv-symbols.txt"
     nvmiss=$(comm -23 "$work/nv-symbols.txt" "$work/exported.txt")
     if [ -s "$work/nv-symbols.txt" ] && [ -z "$nvmiss" ]; then
@@ -158,6 +160,30 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ]; then
         row "shim as libcuda.so.1 skips itself" PASS
     else
         row "shim as libcuda.so.1 skips itself" FAIL; cat "$work/asdrv.out" >&2
+    fi
+fi
+
+echo "== nvJitLink and NVVM under LD_PRELOAD (libraries of the wheels)"
+# jitlink.c built against NVIDIA's headers and linked with NVIDIA's libraries (the driver's entries
+# from libcudagen: no libcuda here); the preloaded shim must trace the versioned nvJitLink symbols
+# the header's inline wrappers call, and the NVVM calls.
+jl=$(ls "$root"/.cache/nvjitlink/12.9/libnvJitLink.so.12 2>/dev/null); vm=$(ls "$root"/.cache/nvvm/12.9/libnvvm.so* 2>/dev/null | head -1)
+if [ -f "$nv/nvJitLink.h" ] && [ -f "$nv/nvvm.h" ] && [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ]; then
+    mkdir -p "$work/jl"
+    ln -sf "$jl" "$work/jl/libnvJitLink.so"; ln -sf "$vm" "$work/jl/libnvvm.so"; ln -sf "$vm" "$work/jl/libnvvm.so.4"; ln -sf "$nvrtc" "$work/jl/libnvrtc.so"
+    if $CC -std=c99 -Wall -Werror -I "$nv" tests/c/jitlink.c -o "$work/jitlink" -L "$work/jl" -lnvJitLink -lnvvm -lnvrtc -L "$lib" -lcudagen; then
+        env LD_PRELOAD="$so" LD_LIBRARY_PATH="$lib:$work/jl:$(dirname "$jl"):$(dirname "$nvrtc")" CUDAGEN_NVJITLINK_PATH="$jl" \
+            CUDAGEN_NVVM_PATH="$vm" CUDAGEN_TRACE_FILE="$work/jl.trace" "$work/jitlink" > "$work/jl.out" 2>&1
+        rc=$?
+        sed 's/^/  | /' "$work/jl.out"
+        if [ $rc = 0 ] && grep -q '^RESULT: \(PASS\|SKIP no driver\)' "$work/jl.out" && grep -q '__nvJitLinkCreate_12_9(.*-> NVJITLINK_SUCCESS' "$work/jl.trace" \
+            && grep -q '__nvJitLinkGetLinkedCubin_12_9(' "$work/jl.trace" && grep -q 'nvvmCompileProgram(.*-> NVVM_SUCCESS' "$work/jl.trace"; then
+            row "jitlink.c: LD_PRELOAD traces nvJitLink, NVVM" PASS "$(grep -c 'nvJitLink\|nvvm' "$work/jl.trace") trace lines"
+        else
+            row "jitlink.c: LD_PRELOAD traces nvJitLink, NVVM" FAIL "rc=$rc"; head -20 "$work/jl.trace" >&2
+        fi
+    else
+        row "jitlink.c: LD_PRELOAD traces nvJitLink, NVVM" FAIL "build"
     fi
 fi
 

@@ -1,10 +1,11 @@
 //! Getting NVIDIA's headers (and libnvrtc) out of its pip wheels, into the git-ignored cache:
 //! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h, the
 //! interop headers cudaGL.h/cudaEGL.h/cudaVDPAU.h with their `*Typedefs.h`, cudaProfiler.h from
-//! the profiler wheel), `.cache/nvrtc/<minor>/` (libnvrtc.so.*). Each header's sha256 is checked
-//! against the table.
+//! the profiler wheel, nvJitLink.h and nvvm.h from their libraries' wheels), `.cache/nvrtc/<minor>/`
+//! (libnvrtc.so.*), `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`. Each header's sha256 is
+//! checked against the table.
 
-use crate::versions::{Entry, Table, HEADERS, PROFILER_HEADER, RUNTIME_COMPANIONS};
+use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADER, RUNTIME_COMPANIONS};
 use crate::{root, run, HeaderSource};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -76,6 +77,19 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         }
         std::fs::write(&stamp, "")?;
     }
+    for w in &LIBRARY_WHEELS {
+        let Some(requirement) = (w.wheel)(entry) else { continue };
+        let lib_dir = cache.join(w.cache).join(&entry.minor);
+        if include_dir.join(w.header).exists() && find_lib(&lib_dir, w.lib_prefix).is_some() {
+            continue;
+        }
+        std::fs::create_dir_all(&lib_dir)?;
+        let whl = wheel(&cache.join("wheels"), requirement)?;
+        extract(&whl, &include_dir, |name| name.ends_with(&format!("include/{}", w.header)))?;
+        extract(&whl, &lib_dir, |name| {
+            Path::new(name).file_name().and_then(|f| f.to_str()).is_some_and(|f| f.starts_with(w.lib_prefix))
+        })?;
+    }
     let mut sha256 = BTreeMap::new();
     let present: Vec<&str> = companions().filter(|h| include_dir.join(h).exists()).collect();
     for h in HEADERS.into_iter().chain(present) {
@@ -100,16 +114,21 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), sha256 })
 }
 
-/// Headers read when present: the interop headers and cudaProfiler.h.
+/// Headers read when present: the interop headers, cudaProfiler.h, nvJitLink.h and nvvm.h.
 fn companions() -> impl Iterator<Item = &'static str> {
-    RUNTIME_COMPANIONS.into_iter().chain([PROFILER_HEADER])
+    RUNTIME_COMPANIONS.into_iter().chain([PROFILER_HEADER]).chain(LIBRARY_WHEELS.iter().map(|w| w.header))
 }
 
 fn find_nvrtc(dir: &Path) -> Option<PathBuf> {
+    find_lib(dir, "libnvrtc.so.")
+}
+
+/// The first file (by name) in `dir` whose name starts with `prefix`.
+pub fn find_lib(dir: &Path, prefix: &str) -> Option<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvrtc.so.")))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix)))
         .collect();
     found.sort();
     found.into_iter().next()

@@ -11,6 +11,27 @@ fn nvrtc_requirement() -> Result<String> {
     Ok(crate::versions::Table::load()?.resolve("12.9")?.nvrtc.clone())
 }
 
+/// The 12.9 nvJitLink and NVVM wheels (cached files), which the Python tests install so that both
+/// cudagen and cuda.bindings find the libraries in the virtualenv.
+fn library_wheels() -> Result<Vec<PathBuf>> {
+    let table = crate::versions::Table::load()?;
+    let entry = table.resolve("12.9")?;
+    crate::versions::LIBRARY_WHEELS.iter().filter_map(|w| (w.wheel)(entry)).map(|r| fetch::cached_wheel(r)).collect()
+}
+
+/// `(override variable, library file)` of nvJitLink and NVVM of release `minor` in `.cache/`, for
+/// the Rust tests (each library's loader override, from its profile).
+fn library_overrides(minor: &str) -> Vec<(&'static str, PathBuf)> {
+    let cache = root().join(".cache");
+    crate::versions::LIBRARY_WHEELS
+        .iter()
+        .filter_map(|w| {
+            let profile = cudagen_generator::profile::PROFILES.iter().find(|p| p.header == w.header)?;
+            Some((profile.loader.override_var, fetch::find_lib(&cache.join(w.cache).join(minor), w.lib_prefix)?))
+        })
+        .collect()
+}
+
 fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
     println!("\n==> {name}");
     let start = Instant::now();
@@ -41,6 +62,7 @@ pub fn run_all() -> Result<()> {
             .env("CUDAGEN_HEADERS_DIR", &headers_dir)
             .env("CUDAGEN_HEADERS_CACHE", headers_dir.parent().unwrap_or(&headers_dir))
             .env("CUDAGEN_NVRTC_PATH", &nvrtc_lib)
+            .envs(library_overrides("12.9"))
             .env("CI", std::env::var("CI").unwrap_or_else(|_| "true".into()));
     };
     step("cargo test --workspace", || {
@@ -114,8 +136,12 @@ fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
     let mut pytest = Command::new(&py);
     pytest.args(["-m", "pytest", "-q", "tests/python"]);
     env(&mut pytest);
-    // The Python surface finds libnvrtc in the virtualenv's NVIDIA wheel by itself.
+    // The Python surface finds libnvrtc, libnvJitLink and libnvvm in the virtualenv's NVIDIA wheels
+    // by itself.
     pytest.env_remove("CUDAGEN_NVRTC_PATH");
+    for (var, _) in library_overrides("12.9") {
+        pytest.env_remove(var);
+    }
     run::status(&mut pytest)?;
     let mut stubtest = Command::new(&py);
     stubtest.args(["-m", "mypy.stubtest", "cudagen"]).current_dir(std::env::temp_dir());
@@ -135,7 +161,8 @@ pub fn install_python(root: &Path) -> Result<PathBuf> {
             .args(["-m", "pip", "install", "--quiet", "maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "mypy==2.4.1"])
             // NVIDIA's bindings: the oracle `tests/python/test_oracle.py` compares the surface with.
             .args(["cuda-bindings==12.9.5", "cuda-pathfinder==1.9.0"])
-            .arg(nvrtc_requirement()?),
+            .arg(nvrtc_requirement()?)
+            .args(library_wheels()?),
     )?;
     let wheels = root.join("target/wheels");
     let _ = std::fs::remove_dir_all(&wheels);

@@ -23,6 +23,22 @@ pub const RUNTIME_COMPANIONS: [&str; 7] = [
 /// The header of the profiler wheel (`Entry::profiler`).
 pub const PROFILER_HEADER: &str = "cudaProfiler.h";
 
+/// Libraries of their own wheels, read when the release's entry names the wheel: the header, and
+/// the library's file name start (the libraries go to `.cache/<cache>/<minor>/` for the tests).
+pub struct LibraryWheel {
+    pub header: &'static str,
+    pub lib_prefix: &'static str,
+    pub cache: &'static str,
+    pub wheel: fn(&Entry) -> Option<&String>,
+}
+
+/// nvJitLink (`nvidia-nvjitlink[-cu12]`, from 12.0) and NVVM (12.x: inside `nvidia-cuda-nvcc-cu12`,
+/// 13.x: `nvidia-nvvm`).
+pub const LIBRARY_WHEELS: [LibraryWheel; 2] = [
+    LibraryWheel { header: "nvJitLink.h", lib_prefix: "libnvJitLink.so", cache: "nvjitlink", wheel: |e| e.nvjitlink.as_ref() },
+    LibraryWheel { header: "nvvm.h", lib_prefix: "libnvvm.so", cache: "nvvm", wheel: |e| e.nvvm.as_ref() },
+];
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct Table {
     pub cuda: Vec<Entry>,
@@ -38,6 +54,12 @@ pub struct Entry {
     /// pip requirement of the wheel holding cudaProfiler.h (without it, no profiler functions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profiler: Option<String>,
+    /// pip requirement of the wheel holding nvJitLink.h and libnvJitLink.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvjitlink: Option<String>,
+    /// pip requirement of the wheel holding nvvm.h and libnvvm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nvvm: Option<String>,
     /// Header file name -> sha256.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
@@ -90,8 +112,10 @@ impl Table {
         );
         for e in &self.cuda {
             let _ = write!(s, "\n[[cuda]]\nminor = \"{}\"\nruntime = \"{}\"\nnvrtc = \"{}\"\n", e.minor, e.runtime, e.nvrtc);
-            if let Some(p) = &e.profiler {
-                let _ = writeln!(s, "profiler = \"{p}\"");
+            for (key, value) in [("profiler", &e.profiler), ("nvjitlink", &e.nvjitlink), ("nvvm", &e.nvvm)] {
+                if let Some(v) = value {
+                    let _ = writeln!(s, "{key} = \"{v}\"");
+                }
             }
             if !e.sha256.is_empty() {
                 s.push_str("[cuda.sha256]\n");

@@ -10,10 +10,12 @@
 // cudaProfiler.h sha256 b9c9fa71341b693f9f0b0ea8071e12a0869ac99afe669345a02145163867560d
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
+// nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
+// nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
 /*
  * ABI probe: prints the size, alignment and field offsets of every record and the value of every
- * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h, and redeclares every exported
+ * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h, and redeclares every exported
  * prototype. tests/c/run.sh builds it against the generated headers and against NVIDIA's and
  * requires identical output; a prototype that differs from NVIDIA's fails that build.
  */
@@ -30,6 +32,8 @@
 #include <cudaVDPAU.h>
 #include <cudaProfiler.h>
 #include <nvrtc.h>
+#include <nvJitLink.h>
+#include <nvvm.h>
 
 #if defined(__GNUC__)
 #define ALIGNOF(T) __alignof__(T)
@@ -621,6 +625,33 @@ nvrtcResult nvrtcSetPCHHeapSize(size_t size);
 nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog);
 nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
 nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
+nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_9(nvJitLinkHandle handle, char *log);
+nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor);
+const char * nvvmGetErrorString(nvvmResult result);
+nvvmResult nvvmVersion(int *major, int *minor);
+nvvmResult nvvmIRVersion(int *majorIR, int *minorIR, int *majorDbg, int *minorDbg);
+nvvmResult nvvmCreateProgram(nvvmProgram *prog);
+nvvmResult nvvmDestroyProgram(nvvmProgram *prog);
+nvvmResult nvvmAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+nvvmResult nvvmLazyAddModuleToProgram(nvvmProgram prog, const char *buffer, size_t size, const char *name);
+nvvmResult nvvmCompileProgram(nvvmProgram prog, int numOptions, const char **options);
+nvvmResult nvvmVerifyProgram(nvvmProgram prog, int numOptions, const char **options);
+nvvmResult nvvmGetCompiledResultSize(nvvmProgram prog, size_t *bufferSizeRet);
+nvvmResult nvvmGetCompiledResult(nvvmProgram prog, char *buffer);
+nvvmResult nvvmGetProgramLogSize(nvvmProgram prog, size_t *bufferSizeRet);
+nvvmResult nvvmGetProgramLog(nvvmProgram prog, char *buffer);
 
 #define REC(T) printf("%s size=%lu align=%lu\n", #T, (unsigned long)sizeof(T), (unsigned long)ALIGNOF(T))
 #define FIELD(T, f) printf("%s.%s @%lu\n", #T, #f, (unsigned long)offsetof(T, f))
@@ -2186,5 +2217,41 @@ int main(void)
     INT(NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED);
     INT(NVRTC_ERROR_PCH_CREATE);
     INT(NVRTC_ERROR_CANCELLED);
+    INT(NVJITLINK_SUCCESS);
+    INT(NVJITLINK_ERROR_UNRECOGNIZED_OPTION);
+    INT(NVJITLINK_ERROR_MISSING_ARCH);
+    INT(NVJITLINK_ERROR_INVALID_INPUT);
+    INT(NVJITLINK_ERROR_PTX_COMPILE);
+    INT(NVJITLINK_ERROR_NVVM_COMPILE);
+    INT(NVJITLINK_ERROR_INTERNAL);
+    INT(NVJITLINK_ERROR_THREADPOOL);
+    INT(NVJITLINK_ERROR_UNRECOGNIZED_INPUT);
+    INT(NVJITLINK_ERROR_FINALIZE);
+    INT(NVJITLINK_INPUT_NONE);
+    INT(NVJITLINK_INPUT_CUBIN);
+    INT(NVJITLINK_INPUT_PTX);
+    INT(NVJITLINK_INPUT_LTOIR);
+    INT(NVJITLINK_INPUT_FATBIN);
+    INT(NVJITLINK_INPUT_OBJECT);
+    INT(NVJITLINK_INPUT_LIBRARY);
+    INT(NVJITLINK_INPUT_INDEX);
+    INT(NVJITLINK_INPUT_ANY);
+    INT(NVJITLINK_ERROR_NULL_INPUT);
+    INT(NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS);
+    INT(NVJITLINK_ERROR_INCORRECT_INPUT_TYPE);
+    INT(NVJITLINK_ERROR_ARCH_MISMATCH);
+    INT(NVJITLINK_ERROR_OUTDATED_LIBRARY);
+    INT(NVJITLINK_ERROR_MISSING_FATBIN);
+    INT(NVVM_SUCCESS);
+    INT(NVVM_ERROR_OUT_OF_MEMORY);
+    INT(NVVM_ERROR_PROGRAM_CREATION_FAILURE);
+    INT(NVVM_ERROR_IR_VERSION_MISMATCH);
+    INT(NVVM_ERROR_INVALID_INPUT);
+    INT(NVVM_ERROR_INVALID_PROGRAM);
+    INT(NVVM_ERROR_INVALID_IR);
+    INT(NVVM_ERROR_INVALID_OPTION);
+    INT(NVVM_ERROR_NO_MODULE_IN_PROGRAM);
+    INT(NVVM_ERROR_COMPILATION);
+    INT(NVVM_ERROR_CANCELLED);
     return 0;
 }

@@ -10,8 +10,10 @@
 // cudaProfiler.h sha256 b9c9fa71341b693f9f0b0ea8071e12a0869ac99afe669345a02145163867560d
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
+// nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
+// nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
-//! Extension module `cudagen._cudagen`: one submodule per library (`driver`, `nvrtc`).
+//! Extension module `cudagen._cudagen`: one submodule per library (`driver`, `nvrtc`, `_nvjitlink`, `_nvvm`).
 //! The Python package `cudagen` re-exports them; see `python/cudagen/`.
 #![allow(non_snake_case, non_camel_case_types, clippy::all)]
 
@@ -26,6 +28,8 @@ mod results;
 mod values;
 mod driver;
 mod nvrtc;
+mod _nvjitlink;
+mod _nvvm;
 
 use pyo3::prelude::*;
 
@@ -40,6 +44,12 @@ fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_submodule(&sub)?;
     let sub = PyModule::new(py, "nvrtc")?;
     nvrtc::register(&sub)?;
+    m.add_submodule(&sub)?;
+    let sub = PyModule::new(py, "_nvjitlink")?;
+    _nvjitlink::register(&sub)?;
+    m.add_submodule(&sub)?;
+    let sub = PyModule::new(py, "_nvvm")?;
+    _nvvm::register(&sub)?;
     m.add_submodule(&sub)?;
     Ok(())
 }

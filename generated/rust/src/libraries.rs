@@ -10,6 +10,8 @@
 // cudaProfiler.h sha256 b9c9fa71341b693f9f0b0ea8071e12a0869ac99afe669345a02145163867560d
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
+// nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
+// nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
 //! What the loader knows about each library, rendered from the generator's library profiles
 //! (`generator/src/profile.rs`); `loader` itself holds no per-library facts.
@@ -43,6 +45,28 @@ pub enum LibraryKind {
     ///
     /// Entries resolve through `dlsym`.
     Nvrtc,
+    /// `nvJitLink.h`: `$CUDAGEN_NVJITLINK_PATH`; sonames `libnvJitLink.so.12`, `libnvJitLink.so.13`.
+    /// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
+    /// * `/usr/local/cuda/lib64`
+    /// * the NVIDIA wheel folders `nvidia/nvjitlink/lib`, `nvidia/cu13/lib` of each
+    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+    ///
+    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+    /// Entries resolve through `dlsym`.
+    NvJitLink,
+    /// `nvvm.h`: `$CUDAGEN_NVVM_PATH`; sonames `libnvvm.so.4`, `libnvvm.so`.
+    /// * `$CUDA_HOME/nvvm/lib64`, `$CUDA_PATH/nvvm/lib64`
+    /// * `/usr/local/cuda/nvvm/lib64`
+    /// * the NVIDIA wheel folders `nvidia/cuda_nvcc/nvvm/lib64`, `nvidia/cu13/lib` of each
+    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+    ///
+    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+    /// Entries resolve through `dlsym`.
+    Nvvm,
 }
 
 /// How a library's entries are resolved once it is open.
@@ -62,8 +86,10 @@ pub(crate) struct Profile {
     pub(crate) override_var: &'static str,
     /// `:`-separated folder lists searched first.
     pub(crate) path_vars: &'static [&'static str],
-    /// Toolkit roots whose `lib64` is searched next.
+    /// Toolkit roots whose `home_lib` folder is searched next.
     pub(crate) home_vars: &'static [&'static str],
+    /// The folder under each toolkit root (`lib64`, `nvvm/lib64`).
+    pub(crate) home_lib: &'static str,
     /// Fixed folders searched next.
     pub(crate) dirs: &'static [&'static str],
     /// Folders under each Python site folder searched last.
@@ -74,7 +100,7 @@ pub(crate) struct Profile {
 }
 
 /// Number of libraries (the loader keeps one opened library per kind).
-pub(crate) const COUNT: usize = 2;
+pub(crate) const COUNT: usize = 4;
 
 const PROFILES: [Profile; COUNT] = [
     Profile {
@@ -82,6 +108,7 @@ const PROFILES: [Profile; COUNT] = [
         override_var: "CUDAGEN_LIBCUDA",
         path_vars: &["LD_LIBRARY_PATH"],
         home_vars: &[],
+        home_lib: "lib64",
         dirs: &["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64", "/usr/lib/wsl/lib", "/usr/local/cuda/compat"],
         wheel_dirs: &[],
         resolve: Resolve::GetProcAddress,
@@ -92,10 +119,33 @@ const PROFILES: [Profile; COUNT] = [
         override_var: "CUDAGEN_NVRTC_PATH",
         path_vars: &[],
         home_vars: &["CUDA_HOME", "CUDA_PATH"],
+        home_lib: "lib64",
         dirs: &["/usr/local/cuda/lib64"],
         wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: false,
+    },
+    Profile {
+        sonames: &["libnvJitLink.so.12", "libnvJitLink.so.13"],
+        override_var: "CUDAGEN_NVJITLINK_PATH",
+        path_vars: &[],
+        home_vars: &["CUDA_HOME", "CUDA_PATH"],
+        home_lib: "lib64",
+        dirs: &["/usr/local/cuda/lib64"],
+        wheel_dirs: &["nvidia/nvjitlink/lib", "nvidia/cu13/lib"],
+        resolve: Resolve::Dlsym,
+        skip_shim: true,
+    },
+    Profile {
+        sonames: &["libnvvm.so.4", "libnvvm.so"],
+        override_var: "CUDAGEN_NVVM_PATH",
+        path_vars: &[],
+        home_vars: &["CUDA_HOME", "CUDA_PATH"],
+        home_lib: "nvvm/lib64",
+        dirs: &["/usr/local/cuda/nvvm/lib64"],
+        wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
+        resolve: Resolve::Dlsym,
+        skip_shim: true,
     },
 ];
 

@@ -50,6 +50,10 @@ pub enum LibraryKind {
     Driver,
     /// `nvrtc.h`, module `nvrtc`.
     Nvrtc,
+    /// `nvJitLink.h`, module `nvjitlink`.
+    NvJitLink,
+    /// `nvvm.h`, module `nvvm`.
+    Nvvm,
 }
 
 /// One parsed header family.

@@ -4,6 +4,7 @@
 //! handle kinds and names are decided later by `passes/`.
 
 mod decls;
+mod forwarders;
 mod macros;
 mod names;
 mod types;
@@ -99,6 +100,7 @@ fn parse_parts(
     let text = std::fs::read_to_string(header).map_err(|e| Error::new(format!("{}: {e}", header.display())))?;
     macros::drop_undefined(&mut library, &main_file, &text, &tu.skipped_lines(&main_file));
     macros::per_thread_from_text(&text, &mut library);
+    forwarders::fold(&text, &main_file, &mut library);
     if !files.versions.is_empty() {
         versions::assign(&top, &files.versions, &mut library);
     }

@@ -1,6 +1,7 @@
 //! Names for each surface, computed once (heck + keyword escaping). Templates only print them.
 
 use crate::ir::{Enum, Library, Names};
+use crate::profile::PythonConvention;
 use heck::ToSnakeCase;
 
 /// Rust keywords that need `r#` as identifiers (strict and reserved, 2024 edition). The one list
@@ -52,6 +53,11 @@ pub fn python_ident(s: &str) -> String {
 
 /// `cuMemcpyHtoDAsync_v2` -> `memcpy_htod_async_v2`, `nvrtcGetPTX` -> `get_ptx`.
 pub fn function_rust_name(prefix: &str, name: &str) -> String {
+    rust_ident(&function_snake_name(prefix, name))
+}
+
+/// The snake_case name without the library prefix, not escaped (`nvvmIRVersion` -> `ir_version`).
+fn function_snake_name(prefix: &str, name: &str) -> String {
     let bare = name.strip_prefix(prefix).unwrap_or(name);
     let mut s = bare.to_string();
     for (from, to) in [
@@ -82,8 +88,7 @@ pub fn function_rust_name(prefix: &str, name: &str) -> String {
         s = s.replace(from, to);
     }
     let snake = s.to_snake_case();
-    let snake = snake.split('_').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_");
-    rust_ident(&snake)
+    snake.split('_').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_")
 }
 
 /// Variant names without the enum's common `_`-separated prefix (`CUDA_SUCCESS` -> `SUCCESS`).
@@ -156,18 +161,27 @@ fn python_private(field: &str, cuda_version: Option<u32>) -> bool {
 }
 
 pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
-    let prefix = lib.profile().prefix;
+    let profile = lib.profile();
+    let prefix = profile.prefix;
+    // cuda.bindings' `nvjitlink` / `nvvm` convention: snake_case functions and parameters, enums
+    // and members without their prefixes (`nvJitLinkInputType.NVJITLINK_INPUT_LTOIR` ->
+    // `InputType.LTOIR`). `driver` / `nvrtc` keep the C names.
+    let snake = matches!(profile.python, PythonConvention::Exceptions { .. });
     for f in &mut lib.functions {
-        f.names = Names { rust: function_rust_name(prefix, &f.name), python: python_ident(&f.name) };
+        let python = if snake { python_ident(&function_snake_name(prefix, &f.name)) } else { python_ident(&f.name) };
+        f.names = Names { rust: function_rust_name(prefix, &f.name), python };
         for p in &mut f.params {
-            p.names = Names { rust: rust_ident(&p.name.to_snake_case()), python: python_param_ident(&p.name) };
+            let python = if snake { python_ident(&p.name.to_snake_case()) } else { python_param_ident(&p.name) };
+            p.names = Names { rust: rust_ident(&p.name.to_snake_case()), python };
         }
     }
     for e in &mut lib.enums {
-        e.names = Names { rust: e.name.clone(), python: python_ident(&e.name) };
+        let python = if snake { python_ident(e.name.strip_prefix(prefix).unwrap_or(&e.name)) } else { python_ident(&e.name) };
+        e.names = Names { rust: e.name.clone(), python };
         let names = variant_names(e);
         for (v, n) in e.variants.iter_mut().zip(names) {
-            v.names = Names { rust: n, python: python_ident(&v.name) };
+            let python = if snake { python_ident(n.trim_start_matches("r#")) } else { python_ident(&v.name) };
+            v.names = Names { rust: n, python };
         }
         e.is_flags = e.name.to_ascii_lowercase().ends_with("flags");
     }
@@ -199,6 +213,8 @@ mod tests {
         assert_eq!(function_rust_name(d, "cuDeviceGetName"), "device_get_name");
         assert_eq!(function_rust_name(LibraryKind::Nvrtc.prefix(), "nvrtcGetPTXSize"), "get_ptx_size");
         assert_eq!(function_rust_name(LibraryKind::Nvrtc.prefix(), "nvrtcGetCUBIN"), "get_cubin");
+        assert_eq!(function_snake_name(LibraryKind::Nvvm.prefix(), "nvvmIRVersion"), "ir_version");
+        assert_eq!(function_snake_name(LibraryKind::NvJitLink.prefix(), "nvJitLinkGetLinkedCubinSize"), "get_linked_cubin_size");
     }
 
     #[test]

@@ -55,12 +55,14 @@ const DOC_HOWS: [&str; 4] = ["with", "using", "by calling", "via"];
 
 /// Handle types whose objects must not be used from two threads at once: the owned type is
 /// `Send` but not `Sync`. Every other kind is both (see [`THREAD_SAFE`]).
-const NOT_SYNC: [(&str, &str); 5] = [
+const NOT_SYNC: [(&str, &str); 7] = [
     ("CUgraph", "graph objects are not thread-safe (cuda.h): Send, not Sync"),
     ("CUgraphExec", "graph objects are not thread-safe (cuda.h): Send, not Sync"),
     ("CUgraphNode", "graph objects are not thread-safe (cuda.h): Send, not Sync"),
     ("CUlinkState", "one JIT link is driven by one caller at a time: Send, not Sync"),
     ("nvrtcProgram", "NVRTC calls on one program must not overlap: Send, not Sync"),
+    ("nvJitLinkHandle", "nvJitLink calls on one link must not overlap: Send, not Sync"),
+    ("nvvmProgram", "NVVM calls on one program must not overlap: Send, not Sync"),
 ];
 const THREAD_SAFE: &str = "driver objects are process-wide and the driver API is thread-safe: Send and Sync";
 const ADDRESS_RULE: &str = "an address the owned type never reads through: Send and Sync";

@@ -10,6 +10,8 @@
 // cudaProfiler.h sha256 b9c9fa71341b693f9f0b0ea8071e12a0869ac99afe669345a02145163867560d
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
+// nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
+// nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
 //! The safe layer's error: a driver status, or a refusal made before anything was enqueued
 //! (a length, a stream, a kernel argument or launch configuration that does not fit).
@@ -30,6 +32,10 @@ pub enum Error {
     Driver(driver::Error),
     /// An NVRTC call failed (an owned `Program`'s end, kept by its `Drop`).
     Nvrtc(crate::nvrtc::Error),
+    /// An nvJitLink call failed (an owned linker's end, kept by its `Drop`).
+    NvJitLink(crate::nvjitlink::Error),
+    /// An NVVM call failed (an owned `NvvmProgram`'s end, kept by its `Drop`).
+    Nvvm(crate::nvvm::Error),
     /// A copy between a buffer and host memory, or between two buffers, of different lengths.
     Length { expected: usize, given: usize },
     /// `len * size_of::<T>()` does not fit a `usize`.
@@ -76,6 +82,8 @@ impl fmt::Display for Error {
         match self {
             Error::Driver(e) => fmt::Display::fmt(e, f),
             Error::Nvrtc(e) => fmt::Display::fmt(e, f),
+            Error::NvJitLink(e) => fmt::Display::fmt(e, f),
+            Error::Nvvm(e) => fmt::Display::fmt(e, f),
             Error::Length { expected, given } => {
                 write!(f, "length mismatch: the buffer holds {expected} elements, the other side {given}")
             }
@@ -136,6 +144,8 @@ impl std::error::Error for Error {
         match self {
             Error::Driver(e) => Some(e),
             Error::Nvrtc(e) => Some(e),
+            Error::NvJitLink(e) => Some(e),
+            Error::Nvvm(e) => Some(e),
             Error::NoParamInfo { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
@@ -153,6 +163,20 @@ impl From<crate::nvrtc::Error> for Error {
     #[cold]
     fn from(e: crate::nvrtc::Error) -> Self {
         Error::Nvrtc(e)
+    }
+}
+
+impl From<crate::nvjitlink::Error> for Error {
+    #[cold]
+    fn from(e: crate::nvjitlink::Error) -> Self {
+        Error::NvJitLink(e)
+    }
+}
+
+impl From<crate::nvvm::Error> for Error {
+    #[cold]
+    fn from(e: crate::nvvm::Error) -> Self {
+        Error::Nvvm(e)
     }
 }
 

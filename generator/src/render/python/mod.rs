@@ -14,10 +14,12 @@
 mod functions;
 mod lifetimes;
 mod types;
+mod wrapper;
 
 use super::{Output, Templates};
 use crate::diag::{Error, Result};
 use crate::ir::{Api, Library};
+use crate::profile::PythonConvention;
 use serde::Serialize;
 
 const SURFACE: &str = "python";
@@ -31,6 +33,8 @@ struct CrateView {
 #[derive(Serialize)]
 struct ModuleView {
     module: String,
+    /// The Rust crate's module of the library (`nvjitlink` for the Python module `_nvjitlink`).
+    library: String,
     /// `cudagen.driver`.
     qualname: String,
     status: Option<String>,
@@ -83,8 +87,12 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 }
 
 /// The four files of one library's module; returns the module's name.
+/// A library whose cuda.bindings module raises keeps the tuple functions in `_<module>` and gets
+/// a public module of wrappers (`wrapper`).
 fn render_module(lib: &Library, bindings_major: u32, templates: &Templates, out: &mut Output) -> Result<String> {
-    let m = lib.profile().module.to_string();
+    let profile = lib.profile();
+    let public = profile.module;
+    let m = profile.python_tuple_module();
     let qualname = format!("cudagen.{m}");
     let handles = types::handles(lib);
     let mut fns = Vec::new();
@@ -104,6 +112,7 @@ fn render_module(lib: &Library, bindings_major: u32, templates: &Templates, out:
     let native_handles = types::native_handles(lib, &handles, &typedef_classes);
     let view = ModuleView {
         module: m.clone(),
+        library: public.to_string(),
         qualname,
         status: lib.status_enum.clone(),
         library_missing: lib.status_codes.map_or(0, |c| c.library_missing),
@@ -118,6 +127,11 @@ fn render_module(lib: &Library, bindings_major: u32, templates: &Templates, out:
         bindings_major,
         native_handles,
     };
+    if let PythonConvention::Exceptions { error_class } = profile.python {
+        let w = wrapper::view(lib, public, error_class, &view.functions);
+        out.files.insert(format!("python/python/cudagen/{public}.py"), templates.render("python/module_exc.py.tera", &w)?);
+        out.files.insert(format!("python/python/cudagen/{public}.pyi"), templates.render("python/module_exc.pyi.tera", &w)?);
+    }
     out.files.insert(format!("python/src/{m}.rs"), templates.render("python/module.rs.tera", &view)?);
     out.files.insert(format!("python/python/cudagen/{m}.py"), templates.render("python/module.py.tera", &view)?);
     out.files.insert(format!("python/python/cudagen/{m}.pyi"), templates.render("python/module.pyi.tera", &view)?);

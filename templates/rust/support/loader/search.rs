@@ -23,7 +23,7 @@ pub(crate) fn candidates(kind: LibraryKind, sonames: &[&str]) -> Vec<String> {
     }
     for var in profile.home_vars {
         if let Some(h) = env_nonempty(var) {
-            dirs.push(Path::new(&h).join("lib64"));
+            dirs.push(Path::new(&h).join(profile.home_lib));
         }
     }
     dirs.extend(profile.dirs.iter().map(PathBuf::from));

@@ -17,6 +17,10 @@ pub enum Error {
     Driver(driver::Error),
     /// An NVRTC call failed (an owned `Program`'s end, kept by its `Drop`).
     Nvrtc(crate::nvrtc::Error),
+    /// An nvJitLink call failed (an owned linker's end, kept by its `Drop`).
+    NvJitLink(crate::nvjitlink::Error),
+    /// An NVVM call failed (an owned `NvvmProgram`'s end, kept by its `Drop`).
+    Nvvm(crate::nvvm::Error),
     /// A copy between a buffer and host memory, or between two buffers, of different lengths.
     Length { expected: usize, given: usize },
     /// `len * size_of::<T>()` does not fit a `usize`.
@@ -63,6 +67,8 @@ impl fmt::Display for Error {
         match self {
             Error::Driver(e) => fmt::Display::fmt(e, f),
             Error::Nvrtc(e) => fmt::Display::fmt(e, f),
+            Error::NvJitLink(e) => fmt::Display::fmt(e, f),
+            Error::Nvvm(e) => fmt::Display::fmt(e, f),
             Error::Length { expected, given } => {
                 write!(f, "length mismatch: the buffer holds {expected} elements, the other side {given}")
             }
@@ -123,6 +129,8 @@ impl std::error::Error for Error {
         match self {
             Error::Driver(e) => Some(e),
             Error::Nvrtc(e) => Some(e),
+            Error::NvJitLink(e) => Some(e),
+            Error::Nvvm(e) => Some(e),
             Error::NoParamInfo { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
@@ -140,6 +148,20 @@ impl From<crate::nvrtc::Error> for Error {
     #[cold]
     fn from(e: crate::nvrtc::Error) -> Self {
         Error::Nvrtc(e)
+    }
+}
+
+impl From<crate::nvjitlink::Error> for Error {
+    #[cold]
+    fn from(e: crate::nvjitlink::Error) -> Self {
+        Error::NvJitLink(e)
+    }
+}
+
+impl From<crate::nvvm::Error> for Error {
+    #[cold]
+    fn from(e: crate::nvvm::Error) -> Self {
+        Error::Nvvm(e)
     }
 }
 

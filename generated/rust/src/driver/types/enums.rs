@@ -10,6 +10,8 @@
 // cudaProfiler.h sha256 b9c9fa71341b693f9f0b0ea8071e12a0869ac99afe669345a02145163867560d
 // cudaProfilerTypedefs.h sha256 1766962c82affc084d6f134e69955c46cc4887492eb1c9d5f143165b19010256
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
+// nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
+// nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
 // Regenerate with `cargo xtask regen`.
 //! Enums as `#[repr(transparent)]` newtypes: values from a newer library stay representable.
 

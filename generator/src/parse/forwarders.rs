@@ -1,0 +1,92 @@
+//! Functions a header defines as calls of others: nvJitLink's
+//! `static inline nvJitLinkResult nvJitLinkCreate(..) { return __nvJitLinkCreate_12_9(..); }`.
+//!
+//! The parse skips function bodies, so the body is read from the header's text at the
+//! definition's line. The wrapper's name becomes the API name of the function it calls (whose ABI
+//! symbol stays the versioned one, as `#define cuMemAlloc cuMemAlloc_v2` does for the driver), with
+//! the wrapper's doc; the wrapper itself leaves the IR.
+
+use crate::ir::Library;
+
+/// Folds every forwarding definition of `file` (whose text is `text`) into its callee.
+pub fn fold(text: &str, file: &str, library: &mut Library) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut folded = Vec::new();
+    for (i, f) in library.functions.iter().enumerate() {
+        if f.location.file != file || f.name != f.symbol {
+            continue;
+        }
+        let from = (f.location.line as usize).saturating_sub(1);
+        let Some(callee) = lines.get(from..).and_then(|rest| callee(&rest.join("\n"))) else { continue };
+        if let Some(target) =
+            library.functions.iter().position(|g| g.symbol == callee && g.name == g.symbol && g.symbol != f.symbol)
+        {
+            folded.push((i, target));
+        }
+    }
+    for &(wrapper, target) in &folded {
+        let w = &library.functions[wrapper];
+        let name = w.name.clone();
+        let mut doc = w.doc.clone();
+        if doc.markdown.is_empty() {
+            doc.markdown = doc_above(&lines, w.location.line as usize).unwrap_or_default();
+        }
+        let t = &mut library.functions[target];
+        t.name = name;
+        if !doc.markdown.is_empty() {
+            t.doc = doc;
+        }
+    }
+    let gone: Vec<usize> = folded.iter().map(|&(w, _)| w).collect();
+    let mut i = 0;
+    library.functions.retain(|_| {
+        i += 1;
+        !gone.contains(&(i - 1))
+    });
+}
+
+/// The `/** .. */` block ending right above 1-based line `line`, across blank and preprocessor
+/// lines (libclang does not attach a doc comment across `#ifndef NVJITLINK_NO_INLINE`).
+fn doc_above(lines: &[&str], line: usize) -> Option<String> {
+    let mut end = line.checked_sub(1)?;
+    while end > 0 && (lines[end - 1].trim().is_empty() || lines[end - 1].trim_start().starts_with('#')) {
+        end -= 1;
+    }
+    if end == 0 || !lines[end - 1].trim_end().ends_with("*/") {
+        return None;
+    }
+    let start = (0..end).rev().find(|&i| lines[i].trim_start().starts_with("/**"))?;
+    Some(lines[start..end].join("\n"))
+}
+
+/// The function a definition starting at the head of `text` returns a call of: the identifier
+/// after `return` when the body (`{`) comes before any `;` (else it is a prototype).
+fn callee(text: &str) -> Option<String> {
+    let body = text.find('{')?;
+    if text.find(';').is_some_and(|semi| semi < body) {
+        return None;
+    }
+    let after = text[body..].split_once("return")?.1.trim_start();
+    let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{callee, doc_above};
+
+    #[test]
+    fn the_doc_block_above_a_definition_crosses_preprocessor_lines() {
+        let text = ["extern int g(void);", "/**", " * \\brief B", " */", "#ifndef X", "static inline int f(void)"];
+        assert_eq!(doc_above(&text, 6).as_deref(), Some("/**\n * \\brief B\n */"));
+        assert_eq!(doc_above(&text, 2), None);
+    }
+
+    #[test]
+    fn reads_the_called_function_of_a_definition_only() {
+        let def = "static inline int f(int *h, // note\n  int n)\n{\n  return __f_12_9 (h, n);\n}\n";
+        assert_eq!(callee(def).as_deref(), Some("__f_12_9"));
+        assert_eq!(callee("extern int g(int a);\nstatic inline int f() { return g(1); }"), None);
+        assert_eq!(callee("static inline void f(void) { }"), None);
+    }
+}
