@@ -512,7 +512,7 @@ fn pools(s: &Stream, k: &Kernels<'_>) -> usize {
     let before = driver::mem_get_info().unwrap().0;
     let rounds = 300;
     for round in 0..rounds {
-        let alloc = [Alloc::Async, Alloc::Pool(default), Alloc::Pool(own.as_raw())][round % 3];
+        let alloc = [Alloc::Async, Alloc::Pool(&default), Alloc::Pool(&own)][round % 3];
         let mut b = DeviceBuffer::from_host_with(s, &data, alloc).unwrap();
         s.launch(&k.bounded, LaunchConfig::for_elements(data.len() as u32, 128), (&mut b, data.len() as i32)).unwrap();
         let back = b.slice(1000..1003).to_vec().unwrap();
