@@ -492,7 +492,9 @@ fn pageable_copies(ctx: &Context, k: &Kernels<'_>) -> usize {
     }
     let data = vec![1.0f32; 16];
     let mut small = DeviceBuffer::<f32>::zeroed(&s, 16).unwrap();
-    for mode in [driver::CUstreamCaptureMode::GLOBAL, driver::CUstreamCaptureMode::THREAD_LOCAL, driver::CUstreamCaptureMode::RELAXED] {
+    for mode in
+        [driver::CUstreamCaptureMode::GLOBAL, driver::CUstreamCaptureMode::THREAD_LOCAL, driver::CUstreamCaptureMode::RELAXED]
+    {
         for dir in ["to the device", "to the host"] {
             s.begin_capture(mode).unwrap();
             let copied = if dir == "to the device" { small.copy_from_host(&data) } else { small.to_vec().map(drop) };
