@@ -45,14 +45,14 @@
 //!
 //! Registering a slice's memory while a copy of it runs takes `unsafe` code, whose caller
 //! answers for it. A stream being captured refuses copies with pageable memory (the driver
-//! cannot stage them into a graph), so no graph keeps a borrowed slice's address.
+//! cannot stage them into a graph; `tests/safe_gpu.rs` checks it in each capture mode), so no
+//! graph keeps a borrowed slice's address.
 //!
 //! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream outlives it; the stream's
-//! context must outlive both (the owned types do not enforce that: drop the context last).
-//! Stream-ordered allocations (`cuMemAllocAsync`, from the device's
-//! current pool or a given pool) are freed with `cuMemFreeAsync` on the buffer's stream, without
-//! waiting; a buffer from `cuMemAlloc` ([`Alloc::Sync`]) synchronizes its stream, then calls
-//! `cuMemFree`. An error in `Drop` goes to [`take_drop_errors`](super::take_drop_errors);
+//! context must outlive both (an owned `Stream<'c>` borrows it; a [`StreamRef`]'s maker vouches).
+//! Stream-ordered allocations (`cuMemAllocAsync`, from the device's current pool or a given
+//! pool) are freed with `cuMemFreeAsync` on the buffer's stream, without waiting; a buffer from
+//! `cuMemAlloc` ([`Alloc::Sync`]) synchronizes its stream, then calls `cuMemFree`. An error in `Drop` goes to [`take_drop_errors`](super::take_drop_errors);
 //! [`DeviceBuffer::free`] returns it instead.
 //!
 //! Calls that need a current context (`cuMemAlloc`, `cuMemHostAlloc`, `cuEventCreate`) use the
