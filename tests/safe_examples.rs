@@ -148,7 +148,7 @@ fn example_pool_allocations() -> Result {
 
     let data: Vec<u32> = (0..1 << 20).collect();
     for round in 0..100u32 {
-        let buf = DeviceBuffer::from_host_with(&stream, &data, Alloc::Pool(pool.as_raw()))?;
+        let buf = DeviceBuffer::from_host_with(&stream, &data, Alloc::Pool(&pool))?;
         assert_eq!(buf.slice(round as usize..round as usize + 1).to_vec()?, [round]);
     } // each buffer is freed on the stream when dropped, back into the pool
     let reserved: u64 = pool.get_attribute(CUmemPool_attribute::RESERVED_MEM_CURRENT)?;

@@ -274,10 +274,69 @@ fn memory_round_trips_views_and_frees() {
     let syncs = calls("cuStreamSynchronize");
     sync.free().unwrap();
     assert_eq!((calls("cuMemFree"), calls("cuStreamSynchronize")), (1, syncs + 1), "synchronize, then cuMemFree");
-    let e = DeviceBuffer::<u8>::zeroed_with(&s, 16, Alloc::Pool(driver::CUmemoryPool::null())).unwrap_err();
+    let e = DeviceBuffer::<u8>::zeroed_with(&s, 16, Alloc::Pool(&driver::CUmemoryPool::null())).unwrap_err();
     assert!(e.to_string().starts_with("CUDA_ERROR_INVALID_VALUE"), "{e}");
     assert_eq!(calls("cuMemAllocFromPoolAsync"), 1);
     drop(empty);
+    assert_eq!(cudagen::safe::take_drop_errors().len(), 0);
+}
+
+/// Calls of `cuStreamSynchronize` and `cuPointerGetAttributes` that `body` makes.
+fn syncs_and_queries(body: impl FnOnce()) -> (i64, i64) {
+    let (syncs, queries) = (calls("cuStreamSynchronize"), calls("cuPointerGetAttributes"));
+    body();
+    (calls("cuStreamSynchronize") - syncs, calls("cuPointerGetAttributes") - queries)
+}
+
+#[test]
+fn host_copies_synchronize_only_for_memory_cuda_knows() {
+    if parent_runs("host_copies_synchronize_only_for_memory_cuda_knows", &[]) {
+        return;
+    }
+    let s = stream();
+    let data: Vec<u32> = (1..=6).collect();
+    let mut buf = DeviceBuffer::<u32>::zeroed(&s, 6).unwrap();
+    // Pageable (a Vec): first and last byte asked, no synchronize, the copy done at return.
+    assert_eq!(syncs_and_queries(|| buf.copy_from_host(&data).unwrap()), (0, 2), "from a Vec");
+    let mut back = Vec::new();
+    assert_eq!(syncs_and_queries(|| back = buf.to_vec().unwrap()), (0, 2), "to a new Vec");
+    assert_eq!(back, data);
+    let mut host = [0u32; 6];
+    assert_eq!(syncs_and_queries(|| buf.copy_to_host(&mut host).unwrap()), (0, 2), "to a stack array");
+    assert_eq!(host[..], data[..]);
+    let one = DeviceBuffer::<u8>::from_host(&s, &[7]).unwrap();
+    assert_eq!(syncs_and_queries(|| assert_eq!(one.to_vec().unwrap(), [7])), (0, 1), "one byte: one query");
+
+    // Pinned memory (cuMemHostAlloc) seen through a plain slice: the copy may run on, so wait.
+    let mut pinned = PinnedHostBuffer::from_slice(&s, &[10u32, 20, 30, 40, 50, 60]).unwrap();
+    assert_eq!(syncs_and_queries(|| buf.copy_from_host(pinned.as_slice().unwrap()).unwrap()), (1, 1), "from pinned");
+    assert_eq!(buf.to_vec().unwrap(), [10, 20, 30, 40, 50, 60]);
+    buf.copy_from_host(&data).unwrap();
+    assert_eq!(syncs_and_queries(|| buf.copy_to_host(pinned.as_mut_slice().unwrap()).unwrap()), (1, 1), "to pinned");
+    assert_eq!(pinned.as_slice().unwrap(), &data[..]);
+    assert_eq!(syncs_and_queries(|| buf.slice_mut(2..4).copy_from_host(&pinned.as_slice().unwrap()[2..4]).unwrap()), (1, 1));
+
+    // Empty copies make no call at all.
+    let copies = calls("cuMemcpyHtoDAsync") + calls("cuMemcpyDtoHAsync");
+    let mut empty = DeviceBuffer::<u32>::from_host(&s, &[]).unwrap();
+    assert_eq!(syncs_and_queries(|| empty.copy_from_host(&[]).unwrap()), (0, 0));
+    assert_eq!(syncs_and_queries(|| assert!(empty.to_vec().unwrap().is_empty())), (0, 0));
+    assert_eq!(calls("cuMemcpyHtoDAsync") + calls("cuMemcpyDtoHAsync"), copies);
+
+    // SAXPY's host side as the safe layer does it: synchronizes only where the typed program
+    // does (its one cuStreamSynchronize at the end).
+    let k = kernel("saxpy:4,8,8,8");
+    let (hx, hy) = (vec![1.0f32; 1024], vec![2.0f32; 1024]);
+    let (syncs, _) = syncs_and_queries(|| {
+        let x = DeviceBuffer::from_host(&s, &hx).unwrap();
+        let mut y = DeviceBuffer::from_host(&s, &hy).unwrap();
+        s.launch(&k, LaunchConfig::for_elements(1024, 256), (2.0f32, &x, &mut y, 1024usize)).unwrap();
+        assert_eq!(y.to_vec().unwrap().len(), 1024);
+        drop((x, y));
+        driver::stream_synchronize(cudagen::safe::AsStream::raw_stream(&s)).unwrap();
+    });
+    assert_eq!(syncs, 1, "the typed program's one synchronize, no more");
+    drop(pinned);
     assert_eq!(cudagen::safe::take_drop_errors().len(), 0);
 }
 

@@ -245,13 +245,14 @@ fn safe_layer_on_the_gpu() {
     println!("shapes: {} kernels launched and checked, {} launches counted on the device", shapes.0, launches);
 
     let n = saxpy(&k, &s);
+    let pageable_rounds = pageable_copies(&ctx, &k);
     let iters = two_streams(&ctx, &k);
     let rounds = pools(&s, &k);
     let drop_errors = cudagen::safe::take_drop_errors();
     assert!(drop_errors.is_empty(), "{drop_errors:?}");
     println!(
         "summary: safe_gpu PASS: {refused} mismatched launches refused (counter 0), {} kernel shapes, saxpy {n} floats, \
-         2 streams x {iters} moves, {rounds} pool rounds, 0 drop errors",
+         {pageable_rounds} pageable rounds, 2 streams x {iters} moves, {rounds} pool rounds, 0 drop errors",
         shapes.0
     );
 }
@@ -465,6 +466,47 @@ fn saxpy(k: &Kernels<'_>, s: &Stream) -> usize {
     n
 }
 
+/// Copies with pageable memory, which return without a stream synchronize (issue #24): a read
+/// right after a slow fill sees all of it; a `Vec` overwritten and dropped as soon as
+/// `copy_from_host` returned (while a slow fill still runs ahead of the copy) left its old
+/// values on the device; a stream under capture, in each mode, refuses pageable copies, so no
+/// graph keeps a borrowed slice's address.
+fn pageable_copies(ctx: &Context, k: &Kernels<'_>) -> usize {
+    let s = Stream::create(ctx, CU_STREAM_NON_BLOCKING).unwrap();
+    let n = 1usize << 22;
+    let cfg = LaunchConfig::for_elements(n as u32, 256);
+    let mut a = DeviceBuffer::<f32>::zeroed(&s, n).unwrap();
+    let rounds = 10;
+    for round in 1..=rounds {
+        let value = round as f32;
+        s.launch(&k.spin_fill, cfg, (&mut a, value, n as u32)).unwrap();
+        assert!(a.to_vec().unwrap().iter().all(|&v| v == value), "round {round}: read back before the fill ended");
+        s.launch(&k.spin_fill, cfg, (&mut a, -1.0f32, n as u32)).unwrap();
+        let mut host = vec![value * 10.0; n];
+        a.copy_from_host(&host).unwrap();
+        host.fill(-2.0);
+        drop(host);
+        let mut check = vec![0.0f32; n];
+        a.copy_to_host(&mut check).unwrap();
+        assert!(check.iter().all(|&v| v == value * 10.0), "round {round}: the copy read the Vec after returning");
+    }
+    let data = vec![1.0f32; 16];
+    let mut small = DeviceBuffer::<f32>::zeroed(&s, 16).unwrap();
+    for mode in
+        [driver::CUstreamCaptureMode::GLOBAL, driver::CUstreamCaptureMode::THREAD_LOCAL, driver::CUstreamCaptureMode::RELAXED]
+    {
+        for dir in ["to the device", "to the host"] {
+            s.begin_capture(mode).unwrap();
+            let copied = if dir == "to the device" { small.copy_from_host(&data) } else { small.to_vec().map(drop) };
+            let graph = s.end_capture();
+            assert!(copied.is_err() && graph.is_err(), "{mode:?}: a pageable copy {dir} was captured ({copied:?})");
+        }
+    }
+    assert_eq!(small.to_vec().unwrap(), [0.0; 16], "the stream works after the refused captures");
+    println!("pageable: {rounds} rounds of fill + immediate read and of copy in + overwrite, exact; 6 captures refused");
+    rounds
+}
+
 /// Two non-blocking streams: a slow fill on one, an accumulation on the other, the buffer moved
 /// between them each round (an event each move). Without the ordering the sums would race.
 fn two_streams(ctx: &Context, k: &Kernels<'_>) -> usize {
@@ -512,7 +554,7 @@ fn pools(s: &Stream, k: &Kernels<'_>) -> usize {
     let before = driver::mem_get_info().unwrap().0;
     let rounds = 300;
     for round in 0..rounds {
-        let alloc = [Alloc::Async, Alloc::Pool(default), Alloc::Pool(own.as_raw())][round % 3];
+        let alloc = [Alloc::Async, Alloc::Pool(&default), Alloc::Pool(&own)][round % 3];
         let mut b = DeviceBuffer::from_host_with(s, &data, alloc).unwrap();
         s.launch(&k.bounded, LaunchConfig::for_elements(data.len() as u32, 128), (&mut b, data.len() as i32)).unwrap();
         let back = b.slice(1000..1003).to_vec().unwrap();

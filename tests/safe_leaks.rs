@@ -145,7 +145,7 @@ fn every_owned_kind_is_dropped_without_a_leak() {
         (
             "DeviceBuffer Alloc::Pool",
             50,
-            Box::new(|| dropped(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Pool(pool.as_raw())))),
+            Box::new(|| dropped(DeviceBuffer::<f32>::zeroed_with(&s, BYTES / 4, Alloc::Pool(&pool)))),
         ),
         ("PinnedHostBuffer", 50, Box::new(|| dropped(PinnedHostBuffer::<f32>::zeroed(&s, BYTES / 4)))),
         ("HostMemory (cuMemAllocHost)", 50, Box::new(|| dropped(HostMemory::alloc_host(&ctx, BYTES)))),

@@ -96,6 +96,13 @@ CUresult cuMemFree_v2(CUdeviceptr p) { free((void *)(uintptr_t)p); return OK; }
 CUresult cuMemFreeAsync(CUdeviceptr p, void *s) { (void)s; return cuMemFree_v2(p); }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { (void)s; memcpy((void *)(uintptr_t)d, h, n); return OK; }
 CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *s) { (void)s; memcpy(h, (void *)(uintptr_t)d, n); return OK; }
+/* Every host pointer is pageable here: each attribute asked reads as zero (memory CUDA does not know). */
+CUresult cuPointerGetAttributes(unsigned n, const int *attrs, void **data, CUdeviceptr ptr)
+{
+    (void)attrs; (void)ptr;
+    for (unsigned i = 0; i < n; i++) *(unsigned *)data[i] = 0;
+    return OK;
+}
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { (void)s; memset((void *)(uintptr_t)d, v, n); return OK; }
 
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = malloc(1); return OK; }
@@ -117,6 +124,7 @@ static const struct entry ENTRIES[] = {
     E(cuLaunchKernel), V2(cuMemAlloc), E(cuMemAllocAsync), V2(cuMemFree), E(cuMemFreeAsync),
     V2(cuMemcpyHtoDAsync), V2(cuMemcpyDtoHAsync), E(cuMemsetD8Async), E(cuStreamCreate), V2(cuStreamDestroy),
     E(cuStreamSynchronize), E(cuStreamWaitEvent), E(cuEventCreate), E(cuEventRecord), V2(cuEventDestroy),
+    E(cuPointerGetAttributes),
 };
 
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status)

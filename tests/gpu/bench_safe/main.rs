@@ -50,9 +50,9 @@ fn main() {
     let ptx = compile(dev);
     println!("safebench: {name}, driver {version}, {samples} samples");
 
-    let module = Module::from_ptx(&CString::new(ptx.clone()).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, &CString::new(ptx.clone()).unwrap()).unwrap();
     let safe = Safe {
-        stream: Stream::create(NON_BLOCKING).unwrap(),
+        stream: Stream::create(&ctx, NON_BLOCKING).unwrap(),
         saxpy: module.get_function(c"saxpy").unwrap(),
         empty5: module.get_function(c"empty5").unwrap(),
     };

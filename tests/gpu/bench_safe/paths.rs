@@ -25,7 +25,7 @@ fn timed(reps: usize, mut body: impl FnMut()) -> f64 {
 
 /// cudagen's safe layer: its own stream and the checked-launch handles of both kernels.
 pub struct Safe<'m> {
-    pub stream: Stream,
+    pub stream: Stream<'m>,
     pub saxpy: Function<'m>,
     pub empty5: Function<'m>,
 }

@@ -7,6 +7,8 @@
  * the sizes are the parameters cuFuncGetParamInfo reports, at offsets aligned to each size.
  * cuLaunchKernel copies every parameter's bytes (as the real driver reads them) and, for a
  * kernel named "inc", adds 1 to the u32 its first parameter points to.
+ * cuPointerGetAttributes answers CU_MEMORYTYPE_HOST inside blocks from cuMemHostAlloc (pinned)
+ * and 0 (memory CUDA does not know: pageable) elsewhere.
  * FAKE_DRIVER_VERSION (default 12090) is what cuDriverGetVersion reports; FAKE_PARAM_COUNT=1
  * makes cuFuncGetParamCount available.
  */
@@ -36,7 +38,7 @@ static const char *NAMES[] = {
     "cuStreamWaitEvent", "cuEventCreate", "cuEventRecord", "cuEventDestroy", "cuEventSynchronize",
     "cuMemHostAlloc", "cuMemFreeHost", "cuStreamCreate", "cuStreamDestroy", "cuModuleLoadData",
     "cuModuleGetFunction", "cuModuleUnload", "cuInit", "cuKernelGetParamInfo", "cuKernelGetName",
-    "cuKernelGetFunction",
+    "cuKernelGetFunction", "cuPointerGetAttributes",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -187,8 +189,42 @@ static CUresult fMemcpyHtoDAsync(CUdeviceptr d, const void *h, size_t n, void *s
 static CUresult fMemcpyDtoHAsync(void *h, CUdeviceptr d, size_t n, void *s) { (void)s; count("cuMemcpyDtoHAsync"); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
 static CUresult fMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) { (void)s; count("cuMemcpyDtoDAsync"); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK; }
 static CUresult fMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { (void)s; count("cuMemsetD8Async"); memset((void *)(uintptr_t)d, v, n); return OK; }
-static CUresult fMemHostAlloc(void **p, size_t n, unsigned flags) { (void)flags; count("cuMemHostAlloc"); *p = malloc(n); memset(*p, 0xCD, n); return OK; }
-static CUresult fMemFreeHost(void *p) { count("cuMemFreeHost"); free(p); return OK; }
+/* Live cuMemHostAlloc blocks, for cuPointerGetAttributes. */
+static struct { char *p; size_t n; } pinned[64];
+
+static CUresult fMemHostAlloc(void **p, size_t n, unsigned flags)
+{
+    (void)flags;
+    count("cuMemHostAlloc");
+    *p = malloc(n);
+    memset(*p, 0xCD, n);
+    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+        if (!pinned[i].p) { pinned[i].p = *p; pinned[i].n = n; break; }
+    return OK;
+}
+static CUresult fMemFreeHost(void *p)
+{
+    count("cuMemFreeHost");
+    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+        if (pinned[i].p == p) pinned[i].p = 0;
+    free(p);
+    return OK;
+}
+
+#define MEMORY_TYPE 2 /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
+#define MEMORYTYPE_HOST 1
+static CUresult fPointerGetAttributes(unsigned n, const int *attrs, void **data, CUdeviceptr ptr)
+{
+    count("cuPointerGetAttributes");
+    unsigned type = 0;
+    for (size_t i = 0; i < sizeof pinned / sizeof pinned[0]; i++)
+        if (pinned[i].p && ptr >= (uintptr_t)pinned[i].p && ptr < (uintptr_t)pinned[i].p + pinned[i].n) type = MEMORYTYPE_HOST;
+    for (unsigned i = 0; i < n; i++) {
+        if (attrs[i] != MEMORY_TYPE) return INVALID_VALUE;
+        *(unsigned *)data[i] = type;
+    }
+    return OK;
+}
 
 static CUresult fStreamCreate(void **s, unsigned flags) { (void)flags; count("cuStreamCreate"); *s = malloc(1); return OK; }
 static CUresult fStreamDestroy(void *s) { count("cuStreamDestroy"); free(s); return OK; }
@@ -232,6 +268,7 @@ static const struct entry ENTRIES[] = {
     {"cuKernelGetParamInfo", (void *)fKernelGetParamInfo},
     {"cuKernelGetName", (void *)fKernelGetName},
     {"cuKernelGetFunction", (void *)fKernelGetFunction},
+    {"cuPointerGetAttributes", (void *)fPointerGetAttributes},
     {"cuFakeCount", (void *)fake_count},
     {"cuFakeLastParams", (void *)fake_last_params},
 };

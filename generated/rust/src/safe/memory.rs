@@ -31,18 +31,30 @@
 //! handles per buffer; no event per use (cudarc records and waits on events for every read and
 //! write of a buffer once a context has several streams).
 //!
-//! Host memory a copy reads or writes is handled by its kind:
-//! - a plain slice or `Vec` (pageable, or of unknown kind): the call synchronizes the buffer's
-//!   stream before returning, so the slice is free again when the borrow ends, and a `Vec` read
-//!   back is only given its length once the copy has completed;
+//! Host memory a copy reads or writes is handled by its kind, asked of the driver
+//! (`cuPointerGetAttributes`, memory type of the slice's first and last byte):
+//! - pageable memory (both bytes unknown to CUDA: a `Vec`, the stack, any ordinary allocation):
+//!   no synchronize. CUDA's documented behaviour ("API synchronization behavior", Memcpy) makes
+//!   the copy finish with the host memory before the call returns: a copy from pageable memory
+//!   returns once the data is in the driver's staging memory, a copy to pageable memory once
+//!   it has completed. So the slice is free again when the call returns, and a `Vec` read back
+//!   gets its length only after the call;
+//! - memory CUDA knows (pinned by `cuMemHostAlloc`, registered, managed, or an error from the
+//!   query): the copy may still run after the call, so the call synchronizes the buffer's
+//!   stream before returning, as `to_vec` does before setting the length;
 //! - a [`PinnedHostBuffer`]: the copy stays asynchronous; the pinned buffer records an event
 //!   after it, and any host access to it (or its drop) waits for that event first.
 //!
+//! Registering a slice's memory while a copy of it runs takes `unsafe` code, whose caller
+//! answers for it. A stream being captured refuses copies with pageable memory (the driver
+//! cannot stage them into a graph; `tests/safe_gpu.rs` checks it in each capture mode), so no
+//! graph keeps a borrowed slice's address.
+//!
 //! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream outlives it; the stream's
-//! context must outlive both (the owned types do not enforce that: drop the context last). Stream-ordered allocations (`cuMemAllocAsync`, from the device's
-//! current pool or a given pool) are freed with `cuMemFreeAsync` on the buffer's stream, without
-//! waiting; a buffer from `cuMemAlloc` ([`Alloc::Sync`]) synchronizes its stream, then calls
-//! `cuMemFree`. An error in `Drop` goes to [`take_drop_errors`](super::take_drop_errors);
+//! context must outlive both (an owned `Stream<'c>` borrows it; a [`StreamRef`]'s maker vouches).
+//! Stream-ordered allocations (`cuMemAllocAsync`, from the device's current pool or a given
+//! pool) are freed with `cuMemFreeAsync` on the buffer's stream, without waiting; a buffer from
+//! `cuMemAlloc` ([`Alloc::Sync`]) synchronizes its stream, then calls `cuMemFree`. An error in `Drop` goes to [`take_drop_errors`](super::take_drop_errors);
 //! [`DeviceBuffer::free`] returns it instead.
 //!
 //! Calls that need a current context (`cuMemAlloc`, `cuMemHostAlloc`, `cuEventCreate`) use the
@@ -50,7 +62,9 @@
 
 use super::error::{record_drop_error, Error};
 use super::repr::DeviceRepr;
-use crate::driver::{self, CUdeviceptr, CUevent, CUmemoryPool, CUstream};
+use super::AsRaw;
+use crate::driver::{self, CUdeviceptr, CUevent, CUmemoryPool, CUpointer_attribute, CUstream};
+use core::ffi::c_uint;
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -99,23 +113,34 @@ unsafe impl Send for StreamRef<'_> {}
 unsafe impl Sync for StreamRef<'_> {}
 
 /// Where a [`DeviceBuffer`]'s memory comes from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Alloc {
+#[derive(Clone, Copy, Default)]
+pub enum Alloc<'p> {
     /// `cuMemAllocAsync` on the buffer's stream, from its device's current pool; freed with
     /// `cuMemFreeAsync` on the buffer's stream (no wait).
     #[default]
     Async,
-    /// `cuMemAllocFromPoolAsync` from this pool; freed as `Async`. The pool may be destroyed
-    /// before the buffer: the driver releases it once its allocations are freed.
-    Pool(CUmemoryPool),
+    /// `cuMemAllocFromPoolAsync` from this pool (an owned `MemoryPool`, or a raw handle); freed
+    /// as `Async`. The pool may be destroyed before the buffer: the driver releases it once its
+    /// allocations are freed.
+    Pool(&'p dyn AsRaw<CUmemoryPool>),
     /// `cuMemAlloc` (the current context's); the drop synchronizes the buffer's stream, then
     /// calls `cuMemFree`.
     Sync,
 }
 
-impl Alloc {
+impl Alloc<'_> {
     fn is_sync(self) -> bool {
-        self == Alloc::Sync
+        matches!(self, Alloc::Sync)
+    }
+}
+
+impl core::fmt::Debug for Alloc<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Alloc::Async => f.write_str("Async"),
+            Alloc::Pool(pool) => f.debug_tuple("Pool").field(&pool.raw_handle()).finish(),
+            Alloc::Sync => f.write_str("Sync"),
+        }
     }
 }
 
@@ -202,10 +227,13 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        // SAFETY: `src` is `bytes` long and borrowed until the stream is synchronized below, so
-        // the driver reads it while it is alive and unchanged (whether pageable or pinned).
+        let pageable = is_pageable(src.as_ptr().cast(), self.bytes());
+        // SAFETY: `src` is `bytes` long and borrowed until the copy has read it: pageable memory
+        // is staged before the call returns, other memory before the synchronize below returns.
         unsafe { driver::memcpy_htod_async(self.ptr, src.as_ptr().cast(), self.bytes(), self.stream) }?;
-        driver::stream_synchronize(self.stream)?;
+        if !pageable {
+            driver::stream_synchronize(self.stream)?;
+        }
         Ok(())
     }
 
@@ -214,10 +242,14 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        // SAFETY: `dst` is `bytes` long, initialized, exclusively borrowed until the stream is
-        // synchronized; any bytes are a valid `T` (`DeviceRepr`).
+        let pageable = is_pageable(dst.as_ptr().cast(), self.bytes());
+        // SAFETY: `dst` is `bytes` long, initialized, exclusively borrowed until the copy has
+        // completed (pageable: when the call returns; else: the synchronize below); any bytes
+        // are a valid `T` (`DeviceRepr`).
         unsafe { driver::memcpy_dtoh_async(dst.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) }?;
-        driver::stream_synchronize(self.stream)?;
+        if !pageable {
+            driver::stream_synchronize(self.stream)?;
+        }
         Ok(())
     }
 
@@ -226,15 +258,19 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(v);
         }
+        let pageable = is_pageable(v.as_ptr().cast(), self.bytes());
         // SAFETY: the spare capacity holds `len` elements; the driver writes all of it.
         let r = unsafe { driver::memcpy_dtoh_async(v.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) };
         r?;
-        if let Err(e) = driver::stream_synchronize(self.stream) {
-            // The copy may still be in flight: never free or reuse its destination.
-            core::mem::forget(v);
-            return Err(e.into());
+        if !pageable {
+            if let Err(e) = driver::stream_synchronize(self.stream) {
+                // The copy may still be in flight: never free or reuse its destination.
+                core::mem::forget(v);
+                return Err(e.into());
+            }
         }
-        // SAFETY: the copy completed and wrote `len` elements; every bit pattern is a valid `T`.
+        // SAFETY: the copy completed (pageable memory: when the call returned) and wrote `len`
+        // elements; every bit pattern is a valid `T`.
         unsafe { v.set_len(self.len) };
         Ok(v)
     }
@@ -281,6 +317,28 @@ impl<T: DeviceRepr> Span<T> {
         unsafe { driver::memcpy_dtoh_async(dst.ptr.cast(), self.ptr, self.bytes(), self.stream) }?;
         dst.after_async_use(self.stream)
     }
+}
+
+/// Whether CUDA knows neither the first nor the last byte of the host memory `ptr..ptr +
+/// bytes` (`bytes > 0`): pageable memory, which an asynchronous copy is done with when it
+/// returns (see the module documentation). Pinned, registered or managed memory, or a failed
+/// query, answer `false` (the caller then synchronizes).
+fn is_pageable(ptr: *const c_void, bytes: usize) -> bool {
+    let first = ptr as usize;
+    let last = first + (bytes - 1);
+    memory_type(first) == Some(0) && (last == first || memory_type(last) == Some(0))
+}
+
+/// `CU_POINTER_ATTRIBUTE_MEMORY_TYPE` of `addr`: 0 for memory CUDA does not know. The plural
+/// `cuPointerGetAttributes` answers that with success (the singular call fails, an API error
+/// for compute-sanitizer).
+fn memory_type(addr: usize) -> Option<c_uint> {
+    let mut ty: c_uint = 0;
+    let mut data = [(&mut ty as *mut c_uint).cast::<c_void>()];
+    let attrs = [CUpointer_attribute::MEMORY_TYPE];
+    // SAFETY: one attribute, written to `ty` (a `CUmemorytype`, an unsigned int) during the call.
+    let r = unsafe { driver::pointer_get_attributes(&attrs, data.as_mut_ptr(), CUdeviceptr::from(addr as u64)) };
+    r.ok().map(|()| ty)
 }
 
 fn try_bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
@@ -344,12 +402,15 @@ macro_rules! read_methods {
             Some(DeviceSlice { span: self.span.get(range)?, _buf: PhantomData })
         }
 
-        /// Copies the contents to a new `Vec` (waits for the copy: the stream is synchronized).
+        /// Copies the contents to a new `Vec`, returning once the copy has completed (the copy
+        /// to pageable memory completes in the call; no stream synchronize).
         pub fn to_vec(&self) -> Result<Vec<T>> {
             self.span.to_vec()
         }
 
-        /// Copies the contents into `dst` of the same length (the stream is synchronized).
+        /// Copies the contents into `dst` of the same length, returning once the copy has
+        /// completed (pageable `dst`: in the call; pinned or registered: the stream is
+        /// synchronized).
         pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
             self.span.copy_to_host(dst)
         }
@@ -371,7 +432,8 @@ macro_rules! write_methods {
             DeviceSliceMut { span: self.span.sub(range), _buf: PhantomData }
         }
 
-        /// Copies `src` (same length) in (the stream is synchronized before returning).
+        /// Copies `src` (same length) in, returning once `src` has been read (pageable `src`:
+        /// staged by the call; pinned or registered: the stream is synchronized).
         pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
             self.span.copy_from_host(src)
         }
@@ -431,7 +493,7 @@ impl<'s, T: DeviceRepr> DeviceBuffer<'s, T> {
         let ptr = match (bytes, alloc) {
             (0, _) => CUdeviceptr::from(0),
             (_, Alloc::Async) => driver::mem_alloc_async(bytes, stream)?,
-            (_, Alloc::Pool(pool)) => driver::mem_alloc_from_pool_async(bytes, pool, stream)?,
+            (_, Alloc::Pool(pool)) => driver::mem_alloc_from_pool_async(bytes, pool.raw_handle(), stream)?,
             (_, Alloc::Sync) => driver::mem_alloc(bytes)?,
         };
         let span = Span { ptr, len, stream, _t: PhantomData };
