@@ -296,23 +296,25 @@ fn host_copies_synchronize_only_for_memory_cuda_knows() {
     let s = stream();
     let data: Vec<u32> = (1..=6).collect();
     let mut buf = DeviceBuffer::<u32>::zeroed(&s, 6).unwrap();
-    // Pageable (a Vec): first and last byte asked, no synchronize, the copy done at return.
+    // From pageable memory (a Vec): first and last byte asked, no synchronize (staged at return).
     assert_eq!(syncs_and_queries(|| buf.copy_from_host(&data).unwrap()), (0, 2), "from a Vec");
+    assert_eq!(calls("cuDeviceGetAttribute"), 1, "pageable memory access asked once per process");
+    let mut one = DeviceBuffer::<u8>::zeroed(&s, 1).unwrap();
+    assert_eq!(syncs_and_queries(|| one.copy_from_host(&[7]).unwrap()), (0, 1), "one byte: one query");
+    // To host memory: always waited for, nothing asked.
     let mut back = Vec::new();
-    assert_eq!(syncs_and_queries(|| back = buf.to_vec().unwrap()), (0, 2), "to a new Vec");
+    assert_eq!(syncs_and_queries(|| back = buf.to_vec().unwrap()), (1, 0), "to a new Vec");
     assert_eq!(back, data);
     let mut host = [0u32; 6];
-    assert_eq!(syncs_and_queries(|| buf.copy_to_host(&mut host).unwrap()), (0, 2), "to a stack array");
+    assert_eq!(syncs_and_queries(|| buf.copy_to_host(&mut host).unwrap()), (1, 0), "to a stack array");
     assert_eq!(host[..], data[..]);
-    let one = DeviceBuffer::<u8>::from_host(&s, &[7]).unwrap();
-    assert_eq!(syncs_and_queries(|| assert_eq!(one.to_vec().unwrap(), [7])), (0, 1), "one byte: one query");
 
     // Pinned memory (cuMemHostAlloc) seen through a plain slice: the copy may run on, so wait.
     let mut pinned = PinnedHostBuffer::from_slice(&s, &[10u32, 20, 30, 40, 50, 60]).unwrap();
     assert_eq!(syncs_and_queries(|| buf.copy_from_host(pinned.as_slice().unwrap()).unwrap()), (1, 1), "from pinned");
     assert_eq!(buf.to_vec().unwrap(), [10, 20, 30, 40, 50, 60]);
     buf.copy_from_host(&data).unwrap();
-    assert_eq!(syncs_and_queries(|| buf.copy_to_host(pinned.as_mut_slice().unwrap()).unwrap()), (1, 1), "to pinned");
+    assert_eq!(syncs_and_queries(|| buf.copy_to_host(pinned.as_mut_slice().unwrap()).unwrap()), (1, 0), "to pinned");
     assert_eq!(pinned.as_slice().unwrap(), &data[..]);
     assert_eq!(syncs_and_queries(|| buf.slice_mut(2..4).copy_from_host(&pinned.as_slice().unwrap()[2..4]).unwrap()), (1, 1));
 
@@ -323,8 +325,8 @@ fn host_copies_synchronize_only_for_memory_cuda_knows() {
     assert_eq!(syncs_and_queries(|| assert!(empty.to_vec().unwrap().is_empty())), (0, 0));
     assert_eq!(calls("cuMemcpyHtoDAsync") + calls("cuMemcpyDtoHAsync"), copies);
 
-    // SAXPY's host side as the safe layer does it: synchronizes only where the typed program
-    // does (its one cuStreamSynchronize at the end).
+    // SAXPY's host side as the safe layer does it: the one synchronize is the read-back's, where
+    // the typed program makes its one cuStreamSynchronize.
     let k = kernel("saxpy:4,8,8,8");
     let (hx, hy) = (vec![1.0f32; 1024], vec![2.0f32; 1024]);
     let (syncs, _) = syncs_and_queries(|| {
@@ -333,11 +335,23 @@ fn host_copies_synchronize_only_for_memory_cuda_knows() {
         s.launch(&k, LaunchConfig::for_elements(1024, 256), (2.0f32, &x, &mut y, 1024usize)).unwrap();
         assert_eq!(y.to_vec().unwrap().len(), 1024);
         drop((x, y));
-        driver::stream_synchronize(cudagen::safe::AsStream::raw_stream(&s)).unwrap();
     });
     assert_eq!(syncs, 1, "the typed program's one synchronize, no more");
     drop(pinned);
     assert_eq!(cudagen::safe::take_drop_errors().len(), 0);
+}
+
+#[test]
+fn copies_from_pageable_memory_wait_where_a_device_reads_it() {
+    if parent_runs("copies_from_pageable_memory_wait_where_a_device_reads_it", &[("FAKE_PAGEABLE_ACCESS", "1")]) {
+        return;
+    }
+    let s = stream();
+    let data: Vec<u32> = (1..=6).collect();
+    let mut buf = DeviceBuffer::<u32>::zeroed(&s, 6).unwrap();
+    // HMM / ATS: the driver need not stage, so the copy may read the Vec after the call.
+    assert_eq!(syncs_and_queries(|| buf.copy_from_host(&data).unwrap()), (1, 0), "from a Vec");
+    assert_eq!(buf.to_vec().unwrap(), data);
 }
 
 #[test]

@@ -38,7 +38,7 @@ static const char *NAMES[] = {
     "cuStreamWaitEvent", "cuEventCreate", "cuEventRecord", "cuEventDestroy", "cuEventSynchronize",
     "cuMemHostAlloc", "cuMemFreeHost", "cuStreamCreate", "cuStreamDestroy", "cuModuleLoadData",
     "cuModuleGetFunction", "cuModuleUnload", "cuInit", "cuKernelGetParamInfo", "cuKernelGetName",
-    "cuKernelGetFunction", "cuPointerGetAttributes",
+    "cuKernelGetFunction", "cuPointerGetAttributes", "cuDeviceGetAttribute",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -226,6 +226,17 @@ static CUresult fPointerGetAttributes(unsigned n, const int *attrs, void **data,
     return OK;
 }
 
+/* One device; CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS (88) is FAKE_PAGEABLE_ACCESS (0). */
+static CUresult fDeviceGetCount(int *n) { *n = 1; return OK; }
+static CUresult fDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal == 0 ? OK : INVALID_VALUE; }
+static CUresult fDeviceGetAttribute(int *v, int attr, int dev)
+{
+    count("cuDeviceGetAttribute");
+    if (dev != 0 || attr != 88) return INVALID_VALUE;
+    *v = env_int("FAKE_PAGEABLE_ACCESS", 0);
+    return OK;
+}
+
 static CUresult fStreamCreate(void **s, unsigned flags) { (void)flags; count("cuStreamCreate"); *s = malloc(1); return OK; }
 static CUresult fStreamDestroy(void *s) { count("cuStreamDestroy"); free(s); return OK; }
 static CUresult fStreamSynchronize(void *s) { (void)s; count("cuStreamSynchronize"); return OK; }
@@ -269,6 +280,9 @@ static const struct entry ENTRIES[] = {
     {"cuKernelGetName", (void *)fKernelGetName},
     {"cuKernelGetFunction", (void *)fKernelGetFunction},
     {"cuPointerGetAttributes", (void *)fPointerGetAttributes},
+    {"cuDeviceGetCount", (void *)fDeviceGetCount},
+    {"cuDeviceGet", (void *)fDeviceGet},
+    {"cuDeviceGetAttribute", (void *)fDeviceGetAttribute},
     {"cuFakeCount", (void *)fake_count},
     {"cuFakeLastParams", (void *)fake_last_params},
 };

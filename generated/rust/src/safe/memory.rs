@@ -31,17 +31,20 @@
 //! handles per buffer; no event per use (cudarc records and waits on events for every read and
 //! write of a buffer once a context has several streams).
 //!
-//! Host memory a copy reads or writes is handled by its kind, asked of the driver
-//! (`cuPointerGetAttributes`, memory type of the slice's first and last byte):
-//! - pageable memory (both bytes unknown to CUDA: a `Vec`, the stack, any ordinary allocation):
-//!   no synchronize. CUDA's documented behaviour ("API synchronization behavior", Memcpy) makes
-//!   the copy finish with the host memory before the call returns: a copy from pageable memory
-//!   returns once the data is in the driver's staging memory, a copy to pageable memory once
-//!   it has completed. So the slice is free again when the call returns, and a `Vec` read back
-//!   gets its length only after the call;
-//! - memory CUDA knows (pinned by `cuMemHostAlloc`, registered, managed, or an error from the
-//!   query): the copy may still run after the call, so the call synchronizes the buffer's
-//!   stream before returning, as `to_vec` does before setting the length;
+//! Host memory a copy reads or writes is handled by its kind and direction:
+//! - a copy from pageable memory (both ends of the slice unknown to CUDA, asked with
+//!   `cuPointerGetAttributes`: a `Vec`, the stack, any ordinary allocation) does not wait, on
+//!   machines where no device reads pageable memory itself
+//!   (`CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` 0 on every device, asked once): there the
+//!   driver must stage the bytes into its own pinned memory, which it does before the call
+//!   returns (CUDA's "API synchronization behavior": "The function will return once the pageable
+//!   buffer has been copied to the staging memory"), so the slice is free again at return;
+//! - a copy from memory CUDA knows (pinned, registered, managed, or a failed query), or on a
+//!   machine whose GPUs read pageable memory (HMM, ATS: the driver need not stage), synchronizes
+//!   the buffer's stream before returning;
+//! - a copy to host memory always synchronizes before returning (`to_vec` sets the length only
+//!   after): the current documentation no longer promises that a copy to pageable memory has
+//!   completed when the asynchronous call returns, and a read-back is waited for anyway;
 //! - a [`PinnedHostBuffer`]: the copy stays asynchronous; the pinned buffer records an event
 //!   after it, and any host access to it (or its drop) waits for that event first.
 //!
@@ -227,11 +230,11 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        let pageable = is_pageable(src.as_ptr().cast(), self.bytes());
-        // SAFETY: `src` is `bytes` long and borrowed until the copy has read it: pageable memory
-        // is staged before the call returns, other memory before the synchronize below returns.
+        let staged = is_staged(src.as_ptr().cast(), self.bytes());
+        // SAFETY: `src` is `bytes` long and borrowed until the copy has read it: staged memory
+        // is copied before the call returns, other memory before the synchronize below returns.
         unsafe { driver::memcpy_htod_async(self.ptr, src.as_ptr().cast(), self.bytes(), self.stream) }?;
-        if !pageable {
+        if !staged {
             driver::stream_synchronize(self.stream)?;
         }
         Ok(())
@@ -242,14 +245,10 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        let pageable = is_pageable(dst.as_ptr().cast(), self.bytes());
         // SAFETY: `dst` is `bytes` long, initialized, exclusively borrowed until the copy has
-        // completed (pageable: when the call returns; else: the synchronize below); any bytes
-        // are a valid `T` (`DeviceRepr`).
+        // completed (the synchronize below); any bytes are a valid `T` (`DeviceRepr`).
         unsafe { driver::memcpy_dtoh_async(dst.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) }?;
-        if !pageable {
-            driver::stream_synchronize(self.stream)?;
-        }
+        driver::stream_synchronize(self.stream)?;
         Ok(())
     }
 
@@ -258,19 +257,15 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(v);
         }
-        let pageable = is_pageable(v.as_ptr().cast(), self.bytes());
         // SAFETY: the spare capacity holds `len` elements; the driver writes all of it.
         let r = unsafe { driver::memcpy_dtoh_async(v.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) };
         r?;
-        if !pageable {
-            if let Err(e) = driver::stream_synchronize(self.stream) {
-                // The copy may still be in flight: never free or reuse its destination.
-                core::mem::forget(v);
-                return Err(e.into());
-            }
+        if let Err(e) = driver::stream_synchronize(self.stream) {
+            // The copy may still be in flight: never free or reuse its destination.
+            core::mem::forget(v);
+            return Err(e.into());
         }
-        // SAFETY: the copy completed (pageable memory: when the call returned) and wrote `len`
-        // elements; every bit pattern is a valid `T`.
+        // SAFETY: the copy completed and wrote `len` elements; every bit pattern is a valid `T`.
         unsafe { v.set_len(self.len) };
         Ok(v)
     }
@@ -319,14 +314,29 @@ impl<T: DeviceRepr> Span<T> {
     }
 }
 
-/// Whether CUDA knows neither the first nor the last byte of the host memory `ptr..ptr +
-/// bytes` (`bytes > 0`): pageable memory, which an asynchronous copy is done with when it
-/// returns (see the module documentation). Pinned, registered or managed memory, or a failed
-/// query, answer `false` (the caller then synchronizes).
-fn is_pageable(ptr: *const c_void, bytes: usize) -> bool {
+/// Whether a copy from the host memory `ptr..ptr + bytes` (`bytes > 0`) is staged by the driver
+/// before the call returns: CUDA knows neither its first nor its last byte (pageable memory) and
+/// no device reads pageable memory itself (see the module documentation). Pinned, registered or
+/// managed memory, a failed query, or a device with pageable memory access answer `false` (the
+/// caller then synchronizes).
+fn is_staged(ptr: *const c_void, bytes: usize) -> bool {
     let first = ptr as usize;
     let last = first + (bytes - 1);
-    memory_type(first) == Some(0) && (last == first || memory_type(last) == Some(0))
+    !pageable_access() && memory_type(first) == Some(0) && (last == first || memory_type(last) == Some(0))
+}
+
+/// Whether some device may read pageable host memory directly
+/// (`CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS`), asked once; a failed query answers `true`.
+fn pageable_access() -> bool {
+    static ANY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ANY.get_or_init(|| {
+        let Ok(n) = driver::device_get_count() else { return true };
+        (0..n).any(|i| {
+            driver::device_get(i)
+                .and_then(|d| driver::device_get_attribute(driver::CUdevice_attribute::PAGEABLE_MEMORY_ACCESS, d))
+                .map_or(true, |v| v != 0)
+        })
+    })
 }
 
 /// `CU_POINTER_ATTRIBUTE_MEMORY_TYPE` of `addr`: 0 for memory CUDA does not know. The plural
@@ -402,15 +412,14 @@ macro_rules! read_methods {
             Some(DeviceSlice { span: self.span.get(range)?, _buf: PhantomData })
         }
 
-        /// Copies the contents to a new `Vec`, returning once the copy has completed (the copy
-        /// to pageable memory completes in the call; no stream synchronize).
+        /// Copies the contents to a new `Vec`, returning once the copy has completed (the
+        /// buffer's stream is synchronized).
         pub fn to_vec(&self) -> Result<Vec<T>> {
             self.span.to_vec()
         }
 
         /// Copies the contents into `dst` of the same length, returning once the copy has
-        /// completed (pageable `dst`: in the call; pinned or registered: the stream is
-        /// synchronized).
+        /// completed (the buffer's stream is synchronized).
         pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
             self.span.copy_to_host(dst)
         }
@@ -432,8 +441,9 @@ macro_rules! write_methods {
             DeviceSliceMut { span: self.span.sub(range), _buf: PhantomData }
         }
 
-        /// Copies `src` (same length) in, returning once `src` has been read (pageable `src`:
-        /// staged by the call; pinned or registered: the stream is synchronized).
+        /// Copies `src` (same length) in, returning once `src` has been read (pageable `src`
+        /// where no device reads pageable memory: staged by the call; else the stream is
+        /// synchronized).
         pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
             self.span.copy_from_host(src)
         }
