@@ -355,6 +355,20 @@ fn copies_from_pageable_memory_wait_where_a_device_reads_it() {
 }
 
 #[test]
+fn copies_from_pageable_memory_are_refused_under_capture() {
+    if parent_runs("copies_from_pageable_memory_are_refused_under_capture", &[("FAKE_CAPTURING", "1")]) {
+        return;
+    }
+    let s = stream();
+    let mut buf = DeviceBuffer::<u32>::zeroed(&s, 6).unwrap();
+    let copies = calls("cuMemcpyHtoDAsync");
+    let e = buf.copy_from_host(&[1, 2, 3, 4, 5, 6]).unwrap_err();
+    assert!(matches!(e, cudagen::safe::Error::Capturing), "{e}");
+    assert_eq!(e.to_string(), "a copy from host memory on a stream being captured: the graph would read the memory after its borrow ends; nothing enqueued");
+    assert_eq!((calls("cuMemcpyHtoDAsync"), calls("cuStreamIsCapturing")), (copies, 1), "asked once, nothing enqueued");
+}
+
+#[test]
 fn pinned_copies_are_asynchronous_and_waited_for() {
     if parent_runs("pinned_copies_are_asynchronous_and_waited_for", &[]) {
         return;

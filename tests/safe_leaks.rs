@@ -295,9 +295,29 @@ fn every_owned_kind_is_dropped_without_a_leak() {
     ];
     let mut failed = Vec::new();
     let mut made = 0;
+    // The driver keeps memory for each green context made (4 MiB a round on driver 580, the
+    // same through NVIDIA's cuda.h alone: tests/gpu/probes/green_leak.c): that kind is held
+    // against the same calls through the typed layer, the driver's own share.
+    let typed_green = || -> Result {
+        let sms = driver::device_get_dev_resource(device, CUdevResourceType::SM)?;
+        let desc = driver::dev_resource_generate_desc(&[sms])?;
+        let green = driver::green_ctx_create(desc, device, 1)?;
+        driver::stream_destroy(driver::green_ctx_stream_create(green, 1, 0)?)?;
+        Ok(driver::green_ctx_destroy(green)?)
+    };
     for (kind, rounds, round) in &kinds {
+        let mut allowed = SLACK;
+        if kind.starts_with("green") {
+            match check(device, "green context, typed calls", *rounds, &typed_green) {
+                Ok(driver_own) => allowed += driver_own.unwrap_or(0).max(0),
+                Err(e) => {
+                    failed.push(e.to_string());
+                    continue;
+                }
+            }
+        }
         match check(device, kind, *rounds, round.as_ref()) {
-            Ok(Some(lost)) if lost > SLACK => failed.push(format!("{kind}: {lost} bytes of device memory lost")),
+            Ok(Some(lost)) if lost > allowed => failed.push(format!("{kind}: {lost} bytes of device memory lost")),
             Ok(Some(_)) => made += 1,
             Ok(None) => {}
             Err(e) => failed.push(e.to_string()),

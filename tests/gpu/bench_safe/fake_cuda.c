@@ -108,6 +108,7 @@ CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { (v
 CUresult cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = malloc(1); return OK; }
 CUresult cuStreamDestroy_v2(void *s) { free(s); return OK; }
 CUresult cuStreamSynchronize(void *s) { (void)s; return OK; }
+CUresult cuStreamIsCapturing(void *s, int *status) { (void)s; *status = 0; return OK; }
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned flags) { (void)s; (void)e; (void)flags; return OK; }
 CUresult cuEventCreate(void **e, unsigned flags) { (void)flags; *e = malloc(1); return OK; }
 CUresult cuEventRecord(void *e, void *s) { (void)e; (void)s; return OK; }
@@ -123,7 +124,7 @@ static const struct entry ENTRIES[] = {
     E(cuModuleUnload), E(cuModuleGetFunction), E(cuFuncGetParamInfo), E(cuFuncGetName), E(cuFuncGetAttribute),
     E(cuLaunchKernel), V2(cuMemAlloc), E(cuMemAllocAsync), V2(cuMemFree), E(cuMemFreeAsync),
     V2(cuMemcpyHtoDAsync), V2(cuMemcpyDtoHAsync), E(cuMemsetD8Async), E(cuStreamCreate), V2(cuStreamDestroy),
-    E(cuStreamSynchronize), E(cuStreamWaitEvent), E(cuEventCreate), E(cuEventRecord), V2(cuEventDestroy),
+    E(cuStreamSynchronize), E(cuStreamIsCapturing), E(cuStreamWaitEvent), E(cuEventCreate), E(cuEventRecord), V2(cuEventDestroy),
     E(cuPointerGetAttributes),
 };
 

@@ -39,6 +39,7 @@ static const char *NAMES[] = {
     "cuMemHostAlloc", "cuMemFreeHost", "cuStreamCreate", "cuStreamDestroy", "cuModuleLoadData",
     "cuModuleGetFunction", "cuModuleUnload", "cuInit", "cuKernelGetParamInfo", "cuKernelGetName",
     "cuKernelGetFunction", "cuPointerGetAttributes", "cuDeviceGetAttribute",
+    "cuStreamIsCapturing",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -239,6 +240,14 @@ static CUresult fDeviceGetAttribute(int *v, int attr, int dev)
 
 static CUresult fStreamCreate(void **s, unsigned flags) { (void)flags; count("cuStreamCreate"); *s = malloc(1); return OK; }
 static CUresult fStreamDestroy(void *s) { count("cuStreamDestroy"); free(s); return OK; }
+/* FAKE_CAPTURING=1: every stream reports CU_STREAM_CAPTURE_STATUS_ACTIVE. */
+static CUresult fStreamIsCapturing(void *s, int *status)
+{
+    (void)s;
+    count("cuStreamIsCapturing");
+    *status = env_int("FAKE_CAPTURING", 0);
+    return OK;
+}
 static CUresult fStreamSynchronize(void *s) { (void)s; count("cuStreamSynchronize"); return OK; }
 static CUresult fStreamWaitEvent(void *s, void *e, unsigned flags) { (void)s; (void)e; (void)flags; count("cuStreamWaitEvent"); return OK; }
 static CUresult fEventCreate(void **e, unsigned flags) { (void)flags; count("cuEventCreate"); *e = malloc(1); return OK; }
@@ -280,6 +289,7 @@ static const struct entry ENTRIES[] = {
     {"cuKernelGetName", (void *)fKernelGetName},
     {"cuKernelGetFunction", (void *)fKernelGetFunction},
     {"cuPointerGetAttributes", (void *)fPointerGetAttributes},
+    {"cuStreamIsCapturing", (void *)fStreamIsCapturing},
     {"cuDeviceGetCount", (void *)fDeviceGetCount},
     {"cuDeviceGet", (void *)fDeviceGet},
     {"cuDeviceGetAttribute", (void *)fDeviceGetAttribute},

@@ -34,9 +34,10 @@
 //!   after it, and any host access to it (or its drop) waits for that event first.
 //!
 //! Registering a slice's memory while a copy of it runs takes `unsafe` code, whose caller
-//! answers for it. A stream being captured refuses copies with pageable memory (the driver
-//! cannot stage them into a graph; `tests/safe_gpu.rs` checks it in each capture mode), so no
-//! graph keeps a borrowed slice's address.
+//! answers for it. A copy from host memory on a stream being captured is refused
+//! ([`Error::Capturing`], asked with `cuStreamIsCapturing` before a copy that would not wait;
+//! a copy that waits fails there anyway): the driver captures pageable copies too, and the
+//! graph would read the slice at every replay (`tests/safe_gpu.rs` checks each capture mode).
 //!
 //! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream outlives it; the stream's
 //! context must outlive both (an owned `Stream<'c>` borrows it; a [`StreamRef`]'s maker vouches).
@@ -216,6 +217,11 @@ impl<T: DeviceRepr> Span<T> {
             return Ok(());
         }
         let staged = is_staged(src.as_ptr().cast(), self.bytes());
+        // A captured copy would read `src` at every replay of the graph (the driver captures
+        // pageable copies too): refused. A copy that synchronizes fails under capture anyway.
+        if staged && driver::stream_is_capturing(self.stream)? != driver::CUstreamCaptureStatus::NONE {
+            return Err(Error::Capturing);
+        }
         // SAFETY: `src` is `bytes` long and borrowed until the copy has read it: staged memory
         // is copied before the call returns, other memory before the synchronize below returns.
         unsafe { driver::memcpy_htod_async(self.ptr, src.as_ptr().cast(), self.bytes(), self.stream) }?;
