@@ -179,7 +179,8 @@ fn generated_owned_types_are_the_irs() {
     let Some(api) = api_12_9() else { return };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     for lib in &api.libraries {
-        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/safe/{}.rs", lib.kind.module()))).unwrap();
+        let text =
+            std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/safe/{}.rs", lib.kind.module()))).unwrap();
         let generated: BTreeSet<&str> = text
             .lines()
             .filter_map(|l| l.strip_prefix("pub struct "))

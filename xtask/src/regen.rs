@@ -35,13 +35,23 @@ pub(crate) fn generate_release(minor: &str) -> Result<cudagen_generator::render:
     Ok(output)
 }
 
+/// The releases `generated/` is made from: every surface of the first; the Rust crate also holds
+/// the second's API (features `cuda-12`, the default, and `cuda-13`).
+pub const ERAS: [&str; 2] = ["12.9", "13.5"];
+
+/// `generated/` from [`ERAS`], or (with `--out`) every surface of one release in a crate without
+/// era features.
 pub fn regen(source: &HeaderSource, out: Option<PathBuf>, check: bool) -> Result<()> {
-    let api = build(source)?;
-    let output = emit::generate(&api, &root().join("templates")).map_err(|e| anyhow!("{e}"))?;
-    print!("{}", output.coverage.report());
-    if output.coverage.problems() > 0 {
-        bail!("{} functions are missing from a surface or skipped (listed above); nothing written", output.coverage.problems());
-    }
+    let output = match &out {
+        Some(_) => single(source)?,
+        None if source.cuda_home.is_none() && source.cuda == ERAS[0] => eras()?,
+        None => bail!(
+            "generated/ holds the CUDA {} and {} eras (`cargo xtask regen`); for CUDA {} alone pass --out DIR",
+            ERAS[0],
+            ERAS[1],
+            source.cuda
+        ),
+    };
     let dir = out.unwrap_or_else(|| root().join("generated"));
     if check {
         let stale = compare(&output.files, &dir)?;
@@ -84,6 +94,36 @@ fn ignored(rel: &str) -> bool {
 
 /// Writes changed files and removes ones no longer generated: (written, removed).
 /// Refuses to clean a non-empty folder that holds no cudagen output (a mistyped `--out`).
+/// Every surface of one release, coverage printed.
+fn single(source: &HeaderSource) -> Result<cudagen_generator::render::Output> {
+    let api = build(source)?;
+    let output = emit::generate(&api, &root().join("templates")).map_err(|e| anyhow!("{e}"))?;
+    print!("{}", output.coverage.report());
+    if output.coverage.problems() > 0 {
+        bail!("{} functions are missing from a surface or skipped (listed above); nothing written", output.coverage.problems());
+    }
+    Ok(output)
+}
+
+/// The two-era output of [`ERAS`], coverage of each printed.
+fn eras() -> Result<cudagen_generator::render::Output> {
+    let mut apis = Vec::new();
+    for minor in ERAS {
+        apis.push(build(&HeaderSource { cuda: minor.to_string(), cuda_home: None }).with_context(|| format!("CUDA {minor}"))?);
+    }
+    let (output, later) = emit::generate_eras(&apis, &root().join("templates")).map_err(|e| anyhow!("{e}"))?;
+    print!("CUDA {}, every surface:\n{}", ERAS[0], output.coverage.report());
+    let mut problems = output.coverage.problems();
+    for (minor, coverage) in ERAS[1..].iter().zip(&later) {
+        print!("CUDA {minor}, Rust era:\n{}", coverage.report());
+        problems += coverage.problems();
+    }
+    if problems > 0 {
+        bail!("{problems} functions are missing from a surface or skipped (listed above); nothing written");
+    }
+    Ok(output)
+}
+
 pub(crate) fn write(files: &BTreeMap<String, String>, dir: &Path) -> Result<(usize, usize)> {
     let present = existing(dir)?;
     let ours = present.iter().any(|rel| {

@@ -9,7 +9,7 @@ mod support {
 pub use support::{loader, trace};
 
 /// The per-library facts the loader reads, as the generator renders them from its profiles.
-#[path = "../../../generated/rust/src/libraries.rs"]
+#[path = "../../../generated/rust/src/cuda12/libraries.rs"]
 mod libraries;
 
 use std::path::{Path, PathBuf};
