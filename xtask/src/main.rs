@@ -2,15 +2,13 @@
 //! NVIDIA's headers, provisioning libclang, writing or checking `generated/`, running the tests.
 
 mod diff;
-mod fetch;
 mod fuzz;
-mod libclang;
 mod python13;
 mod regen;
-mod run;
 mod sweep;
 mod test_cmd;
-mod versions;
+
+pub use cudagen_cli::{fetch, libclang, run, versions, HeaderSource};
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -21,17 +19,6 @@ use std::path::{Path, PathBuf};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// Where the headers come from.
-#[derive(clap::Args, Clone)]
-pub struct HeaderSource {
-    /// CUDA version: a minor (`12.9`) resolved through headers/versions.toml, or a full version.
-    #[arg(long, default_value = "12.9")]
-    pub cuda: String,
-    /// Use a local toolkit's `include/` instead of NVIDIA's wheels.
-    #[arg(long, value_name = "DIR")]
-    pub cuda_home: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -105,6 +92,9 @@ pub fn root() -> PathBuf {
 
 fn main() {
     let cli = Cli::parse();
+    let paths =
+        cudagen_cli::Paths { cache: root().join(".cache"), headers: root().join("headers"), templates: root().join("templates") };
+    cudagen_cli::set_paths(paths).expect("the first thing main does");
     let result: Result<()> = match cli.command {
         Command::Regen { source, out, check } => regen::regen(&source, out, check),
         Command::DumpIr { source, library, after } => regen::dump_ir(&source, library.as_deref(), after.as_deref()),

@@ -22,12 +22,13 @@
 #![allow(non_snake_case, non_upper_case_globals)]
 
 mod driver;
+mod nvrtc;
 mod getproc;
 mod guard;
 mod last_error;
 mod legacy;
-mod nvrtc;
 mod proc_table;
+
 
 /// Marks this library as the cudagen shim: the shared loader skips any `libcuda.so.1`
 /// candidate that exports it, so the shim installed as `libcuda.so.1` never loads itself.

@@ -27,6 +27,7 @@ use cudagen_rs::nvrtc::types::*;
 pub unsafe extern "C" fn nvrtcGetErrorString(result: nvrtcResult) -> *const ::core::ffi::c_char {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetErrorString(result) }
+
 }
 
 /// `nvrtcVersion`.
@@ -34,6 +35,7 @@ pub unsafe extern "C" fn nvrtcGetErrorString(result: nvrtcResult) -> *const ::co
 pub unsafe extern "C" fn nvrtcVersion(major: *mut ::core::ffi::c_int, minor: *mut ::core::ffi::c_int) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcVersion(major, minor) }
+
 }
 
 /// `nvrtcGetNumSupportedArchs`.
@@ -41,6 +43,7 @@ pub unsafe extern "C" fn nvrtcVersion(major: *mut ::core::ffi::c_int, minor: *mu
 pub unsafe extern "C" fn nvrtcGetNumSupportedArchs(numArchs: *mut ::core::ffi::c_int) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetNumSupportedArchs(numArchs) }
+
 }
 
 /// `nvrtcGetSupportedArchs`.
@@ -48,20 +51,15 @@ pub unsafe extern "C" fn nvrtcGetNumSupportedArchs(numArchs: *mut ::core::ffi::c
 pub unsafe extern "C" fn nvrtcGetSupportedArchs(supportedArchs: *mut ::core::ffi::c_int) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetSupportedArchs(supportedArchs) }
+
 }
 
 /// `nvrtcCreateProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcCreateProgram(
-    prog: *mut nvrtcProgram,
-    src: *const ::core::ffi::c_char,
-    name: *const ::core::ffi::c_char,
-    numHeaders: ::core::ffi::c_int,
-    headers: *const *const ::core::ffi::c_char,
-    includeNames: *const *const ::core::ffi::c_char,
-) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const ::core::ffi::c_char, name: *const ::core::ffi::c_char, numHeaders: ::core::ffi::c_int, headers: *const *const ::core::ffi::c_char, includeNames: *const *const ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) }
+
 }
 
 /// `nvrtcDestroyProgram`.
@@ -69,17 +67,15 @@ pub unsafe extern "C" fn nvrtcCreateProgram(
 pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcDestroyProgram(prog) }
+
 }
 
 /// `nvrtcCompileProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcCompileProgram(
-    prog: nvrtcProgram,
-    numOptions: ::core::ffi::c_int,
-    options: *const *const ::core::ffi::c_char,
-) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: ::core::ffi::c_int, options: *const *const ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcCompileProgram(prog, numOptions, options) }
+
 }
 
 /// `nvrtcGetPTXSize`.
@@ -87,6 +83,7 @@ pub unsafe extern "C" fn nvrtcCompileProgram(
 pub unsafe extern "C" fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPTXSize(prog, ptxSizeRet) }
+
 }
 
 /// `nvrtcGetPTX`.
@@ -94,6 +91,7 @@ pub unsafe extern "C" fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut us
 pub unsafe extern "C" fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPTX(prog, ptx) }
+
 }
 
 /// `nvrtcGetCUBINSize`.
@@ -101,6 +99,7 @@ pub unsafe extern "C" fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut ::core::ffi::
 pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetCUBINSize(prog, cubinSizeRet) }
+
 }
 
 /// `nvrtcGetCUBIN`.
@@ -108,6 +107,7 @@ pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mu
 pub unsafe extern "C" fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetCUBIN(prog, cubin) }
+
 }
 
 /// `nvrtcGetNVVMSize`.
@@ -115,6 +115,7 @@ pub unsafe extern "C" fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut ::core::f
 pub unsafe extern "C" fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetNVVMSize(prog, nvvmSizeRet) }
+
 }
 
 /// `nvrtcGetNVVM`.
@@ -122,6 +123,7 @@ pub unsafe extern "C" fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut 
 pub unsafe extern "C" fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetNVVM(prog, nvvm) }
+
 }
 
 /// `nvrtcGetLTOIRSize`.
@@ -129,6 +131,7 @@ pub unsafe extern "C" fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut ::core::ffi
 pub unsafe extern "C" fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetLTOIRSize(prog, LTOIRSizeRet) }
+
 }
 
 /// `nvrtcGetLTOIR`.
@@ -136,6 +139,7 @@ pub unsafe extern "C" fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mu
 pub unsafe extern "C" fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetLTOIR(prog, LTOIR) }
+
 }
 
 /// `nvrtcGetOptiXIRSize`.
@@ -143,6 +147,7 @@ pub unsafe extern "C" fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut ::core::f
 pub unsafe extern "C" fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetOptiXIRSize(prog, optixirSizeRet) }
+
 }
 
 /// `nvrtcGetOptiXIR`.
@@ -150,6 +155,7 @@ pub unsafe extern "C" fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet:
 pub unsafe extern "C" fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetOptiXIR(prog, optixir) }
+
 }
 
 /// `nvrtcGetProgramLogSize`.
@@ -157,6 +163,7 @@ pub unsafe extern "C" fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut ::cor
 pub unsafe extern "C" fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetProgramLogSize(prog, logSizeRet) }
+
 }
 
 /// `nvrtcGetProgramLog`.
@@ -164,6 +171,7 @@ pub unsafe extern "C" fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: 
 pub unsafe extern "C" fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetProgramLog(prog, log) }
+
 }
 
 /// `nvrtcAddNameExpression`.
@@ -171,17 +179,15 @@ pub unsafe extern "C" fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut ::core
 pub unsafe extern "C" fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcAddNameExpression(prog, name_expression) }
+
 }
 
 /// `nvrtcGetLoweredName`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcGetLoweredName(
-    prog: nvrtcProgram,
-    name_expression: *const ::core::ffi::c_char,
-    lowered_name: *mut *const ::core::ffi::c_char,
-) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const ::core::ffi::c_char, lowered_name: *mut *const ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetLoweredName(prog, name_expression, lowered_name) }
+
 }
 
 /// `nvrtcGetPCHHeapSize`.
@@ -189,6 +195,7 @@ pub unsafe extern "C" fn nvrtcGetLoweredName(
 pub unsafe extern "C" fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPCHHeapSize(ret) }
+
 }
 
 /// `nvrtcSetPCHHeapSize`.
@@ -196,6 +203,7 @@ pub unsafe extern "C" fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
 pub unsafe extern "C" fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcSetPCHHeapSize(size) }
+
 }
 
 /// `nvrtcGetPCHCreateStatus`.
@@ -203,6 +211,7 @@ pub unsafe extern "C" fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
 pub unsafe extern "C" fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPCHCreateStatus(prog) }
+
 }
 
 /// `nvrtcGetPCHHeapSizeRequired`.
@@ -210,15 +219,13 @@ pub unsafe extern "C" fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcRes
 pub unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPCHHeapSizeRequired(prog, size) }
+
 }
 
 /// `nvrtcSetFlowCallback`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcSetFlowCallback(
-    prog: nvrtcProgram,
-    callback: Option<unsafe extern "C" fn(*mut ::core::ffi::c_void, *mut ::core::ffi::c_void) -> ::core::ffi::c_int>,
-    payload: *mut ::core::ffi::c_void,
-) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut ::core::ffi::c_void, *mut ::core::ffi::c_void) -> ::core::ffi::c_int>, payload: *mut ::core::ffi::c_void) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcSetFlowCallback(prog, callback, payload) }
+
 }

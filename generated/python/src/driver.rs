@@ -15,17 +15,7 @@
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::driver::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(CUresult, outputs...)`.
-#![allow(
-    unused_variables,
-    unused_mut,
-    unused_unsafe,
-    unused_imports,
-    dead_code,
-    deprecated,
-    non_snake_case,
-    non_upper_case_globals,
-    clippy::all
-)]
+#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
 use crate::entry;
@@ -37,243 +27,43 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.driver";
 const LIBRARY_MISSING: i64 = 34;
 
-static CUdeviceptr: HandleType = HandleType::new(
-    MODULE,
-    "CUdeviceptr",
-    64,
-    false,
-    false,
-    &[],
-    &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2"],
-);
-static CUdevice: HandleType = HandleType::new(
-    MODULE,
-    "CUdevice",
-    32,
-    true,
-    false,
-    &[],
-    &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1"],
-);
-static CUcontext: HandleType = HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext"]);
-static CUmodule: HandleType = HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule"]);
-static CUfunction: HandleType = HandleType::new(
-    MODULE,
-    "CUfunction",
-    64,
-    false,
-    true,
-    &[&CUkernel],
-    &[
-        "cuda.bindings.driver.CUfunction",
-        "cuda.bindings.driver.CUkernel",
-        "cuda.bindings.runtime.cudaFunction_t",
-        "cuda.bindings.runtime.cudaKernel_t",
-    ],
-);
-static CUlibrary: HandleType = HandleType::new(
-    MODULE,
-    "CUlibrary",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t"],
-);
-static CUkernel: HandleType = HandleType::new(
-    MODULE,
-    "CUkernel",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t"],
-);
-static CUarray: HandleType = HandleType::new(
-    MODULE,
-    "CUarray",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
-);
-static CUmipmappedArray: HandleType = HandleType::new(
-    MODULE,
-    "CUmipmappedArray",
-    64,
-    false,
-    true,
-    &[],
-    &[
-        "cuda.bindings.driver.CUmipmappedArray",
-        "cuda.bindings.runtime.cudaMipmappedArray_const_t",
-        "cuda.bindings.runtime.cudaMipmappedArray_t",
-    ],
-);
-static CUtexref: HandleType = HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref"]);
-static CUsurfref: HandleType = HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref"]);
-static CUevent: HandleType = HandleType::new(
-    MODULE,
-    "CUevent",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t"],
-);
-static CUstream: HandleType = HandleType::new(
-    MODULE,
-    "CUstream",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t"],
-);
-static CUgraphicsResource: HandleType = HandleType::new(
-    MODULE,
-    "CUgraphicsResource",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t"],
-);
-static CUtexObject: HandleType = HandleType::new(
-    MODULE,
-    "CUtexObject",
-    64,
-    false,
-    false,
-    &[],
-    &["cuda.bindings.driver.CUtexObject", "cuda.bindings.driver.CUtexObject_v1", "cuda.bindings.runtime.cudaTextureObject_t"],
-);
-static CUsurfObject: HandleType = HandleType::new(
-    MODULE,
-    "CUsurfObject",
-    64,
-    false,
-    false,
-    &[],
-    &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t"],
-);
-static CUexternalMemory: HandleType = HandleType::new(
-    MODULE,
-    "CUexternalMemory",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t"],
-);
-static CUexternalSemaphore: HandleType = HandleType::new(
-    MODULE,
-    "CUexternalSemaphore",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t"],
-);
-static CUgraph: HandleType = HandleType::new(
-    MODULE,
-    "CUgraph",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t"],
-);
-static CUgraphNode: HandleType = HandleType::new(
-    MODULE,
-    "CUgraphNode",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t"],
-);
-static CUgraphExec: HandleType = HandleType::new(
-    MODULE,
-    "CUgraphExec",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t"],
-);
-static CUmemoryPool: HandleType = HandleType::new(
-    MODULE,
-    "CUmemoryPool",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t"],
-);
-static CUuserObject: HandleType = HandleType::new(
-    MODULE,
-    "CUuserObject",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t"],
-);
-static CUgraphConditionalHandle: HandleType = HandleType::new(
-    MODULE,
-    "CUgraphConditionalHandle",
-    64,
-    false,
-    false,
-    &[],
-    &["cuda.bindings.driver.CUgraphConditionalHandle", "cuda.bindings.runtime.cudaGraphConditionalHandle"],
-);
-static CUgraphDeviceNode: HandleType = HandleType::new(
-    MODULE,
-    "CUgraphDeviceNode",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t"],
-);
-static CUasyncCallbackHandle: HandleType =
-    HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle"]);
-static CUgreenCtx: HandleType = HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx"]);
-static CUlinkState: HandleType =
-    HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState"]);
-static CUmemGenericAllocationHandle: HandleType = HandleType::new(
-    MODULE,
-    "CUmemGenericAllocationHandle",
-    64,
-    false,
-    false,
-    &[],
-    &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1"],
-);
-static CUdevResourceDesc: HandleType =
-    HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc"]);
-static CUlogsCallbackHandle: HandleType =
-    HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle"]);
-static CUlogIterator: HandleType =
-    HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator"]);
-static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint"]);
-static CUeglStreamConnection: HandleType = HandleType::new(
-    MODULE,
-    "CUeglStreamConnection",
-    64,
-    false,
-    true,
-    &[],
-    &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection"],
-);
-static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice"]);
-static VdpVideoSurface: HandleType =
-    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface"]);
-static VdpOutputSurface: HandleType =
-    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface"]);
+static CUdeviceptr: HandleType = HandleType::new(MODULE, "CUdeviceptr", 64, false, false, &[], &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2", ]);
+static CUdevice: HandleType = HandleType::new(MODULE, "CUdevice", 32, true, false, &[], &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1", ]);
+static CUcontext: HandleType = HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext", ]);
+static CUmodule: HandleType = HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule", ]);
+static CUfunction: HandleType = HandleType::new(MODULE, "CUfunction", 64, false, true, &[&CUkernel, ], &["cuda.bindings.driver.CUfunction", "cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaFunction_t", "cuda.bindings.runtime.cudaKernel_t", ]);
+static CUlibrary: HandleType = HandleType::new(MODULE, "CUlibrary", 64, false, true, &[], &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t", ]);
+static CUkernel: HandleType = HandleType::new(MODULE, "CUkernel", 64, false, true, &[], &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t", ]);
+static CUarray: HandleType = HandleType::new(MODULE, "CUarray", 64, false, true, &[], &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t", ]);
+static CUmipmappedArray: HandleType = HandleType::new(MODULE, "CUmipmappedArray", 64, false, true, &[], &["cuda.bindings.driver.CUmipmappedArray", "cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t", ]);
+static CUtexref: HandleType = HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref", ]);
+static CUsurfref: HandleType = HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref", ]);
+static CUevent: HandleType = HandleType::new(MODULE, "CUevent", 64, false, true, &[], &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t", ]);
+static CUstream: HandleType = HandleType::new(MODULE, "CUstream", 64, false, true, &[], &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t", ]);
+static CUgraphicsResource: HandleType = HandleType::new(MODULE, "CUgraphicsResource", 64, false, true, &[], &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t", ]);
+static CUtexObject: HandleType = HandleType::new(MODULE, "CUtexObject", 64, false, false, &[], &["cuda.bindings.driver.CUtexObject", "cuda.bindings.driver.CUtexObject_v1", "cuda.bindings.runtime.cudaTextureObject_t", ]);
+static CUsurfObject: HandleType = HandleType::new(MODULE, "CUsurfObject", 64, false, false, &[], &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t", ]);
+static CUexternalMemory: HandleType = HandleType::new(MODULE, "CUexternalMemory", 64, false, true, &[], &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t", ]);
+static CUexternalSemaphore: HandleType = HandleType::new(MODULE, "CUexternalSemaphore", 64, false, true, &[], &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t", ]);
+static CUgraph: HandleType = HandleType::new(MODULE, "CUgraph", 64, false, true, &[], &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t", ]);
+static CUgraphNode: HandleType = HandleType::new(MODULE, "CUgraphNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t", ]);
+static CUgraphExec: HandleType = HandleType::new(MODULE, "CUgraphExec", 64, false, true, &[], &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t", ]);
+static CUmemoryPool: HandleType = HandleType::new(MODULE, "CUmemoryPool", 64, false, true, &[], &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t", ]);
+static CUuserObject: HandleType = HandleType::new(MODULE, "CUuserObject", 64, false, true, &[], &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t", ]);
+static CUgraphConditionalHandle: HandleType = HandleType::new(MODULE, "CUgraphConditionalHandle", 64, false, false, &[], &["cuda.bindings.driver.CUgraphConditionalHandle", "cuda.bindings.runtime.cudaGraphConditionalHandle", ]);
+static CUgraphDeviceNode: HandleType = HandleType::new(MODULE, "CUgraphDeviceNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t", ]);
+static CUasyncCallbackHandle: HandleType = HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle", ]);
+static CUgreenCtx: HandleType = HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx", ]);
+static CUlinkState: HandleType = HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState", ]);
+static CUmemGenericAllocationHandle: HandleType = HandleType::new(MODULE, "CUmemGenericAllocationHandle", 64, false, false, &[], &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1", ]);
+static CUdevResourceDesc: HandleType = HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc", ]);
+static CUlogsCallbackHandle: HandleType = HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle", ]);
+static CUlogIterator: HandleType = HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator", ]);
+static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint", ]);
+static CUeglStreamConnection: HandleType = HandleType::new(MODULE, "CUeglStreamConnection", 64, false, true, &[], &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection", ]);
+static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice", ]);
+static VdpVideoSurface: HandleType = HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface", ]);
+static VdpOutputSurface: HandleType = HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface", ]);
 
 static E_CUipcMem_flags: EnumCache = EnumCache::new(MODULE, "CUipcMem_flags");
 static E_CUmemAttach_flags: EnumCache = EnumCache::new(MODULE, "CUmemAttach_flags");
@@ -433,14 +223,10 @@ static R_CUgraphEdgeData: ClassCache = ClassCache::new(MODULE, "CUgraphEdgeData"
 static R_CUDA_GRAPH_INSTANTIATE_PARAMS: ClassCache = ClassCache::new(MODULE, "CUDA_GRAPH_INSTANTIATE_PARAMS");
 static R_CUlaunchMemSyncDomainMap: ClassCache = ClassCache::new(MODULE, "CUlaunchMemSyncDomainMap");
 static R_CUlaunchAttributeValue_clusterDim: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_clusterDim");
-static R_CUlaunchAttributeValue_programmaticEvent: ClassCache =
-    ClassCache::new(MODULE, "CUlaunchAttributeValue_programmaticEvent");
-static R_CUlaunchAttributeValue_launchCompletionEvent: ClassCache =
-    ClassCache::new(MODULE, "CUlaunchAttributeValue_launchCompletionEvent");
-static R_CUlaunchAttributeValue_preferredClusterDim: ClassCache =
-    ClassCache::new(MODULE, "CUlaunchAttributeValue_preferredClusterDim");
-static R_CUlaunchAttributeValue_deviceUpdatableKernelNode: ClassCache =
-    ClassCache::new(MODULE, "CUlaunchAttributeValue_deviceUpdatableKernelNode");
+static R_CUlaunchAttributeValue_programmaticEvent: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_programmaticEvent");
+static R_CUlaunchAttributeValue_launchCompletionEvent: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_launchCompletionEvent");
+static R_CUlaunchAttributeValue_preferredClusterDim: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_preferredClusterDim");
+static R_CUlaunchAttributeValue_deviceUpdatableKernelNode: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_deviceUpdatableKernelNode");
 static R_CUlaunchAttributeValue: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue");
 static R_CUlaunchAttribute: ClassCache = ClassCache::new(MODULE, "CUlaunchAttribute");
 static R_CUlaunchConfig: ClassCache = ClassCache::new(MODULE, "CUlaunchConfig");
@@ -449,16 +235,14 @@ static R_CUexecAffinityParam_v1_param: ClassCache = ClassCache::new(MODULE, "CUe
 static R_CUexecAffinityParam_v1: ClassCache = ClassCache::new(MODULE, "CUexecAffinityParam_v1");
 static R_CUctxCigParam: ClassCache = ClassCache::new(MODULE, "CUctxCigParam");
 static R_CUctxCreateParams: ClassCache = ClassCache::new(MODULE, "CUctxCreateParams");
-static R_CUlibraryHostUniversalFunctionAndDataTable: ClassCache =
-    ClassCache::new(MODULE, "CUlibraryHostUniversalFunctionAndDataTable");
+static R_CUlibraryHostUniversalFunctionAndDataTable: ClassCache = ClassCache::new(MODULE, "CUlibraryHostUniversalFunctionAndDataTable");
 static R_CUDA_MEMCPY2D_v2: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY2D_v2");
 static R_CUDA_MEMCPY3D_v2: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY3D_v2");
 static R_CUDA_MEMCPY3D_PEER_v1: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY3D_PEER_v1");
 static R_CUDA_MEMCPY_NODE_PARAMS: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY_NODE_PARAMS");
 static R_CUDA_ARRAY_DESCRIPTOR_v2: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_DESCRIPTOR_v2");
 static R_CUDA_ARRAY3D_DESCRIPTOR_v2: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY3D_DESCRIPTOR_v2");
-static R_CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent: ClassCache =
-    ClassCache::new(MODULE, "CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent");
+static R_CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent");
 static R_CUDA_ARRAY_SPARSE_PROPERTIES_v1: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_SPARSE_PROPERTIES_v1");
 static R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_MEMORY_REQUIREMENTS_v1");
 static R_CUDA_RESOURCE_DESC_v1_res_array: ClassCache = ClassCache::new(MODULE, "CUDA_RESOURCE_DESC_v1_res_array");
@@ -473,45 +257,30 @@ static R_CUDA_RESOURCE_VIEW_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_
 static R_CUtensorMap: ClassCache = ClassCache::new(MODULE, "CUtensorMap");
 static R_CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1");
 static R_CUDA_LAUNCH_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_LAUNCH_PARAMS_v1");
-static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32");
-static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle");
+static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32");
+static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle");
 static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1");
 static R_CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1");
-static R_CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1");
-static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32");
-static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle");
+static R_CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1");
+static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32");
+static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle");
 static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params: ClassCache =
-    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params");
 static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1");
 static R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1");
 static R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2");
 static R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1");
 static R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2");
 static R_CUarrayMapInfo_v1_resource: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_resource");
-static R_CUarrayMapInfo_v1_subresource_sparseLevel: ClassCache =
-    ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource_sparseLevel");
+static R_CUarrayMapInfo_v1_subresource_sparseLevel: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource_sparseLevel");
 static R_CUarrayMapInfo_v1_subresource_miptail: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource_miptail");
 static R_CUarrayMapInfo_v1_subresource: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource");
 static R_CUarrayMapInfo_v1_memHandle: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_memHandle");
@@ -551,21 +320,17 @@ static R_CUdevResource_v1: ClassCache = ClassCache::new(MODULE, "CUdevResource_v
 static R_CUeglFrame_v1_frame: ClassCache = ClassCache::new(MODULE, "CUeglFrame_v1_frame");
 static R_CUeglFrame_v1: ClassCache = ClassCache::new(MODULE, "CUeglFrame_v1");
 
-unsafe extern "C" fn cuGetErrorString(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+
+unsafe extern "C" fn cuGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetErrorString";
-        let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuGetErrorString(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGetErrorString(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -574,21 +339,16 @@ unsafe extern "C" fn cuGetErrorString(
     })
 }
 
-unsafe extern "C" fn cuGetErrorName(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetErrorName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetErrorName";
-        let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuGetErrorName(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGetErrorName(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -597,19 +357,14 @@ unsafe extern "C" fn cuGetErrorName(
     })
 }
 
-unsafe extern "C" fn cuInit(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuInit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuInit";
-        let a = unsafe { entry::args(py, F, &["Flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuInit(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuInit(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -618,19 +373,14 @@ unsafe extern "C" fn cuInit(
     })
 }
 
-unsafe extern "C" fn cuDriverGetVersion(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDriverGetVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDriverGetVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDriverGetVersion(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuDriverGetVersion(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -639,21 +389,16 @@ unsafe extern "C" fn cuDriverGetVersion(
     })
 }
 
-unsafe extern "C" fn cuDeviceGet(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGet(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGet";
-        let a = unsafe { entry::args(py, F, &["ordinal"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ordinal", ], 1, args, nargs, kwnames)? };
         let ordinal = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(ordinal, 32, true, &Ctx { func: F, param: "ordinal", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -662,19 +407,14 @@ unsafe extern "C" fn cuDeviceGet(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetCount(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetCount";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetCount(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetCount(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -683,15 +423,10 @@ unsafe extern "C" fn cuDeviceGetCount(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetName(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetName";
-        let a = unsafe { entry::args(py, F, &["length", "dev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "dev", ], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -700,7 +435,7 @@ unsafe extern "C" fn cuDeviceGetName(
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -709,21 +444,16 @@ unsafe extern "C" fn cuDeviceGetName(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetUuid(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetUuid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetUuid";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -732,21 +462,16 @@ unsafe extern "C" fn cuDeviceGetUuid(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetUuid_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetUuid_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetUuid_v2";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -755,15 +480,10 @@ unsafe extern "C" fn cuDeviceGetUuid_v2(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetLuid(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetLuid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetLuid";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let n0: usize = 8;
@@ -772,8 +492,7 @@ unsafe extern "C" fn cuDeviceGetLuid(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -782,21 +501,16 @@ unsafe extern "C" fn cuDeviceGetLuid(
     })
 }
 
-unsafe extern "C" fn cuDeviceTotalMem(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceTotalMem(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceTotalMem";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -805,15 +519,10 @@ unsafe extern "C" fn cuDeviceTotalMem(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetTexture1DLinearMaxWidth";
-        let a = unsafe { entry::args(py, F, &["pformat", "numChannels", "dev"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pformat", "numChannels", "dev", ], 3, args, nargs, kwnames)? };
         let pformat = unsafe { entry::arg(py, &a[0]) };
         let numChannels = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -823,11 +532,7 @@ unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -836,15 +541,10 @@ unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "dev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "dev", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -852,7 +552,7 @@ unsafe extern "C" fn cuDeviceGetAttribute(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -861,30 +561,19 @@ unsafe extern "C" fn cuDeviceGetAttribute(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetNvSciSyncAttributes";
-        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "dev", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "dev", "flags", ], 3, args, nargs, kwnames)? };
         let nvSciSyncAttrList = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(
-            nvSciSyncAttrList,
-            true,
-            &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" },
-        )?;
+        let h0 = conv::Held::addr_of(nvSciSyncAttrList, true, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(flags, 32, true, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -893,21 +582,16 @@ unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
     })
 }
 
-unsafe extern "C" fn cuDeviceSetMemPool(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceSetMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", "pool"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "pool", ], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let pool = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceSetMemPool(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceSetMemPool(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -916,21 +600,16 @@ unsafe extern "C" fn cuDeviceSetMemPool(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetMemPool(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetMemPool";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -939,21 +618,16 @@ unsafe extern "C" fn cuDeviceGetMemPool(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetDefaultMemPool(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetDefaultMemPool";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -962,15 +636,10 @@ unsafe extern "C" fn cuDeviceGetDefaultMemPool(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetExecAffinitySupport(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetExecAffinitySupport";
-        let a = unsafe { entry::args(py, F, &["typename", "dev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["typename", "dev", ], 2, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
@@ -978,9 +647,7 @@ unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -989,21 +656,16 @@ unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
     })
 }
 
-unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFlushGPUDirectRDMAWrites";
-        let a = unsafe { entry::args(py, F, &["target", "scope"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["target", "scope", ], 2, args, nargs, kwnames)? };
         let target = unsafe { entry::arg(py, &a[0]) };
         let scope = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
         let a1: u64 = conv::int(scope, 32, false, &Ctx { func: F, param: "scope", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1012,21 +674,16 @@ unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetProperties(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetProperties";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<7>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1035,15 +692,10 @@ unsafe extern "C" fn cuDeviceGetProperties(
     })
 }
 
-unsafe extern "C" fn cuDeviceComputeCapability(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceComputeCapability(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceComputeCapability";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -1051,9 +703,7 @@ unsafe extern "C" fn cuDeviceComputeCapability(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1062,21 +712,16 @@ unsafe extern "C" fn cuDeviceComputeCapability(
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxRetain(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxRetain";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1085,19 +730,14 @@ unsafe extern "C" fn cuDevicePrimaryCtxRetain(
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxRelease(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxRelease";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRelease_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRelease_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1106,21 +746,16 @@ unsafe extern "C" fn cuDevicePrimaryCtxRelease(
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxSetFlags";
-        let a = unsafe { entry::args(py, F, &["dev", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "flags", ], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxSetFlags_v2(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxSetFlags_v2(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1129,15 +764,10 @@ unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxGetState(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxGetState(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxGetState";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1145,9 +775,7 @@ unsafe extern "C" fn cuDevicePrimaryCtxGetState(
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDevicePrimaryCtxGetState(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxGetState(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1156,19 +784,14 @@ unsafe extern "C" fn cuDevicePrimaryCtxGetState(
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxReset(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxReset(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxReset";
-        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxReset_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxReset_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1177,15 +800,10 @@ unsafe extern "C" fn cuDevicePrimaryCtxReset(
     })
 }
 
-unsafe extern "C" fn cuCtxCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate";
-        let a = unsafe { entry::args(py, F, &["flags", "dev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "dev", ], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -1193,7 +811,7 @@ unsafe extern "C" fn cuCtxCreate(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1202,24 +820,15 @@ unsafe extern "C" fn cuCtxCreate(
     })
 }
 
-unsafe extern "C" fn cuCtxCreate_v3(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate_v3";
-        let a = unsafe { entry::args(py, F, &["paramsArray", "numParams", "flags", "dev"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["paramsArray", "numParams", "flags", "dev", ], 4, args, nargs, kwnames)? };
         let paramsArray = unsafe { entry::arg(py, &a[0]) };
         let numParams = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let dev = unsafe { entry::arg(py, &a[3]) };
-        let arr1 = InArray::records(
-            paramsArray,
-            8,
-            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUexecAffinityParam_v1" },
-        )?;
+        let arr1 = InArray::records(paramsArray, 8, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUexecAffinityParam_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numParams, 32, true, &Ctx { func: F, param: "numParams", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -1228,11 +837,7 @@ unsafe extern "C" fn cuCtxCreate_v3(
         let a0: usize = o0.addr();
         arr1.holds(conv::wide(a2, 32, true), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1241,34 +846,21 @@ unsafe extern "C" fn cuCtxCreate_v3(
     })
 }
 
-unsafe extern "C" fn cuCtxCreate_v4(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate_v4";
-        let a = unsafe { entry::args(py, F, &["ctxCreateParams", "flags", "dev"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctxCreateParams", "flags", "dev", ], 3, args, nargs, kwnames)? };
         let ctxCreateParams = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(
-            ctxCreateParams,
-            24,
-            true,
-            true,
-            &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" },
-        )?;
+        let h1 = conv::Held::record(ctxCreateParams, 24, true, true, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1277,19 +869,14 @@ unsafe extern "C" fn cuCtxCreate_v4(
     })
 }
 
-unsafe extern "C" fn cuCtxDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDestroy";
-        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxDestroy_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxDestroy_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1298,19 +885,14 @@ unsafe extern "C" fn cuCtxDestroy(
     })
 }
 
-unsafe extern "C" fn cuCtxPushCurrent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxPushCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxPushCurrent";
-        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxPushCurrent_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxPushCurrent_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1319,19 +901,14 @@ unsafe extern "C" fn cuCtxPushCurrent(
     })
 }
 
-unsafe extern "C" fn cuCtxPopCurrent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxPopCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxPopCurrent";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxPopCurrent_v2(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxPopCurrent_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1340,19 +917,14 @@ unsafe extern "C" fn cuCtxPopCurrent(
     })
 }
 
-unsafe extern "C" fn cuCtxSetCurrent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetCurrent";
-        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetCurrent(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetCurrent(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1361,19 +933,14 @@ unsafe extern "C" fn cuCtxSetCurrent(
     })
 }
 
-unsafe extern "C" fn cuCtxGetCurrent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetCurrent";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetCurrent(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetCurrent(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1382,19 +949,14 @@ unsafe extern "C" fn cuCtxGetCurrent(
     })
 }
 
-unsafe extern "C" fn cuCtxGetDevice(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetDevice";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevice(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevice(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1403,19 +965,14 @@ unsafe extern "C" fn cuCtxGetDevice(
     })
 }
 
-unsafe extern "C" fn cuCtxGetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetFlags";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetFlags(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetFlags(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1424,19 +981,14 @@ unsafe extern "C" fn cuCtxGetFlags(
     })
 }
 
-unsafe extern "C" fn cuCtxSetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetFlags";
-        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetFlags(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetFlags(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1445,21 +997,16 @@ unsafe extern "C" fn cuCtxSetFlags(
     })
 }
 
-unsafe extern "C" fn cuCtxGetId(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetId";
-        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetId(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1468,12 +1015,7 @@ unsafe extern "C" fn cuCtxGetId(
     })
 }
 
-unsafe extern "C" fn cuCtxSynchronize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSynchronize";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1487,21 +1029,16 @@ unsafe extern "C" fn cuCtxSynchronize(
     })
 }
 
-unsafe extern "C" fn cuCtxSetLimit(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", "value", ], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1510,21 +1047,16 @@ unsafe extern "C" fn cuCtxSetLimit(
     })
 }
 
-unsafe extern "C" fn cuCtxGetLimit(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetLimit";
-        let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", ], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1533,19 +1065,14 @@ unsafe extern "C" fn cuCtxGetLimit(
     })
 }
 
-unsafe extern "C" fn cuCtxGetCacheConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetCacheConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetCacheConfig(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetCacheConfig(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1554,19 +1081,14 @@ unsafe extern "C" fn cuCtxGetCacheConfig(
     })
 }
 
-unsafe extern "C" fn cuCtxSetCacheConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetCacheConfig(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetCacheConfig(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1575,21 +1097,16 @@ unsafe extern "C" fn cuCtxSetCacheConfig(
     })
 }
 
-unsafe extern "C" fn cuCtxGetApiVersion(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetApiVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetApiVersion";
-        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetApiVersion(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetApiVersion(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1598,12 +1115,7 @@ unsafe extern "C" fn cuCtxGetApiVersion(
     })
 }
 
-unsafe extern "C" fn cuCtxGetStreamPriorityRange(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetStreamPriorityRange";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1612,7 +1124,7 @@ unsafe extern "C" fn cuCtxGetStreamPriorityRange(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1621,12 +1133,7 @@ unsafe extern "C" fn cuCtxGetStreamPriorityRange(
     })
 }
 
-unsafe extern "C" fn cuCtxResetPersistingL2Cache(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxResetPersistingL2Cache";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1640,21 +1147,16 @@ unsafe extern "C" fn cuCtxResetPersistingL2Cache(
     })
 }
 
-unsafe extern "C" fn cuCtxGetExecAffinity(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetExecAffinity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetExecAffinity";
-        let a = unsafe { entry::args(py, F, &["typename"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["typename", ], 1, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1663,21 +1165,16 @@ unsafe extern "C" fn cuCtxGetExecAffinity(
     })
 }
 
-unsafe extern "C" fn cuCtxRecordEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxRecordEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxRecordEvent(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxRecordEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1686,21 +1183,16 @@ unsafe extern "C" fn cuCtxRecordEvent(
     })
 }
 
-unsafe extern "C" fn cuCtxWaitEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxWaitEvent(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxWaitEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1709,21 +1201,16 @@ unsafe extern "C" fn cuCtxWaitEvent(
     })
 }
 
-unsafe extern "C" fn cuCtxAttach(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxAttach(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxAttach";
-        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1732,19 +1219,14 @@ unsafe extern "C" fn cuCtxAttach(
     })
 }
 
-unsafe extern "C" fn cuCtxDetach(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxDetach(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDetach";
-        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxDetach(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxDetach(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1753,19 +1235,14 @@ unsafe extern "C" fn cuCtxDetach(
     })
 }
 
-unsafe extern "C" fn cuCtxGetSharedMemConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetSharedMemConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetSharedMemConfig(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetSharedMemConfig(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1774,19 +1251,14 @@ unsafe extern "C" fn cuCtxGetSharedMemConfig(
     })
 }
 
-unsafe extern "C" fn cuCtxSetSharedMemConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetSharedMemConfig(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetSharedMemConfig(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1795,21 +1267,16 @@ unsafe extern "C" fn cuCtxSetSharedMemConfig(
     })
 }
 
-unsafe extern "C" fn cuModuleLoad(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoad";
-        let a = unsafe { entry::args(py, F, &["fname"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fname", ], 1, args, nargs, kwnames)? };
         let fname = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(fname, false, &Ctx { func: F, param: "fname", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1818,22 +1285,17 @@ unsafe extern "C" fn cuModuleLoad(
     })
 }
 
-unsafe extern "C" fn cuModuleLoadData(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadData";
-        let a = unsafe { entry::args(py, F, &["image"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", ], 1, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1842,15 +1304,10 @@ unsafe extern "C" fn cuModuleLoadData(
     })
 }
 
-unsafe extern "C" fn cuModuleLoadDataEx(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadDataEx";
-        let a = unsafe { entry::args(py, F, &["image", "numOptions", "options", "optionValues"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "numOptions", "options", "optionValues", ], 4, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -1858,36 +1315,16 @@ unsafe extern "C" fn cuModuleLoadDataEx(
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr3 =
-            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
-            })?;
+        let arr3 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a3: usize = arr3.addr();
-        let arr4 = InArray::scalars(
-            optionValues,
-            8,
-            &Ctx { func: F, param: "optionValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr4 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a4: usize = arr4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr3.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr4.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuModuleLoadDataEx(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1896,22 +1333,17 @@ unsafe extern "C" fn cuModuleLoadDataEx(
     })
 }
 
-unsafe extern "C" fn cuModuleLoadFatBinary(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadFatBinary";
-        let a = unsafe { entry::args(py, F, &["fatCubin"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fatCubin", ], 1, args, nargs, kwnames)? };
         let fatCubin = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(fatCubin, false, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1920,19 +1352,14 @@ unsafe extern "C" fn cuModuleLoadFatBinary(
     })
 }
 
-unsafe extern "C" fn cuModuleUnload(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleUnload";
-        let a = unsafe { entry::args(py, F, &["hmod"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", ], 1, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleUnload(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleUnload(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1941,19 +1368,14 @@ unsafe extern "C" fn cuModuleUnload(
     })
 }
 
-unsafe extern "C" fn cuModuleGetLoadingMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetLoadingMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetLoadingMode";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetLoadingMode(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetLoadingMode(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1962,15 +1384,10 @@ unsafe extern "C" fn cuModuleGetLoadingMode(
     })
 }
 
-unsafe extern "C" fn cuModuleGetFunction(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetFunction";
-        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1978,9 +1395,7 @@ unsafe extern "C" fn cuModuleGetFunction(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1989,21 +1404,16 @@ unsafe extern "C" fn cuModuleGetFunction(
     })
 }
 
-unsafe extern "C" fn cuModuleGetFunctionCount(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetFunctionCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetFunctionCount";
-        let a = unsafe { entry::args(py, F, &["mod"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mod", ], 1, args, nargs, kwnames)? };
         let r#mod = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUmodule, r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2012,15 +1422,10 @@ unsafe extern "C" fn cuModuleGetFunctionCount(
     })
 }
 
-unsafe extern "C" fn cuModuleEnumerateFunctions(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleEnumerateFunctions";
-        let a = unsafe { entry::args(py, F, &["numFunctions", "mod"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numFunctions", "mod", ], 2, args, nargs, kwnames)? };
         let numFunctions = unsafe { entry::arg(py, &a[0]) };
         let r#mod = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
@@ -2029,32 +1434,19 @@ unsafe extern "C" fn cuModuleEnumerateFunctions(
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUfunction.wrap(py, conv::elem(&o0, k, 8))?))?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUfunction.wrap(py, conv::elem(&o0, k, 8))?))?])
     })
 }
 
-unsafe extern "C" fn cuModuleGetGlobal(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetGlobal";
-        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -2064,11 +1456,7 @@ unsafe extern "C" fn cuModuleGetGlobal(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2077,43 +1465,24 @@ unsafe extern "C" fn cuModuleGetGlobal(
     })
 }
 
-unsafe extern "C" fn cuLinkCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkCreate";
-        let a = unsafe { entry::args(py, F, &["numOptions", "options", "optionValues"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOptions", "options", "optionValues", ], 3, args, nargs, kwnames)? };
         let numOptions = unsafe { entry::arg(py, &a[0]) };
         let options = unsafe { entry::arg(py, &a[1]) };
         let optionValues = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr1 =
-            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
-            })?;
+        let arr1 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(
-            optionValues,
-            8,
-            &Ctx { func: F, param: "optionValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr2 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a2: usize = arr2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr2.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2122,25 +1491,10 @@ unsafe extern "C" fn cuLinkCreate(
     })
 }
 
-unsafe extern "C" fn cuLinkAddData(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkAddData";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["state", "typename", "data", "size", "name", "numOptions", "options", "optionValues"],
-                8,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["state", "typename", "data", "size", "name", "numOptions", "options", "optionValues", ], 8, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let data = unsafe { entry::arg(py, &a[2]) };
@@ -2156,37 +1510,14 @@ unsafe extern "C" fn cuLinkAddData(
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let a5: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr6 =
-            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
-            })?;
+        let arr6 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a6: usize = arr6.addr();
-        let arr7 = InArray::scalars(
-            optionValues,
-            8,
-            &Ctx { func: F, param: "optionValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr7 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a7: usize = arr7.addr();
         arr6.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr7.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLinkAddData_v2(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5),
-                    conv::bits(a6 as u64),
-                    conv::bits(a7 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLinkAddData_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), conv::bits(a6 as u64), conv::bits(a7 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2195,17 +1526,10 @@ unsafe extern "C" fn cuLinkAddData(
     })
 }
 
-unsafe extern "C" fn cuLinkAddFile(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkAddFile";
-        let a = unsafe {
-            entry::args(py, F, &["state", "typename", "path", "numOptions", "options", "optionValues"], 6, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["state", "typename", "path", "numOptions", "options", "optionValues", ], 6, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let path = unsafe { entry::arg(py, &a[2]) };
@@ -2216,35 +1540,14 @@ unsafe extern "C" fn cuLinkAddFile(
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
         let (a2, _k2) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a3: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr4 =
-            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
-            })?;
+        let arr4 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(
-            optionValues,
-            8,
-            &Ctx { func: F, param: "optionValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr5 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a5: usize = arr5.addr();
         arr4.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr5.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLinkAddFile_v2(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLinkAddFile_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2253,15 +1556,10 @@ unsafe extern "C" fn cuLinkAddFile(
     })
 }
 
-unsafe extern "C" fn cuLinkComplete(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkComplete";
-        let a = unsafe { entry::args(py, F, &["state"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state", ], 1, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
         let mut o1 = Out::<1>::new();
@@ -2269,7 +1567,7 @@ unsafe extern "C" fn cuLinkComplete(
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkComplete(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuLinkComplete(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2278,19 +1576,14 @@ unsafe extern "C" fn cuLinkComplete(
     })
 }
 
-unsafe extern "C" fn cuLinkDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkDestroy";
-        let a = unsafe { entry::args(py, F, &["state"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state", ], 1, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuLinkDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2299,15 +1592,10 @@ unsafe extern "C" fn cuLinkDestroy(
     })
 }
 
-unsafe extern "C" fn cuModuleGetTexRef(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetTexRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetTexRef";
-        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -2315,8 +1603,7 @@ unsafe extern "C" fn cuModuleGetTexRef(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2325,15 +1612,10 @@ unsafe extern "C" fn cuModuleGetTexRef(
     })
 }
 
-unsafe extern "C" fn cuModuleGetSurfRef(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetSurfRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetSurfRef";
-        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -2341,8 +1623,7 @@ unsafe extern "C" fn cuModuleGetSurfRef(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2351,33 +1632,10 @@ unsafe extern "C" fn cuModuleGetSurfRef(
     })
 }
 
-unsafe extern "C" fn cuLibraryLoadData(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryLoadData";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "code",
-                    "jitOptions",
-                    "jitOptionsValues",
-                    "numJitOptions",
-                    "libraryOptions",
-                    "libraryOptionValues",
-                    "numLibraryOptions",
-                ],
-                7,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["code", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
         let code = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -2387,38 +1645,14 @@ unsafe extern "C" fn cuLibraryLoadData(
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
         let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let arr2 = InArray::scalars(
-            jitOptions,
-            4,
-            &Ctx { func: F, param: "jitOptions", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }),
-        )?;
+        let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::scalars(
-            jitOptionsValues,
-            8,
-            &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
-        let arr5 = InArray::scalars(
-            libraryOptions,
-            4,
-            &Ctx { func: F, param: "libraryOptions", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }),
-        )?;
+        let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(
-            libraryOptionValues,
-            8,
-            &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -2428,20 +1662,7 @@ unsafe extern "C" fn cuLibraryLoadData(
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
         arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLibraryLoadData(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6 as u64),
-                    conv::bits(a7),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2450,33 +1671,10 @@ unsafe extern "C" fn cuLibraryLoadData(
     })
 }
 
-unsafe extern "C" fn cuLibraryLoadFromFile(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryLoadFromFile";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "fileName",
-                    "jitOptions",
-                    "jitOptionsValues",
-                    "numJitOptions",
-                    "libraryOptions",
-                    "libraryOptionValues",
-                    "numLibraryOptions",
-                ],
-                7,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["fileName", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
         let fileName = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -2485,38 +1683,14 @@ unsafe extern "C" fn cuLibraryLoadFromFile(
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
         let (a1, _k1) = conv::cstr(fileName, false, &Ctx { func: F, param: "fileName", expected: "bytes" })?;
-        let arr2 = InArray::scalars(
-            jitOptions,
-            4,
-            &Ctx { func: F, param: "jitOptions", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }),
-        )?;
+        let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::scalars(
-            jitOptionsValues,
-            8,
-            &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
-        let arr5 = InArray::scalars(
-            libraryOptions,
-            4,
-            &Ctx { func: F, param: "libraryOptions", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }),
-        )?;
+        let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(
-            libraryOptionValues,
-            8,
-            &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64)
-            },
-        )?;
+        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -2526,20 +1700,7 @@ unsafe extern "C" fn cuLibraryLoadFromFile(
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
         arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLibraryLoadFromFile(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6 as u64),
-                    conv::bits(a7),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2548,19 +1709,14 @@ unsafe extern "C" fn cuLibraryLoadFromFile(
     })
 }
 
-unsafe extern "C" fn cuLibraryUnload(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryUnload";
-        let a = unsafe { entry::args(py, F, &["library"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryUnload(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryUnload(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2569,15 +1725,10 @@ unsafe extern "C" fn cuLibraryUnload(
     })
 }
 
-unsafe extern "C" fn cuLibraryGetKernel(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetKernel";
-        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -2585,8 +1736,7 @@ unsafe extern "C" fn cuLibraryGetKernel(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2595,21 +1745,16 @@ unsafe extern "C" fn cuLibraryGetKernel(
     })
 }
 
-unsafe extern "C" fn cuLibraryGetKernelCount(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetKernelCount";
-        let a = unsafe { entry::args(py, F, &["lib"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["lib", ], 1, args, nargs, kwnames)? };
         let lib = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUlibrary, lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2618,15 +1763,10 @@ unsafe extern "C" fn cuLibraryGetKernelCount(
     })
 }
 
-unsafe extern "C" fn cuLibraryEnumerateKernels(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryEnumerateKernels";
-        let a = unsafe { entry::args(py, F, &["numKernels", "lib"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numKernels", "lib", ], 2, args, nargs, kwnames)? };
         let numKernels = unsafe { entry::arg(py, &a[0]) };
         let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
@@ -2635,37 +1775,25 @@ unsafe extern "C" fn cuLibraryEnumerateKernels(
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUkernel.wrap(py, conv::elem(&o0, k, 8))?))?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUkernel.wrap(py, conv::elem(&o0, k, 8))?))?])
     })
 }
 
-unsafe extern "C" fn cuLibraryGetModule(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetModule(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetModule";
-        let a = unsafe { entry::args(py, F, &["library"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2674,21 +1802,16 @@ unsafe extern "C" fn cuLibraryGetModule(
     })
 }
 
-unsafe extern "C" fn cuKernelGetFunction(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetFunction";
-        let a = unsafe { entry::args(py, F, &["kernel"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", ], 1, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2697,21 +1820,16 @@ unsafe extern "C" fn cuKernelGetFunction(
     })
 }
 
-unsafe extern "C" fn cuKernelGetLibrary(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetLibrary(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetLibrary";
-        let a = unsafe { entry::args(py, F, &["kernel"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", ], 1, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2720,15 +1838,10 @@ unsafe extern "C" fn cuKernelGetLibrary(
     })
 }
 
-unsafe extern "C" fn cuLibraryGetGlobal(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetGlobal";
-        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -2738,11 +1851,7 @@ unsafe extern "C" fn cuLibraryGetGlobal(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2751,15 +1860,10 @@ unsafe extern "C" fn cuLibraryGetGlobal(
     })
 }
 
-unsafe extern "C" fn cuLibraryGetManaged(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetManaged";
-        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -2769,11 +1873,7 @@ unsafe extern "C" fn cuLibraryGetManaged(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2782,15 +1882,10 @@ unsafe extern "C" fn cuLibraryGetManaged(
     })
 }
 
-unsafe extern "C" fn cuLibraryGetUnifiedFunction(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetUnifiedFunction";
-        let a = unsafe { entry::args(py, F, &["library", "symbol"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "symbol", ], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -2798,9 +1893,7 @@ unsafe extern "C" fn cuLibraryGetUnifiedFunction(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2809,15 +1902,10 @@ unsafe extern "C" fn cuLibraryGetUnifiedFunction(
     })
 }
 
-unsafe extern "C" fn cuKernelGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "kernel", "dev"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "kernel", "dev", ], 3, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let kernel = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -2827,9 +1915,7 @@ unsafe extern "C" fn cuKernelGetAttribute(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2838,15 +1924,10 @@ unsafe extern "C" fn cuKernelGetAttribute(
     })
 }
 
-unsafe extern "C" fn cuKernelSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelSetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "val", "kernel", "dev"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "val", "kernel", "dev", ], 4, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let val = unsafe { entry::arg(py, &a[1]) };
         let kernel = unsafe { entry::arg(py, &a[2]) };
@@ -2856,9 +1937,7 @@ unsafe extern "C" fn cuKernelSetAttribute(
         let a2: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuKernelSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuKernelSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2867,15 +1946,10 @@ unsafe extern "C" fn cuKernelSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuKernelSetCacheConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["kernel", "config", "dev"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "config", "dev", ], 3, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -2883,7 +1957,7 @@ unsafe extern "C" fn cuKernelSetCacheConfig(
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2892,21 +1966,16 @@ unsafe extern "C" fn cuKernelSetCacheConfig(
     })
 }
 
-unsafe extern "C" fn cuKernelGetName(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetName";
-        let a = unsafe { entry::args(py, F, &["hfunc"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUkernel or int" })?;
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2915,15 +1984,10 @@ unsafe extern "C" fn cuKernelGetName(
     })
 }
 
-unsafe extern "C" fn cuKernelGetParamInfo(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["kernel", "paramIndex"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "paramIndex", ], 2, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
@@ -2933,11 +1997,7 @@ unsafe extern "C" fn cuKernelGetParamInfo(
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuKernelGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2946,12 +2006,7 @@ unsafe extern "C" fn cuKernelGetParamInfo(
     })
 }
 
-unsafe extern "C" fn cuMemGetInfo(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetInfo";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -2960,7 +2015,7 @@ unsafe extern "C" fn cuMemGetInfo(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetInfo_v2(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetInfo_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2969,21 +2024,16 @@ unsafe extern "C" fn cuMemGetInfo(
     })
 }
 
-unsafe extern "C" fn cuMemAlloc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAlloc";
-        let a = unsafe { entry::args(py, F, &["bytesize"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", ], 1, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2992,15 +2042,10 @@ unsafe extern "C" fn cuMemAlloc(
     })
 }
 
-unsafe extern "C" fn cuMemAllocPitch(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocPitch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocPitch";
-        let a = unsafe { entry::args(py, F, &["WidthInBytes", "Height", "ElementSizeBytes"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["WidthInBytes", "Height", "ElementSizeBytes", ], 3, args, nargs, kwnames)? };
         let WidthInBytes = unsafe { entry::arg(py, &a[0]) };
         let Height = unsafe { entry::arg(py, &a[1]) };
         let ElementSizeBytes = unsafe { entry::arg(py, &a[2]) };
@@ -3012,17 +2057,7 @@ unsafe extern "C" fn cuMemAllocPitch(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemAllocPitch_v2(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocPitch_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -3031,19 +2066,14 @@ unsafe extern "C" fn cuMemAllocPitch(
     })
 }
 
-unsafe extern "C" fn cuMemFree(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFree";
-        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemFree_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemFree_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3052,15 +2082,10 @@ unsafe extern "C" fn cuMemFree(
     })
 }
 
-unsafe extern "C" fn cuMemGetAddressRange(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAddressRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAddressRange";
-        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
@@ -3068,9 +2093,7 @@ unsafe extern "C" fn cuMemGetAddressRange(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -3079,21 +2102,16 @@ unsafe extern "C" fn cuMemGetAddressRange(
     })
 }
 
-unsafe extern "C" fn cuMemAllocHost(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocHost";
-        let a = unsafe { entry::args(py, F, &["bytesize"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", ], 1, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3102,20 +2120,15 @@ unsafe extern "C" fn cuMemAllocHost(
     })
 }
 
-unsafe extern "C" fn cuMemFreeHost(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFreeHost";
-        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3124,15 +2137,10 @@ unsafe extern "C" fn cuMemFreeHost(
     })
 }
 
-unsafe extern "C" fn cuMemHostAlloc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostAlloc";
-        let a = unsafe { entry::args(py, F, &["bytesize", "Flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "Flags", ], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -3140,7 +2148,7 @@ unsafe extern "C" fn cuMemHostAlloc(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3149,15 +2157,10 @@ unsafe extern "C" fn cuMemHostAlloc(
     })
 }
 
-unsafe extern "C" fn cuMemHostGetDevicePointer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostGetDevicePointer";
-        let a = unsafe { entry::args(py, F, &["p", "Flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "Flags", ], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
@@ -3166,9 +2169,7 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3177,22 +2178,17 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(
     })
 }
 
-unsafe extern "C" fn cuMemHostGetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostGetFlags";
-        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3201,15 +2197,10 @@ unsafe extern "C" fn cuMemHostGetFlags(
     })
 }
 
-unsafe extern "C" fn cuMemAllocManaged(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocManaged";
-        let a = unsafe { entry::args(py, F, &["bytesize", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "flags", ], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -3217,7 +2208,7 @@ unsafe extern "C" fn cuMemAllocManaged(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3226,39 +2217,20 @@ unsafe extern "C" fn cuMemAllocManaged(
     })
 }
 
-unsafe extern "C" fn cuDeviceRegisterAsyncNotification(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceRegisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData", ], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callbackFunc = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::python(
-            callbackFunc,
-            ud1,
-            &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" },
-            crate::callbacks::async_notification_trampoline as *const (),
-        )?;
+        let (a1, a2, cb1) = crate::callbacks::python(callbackFunc, ud1, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" }, crate::callbacks::async_notification_trampoline as *const ())?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuDeviceRegisterAsyncNotification(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceRegisterAsyncNotification(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3268,26 +2240,17 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(
     })
 }
 
-unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceUnregisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callback"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callback", ], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
-        let a1: u64 = conv::handle(
-            &CUasyncCallbackHandle,
-            callback,
-            &Ctx { func: F, param: "callback", expected: "CUasyncCallbackHandle or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUasyncCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUasyncCallbackHandle or int" })?;
 
         let released: Option<u64> = Some(a1);
-        let r = unsafe { conv::nogil(move || sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3299,21 +2262,16 @@ unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetByPCIBusId(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetByPCIBusId";
-        let a = unsafe { entry::args(py, F, &["pciBusId"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pciBusId", ], 1, args, nargs, kwnames)? };
         let pciBusId = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(pciBusId, false, &Ctx { func: F, param: "pciBusId", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3322,15 +2280,10 @@ unsafe extern "C" fn cuDeviceGetByPCIBusId(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetPCIBusId(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetPCIBusId";
-        let a = unsafe { entry::args(py, F, &["length", "dev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "dev", ], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -3339,7 +2292,7 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3348,21 +2301,16 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(
     })
 }
 
-unsafe extern "C" fn cuIpcGetEventHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcGetEventHandle";
-        let a = unsafe { entry::args(py, F, &["event"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3371,23 +2319,17 @@ unsafe extern "C" fn cuIpcGetEventHandle(
     })
 }
 
-unsafe extern "C" fn cuIpcOpenEventHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcOpenEventHandle";
-        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3396,21 +2338,16 @@ unsafe extern "C" fn cuIpcOpenEventHandle(
     })
 }
 
-unsafe extern "C" fn cuIpcGetMemHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcGetMemHandle";
-        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3419,15 +2356,10 @@ unsafe extern "C" fn cuIpcGetMemHandle(
     })
 }
 
-unsafe extern "C" fn cuIpcOpenMemHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcOpenMemHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "Flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "Flags", ], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
@@ -3436,7 +2368,7 @@ unsafe extern "C" fn cuIpcOpenMemHandle(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3445,19 +2377,14 @@ unsafe extern "C" fn cuIpcOpenMemHandle(
     })
 }
 
-unsafe extern "C" fn cuIpcCloseMemHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcCloseMemHandle";
-        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcCloseMemHandle(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcCloseMemHandle(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3466,15 +2393,10 @@ unsafe extern "C" fn cuIpcCloseMemHandle(
     })
 }
 
-unsafe extern "C" fn cuMemHostRegister(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostRegister";
-        let a = unsafe { entry::args(py, F, &["p", "bytesize", "Flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "bytesize", "Flags", ], 3, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let bytesize = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -3484,7 +2406,7 @@ unsafe extern "C" fn cuMemHostRegister(
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         h0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "p", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3493,20 +2415,15 @@ unsafe extern "C" fn cuMemHostRegister(
     })
 }
 
-unsafe extern "C" fn cuMemHostUnregister(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostUnregister";
-        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3515,15 +2432,10 @@ unsafe extern "C" fn cuMemHostUnregister(
     })
 }
 
-unsafe extern "C" fn cuMemcpy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -3531,7 +2443,7 @@ unsafe extern "C" fn cuMemcpy(
         let a1: u64 = conv::handle(&CUdeviceptr, src, &Ctx { func: F, param: "src", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3540,33 +2452,22 @@ unsafe extern "C" fn cuMemcpy(
     })
 }
 
-unsafe extern "C" fn cuMemcpyPeer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyPeer";
-        let a = unsafe {
-            entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstContext = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
         let srcContext = unsafe { entry::arg(py, &a[3]) };
         let ByteCount = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUcontext, dstContext, &Ctx { func: F, param: "dstContext", expected: "CUcontext or int" })?;
-        let a2: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a2: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::handle(&CUcontext, srcContext, &Ctx { func: F, param: "srcContext", expected: "CUcontext or int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemcpyPeer(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyPeer(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3575,26 +2476,20 @@ unsafe extern "C" fn cuMemcpyPeer(
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoD(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3603,31 +2498,20 @@ unsafe extern "C" fn cuMemcpyHtoD(
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoH(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoH";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::buffer(
-            dstHost,
-            true,
-            true,
-            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
-        )?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3636,25 +2520,18 @@ unsafe extern "C" fn cuMemcpyDtoH(
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoD(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3663,27 +2540,20 @@ unsafe extern "C" fn cuMemcpyDtoD(
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoA(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcDevice", "ByteCount"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcDevice", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let a2: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a2: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemcpyDtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3692,27 +2562,20 @@ unsafe extern "C" fn cuMemcpyDtoA(
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoD(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcArray", "srcOffset", "ByteCount"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcArray", "srcOffset", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemcpyAtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3721,15 +2584,10 @@ unsafe extern "C" fn cuMemcpyAtoD(
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoA(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcHost = unsafe { entry::arg(py, &a[2]) };
@@ -3741,9 +2599,7 @@ unsafe extern "C" fn cuMemcpyHtoA(
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3752,34 +2608,22 @@ unsafe extern "C" fn cuMemcpyHtoA(
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoH(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoH";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", ], 4, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::buffer(
-            dstHost,
-            true,
-            true,
-            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
-        )?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3788,17 +2632,10 @@ unsafe extern "C" fn cuMemcpyAtoH(
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoA(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoA";
-        let a = unsafe {
-            entry::args(py, F, &["dstArray", "dstOffset", "srcArray", "srcOffset", "ByteCount"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcArray", "srcOffset", "ByteCount", ], 5, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcArray = unsafe { entry::arg(py, &a[2]) };
@@ -3810,11 +2647,7 @@ unsafe extern "C" fn cuMemcpyAtoA(
         let a3: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemcpyAtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3823,20 +2656,15 @@ unsafe extern "C" fn cuMemcpyAtoA(
     })
 }
 
-unsafe extern "C" fn cuMemcpy2D(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2D";
-        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3845,20 +2673,15 @@ unsafe extern "C" fn cuMemcpy2D(
     })
 }
 
-unsafe extern "C" fn cuMemcpy2DUnaligned(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2DUnaligned";
-        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3867,20 +2690,15 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(
     })
 }
 
-unsafe extern "C" fn cuMemcpy3D(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3D";
-        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3889,21 +2707,15 @@ unsafe extern "C" fn cuMemcpy3D(
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DPeer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DPeer";
-        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3912,15 +2724,10 @@ unsafe extern "C" fn cuMemcpy3DPeer(
     })
 }
 
-unsafe extern "C" fn cuMemcpyAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -3930,8 +2737,7 @@ unsafe extern "C" fn cuMemcpyAsync(
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemcpyAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3940,52 +2746,24 @@ unsafe extern "C" fn cuMemcpyAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyPeerAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyPeerAsync";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", "hStream"],
-                6,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstContext = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
         let srcContext = unsafe { entry::arg(py, &a[3]) };
         let ByteCount = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUcontext, dstContext, &Ctx { func: F, param: "dstContext", expected: "CUcontext or int" })?;
-        let a2: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a2: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::handle(&CUcontext, srcContext, &Ctx { func: F, param: "srcContext", expected: "CUcontext or int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemcpyPeerAsync(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyPeerAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3994,30 +2772,22 @@ unsafe extern "C" fn cuMemcpyPeerAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoDAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoDAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4026,35 +2796,22 @@ unsafe extern "C" fn cuMemcpyHtoDAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoHAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoHAsync";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::buffer(
-            dstHost,
-            true,
-            true,
-            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
-        )?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4063,29 +2820,20 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoDAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoDAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoDAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: u64 =
-            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemcpyDtoDAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoDAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4094,17 +2842,10 @@ unsafe extern "C" fn cuMemcpyDtoDAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoAAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoAAsync";
-        let a = unsafe {
-            entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", "hStream"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", "hStream", ], 5, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcHost = unsafe { entry::arg(py, &a[2]) };
@@ -4118,11 +2859,7 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4131,28 +2868,16 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoHAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoHAsync";
-        let a = unsafe {
-            entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", "hStream"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", "hStream", ], 5, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let hStream = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::buffer(
-            dstHost,
-            true,
-            true,
-            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
-        )?;
+        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
@@ -4160,11 +2885,7 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4173,22 +2894,17 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpy2DAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2DAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4197,22 +2913,17 @@ unsafe extern "C" fn cuMemcpy2DAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4221,23 +2932,17 @@ unsafe extern "C" fn cuMemcpy3DAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DPeerAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DPeerAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 =
-            conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4246,25 +2951,10 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpyBatchAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyBatchAsync";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "hStream"],
-                8,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "hStream", ], 8, args, nargs, kwnames)? };
         let dsts = unsafe { entry::arg(py, &a[0]) };
         let srcs = unsafe { entry::arg(py, &a[1]) };
         let sizes = unsafe { entry::arg(py, &a[2]) };
@@ -4273,28 +2963,16 @@ unsafe extern "C" fn cuMemcpyBatchAsync(
         let attrsIdxs = unsafe { entry::arg(py, &a[5]) };
         let numAttrs = unsafe { entry::arg(py, &a[6]) };
         let hStream = unsafe { entry::arg(py, &a[7]) };
-        let arr0 = InArray::scalars(dsts, 8, &Ctx { func: F, param: "dsts", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-            conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "dsts", expected: "CUdeviceptr or int" })
-        })?;
+        let arr0 = InArray::scalars(dsts, 8, &Ctx { func: F, param: "dsts", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "dsts", expected: "CUdeviceptr or int" }))?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::scalars(srcs, 8, &Ctx { func: F, param: "srcs", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-            conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "srcs", expected: "CUdeviceptr or int" })
-        })?;
+        let arr1 = InArray::scalars(srcs, 8, &Ctx { func: F, param: "srcs", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "srcs", expected: "CUdeviceptr or int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 =
-            InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::int(it, 64, false, &Ctx { func: F, param: "sizes", expected: "int" })
-            })?;
+        let arr2 = InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "sizes", expected: "int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let arr4 = InArray::records(attrs, 24, &Ctx { func: F, param: "attrs", expected: "sequence of CUmemcpyAttributes_v1" })?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(
-            attrsIdxs,
-            8,
-            &Ctx { func: F, param: "attrsIdxs", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }),
-        )?;
+        let arr5 = InArray::scalars(attrsIdxs, 8, &Ctx { func: F, param: "attrsIdxs", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }))?;
         let a5: usize = arr5.addr();
         let a6: u64 = conv::int(numAttrs, 64, false, &Ctx { func: F, param: "numAttrs", expected: "int" })?;
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -4306,21 +2984,7 @@ unsafe extern "C" fn cuMemcpyBatchAsync(
         arr4.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrs", expected: "" })?;
         arr5.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrsIdxs", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemcpyBatchAsync(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6),
-                    conv::bits(a7 as u64),
-                    conv::bits(a8),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4329,22 +2993,16 @@ unsafe extern "C" fn cuMemcpyBatchAsync(
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DBatchAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DBatchAsync";
-        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "hStream", ], 4, args, nargs, kwnames)? };
         let numOps = unsafe { entry::arg(py, &a[0]) };
         let opList = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::int(numOps, 64, false, &Ctx { func: F, param: "numOps", expected: "int" })?;
-        let arr1 =
-            InArray::records(opList, 112, &Ctx { func: F, param: "opList", expected: "sequence of CUDA_MEMCPY3D_BATCH_OP_v1" })?;
+        let arr1 = InArray::records(opList, 112, &Ctx { func: F, param: "opList", expected: "sequence of CUDA_MEMCPY3D_BATCH_OP_v1" })?;
         let a1: usize = arr1.addr();
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -4352,17 +3010,7 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(
         let a2: usize = o2.addr();
         arr1.holds(conv::wide(a0, 64, false), &Ctx { func: F, param: "opList", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemcpy3DBatchAsync(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4371,24 +3019,18 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(
     })
 }
 
-unsafe extern "C" fn cuMemsetD8(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD8(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD8";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let uc = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4397,24 +3039,18 @@ unsafe extern "C" fn cuMemsetD8(
     })
 }
 
-unsafe extern "C" fn cuMemsetD16(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD16(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD16";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let us = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4423,24 +3059,18 @@ unsafe extern "C" fn cuMemsetD16(
     })
 }
 
-unsafe extern "C" fn cuMemsetD32(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD32";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", ], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let ui = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4449,32 +3079,22 @@ unsafe extern "C" fn cuMemsetD32(
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D8(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D8(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D8";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let uc = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemsetD2D8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4483,32 +3103,22 @@ unsafe extern "C" fn cuMemsetD2D8(
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D16(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D16(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D16";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let us = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemsetD2D16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4517,32 +3127,22 @@ unsafe extern "C" fn cuMemsetD2D16(
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D32(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D32";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", ], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let ui = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemsetD2D32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4551,27 +3151,20 @@ unsafe extern "C" fn cuMemsetD2D32(
     })
 }
 
-unsafe extern "C" fn cuMemsetD8Async(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD8Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD8Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let uc = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemsetD8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4580,27 +3173,20 @@ unsafe extern "C" fn cuMemsetD8Async(
     })
 }
 
-unsafe extern "C" fn cuMemsetD16Async(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD16Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD16Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let us = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemsetD16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4609,27 +3195,20 @@ unsafe extern "C" fn cuMemsetD16Async(
     })
 }
 
-unsafe extern "C" fn cuMemsetD32Async(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD32Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD32Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", "hStream", ], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let ui = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemsetD32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4638,43 +3217,24 @@ unsafe extern "C" fn cuMemsetD32Async(
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D8Async(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D8Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D8Async";
-        let a = unsafe {
-            entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", "hStream"], 6, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let uc = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemsetD2D8Async(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4683,43 +3243,24 @@ unsafe extern "C" fn cuMemsetD2D8Async(
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D16Async(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D16Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D16Async";
-        let a = unsafe {
-            entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", "hStream"], 6, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let us = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemsetD2D16Async(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4728,43 +3269,24 @@ unsafe extern "C" fn cuMemsetD2D16Async(
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D32Async(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D32Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D32Async";
-        let a = unsafe {
-            entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", "hStream"], 6, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let ui = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 =
-            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemsetD2D32Async(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4773,28 +3295,17 @@ unsafe extern "C" fn cuMemsetD2D32Async(
     })
 }
 
-unsafe extern "C" fn cuArrayCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayCreate";
-        let a = unsafe { entry::args(py, F, &["pAllocateArray"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], 1, args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(
-            pAllocateArray,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" },
-        )?;
+        let h1 = conv::Held::record(pAllocateArray, 24, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4803,21 +3314,16 @@ unsafe extern "C" fn cuArrayCreate(
     })
 }
 
-unsafe extern "C" fn cuArrayGetDescriptor(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetDescriptor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetDescriptor";
-        let a = unsafe { entry::args(py, F, &["hArray"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4826,21 +3332,16 @@ unsafe extern "C" fn cuArrayGetDescriptor(
     })
 }
 
-unsafe extern "C" fn cuArrayGetSparseProperties(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["array"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4849,22 +3350,16 @@ unsafe extern "C" fn cuArrayGetSparseProperties(
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["mipmap"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap", ], 1, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 =
-            conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
+        let a1: u64 = conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4873,15 +3368,10 @@ unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(
     })
 }
 
-unsafe extern "C" fn cuArrayGetMemoryRequirements(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["array", "device"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array", "device", ], 2, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUarray, array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
@@ -4889,9 +3379,7 @@ unsafe extern "C" fn cuArrayGetMemoryRequirements(
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4900,26 +3388,18 @@ unsafe extern "C" fn cuArrayGetMemoryRequirements(
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["mipmap", "device"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap", "device", ], 2, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 =
-            conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
+        let a1: u64 = conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4928,15 +3408,10 @@ unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(
     })
 }
 
-unsafe extern "C" fn cuArrayGetPlane(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetPlane";
-        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx", ], 2, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let planeIdx = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
@@ -4944,7 +3419,7 @@ unsafe extern "C" fn cuArrayGetPlane(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4953,19 +3428,14 @@ unsafe extern "C" fn cuArrayGetPlane(
     })
 }
 
-unsafe extern "C" fn cuArrayDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayDestroy";
-        let a = unsafe { entry::args(py, F, &["hArray"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4974,28 +3444,17 @@ unsafe extern "C" fn cuArrayDestroy(
     })
 }
 
-unsafe extern "C" fn cuArray3DCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArray3DCreate";
-        let a = unsafe { entry::args(py, F, &["pAllocateArray"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], 1, args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(
-            pAllocateArray,
-            40,
-            false,
-            false,
-            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" },
-        )?;
+        let h1 = conv::Held::record(pAllocateArray, 40, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5004,21 +3463,16 @@ unsafe extern "C" fn cuArray3DCreate(
     })
 }
 
-unsafe extern "C" fn cuArray3DGetDescriptor(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArray3DGetDescriptor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArray3DGetDescriptor";
-        let a = unsafe { entry::args(py, F, &["hArray"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<5>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5027,32 +3481,19 @@ unsafe extern "C" fn cuArray3DGetDescriptor(
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayCreate";
-        let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels", ], 2, args, nargs, kwnames)? };
         let pMipmappedArrayDesc = unsafe { entry::arg(py, &a[0]) };
         let numMipmapLevels = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(
-            pMipmappedArrayDesc,
-            40,
-            false,
-            false,
-            &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" },
-        )?;
+        let h1 = conv::Held::record(pMipmappedArrayDesc, 40, false, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numMipmapLevels, 32, false, &Ctx { func: F, param: "numMipmapLevels", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5061,28 +3502,18 @@ unsafe extern "C" fn cuMipmappedArrayCreate(
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayGetLevel(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayGetLevel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetLevel";
-        let a = unsafe { entry::args(py, F, &["hMipmappedArray", "level"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hMipmappedArray", "level", ], 2, args, nargs, kwnames)? };
         let hMipmappedArray = unsafe { entry::arg(py, &a[0]) };
         let level = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(
-            &CUmipmappedArray,
-            hMipmappedArray,
-            &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::int(level, 32, false, &Ctx { func: F, param: "level", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5091,23 +3522,14 @@ unsafe extern "C" fn cuMipmappedArrayGetLevel(
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayDestroy";
-        let a = unsafe { entry::args(py, F, &["hMipmappedArray"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hMipmappedArray", ], 1, args, nargs, kwnames)? };
         let hMipmappedArray = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(
-            &CUmipmappedArray,
-            hMipmappedArray,
-            &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5116,15 +3538,10 @@ unsafe extern "C" fn cuMipmappedArrayDestroy(
     })
 }
 
-unsafe extern "C" fn cuMemGetHandleForAddressRange(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetHandleForAddressRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetHandleForAddressRange";
-        let a = unsafe { entry::args(py, F, &["dptr", "size", "handleType", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", "size", "handleType", "flags", ], 4, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let handleType = unsafe { entry::arg(py, &a[2]) };
@@ -5134,59 +3551,30 @@ unsafe extern "C" fn cuMemGetHandleForAddressRange(
         let a3: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a3 as i64;
-        let sz0: usize = match sel0 {
-            1 => 4,
+        let sz0: usize = match sel0 { 1 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemGetHandleForAddressRange(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetHandleForAddressRange(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel0 {
-                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuMemBatchDecompressAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemBatchDecompressAsync";
-        let a = unsafe { entry::args(py, F, &["paramsArray", "count", "flags", "stream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["paramsArray", "count", "flags", "stream", ], 4, args, nargs, kwnames)? };
         let paramsArray = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::records(
-            paramsArray,
-            64,
-            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUmemDecompressParams" },
-        )?;
+        let arr0 = InArray::records(paramsArray, 64, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUmemDecompressParams" })?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -5195,17 +3583,7 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(
         let a3: usize = o3.addr();
         arr0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemBatchDecompressAsync(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5214,15 +3592,10 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(
     })
 }
 
-unsafe extern "C" fn cuMemAddressReserve(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAddressReserve(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAddressReserve";
-        let a = unsafe { entry::args(py, F, &["size", "alignment", "addr", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "alignment", "addr", "flags", ], 4, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let alignment = unsafe { entry::arg(py, &a[1]) };
         let addr = unsafe { entry::arg(py, &a[2]) };
@@ -5234,11 +3607,7 @@ unsafe extern "C" fn cuMemAddressReserve(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5247,21 +3616,16 @@ unsafe extern "C" fn cuMemAddressReserve(
     })
 }
 
-unsafe extern "C" fn cuMemAddressFree(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAddressFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAddressFree";
-        let a = unsafe { entry::args(py, F, &["ptr", "size"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", ], 2, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAddressFree(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAddressFree(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5270,15 +3634,10 @@ unsafe extern "C" fn cuMemAddressFree(
     })
 }
 
-unsafe extern "C" fn cuMemCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemCreate";
-        let a = unsafe { entry::args(py, F, &["size", "prop", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "prop", "flags", ], 3, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let prop = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -5289,9 +3648,7 @@ unsafe extern "C" fn cuMemCreate(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5300,23 +3657,14 @@ unsafe extern "C" fn cuMemCreate(
     })
 }
 
-unsafe extern "C" fn cuMemRelease(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRelease";
-        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            handle,
-            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemRelease(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemRelease(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5325,15 +3673,10 @@ unsafe extern "C" fn cuMemRelease(
     })
 }
 
-unsafe extern "C" fn cuMemMap(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemMap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemMap";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "offset", "handle", "flags"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "offset", "handle", "flags", ], 5, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let offset = unsafe { entry::arg(py, &a[2]) };
@@ -5342,16 +3685,10 @@ unsafe extern "C" fn cuMemMap(
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a3: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            handle,
-            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a3: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemMap(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemMap(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5360,26 +3697,20 @@ unsafe extern "C" fn cuMemMap(
     })
 }
 
-unsafe extern "C" fn cuMemMapArrayAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemMapArrayAsync";
-        let a = unsafe { entry::args(py, F, &["mapInfoList", "count", "hStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mapInfoList", "count", "hStream", ], 3, args, nargs, kwnames)? };
         let mapInfoList = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
-        let arr0 =
-            InArray::records(mapInfoList, 96, &Ctx { func: F, param: "mapInfoList", expected: "sequence of CUarrayMapInfo_v1" })?;
+        let arr0 = InArray::records(mapInfoList, 96, &Ctx { func: F, param: "mapInfoList", expected: "sequence of CUarrayMapInfo_v1" })?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "mapInfoList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5388,21 +3719,16 @@ unsafe extern "C" fn cuMemMapArrayAsync(
     })
 }
 
-unsafe extern "C" fn cuMemUnmap(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemUnmap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemUnmap";
-        let a = unsafe { entry::args(py, F, &["ptr", "size"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", ], 2, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemUnmap(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemUnmap(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5411,15 +3737,10 @@ unsafe extern "C" fn cuMemUnmap(
     })
 }
 
-unsafe extern "C" fn cuMemSetAccess(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemSetAccess";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "desc", "count"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "desc", "count", ], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let desc = unsafe { entry::arg(py, &a[2]) };
@@ -5431,9 +3752,7 @@ unsafe extern "C" fn cuMemSetAccess(
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "desc", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5442,25 +3761,19 @@ unsafe extern "C" fn cuMemSetAccess(
     })
 }
 
-unsafe extern "C" fn cuMemGetAccess(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAccess";
-        let a = unsafe { entry::args(py, F, &["location", "ptr"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["location", "ptr", ], 2, args, nargs, kwnames)? };
         let location = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h1 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5469,70 +3782,36 @@ unsafe extern "C" fn cuMemGetAccess(
     })
 }
 
-unsafe extern "C" fn cuMemExportToShareableHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            handle,
-            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 {
-            1 => 4,
-            2 => 8,
-            4 => 4,
-            8 => 64,
+        let sz0: usize = match sel0 { 1 => 4, 2 => 8, 4 => 4, 8 => 64,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel0 {
-                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
-                    8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuMemImportFromShareableHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType", ], 2, args, nargs, kwnames)? };
         let osHandle = unsafe { entry::arg(py, &a[0]) };
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
@@ -5541,9 +3820,7 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5552,15 +3829,10 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(
     })
 }
 
-unsafe extern "C" fn cuMemGetAllocationGranularity(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAllocationGranularity";
-        let a = unsafe { entry::args(py, F, &["prop", "option"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", "option", ], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
@@ -5569,9 +3841,7 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5580,26 +3850,16 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(
     })
 }
 
-unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAllocationPropertiesFromHandle";
-        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            handle,
-            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5608,22 +3868,17 @@ unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
     })
 }
 
-unsafe extern "C" fn cuMemRetainAllocationHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRetainAllocationHandle";
-        let a = unsafe { entry::args(py, F, &["addr"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["addr", ], 1, args, nargs, kwnames)? };
         let addr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(addr, false, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5632,21 +3887,16 @@ unsafe extern "C" fn cuMemRetainAllocationHandle(
     })
 }
 
-unsafe extern "C" fn cuMemFreeAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFreeAsync";
-        let a = unsafe { entry::args(py, F, &["dptr", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", "hStream", ], 2, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemFreeAsync(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemFreeAsync(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5655,15 +3905,10 @@ unsafe extern "C" fn cuMemFreeAsync(
     })
 }
 
-unsafe extern "C" fn cuMemAllocAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocAsync";
-        let a = unsafe { entry::args(py, F, &["bytesize", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "hStream", ], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -5671,7 +3916,7 @@ unsafe extern "C" fn cuMemAllocAsync(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5680,21 +3925,16 @@ unsafe extern "C" fn cuMemAllocAsync(
     })
 }
 
-unsafe extern "C" fn cuMemPoolTrimTo(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolTrimTo";
-        let a = unsafe { entry::args(py, F, &["pool", "minBytesToKeep"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "minBytesToKeep", ], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let minBytesToKeep = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(minBytesToKeep, 64, false, &Ctx { func: F, param: "minBytesToKeep", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolTrimTo(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolTrimTo(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5703,30 +3943,17 @@ unsafe extern "C" fn cuMemPoolTrimTo(
     })
 }
 
-unsafe extern "C" fn cuMemPoolSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolSetAttribute";
-        let a = unsafe { entry::args(py, F, &["pool", "attr", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "attr", "value", ], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 {
-            1 => 4,
-            2 => 4,
-            3 => 4,
-            4 => 8,
-            5 => 8,
-            6 => 8,
-            7 => 8,
-            8 => 8,
+        let sz2: usize = match sel2 { 1 => 4, 2 => 4, 3 => 4, 4 => 8, 5 => 8, 6 => 8, 7 => 8, 8 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
@@ -5743,7 +3970,7 @@ unsafe extern "C" fn cuMemPoolSetAttribute(
         }
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5752,68 +3979,34 @@ unsafe extern "C" fn cuMemPoolSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuMemPoolGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolGetAttribute";
-        let a = unsafe { entry::args(py, F, &["pool", "attr"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "attr", ], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 {
-            1 => 4,
-            2 => 4,
-            3 => 4,
-            4 => 8,
-            5 => 8,
-            6 => 8,
-            7 => 8,
-            8 => 8,
+        let sz2: usize = match sel2 { 1 => 4, 2 => 4, 3 => 4, 4 => 8, 5 => 8, 6 => 8, 7 => 8, 8 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel2 {
-                    1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
-                    2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
-                    3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
-                    4 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    5 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    6 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    7 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    8 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 4 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 5 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 6 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 7 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 8 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuMemPoolSetAccess(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolSetAccess";
-        let a = unsafe { entry::args(py, F, &["pool", "map", "count"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "map", "count", ], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let map = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -5823,7 +4016,7 @@ unsafe extern "C" fn cuMemPoolSetAccess(
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "map", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5832,26 +4025,19 @@ unsafe extern "C" fn cuMemPoolSetAccess(
     })
 }
 
-unsafe extern "C" fn cuMemPoolGetAccess(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolGetAccess";
-        let a = unsafe { entry::args(py, F, &["memPool", "location"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "location", ], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
-        let h2 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5860,23 +4046,17 @@ unsafe extern "C" fn cuMemPoolGetAccess(
     })
 }
 
-unsafe extern "C" fn cuMemPoolCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolCreate";
-        let a = unsafe { entry::args(py, F, &["poolProps"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["poolProps", ], 1, args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let h1 = conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5885,19 +4065,14 @@ unsafe extern "C" fn cuMemPoolCreate(
     })
 }
 
-unsafe extern "C" fn cuMemPoolDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolDestroy";
-        let a = unsafe { entry::args(py, F, &["pool"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", ], 1, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5906,15 +4081,10 @@ unsafe extern "C" fn cuMemPoolDestroy(
     })
 }
 
-unsafe extern "C" fn cuMemAllocFromPoolAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocFromPoolAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocFromPoolAsync";
-        let a = unsafe { entry::args(py, F, &["bytesize", "pool", "hStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "pool", "hStream", ], 3, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let pool = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
@@ -5924,11 +4094,7 @@ unsafe extern "C" fn cuMemAllocFromPoolAsync(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5937,15 +4103,10 @@ unsafe extern "C" fn cuMemAllocFromPoolAsync(
     })
 }
 
-unsafe extern "C" fn cuMemPoolExportToShareableHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["pool", "handleType", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "handleType", "flags", ], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -5953,50 +4114,25 @@ unsafe extern "C" fn cuMemPoolExportToShareableHandle(
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 {
-            1 => 4,
-            2 => 8,
-            4 => 4,
-            8 => 64,
+        let sz0: usize = match sel0 { 1 => 4, 2 => 8, 4 => 4, 8 => 64,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel0 {
-                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
-                    8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -6007,16 +4143,7 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemPoolImportFromShareableHandle(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6025,21 +4152,16 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
     })
 }
 
-unsafe extern "C" fn cuMemPoolExportPointer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolExportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolExportPointer";
-        let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6048,32 +4170,19 @@ unsafe extern "C" fn cuMemPoolExportPointer(
     })
 }
 
-unsafe extern "C" fn cuMemPoolImportPointer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolImportPointer";
-        let a = unsafe { entry::args(py, F, &["pool", "shareData"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "shareData", ], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let shareData = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let h2 = conv::Held::record(
-            shareData,
-            64,
-            false,
-            false,
-            &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" },
-        )?;
+        let h2 = conv::Held::record(shareData, 64, false, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6082,23 +4191,17 @@ unsafe extern "C" fn cuMemPoolImportPointer(
     })
 }
 
-unsafe extern "C" fn cuMulticastCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastCreate";
-        let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", ], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6107,25 +4210,16 @@ unsafe extern "C" fn cuMulticastCreate(
     })
 }
 
-unsafe extern "C" fn cuMulticastAddDevice(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastAddDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastAddDevice";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "dev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", ], 2, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            mcHandle,
-            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastAddDevice(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastAddDevice(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6134,50 +4228,24 @@ unsafe extern "C" fn cuMulticastAddDevice(
     })
 }
 
-unsafe extern "C" fn cuMulticastBindMem(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastBindMem(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastBindMem";
-        let a = unsafe {
-            entry::args(py, F, &["mcHandle", "mcOffset", "memHandle", "memOffset", "size", "flags"], 6, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memHandle", "memOffset", "size", "flags", ], 6, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let mcOffset = unsafe { entry::arg(py, &a[1]) };
         let memHandle = unsafe { entry::arg(py, &a[2]) };
         let memOffset = unsafe { entry::arg(py, &a[3]) };
         let size = unsafe { entry::arg(py, &a[4]) };
         let flags = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            mcHandle,
-            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a1: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
-        let a2: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            memHandle,
-            &Ctx { func: F, param: "memHandle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a2: u64 = conv::handle(&CUmemGenericAllocationHandle, memHandle, &Ctx { func: F, param: "memHandle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a3: u64 = conv::int(memOffset, 64, false, &Ctx { func: F, param: "memOffset", expected: "int" })?;
         let a4: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a5: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMulticastBindMem(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastBindMem(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6186,35 +4254,22 @@ unsafe extern "C" fn cuMulticastBindMem(
     })
 }
 
-unsafe extern "C" fn cuMulticastBindAddr(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastBindAddr(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastBindAddr";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memptr", "size", "flags"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memptr", "size", "flags", ], 5, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let mcOffset = unsafe { entry::arg(py, &a[1]) };
         let memptr = unsafe { entry::arg(py, &a[2]) };
         let size = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            mcHandle,
-            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a1: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, memptr, &Ctx { func: F, param: "memptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMulticastBindAddr(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastBindAddr(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6223,31 +4278,20 @@ unsafe extern "C" fn cuMulticastBindAddr(
     })
 }
 
-unsafe extern "C" fn cuMulticastUnbind(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastUnbind(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastUnbind";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", "mcOffset", "size"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", "mcOffset", "size", ], 4, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let mcOffset = unsafe { entry::arg(py, &a[2]) };
         let size = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(
-            &CUmemGenericAllocationHandle,
-            mcHandle,
-            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMulticastUnbind(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastUnbind(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6256,27 +4300,19 @@ unsafe extern "C" fn cuMulticastUnbind(
     })
 }
 
-unsafe extern "C" fn cuMulticastGetGranularity(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastGetGranularity";
-        let a = unsafe { entry::args(py, F, &["prop", "option"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", "option", ], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6285,92 +4321,34 @@ unsafe extern "C" fn cuMulticastGetGranularity(
     })
 }
 
-unsafe extern "C" fn cuPointerGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attribute", "ptr"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attribute", "ptr", ], 2, args, nargs, kwnames)? };
         let attribute = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
-        let sz0: usize = match sel0 {
-            1 => 8,
-            2 => 4,
-            3 => 8,
-            4 => 8,
-            6 => 1,
-            7 => 8,
-            8 => 1,
-            9 => 4,
-            10 => 1,
-            11 => 8,
-            12 => 8,
-            13 => 1,
-            14 => 8,
-            15 => 1,
-            16 => 4,
-            17 => 8,
-            18 => 8,
-            19 => 8,
-            20 => 8,
-            21 => 1,
+        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel0 {
-                    1 => CUcontext.wrap(py, conv::elem(&o0, 0, 8))?,
-                    2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
-                    3 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?,
-                    4 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    6 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
-                    7 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    8 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
-                    9 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    10 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
-                    11 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?,
-                    12 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    13 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
-                    14 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    15 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
-                    16 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
-                    17 => CUmemoryPool.wrap(py, conv::elem(&o0, 0, 8))?,
-                    18 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    19 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    20 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
-                    21 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => CUcontext.wrap(py, conv::elem(&o0, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 7 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 9 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 11 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 12 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 14 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 16 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&o0, 0, 8))?, 18 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuMemPrefetchAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPrefetchAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "hStream", ], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -6380,9 +4358,7 @@ unsafe extern "C" fn cuMemPrefetchAsync(
         let a2: u64 = conv::handle(&CUdevice, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuMemPrefetchAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemPrefetchAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6391,15 +4367,10 @@ unsafe extern "C" fn cuMemPrefetchAsync(
     })
 }
 
-unsafe extern "C" fn cuMemPrefetchAsync_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPrefetchAsync_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "hStream"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "hStream", ], 5, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let location = unsafe { entry::arg(py, &a[2]) };
@@ -6407,17 +4378,12 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let h2 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemPrefetchAsync_v2(conv::bits(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemPrefetchAsync_v2(conv::bits(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6426,15 +4392,10 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(
     })
 }
 
-unsafe extern "C" fn cuMemAdvise(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAdvise";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device", ], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -6444,7 +4405,7 @@ unsafe extern "C" fn cuMemAdvise(
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6453,15 +4414,10 @@ unsafe extern "C" fn cuMemAdvise(
     })
 }
 
-unsafe extern "C" fn cuMemAdvise_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAdvise_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location", ], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -6469,12 +4425,10 @@ unsafe extern "C" fn cuMemAdvise_v2(
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
-        let h3 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a3: usize = h3.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3))) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6483,15 +4437,10 @@ unsafe extern "C" fn cuMemAdvise_v2(
     })
 }
 
-unsafe extern "C" fn cuMemRangeGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRangeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count", ], 4, args, nargs, kwnames)? };
         let dataSize = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let devPtr = unsafe { entry::arg(py, &a[2]) };
@@ -6501,105 +4450,50 @@ unsafe extern "C" fn cuMemRangeGetAttribute(
         let a3: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 {
-            1 => 4,
-            2 => 4,
-            3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?,
-            4 => 4,
-            5 => 4,
-            6 => 4,
-            7 => 4,
-            8 => 4,
+        let sz0: usize = match sel0 { 1 => 4, 2 => 4, 3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let sz0: usize = sz0.max(conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel0 {
-                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    2 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    3 => conv::list(py, sz0 / 4, |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?,
-                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
-                    6 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
-                    8 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 3 => conv::list(py, sz0 / 4, |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 6 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 8 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuMemRangeGetAttributes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRangeGetAttributes";
-        let a = unsafe {
-            entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count", ], 5, args, nargs, kwnames)? };
         let dataSizes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let numAttributes = unsafe { entry::arg(py, &a[2]) };
         let devPtr = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
-        let arr1 = InArray::scalars(
-            dataSizes,
-            8,
-            &Ctx { func: F, param: "dataSizes", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }),
-        )?;
+        let arr1 = InArray::scalars(dataSizes, 8, &Ctx { func: F, param: "dataSizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(
-            attributes,
-            4,
-            &Ctx { func: F, param: "attributes", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }),
-        )?;
+        let arr2 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numAttributes, 64, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
         let a4: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sels0: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if sels0.len() as u64 != a3 as u64 {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
-                .value_error("the attribute list and its count differ"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the attribute list and its count differ"));
         }
         let szs0: Vec<i64> = crate::values::ints(dataSizes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if szs0.len() != sels0.len() {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
-                .value_error("the size list and the attribute list differ in length"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the size list and the attribute list differ in length"));
         }
         let mut o0: Vec<Vec<u64>> = Vec::with_capacity(sels0.len());
         let mut szl0: Vec<usize> = Vec::with_capacity(sels0.len());
         for (k, s) in sels0.iter().enumerate() {
-            let sz: usize = match *s {
-                1 => 4,
-                2 => 4,
-                3 => 0,
-                4 => 4,
-                5 => 4,
-                6 => 4,
-                7 => 4,
-                8 => 4,
+            let sz: usize = match *s { 1 => 4, 2 => 4, 3 => 0, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
                 _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
             };
             let sz = sz.max(conv::count(szs0[k] as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
@@ -6611,81 +4505,26 @@ unsafe extern "C" fn cuMemRangeGetAttributes(
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dataSizes", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuMemRangeGetAttributes(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, sels0.len(), |k| {
-                    let w = &o0[k];
-                    Ok(match sels0[k] {
-                        1 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
-                        2 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
-                        3 => conv::list(py, szl0[k] / 4, |k| Ok(conv::py_int(py, conv::elem(&w, k, 4), 32, true)?))?,
-                        4 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
-                        5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
-                        6 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
-                        7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
-                        8 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
-                        _ => py.None(),
-                    })
-                })?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, sels0.len(), |k| { let w = &o0[k]; Ok(match sels0[k] { 1 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 3 => conv::list(py, szl0[k] / 4, |k| Ok(conv::py_int(py, conv::elem(&w, k, 4), 32, true)?))?, 4 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 6 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 8 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, _ => py.None() }) })?])
     })
 }
 
-unsafe extern "C" fn cuPointerSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerSetAttribute";
-        let a = unsafe { entry::args(py, F, &["value", "attribute", "ptr"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["value", "attribute", "ptr", ], 3, args, nargs, kwnames)? };
         let value = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
-        let sz0: usize = match sel0 {
-            1 => 8,
-            2 => 4,
-            3 => 8,
-            4 => 8,
-            6 => 1,
-            7 => 8,
-            8 => 1,
-            9 => 4,
-            10 => 1,
-            11 => 8,
-            12 => 8,
-            13 => 1,
-            14 => 8,
-            15 => 1,
-            16 => 4,
-            17 => 8,
-            18 => 8,
-            19 => 8,
-            20 => 8,
-            21 => 1,
+        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
@@ -6714,7 +4553,7 @@ unsafe extern "C" fn cuPointerSetAttribute(
         }
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuPointerSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuPointerSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6723,56 +4562,25 @@ unsafe extern "C" fn cuPointerSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuPointerGetAttributes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerGetAttributes";
-        let a = unsafe { entry::args(py, F, &["numAttributes", "attributes", "ptr"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numAttributes", "attributes", "ptr", ], 3, args, nargs, kwnames)? };
         let numAttributes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(numAttributes, 32, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
-        let arr1 = InArray::scalars(
-            attributes,
-            4,
-            &Ctx { func: F, param: "attributes", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }),
-        )?;
+        let arr1 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
         let a1: usize = arr1.addr();
         let a3: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sels2: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if sels2.len() as u64 != a0 as u64 {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
-                .value_error("the attribute list and its count differ"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the attribute list and its count differ"));
         }
         let mut o2: Vec<Vec<u64>> = Vec::with_capacity(sels2.len());
         let mut szl2: Vec<usize> = Vec::with_capacity(sels2.len());
         for (k, s) in sels2.iter().enumerate() {
-            let sz: usize = match *s {
-                1 => 8,
-                2 => 4,
-                3 => 8,
-                4 => 8,
-                6 => 1,
-                7 => 8,
-                8 => 1,
-                9 => 4,
-                10 => 1,
-                11 => 8,
-                12 => 8,
-                13 => 1,
-                14 => 8,
-                15 => 1,
-                16 => 4,
-                17 => 8,
-                18 => 8,
-                19 => 8,
-                20 => 8,
-                21 => 1,
+            let sz: usize = match *s { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
                 _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
             };
             szl2.push(sz);
@@ -6782,65 +4590,25 @@ unsafe extern "C" fn cuPointerGetAttributes(
         let a2: usize = p2.as_mut_ptr() as usize;
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, sels2.len(), |k| {
-                    let w = &o2[k];
-                    Ok(match sels2[k] {
-                        1 => CUcontext.wrap(py, conv::elem(&w, 0, 8))?,
-                        2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
-                        3 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?,
-                        4 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        6 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
-                        7 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        8 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
-                        9 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
-                        10 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
-                        11 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?,
-                        12 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        13 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
-                        14 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        15 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
-                        16 => conv::py_int(py, conv::elem(&w, 0, 4), 32, false)?,
-                        17 => CUmemoryPool.wrap(py, conv::elem(&w, 0, 8))?,
-                        18 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        19 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        20 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
-                        21 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
-                        _ => py.None(),
-                    })
-                })?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, sels2.len(), |k| { let w = &o2[k]; Ok(match sels2[k] { 1 => CUcontext.wrap(py, conv::elem(&w, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 4 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 7 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 9 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 11 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 12 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 14 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 16 => conv::py_int(py, conv::elem(&w, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&w, 0, 8))?, 18 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), _ => py.None() }) })?])
     })
 }
 
-unsafe extern "C" fn cuStreamCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCreate";
-        let a = unsafe { entry::args(py, F, &["Flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6849,15 +4617,10 @@ unsafe extern "C" fn cuStreamCreate(
     })
 }
 
-unsafe extern "C" fn cuStreamCreateWithPriority(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCreateWithPriority";
-        let a = unsafe { entry::args(py, F, &["flags", "priority"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "priority", ], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let priority = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -6865,9 +4628,7 @@ unsafe extern "C" fn cuStreamCreateWithPriority(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6876,21 +4637,16 @@ unsafe extern "C" fn cuStreamCreateWithPriority(
     })
 }
 
-unsafe extern "C" fn cuStreamGetPriority(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetPriority";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6899,21 +4655,16 @@ unsafe extern "C" fn cuStreamGetPriority(
     })
 }
 
-unsafe extern "C" fn cuStreamGetDevice(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetDevice";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6922,21 +4673,16 @@ unsafe extern "C" fn cuStreamGetDevice(
     })
 }
 
-unsafe extern "C" fn cuStreamGetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetFlags";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6945,21 +4691,16 @@ unsafe extern "C" fn cuStreamGetFlags(
     })
 }
 
-unsafe extern "C" fn cuStreamGetId(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetId";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetId(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6968,21 +4709,16 @@ unsafe extern "C" fn cuStreamGetId(
     })
 }
 
-unsafe extern "C" fn cuStreamGetCtx(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCtx";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6991,15 +4727,10 @@ unsafe extern "C" fn cuStreamGetCtx(
     })
 }
 
-unsafe extern "C" fn cuStreamGetCtx_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCtx_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCtx_v2";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -7007,8 +4738,7 @@ unsafe extern "C" fn cuStreamGetCtx_v2(
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuStreamGetCtx_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -7017,15 +4747,10 @@ unsafe extern "C" fn cuStreamGetCtx_v2(
     })
 }
 
-unsafe extern "C" fn cuStreamWaitEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hStream", "hEvent", "Flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "hEvent", "Flags", ], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -7033,7 +4758,7 @@ unsafe extern "C" fn cuStreamWaitEvent(
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7042,34 +4767,20 @@ unsafe extern "C" fn cuStreamWaitEvent(
     })
 }
 
-unsafe extern "C" fn cuStreamAddCallback(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamAddCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamAddCallback";
-        let a = unsafe { entry::args(py, F, &["hStream", "callback", "userData", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "callback", "userData", "flags", ], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::python(
-            callback,
-            ud1,
-            &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" },
-            crate::callbacks::stream_trampoline as *const (),
-        )?;
+        let (a1, a2, cb1) = crate::callbacks::python(callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" }, crate::callbacks::stream_trampoline as *const ())?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7079,21 +4790,16 @@ unsafe extern "C" fn cuStreamAddCallback(
     })
 }
 
-unsafe extern "C" fn cuStreamBeginCapture(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamBeginCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBeginCapture";
-        let a = unsafe { entry::args(py, F, &["hStream", "mode"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "mode", ], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let mode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7102,25 +4808,10 @@ unsafe extern "C" fn cuStreamBeginCapture(
     })
 }
 
-unsafe extern "C" fn cuStreamBeginCaptureToGraph(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBeginCaptureToGraph";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["hStream", "hGraph", "dependencies", "dependencyData", "numDependencies", "mode"],
-                6,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["hStream", "hGraph", "dependencies", "dependencyData", "numDependencies", "mode", ], 6, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
         let dependencies = unsafe { entry::arg(py, &a[2]) };
@@ -7129,20 +4820,9 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(
         let mode = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::records(
-            dependencyData,
-            8,
-            &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" },
-        )?;
+        let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
@@ -7151,18 +4831,7 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuStreamBeginCaptureToGraph(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7171,21 +4840,15 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(
     })
 }
 
-unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuThreadExchangeStreamCaptureMode";
-        let a = unsafe { entry::args(py, F, &["mode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mode", ], 1, args, nargs, kwnames)? };
         let mode = unsafe { entry::arg(py, &a[0]) };
-        let mut o0: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
+        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
         let a0: usize = &mut o0 as *mut u64 as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuThreadExchangeStreamCaptureMode(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuThreadExchangeStreamCaptureMode(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7194,21 +4857,16 @@ unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(
     })
 }
 
-unsafe extern "C" fn cuStreamEndCapture(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamEndCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamEndCapture";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7217,21 +4875,16 @@ unsafe extern "C" fn cuStreamEndCapture(
     })
 }
 
-unsafe extern "C" fn cuStreamIsCapturing(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamIsCapturing(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamIsCapturing";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7240,15 +4893,10 @@ unsafe extern "C" fn cuStreamIsCapturing(
     })
 }
 
-unsafe extern "C" fn cuStreamGetCaptureInfo(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCaptureInfo";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -7262,51 +4910,19 @@ unsafe extern "C" fn cuStreamGetCaptureInfo(
         let mut o5 = Out::<1>::new();
         let a5: usize = o5.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuStreamGetCaptureInfo_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCaptureInfo_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 5);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?,
-                T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?,
-                CUgraph.wrap(py, o3.u64())?,
-                conv::owned_list(
-                    py,
-                    o4.u64() as usize,
-                    conv::wide(o5.u64(), 64, false),
-                    8,
-                    |v, at| Ok(CUgraphNode.wrap(py, v)?),
-                )?,
-                conv::py_int(py, o5.u64(), 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?, CUgraph.wrap(py, o3.u64())?, conv::owned_list(py, o4.u64() as usize, conv::wide(o5.u64(), 64, false), 8, |v, at| Ok(CUgraphNode.wrap(py, v)?))?, conv::py_int(py, o5.u64(), 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCaptureInfo_v3";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -7322,78 +4938,31 @@ unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
         let mut o6 = Out::<1>::new();
         let a6: usize = o6.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuStreamGetCaptureInfo_v3(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCaptureInfo_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 6);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?,
-                T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?,
-                CUgraph.wrap(py, o3.u64())?,
-                conv::owned_list(
-                    py,
-                    o4.u64() as usize,
-                    conv::wide(o6.u64(), 64, false),
-                    8,
-                    |v, at| Ok(CUgraphNode.wrap(py, v)?),
-                )?,
-                conv::owned_list(py, o5.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| {
-                    Ok(R_CUgraphEdgeData.from_ptr(py, at, 8)?)
-                })?,
-                conv::py_int(py, o6.u64(), 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?, CUgraph.wrap(py, o3.u64())?, conv::owned_list(py, o4.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| Ok(CUgraphNode.wrap(py, v)?))?, conv::owned_list(py, o5.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| Ok(R_CUgraphEdgeData.from_ptr(py, at, 8)?))?, conv::py_int(py, o6.u64(), 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamUpdateCaptureDependencies";
-        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "numDependencies", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "numDependencies", "flags", ], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let arr1 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr1 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7402,45 +4971,19 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
     })
 }
 
-unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamUpdateCaptureDependencies_v2";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["hStream", "dependencies", "dependencyData", "numDependencies", "flags"],
-                5,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "dependencyData", "numDependencies", "flags", ], 5, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let arr1 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr1 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::records(
-            dependencyData,
-            8,
-            &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" },
-        )?;
+        let arr2 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -7449,17 +4992,7 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
             arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuStreamUpdateCaptureDependencies_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7468,15 +5001,10 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
     })
 }
 
-unsafe extern "C" fn cuStreamAttachMemAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamAttachMemAsync";
-        let a = unsafe { entry::args(py, F, &["hStream", "dptr", "length", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dptr", "length", "flags", ], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dptr = unsafe { entry::arg(py, &a[1]) };
         let length = unsafe { entry::arg(py, &a[2]) };
@@ -7486,9 +5014,7 @@ unsafe extern "C" fn cuStreamAttachMemAsync(
         let a2: u64 = conv::int(length, 64, false, &Ctx { func: F, param: "length", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamAttachMemAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamAttachMemAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7497,19 +5023,14 @@ unsafe extern "C" fn cuStreamAttachMemAsync(
     })
 }
 
-unsafe extern "C" fn cuStreamQuery(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamQuery";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamQuery(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamQuery(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7518,19 +5039,14 @@ unsafe extern "C" fn cuStreamQuery(
     })
 }
 
-unsafe extern "C" fn cuStreamSynchronize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamSynchronize";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamSynchronize(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamSynchronize(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7539,19 +5055,14 @@ unsafe extern "C" fn cuStreamSynchronize(
     })
 }
 
-unsafe extern "C" fn cuStreamDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamDestroy";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamDestroy_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamDestroy_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7560,21 +5071,16 @@ unsafe extern "C" fn cuStreamDestroy(
     })
 }
 
-unsafe extern "C" fn cuStreamCopyAttributes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, dst, &Ctx { func: F, param: "dst", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUstream, src, &Ctx { func: F, param: "src", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamCopyAttributes(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7583,15 +5089,10 @@ unsafe extern "C" fn cuStreamCopyAttributes(
     })
 }
 
-unsafe extern "C" fn cuStreamGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr", ], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -7599,7 +5100,7 @@ unsafe extern "C" fn cuStreamGetAttribute(
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7608,25 +5109,19 @@ unsafe extern "C" fn cuStreamGetAttribute(
     })
 }
 
-unsafe extern "C" fn cuStreamSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value", ], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 =
-            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7635,21 +5130,16 @@ unsafe extern "C" fn cuStreamSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuEventCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventCreate";
-        let a = unsafe { entry::args(py, F, &["Flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7658,21 +5148,16 @@ unsafe extern "C" fn cuEventCreate(
     })
 }
 
-unsafe extern "C" fn cuEventRecord(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventRecord(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventRecord";
-        let a = unsafe { entry::args(py, F, &["hEvent", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", ], 2, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventRecord(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventRecord(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7681,15 +5166,10 @@ unsafe extern "C" fn cuEventRecord(
     })
 }
 
-unsafe extern "C" fn cuEventRecordWithFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventRecordWithFlags";
-        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", "flags", ], 3, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -7697,7 +5177,7 @@ unsafe extern "C" fn cuEventRecordWithFlags(
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7706,19 +5186,14 @@ unsafe extern "C" fn cuEventRecordWithFlags(
     })
 }
 
-unsafe extern "C" fn cuEventQuery(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventQuery";
-        let a = unsafe { entry::args(py, F, &["hEvent"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventQuery(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventQuery(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7727,19 +5202,14 @@ unsafe extern "C" fn cuEventQuery(
     })
 }
 
-unsafe extern "C" fn cuEventSynchronize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventSynchronize";
-        let a = unsafe { entry::args(py, F, &["hEvent"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventSynchronize(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventSynchronize(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7748,19 +5218,14 @@ unsafe extern "C" fn cuEventSynchronize(
     })
 }
 
-unsafe extern "C" fn cuEventDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventDestroy";
-        let a = unsafe { entry::args(py, F, &["hEvent"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventDestroy_v2(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventDestroy_v2(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7769,15 +5234,10 @@ unsafe extern "C" fn cuEventDestroy(
     })
 }
 
-unsafe extern "C" fn cuEventElapsedTime(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventElapsedTime";
-        let a = unsafe { entry::args(py, F, &["hStart", "hEnd"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], 2, args, nargs, kwnames)? };
         let hStart = unsafe { entry::arg(py, &a[0]) };
         let hEnd = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUevent, hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
@@ -7785,7 +5245,7 @@ unsafe extern "C" fn cuEventElapsedTime(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7794,15 +5254,10 @@ unsafe extern "C" fn cuEventElapsedTime(
     })
 }
 
-unsafe extern "C" fn cuEventElapsedTime_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventElapsedTime_v2";
-        let a = unsafe { entry::args(py, F, &["hStart", "hEnd"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], 2, args, nargs, kwnames)? };
         let hStart = unsafe { entry::arg(py, &a[0]) };
         let hEnd = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUevent, hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
@@ -7810,7 +5265,7 @@ unsafe extern "C" fn cuEventElapsedTime_v2(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7819,28 +5274,17 @@ unsafe extern "C" fn cuEventElapsedTime_v2(
     })
 }
 
-unsafe extern "C" fn cuImportExternalMemory(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuImportExternalMemory";
-        let a = unsafe { entry::args(py, F, &["memHandleDesc"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memHandleDesc", ], 1, args, nargs, kwnames)? };
         let memHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(
-            memHandleDesc,
-            104,
-            false,
-            false,
-            &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" },
-        )?;
+        let h1 = conv::Held::record(memHandleDesc, 104, false, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7849,35 +5293,19 @@ unsafe extern "C" fn cuImportExternalMemory(
     })
 }
 
-unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuExternalMemoryGetMappedBuffer";
-        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc", ], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let bufferDesc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 =
-            conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let h2 = conv::Held::record(
-            bufferDesc,
-            88,
-            false,
-            false,
-            &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" },
-        )?;
+        let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
+        let h2 = conv::Held::record(bufferDesc, 88, false, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7886,35 +5314,19 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
     })
 }
 
-unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuExternalMemoryGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc", ], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let mipmapDesc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 =
-            conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let h2 = conv::Held::record(
-            mipmapDesc,
-            120,
-            false,
-            false,
-            &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" },
-        )?;
+        let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
+        let h2 = conv::Held::record(mipmapDesc, 120, false, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7923,20 +5335,14 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
     })
 }
 
-unsafe extern "C" fn cuDestroyExternalMemory(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDestroyExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDestroyExternalMemory";
-        let a = unsafe { entry::args(py, F, &["extMem"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", ], 1, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 =
-            conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
+        let a0: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalMemory(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalMemory(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7945,28 +5351,17 @@ unsafe extern "C" fn cuDestroyExternalMemory(
     })
 }
 
-unsafe extern "C" fn cuImportExternalSemaphore(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuImportExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["semHandleDesc"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["semHandleDesc", ], 1, args, nargs, kwnames)? };
         let semHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(
-            semHandleDesc,
-            96,
-            false,
-            false,
-            &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" },
-        )?;
+        let h1 = conv::Held::record(semHandleDesc, 96, false, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7975,48 +5370,24 @@ unsafe extern "C" fn cuImportExternalSemaphore(
     })
 }
 
-unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSignalExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::scalars(
-            extSemArray,
-            8,
-            &Ctx { func: F, param: "extSemArray", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(
-                    &CUexternalSemaphore,
-                    it,
-                    &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" },
-                )
-            },
-        )?;
+        let arr0 = InArray::scalars(extSemArray, 8, &Ctx { func: F, param: "extSemArray", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUexternalSemaphore, it, &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" }))?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::records(
-            paramsArray,
-            144,
-            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1" },
-        )?;
+        let arr1 = InArray::records(paramsArray, 144, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8025,48 +5396,24 @@ unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
     })
 }
 
-unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuWaitExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::scalars(
-            extSemArray,
-            8,
-            &Ctx { func: F, param: "extSemArray", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(
-                    &CUexternalSemaphore,
-                    it,
-                    &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" },
-                )
-            },
-        )?;
+        let arr0 = InArray::scalars(extSemArray, 8, &Ctx { func: F, param: "extSemArray", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUexternalSemaphore, it, &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" }))?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::records(
-            paramsArray,
-            144,
-            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1" },
-        )?;
+        let arr1 = InArray::records(paramsArray, 144, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8075,23 +5422,14 @@ unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
     })
 }
 
-unsafe extern "C" fn cuDestroyExternalSemaphore(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDestroyExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["extSem"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSem", ], 1, args, nargs, kwnames)? };
         let extSem = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(
-            &CUexternalSemaphore,
-            extSem,
-            &Ctx { func: F, param: "extSem", expected: "CUexternalSemaphore or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUexternalSemaphore, extSem, &Ctx { func: F, param: "extSem", expected: "CUexternalSemaphore or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalSemaphore(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalSemaphore(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8100,15 +5438,10 @@ unsafe extern "C" fn cuDestroyExternalSemaphore(
     })
 }
 
-unsafe extern "C" fn cuStreamWaitValue32(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWaitValue32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitValue32";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8118,9 +5451,7 @@ unsafe extern "C" fn cuStreamWaitValue32(
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamWaitValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8129,15 +5460,10 @@ unsafe extern "C" fn cuStreamWaitValue32(
     })
 }
 
-unsafe extern "C" fn cuStreamWaitValue64(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWaitValue64(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitValue64";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8147,9 +5473,7 @@ unsafe extern "C" fn cuStreamWaitValue64(
         let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamWaitValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8158,15 +5482,10 @@ unsafe extern "C" fn cuStreamWaitValue64(
     })
 }
 
-unsafe extern "C" fn cuStreamWriteValue32(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWriteValue32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWriteValue32";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8176,9 +5495,7 @@ unsafe extern "C" fn cuStreamWriteValue32(
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamWriteValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamWriteValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8187,15 +5504,10 @@ unsafe extern "C" fn cuStreamWriteValue32(
     })
 }
 
-unsafe extern "C" fn cuStreamWriteValue64(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWriteValue64(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWriteValue64";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8205,9 +5517,7 @@ unsafe extern "C" fn cuStreamWriteValue64(
         let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamWriteValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamWriteValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8216,33 +5526,22 @@ unsafe extern "C" fn cuStreamWriteValue64(
     })
 }
 
-unsafe extern "C" fn cuStreamBatchMemOp(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBatchMemOp";
-        let a = unsafe { entry::args(py, F, &["stream", "count", "paramArray", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "count", "paramArray", "flags", ], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let paramArray = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr2 = InArray::records(
-            paramArray,
-            48,
-            &Ctx { func: F, param: "paramArray", expected: "sequence of CUstreamBatchMemOpParams_v1" },
-        )?;
+        let arr2 = InArray::records(paramArray, 48, &Ctx { func: F, param: "paramArray", expected: "sequence of CUstreamBatchMemOpParams_v1" })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr2.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "paramArray", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8251,15 +5550,10 @@ unsafe extern "C" fn cuStreamBatchMemOp(
     })
 }
 
-unsafe extern "C" fn cuFuncGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "hfunc"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "hfunc", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let hfunc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -8267,7 +5561,7 @@ unsafe extern "C" fn cuFuncGetAttribute(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8276,15 +5570,10 @@ unsafe extern "C" fn cuFuncGetAttribute(
     })
 }
 
-unsafe extern "C" fn cuFuncSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hfunc", "attrib", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "attrib", "value", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let attrib = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8292,7 +5581,7 @@ unsafe extern "C" fn cuFuncSetAttribute(
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8301,21 +5590,16 @@ unsafe extern "C" fn cuFuncSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuFuncSetCacheConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["hfunc", "config"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8324,21 +5608,16 @@ unsafe extern "C" fn cuFuncSetCacheConfig(
     })
 }
 
-unsafe extern "C" fn cuFuncGetModule(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetModule(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetModule";
-        let a = unsafe { entry::args(py, F, &["hfunc"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8347,21 +5626,16 @@ unsafe extern "C" fn cuFuncGetModule(
     })
 }
 
-unsafe extern "C" fn cuFuncGetName(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetName";
-        let a = unsafe { entry::args(py, F, &["hfunc"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8370,15 +5644,10 @@ unsafe extern "C" fn cuFuncGetName(
     })
 }
 
-unsafe extern "C" fn cuFuncGetParamInfo(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["func", "paramIndex"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "paramIndex", ], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -8388,11 +5657,7 @@ unsafe extern "C" fn cuFuncGetParamInfo(
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuFuncGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -8401,21 +5666,16 @@ unsafe extern "C" fn cuFuncGetParamInfo(
     })
 }
 
-unsafe extern "C" fn cuFuncIsLoaded(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncIsLoaded(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncIsLoaded";
-        let a = unsafe { entry::args(py, F, &["function"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["function", ], 1, args, nargs, kwnames)? };
         let function = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8424,19 +5684,14 @@ unsafe extern "C" fn cuFuncIsLoaded(
     })
 }
 
-unsafe extern "C" fn cuFuncLoad(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncLoad";
-        let a = unsafe { entry::args(py, F, &["function"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["function", ], 1, args, nargs, kwnames)? };
         let function = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUfunction, function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncLoad(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncLoad(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8445,37 +5700,10 @@ unsafe extern "C" fn cuFuncLoad(
     })
 }
 
-unsafe extern "C" fn cuLaunchKernel(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchKernel";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "f",
-                    "gridDimX",
-                    "gridDimY",
-                    "gridDimZ",
-                    "blockDimX",
-                    "blockDimY",
-                    "blockDimZ",
-                    "sharedMemBytes",
-                    "hStream",
-                    "kernelParams",
-                    "extra",
-                ],
-                11,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", "extra", ], 11, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let gridDimX = unsafe { entry::arg(py, &a[1]) };
         let gridDimY = unsafe { entry::arg(py, &a[2]) };
@@ -8496,32 +5724,12 @@ unsafe extern "C" fn cuLaunchKernel(
         let a6: u64 = conv::int(blockDimZ, 32, false, &Ctx { func: F, param: "blockDimZ", expected: "int" })?;
         let a7: u64 = conv::int(sharedMemBytes, 32, false, &Ctx { func: F, param: "sharedMemBytes", expected: "int" })?;
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let kp9 = crate::launch::KernelParams::new(
-            py,
-            kernelParams,
-            &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
-        )?;
+        let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a9: usize = kp9.addr();
         let h10 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
         let a10: usize = h10.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLaunchKernel(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                    conv::bits(a6),
-                    conv::bits(a7),
-                    conv::bits(a8),
-                    conv::bits(a9 as u64),
-                    conv::bits(a10 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), conv::bits(a10 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8530,15 +5738,10 @@ unsafe extern "C" fn cuLaunchKernel(
     })
 }
 
-unsafe extern "C" fn cuLaunchKernelEx(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchKernelEx";
-        let a = unsafe { entry::args(py, F, &["config", "f", "kernelParams", "extra"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", "f", "kernelParams", "extra", ], 4, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
@@ -8546,20 +5749,12 @@ unsafe extern "C" fn cuLaunchKernelEx(
         let h0 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
-        let kp2 = crate::launch::KernelParams::new(
-            py,
-            kernelParams,
-            &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
-        )?;
+        let kp2 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a2: usize = kp2.addr();
         let h3 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8568,36 +5763,10 @@ unsafe extern "C" fn cuLaunchKernelEx(
     })
 }
 
-unsafe extern "C" fn cuLaunchCooperativeKernel(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchCooperativeKernel";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "f",
-                    "gridDimX",
-                    "gridDimY",
-                    "gridDimZ",
-                    "blockDimX",
-                    "blockDimY",
-                    "blockDimZ",
-                    "sharedMemBytes",
-                    "hStream",
-                    "kernelParams",
-                ],
-                10,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", ], 10, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let gridDimX = unsafe { entry::arg(py, &a[1]) };
         let gridDimY = unsafe { entry::arg(py, &a[2]) };
@@ -8617,29 +5786,10 @@ unsafe extern "C" fn cuLaunchCooperativeKernel(
         let a6: u64 = conv::int(blockDimZ, 32, false, &Ctx { func: F, param: "blockDimZ", expected: "int" })?;
         let a7: u64 = conv::int(sharedMemBytes, 32, false, &Ctx { func: F, param: "sharedMemBytes", expected: "int" })?;
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let kp9 = crate::launch::KernelParams::new(
-            py,
-            kernelParams,
-            &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
-        )?;
+        let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
         let a9: usize = kp9.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLaunchCooperativeKernel(
-                    conv::bits(a0),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                    conv::bits(a6),
-                    conv::bits(a7),
-                    conv::bits(a8),
-                    conv::bits(a9 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8648,31 +5798,20 @@ unsafe extern "C" fn cuLaunchCooperativeKernel(
     })
 }
 
-unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchCooperativeKernelMultiDevice";
-        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags", ], 3, args, nargs, kwnames)? };
         let launchParamsList = unsafe { entry::arg(py, &a[0]) };
         let numDevices = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let arr0 = InArray::records(
-            launchParamsList,
-            56,
-            &Ctx { func: F, param: "launchParamsList", expected: "sequence of CUDA_LAUNCH_PARAMS_v1" },
-        )?;
+        let arr0 = InArray::records(launchParamsList, 56, &Ctx { func: F, param: "launchParamsList", expected: "sequence of CUDA_LAUNCH_PARAMS_v1" })?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(numDevices, 32, false, &Ctx { func: F, param: "numDevices", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "launchParamsList", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8681,29 +5820,18 @@ unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(
     })
 }
 
-unsafe extern "C" fn cuLaunchHostFunc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchHostFunc";
-        let a = unsafe { entry::args(py, F, &["hStream", "fn", "userData"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "fn", "userData", ], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let r#fn = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::python(
-            r#fn,
-            ud1,
-            &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" },
-            crate::callbacks::host_trampoline as *const (),
-        )?;
+        let (a1, a2, cb1) = crate::callbacks::python(r#fn, ud1, &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" }, crate::callbacks::host_trampoline as *const ())?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8713,15 +5841,10 @@ unsafe extern "C" fn cuLaunchHostFunc(
     })
 }
 
-unsafe extern "C" fn cuFuncSetBlockShape(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetBlockShape(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetBlockShape";
-        let a = unsafe { entry::args(py, F, &["hfunc", "x", "y", "z"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "x", "y", "z", ], 4, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let x = unsafe { entry::arg(py, &a[1]) };
         let y = unsafe { entry::arg(py, &a[2]) };
@@ -8731,9 +5854,7 @@ unsafe extern "C" fn cuFuncSetBlockShape(
         let a2: u64 = conv::int(y, 32, true, &Ctx { func: F, param: "y", expected: "int" })?;
         let a3: u64 = conv::int(z, 32, true, &Ctx { func: F, param: "z", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuFuncSetBlockShape(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetBlockShape(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8742,21 +5863,16 @@ unsafe extern "C" fn cuFuncSetBlockShape(
     })
 }
 
-unsafe extern "C" fn cuFuncSetSharedSize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetSharedSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetSharedSize";
-        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let numbytes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedSize(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedSize(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8765,21 +5881,16 @@ unsafe extern "C" fn cuFuncSetSharedSize(
     })
 }
 
-unsafe extern "C" fn cuParamSetSize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetSize";
-        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let numbytes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetSize(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetSize(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8788,15 +5899,10 @@ unsafe extern "C" fn cuParamSetSize(
     })
 }
 
-unsafe extern "C" fn cuParamSeti(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSeti(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSeti";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8804,7 +5910,7 @@ unsafe extern "C" fn cuParamSeti(
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSeti(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSeti(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8813,15 +5919,10 @@ unsafe extern "C" fn cuParamSeti(
     })
 }
 
-unsafe extern "C" fn cuParamSetf(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetf(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetf";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -8829,7 +5930,7 @@ unsafe extern "C" fn cuParamSetf(
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a2: u64 = conv::float(value, 32, &Ctx { func: F, param: "value", expected: "float" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetf(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetf(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8838,15 +5939,10 @@ unsafe extern "C" fn cuParamSetf(
     })
 }
 
-unsafe extern "C" fn cuParamSetv(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetv";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "ptr", "numbytes"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "ptr", "numbytes", ], 4, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
@@ -8858,9 +5954,7 @@ unsafe extern "C" fn cuParamSetv(
         let a3: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
         h2.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "ptr", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8869,19 +5963,14 @@ unsafe extern "C" fn cuParamSetv(
     })
 }
 
-unsafe extern "C" fn cuLaunch(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunch";
-        let a = unsafe { entry::args(py, F, &["f"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", ], 1, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunch(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuLaunch(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8890,15 +5979,10 @@ unsafe extern "C" fn cuLaunch(
     })
 }
 
-unsafe extern "C" fn cuLaunchGrid(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchGrid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchGrid";
-        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", ], 3, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let grid_width = unsafe { entry::arg(py, &a[1]) };
         let grid_height = unsafe { entry::arg(py, &a[2]) };
@@ -8906,7 +5990,7 @@ unsafe extern "C" fn cuLaunchGrid(
         let a1: u64 = conv::int(grid_width, 32, true, &Ctx { func: F, param: "grid_width", expected: "int" })?;
         let a2: u64 = conv::int(grid_height, 32, true, &Ctx { func: F, param: "grid_height", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchGrid(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchGrid(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8915,15 +5999,10 @@ unsafe extern "C" fn cuLaunchGrid(
     })
 }
 
-unsafe extern "C" fn cuLaunchGridAsync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchGridAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchGridAsync";
-        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", "hStream"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", "hStream", ], 4, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let grid_width = unsafe { entry::arg(py, &a[1]) };
         let grid_height = unsafe { entry::arg(py, &a[2]) };
@@ -8933,9 +6012,7 @@ unsafe extern "C" fn cuLaunchGridAsync(
         let a2: u64 = conv::int(grid_height, 32, true, &Ctx { func: F, param: "grid_height", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuLaunchGridAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchGridAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8944,15 +6021,10 @@ unsafe extern "C" fn cuLaunchGridAsync(
     })
 }
 
-unsafe extern "C" fn cuParamSetTexRef(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetTexRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetTexRef";
-        let a = unsafe { entry::args(py, F, &["hfunc", "texunit", "hTexRef"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "texunit", "hTexRef", ], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let texunit = unsafe { entry::arg(py, &a[1]) };
         let hTexRef = unsafe { entry::arg(py, &a[2]) };
@@ -8960,7 +6032,7 @@ unsafe extern "C" fn cuParamSetTexRef(
         let a1: u64 = conv::int(texunit, 32, true, &Ctx { func: F, param: "texunit", expected: "int" })?;
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetTexRef(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetTexRef(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8969,21 +6041,16 @@ unsafe extern "C" fn cuParamSetTexRef(
     })
 }
 
-unsafe extern "C" fn cuFuncSetSharedMemConfig(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["hfunc", "config"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8992,21 +6059,16 @@ unsafe extern "C" fn cuFuncSetSharedMemConfig(
     })
 }
 
-unsafe extern "C" fn cuGraphCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphCreate";
-        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9015,54 +6077,25 @@ unsafe extern "C" fn cuGraphCreate(
     })
 }
 
-unsafe extern "C" fn cuGraphAddKernelNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddKernelNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            72,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddKernelNode_v2(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9071,21 +6104,16 @@ unsafe extern "C" fn cuGraphAddKernelNode(
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<9>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetParams_v2(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9094,28 +6122,17 @@ unsafe extern "C" fn cuGraphKernelNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            72,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9124,58 +6141,27 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemcpyNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemcpyNode";
-        let a = unsafe {
-            entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "copyParams", "ctx"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "copyParams", "ctx", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let copyParams = unsafe { entry::arg(py, &a[3]) };
         let ctx = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            copyParams,
-            200,
-            false,
-            false,
-            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" },
-        )?;
+        let h4 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddMemcpyNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9184,21 +6170,16 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(
     })
 }
 
-unsafe extern "C" fn cuGraphMemcpyNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemcpyNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<25>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9207,28 +6188,17 @@ unsafe extern "C" fn cuGraphMemcpyNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            200,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 200, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9237,58 +6207,27 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemsetNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemsetNode";
-        let a = unsafe {
-            entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "memsetParams", "ctx"], 5, args, nargs, kwnames)?
-        };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "memsetParams", "ctx", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let memsetParams = unsafe { entry::arg(py, &a[3]) };
         let ctx = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            memsetParams,
-            40,
-            false,
-            false,
-            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
-        )?;
+        let h4 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddMemsetNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9297,21 +6236,16 @@ unsafe extern "C" fn cuGraphAddMemsetNode(
     })
 }
 
-unsafe extern "C" fn cuGraphMemsetNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemsetNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<5>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9320,28 +6254,17 @@ unsafe extern "C" fn cuGraphMemsetNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphMemsetNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            40,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 40, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9350,54 +6273,25 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddHostNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddHostNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            16,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddHostNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9406,21 +6300,16 @@ unsafe extern "C" fn cuGraphAddHostNode(
     })
 }
 
-unsafe extern "C" fn cuGraphHostNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphHostNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<2>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9429,28 +6318,17 @@ unsafe extern "C" fn cuGraphHostNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphHostNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            16,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9459,29 +6337,16 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddChildGraphNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddChildGraphNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "childGraph"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "childGraph", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let childGraph = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUgraph, childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
@@ -9489,17 +6354,7 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddChildGraphNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9508,21 +6363,16 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(
     })
 }
 
-unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphChildGraphNodeGetGraph";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9531,38 +6381,22 @@ unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(
     })
 }
 
-unsafe extern "C" fn cuGraphAddEmptyNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEmptyNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", ], 3, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9571,28 +6405,16 @@ unsafe extern "C" fn cuGraphAddEmptyNode(
     })
 }
 
-unsafe extern "C" fn cuGraphAddEventRecordNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEventRecordNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let event = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
@@ -9600,17 +6422,7 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddEventRecordNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9619,21 +6431,16 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(
     })
 }
 
-unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventRecordNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9642,21 +6449,16 @@ unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(
     })
 }
 
-unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", "event"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "event", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9665,28 +6467,16 @@ unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(
     })
 }
 
-unsafe extern "C" fn cuGraphAddEventWaitNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEventWaitNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let event = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
@@ -9694,17 +6484,7 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddEventWaitNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9713,21 +6493,16 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(
     })
 }
 
-unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventWaitNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9736,21 +6511,16 @@ unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(
     })
 }
 
-unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", "event"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "event", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9759,54 +6529,25 @@ unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(
     })
 }
 
-unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddExternalSemaphoresSignalNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddExternalSemaphoresSignalNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9815,23 +6556,16 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresSignalNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9840,30 +6574,17 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9872,54 +6593,25 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddExternalSemaphoresWaitNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddExternalSemaphoresWaitNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9928,23 +6620,16 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresWaitNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9953,30 +6638,17 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9985,54 +6657,25 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddBatchMemOpNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddBatchMemOpNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            32,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddBatchMemOpNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10041,21 +6684,16 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(
     })
 }
 
-unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphBatchMemOpNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<4>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10064,28 +6702,17 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphBatchMemOpNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            32,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10094,33 +6721,19 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecBatchMemOpNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            nodeParams,
-            32,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
-        )?;
+        let h2 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10129,54 +6742,25 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemAllocNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemAllocNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            120,
-            false,
-            true,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 120, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddMemAllocNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10185,21 +6769,16 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(
     })
 }
 
-unsafe extern "C" fn cuGraphMemAllocNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemAllocNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<15>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10208,28 +6787,16 @@ unsafe extern "C" fn cuGraphMemAllocNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemFreeNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemFreeNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "dptr"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "dptr", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let dptr = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
@@ -10237,17 +6804,7 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddMemFreeNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10256,21 +6813,16 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(
     })
 }
 
-unsafe extern "C" fn cuGraphMemFreeNodeGetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemFreeNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10279,19 +6831,14 @@ unsafe extern "C" fn cuGraphMemFreeNodeGetParams(
     })
 }
 
-unsafe extern "C" fn cuDeviceGraphMemTrim(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGraphMemTrim";
-        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGraphMemTrim(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGraphMemTrim(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10300,73 +6847,41 @@ unsafe extern "C" fn cuDeviceGraphMemTrim(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetGraphMemAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr", ], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 {
-            0 => 8,
-            1 => 8,
-            2 => 8,
-            3 => 8,
+        let sz2: usize = match sel2 { 0 => 8, 1 => 8, 2 => 8, 3 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel2 {
-                    0 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    1 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    2 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    3 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 0 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 1 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 2 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 3 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceSetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr", "value", ], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 {
-            0 => 8,
-            1 => 8,
-            2 => 8,
-            3 => 8,
+        let sz2: usize = match sel2 { 0 => 8, 1 => 8, 2 => 8, 3 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
@@ -10379,9 +6894,7 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
         }
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10390,22 +6903,16 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
     })
 }
 
-unsafe extern "C" fn cuGraphClone(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphClone";
-        let a = unsafe { entry::args(py, F, &["originalGraph"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["originalGraph", ], 1, args, nargs, kwnames)? };
         let originalGraph = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 =
-            conv::handle(&CUgraph, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
+        let a1: u64 = conv::handle(&CUgraph, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10414,25 +6921,18 @@ unsafe extern "C" fn cuGraphClone(
     })
 }
 
-unsafe extern "C" fn cuGraphNodeFindInClone(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeFindInClone";
-        let a = unsafe { entry::args(py, F, &["hOriginalNode", "hClonedGraph"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hOriginalNode", "hClonedGraph", ], 2, args, nargs, kwnames)? };
         let hOriginalNode = unsafe { entry::arg(py, &a[0]) };
         let hClonedGraph = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 =
-            conv::handle(&CUgraphNode, hOriginalNode, &Ctx { func: F, param: "hOriginalNode", expected: "CUgraphNode or int" })?;
+        let a1: u64 = conv::handle(&CUgraphNode, hOriginalNode, &Ctx { func: F, param: "hOriginalNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUgraph, hClonedGraph, &Ctx { func: F, param: "hClonedGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10441,21 +6941,16 @@ unsafe extern "C" fn cuGraphNodeFindInClone(
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetType(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetType";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10464,97 +6959,60 @@ unsafe extern "C" fn cuGraphNodeGetType(
     })
 }
 
-unsafe extern "C" fn cuGraphGetNodes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetNodes";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numNodes"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numNodes", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o2: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
+        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "nodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::py_int(py, o2, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphGetRootNodes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetRootNodes";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numRootNodes"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numRootNodes", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numRootNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o2: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" }))(
-                numRootNodes,
-            )?;
+        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" }))(numRootNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "rootNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::py_int(py, o2, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphGetEdges(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetEdges";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o3: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
+        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -10565,41 +7023,23 @@ unsafe extern "C" fn cuGraphGetEdges(
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?,
-                conv::py_int(py, o3, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?, conv::py_int(py, o3, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphGetEdges_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetEdges_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o4: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
+        let mut o4: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a4: usize = &mut o4 as *mut u64 as usize;
         let n1: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -10614,92 +7054,46 @@ unsafe extern "C" fn cuGraphGetEdges_v2(
         // a count of 0 asks the library for the count: the array goes as NULL
         let a3: usize = if n3 == 0 { 0 } else { o3.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphGetEdges_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?,
-                conv::list(py, conv::used(&o3, n3, 8, false), |k| {
-                    Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?)
-                })?,
-                conv::py_int(py, o4, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?, conv::list(py, conv::used(&o3, n3, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?))?, conv::py_int(py, o4, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependencies(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependencies";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o2: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(
-                numDependencies,
-            )?;
+        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(numDependencies)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::py_int(py, o2, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependencies_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o3: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(
-                numDependencies,
-            )?;
+        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(numDependencies)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -10710,90 +7104,46 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphNodeGetDependencies_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::list(py, conv::used(&o2, n2, 8, false), |k| {
-                    Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?)
-                })?,
-                conv::py_int(py, o3, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependentNodes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependentNodes";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o2: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(
-                numDependentNodes,
-            )?;
+        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(numDependentNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::py_int(py, o2, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependentNodes_v2";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o3: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(
-                numDependentNodes,
-            )?;
+        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(numDependentNodes)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -10804,66 +7154,33 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphNodeGetDependentNodes_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
-                conv::list(py, conv::used(&o2, n2, 8, false), |k| {
-                    Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?)
-                })?,
-                conv::py_int(py, o3, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuGraphAddDependencies(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddDependencies";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 =
-            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
-            })?;
+        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
-        })?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10872,30 +7189,19 @@ unsafe extern "C" fn cuGraphAddDependencies(
     })
 }
 
-unsafe extern "C" fn cuGraphAddDependencies_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddDependencies_v2";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let edgeData = unsafe { entry::arg(py, &a[3]) };
         let numDependencies = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 =
-            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
-            })?;
+        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
-        })?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
@@ -10906,17 +7212,7 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
         }
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddDependencies_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10925,38 +7221,24 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(
     })
 }
 
-unsafe extern "C" fn cuGraphRemoveDependencies(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRemoveDependencies";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 =
-            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
-            })?;
+        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
-        })?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10965,30 +7247,19 @@ unsafe extern "C" fn cuGraphRemoveDependencies(
     })
 }
 
-unsafe extern "C" fn cuGraphRemoveDependencies_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRemoveDependencies_v2";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies"], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let edgeData = unsafe { entry::arg(py, &a[3]) };
         let numDependencies = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 =
-            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
-            })?;
+        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
-        })?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
@@ -10999,17 +7270,7 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
         }
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphRemoveDependencies_v2(
-                    conv::bits(a0),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11018,19 +7279,14 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(
     })
 }
 
-unsafe extern "C" fn cuGraphDestroyNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDestroyNode";
-        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphDestroyNode(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphDestroyNode(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11039,15 +7295,10 @@ unsafe extern "C" fn cuGraphDestroyNode(
     })
 }
 
-unsafe extern "C" fn cuGraphInstantiate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphInstantiate";
-        let a = unsafe { entry::args(py, F, &["hGraph", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "flags", ], 2, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -11055,9 +7306,7 @@ unsafe extern "C" fn cuGraphInstantiate(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11066,32 +7315,19 @@ unsafe extern "C" fn cuGraphInstantiate(
     })
 }
 
-unsafe extern "C" fn cuGraphInstantiateWithParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphInstantiateWithParams";
-        let a = unsafe { entry::args(py, F, &["hGraph", "instantiateParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "instantiateParams", ], 2, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let instantiateParams = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let h2 = conv::Held::record(
-            instantiateParams,
-            32,
-            false,
-            true,
-            &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" },
-        )?;
+        let h2 = conv::Held::record(instantiateParams, 32, false, true, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11100,22 +7336,16 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecGetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecGetFlags";
-        let a = unsafe { entry::args(py, F, &["hGraphExec"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", ], 1, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11124,33 +7354,19 @@ unsafe extern "C" fn cuGraphExecGetFlags(
     })
 }
 
-unsafe extern "C" fn cuGraphExecKernelNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            nodeParams,
-            72,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
-        )?;
+        let h2 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11159,37 +7375,21 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "copyParams", "ctx"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "copyParams", "ctx", ], 4, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let copyParams = unsafe { entry::arg(py, &a[2]) };
         let ctx = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            copyParams,
-            200,
-            false,
-            false,
-            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" },
-        )?;
+        let h2 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11198,37 +7398,21 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "memsetParams", "ctx"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "memsetParams", "ctx", ], 4, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let memsetParams = unsafe { entry::arg(py, &a[2]) };
         let ctx = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            memsetParams,
-            40,
-            false,
-            false,
-            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
-        )?;
+        let h2 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11237,33 +7421,19 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecHostNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            nodeParams,
-            16,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
-        )?;
+        let h2 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11272,26 +7442,18 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecChildGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "childGraph"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "childGraph", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let childGraph = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUgraph, childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11300,26 +7462,18 @@ unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11328,25 +7482,18 @@ unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(
     })
 }
 
-unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11355,35 +7502,19 @@ unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(
     })
 }
 
-unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            nodeParams,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
-        )?;
+        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11392,35 +7523,19 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            nodeParams,
-            24,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
-        )?;
+        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11429,24 +7544,18 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphNodeSetEnabled(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeSetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let isEnabled = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::int(isEnabled, 32, false, &Ctx { func: F, param: "isEnabled", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11455,24 +7564,18 @@ unsafe extern "C" fn cuGraphNodeSetEnabled(
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetEnabled(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11481,22 +7584,16 @@ unsafe extern "C" fn cuGraphNodeGetEnabled(
     })
 }
 
-unsafe extern "C" fn cuGraphUpload(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphUpload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphUpload";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphUpload(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphUpload(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11505,22 +7602,16 @@ unsafe extern "C" fn cuGraphUpload(
     })
 }
 
-unsafe extern "C" fn cuGraphLaunch(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphLaunch";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphLaunch(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphLaunch(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11529,20 +7620,14 @@ unsafe extern "C" fn cuGraphLaunch(
     })
 }
 
-unsafe extern "C" fn cuGraphExecDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecDestroy";
-        let a = unsafe { entry::args(py, F, &["hGraphExec"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", ], 1, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11551,19 +7636,14 @@ unsafe extern "C" fn cuGraphExecDestroy(
     })
 }
 
-unsafe extern "C" fn cuGraphDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDestroy";
-        let a = unsafe { entry::args(py, F, &["hGraph"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", ], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11572,24 +7652,18 @@ unsafe extern "C" fn cuGraphDestroy(
     })
 }
 
-unsafe extern "C" fn cuGraphExecUpdate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecUpdate";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph", ], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o2 = Out::<3>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11598,21 +7672,16 @@ unsafe extern "C" fn cuGraphExecUpdate(
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, dst, &Ctx { func: F, param: "dst", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, src, &Ctx { func: F, param: "src", expected: "CUgraphNode or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11621,15 +7690,10 @@ unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -11637,9 +7701,7 @@ unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11648,27 +7710,19 @@ unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value", ], 3, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 =
-            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11677,15 +7731,10 @@ unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuGraphDebugDotPrint(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDebugDotPrint";
-        let a = unsafe { entry::args(py, F, &["hGraph", "path", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "path", "flags", ], 3, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let path = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -11693,7 +7742,7 @@ unsafe extern "C" fn cuGraphDebugDotPrint(
         let (a1, _k1) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11702,42 +7751,22 @@ unsafe extern "C" fn cuGraphDebugDotPrint(
     })
 }
 
-unsafe extern "C" fn cuUserObjectCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectCreate";
-        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags", ], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let ud2 = ptr;
-        let (a2, a1, cb2) = crate::callbacks::python(
-            destroy,
-            ud2,
-            &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" },
-            crate::callbacks::host_trampoline as *const (),
-        )?;
+        let (a2, a1, cb2) = crate::callbacks::python(destroy, ud2, &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" }, crate::callbacks::host_trampoline as *const ())?;
         let a3: u64 = conv::int(initialRefcount, 32, false, &Ctx { func: F, param: "initialRefcount", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuUserObjectCreate(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11747,21 +7776,16 @@ unsafe extern "C" fn cuUserObjectCreate(
     })
 }
 
-unsafe extern "C" fn cuUserObjectRetain(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuUserObjectRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectRetain";
-        let a = unsafe { entry::args(py, F, &["object", "count"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuUserObjectRetain(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectRetain(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11770,21 +7794,16 @@ unsafe extern "C" fn cuUserObjectRetain(
     })
 }
 
-unsafe extern "C" fn cuUserObjectRelease(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuUserObjectRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectRelease";
-        let a = unsafe { entry::args(py, F, &["object", "count"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuUserObjectRelease(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectRelease(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11793,15 +7812,10 @@ unsafe extern "C" fn cuUserObjectRelease(
     })
 }
 
-unsafe extern "C" fn cuGraphRetainUserObject(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphRetainUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRetainUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags", ], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -11811,9 +7825,7 @@ unsafe extern "C" fn cuGraphRetainUserObject(
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11822,15 +7834,10 @@ unsafe extern "C" fn cuGraphRetainUserObject(
     })
 }
 
-unsafe extern "C" fn cuGraphReleaseUserObject(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphReleaseUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count", ], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -11838,7 +7845,7 @@ unsafe extern "C" fn cuGraphReleaseUserObject(
         let a1: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -11847,54 +7854,25 @@ unsafe extern "C" fn cuGraphReleaseUserObject(
     })
 }
 
-unsafe extern "C" fn cuGraphAddNode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddNode";
-        let a =
-            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(
-            nodeParams,
-            256,
-            false,
-            true,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
-        )?;
+        let h4 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddNode(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11903,54 +7881,22 @@ unsafe extern "C" fn cuGraphAddNode(
     })
 }
 
-unsafe extern "C" fn cuGraphAddNode_v2(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddNode_v2";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["hGraph", "dependencies", "dependencyData", "numDependencies", "nodeParams"],
-                5,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "dependencyData", "numDependencies", "nodeParams", ], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let nodeParams = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(
-            dependencies,
-            8,
-            &Ctx { func: F, param: "dependencies", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
-            },
-        )?;
+        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::records(
-            dependencyData,
-            8,
-            &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" },
-        )?;
+        let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h5 = conv::Held::record(
-            nodeParams,
-            256,
-            false,
-            true,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
-        )?;
+        let h5 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
         let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11959,18 +7905,7 @@ unsafe extern "C" fn cuGraphAddNode_v2(
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphAddNode_v2(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -11979,28 +7914,17 @@ unsafe extern "C" fn cuGraphAddNode_v2(
     })
 }
 
-unsafe extern "C" fn cuGraphNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(
-            nodeParams,
-            256,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
-        )?;
+        let h1 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12009,32 +7933,19 @@ unsafe extern "C" fn cuGraphNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphExecNodeSetParams(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 =
-            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(
-            nodeParams,
-            256,
-            false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
-        )?;
+        let h2 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
         let a2: usize = h2.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12043,15 +7954,10 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(
     })
 }
 
-unsafe extern "C" fn cuGraphConditionalHandleCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphConditionalHandleCreate";
-        let a = unsafe { entry::args(py, F, &["hGraph", "ctx", "defaultLaunchValue", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "ctx", "defaultLaunchValue", "flags", ], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let ctx = unsafe { entry::arg(py, &a[1]) };
         let defaultLaunchValue = unsafe { entry::arg(py, &a[2]) };
@@ -12063,17 +7969,7 @@ unsafe extern "C" fn cuGraphConditionalHandleCreate(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphConditionalHandleCreate(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12082,15 +7978,10 @@ unsafe extern "C" fn cuGraphConditionalHandleCreate(
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessor";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", ], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -12100,16 +7991,7 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12118,15 +8000,10 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags", ], 4, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -12138,17 +8015,7 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12157,34 +8024,16 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialBlockSize";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit"],
-                4,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", ], 4, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSizeToDynamicSMemSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let (a3, _scope3) = crate::callbacks::occupancy(
-            blockSizeToDynamicSMemSize,
-            &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" },
-        )?;
+        let (a3, _scope3) = crate::callbacks::occupancy(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -12192,18 +8041,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuOccupancyMaxPotentialBlockSize(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialBlockSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -12212,35 +8050,17 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialBlockSizeWithFlags";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", "flags"],
-                5,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", "flags", ], 5, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSizeToDynamicSMemSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let (a3, _scope3) = crate::callbacks::occupancy(
-            blockSizeToDynamicSMemSize,
-            &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" },
-        )?;
+        let (a3, _scope3) = crate::callbacks::occupancy(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let a6: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -12249,19 +8069,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuOccupancyMaxPotentialBlockSizeWithFlags(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                    conv::bits(a6),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialBlockSizeWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -12270,15 +8078,10 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
     })
 }
 
-unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyAvailableDynamicSMemPerBlock";
-        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize", ], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let numBlocks = unsafe { entry::arg(py, &a[1]) };
         let blockSize = unsafe { entry::arg(py, &a[2]) };
@@ -12288,16 +8091,7 @@ unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuOccupancyAvailableDynamicSMemPerBlock(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyAvailableDynamicSMemPerBlock(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12306,15 +8100,10 @@ unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialClusterSize";
-        let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -12323,11 +8112,7 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12336,15 +8121,10 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxActiveClusters(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveClusters";
-        let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -12353,9 +8133,7 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12364,15 +8142,10 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "hArray", "Flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "hArray", "Flags", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let hArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -12380,7 +8153,7 @@ unsafe extern "C" fn cuTexRefSetArray(
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12389,27 +8162,18 @@ unsafe extern "C" fn cuTexRefSetArray(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmappedArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "hMipmappedArray", "Flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "hMipmappedArray", "Flags", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let hMipmappedArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: u64 = conv::handle(
-            &CUmipmappedArray,
-            hMipmappedArray,
-            &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmappedArray(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmappedArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12418,15 +8182,10 @@ unsafe extern "C" fn cuTexRefSetMipmappedArray(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetAddress(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddress";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dptr", "numbytes"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dptr", "numbytes", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dptr = unsafe { entry::arg(py, &a[1]) };
         let numbytes = unsafe { entry::arg(py, &a[2]) };
@@ -12436,9 +8195,7 @@ unsafe extern "C" fn cuTexRefSetAddress(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12447,31 +8204,21 @@ unsafe extern "C" fn cuTexRefSetAddress(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetAddress2D(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddress2D";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "desc", "dptr", "Pitch"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "desc", "dptr", "Pitch", ], 4, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let desc = unsafe { entry::arg(py, &a[1]) };
         let dptr = unsafe { entry::arg(py, &a[2]) };
         let Pitch = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let h1 =
-            conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(Pitch, 64, false, &Ctx { func: F, param: "Pitch", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuTexRefSetAddress2D_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddress2D_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12480,15 +8227,10 @@ unsafe extern "C" fn cuTexRefSetAddress2D(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetFormat(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetFormat(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFormat";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fmt", "NumPackedComponents"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fmt", "NumPackedComponents", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fmt = unsafe { entry::arg(py, &a[1]) };
         let NumPackedComponents = unsafe { entry::arg(py, &a[2]) };
@@ -12496,7 +8238,7 @@ unsafe extern "C" fn cuTexRefSetFormat(
         let a1: u64 = conv::int(fmt, 32, false, &Ctx { func: F, param: "fmt", expected: "int" })?;
         let a2: u64 = conv::int(NumPackedComponents, 32, true, &Ctx { func: F, param: "NumPackedComponents", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12505,15 +8247,10 @@ unsafe extern "C" fn cuTexRefSetFormat(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetAddressMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetAddressMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddressMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", "am"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", "am", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dim = unsafe { entry::arg(py, &a[1]) };
         let am = unsafe { entry::arg(py, &a[2]) };
@@ -12521,7 +8258,7 @@ unsafe extern "C" fn cuTexRefSetAddressMode(
         let a1: u64 = conv::int(dim, 32, true, &Ctx { func: F, param: "dim", expected: "int" })?;
         let a2: u64 = conv::int(am, 32, false, &Ctx { func: F, param: "am", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12530,21 +8267,16 @@ unsafe extern "C" fn cuTexRefSetAddressMode(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetFilterMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fm"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12553,21 +8285,16 @@ unsafe extern "C" fn cuTexRefSetFilterMode(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmapFilterMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmapFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fm"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12576,21 +8303,16 @@ unsafe extern "C" fn cuTexRefSetMipmapFilterMode(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmapLevelBias(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmapLevelBias(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapLevelBias";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "bias"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "bias", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let bias = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::float(bias, 32, &Ctx { func: F, param: "bias", expected: "float" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelBias(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelBias(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12599,16 +8321,10 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelBias(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapLevelClamp";
-        let a =
-            unsafe { entry::args(py, F, &["hTexRef", "minMipmapLevelClamp", "maxMipmapLevelClamp"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "minMipmapLevelClamp", "maxMipmapLevelClamp", ], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let minMipmapLevelClamp = unsafe { entry::arg(py, &a[1]) };
         let maxMipmapLevelClamp = unsafe { entry::arg(py, &a[2]) };
@@ -12616,7 +8332,7 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(
         let a1: u64 = conv::float(minMipmapLevelClamp, 32, &Ctx { func: F, param: "minMipmapLevelClamp", expected: "float" })?;
         let a2: u64 = conv::float(maxMipmapLevelClamp, 32, &Ctx { func: F, param: "maxMipmapLevelClamp", expected: "float" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelClamp(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelClamp(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12625,21 +8341,16 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMaxAnisotropy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMaxAnisotropy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMaxAnisotropy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "maxAniso"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "maxAniso", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let maxAniso = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(maxAniso, 32, false, &Ctx { func: F, param: "maxAniso", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMaxAnisotropy(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMaxAnisotropy(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12648,27 +8359,17 @@ unsafe extern "C" fn cuTexRefSetMaxAnisotropy(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetBorderColor(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetBorderColor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetBorderColor";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "pBorderColor"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "pBorderColor", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let pBorderColor = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let arr1 = InArray::scalars(
-            pBorderColor,
-            4,
-            &Ctx { func: F, param: "pBorderColor", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::float(it, 32, &Ctx { func: F, param: "pBorderColor", expected: "float" }),
-        )?;
+        let arr1 = InArray::scalars(pBorderColor, 4, &Ctx { func: F, param: "pBorderColor", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::float(it, 32, &Ctx { func: F, param: "pBorderColor", expected: "float" }))?;
         let a1: usize = arr1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetBorderColor(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetBorderColor(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12677,21 +8378,16 @@ unsafe extern "C" fn cuTexRefSetBorderColor(
     })
 }
 
-unsafe extern "C" fn cuTexRefSetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFlags";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "Flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "Flags", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFlags(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFlags(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -12700,21 +8396,16 @@ unsafe extern "C" fn cuTexRefSetFlags(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetAddress(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetAddress";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12723,21 +8414,16 @@ unsafe extern "C" fn cuTexRefGetAddress(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12746,21 +8432,16 @@ unsafe extern "C" fn cuTexRefGetArray(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmappedArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12769,15 +8450,10 @@ unsafe extern "C" fn cuTexRefGetMipmappedArray(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetAddressMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetAddressMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetAddressMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dim"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", ], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dim = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -12785,8 +8461,7 @@ unsafe extern "C" fn cuTexRefGetAddressMode(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12795,21 +8470,16 @@ unsafe extern "C" fn cuTexRefGetAddressMode(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetFilterMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12818,15 +8488,10 @@ unsafe extern "C" fn cuTexRefGetFilterMode(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetFormat(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetFormat(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFormat";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -12834,38 +8499,25 @@ unsafe extern "C" fn cuTexRefGetFormat(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                E_CUarray_format.get(py, conv::sext(o0.u64(), 32, false))?,
-                conv::py_int(py, o1.u64(), 32, true)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUarray_format.get(py, conv::sext(o0.u64(), 32, false))?, conv::py_int(py, o1.u64(), 32, true)?])
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmapFilterMode(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmapFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12874,21 +8526,16 @@ unsafe extern "C" fn cuTexRefGetMipmapFilterMode(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmapLevelBias(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmapLevelBias(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapLevelBias";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12897,15 +8544,10 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelBias(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapLevelClamp";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -12913,9 +8555,7 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -12924,21 +8564,16 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMaxAnisotropy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMaxAnisotropy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMaxAnisotropy";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12947,21 +8582,16 @@ unsafe extern "C" fn cuTexRefGetMaxAnisotropy(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetBorderColor(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetBorderColor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetBorderColor";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12970,21 +8600,16 @@ unsafe extern "C" fn cuTexRefGetBorderColor(
     })
 }
 
-unsafe extern "C" fn cuTexRefGetFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFlags";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -12993,19 +8618,14 @@ unsafe extern "C" fn cuTexRefGetFlags(
     })
 }
 
-unsafe extern "C" fn cuTexRefCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefCreate";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefCreate(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefCreate(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13014,19 +8634,14 @@ unsafe extern "C" fn cuTexRefCreate(
     })
 }
 
-unsafe extern "C" fn cuTexRefDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefDestroy";
-        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13035,15 +8650,10 @@ unsafe extern "C" fn cuTexRefDestroy(
     })
 }
 
-unsafe extern "C" fn cuSurfRefSetArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfRefSetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfRefSetArray";
-        let a = unsafe { entry::args(py, F, &["hSurfRef", "hArray", "Flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSurfRef", "hArray", "Flags", ], 3, args, nargs, kwnames)? };
         let hSurfRef = unsafe { entry::arg(py, &a[0]) };
         let hArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -13051,7 +8661,7 @@ unsafe extern "C" fn cuSurfRefSetArray(
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13060,21 +8670,16 @@ unsafe extern "C" fn cuSurfRefSetArray(
     })
 }
 
-unsafe extern "C" fn cuSurfRefGetArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfRefGetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfRefGetArray";
-        let a = unsafe { entry::args(py, F, &["hSurfRef"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSurfRef", ], 1, args, nargs, kwnames)? };
         let hSurfRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUsurfref, hSurfRef, &Ctx { func: F, param: "hSurfRef", expected: "CUsurfref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13083,50 +8688,23 @@ unsafe extern "C" fn cuSurfRefGetArray(
     })
 }
 
-unsafe extern "C" fn cuTexObjectCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectCreate";
-        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc", ], 3, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(
-            pResDesc,
-            144,
-            false,
-            false,
-            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" },
-        )?;
+        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(
-            pTexDesc,
-            104,
-            false,
-            false,
-            &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" },
-        )?;
+        let h2 = conv::Held::record(pTexDesc, 104, false, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::record(
-            pResViewDesc,
-            112,
-            false,
-            false,
-            &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" },
-        )?;
+        let h3 = conv::Held::record(pResViewDesc, 112, false, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
         let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13135,20 +8713,14 @@ unsafe extern "C" fn cuTexObjectCreate(
     })
 }
 
-unsafe extern "C" fn cuTexObjectDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectDestroy";
-        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 =
-            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a0: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13157,22 +8729,16 @@ unsafe extern "C" fn cuTexObjectDestroy(
     })
 }
 
-unsafe extern "C" fn cuTexObjectGetResourceDesc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetResourceDesc";
-        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 =
-            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13181,22 +8747,16 @@ unsafe extern "C" fn cuTexObjectGetResourceDesc(
     })
 }
 
-unsafe extern "C" fn cuTexObjectGetTextureDesc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectGetTextureDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetTextureDesc";
-        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 =
-            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<13>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13205,22 +8765,16 @@ unsafe extern "C" fn cuTexObjectGetTextureDesc(
     })
 }
 
-unsafe extern "C" fn cuTexObjectGetResourceViewDesc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectGetResourceViewDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetResourceViewDesc";
-        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 =
-            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<14>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13229,28 +8783,17 @@ unsafe extern "C" fn cuTexObjectGetResourceViewDesc(
     })
 }
 
-unsafe extern "C" fn cuSurfObjectCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectCreate";
-        let a = unsafe { entry::args(py, F, &["pResDesc"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc", ], 1, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(
-            pResDesc,
-            144,
-            false,
-            false,
-            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" },
-        )?;
+        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13259,20 +8802,14 @@ unsafe extern "C" fn cuSurfObjectCreate(
     })
 }
 
-unsafe extern "C" fn cuSurfObjectDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfObjectDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectDestroy";
-        let a = unsafe { entry::args(py, F, &["surfObject"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 =
-            conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
+        let a0: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfObjectDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13281,22 +8818,16 @@ unsafe extern "C" fn cuSurfObjectDestroy(
     })
 }
 
-unsafe extern "C" fn cuSurfObjectGetResourceDesc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectGetResourceDesc";
-        let a = unsafe { entry::args(py, F, &["surfObject"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 =
-            conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
+        let a1: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13305,37 +8836,10 @@ unsafe extern "C" fn cuSurfObjectGetResourceDesc(
     })
 }
 
-unsafe extern "C" fn cuTensorMapEncodeTiled(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeTiled";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "tensorDataType",
-                    "tensorRank",
-                    "globalAddress",
-                    "globalDim",
-                    "globalStrides",
-                    "boxDim",
-                    "elementStrides",
-                    "interleave",
-                    "swizzle",
-                    "l2Promotion",
-                    "oobFill",
-                ],
-                11,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "boxDim", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], 11, args, nargs, kwnames)? };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -13349,34 +8853,15 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
         let oobFill = unsafe { entry::arg(py, &a[10]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
-        let arr4 = InArray::scalars(
-            globalDim,
-            8,
-            &Ctx { func: F, param: "globalDim", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }),
-        )?;
+        let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(
-            globalStrides,
-            8,
-            &Ctx { func: F, param: "globalStrides", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }),
-        )?;
+        let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let arr6 =
-            InArray::scalars(boxDim, 4, &Ctx { func: F, param: "boxDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
-                conv::int(it, 32, false, &Ctx { func: F, param: "boxDim", expected: "int" })
-            })?;
+        let arr6 = InArray::scalars(boxDim, 4, &Ctx { func: F, param: "boxDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "boxDim", expected: "int" }))?;
         let a6: usize = arr6.addr();
-        let arr7 = InArray::scalars(
-            elementStrides,
-            4,
-            &Ctx { func: F, param: "elementStrides", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
-        )?;
+        let arr7 = InArray::scalars(elementStrides, 4, &Ctx { func: F, param: "elementStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }))?;
         let a7: usize = arr7.addr();
         let a8: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
         let a9: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
@@ -13385,24 +8870,7 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuTensorMapEncodeTiled(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6 as u64),
-                    conv::bits(a7 as u64),
-                    conv::bits(a8),
-                    conv::bits(a9),
-                    conv::bits(a10),
-                    conv::bits(a11),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeTiled(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10), conv::bits(a11), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13411,40 +8879,10 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
     })
 }
 
-unsafe extern "C" fn cuTensorMapEncodeIm2col(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeIm2col";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "tensorDataType",
-                    "tensorRank",
-                    "globalAddress",
-                    "globalDim",
-                    "globalStrides",
-                    "pixelBoxLowerCorner",
-                    "pixelBoxUpperCorner",
-                    "channelsPerPixel",
-                    "pixelsPerColumn",
-                    "elementStrides",
-                    "interleave",
-                    "swizzle",
-                    "l2Promotion",
-                    "oobFill",
-                ],
-                14,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCorner", "pixelBoxUpperCorner", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], 14, args, nargs, kwnames)? };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -13461,45 +8899,19 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
         let oobFill = unsafe { entry::arg(py, &a[13]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
-        let arr4 = InArray::scalars(
-            globalDim,
-            8,
-            &Ctx { func: F, param: "globalDim", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }),
-        )?;
+        let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(
-            globalStrides,
-            8,
-            &Ctx { func: F, param: "globalStrides", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }),
-        )?;
+        let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(
-            pixelBoxLowerCorner,
-            4,
-            &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "int" }),
-        )?;
+        let arr6 = InArray::scalars(pixelBoxLowerCorner, 4, &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "int" }))?;
         let a6: usize = arr6.addr();
-        let arr7 = InArray::scalars(
-            pixelBoxUpperCorner,
-            4,
-            &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "int" }),
-        )?;
+        let arr7 = InArray::scalars(pixelBoxUpperCorner, 4, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "int" }))?;
         let a7: usize = arr7.addr();
         let a8: u64 = conv::int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int" })?;
         let a9: u64 = conv::int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int" })?;
-        let arr10 = InArray::scalars(
-            elementStrides,
-            4,
-            &Ctx { func: F, param: "elementStrides", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
-        )?;
+        let arr10 = InArray::scalars(elementStrides, 4, &Ctx { func: F, param: "elementStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }))?;
         let a10: usize = arr10.addr();
         let a11: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
         let a12: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
@@ -13508,27 +8920,7 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuTensorMapEncodeIm2col(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6 as u64),
-                    conv::bits(a7 as u64),
-                    conv::bits(a8),
-                    conv::bits(a9),
-                    conv::bits(a10 as u64),
-                    conv::bits(a11),
-                    conv::bits(a12),
-                    conv::bits(a13),
-                    conv::bits(a14),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeIm2col(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13537,41 +8929,10 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
     })
 }
 
-unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeIm2colWide";
-        let a = unsafe {
-            entry::args(
-                py,
-                F,
-                &[
-                    "tensorDataType",
-                    "tensorRank",
-                    "globalAddress",
-                    "globalDim",
-                    "globalStrides",
-                    "pixelBoxLowerCornerWidth",
-                    "pixelBoxUpperCornerWidth",
-                    "channelsPerPixel",
-                    "pixelsPerColumn",
-                    "elementStrides",
-                    "interleave",
-                    "mode",
-                    "swizzle",
-                    "l2Promotion",
-                    "oobFill",
-                ],
-                15,
-                args,
-                nargs,
-                kwnames,
-            )?
-        };
+        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCornerWidth", "pixelBoxUpperCornerWidth", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "mode", "swizzle", "l2Promotion", "oobFill", ], 15, args, nargs, kwnames)? };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -13589,35 +8950,17 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
         let oobFill = unsafe { entry::arg(py, &a[14]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
-        let arr4 = InArray::scalars(
-            globalDim,
-            8,
-            &Ctx { func: F, param: "globalDim", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }),
-        )?;
+        let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(
-            globalStrides,
-            8,
-            &Ctx { func: F, param: "globalStrides", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }),
-        )?;
+        let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let a6: u64 =
-            conv::int(pixelBoxLowerCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxLowerCornerWidth", expected: "int" })?;
-        let a7: u64 =
-            conv::int(pixelBoxUpperCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxUpperCornerWidth", expected: "int" })?;
+        let a6: u64 = conv::int(pixelBoxLowerCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxLowerCornerWidth", expected: "int" })?;
+        let a7: u64 = conv::int(pixelBoxUpperCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxUpperCornerWidth", expected: "int" })?;
         let a8: u64 = conv::int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int" })?;
         let a9: u64 = conv::int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int" })?;
-        let arr10 = InArray::scalars(
-            elementStrides,
-            4,
-            &Ctx { func: F, param: "elementStrides", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
-        )?;
+        let arr10 = InArray::scalars(elementStrides, 4, &Ctx { func: F, param: "elementStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }))?;
         let a10: usize = arr10.addr();
         let a11: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
         let a12: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
@@ -13627,28 +8970,7 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuTensorMapEncodeIm2colWide(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4 as u64),
-                    conv::bits(a5 as u64),
-                    conv::bits(a6),
-                    conv::bits(a7),
-                    conv::bits(a8),
-                    conv::bits(a9),
-                    conv::bits(a10 as u64),
-                    conv::bits(a11),
-                    conv::bits(a12),
-                    conv::bits(a13),
-                    conv::bits(a14),
-                    conv::bits(a15),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeIm2colWide(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), conv::bits(a15), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13657,24 +8979,18 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
     })
 }
 
-unsafe extern "C" fn cuTensorMapReplaceAddress(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapReplaceAddress";
-        let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress", ], 2, args, nargs, kwnames)? };
         let tensorMap = unsafe { entry::arg(py, &a[0]) };
         let globalAddress = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
         let a0: usize = h0.addr();
-        let h1 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13683,15 +8999,10 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(
     })
 }
 
-unsafe extern "C" fn cuDeviceCanAccessPeer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceCanAccessPeer";
-        let a = unsafe { entry::args(py, F, &["dev", "peerDev"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "peerDev", ], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let peerDev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
@@ -13699,7 +9010,7 @@ unsafe extern "C" fn cuDeviceCanAccessPeer(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13708,22 +9019,16 @@ unsafe extern "C" fn cuDeviceCanAccessPeer(
     })
 }
 
-unsafe extern "C" fn cuCtxEnablePeerAccess(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxEnablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxEnablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerContext", "Flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerContext", "Flags", ], 2, args, nargs, kwnames)? };
         let peerContext = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 =
-            conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
+        let a0: u64 = conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxEnablePeerAccess(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxEnablePeerAccess(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13732,20 +9037,14 @@ unsafe extern "C" fn cuCtxEnablePeerAccess(
     })
 }
 
-unsafe extern "C" fn cuCtxDisablePeerAccess(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxDisablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDisablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerContext"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerContext", ], 1, args, nargs, kwnames)? };
         let peerContext = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 =
-            conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
+        let a0: u64 = conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxDisablePeerAccess(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxDisablePeerAccess(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13754,15 +9053,10 @@ unsafe extern "C" fn cuCtxDisablePeerAccess(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetP2PAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetP2PAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "srcDevice", "dstDevice"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "srcDevice", "dstDevice", ], 3, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -13772,11 +9066,7 @@ unsafe extern "C" fn cuDeviceGetP2PAttribute(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13785,23 +9075,14 @@ unsafe extern "C" fn cuDeviceGetP2PAttribute(
     })
 }
 
-unsafe extern "C" fn cuGraphicsUnregisterResource(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsUnregisterResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsUnregisterResource";
-        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(
-            &CUgraphicsResource,
-            resource,
-            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnregisterResource(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnregisterResource(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13810,33 +9091,20 @@ unsafe extern "C" fn cuGraphicsUnregisterResource(
     })
 }
 
-unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsSubResourceGetMappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel", ], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let arrayIndex = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(
-            &CUgraphicsResource,
-            resource,
-            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let a2: u64 = conv::int(arrayIndex, 32, false, &Ctx { func: F, param: "arrayIndex", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13845,26 +9113,16 @@ unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(
-            &CUgraphicsResource,
-            resource,
-            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -13873,31 +9131,18 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedPointer";
-        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a2: u64 = conv::handle(
-            &CUgraphicsResource,
-            resource,
-            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a2: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -13906,25 +9151,16 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceSetMapFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceSetMapFlags";
-        let a = unsafe { entry::args(py, F, &["resource", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "flags", ], 2, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(
-            &CUgraphicsResource,
-            resource,
-            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceSetMapFlags_v2(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceSetMapFlags_v2(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13933,33 +9169,20 @@ unsafe extern "C" fn cuGraphicsResourceSetMapFlags(
     })
 }
 
-unsafe extern "C" fn cuGraphicsMapResources(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsMapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsMapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr1 = InArray::scalars(
-            resources,
-            8,
-            &Ctx { func: F, param: "resources", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" })
-            },
-        )?;
+        let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" }))?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -13968,33 +9191,20 @@ unsafe extern "C" fn cuGraphicsMapResources(
     })
 }
 
-unsafe extern "C" fn cuGraphicsUnmapResources(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsUnmapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr1 = InArray::scalars(
-            resources,
-            8,
-            &Ctx { func: F, param: "resources", expected: "sequence" },
-            |it: &Bound<'_, PyAny>| {
-                conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" })
-            },
-        )?;
+        let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" }))?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14003,15 +9213,10 @@ unsafe extern "C" fn cuGraphicsUnmapResources(
     })
 }
 
-unsafe extern "C" fn cuGetProcAddress(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetProcAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetProcAddress";
-        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags", ], 3, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let cudaVersion = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -14023,52 +9228,23 @@ unsafe extern "C" fn cuGetProcAddress(
         let mut o4 = Out::<1>::new();
         let a4: usize = o4.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGetProcAddress_v2(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGetProcAddress_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::py_int(py, o1.u64(), 64, false)?,
-                E_CUdriverProcAddressQueryResult.get(py, conv::sext(o4.u64(), 32, false))?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, E_CUdriverProcAddressQueryResult.get(py, conv::sext(o4.u64(), 32, false))?])
     })
 }
 
-unsafe extern "C" fn cuCoredumpGetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", ], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 {
-            1 => 1,
-            2 => 1,
-            3 => 1,
-            4 => 1,
-            5 => 1024,
-            6 => 1024,
-            7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -14076,52 +9252,23 @@ unsafe extern "C" fn cuCoredumpGetAttribute(
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuCoredumpGetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpGetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel1 {
-                    1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    5 => conv::py_buffer(py, crate::values::bytes(&o1), true),
-                    6 => conv::py_buffer(py, crate::values::bytes(&o1), true),
-                    7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuCoredumpGetAttributeGlobal(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpGetAttributeGlobal";
-        let a = unsafe { entry::args(py, F, &["attrib"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", ], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 {
-            1 => 1,
-            2 => 1,
-            3 => 1,
-            4 => 1,
-            5 => 1024,
-            6 => 1024,
-            7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -14129,53 +9276,24 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuCoredumpGetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpGetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                match sel1 {
-                    1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
-                    5 => conv::py_buffer(py, crate::values::bytes(&o1), true),
-                    6 => conv::py_buffer(py, crate::values::bytes(&o1), true),
-                    7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?,
-                    _ => py.None(),
-                },
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
     })
 }
 
-unsafe extern "C" fn cuCoredumpSetAttribute(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpSetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "value"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "value", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 {
-            1 => 1,
-            2 => 1,
-            3 => 1,
-            4 => 1,
-            5 => 1024,
-            6 => 1024,
-            7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -14193,9 +9311,7 @@ unsafe extern "C" fn cuCoredumpSetAttribute(
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuCoredumpSetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpSetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14204,27 +9320,15 @@ unsafe extern "C" fn cuCoredumpSetAttribute(
     })
 }
 
-unsafe extern "C" fn cuCoredumpSetAttributeGlobal(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpSetAttributeGlobal";
-        let a = unsafe { entry::args(py, F, &["attrib", "value"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "value", ], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 {
-            1 => 1,
-            2 => 1,
-            3 => 1,
-            4 => 1,
-            5 => 1024,
-            6 => 1024,
-            7 => 4,
+        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -14242,9 +9346,7 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuCoredumpSetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuCoredumpSetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14253,23 +9355,17 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(
     })
 }
 
-unsafe extern "C" fn cuGetExportTable(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetExportTable";
-        let a = unsafe { entry::args(py, F, &["pExportTableId"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pExportTableId", ], 1, args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h1 = conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14278,28 +9374,20 @@ unsafe extern "C" fn cuGetExportTable(
     })
 }
 
-unsafe extern "C" fn cuGreenCtxCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxCreate";
-        let a = unsafe { entry::args(py, F, &["desc", "dev", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["desc", "dev", "flags", ], 3, args, nargs, kwnames)? };
         let desc = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 =
-            conv::handle(&CUdevResourceDesc, desc, &Ctx { func: F, param: "desc", expected: "CUdevResourceDesc or int" })?;
+        let a1: u64 = conv::handle(&CUdevResourceDesc, desc, &Ctx { func: F, param: "desc", expected: "CUdevResourceDesc or int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14308,19 +9396,14 @@ unsafe extern "C" fn cuGreenCtxCreate(
     })
 }
 
-unsafe extern "C" fn cuGreenCtxDestroy(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxDestroy";
-        let a = unsafe { entry::args(py, F, &["hCtx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", ], 1, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxDestroy(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxDestroy(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14329,21 +9412,16 @@ unsafe extern "C" fn cuGreenCtxDestroy(
     })
 }
 
-unsafe extern "C" fn cuCtxFromGreenCtx(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxFromGreenCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxFromGreenCtx";
-        let a = unsafe { entry::args(py, F, &["hCtx"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", ], 1, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14352,15 +9430,10 @@ unsafe extern "C" fn cuCtxFromGreenCtx(
     })
 }
 
-unsafe extern "C" fn cuDeviceGetDevResource(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetDevResource";
-        let a = unsafe { entry::args(py, F, &["device", "typename"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "typename", ], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
@@ -14368,8 +9441,7 @@ unsafe extern "C" fn cuDeviceGetDevResource(
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14378,15 +9450,10 @@ unsafe extern "C" fn cuDeviceGetDevResource(
     })
 }
 
-unsafe extern "C" fn cuCtxGetDevResource(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetDevResource";
-        let a = unsafe { entry::args(py, F, &["hCtx", "typename"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
@@ -14394,7 +9461,7 @@ unsafe extern "C" fn cuCtxGetDevResource(
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14403,15 +9470,10 @@ unsafe extern "C" fn cuCtxGetDevResource(
     })
 }
 
-unsafe extern "C" fn cuGreenCtxGetDevResource(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxGetDevResource";
-        let a = unsafe { entry::args(py, F, &["hCtx", "typename"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
@@ -14419,8 +9481,7 @@ unsafe extern "C" fn cuGreenCtxGetDevResource(
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14429,21 +9490,15 @@ unsafe extern "C" fn cuGreenCtxGetDevResource(
     })
 }
 
-unsafe extern "C" fn cuDevSmResourceSplitByCount(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevSmResourceSplitByCount";
-        let a = unsafe { entry::args(py, F, &["nbGroups", "input_", "useFlags", "minCount"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nbGroups", "input_", "useFlags", "minCount", ], 4, args, nargs, kwnames)? };
         let nbGroups = unsafe { entry::arg(py, &a[0]) };
         let input_ = unsafe { entry::arg(py, &a[1]) };
         let useFlags = unsafe { entry::arg(py, &a[2]) };
         let minCount = unsafe { entry::arg(py, &a[3]) };
-        let mut o1: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "nbGroups", expected: "int" }))(nbGroups)?;
+        let mut o1: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "nbGroups", expected: "int" }))(nbGroups)?;
         let a1: usize = &mut o1 as *mut u64 as usize;
         let h2 = conv::Held::record(input_, 144, false, false, &Ctx { func: F, param: "input_", expected: "CUdevResource_v1" })?;
         let a2: usize = h2.addr();
@@ -14456,58 +9511,29 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(
         let mut o3 = Out::<18>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuDevSmResourceSplitByCount(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3 as u64),
-                    conv::bits(a4),
-                    conv::bits(a5),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDevSmResourceSplitByCount(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::list(py, conv::used(&o0, n0, 144, false), |k| {
-                    Ok(R_CUdevResource_v1.from_ptr(py, conv::elem_addr(&o0, k, 144), 144)?)
-                })?,
-                conv::py_int(py, o1, 32, false)?,
-                R_CUdevResource_v1.from_ptr(py, o3.ptr(), 144)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 144, false), |k| Ok(R_CUdevResource_v1.from_ptr(py, conv::elem_addr(&o0, k, 144), 144)?))?, conv::py_int(py, o1, 32, false)?, R_CUdevResource_v1.from_ptr(py, o3.ptr(), 144)?])
     })
 }
 
-unsafe extern "C" fn cuDevResourceGenerateDesc(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevResourceGenerateDesc";
-        let a = unsafe { entry::args(py, F, &["resources", "nbResources"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resources", "nbResources", ], 2, args, nargs, kwnames)? };
         let resources = unsafe { entry::arg(py, &a[0]) };
         let nbResources = unsafe { entry::arg(py, &a[1]) };
-        let arr1 =
-            InArray::records(resources, 144, &Ctx { func: F, param: "resources", expected: "sequence of CUdevResource_v1" })?;
+        let arr1 = InArray::records(resources, 144, &Ctx { func: F, param: "resources", expected: "sequence of CUdevResource_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(nbResources, 32, false, &Ctx { func: F, param: "nbResources", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14516,21 +9542,16 @@ unsafe extern "C" fn cuDevResourceGenerateDesc(
     })
 }
 
-unsafe extern "C" fn cuGreenCtxRecordEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxRecordEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxRecordEvent(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxRecordEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14539,21 +9560,16 @@ unsafe extern "C" fn cuGreenCtxRecordEvent(
     })
 }
 
-unsafe extern "C" fn cuGreenCtxWaitEvent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxWaitEvent(conv::bits(a0), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxWaitEvent(conv::bits(a0), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14562,21 +9578,16 @@ unsafe extern "C" fn cuGreenCtxWaitEvent(
     })
 }
 
-unsafe extern "C" fn cuStreamGetGreenCtx(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetGreenCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetGreenCtx";
-        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetGreenCtx(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetGreenCtx(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14585,15 +9596,10 @@ unsafe extern "C" fn cuStreamGetGreenCtx(
     })
 }
 
-unsafe extern "C" fn cuGreenCtxStreamCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxStreamCreate";
-        let a = unsafe { entry::args(py, F, &["greenCtx", "flags", "priority"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["greenCtx", "flags", "priority", ], 3, args, nargs, kwnames)? };
         let greenCtx = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let priority = unsafe { entry::arg(py, &a[2]) };
@@ -14603,11 +9609,7 @@ unsafe extern "C" fn cuGreenCtxStreamCreate(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14616,30 +9618,18 @@ unsafe extern "C" fn cuGreenCtxStreamCreate(
     })
 }
 
-unsafe extern "C" fn cuLogsRegisterCallback(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsRegisterCallback";
-        let a = unsafe { entry::args(py, F, &["callbackFunc", "userData"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["callbackFunc", "userData", ], 2, args, nargs, kwnames)? };
         let callbackFunc = unsafe { entry::arg(py, &a[0]) };
         let userData = unsafe { entry::arg(py, &a[1]) };
         let ud0 = userData;
-        let (a0, a1, cb0) = crate::callbacks::python(
-            callbackFunc,
-            ud0,
-            &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" },
-            crate::callbacks::logs_trampoline as *const (),
-        )?;
+        let (a0, a1, cb0) = crate::callbacks::python(callbackFunc, ud0, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" }, crate::callbacks::logs_trampoline as *const ())?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuLogsRegisterCallback(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLogsRegisterCallback(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14649,24 +9639,15 @@ unsafe extern "C" fn cuLogsRegisterCallback(
     })
 }
 
-unsafe extern "C" fn cuLogsUnregisterCallback(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsUnregisterCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsUnregisterCallback";
-        let a = unsafe { entry::args(py, F, &["callback"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["callback", ], 1, args, nargs, kwnames)? };
         let callback = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(
-            &CUlogsCallbackHandle,
-            callback,
-            &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" },
-        )?;
+        let a0: u64 = conv::handle(&CUlogsCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" })?;
 
         let released: Option<u64> = Some(a0);
-        let r = unsafe { conv::nogil(move || sys::cuLogsUnregisterCallback(conv::bits(a0))) };
+        let r = unsafe { conv::nogil(move || sys::cuLogsUnregisterCallback(conv::bits(a0), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14678,21 +9659,16 @@ unsafe extern "C" fn cuLogsUnregisterCallback(
     })
 }
 
-unsafe extern "C" fn cuLogsCurrent(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsCurrent";
-        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1))) };
+        let r = unsafe { conv::nogil(move || sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14701,32 +9677,20 @@ unsafe extern "C" fn cuLogsCurrent(
     })
 }
 
-unsafe extern "C" fn cuLogsDumpToFile(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsDumpToFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsDumpToFile";
-        let a = unsafe { entry::args(py, F, &["iterator", "pathToFile", "flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["iterator", "pathToFile", "flags", ], 3, args, nargs, kwnames)? };
         let iterator = unsafe { entry::arg(py, &a[0]) };
         let pathToFile = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let none0 = iterator.is_none();
-        let mut o0: u64 = if none0 {
-            0
-        } else {
-            (|it: &Bound<'_, PyAny>| {
-                conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" })
-            })(iterator)?
-        };
+        let mut o0: u64 = if none0 { 0 } else { (|it: &Bound<'_, PyAny>| conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" }))(iterator)? };
         let a0: usize = if none0 { 0 } else { &mut o0 as *mut u64 as usize };
         let (a1, _k1) = conv::cstr(pathToFile, false, &Ctx { func: F, param: "pathToFile", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
+        let r = unsafe { conv::nogil(move || sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14735,70 +9699,42 @@ unsafe extern "C" fn cuLogsDumpToFile(
     })
 }
 
-unsafe extern "C" fn cuLogsDumpToMemory(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsDumpToMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsDumpToMemory";
-        let a = unsafe { entry::args(py, F, &["iterator", "buffer", "size", "flags"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["iterator", "buffer", "size", "flags", ], 4, args, nargs, kwnames)? };
         let iterator = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let none0 = iterator.is_none();
-        let mut o0: u64 = if none0 {
-            0
-        } else {
-            (|it: &Bound<'_, PyAny>| {
-                conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" })
-            })(iterator)?
-        };
+        let mut o0: u64 = if none0 { 0 } else { (|it: &Bound<'_, PyAny>| conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" }))(iterator)? };
         let a0: usize = if none0 { 0 } else { &mut o0 as *mut u64 as usize };
         let h1 = conv::Held::addr_of(buffer, true, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let mut o2: u64 =
-            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "size", expected: "int" }))(size)?;
+        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "size", expected: "int" }))(size)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                if none0 { py.None() } else { CUlogIterator.wrap(py, o0)? },
-                conv::py_int(py, o2, 64, false)?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, if none0 { py.None() } else { CUlogIterator.wrap(py, o0)? }, conv::py_int(py, o2, 64, false)?])
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessGetRestoreThreadId";
-        let a = unsafe { entry::args(py, F, &["pid"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", ], 1, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetRestoreThreadId(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetRestoreThreadId(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14807,21 +9743,16 @@ unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessGetState(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessGetState(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessGetState";
-        let a = unsafe { entry::args(py, F, &["pid"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", ], 1, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetState(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetState(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14830,22 +9761,17 @@ unsafe extern "C" fn cuCheckpointProcessGetState(
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessLock(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessLock";
-        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14854,23 +9780,17 @@ unsafe extern "C" fn cuCheckpointProcessLock(
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessCheckpoint(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessCheckpoint";
-        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 =
-            conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14879,22 +9799,17 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessRestore(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessRestore";
-        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14903,22 +9818,17 @@ unsafe extern "C" fn cuCheckpointProcessRestore(
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessUnlock(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessUnlock";
-        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -14927,15 +9837,10 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(
     })
 }
 
-unsafe extern "C" fn cuGraphicsGLRegisterBuffer(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsGLRegisterBuffer";
-        let a = unsafe { entry::args(py, F, &["buffer", "Flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["buffer", "Flags", ], 2, args, nargs, kwnames)? };
         let buffer = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&GLuint, buffer, &Ctx { func: F, param: "buffer", expected: "GLuint or int" })?;
@@ -14943,9 +9848,7 @@ unsafe extern "C" fn cuGraphicsGLRegisterBuffer(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14954,15 +9857,10 @@ unsafe extern "C" fn cuGraphicsGLRegisterBuffer(
     })
 }
 
-unsafe extern "C" fn cuGraphicsGLRegisterImage(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "target", "Flags"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "target", "Flags", ], 3, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let target = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -14972,11 +9870,7 @@ unsafe extern "C" fn cuGraphicsGLRegisterImage(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -14985,15 +9879,10 @@ unsafe extern "C" fn cuGraphicsGLRegisterImage(
     })
 }
 
-unsafe extern "C" fn cuGLGetDevices(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGLGetDevices";
-        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList", ], 2, args, nargs, kwnames)? };
         let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
         let deviceList = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
@@ -15004,35 +9893,19 @@ unsafe extern "C" fn cuGLGetDevices(
         let mut o1 = conv::zeroed_words(n1, 4);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGLGetDevices_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGLGetDevices_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(
-            py,
-            [
-                E_CUresult.get(py, 0)?,
-                conv::py_int(py, o0.u64(), 32, false)?,
-                conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(CUdevice.wrap(py, conv::elem(&o1, k, 4))?))?,
-            ],
-        )
+        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?, conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(CUdevice.wrap(py, conv::elem(&o1, k, 4))?))?])
     })
 }
 
-unsafe extern "C" fn cuGraphicsEGLRegisterImage(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsEGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "flags", ], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
@@ -15041,9 +9914,7 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15052,22 +9923,17 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerConnect(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerConnect";
-        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15076,15 +9942,10 @@ unsafe extern "C" fn cuEGLStreamConsumerConnect(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerConnectWithFlags";
-        let a = unsafe { entry::args(py, F, &["stream", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "flags", ], 2, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
@@ -15093,11 +9954,7 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15106,25 +9963,15 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerDisconnect(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(
-            &CUeglStreamConnection,
-            conn,
-            &mut t0,
-            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
-        )?;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerDisconnect(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerDisconnect(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -15133,48 +9980,23 @@ unsafe extern "C" fn cuEGLStreamConsumerDisconnect(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerAcquireFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout", ], 4, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let timeout = unsafe { entry::arg(py, &a[3]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(
-            &CUeglStreamConnection,
-            conn,
-            &mut t0,
-            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
-        )?;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
         let mut t1: u64 = 0;
-        let a1: usize = conv::handle_ref(
-            &CUgraphicsResource,
-            pCudaResource,
-            &mut t1,
-            &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource, int or None" },
-        )?;
+        let a1: usize = conv::handle_ref(&CUgraphicsResource, pCudaResource, &mut t1, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource, int or None" })?;
         let mut t2: u64 = 0;
-        let a2: usize =
-            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
         let a3: u64 = conv::int(timeout, 32, false, &Ctx { func: F, param: "timeout", expected: "int" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuEGLStreamConsumerAcquireFrame(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1 as u64),
-                    conv::bits(a2 as u64),
-                    conv::bits(a3),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerAcquireFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -15183,39 +10005,20 @@ unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerReleaseFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", ], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(
-            &CUeglStreamConnection,
-            conn,
-            &mut t0,
-            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
-        )?;
-        let a1: u64 = conv::handle(
-            &CUgraphicsResource,
-            pCudaResource,
-            &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let a1: u64 = conv::handle(&CUgraphicsResource, pCudaResource, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource or int" })?;
         let mut t2: u64 = 0;
-        let a2: usize =
-            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -15224,15 +10027,10 @@ unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerConnect(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerConnect";
-        let a = unsafe { entry::args(py, F, &["stream", "width", "height"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "width", "height", ], 3, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
@@ -15243,11 +10041,7 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15256,25 +10050,15 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerDisconnect(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn"], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(
-            &CUeglStreamConnection,
-            conn,
-            &mut t0,
-            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
-        )?;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerDisconnect(conv::bits(a0 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerDisconnect(conv::bits(a0 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -15283,36 +10067,21 @@ unsafe extern "C" fn cuEGLStreamProducerDisconnect(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerPresentFrame(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerPresentFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(
-            &CUeglStreamConnection,
-            conn,
-            &mut t0,
-            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
-        )?;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
         let h1 = conv::Held::record(eglframe, 64, false, false, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
-        let a2: usize =
-            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -15321,36 +10090,21 @@ unsafe extern "C" fn cuEGLStreamProducerPresentFrame(
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerReturnFrame(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerReturnFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(
-            &CUeglStreamConnection,
-            conn,
-            &mut t0,
-            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
-        )?;
+        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
         let h1 = conv::Held::record(eglframe, 64, false, true, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
-        let a2: usize =
-            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -15359,33 +10113,20 @@ unsafe extern "C" fn cuEGLStreamProducerReturnFrame(
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedEglFrame";
-        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel"], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel", ], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let index = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(
-            &CUgraphicsResource,
-            resource,
-            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
-        )?;
+        let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
         let a2: u64 = conv::int(index, 32, false, &Ctx { func: F, param: "index", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15394,15 +10135,10 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(
     })
 }
 
-unsafe extern "C" fn cuEventCreateFromEGLSync(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventCreateFromEGLSync";
-        let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
@@ -15411,9 +10147,7 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15422,27 +10156,18 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(
     })
 }
 
-unsafe extern "C" fn cuVDPAUGetDevice(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuVDPAUGetDevice";
-        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress", ], 2, args, nargs, kwnames)? };
         let vdpDevice = unsafe { entry::arg(py, &a[0]) };
         let vdpGetProcAddress = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
-        let a2: usize = crate::callbacks::raw(
-            vdpGetProcAddress,
-            &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" },
-        )?;
+        let a2: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r =
-            unsafe { conv::nogil(move || sys::cuVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
+        let r = unsafe { conv::nogil(move || sys::cuVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15451,15 +10176,10 @@ unsafe extern "C" fn cuVDPAUGetDevice(
     })
 }
 
-unsafe extern "C" fn cuVDPAUCtxCreate(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuVDPAUCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuVDPAUCtxCreate";
-        let a = unsafe { entry::args(py, F, &["flags", "device", "vdpDevice", "vdpGetProcAddress"], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "device", "vdpDevice", "vdpGetProcAddress", ], 4, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let vdpDevice = unsafe { entry::arg(py, &a[2]) };
@@ -15467,24 +10187,11 @@ unsafe extern "C" fn cuVDPAUCtxCreate(
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
-        let a4: usize = crate::callbacks::raw(
-            vdpGetProcAddress,
-            &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" },
-        )?;
+        let a4: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || {
-                sys::cuVDPAUCtxCreate_v2(
-                    conv::bits(a0 as u64),
-                    conv::bits(a1),
-                    conv::bits(a2),
-                    conv::bits(a3),
-                    conv::bits(a4 as u64),
-                )
-            })
-        };
+        let r = unsafe { conv::nogil(move || sys::cuVDPAUCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15493,29 +10200,18 @@ unsafe extern "C" fn cuVDPAUCtxCreate(
     })
 }
 
-unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsVDPAURegisterVideoSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(
-            &VdpVideoSurface,
-            vdpSurface,
-            &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" },
-        )?;
+        let a1: u64 = conv::handle(&VdpVideoSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15524,29 +10220,18 @@ unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(
     })
 }
 
-unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsVDPAURegisterOutputSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(
-            &VdpOutputSurface,
-            vdpSurface,
-            &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" },
-        )?;
+        let a1: u64 = conv::handle(&VdpOutputSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe {
-            conv::nogil(move || sys::cuGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
-        };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -15555,12 +10240,7 @@ unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(
     })
 }
 
-unsafe extern "C" fn cuProfilerStart(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuProfilerStart(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuProfilerStart";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -15574,12 +10254,7 @@ unsafe extern "C" fn cuProfilerStart(
     })
 }
 
-unsafe extern "C" fn cuProfilerStop(
-    _m: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuProfilerStop(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuProfilerStop";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };

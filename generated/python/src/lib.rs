@@ -17,14 +17,14 @@
 
 mod callbacks;
 mod conv;
-mod driver;
 mod entry;
 mod enums;
 mod handles;
 mod launch;
-mod nvrtc;
 mod records;
 mod values;
+mod driver;
+mod nvrtc;
 
 use pyo3::prelude::*;
 

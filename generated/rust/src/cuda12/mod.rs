@@ -14,6 +14,6 @@
 //! The modules generated from the CUDA 12.9 headers (feature `cuda-12`),
 //! re-exported at the crate root.
 
-pub mod driver;
 pub(crate) mod libraries;
+pub mod driver;
 pub mod nvrtc;

@@ -14,6 +14,6 @@
 //! The modules generated from the CUDA 13.5 headers (feature `cuda-13`),
 //! re-exported at the crate root.
 
-pub mod driver;
 pub(crate) mod libraries;
+pub mod driver;
 pub mod nvrtc;

@@ -15,11 +15,12 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use crate::driver::{self as lib, types::*, Error};
-#[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
+    c_void, CStr,
 };
+#[allow(unused_imports)]
+use crate::driver::{self as lib, types::*, Error};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -174,10 +175,7 @@ impl AllocationHandle {
     ///
     /// As for [`lib::mem_import_from_shareable_handle`](lib::mem_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(
-        os_handle: *mut c_void,
-        sh_handle_type: CUmemAllocationHandleType,
-    ) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(os_handle: *mut c_void, sh_handle_type: CUmemAllocationHandleType) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_import_from_shareable_handle(os_handle, sh_handle_type) }?;
         // SAFETY: the handle was just made by `cuMemImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -205,11 +203,7 @@ impl AllocationHandle {
 
     /// Calls [`cuMemExportToShareableHandle`](lib::mem_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(
-        &self,
-        handle_type: CUmemAllocationHandleType,
-        flags: c_ulonglong,
-    ) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
         lib::mem_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 
@@ -227,26 +221,13 @@ impl AllocationHandle {
 
     /// Calls [`cuMulticastBindMem`](lib::multicast_bind_mem) on this handle.
     #[inline]
-    pub fn multicast_bind_mem(
-        &self,
-        mc_offset: usize,
-        mem_handle: CUmemGenericAllocationHandle,
-        mem_offset: usize,
-        size: usize,
-        flags: c_ulonglong,
-    ) -> Result<(), Error> {
+    pub fn multicast_bind_mem(&self, mc_offset: usize, mem_handle: CUmemGenericAllocationHandle, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
         lib::multicast_bind_mem(self.raw, mc_offset, mem_handle, mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
     #[inline]
-    pub fn multicast_bind_addr(
-        &self,
-        mc_offset: usize,
-        memptr: CUdeviceptr,
-        size: usize,
-        flags: c_ulonglong,
-    ) -> Result<(), Error> {
+    pub fn multicast_bind_addr(&self, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
         lib::multicast_bind_addr(self.raw, mc_offset, memptr, size, flags)
     }
 
@@ -359,13 +340,7 @@ impl Array {
     ///
     /// As for [`lib::memcpy_htoa_async`](lib::memcpy_htoa_async): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_htoa_async(
-        &self,
-        dst_offset: usize,
-        src_host: *const c_void,
-        byte_count: usize,
-        h_stream: CUstream,
-    ) -> Result<(), Error> {
+    pub unsafe fn memcpy_htoa_async(&self, dst_offset: usize, src_host: *const c_void, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
         unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, h_stream) }
     }
 
@@ -466,11 +441,7 @@ impl AsyncCallbackHandle {
     ///
     /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn register_async_notification(
-        device: CUdevice,
-        callback_func: CUasyncCallback,
-        user_data: *mut c_void,
-    ) -> Result<Self, Error> {
+    pub unsafe fn register_async_notification(device: CUdevice, callback_func: CUasyncCallback, user_data: *mut c_void) -> Result<Self, Error> {
         let __o0 = unsafe { lib::device_register_async_notification(device, callback_func, user_data) }?;
         // SAFETY: the handle was just made by `cuDeviceRegisterAsyncNotification` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((__o0, device)) })
@@ -612,12 +583,7 @@ impl Context {
     ///
     /// As for [`lib::vdpau_ctx_create`](lib::vdpau_ctx_create): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn vdpau_ctx_create(
-        flags: c_uint,
-        device: CUdevice,
-        vdp_device: VdpDevice,
-        vdp_get_proc_address: VdpGetProcAddress,
-    ) -> Result<Self, Error> {
+    pub unsafe fn vdpau_ctx_create(flags: c_uint, device: CUdevice, vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<Self, Error> {
         let __o0 = unsafe { lib::vdpau_ctx_create(flags, device, vdp_device, vdp_get_proc_address) }?;
         // SAFETY: the handle was just made by `cuVDPAUCtxCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -1130,10 +1096,7 @@ impl ExternalMemory {
 
     /// Creates [`MipmappedArray`] with [`cuExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array) on this handle.
     #[inline]
-    pub fn get_mapped_mipmapped_array(
-        &self,
-        mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
-    ) -> Result<MipmappedArray, Error> {
+    pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<MipmappedArray, Error> {
         let __o0 = lib::external_memory_get_mapped_mipmapped_array(self.raw, mipmap_desc)?;
         // SAFETY: the handle was just made by `cuExternalMemoryGetMappedMipmappedArray` and is owned by nobody else.
         Ok(unsafe { MipmappedArray::from_raw(__o0) })
@@ -1304,34 +1267,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_kernel`](lib::launch_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_kernel(
-        &self,
-        grid_dim_x: c_uint,
-        grid_dim_y: c_uint,
-        grid_dim_z: c_uint,
-        block_dim_x: c_uint,
-        block_dim_y: c_uint,
-        block_dim_z: c_uint,
-        shared_mem_bytes: c_uint,
-        h_stream: CUstream,
-        kernel_params: *mut *mut c_void,
-        extra: *mut *mut c_void,
-    ) -> Result<(), Error> {
-        unsafe {
-            lib::launch_kernel(
-                self.raw,
-                grid_dim_x,
-                grid_dim_y,
-                grid_dim_z,
-                block_dim_x,
-                block_dim_y,
-                block_dim_z,
-                shared_mem_bytes,
-                h_stream,
-                kernel_params,
-                extra,
-            )
-        }
+    pub unsafe fn launch_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
+        unsafe { lib::launch_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params, extra) }
     }
 
     /// Calls [`cuLaunchCooperativeKernel`](lib::launch_cooperative_kernel) on this handle.
@@ -1340,52 +1277,19 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_cooperative_kernel`](lib::launch_cooperative_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_cooperative_kernel(
-        &self,
-        grid_dim_x: c_uint,
-        grid_dim_y: c_uint,
-        grid_dim_z: c_uint,
-        block_dim_x: c_uint,
-        block_dim_y: c_uint,
-        block_dim_z: c_uint,
-        shared_mem_bytes: c_uint,
-        h_stream: CUstream,
-        kernel_params: *mut *mut c_void,
-    ) -> Result<(), Error> {
-        unsafe {
-            lib::launch_cooperative_kernel(
-                self.raw,
-                grid_dim_x,
-                grid_dim_y,
-                grid_dim_z,
-                block_dim_x,
-                block_dim_y,
-                block_dim_z,
-                shared_mem_bytes,
-                h_stream,
-                kernel_params,
-            )
-        }
+    pub unsafe fn launch_cooperative_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void) -> Result<(), Error> {
+        unsafe { lib::launch_cooperative_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params) }
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessor`](lib::occupancy_max_active_blocks_per_multiprocessor) on this handle.
     #[inline]
-    pub fn occupancy_max_active_blocks_per_multiprocessor(
-        &self,
-        block_size: c_int,
-        dynamic_s_mem_size: usize,
-    ) -> Result<c_int, Error> {
+    pub fn occupancy_max_active_blocks_per_multiprocessor(&self, block_size: c_int, dynamic_s_mem_size: usize) -> Result<c_int, Error> {
         lib::occupancy_max_active_blocks_per_multiprocessor(self.raw, block_size, dynamic_s_mem_size)
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](lib::occupancy_max_active_blocks_per_multiprocessor_with_flags) on this handle.
     #[inline]
-    pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
-        &self,
-        block_size: c_int,
-        dynamic_s_mem_size: usize,
-        flags: c_uint,
-    ) -> Result<c_int, Error> {
+    pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(&self, block_size: c_int, dynamic_s_mem_size: usize, flags: c_uint) -> Result<c_int, Error> {
         lib::occupancy_max_active_blocks_per_multiprocessor_with_flags(self.raw, block_size, dynamic_s_mem_size, flags)
     }
 
@@ -1395,20 +1299,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::occupancy_max_potential_block_size`](lib::occupancy_max_potential_block_size): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn occupancy_max_potential_block_size(
-        &self,
-        block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
-        dynamic_s_mem_size: usize,
-        block_size_limit: c_int,
-    ) -> Result<(c_int, c_int), Error> {
-        unsafe {
-            lib::occupancy_max_potential_block_size(
-                self.raw,
-                block_size_to_dynamic_s_mem_size,
-                dynamic_s_mem_size,
-                block_size_limit,
-            )
-        }
+    pub unsafe fn occupancy_max_potential_block_size(&self, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int) -> Result<(c_int, c_int), Error> {
+        unsafe { lib::occupancy_max_potential_block_size(self.raw, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit) }
     }
 
     /// Calls [`cuOccupancyMaxPotentialBlockSizeWithFlags`](lib::occupancy_max_potential_block_size_with_flags) on this handle.
@@ -1417,22 +1309,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::occupancy_max_potential_block_size_with_flags`](lib::occupancy_max_potential_block_size_with_flags): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn occupancy_max_potential_block_size_with_flags(
-        &self,
-        block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
-        dynamic_s_mem_size: usize,
-        block_size_limit: c_int,
-        flags: c_uint,
-    ) -> Result<(c_int, c_int), Error> {
-        unsafe {
-            lib::occupancy_max_potential_block_size_with_flags(
-                self.raw,
-                block_size_to_dynamic_s_mem_size,
-                dynamic_s_mem_size,
-                block_size_limit,
-                flags,
-            )
-        }
+    pub unsafe fn occupancy_max_potential_block_size_with_flags(&self, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int, flags: c_uint) -> Result<(c_int, c_int), Error> {
+        unsafe { lib::occupancy_max_potential_block_size_with_flags(self.raw, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit, flags) }
     }
 
     /// Calls [`cuOccupancyAvailableDynamicSMemPerBlock`](lib::occupancy_available_dynamic_s_mem_per_block) on this handle.
@@ -1537,12 +1415,7 @@ impl Graph {
 
     /// Creates [`GraphConditionalHandle`] with [`cuGraphConditionalHandleCreate`](lib::graph_conditional_handle_create) on this handle.
     #[inline]
-    pub fn conditional_handle_create(
-        &self,
-        ctx: CUcontext,
-        default_launch_value: c_uint,
-        flags: c_uint,
-    ) -> Result<GraphConditionalHandle<'_>, Error> {
+    pub fn conditional_handle_create(&self, ctx: CUcontext, default_launch_value: c_uint, flags: c_uint) -> Result<GraphConditionalHandle<'_>, Error> {
         let __o0 = lib::graph_conditional_handle_create(self.raw, ctx, default_launch_value, flags)?;
         // SAFETY: the handle was just made by `cuGraphConditionalHandleCreate` and is owned by nobody else.
         Ok(unsafe { GraphConditionalHandle::from_raw(__o0) })
@@ -1566,11 +1439,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
     #[inline]
-    pub fn add_kernel_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_KERNEL_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_kernel_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_kernel_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddKernelNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1578,12 +1447,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
     #[inline]
-    pub fn add_memcpy_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        copy_params: &CUDA_MEMCPY3D,
-        ctx: CUcontext,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_memcpy_node(&self, dependencies: &[CUgraphNode], copy_params: &CUDA_MEMCPY3D, ctx: CUcontext) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, ctx)?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1591,12 +1455,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
     #[inline]
-    pub fn add_memset_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        memset_params: &CUDA_MEMSET_NODE_PARAMS,
-        ctx: CUcontext,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_memset_node(&self, dependencies: &[CUgraphNode], memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_memset_node(self.raw, dependencies, memset_params, ctx)?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1604,11 +1463,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddHostNode`](lib::graph_add_host_node) on this handle.
     #[inline]
-    pub fn add_host_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_HOST_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_host_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_HOST_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_host_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddHostNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1648,11 +1503,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_signal_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_external_semaphores_signal_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_external_semaphores_signal_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresSignalNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1660,11 +1511,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresWaitNode`](lib::graph_add_external_semaphores_wait_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_wait_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_external_semaphores_wait_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_external_semaphores_wait_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1672,11 +1519,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddBatchMemOpNode`](lib::graph_add_batch_mem_op_node) on this handle.
     #[inline]
-    pub fn add_batch_mem_op_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_batch_mem_op_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_batch_mem_op_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddBatchMemOpNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1684,11 +1527,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemAllocNode`](lib::graph_add_mem_alloc_node) on this handle.
     #[inline]
-    pub fn add_mem_alloc_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_mem_alloc_node(&self, dependencies: &[CUgraphNode], node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_mem_alloc_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddMemAllocNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1720,12 +1559,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode_v2`](lib::graph_add_node_v2) on this handle.
     #[inline]
-    pub fn add_node_v2(
-        &self,
-        dependencies: &[CUgraphNode],
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        node_params: &mut CUgraphNodeParams,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_node_v2(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_node_v2(self.raw, dependencies, dependency_data, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddNode_v2` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1765,12 +1599,7 @@ impl Graph {
     ///
     /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_edges(
-        &self,
-        from: Option<&mut [CUgraphNode]>,
-        to: Option<&mut [CUgraphNode]>,
-        num_edges: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_edges(&self, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, num_edges: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_edges(self.raw, from, to, num_edges) }
     }
 
@@ -1780,13 +1609,7 @@ impl Graph {
     ///
     /// As for [`lib::graph_get_edges_v2`](lib::graph_get_edges_v2): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_edges_v2(
-        &self,
-        from: Option<&mut [CUgraphNode]>,
-        to: Option<&mut [CUgraphNode]>,
-        edge_data: Option<&mut [CUgraphEdgeData]>,
-        num_edges: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_edges_v2(&self, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_edges_v2(self.raw, from, to, edge_data, num_edges) }
     }
 
@@ -1798,12 +1621,7 @@ impl Graph {
 
     /// Calls [`cuGraphAddDependencies_v2`](lib::graph_add_dependencies_v2) on this handle.
     #[inline]
-    pub fn add_dependencies_v2(
-        &self,
-        from: &[CUgraphNode],
-        to: &[CUgraphNode],
-        edge_data: Option<&[CUgraphEdgeData]>,
-    ) -> Result<(), Error> {
+    pub fn add_dependencies_v2(&self, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
         lib::graph_add_dependencies_v2(self.raw, from, to, edge_data)
     }
 
@@ -1815,12 +1633,7 @@ impl Graph {
 
     /// Calls [`cuGraphRemoveDependencies_v2`](lib::graph_remove_dependencies_v2) on this handle.
     #[inline]
-    pub fn remove_dependencies_v2(
-        &self,
-        from: &[CUgraphNode],
-        to: &[CUgraphNode],
-        edge_data: Option<&[CUgraphEdgeData]>,
-    ) -> Result<(), Error> {
+    pub fn remove_dependencies_v2(&self, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
         lib::graph_remove_dependencies_v2(self.raw, from, to, edge_data)
     }
 
@@ -1932,11 +1745,7 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecBatchMemOpNodeSetParams`](lib::graph_exec_batch_mem_op_node_set_params) on this handle.
     #[inline]
-    pub fn batch_mem_op_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> Result<(), Error> {
+    pub fn batch_mem_op_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
         lib::graph_exec_batch_mem_op_node_set_params(self.raw, h_node, node_params)
     }
 
@@ -1960,12 +1769,7 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
     #[inline]
-    pub fn memset_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        memset_params: &CUDA_MEMSET_NODE_PARAMS,
-        ctx: CUcontext,
-    ) -> Result<(), Error> {
+    pub fn memset_node_set_params(&self, h_node: CUgraphNode, memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<(), Error> {
         lib::graph_exec_memset_node_set_params(self.raw, h_node, memset_params, ctx)
     }
 
@@ -1995,21 +1799,13 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
-    ) -> Result<(), Error> {
+    pub fn external_semaphores_signal_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, h_node, node_params)
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
-    ) -> Result<(), Error> {
+    pub fn external_semaphores_wait_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, h_node, node_params)
     }
 
@@ -2246,11 +2042,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependencies`](lib::graph_node_get_dependencies): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependencies(
-        &self,
-        dependencies: Option<&mut [CUgraphNode]>,
-        num_dependencies: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_dependencies(&self, dependencies: Option<&mut [CUgraphNode]>, num_dependencies: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependencies(self.raw, dependencies, num_dependencies) }
     }
 
@@ -2260,12 +2052,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependencies_v2`](lib::graph_node_get_dependencies_v2): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependencies_v2(
-        &self,
-        dependencies: Option<&mut [CUgraphNode]>,
-        edge_data: Option<&mut [CUgraphEdgeData]>,
-        num_dependencies: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_dependencies_v2(&self, dependencies: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependencies_v2(self.raw, dependencies, edge_data, num_dependencies) }
     }
 
@@ -2275,11 +2062,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependent_nodes`](lib::graph_node_get_dependent_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependent_nodes(
-        &self,
-        dependent_nodes: Option<&mut [CUgraphNode]>,
-        num_dependent_nodes: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_dependent_nodes(&self, dependent_nodes: Option<&mut [CUgraphNode]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependent_nodes(self.raw, dependent_nodes, num_dependent_nodes) }
     }
 
@@ -2289,12 +2072,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependent_nodes_v2`](lib::graph_node_get_dependent_nodes_v2): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependent_nodes_v2(
-        &self,
-        dependent_nodes: Option<&mut [CUgraphNode]>,
-        edge_data: Option<&mut [CUgraphEdgeData]>,
-        num_dependent_nodes: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_dependent_nodes_v2(&self, dependent_nodes: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependent_nodes_v2(self.raw, dependent_nodes, edge_data, num_dependent_nodes) }
     }
 
@@ -2509,11 +2287,7 @@ impl GraphicsResource {
 
     /// Calls [`cuEGLStreamConsumerReleaseFrame`](lib::egl_stream_consumer_release_frame) on this handle.
     #[inline]
-    pub fn egl_stream_consumer_release_frame(
-        &self,
-        conn: &mut CUeglStreamConnection,
-        p_stream: &mut CUstream,
-    ) -> Result<(), Error> {
+    pub fn egl_stream_consumer_release_frame(&self, conn: &mut CUeglStreamConnection, p_stream: &mut CUstream) -> Result<(), Error> {
         lib::egl_stream_consumer_release_frame(conn, self.raw, p_stream)
     }
 
@@ -2991,30 +2765,16 @@ impl Library {
     ///
     /// As for [`lib::library_load_data`](lib::library_load_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data(
-        code: *const c_void,
-        jit_options: &[CUjit_option],
-        jit_options_values: &[*mut c_void],
-        library_options: &[CUlibraryOption],
-        library_option_values: &[*mut c_void],
-    ) -> Result<Self, Error> {
-        let __o0 =
-            unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
+    pub unsafe fn load_data(code: *const c_void, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
         // SAFETY: the handle was just made by `cuLibraryLoadData` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
     /// Creates [`Library`] with [`cuLibraryLoadFromFile`](lib::library_load_from_file).
     #[inline]
-    pub fn load_from_file(
-        file_name: &CStr,
-        jit_options: &[CUjit_option],
-        jit_options_values: &[*mut c_void],
-        library_options: &[CUlibraryOption],
-        library_option_values: &[*mut c_void],
-    ) -> Result<Self, Error> {
-        let __o0 =
-            lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
+    pub fn load_from_file(file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
+        let __o0 = lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
         // SAFETY: the handle was just made by `cuLibraryLoadFromFile` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -3130,27 +2890,13 @@ impl LinkState {
     ///
     /// As for [`lib::link_add_data`](lib::link_add_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_data(
-        &self,
-        r#type: CUjitInputType,
-        data: *mut c_void,
-        size: usize,
-        name: Option<&CStr>,
-        options: &[CUjit_option],
-        option_values: &[*mut c_void],
-    ) -> Result<(), Error> {
+    pub unsafe fn add_data(&self, r#type: CUjitInputType, data: *mut c_void, size: usize, name: Option<&CStr>, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
         unsafe { lib::link_add_data(self.raw, r#type, data, size, name, options, option_values) }
     }
 
     /// Calls [`cuLinkAddFile`](lib::link_add_file) on this handle.
     #[inline]
-    pub fn add_file(
-        &self,
-        r#type: CUjitInputType,
-        path: &CStr,
-        options: &[CUjit_option],
-        option_values: &[*mut c_void],
-    ) -> Result<(), Error> {
+    pub fn add_file(&self, r#type: CUjitInputType, path: &CStr, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
         lib::link_add_file(self.raw, r#type, path, options, option_values)
     }
 
@@ -3294,13 +3040,7 @@ impl Mapping {
 
     /// Creates [`Mapping`] with [`cuMemMap`](lib::mem_map).
     #[inline]
-    pub fn map(
-        ptr: CUdeviceptr,
-        size: usize,
-        offset: usize,
-        handle: CUmemGenericAllocationHandle,
-        flags: c_ulonglong,
-    ) -> Result<Self, Error> {
+    pub fn map(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> Result<Self, Error> {
         lib::mem_map(ptr, size, offset, handle, flags)?;
         // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((ptr, size)) })
@@ -3379,11 +3119,7 @@ impl MemoryPool {
     ///
     /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(
-        handle: *mut c_void,
-        handle_type: CUmemAllocationHandleType,
-        flags: c_ulonglong,
-    ) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(handle: *mut c_void, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_pool_import_from_shareable_handle(handle, handle_type, flags) }?;
         // SAFETY: the handle was just made by `cuMemPoolImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3429,11 +3165,7 @@ impl MemoryPool {
 
     /// Calls [`cuMemPoolExportToShareableHandle`](lib::mem_pool_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(
-        &self,
-        handle_type: CUmemAllocationHandleType,
-        flags: c_ulonglong,
-    ) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
         lib::mem_pool_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 }
@@ -3607,11 +3339,7 @@ impl Module {
     ///
     /// As for [`lib::module_load_data_ex`](lib::module_load_data_ex): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data_ex(
-        image: *const c_void,
-        options: &[CUjit_option],
-        option_values: &[*mut c_void],
-    ) -> Result<Self, Error> {
+    pub unsafe fn load_data_ex(image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, Error> {
         let __o0 = unsafe { lib::module_load_data_ex(image, options, option_values) }?;
         // SAFETY: the handle was just made by `cuModuleLoadDataEx` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3939,13 +3667,7 @@ impl Stream {
 
     /// Calls [`cuStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
     #[inline]
-    pub fn begin_capture_to_graph(
-        &self,
-        h_graph: CUgraph,
-        dependencies: Option<&[CUgraphNode]>,
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        mode: CUstreamCaptureMode,
-    ) -> Result<(), Error> {
+    pub fn begin_capture_to_graph(&self, h_graph: CUgraph, dependencies: Option<&[CUgraphNode]>, dependency_data: Option<&[CUgraphEdgeData]>, mode: CUstreamCaptureMode) -> Result<(), Error> {
         lib::stream_begin_capture_to_graph(self.raw, h_graph, dependencies, dependency_data, mode)
     }
 
@@ -3963,9 +3685,7 @@ impl Stream {
 
     /// Calls [`cuStreamGetCaptureInfo_v3`](lib::stream_get_capture_info_v3) on this handle.
     #[inline]
-    pub fn get_capture_info_v3(
-        &self,
-    ) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
+    pub fn get_capture_info_v3(&self) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
         lib::stream_get_capture_info_v3(self.raw)
     }
 
@@ -3977,12 +3697,7 @@ impl Stream {
 
     /// Calls [`cuStreamUpdateCaptureDependencies_v2`](lib::stream_update_capture_dependencies_v2) on this handle.
     #[inline]
-    pub fn update_capture_dependencies_v2(
-        &self,
-        dependencies: &[CUgraphNode],
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        flags: c_uint,
-    ) -> Result<(), Error> {
+    pub fn update_capture_dependencies_v2(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, flags: c_uint) -> Result<(), Error> {
         lib::stream_update_capture_dependencies_v2(self.raw, dependencies, dependency_data, flags)
     }
 
@@ -4210,11 +3925,7 @@ impl TexObject {
 
     /// Creates [`TexObject`] with [`cuTexObjectCreate`](lib::tex_object_create).
     #[inline]
-    pub fn create(
-        p_res_desc: &CUDA_RESOURCE_DESC,
-        p_tex_desc: &CUDA_TEXTURE_DESC,
-        p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
-    ) -> Result<Self, Error> {
+    pub fn create(p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXTURE_DESC, p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC) -> Result<Self, Error> {
         let __o0 = lib::tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc)?;
         // SAFETY: the handle was just made by `cuTexObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })

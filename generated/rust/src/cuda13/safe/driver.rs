@@ -15,11 +15,12 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use crate::driver::{self as lib, types::*, Error};
-#[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
+    c_void, CStr,
 };
+#[allow(unused_imports)]
+use crate::driver::{self as lib, types::*, Error};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -174,10 +175,7 @@ impl AllocationHandle {
     ///
     /// As for [`lib::mem_import_from_shareable_handle`](lib::mem_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(
-        os_handle: *mut c_void,
-        sh_handle_type: CUmemAllocationHandleType,
-    ) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(os_handle: *mut c_void, sh_handle_type: CUmemAllocationHandleType) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_import_from_shareable_handle(os_handle, sh_handle_type) }?;
         // SAFETY: the handle was just made by `cuMemImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -205,11 +203,7 @@ impl AllocationHandle {
 
     /// Calls [`cuMemExportToShareableHandle`](lib::mem_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(
-        &self,
-        handle_type: CUmemAllocationHandleType,
-        flags: c_ulonglong,
-    ) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
         lib::mem_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 
@@ -227,53 +221,25 @@ impl AllocationHandle {
 
     /// Calls [`cuMulticastBindMem`](lib::multicast_bind_mem) on this handle.
     #[inline]
-    pub fn multicast_bind_mem(
-        &self,
-        mc_offset: usize,
-        mem_handle: CUmemGenericAllocationHandle,
-        mem_offset: usize,
-        size: usize,
-        flags: c_ulonglong,
-    ) -> Result<(), Error> {
+    pub fn multicast_bind_mem(&self, mc_offset: usize, mem_handle: CUmemGenericAllocationHandle, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
         lib::multicast_bind_mem(self.raw, mc_offset, mem_handle, mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindMem_v2`](lib::multicast_bind_mem_v2) on this handle.
     #[inline]
-    pub fn multicast_bind_mem_v2(
-        &self,
-        dev: CUdevice,
-        mc_offset: usize,
-        mem_handle: CUmemGenericAllocationHandle,
-        mem_offset: usize,
-        size: usize,
-        flags: c_ulonglong,
-    ) -> Result<(), Error> {
+    pub fn multicast_bind_mem_v2(&self, dev: CUdevice, mc_offset: usize, mem_handle: CUmemGenericAllocationHandle, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
         lib::multicast_bind_mem_v2(self.raw, dev, mc_offset, mem_handle, mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
     #[inline]
-    pub fn multicast_bind_addr(
-        &self,
-        mc_offset: usize,
-        memptr: CUdeviceptr,
-        size: usize,
-        flags: c_ulonglong,
-    ) -> Result<(), Error> {
+    pub fn multicast_bind_addr(&self, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
         lib::multicast_bind_addr(self.raw, mc_offset, memptr, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr_v2`](lib::multicast_bind_addr_v2) on this handle.
     #[inline]
-    pub fn multicast_bind_addr_v2(
-        &self,
-        dev: CUdevice,
-        mc_offset: usize,
-        memptr: CUdeviceptr,
-        size: usize,
-        flags: c_ulonglong,
-    ) -> Result<(), Error> {
+    pub fn multicast_bind_addr_v2(&self, dev: CUdevice, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
         lib::multicast_bind_addr_v2(self.raw, dev, mc_offset, memptr, size, flags)
     }
 
@@ -386,13 +352,7 @@ impl Array {
     ///
     /// As for [`lib::memcpy_htoa_async`](lib::memcpy_htoa_async): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_htoa_async(
-        &self,
-        dst_offset: usize,
-        src_host: *const c_void,
-        byte_count: usize,
-        h_stream: CUstream,
-    ) -> Result<(), Error> {
+    pub unsafe fn memcpy_htoa_async(&self, dst_offset: usize, src_host: *const c_void, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
         unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, h_stream) }
     }
 
@@ -493,11 +453,7 @@ impl AsyncCallbackHandle {
     ///
     /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn register_async_notification(
-        device: CUdevice,
-        callback_func: CUasyncCallback,
-        user_data: *mut c_void,
-    ) -> Result<Self, Error> {
+    pub unsafe fn register_async_notification(device: CUdevice, callback_func: CUasyncCallback, user_data: *mut c_void) -> Result<Self, Error> {
         let __o0 = unsafe { lib::device_register_async_notification(device, callback_func, user_data) }?;
         // SAFETY: the handle was just made by `cuDeviceRegisterAsyncNotification` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((__o0, device)) })
@@ -639,12 +595,7 @@ impl Context {
     ///
     /// As for [`lib::vdpau_ctx_create`](lib::vdpau_ctx_create): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn vdpau_ctx_create(
-        flags: c_uint,
-        device: CUdevice,
-        vdp_device: VdpDevice,
-        vdp_get_proc_address: VdpGetProcAddress,
-    ) -> Result<Self, Error> {
+    pub unsafe fn vdpau_ctx_create(flags: c_uint, device: CUdevice, vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<Self, Error> {
         let __o0 = unsafe { lib::vdpau_ctx_create(flags, device, vdp_device, vdp_get_proc_address) }?;
         // SAFETY: the handle was just made by `cuVDPAUCtxCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -1147,10 +1098,7 @@ impl ExternalMemory {
 
     /// Creates [`MipmappedArray`] with [`cuExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array) on this handle.
     #[inline]
-    pub fn get_mapped_mipmapped_array(
-        &self,
-        mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
-    ) -> Result<MipmappedArray, Error> {
+    pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<MipmappedArray, Error> {
         let __o0 = lib::external_memory_get_mapped_mipmapped_array(self.raw, mipmap_desc)?;
         // SAFETY: the handle was just made by `cuExternalMemoryGetMappedMipmappedArray` and is owned by nobody else.
         Ok(unsafe { MipmappedArray::from_raw(__o0) })
@@ -1327,34 +1275,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_kernel`](lib::launch_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_kernel(
-        &self,
-        grid_dim_x: c_uint,
-        grid_dim_y: c_uint,
-        grid_dim_z: c_uint,
-        block_dim_x: c_uint,
-        block_dim_y: c_uint,
-        block_dim_z: c_uint,
-        shared_mem_bytes: c_uint,
-        h_stream: CUstream,
-        kernel_params: *mut *mut c_void,
-        extra: *mut *mut c_void,
-    ) -> Result<(), Error> {
-        unsafe {
-            lib::launch_kernel(
-                self.raw,
-                grid_dim_x,
-                grid_dim_y,
-                grid_dim_z,
-                block_dim_x,
-                block_dim_y,
-                block_dim_z,
-                shared_mem_bytes,
-                h_stream,
-                kernel_params,
-                extra,
-            )
-        }
+    pub unsafe fn launch_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
+        unsafe { lib::launch_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params, extra) }
     }
 
     /// Calls [`cuLaunchCooperativeKernel`](lib::launch_cooperative_kernel) on this handle.
@@ -1363,52 +1285,19 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_cooperative_kernel`](lib::launch_cooperative_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_cooperative_kernel(
-        &self,
-        grid_dim_x: c_uint,
-        grid_dim_y: c_uint,
-        grid_dim_z: c_uint,
-        block_dim_x: c_uint,
-        block_dim_y: c_uint,
-        block_dim_z: c_uint,
-        shared_mem_bytes: c_uint,
-        h_stream: CUstream,
-        kernel_params: *mut *mut c_void,
-    ) -> Result<(), Error> {
-        unsafe {
-            lib::launch_cooperative_kernel(
-                self.raw,
-                grid_dim_x,
-                grid_dim_y,
-                grid_dim_z,
-                block_dim_x,
-                block_dim_y,
-                block_dim_z,
-                shared_mem_bytes,
-                h_stream,
-                kernel_params,
-            )
-        }
+    pub unsafe fn launch_cooperative_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void) -> Result<(), Error> {
+        unsafe { lib::launch_cooperative_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params) }
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessor`](lib::occupancy_max_active_blocks_per_multiprocessor) on this handle.
     #[inline]
-    pub fn occupancy_max_active_blocks_per_multiprocessor(
-        &self,
-        block_size: c_int,
-        dynamic_s_mem_size: usize,
-    ) -> Result<c_int, Error> {
+    pub fn occupancy_max_active_blocks_per_multiprocessor(&self, block_size: c_int, dynamic_s_mem_size: usize) -> Result<c_int, Error> {
         lib::occupancy_max_active_blocks_per_multiprocessor(self.raw, block_size, dynamic_s_mem_size)
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](lib::occupancy_max_active_blocks_per_multiprocessor_with_flags) on this handle.
     #[inline]
-    pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
-        &self,
-        block_size: c_int,
-        dynamic_s_mem_size: usize,
-        flags: c_uint,
-    ) -> Result<c_int, Error> {
+    pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(&self, block_size: c_int, dynamic_s_mem_size: usize, flags: c_uint) -> Result<c_int, Error> {
         lib::occupancy_max_active_blocks_per_multiprocessor_with_flags(self.raw, block_size, dynamic_s_mem_size, flags)
     }
 
@@ -1418,20 +1307,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::occupancy_max_potential_block_size`](lib::occupancy_max_potential_block_size): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn occupancy_max_potential_block_size(
-        &self,
-        block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
-        dynamic_s_mem_size: usize,
-        block_size_limit: c_int,
-    ) -> Result<(c_int, c_int), Error> {
-        unsafe {
-            lib::occupancy_max_potential_block_size(
-                self.raw,
-                block_size_to_dynamic_s_mem_size,
-                dynamic_s_mem_size,
-                block_size_limit,
-            )
-        }
+    pub unsafe fn occupancy_max_potential_block_size(&self, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int) -> Result<(c_int, c_int), Error> {
+        unsafe { lib::occupancy_max_potential_block_size(self.raw, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit) }
     }
 
     /// Calls [`cuOccupancyMaxPotentialBlockSizeWithFlags`](lib::occupancy_max_potential_block_size_with_flags) on this handle.
@@ -1440,22 +1317,8 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::occupancy_max_potential_block_size_with_flags`](lib::occupancy_max_potential_block_size_with_flags): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn occupancy_max_potential_block_size_with_flags(
-        &self,
-        block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
-        dynamic_s_mem_size: usize,
-        block_size_limit: c_int,
-        flags: c_uint,
-    ) -> Result<(c_int, c_int), Error> {
-        unsafe {
-            lib::occupancy_max_potential_block_size_with_flags(
-                self.raw,
-                block_size_to_dynamic_s_mem_size,
-                dynamic_s_mem_size,
-                block_size_limit,
-                flags,
-            )
-        }
+    pub unsafe fn occupancy_max_potential_block_size_with_flags(&self, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int, flags: c_uint) -> Result<(c_int, c_int), Error> {
+        unsafe { lib::occupancy_max_potential_block_size_with_flags(self.raw, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit, flags) }
     }
 
     /// Calls [`cuOccupancyAvailableDynamicSMemPerBlock`](lib::occupancy_available_dynamic_s_mem_per_block) on this handle.
@@ -1560,12 +1423,7 @@ impl Graph {
 
     /// Creates [`GraphConditionalHandle`] with [`cuGraphConditionalHandleCreate`](lib::graph_conditional_handle_create) on this handle.
     #[inline]
-    pub fn conditional_handle_create(
-        &self,
-        ctx: CUcontext,
-        default_launch_value: c_uint,
-        flags: c_uint,
-    ) -> Result<GraphConditionalHandle<'_>, Error> {
+    pub fn conditional_handle_create(&self, ctx: CUcontext, default_launch_value: c_uint, flags: c_uint) -> Result<GraphConditionalHandle<'_>, Error> {
         let __o0 = lib::graph_conditional_handle_create(self.raw, ctx, default_launch_value, flags)?;
         // SAFETY: the handle was just made by `cuGraphConditionalHandleCreate` and is owned by nobody else.
         Ok(unsafe { GraphConditionalHandle::from_raw(__o0) })
@@ -1589,11 +1447,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
     #[inline]
-    pub fn add_kernel_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_KERNEL_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_kernel_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_kernel_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddKernelNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1601,12 +1455,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
     #[inline]
-    pub fn add_memcpy_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        copy_params: &CUDA_MEMCPY3D,
-        ctx: CUcontext,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_memcpy_node(&self, dependencies: &[CUgraphNode], copy_params: &CUDA_MEMCPY3D, ctx: CUcontext) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, ctx)?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1614,12 +1463,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
     #[inline]
-    pub fn add_memset_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        memset_params: &CUDA_MEMSET_NODE_PARAMS,
-        ctx: CUcontext,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_memset_node(&self, dependencies: &[CUgraphNode], memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_memset_node(self.raw, dependencies, memset_params, ctx)?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1627,11 +1471,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddHostNode`](lib::graph_add_host_node) on this handle.
     #[inline]
-    pub fn add_host_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_HOST_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_host_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_HOST_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_host_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddHostNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1671,11 +1511,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_signal_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_external_semaphores_signal_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_external_semaphores_signal_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresSignalNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1683,11 +1519,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresWaitNode`](lib::graph_add_external_semaphores_wait_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_wait_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_external_semaphores_wait_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_external_semaphores_wait_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1695,11 +1527,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddBatchMemOpNode`](lib::graph_add_batch_mem_op_node) on this handle.
     #[inline]
-    pub fn add_batch_mem_op_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_batch_mem_op_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_batch_mem_op_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddBatchMemOpNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1707,11 +1535,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemAllocNode`](lib::graph_add_mem_alloc_node) on this handle.
     #[inline]
-    pub fn add_mem_alloc_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_mem_alloc_node(&self, dependencies: &[CUgraphNode], node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_mem_alloc_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddMemAllocNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1735,12 +1559,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode`](lib::graph_add_node) on this handle.
     #[inline]
-    pub fn add_node(
-        &self,
-        dependencies: &[CUgraphNode],
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        node_params: &mut CUgraphNodeParams,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_node(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_node(self.raw, dependencies, dependency_data, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1748,12 +1567,7 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode_v3`](lib::graph_add_node_v3) on this handle.
     #[inline]
-    pub fn add_node_v3(
-        &self,
-        dependencies: &[CUgraphNode],
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        node_params: &mut CUgraphNodeParams,
-    ) -> Result<GraphNode<'_>, Error> {
+    pub fn add_node_v3(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_node_v3(self.raw, dependencies, dependency_data, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddNode_v3` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1799,35 +1613,19 @@ impl Graph {
     ///
     /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_edges(
-        &self,
-        from: Option<&mut [CUgraphNode]>,
-        to: Option<&mut [CUgraphNode]>,
-        edge_data: Option<&mut [CUgraphEdgeData]>,
-        num_edges: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_edges(&self, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_edges(self.raw, from, to, edge_data, num_edges) }
     }
 
     /// Calls [`cuGraphAddDependencies`](lib::graph_add_dependencies) on this handle.
     #[inline]
-    pub fn add_dependencies(
-        &self,
-        from: &[CUgraphNode],
-        to: &[CUgraphNode],
-        edge_data: Option<&[CUgraphEdgeData]>,
-    ) -> Result<(), Error> {
+    pub fn add_dependencies(&self, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
         lib::graph_add_dependencies(self.raw, from, to, edge_data)
     }
 
     /// Calls [`cuGraphRemoveDependencies`](lib::graph_remove_dependencies) on this handle.
     #[inline]
-    pub fn remove_dependencies(
-        &self,
-        from: &[CUgraphNode],
-        to: &[CUgraphNode],
-        edge_data: Option<&[CUgraphEdgeData]>,
-    ) -> Result<(), Error> {
+    pub fn remove_dependencies(&self, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
         lib::graph_remove_dependencies(self.raw, from, to, edge_data)
     }
 
@@ -1939,11 +1737,7 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecBatchMemOpNodeSetParams`](lib::graph_exec_batch_mem_op_node_set_params) on this handle.
     #[inline]
-    pub fn batch_mem_op_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
-    ) -> Result<(), Error> {
+    pub fn batch_mem_op_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
         lib::graph_exec_batch_mem_op_node_set_params(self.raw, h_node, node_params)
     }
 
@@ -1973,12 +1767,7 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
     #[inline]
-    pub fn memset_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        memset_params: &CUDA_MEMSET_NODE_PARAMS,
-        ctx: CUcontext,
-    ) -> Result<(), Error> {
+    pub fn memset_node_set_params(&self, h_node: CUgraphNode, memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<(), Error> {
         lib::graph_exec_memset_node_set_params(self.raw, h_node, memset_params, ctx)
     }
 
@@ -2008,21 +1797,13 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
-    ) -> Result<(), Error> {
+    pub fn external_semaphores_signal_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, h_node, node_params)
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(
-        &self,
-        h_node: CUgraphNode,
-        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
-    ) -> Result<(), Error> {
+    pub fn external_semaphores_wait_node_set_params(&self, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, h_node, node_params)
     }
 
@@ -2277,12 +2058,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependencies`](lib::graph_node_get_dependencies): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependencies(
-        &self,
-        dependencies: Option<&mut [CUgraphNode]>,
-        edge_data: Option<&mut [CUgraphEdgeData]>,
-        num_dependencies: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_dependencies(&self, dependencies: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependencies(self.raw, dependencies, edge_data, num_dependencies) }
     }
 
@@ -2292,12 +2068,7 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependent_nodes`](lib::graph_node_get_dependent_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependent_nodes(
-        &self,
-        dependent_nodes: Option<&mut [CUgraphNode]>,
-        edge_data: Option<&mut [CUgraphEdgeData]>,
-        num_dependent_nodes: &mut usize,
-    ) -> Result<(), Error> {
+    pub unsafe fn get_dependent_nodes(&self, dependent_nodes: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependent_nodes(self.raw, dependent_nodes, edge_data, num_dependent_nodes) }
     }
 
@@ -2524,11 +2295,7 @@ impl GraphicsResource {
 
     /// Calls [`cuEGLStreamConsumerReleaseFrame`](lib::egl_stream_consumer_release_frame) on this handle.
     #[inline]
-    pub fn egl_stream_consumer_release_frame(
-        &self,
-        conn: &mut CUeglStreamConnection,
-        p_stream: &mut CUstream,
-    ) -> Result<(), Error> {
+    pub fn egl_stream_consumer_release_frame(&self, conn: &mut CUeglStreamConnection, p_stream: &mut CUstream) -> Result<(), Error> {
         lib::egl_stream_consumer_release_frame(conn, self.raw, p_stream)
     }
 
@@ -3018,30 +2785,16 @@ impl Library {
     ///
     /// As for [`lib::library_load_data`](lib::library_load_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data(
-        code: *const c_void,
-        jit_options: &[CUjit_option],
-        jit_options_values: &[*mut c_void],
-        library_options: &[CUlibraryOption],
-        library_option_values: &[*mut c_void],
-    ) -> Result<Self, Error> {
-        let __o0 =
-            unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
+    pub unsafe fn load_data(code: *const c_void, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
         // SAFETY: the handle was just made by `cuLibraryLoadData` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
     /// Creates [`Library`] with [`cuLibraryLoadFromFile`](lib::library_load_from_file).
     #[inline]
-    pub fn load_from_file(
-        file_name: &CStr,
-        jit_options: &[CUjit_option],
-        jit_options_values: &[*mut c_void],
-        library_options: &[CUlibraryOption],
-        library_option_values: &[*mut c_void],
-    ) -> Result<Self, Error> {
-        let __o0 =
-            lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
+    pub fn load_from_file(file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
+        let __o0 = lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
         // SAFETY: the handle was just made by `cuLibraryLoadFromFile` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -3157,27 +2910,13 @@ impl LinkState {
     ///
     /// As for [`lib::link_add_data`](lib::link_add_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_data(
-        &self,
-        r#type: CUjitInputType,
-        data: *mut c_void,
-        size: usize,
-        name: Option<&CStr>,
-        options: &[CUjit_option],
-        option_values: &[*mut c_void],
-    ) -> Result<(), Error> {
+    pub unsafe fn add_data(&self, r#type: CUjitInputType, data: *mut c_void, size: usize, name: Option<&CStr>, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
         unsafe { lib::link_add_data(self.raw, r#type, data, size, name, options, option_values) }
     }
 
     /// Calls [`cuLinkAddFile`](lib::link_add_file) on this handle.
     #[inline]
-    pub fn add_file(
-        &self,
-        r#type: CUjitInputType,
-        path: &CStr,
-        options: &[CUjit_option],
-        option_values: &[*mut c_void],
-    ) -> Result<(), Error> {
+    pub fn add_file(&self, r#type: CUjitInputType, path: &CStr, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
         lib::link_add_file(self.raw, r#type, path, options, option_values)
     }
 
@@ -3351,14 +3090,7 @@ impl LogicalEndpointBinding {
     ///
     /// As for [`lib::logical_endpoint_bind_addr`](lib::logical_endpoint_bind_addr): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn bind_addr(
-        le_id: CUlogicalEndpointId,
-        dev: CUdevice,
-        offset: cuuint64_t,
-        ptr: *mut c_void,
-        size: cuuint64_t,
-        flags: c_ulonglong,
-    ) -> Result<Self, Error> {
+    pub unsafe fn bind_addr(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, ptr: *mut c_void, size: cuuint64_t, flags: c_ulonglong) -> Result<Self, Error> {
         unsafe { lib::logical_endpoint_bind_addr(le_id, dev, offset, ptr, size, flags) }?;
         // SAFETY: the handle was just made by `cuLogicalEndpointBindAddr` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((le_id, dev, offset, size)) })
@@ -3366,15 +3098,7 @@ impl LogicalEndpointBinding {
 
     /// Creates [`LogicalEndpointBinding`] with [`cuLogicalEndpointBindMem`](lib::logical_endpoint_bind_mem).
     #[inline]
-    pub fn bind_mem(
-        le_id: CUlogicalEndpointId,
-        dev: CUdevice,
-        offset: cuuint64_t,
-        mem_handle: CUmemGenericAllocationHandle,
-        mem_offset: cuuint64_t,
-        size: cuuint64_t,
-        flags: c_ulonglong,
-    ) -> Result<Self, Error> {
+    pub fn bind_mem(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, mem_handle: CUmemGenericAllocationHandle, mem_offset: cuuint64_t, size: cuuint64_t, flags: c_ulonglong) -> Result<Self, Error> {
         lib::logical_endpoint_bind_mem(le_id, dev, offset, mem_handle, mem_offset, size, flags)?;
         // SAFETY: the handle was just made by `cuLogicalEndpointBindMem` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((le_id, dev, offset, size)) })
@@ -3639,13 +3363,7 @@ impl Mapping {
 
     /// Creates [`Mapping`] with [`cuMemMap`](lib::mem_map).
     #[inline]
-    pub fn map(
-        ptr: CUdeviceptr,
-        size: usize,
-        offset: usize,
-        handle: CUmemGenericAllocationHandle,
-        flags: c_ulonglong,
-    ) -> Result<Self, Error> {
+    pub fn map(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> Result<Self, Error> {
         lib::mem_map(ptr, size, offset, handle, flags)?;
         // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((ptr, size)) })
@@ -3724,11 +3442,7 @@ impl MemoryPool {
     ///
     /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(
-        handle: *mut c_void,
-        handle_type: CUmemAllocationHandleType,
-        flags: c_ulonglong,
-    ) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(handle: *mut c_void, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_pool_import_from_shareable_handle(handle, handle_type, flags) }?;
         // SAFETY: the handle was just made by `cuMemPoolImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3774,11 +3488,7 @@ impl MemoryPool {
 
     /// Calls [`cuMemPoolExportToShareableHandle`](lib::mem_pool_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(
-        &self,
-        handle_type: CUmemAllocationHandleType,
-        flags: c_ulonglong,
-    ) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
         lib::mem_pool_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 }
@@ -3952,11 +3662,7 @@ impl Module {
     ///
     /// As for [`lib::module_load_data_ex`](lib::module_load_data_ex): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data_ex(
-        image: *const c_void,
-        options: &[CUjit_option],
-        option_values: &[*mut c_void],
-    ) -> Result<Self, Error> {
+    pub unsafe fn load_data_ex(image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, Error> {
         let __o0 = unsafe { lib::module_load_data_ex(image, options, option_values) }?;
         // SAFETY: the handle was just made by `cuModuleLoadDataEx` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -4312,25 +4018,13 @@ impl Stream {
     ///
     /// As for [`lib::stream_begin_recapture_to_graph`](lib::stream_begin_recapture_to_graph): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn begin_recapture_to_graph(
-        &self,
-        mode: CUstreamCaptureMode,
-        h_graph: CUgraph,
-        callback_func: CUgraphRecaptureCallback,
-        user_data: *mut c_void,
-    ) -> Result<(), Error> {
+    pub unsafe fn begin_recapture_to_graph(&self, mode: CUstreamCaptureMode, h_graph: CUgraph, callback_func: CUgraphRecaptureCallback, user_data: *mut c_void) -> Result<(), Error> {
         unsafe { lib::stream_begin_recapture_to_graph(self.raw, mode, h_graph, callback_func, user_data) }
     }
 
     /// Calls [`cuStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
     #[inline]
-    pub fn begin_capture_to_graph(
-        &self,
-        h_graph: CUgraph,
-        dependencies: Option<&[CUgraphNode]>,
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        mode: CUstreamCaptureMode,
-    ) -> Result<(), Error> {
+    pub fn begin_capture_to_graph(&self, h_graph: CUgraph, dependencies: Option<&[CUgraphNode]>, dependency_data: Option<&[CUgraphEdgeData]>, mode: CUstreamCaptureMode) -> Result<(), Error> {
         lib::stream_begin_capture_to_graph(self.raw, h_graph, dependencies, dependency_data, mode)
     }
 
@@ -4342,20 +4036,13 @@ impl Stream {
 
     /// Calls [`cuStreamGetCaptureInfo`](lib::stream_get_capture_info) on this handle.
     #[inline]
-    pub fn get_capture_info(
-        &self,
-    ) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
+    pub fn get_capture_info(&self) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
         lib::stream_get_capture_info(self.raw)
     }
 
     /// Calls [`cuStreamUpdateCaptureDependencies`](lib::stream_update_capture_dependencies) on this handle.
     #[inline]
-    pub fn update_capture_dependencies(
-        &self,
-        dependencies: &[CUgraphNode],
-        dependency_data: Option<&[CUgraphEdgeData]>,
-        flags: c_uint,
-    ) -> Result<(), Error> {
+    pub fn update_capture_dependencies(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, flags: c_uint) -> Result<(), Error> {
         lib::stream_update_capture_dependencies(self.raw, dependencies, dependency_data, flags)
     }
 
@@ -4599,11 +4286,7 @@ impl TexObject {
 
     /// Creates [`TexObject`] with [`cuTexObjectCreate`](lib::tex_object_create).
     #[inline]
-    pub fn create(
-        p_res_desc: &CUDA_RESOURCE_DESC,
-        p_tex_desc: &CUDA_TEXTURE_DESC,
-        p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
-    ) -> Result<Self, Error> {
+    pub fn create(p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXTURE_DESC, p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC) -> Result<Self, Error> {
         let __o0 = lib::tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc)?;
         // SAFETY: the handle was just made by `cuTexObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
