@@ -100,7 +100,7 @@ fn stamp(path: &str, banner: &[String], text: &str) -> Option<String> {
     let name = Path::new(path).file_name().and_then(|e| e.to_str()).unwrap_or("");
     let (open, line, close) = match ext {
         "rs" | "c" | "h" => ("", "// ", ""),
-        "py" | "pyi" | "toml" | "pc" | "typed" | "txt" | "cfg" => ("", "# ", ""),
+        "py" | "pyi" | "toml" | "pc" | "typed" | "txt" | "cfg" | "cmake" => ("", "# ", ""),
         "md" => ("<!--\n", "", "-->\n"),
         _ if name == "Makefile" => ("", "# ", ""),
         _ => return None,

@@ -3,6 +3,7 @@
 
 mod diff;
 mod fuzz;
+mod install;
 mod python13;
 mod regen;
 mod sweep;
@@ -55,6 +56,15 @@ enum Command {
         #[arg(long)]
         update: bool,
     },
+    /// Build the C shim (release) and install it as a C library under --prefix: lib/, include/cudagen/,
+    /// lib/pkgconfig/cudagen.pc, lib/cmake/cudagen/.
+    Install {
+        #[arg(long, value_name = "DIR")]
+        prefix: PathBuf,
+        /// A folder `cudagen regen --out` wrote (its c/ crate) instead of generated/c (CUDA 12.9).
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+    },
     /// Show libclang, Python and cache state; provisions libclang when missing.
     Doctor,
     /// Markdown report of what changed between two releases (functions, ABI versions,
@@ -100,6 +110,7 @@ fn main() {
         Command::DumpIr { source, library, after } => regen::dump_ir(&source, library.as_deref(), after.as_deref()),
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions { update } => versions::command(update),
+        Command::Install { prefix, from } => install::install(&prefix, from.as_deref()),
         Command::Doctor => libclang::doctor(),
         Command::Diff { old, new, out } => diff::command(&old, &new, out),
         Command::Sweep => sweep::run(),
