@@ -29,7 +29,7 @@ cargo xtask regen --cuda 13.5 --out "$work/gen13" | tail -n 1
 for gen in "$root/generated" "$work/gen13"; do
   step "maturin build + sdist: $gen/python"
   "$maturin" build --release --strip --quiet -m "$gen/python/Cargo.toml" -o "$dist"
-  "$maturin" sdist --quiet -m "$gen/python/Cargo.toml" -o "$dist"
+  "$maturin" sdist -m "$gen/python/Cargo.toml" -o "$dist"
 done
 ls -l "$dist"
 
