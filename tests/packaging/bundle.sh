@@ -5,8 +5,12 @@
 #   2. two fresh projects under $WORK (tests/packaging/saxpy/main.rs, the same code) depending on
 #      the unpacked crate: `cudagen = { path }` (cuda-12, the default) and
 #      `{ path, default-features = false, features = ["cuda-13"] }`; release-built;
+#   3. tests/c/install.sh (the C library installed, found through pkg-config and CMake) and
+#      tests/python/packaging.sh (wheels and sdists for 12.9 and 13.5, fresh venvs), unless
+#      ONLY_RUST=1.
 # Carried (.carry/packaging, git-ignored; the GPU machine has no Rust): rust/saxpy_cuda12,
-# rust/saxpy_cuda13 and MANIFEST. Then on the GPU machine: `bash tests/gpu/packaging.sh`.
+# rust/saxpy_cuda13, c/prefix (bin/saxpy_{pkgconfig,static,cmake}), py/*.whl and MANIFEST.
+# Then a device run with carry [".carry"] and `bash tests/gpu/packaging.sh`.
 #   WORK      scratch folder outside the repository (default: a new /tmp/cudagen-packaging.XXXX)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,8 +19,9 @@ out=$root/.carry/packaging
 work=${WORK:-$(mktemp -d /tmp/cudagen-packaging.XXXXXX)}
 start=$SECONDS
 step() { echo "== $* ($((SECONDS - start)) s)"; }
-mkdir -p "$out/rust" "$work"
+rm -rf "$out" && mkdir -p "$out/rust" "$work"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+repo_target=$CARGO_TARGET_DIR
 
 step "cargo package -p cudagen"
 cargo package -p cudagen --no-verify --allow-dirty --quiet
@@ -59,6 +64,14 @@ for p in saxpy_cuda12 saxpy_cuda13; do
   cargo build --release --quiet --manifest-path "$work/$p/Cargo.toml" $features
   cp "$CARGO_TARGET_DIR/release/$p" "$out/rust/$p"
 done
+
+export CARGO_TARGET_DIR=$repo_target
+if [ "${ONLY_RUST:-0}" != 1 ]; then
+  step "tests/c/install.sh"
+  WORK=$work/c bash tests/c/install.sh
+  step "tests/python/packaging.sh"
+  WORK=$work/py bash tests/python/packaging.sh
+fi
 
 {
   echo "built by tests/packaging/bundle.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ) from commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with local changes)')"
