@@ -19,7 +19,7 @@ out=$root/.carry/packaging
 work=${WORK:-$(mktemp -d /tmp/cudagen-packaging.XXXXXX)}
 start=$SECONDS
 step() { echo "== $* ($((SECONDS - start)) s)"; }
-rm -rf "$out" && mkdir -p "$out/rust" "$work"
+rm -rf "$out/rust" && mkdir -p "$out/rust" "$work"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 repo_target=$CARGO_TARGET_DIR
 
@@ -29,6 +29,8 @@ crate=$CARGO_TARGET_DIR/package/cudagen-0.1.0.crate
 ls -l "$crate"
 rm -rf "$work/registry" && mkdir -p "$work/registry"
 tar -xzf "$crate" -C "$work/registry"
+# a .crate stores fixed mtimes: without this, cargo would keep a build of an older .crate
+find "$work/registry" -type f -exec touch {} +
 
 # project NAME DEPENDENCY-LINE [FEATURES-TABLE]
 project() {
