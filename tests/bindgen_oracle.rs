@@ -513,7 +513,7 @@ fn compare_library(lib: &Library, bg: &Bindgen, rep: &mut Report) {
     }
 }
 
-/// Our raw layer (`generated/rust/src/<module>/`) against bindgen: every `sys` prototype, every
+/// Our raw layer (`generated/rust/src/cuda12/<module>/`) against bindgen: every `sys` prototype, every
 /// integer `#define` constant, every enum constant the typed enums name.
 /// The signature of a public raw entry point: a `pub fn` item, or the head of a `raw_fn!`
 /// invocation (`#[attrs] fn name(params) -> ret = index; ...`).
@@ -541,7 +541,7 @@ fn raw_signature(item: &Item) -> Option<syn::Signature> {
 }
 
 fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report) {
-    let dir = root.join("generated/rust/src").join(lib.kind.module());
+    let dir = root.join("generated/rust/src/cuda12").join(lib.kind.module());
     let parse = |rel: &str| -> Option<syn::File> {
         let text = std::fs::read_to_string(dir.join(rel)).ok()?;
         Some(syn::parse_file(&text).unwrap_or_else(|e| panic!("{rel}: {e}")))

@@ -237,7 +237,7 @@ fn generated_unsafe_fns_are_the_irs() {
     let Some(api) = api_12_9() else { return };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     for lib in &api.libraries {
-        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/{}/mod.rs", lib.kind.module()))).unwrap();
+        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/{}/mod.rs", lib.kind.module()))).unwrap();
         let generated: std::collections::BTreeSet<&str> =
             text.lines().filter_map(|l| l.strip_prefix("pub unsafe fn ")).map(|l| l.split(['(', '<']).next().unwrap()).collect();
         let ir: std::collections::BTreeSet<&str> =

@@ -32,7 +32,7 @@ fn every_counted_array_derives_its_count() {
     let mut checked = 0;
     let mut problems = Vec::new();
     for lib in &api.libraries {
-        let src = std::fs::read_to_string(root.join(format!("generated/rust/src/{}/mod.rs", lib.kind.module()))).unwrap();
+        let src = std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/{}/mod.rs", lib.kind.module()))).unwrap();
         for f in &lib.functions {
             for p in &f.params {
                 let (Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) }) = &p.role else { continue };

@@ -183,7 +183,8 @@ fn generated_owned_types_are_the_irs() {
     let Some(api) = api_12_9() else { return };
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     for lib in &api.libraries {
-        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/safe/{}.rs", lib.kind.module()))).unwrap();
+        let text =
+            std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/safe/{}.rs", lib.kind.module()))).unwrap();
         let generated: BTreeSet<&str> = text
             .lines()
             .filter_map(|l| l.strip_prefix("pub struct "))
@@ -211,8 +212,8 @@ fn generated_owned_types_are_the_irs() {
 fn safe_api_12_9() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut surface = String::new();
-    for module in ["driver", "nvrtc"] {
-        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/safe/{module}.rs"))).unwrap();
+    for module in ["driver", "nvrtc", "nvjitlink", "nvvm"] {
+        let text = std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/safe/{module}.rs"))).unwrap();
         surface.push_str(&format!("# {module}\n"));
         for line in text.lines() {
             let t = line.trim_start();

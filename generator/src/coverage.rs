@@ -53,6 +53,11 @@ impl Coverage {
     /// its entry is in that surface's output (Rust: its `#[doc(alias)]` item; Python: its entry
     /// in the module table; C: an export of every ABI symbol). Anything else becomes skipped.
     pub fn check_output(&mut self, api: &Api, files: &BTreeMap<String, String>) {
+        self.check_output_in(api, files, "rust/src/")
+    }
+
+    /// [`Self::check_output`] with the Rust modules under `rust_src` (`rust/src/cuda13/`).
+    pub fn check_output_in(&mut self, api: &Api, files: &BTreeMap<String, String>, rust_src: &str) {
         for lib in &api.libraries {
             let m = lib.profile().module;
             let Some(lc) = self.libraries.get_mut(&lib.kind) else { continue };
@@ -60,7 +65,7 @@ impl Coverage {
                 let text = |path: String| files.get(&path).map(String::as_str).unwrap_or("");
                 let found: Box<dyn Fn(&Function) -> bool> = match surface.as_str() {
                     "rust" => {
-                        let t = text(format!("rust/src/{m}/mod.rs"));
+                        let t = text(format!("{rust_src}{m}/mod.rs"));
                         Box::new(move |f| t.contains(&format!("#[doc(alias = \"{}\")]", f.name)))
                     }
                     "python" => {

@@ -4,7 +4,7 @@
 //! copies the same files verbatim into every generated crate, which stays self-contained.
 //!
 //! `crate::libraries` is the loader's table of libraries; here it is the committed rendering of
-//! the generator's profiles (`generated/rust/src/libraries.rs`), the one piece of the runtime
+//! the generator's profiles (`generated/rust/src/cuda12/libraries.rs`), the one piece of the runtime
 //! the generator writes.
 
 #[path = "../../templates/rust/support"]
@@ -16,7 +16,7 @@ mod support {
 
 // Generated: formatted as the generator writes it.
 #[rustfmt::skip]
-#[path = "../../generated/rust/src/libraries.rs"]
+#[path = "../../generated/rust/src/cuda12/libraries.rs"]
 mod libraries;
 
 pub use support::{loader, trace, util};

@@ -2,15 +2,14 @@
 //! NVIDIA's headers, provisioning libclang, writing or checking `generated/`, running the tests.
 
 mod diff;
-mod fetch;
 mod fuzz;
-mod libclang;
+mod install;
 mod python13;
 mod regen;
-mod run;
 mod sweep;
 mod test_cmd;
-mod versions;
+
+pub use cudagen_cli::{fetch, libclang, run, versions, HeaderSource};
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -21,17 +20,6 @@ use std::path::{Path, PathBuf};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-}
-
-/// Where the headers come from.
-#[derive(clap::Args, Clone)]
-pub struct HeaderSource {
-    /// CUDA version: a minor (`12.9`) resolved through headers/versions.toml, or a full version.
-    #[arg(long, default_value = "12.9")]
-    pub cuda: String,
-    /// Use a local toolkit's `include/` instead of NVIDIA's wheels.
-    #[arg(long, value_name = "DIR")]
-    pub cuda_home: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -67,6 +55,15 @@ enum Command {
     Versions {
         #[arg(long)]
         update: bool,
+    },
+    /// Build the C shim (release) and install it as a C library under --prefix: lib/, include/cudagen/,
+    /// lib/pkgconfig/cudagen.pc, lib/cmake/cudagen/.
+    Install {
+        #[arg(long, value_name = "DIR")]
+        prefix: PathBuf,
+        /// A folder `cudagen regen --out` wrote (its c/ crate) instead of generated/c (CUDA 12.9).
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
     },
     /// Show libclang, Python and cache state; provisions libclang when missing.
     Doctor,
@@ -105,11 +102,15 @@ pub fn root() -> PathBuf {
 
 fn main() {
     let cli = Cli::parse();
+    let paths =
+        cudagen_cli::Paths { cache: root().join(".cache"), headers: root().join("headers"), templates: root().join("templates") };
+    cudagen_cli::set_paths(paths).expect("the first thing main does");
     let result: Result<()> = match cli.command {
         Command::Regen { source, out, check } => regen::regen(&source, out, check),
         Command::DumpIr { source, library, after } => regen::dump_ir(&source, library.as_deref(), after.as_deref()),
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions { update } => versions::command(update),
+        Command::Install { prefix, from } => install::install(&prefix, from.as_deref()),
         Command::Doctor => libclang::doctor(),
         Command::Diff { old, new, out } => diff::command(&old, &new, out),
         Command::Sweep => sweep::run(),

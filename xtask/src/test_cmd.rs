@@ -96,7 +96,8 @@ pub fn run_all() -> Result<()> {
 
 /// The packages written by hand (the generated crates are checked by regen --check instead;
 /// `cudagen-runtime` is the support files of the generated Rust crate, built in place).
-const HAND_WRITTEN: [&str; 8] = ["-p", "cudagen-generator", "-p", "xtask", "-p", "cudagen-tests", "-p", "cudagen-runtime"];
+const HAND_WRITTEN: [&str; 10] =
+    ["-p", "cudagen-generator", "-p", "cudagen-cli", "-p", "xtask", "-p", "cudagen-tests", "-p", "cudagen-runtime"];
 
 /// `cargo fmt --check` over the hand-written crates, `rustfmt --check` over the support files
 /// that ship verbatim in the generated crates (`templates/**/*.rs`), and clippy with warnings

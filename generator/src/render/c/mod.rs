@@ -13,8 +13,9 @@
 //!   `templates/c/support/*.rs` (interception of `cuGetProcAddress`, `cudagenLastLoaderError`)
 //!   are copied verbatim into `src/`.
 //! * `tests/abi_probe.c`: layouts, constants and prototypes, to compare the headers with NVIDIA's.
-//! * `Cargo.toml`, `cudagen.pc`, `symbols.txt` (the IR's ABI symbols, one per line: the shim's
-//!   dynamic symbol table must equal it plus [`exports::extra_symbols`]).
+//! * `Cargo.toml`, `cudagen.pc`, `cmake/cudagenConfig{,Version}.cmake` (the CMake package),
+//!   `symbols.txt` (the IR's ABI symbols, one per line: the shim's dynamic symbol table must
+//!   equal it plus [`exports::extra_symbols`]).
 
 mod docs;
 mod exports;
@@ -103,7 +104,8 @@ fn exports(lib: &Library, default_version: u32, templates: &Templates, out: &mut
     Ok(())
 }
 
-/// `Cargo.toml`, `lib.rs`, `cudagen.h`, the pkg-config file, the README, the ABI probe and
+/// `Cargo.toml`, `lib.rs`, `cudagen.h`, the pkg-config file, the CMake package files, the
+/// README, the ABI probe and
 /// `symbols.txt`, and the verbatim support files.
 fn crate_files(api: &Api, templates: &Templates, out: &mut Output, c: Collected) -> Result<()> {
     let extra_symbols = exports::extra_symbols(&api.libraries);
@@ -126,6 +128,8 @@ fn crate_files(api: &Api, templates: &Templates, out: &mut Output, c: Collected)
         ("include/cudagen.h", "cudagen.h"),
         ("cudagen.pc", "cudagen.pc"),
         ("README.md", "README.md"),
+        ("cmake/cudagenConfig.cmake", "cmake/cudagenConfig.cmake"),
+        ("cmake/cudagenConfigVersion.cmake", "cmake/cudagenConfigVersion.cmake"),
     ] {
         out.files.insert(format!("c/{file}"), templates.render(&format!("c/{template}.tera"), &view)?);
     }

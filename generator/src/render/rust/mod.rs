@@ -22,14 +22,36 @@ use types::Ctx;
 
 const SURFACE: &str = "rust";
 
+/// `Cargo.toml`, `src/lib.rs` and `src/safe/mod.rs`: the crate root over one or more releases.
 #[derive(Serialize)]
 struct CrateView {
-    cuda_version: String,
-    modules: Vec<ModuleSummary>,
-    /// cudarc's feature for these headers (`cuda-12090`), when there is a driver header.
-    cudarc_feature: Option<String>,
-    /// The cudarc release the feature pins.
+    /// One per release: a single-release crate has one with an empty `dir`; a two-era crate
+    /// (`render_eras`) one per `cuda-NN` feature, the first the default.
+    eras: Vec<EraView>,
+    /// The cudarc release the features pin.
     cudarc_version: &'static str,
+    /// Stems of `templates/rust/support/safe/*.rs`.
+    support: Vec<String>,
+    /// `cfg` predicates of a two-era crate: several era features on / none on (empty otherwise).
+    conflict_cfg: String,
+    none_cfg: String,
+}
+
+/// One CUDA release's generated modules, as the crate root names them.
+#[derive(Serialize, Clone)]
+pub struct EraView {
+    cuda_version: String,
+    /// Cargo feature selecting it (`cuda-12`); empty in a single-release crate.
+    feature: String,
+    /// Folder under `src/` holding its modules (`cuda12/`); empty in a single-release crate.
+    dir: String,
+    /// The `cfg` predicate that compiles it: a higher era wins when several features are on
+    /// (the crate root then stops with `compile_error!`).
+    cfg: String,
+    modules: Vec<ModuleSummary>,
+    safe_modules: Vec<safe::RootModule>,
+    /// cudarc's feature for these headers (`cuda-12090`), when cudarc binds them.
+    cudarc_feature: Option<String>,
 }
 
 /// Every library profile's `variant`, `header` and loader facts, for `src/libraries.rs`.
@@ -62,7 +84,7 @@ impl LibrariesView {
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct ModuleSummary {
     module: String,
     header: String,
@@ -91,50 +113,125 @@ struct ModuleView {
     cudarc: bool,
 }
 
+/// A single-release crate: modules at `src/<module>/`, no era features.
 pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> {
+    let era = render_era(api, templates, out, "")?;
+    render_root(vec![era], templates, out)
+}
+
+/// The features of a two-era crate: `cuda-<major>` of each release, in order.
+pub fn era_feature(api: &Api) -> String {
+    format!("cuda-{}", api.cuda_major().unwrap_or(0))
+}
+
+/// One release's modules under `src/cuda<major>/` (the era's `mod.rs` included), for a crate
+/// whose root [`render_root`] writes over every era.
+pub fn render_era_dir(api: &Api, templates: &Templates, out: &mut Output) -> Result<EraView> {
+    let dir = era_feature(api).replace('-', "") + "/";
+    let mut era = render_era(api, templates, out, &dir)?;
+    era.feature = era_feature(api);
+    out.files.insert(format!("rust/src/{dir}mod.rs"), templates.render("rust/era.rs.tera", &era)?);
+    Ok(era)
+}
+
+/// Writes the modules of one release under `src/<dir>` and returns what the root says of them.
+fn render_era(api: &Api, templates: &Templates, out: &mut Output, dir: &str) -> Result<EraView> {
     let default_version = api.cuda_version_macro().unwrap_or(0);
     let cudarc_feature = crate::profile::CUDARC.feature(api.cuda_version_macro());
-    let mut summaries = Vec::new();
+    let mut modules = Vec::new();
     let mut safe_modules = Vec::new();
     for lib in &api.libraries {
         let view = module_view(lib, default_version, cudarc_feature.is_some(), out);
         let m = &view.module;
         let emitted = view.functions.iter().map(|f| f.name.clone()).collect();
         if let Some(sv) = safe::module(&Ctx::new(lib), lib, view.status.as_deref(), &emitted) {
-            out.files.insert(format!("rust/src/safe/{m}.rs"), templates.render("rust/safe_module.rs.tera", &sv)?);
+            out.files.insert(format!("rust/src/{dir}safe/{m}.rs"), templates.render("rust/safe_module.rs.tera", &sv)?);
             safe_modules.push(safe::RootModule { module: sv.module, kind: sv.kind });
         }
-        let dir = format!("rust/src/{m}");
-        out.files.insert(format!("{dir}/mod.rs"), templates.render("rust/module.rs.tera", &view)?);
-        out.files.insert(format!("{dir}/sys.rs"), templates.render("rust/sys.rs.tera", &view)?);
+        let mdir = format!("rust/src/{dir}{m}");
+        out.files.insert(format!("{mdir}/mod.rs"), templates.render("rust/module.rs.tera", &view)?);
+        out.files.insert(format!("{mdir}/sys.rs"), templates.render("rust/sys.rs.tera", &view)?);
         if view.status.is_some() {
-            out.files.insert(format!("{dir}/error.rs"), templates.render("rust/error.rs.tera", &view)?);
+            out.files.insert(format!("{mdir}/error.rs"), templates.render("rust/error.rs.tera", &view)?);
         }
-        out.files.insert(format!("{dir}/types/mod.rs"), templates.render("rust/types.rs.tera", &view)?);
+        out.files.insert(format!("{mdir}/types/mod.rs"), templates.render("rust/types.rs.tera", &view)?);
         for file in &view.type_files {
-            out.files.insert(format!("{dir}/types/{file}.rs"), templates.render(&format!("rust/types_{file}.rs.tera"), &view)?);
+            out.files.insert(format!("{mdir}/types/{file}.rs"), templates.render(&format!("rust/types_{file}.rs.tera"), &view)?);
         }
-        summaries.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
+        modules.push(ModuleSummary { module: m.clone(), header: view.header.clone(), functions: view.functions.len() });
     }
-    let crate_view = CrateView {
-        cuda_version: api.cuda_version.clone(),
-        modules: summaries,
-        cudarc_feature,
-        cudarc_version: crate::profile::CUDARC.version,
-    };
-    out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &crate_view)?);
-    out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &crate_view)?);
-    let support = safe::support_stems(templates.support_under("rust/support/safe/"));
     out.files.insert(
-        "rust/src/safe/mod.rs".into(),
-        templates.render("rust/safe.rs.tera", &safe::RootView { modules: safe_modules, support })?,
-    );
-    out.files.insert(
-        "rust/src/libraries.rs".into(),
+        format!("rust/src/{dir}libraries.rs"),
         templates.render("rust/libraries.rs.tera", &LibrariesView::new(api.cuda_major()))?,
     );
-    let cudarc = crate_view.cudarc_feature.is_some();
+    Ok(EraView {
+        cuda_version: api.cuda_version.clone(),
+        feature: String::new(),
+        dir: dir.to_string(),
+        cfg: String::new(),
+        modules,
+        safe_modules,
+        cudarc_feature,
+    })
+}
+
+/// The crate root over `eras` (in feature order, the first the default): `Cargo.toml`,
+/// `src/lib.rs`, `src/safe/mod.rs` and the verbatim support modules, one copy for every era.
+pub fn render_root(mut eras: Vec<EraView>, templates: &Templates, out: &mut Output) -> Result<()> {
+    let features: Vec<String> = eras.iter().map(|e| e.feature.clone()).collect();
+    for (i, era) in eras.iter_mut().enumerate() {
+        era.cfg = era_cfg(&features, i);
+    }
+    let cudarc = eras.iter().any(|e| e.cudarc_feature.is_some());
+    let view = CrateView {
+        eras,
+        cudarc_version: crate::profile::CUDARC.version,
+        support: safe::support_stems(templates.support_under("rust/support/safe/")),
+        conflict_cfg: conflict_cfg(&features),
+        none_cfg: none_cfg(&features),
+    };
+    out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &view)?);
+    out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &view)?);
+    out.files.insert("rust/src/safe/mod.rs".into(), templates.render("rust/safe.rs.tera", &view)?);
+    if view.eras.iter().any(|e| !e.feature.is_empty()) {
+        out.files.insert("rust/README.md".into(), templates.render("rust/README.md.tera", &view)?);
+    }
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
+}
+
+/// `any(all(feature = "a", feature = "b"), ...)` over every pair of era features ("" for fewer than two).
+fn conflict_cfg(features: &[String]) -> String {
+    let named: Vec<&String> = features.iter().filter(|f| !f.is_empty()).collect();
+    let pairs: Vec<String> = named
+        .iter()
+        .enumerate()
+        .flat_map(|(i, a)| named[i + 1..].iter().map(move |b| format!("all(feature = \"{a}\", feature = \"{b}\")")))
+        .collect();
+    if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("any({})", pairs.join(", "))
+    }
+}
+
+/// `not(any(feature = "a", ...))` over the era features ("" in a single-release crate).
+fn none_cfg(features: &[String]) -> String {
+    let named: Vec<String> = features.iter().filter(|f| !f.is_empty()).map(|f| format!("feature = \"{f}\"")).collect();
+    if named.is_empty() {
+        String::new()
+    } else {
+        format!("not(any({}))", named.join(", "))
+    }
+}
+
+/// `feature = "cuda-12"` for a lone era; else era `i` when its feature is on and no later one is.
+fn era_cfg(features: &[String], i: usize) -> String {
+    let later: Vec<String> = features[i + 1..].iter().map(|f| format!("feature = \"{f}\"")).collect();
+    match (features[i].as_str(), later.is_empty()) {
+        ("", _) => String::new(),
+        (f, true) => format!("feature = \"{f}\""),
+        (f, false) => format!("all(feature = \"{f}\", not(any({})))", later.join(", ")),
+    }
 }
 
 fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Output) -> ModuleView {

@@ -8,15 +8,7 @@ use crate::ir::{Creator, EndArg, Function, Library, Resource};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
-/// `src/safe/mod.rs`: the libraries' modules and the hand-written support files beside it.
-#[derive(Serialize)]
-pub(super) struct RootView {
-    pub modules: Vec<RootModule>,
-    /// Stems of `templates/rust/support/safe/*.rs` (typed memory, checked launches).
-    pub support: Vec<String>,
-}
-
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 pub(super) struct RootModule {
     pub module: String,
     /// `Driver` / `Nvrtc`: the variant of `safe::LibraryError`.

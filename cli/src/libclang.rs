@@ -1,7 +1,7 @@
 //! Provisioning libclang without root: the pinned `libclang` wheel from PyPI, extracted into
 //! `.cache/libclang/`. An explicit `LIBCLANG_PATH` wins. The generator loads it at run time.
 
-use crate::{root, run};
+use crate::{paths, run};
 use anyhow::{Context, Result};
 use std::io::Read;
 use std::path::PathBuf;
@@ -17,11 +17,11 @@ pub fn ensure() -> Result<PathBuf> {
             return Ok(dir);
         }
     }
-    let dir = root().join(".cache/libclang");
+    let dir = paths().cache.join("libclang");
     let lib = dir.join("libclang.so");
     if !lib.exists() {
         std::fs::create_dir_all(&dir)?;
-        let wheels = root().join(".cache/wheels");
+        let wheels = paths().cache.join("wheels");
         eprintln!("provisioning libclang from the {WHEEL} wheel ...");
         run::status(
             Command::new(run::python())
@@ -64,7 +64,7 @@ pub fn doctor() -> Result<()> {
     let py = run::output(Command::new(run::python()).arg("--version")).unwrap_or_else(|e| format!("missing: {e}"));
     println!("python:   {}", py.trim());
     for entry in ["headers", "nvrtc", "wheels"] {
-        let p = root().join(".cache").join(entry);
+        let p = paths().cache.join(entry);
         let n = std::fs::read_dir(&p).map(|d| d.count()).unwrap_or(0);
         println!("cache:    .cache/{entry}: {n} entries");
     }

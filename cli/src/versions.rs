@@ -1,6 +1,6 @@
 //! `headers/versions.toml`: CUDA version -> NVIDIA wheels and header hashes.
 
-use crate::root;
+use crate::paths;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -77,7 +77,7 @@ impl Entry {
 
 impl Table {
     pub fn load() -> Result<Table> {
-        let path = root().join("headers/versions.toml");
+        let path = paths().headers.join("versions.toml");
         let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
         Table::parse(&text).with_context(|| format!("parsing {}", path.display()))
     }
@@ -137,7 +137,7 @@ pub fn command(update: bool) -> Result<()> {
             e.sha256 = fetched.sha256;
             println!("{}: {}", e.minor, e.sha256.values().map(|h| &h[..12]).collect::<Vec<_>>().join(" "));
         }
-        std::fs::write(root().join("headers/versions.toml"), table.render())?;
+        std::fs::write(paths().headers.join("versions.toml"), table.render())?;
         println!("headers/versions.toml updated");
     } else {
         for e in &table.cuda {

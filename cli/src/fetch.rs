@@ -6,7 +6,7 @@
 //! checked against the table.
 
 use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADER, RUNTIME_COMPANIONS};
-use crate::{root, run, HeaderSource};
+use crate::{paths, run, HeaderSource};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -54,7 +54,7 @@ pub fn headers(source: &HeaderSource) -> Result<Fetched> {
 
 /// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes.
 pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
-    let cache = root().join(".cache");
+    let cache = paths().cache.clone();
     let include_dir = cache.join("headers").join(&entry.minor);
     let nvrtc_dir = cache.join("nvrtc").join(&entry.minor);
     // Written last: a folder from before the interop headers were read is refetched.
@@ -138,7 +138,7 @@ pub fn find_lib(dir: &Path, prefix: &str) -> Option<PathBuf> {
 /// downloaded with pip when missing (the NVRTC wheels the headers come from hold the library
 /// the Python tests install).
 pub fn cached_wheel(requirement: &str) -> Result<PathBuf> {
-    wheel(&root().join(".cache").join("wheels"), requirement)
+    wheel(&paths().cache.join("wheels"), requirement)
 }
 
 /// The cached wheel for `requirement` (`name==version`), downloaded with pip when missing.

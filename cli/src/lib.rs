@@ -1,0 +1,92 @@
+//! The `cudagen` command's library, shared with the repository's `cargo xtask`: fetching NVIDIA's
+//! headers (`fetch`, `versions`), provisioning libclang (`libclang`), building the IR and writing
+//! or checking a generated tree (`output`). Where the header cache, the annotation files and the
+//! templates live is set once per process ([`set_paths`]); the `cudagen` binary points them at
+//! its embedded copies, `cargo xtask` at the repository.
+
+pub mod embedded;
+pub mod fetch;
+pub mod libclang;
+pub mod output;
+pub mod run;
+pub mod versions;
+
+use anyhow::{anyhow, bail, Context, Result};
+use cudagen_generator::annotations::Annotations;
+use cudagen_generator::{build_api_until, emit, ir::Api, render::Output, HeaderSet};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Where the tools read and cache things.
+#[derive(Clone, Debug)]
+pub struct Paths {
+    /// Downloads and extracted headers (`wheels/`, `headers/<minor>/`, `nvrtc/`, `libclang/`).
+    pub cache: PathBuf,
+    /// `versions.toml` and the annotation files (`cuda.toml`, `nvrtc.toml`, ...).
+    pub headers: PathBuf,
+    /// The `templates/` tree.
+    pub templates: PathBuf,
+}
+
+static PATHS: OnceLock<Paths> = OnceLock::new();
+
+/// Sets the paths for this process (the first call wins); an error if already set differently.
+pub fn set_paths(paths: Paths) -> Result<()> {
+    let set = PATHS.get_or_init(|| paths.clone());
+    if set.cache != paths.cache || set.headers != paths.headers || set.templates != paths.templates {
+        bail!("paths already set to {set:?}");
+    }
+    Ok(())
+}
+
+/// The paths set by [`set_paths`]; unset, this crate's own `data/` and `.cache/` beside it (tests).
+pub fn paths() -> &'static Paths {
+    PATHS.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        Paths { cache: dir.join("../.cache"), headers: dir.join("data/headers"), templates: dir.join("data/templates") }
+    })
+}
+
+/// Where the headers come from.
+#[derive(clap::Args, Clone, Debug)]
+pub struct HeaderSource {
+    /// CUDA version: a minor (`12.9`) resolved through headers/versions.toml, or a full version.
+    #[arg(long, default_value = "12.9")]
+    pub cuda: String,
+    /// Use a local toolkit's `include/` instead of NVIDIA's wheels.
+    #[arg(long, value_name = "DIR")]
+    pub cuda_home: Option<PathBuf>,
+}
+
+impl HeaderSource {
+    /// A release of the versions table.
+    pub fn release(minor: &str) -> Self {
+        HeaderSource { cuda: minor.to_string(), cuda_home: None }
+    }
+}
+
+/// The IR of `source` after the pass `last` (all passes when `None`): libclang provisioned,
+/// headers fetched and checked, annotations read.
+pub fn build_until(source: &HeaderSource, last: Option<&str>) -> Result<Api> {
+    libclang::ensure()?;
+    let fetched = fetch::headers(source)?;
+    let annotations = Annotations::load_dir(&paths().headers).map_err(|e| anyhow!("{e}"))?;
+    let headers = HeaderSet { cuda_version: fetched.version, include_dir: fetched.include_dir };
+    build_api_until(&headers, &annotations, last).map_err(|e| anyhow!("{e}"))
+}
+
+/// Every surface of one release (a crate without era features), with every function on every
+/// surface (else an error with the coverage report).
+pub fn generate(source: &HeaderSource) -> Result<Output> {
+    let api = build_until(source, None).with_context(|| format!("CUDA {}", source.cuda))?;
+    let output = emit::generate(&api, &paths().templates).map_err(|e| anyhow!("CUDA {}: {e}", source.cuda))?;
+    if output.coverage.problems() > 0 {
+        bail!(
+            "CUDA {}: {} functions are missing from a surface or skipped:\n{}",
+            source.cuda,
+            output.coverage.problems(),
+            output.coverage.report()
+        );
+    }
+    Ok(output)
+}
