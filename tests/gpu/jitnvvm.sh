@@ -36,8 +36,10 @@ judge "rust (13.0 crate)" "$work/rust.out"
 
 echo "== python"
 python=/opt/torch/.venv/bin/python
-$python -m venv --system-site-packages "$work/venv" && "$work/venv/bin/pip" install -q --no-deps "$carry"/whl/*.whl
-"$work/venv/bin/python" tests/gpu/jitnvvm.py > "$work/py.out" 2>&1
+# The wheel into a folder of its own, on the PYTHONPATH of the machine's Python (numpy and
+# NVIDIA's cuda.bindings come from its own site-packages; a venv over it would not see them).
+$python -m pip install -q --no-deps --target "$work/site" "$carry"/whl/*.whl
+PYTHONPATH="$work/site" $python tests/gpu/jitnvvm.py > "$work/py.out" 2>&1
 judge "python (13.0 wheel)" "$work/py.out"
 
 echo "== C against NVIDIA's headers, plain and under LD_PRELOAD"

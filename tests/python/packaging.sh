@@ -28,7 +28,11 @@ step "regen CUDA 13.5 into $work/gen13 (its own crates, outside the workspace)"
 cargo xtask regen --cuda 13.5 --out "$work/gen13" | tail -n 1
 for gen in "$root/generated" "$work/gen13"; do
   step "maturin build + sdist: $gen/python"
-  "$maturin" build --release --strip --quiet -m "$gen/python/Cargo.toml" -o "$dist"
+  # One target folder per era: both crates are `cudagen-python`, and cargo does not copy a fresh
+  # (unrebuilt) library over the other era's in a shared release folder, so maturin would
+  # package the wrong one.
+  CARGO_TARGET_DIR="$work/target-$(basename "$gen")" \
+    "$maturin" build --release --strip --quiet -m "$gen/python/Cargo.toml" -o "$dist"
   "$maturin" sdist -m "$gen/python/Cargo.toml" -o "$dist"
 done
 ls -l "$dist"
@@ -50,6 +54,10 @@ err, size = nvrtc.nvrtcGetPTXSize(prog)
 want = sys.argv[1].replace(".", "0") + "0"
 print(f"cudagen {driver.__file__.split('/site-packages/')[1]}: CUDA_VERSION {driver.CUDA_VERSION}, NVRTC {nvrtc.nvrtcVersion()[1:]}, saxpy PTX {size} bytes")
 assert str(driver.CUDA_VERSION).startswith(sys.argv[1].split(".")[0]), driver.CUDA_VERSION
+# The extension is this era's too: cuCtxCreate takes (flags, dev) in 12.x and
+# (ctxCreateParams, flags, dev) in 13.x (no driver here: the call returns a status, never raises).
+args = (0, 0) if sys.argv[1].startswith("12.") else (None, 0, 0)
+print("cuCtxCreate", args, "->", driver.cuCtxCreate(*args)[0])
 PY
 }
 for cuda in 12.9 13.5; do
