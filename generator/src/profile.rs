@@ -24,6 +24,9 @@ pub struct LibraryProfile {
     pub typedefs: Option<&'static str>,
     /// Headers that join the main header, each parsed when present beside it.
     pub companions: &'static [Companion],
+    /// Headers the main header includes whose declarations are the library's too
+    /// (`driver_types.h` for the runtime); the others' are left out.
+    pub declares: &'static [&'static str],
     /// Annotation file under `headers/`.
     pub annotations: &'static str,
     /// The status enum every function returns.
@@ -140,7 +143,7 @@ pub struct LoaderProfile {
 }
 
 /// One entry per [`LibraryKind`] variant, in variant order.
-pub const PROFILES: [LibraryProfile; 2] = [
+pub const PROFILES: [LibraryProfile; 3] = [
     LibraryProfile {
         kind: LibraryKind::Driver,
         variant: "Driver",
@@ -159,6 +162,7 @@ pub const PROFILES: [LibraryProfile; 2] = [
             Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"], guard: "CUDAVDPAU_H" },
             Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[], guard: "cuda_profiler_H" },
         ],
+        declares: &[],
         annotations: "cuda.toml",
         status_enum: "CUresult",
         status: StatusNames {
@@ -206,6 +210,7 @@ pub const PROFILES: [LibraryProfile; 2] = [
         header: "nvrtc.h",
         typedefs: None,
         companions: &[],
+        declares: &[],
         annotations: "nvrtc.toml",
         status_enum: "nvrtcResult",
         // NVRTC has no "not found" or "unknown": its internal error stands in.
@@ -235,6 +240,50 @@ pub const PROFILES: [LibraryProfile; 2] = [
             wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: false,
+        },
+    },
+    LibraryProfile {
+        kind: LibraryKind::Runtime,
+        variant: "Runtime",
+        module: "runtime",
+        prefix: "cuda",
+        header: "cuda_runtime_api.h",
+        typedefs: None,
+        companions: &[],
+        declares: &[
+            "driver_types.h",
+            "vector_types.h",
+            "surface_types.h",
+            "texture_types.h",
+            "device_types.h",
+            "cuda_device_runtime_api.h",
+        ],
+        annotations: "cudart.toml",
+        status_enum: "cudaError_t",
+        status: StatusNames {
+            success: ("cudaSuccess", 0),
+            library_missing: ("cudaErrorStubLibrary", 34),
+            symbol_missing: ("cudaErrorSymbolNotFound", 500),
+            invalid_argument: ("cudaErrorInvalidValue", 1),
+            internal: ("cudaErrorUnknown", 999),
+        },
+        c_template: "c/cuda_runtime_api.h.tera",
+        c_guard: "__CUDA_RUNTIME_API_H__",
+        c_marker: "CUDAGEN_CUDA_RUNTIME_API_H",
+        callconv: "CUDARTAPI ",
+        c_record_guards: &[],
+        resolver: None,
+        cudarc: false,
+        loader: LoaderProfile {
+            // The headers' major only: record layouts (`cudaDeviceProp`) change between majors.
+            sonames: &["libcudart.so.{major}"],
+            override_var: "CUDAGEN_CUDART_PATH",
+            path_vars: &[],
+            home_vars: &["CUDA_HOME", "CUDA_PATH"],
+            dirs: &["/usr/local/cuda/lib64"],
+            wheel_dirs: &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
+            resolve: Resolve::Dlsym,
+            skip_shim: true,
         },
     },
 ];

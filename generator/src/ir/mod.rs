@@ -50,6 +50,8 @@ pub enum LibraryKind {
     Driver,
     /// `nvrtc.h`, module `nvrtc`.
     Nvrtc,
+    /// `cuda_runtime_api.h` (+ `driver_types.h`, `vector_types.h`, ...), module `runtime`.
+    Runtime,
 }
 
 /// One parsed header family.

@@ -54,6 +54,10 @@ pub fn parse_family(kind: LibraryKind, header: &Path, typedefs: Option<&Path>, c
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
     library.headers.push(header_info(header, &[], None)?);
+    for d in kind.profile().declares.iter().filter(|d| include_dir.join(d).exists()) {
+        files.declarations.insert(d.to_string());
+        library.headers.push(header_info(&include_dir.join(d), &[], None)?);
+    }
     // `PFN_*` typedef headers that exist: the main one, then the companions'.
     let mut typedef_paths: Vec<PathBuf> = Vec::new();
     if let Some(t) = typedefs {

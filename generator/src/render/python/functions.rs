@@ -18,6 +18,8 @@ pub enum Ret {
     Status,
     /// A `const char*`.
     Cstr,
+    /// A record by value (`cudaCreateChannelDesc`): returned as its class after the status.
+    Record,
 }
 
 #[derive(Serialize)]
@@ -25,6 +27,8 @@ pub struct FnView {
     pub name: String,
     pub symbol: String,
     pub ret: Ret,
+    /// The record class and size of `Ret::Record`.
+    pub ret_scalar: Scalar,
     pub params: Vec<ParamView>,
     /// Python arguments in order (index into `params`).
     pub args: Vec<usize>,
@@ -210,11 +214,16 @@ fn ptr_scalar() -> Scalar {
 }
 
 pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnView, String> {
+    let mut ret_scalar = Scalar::default();
     let ret = match f.returns {
         ReturnShape::Status => Ret::Status,
         ReturnShape::Value => match value_kind(lib, &f.ret) {
             ValueKind::Cstr => Ret::Cstr,
-            _ => return Err("returns a value that is not a C string".into()),
+            ValueKind::Record => {
+                ret_scalar = scalar(lib, &f.ret, handles);
+                Ret::Record
+            }
+            _ => return Err("returns a value that is neither a C string nor a record".into()),
         },
         ReturnShape::Void => return Err("returns void".into()),
     };
@@ -422,8 +431,10 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     for &o in &outs {
         ret_items.push(format!("{} | None", out_stub(&params[o])));
     }
-    if ret == Ret::Cstr {
-        ret_items.push("bytes | None".into());
+    match ret {
+        Ret::Cstr => ret_items.push("bytes | None".into()),
+        Ret::Record => ret_items.push(ret_scalar.stub.clone()),
+        Ret::Status => {}
     }
     let stub_ret = format!("tuple[{}]", ret_items.join(", "));
     let release = lifetimes::release(f)?;
@@ -433,6 +444,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         name: f.name.clone(),
         symbol: f.symbol.clone(),
         ret,
+        ret_scalar,
         doc_literal: doc_literal(f, &params, &args, &stub_ret),
         required: args.iter().take_while(|&&i| params[i].default.is_empty()).count(),
         doc_stub: doc_stub(f, &stub_ret),
