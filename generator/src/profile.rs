@@ -271,7 +271,7 @@ pub const PROFILES: [LibraryProfile; 3] = [
         c_guard: "__CUDA_RUNTIME_API_H__",
         c_marker: "CUDAGEN_CUDA_RUNTIME_API_H",
         callconv: "CUDARTAPI ",
-        c_record_guards: &[],
+        c_record_guards: &[("CUuuid_st", "CU_UUID_HAS_BEEN_DEFINED")],
         resolver: None,
         cudarc: false,
         loader: LoaderProfile {

@@ -100,8 +100,9 @@ fi
 # static inline helpers are not symbols), must be exported.
 if [ -f "$nv/cudaTypedefs.h" ] && [ -f "$nv/nvrtc.h" ]; then
     printf '#include <cudaTypedefs.h>\n#include <nvrtc.h>\n' > "$work/decls.c"
+    if [ -f "$nv/cuda_runtime_api.h" ]; then echo '#include <cuda_runtime_api.h>' >> "$work/decls.c"; fi
     for mode in "" -DCUDA_API_PER_THREAD_DEFAULT_STREAM; do
-        $CC -fsyntax-only $mode -I "$nv" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
+        $CC -fsyntax-only $mode -I "$nv" -I "$gfx" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
         grep -v '^/\* /usr' "$work/aux$mode.txt" | grep -v 'static' | grep -oE '\b(cu|nvrtc)[A-Za-z0-9_]+ \(' | sed 's/ (//'
     done | sort -u > "$work/nv-symbols.txt"
     nvmiss=$(comm -23 "$work/nv-symbols.txt" "$work/exported.txt")

@@ -95,15 +95,4380 @@ extern "C" {
 /* Types                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
+typedef struct char1 char1;
+typedef struct uchar1 uchar1;
+typedef struct char2 char2;
+typedef struct uchar2 uchar2;
+typedef struct char3 char3;
+typedef struct uchar3 uchar3;
+typedef struct char4 char4;
+typedef struct uchar4 uchar4;
+typedef struct short1 short1;
+typedef struct ushort1 ushort1;
+typedef struct short2 short2;
+typedef struct ushort2 ushort2;
+typedef struct short3 short3;
+typedef struct ushort3 ushort3;
+typedef struct short4 short4;
+typedef struct ushort4 ushort4;
+typedef struct int1 int1;
+typedef struct uint1 uint1;
+typedef struct int2 int2;
+typedef struct uint2 uint2;
+typedef struct int3 int3;
+typedef struct uint3 uint3;
+typedef struct int4 int4;
+typedef struct uint4 uint4;
+typedef struct long1 long1;
+typedef struct ulong1 ulong1;
+typedef struct long2 long2;
+typedef struct ulong2 ulong2;
+typedef struct long3 long3;
+typedef struct ulong3 ulong3;
+typedef struct long4 long4;
+typedef struct ulong4 ulong4;
+typedef struct float1 float1;
+typedef struct float2 float2;
+typedef struct float3 float3;
+typedef struct float4 float4;
+typedef struct longlong1 longlong1;
+typedef struct ulonglong1 ulonglong1;
+typedef struct longlong2 longlong2;
+typedef struct ulonglong2 ulonglong2;
+typedef struct longlong3 longlong3;
+typedef struct ulonglong3 ulonglong3;
+typedef struct longlong4 longlong4;
+typedef struct ulonglong4 ulonglong4;
+typedef struct double1 double1;
+typedef struct double2 double2;
+typedef struct double3 double3;
+typedef struct double4 double4;
+typedef struct dim3 dim3;
+typedef struct cudaChannelFormatDesc cudaChannelFormatDesc;
+typedef struct cudaArray cudaArray;
+typedef struct cudaMipmappedArray cudaMipmappedArray;
+typedef struct cudaArraySparseProperties cudaArraySparseProperties;
+typedef struct cudaArrayMemoryRequirements cudaArrayMemoryRequirements;
+typedef struct cudaPitchedPtr cudaPitchedPtr;
+typedef struct cudaExtent cudaExtent;
+typedef struct cudaPos cudaPos;
+typedef struct cudaMemcpy3DParms cudaMemcpy3DParms;
+typedef struct cudaMemcpyNodeParams cudaMemcpyNodeParams;
+typedef struct cudaMemcpy3DPeerParms cudaMemcpy3DPeerParms;
+typedef struct cudaMemsetParams cudaMemsetParams;
+typedef struct cudaMemsetParamsV2 cudaMemsetParamsV2;
+typedef struct cudaAccessPolicyWindow cudaAccessPolicyWindow;
+typedef struct cudaHostNodeParams cudaHostNodeParams;
+typedef struct cudaHostNodeParamsV2 cudaHostNodeParamsV2;
+typedef struct cudaGraphicsResource cudaGraphicsResource;
+typedef struct cudaResourceDesc cudaResourceDesc;
+typedef struct cudaResourceViewDesc cudaResourceViewDesc;
+typedef struct cudaPointerAttributes cudaPointerAttributes;
+typedef struct cudaFuncAttributes cudaFuncAttributes;
+typedef struct cudaMemLocation cudaMemLocation;
+typedef struct cudaMemAccessDesc cudaMemAccessDesc;
+typedef struct cudaMemPoolProps cudaMemPoolProps;
+typedef struct cudaMemPoolPtrExportData cudaMemPoolPtrExportData;
+typedef struct cudaMemAllocNodeParams cudaMemAllocNodeParams;
+typedef struct cudaMemAllocNodeParamsV2 cudaMemAllocNodeParamsV2;
+typedef struct cudaMemFreeNodeParams cudaMemFreeNodeParams;
+typedef struct cudaMemcpyAttributes cudaMemcpyAttributes;
+typedef struct cudaOffset3D cudaOffset3D;
+typedef struct cudaMemcpy3DOperand cudaMemcpy3DOperand;
+typedef struct cudaMemcpy3DBatchOp cudaMemcpy3DBatchOp;
+typedef struct CUuuid_st CUuuid;
+typedef struct cudaDeviceProp cudaDeviceProp;
+typedef struct cudaIpcEventHandle_st cudaIpcEventHandle_t;
+typedef struct cudaIpcMemHandle_st cudaIpcMemHandle_t;
+typedef struct cudaMemFabricHandle_st cudaMemFabricHandle_t;
+typedef struct cudaExternalMemoryHandleDesc cudaExternalMemoryHandleDesc;
+typedef struct cudaExternalMemoryBufferDesc cudaExternalMemoryBufferDesc;
+typedef struct cudaExternalMemoryMipmappedArrayDesc cudaExternalMemoryMipmappedArrayDesc;
+typedef struct cudaExternalSemaphoreHandleDesc cudaExternalSemaphoreHandleDesc;
+typedef struct cudaExternalSemaphoreSignalParams_v1 cudaExternalSemaphoreSignalParams_v1;
+typedef struct cudaExternalSemaphoreWaitParams_v1 cudaExternalSemaphoreWaitParams_v1;
+typedef struct cudaExternalSemaphoreSignalParams cudaExternalSemaphoreSignalParams;
+typedef struct cudaExternalSemaphoreWaitParams cudaExternalSemaphoreWaitParams;
+typedef struct CUstream_st CUstream_st;
+typedef struct CUevent_st CUevent_st;
+typedef struct CUexternalMemory_st CUexternalMemory_st;
+typedef struct CUexternalSemaphore_st CUexternalSemaphore_st;
+typedef struct CUgraph_st CUgraph_st;
+typedef struct CUgraphNode_st CUgraphNode_st;
+typedef struct CUuserObject_st CUuserObject_st;
+typedef struct CUfunc_st CUfunc_st;
+typedef struct CUkern_st CUkern_st;
+typedef struct cudalibraryHostUniversalFunctionAndDataTable cudalibraryHostUniversalFunctionAndDataTable;
+typedef struct CUlib_st CUlib_st;
+typedef struct CUmemPoolHandle_st CUmemPoolHandle_st;
+typedef struct cudaLaunchParams cudaLaunchParams;
+typedef struct cudaKernelNodeParams cudaKernelNodeParams;
+typedef struct cudaKernelNodeParamsV2 cudaKernelNodeParamsV2;
+typedef struct cudaExternalSemaphoreSignalNodeParams cudaExternalSemaphoreSignalNodeParams;
+typedef struct cudaExternalSemaphoreSignalNodeParamsV2 cudaExternalSemaphoreSignalNodeParamsV2;
+typedef struct cudaExternalSemaphoreWaitNodeParams cudaExternalSemaphoreWaitNodeParams;
+typedef struct cudaExternalSemaphoreWaitNodeParamsV2 cudaExternalSemaphoreWaitNodeParamsV2;
+typedef struct cudaConditionalNodeParams cudaConditionalNodeParams;
+typedef struct cudaChildGraphNodeParams cudaChildGraphNodeParams;
+typedef struct cudaEventRecordNodeParams cudaEventRecordNodeParams;
+typedef struct cudaEventWaitNodeParams cudaEventWaitNodeParams;
+typedef struct cudaGraphNodeParams cudaGraphNodeParams;
+typedef struct cudaGraphEdgeData_st cudaGraphEdgeData;
+typedef struct CUgraphExec_st CUgraphExec_st;
+typedef struct cudaGraphInstantiateParams_st cudaGraphInstantiateParams;
+typedef struct cudaGraphExecUpdateResultInfo_st cudaGraphExecUpdateResultInfo;
+typedef struct CUgraphDeviceUpdatableNode_st CUgraphDeviceUpdatableNode_st;
+typedef struct cudaGraphKernelNodeUpdate cudaGraphKernelNodeUpdate;
+typedef struct cudaLaunchMemSyncDomainMap_st cudaLaunchMemSyncDomainMap;
+typedef union cudaLaunchAttributeValue cudaLaunchAttributeValue;
+typedef struct cudaLaunchAttribute_st cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st cudaLaunchConfig_t;
+typedef struct cudaAsyncCallbackEntry cudaAsyncCallbackEntry;
+typedef struct cudaAsyncNotificationInfo cudaAsyncNotificationInfo_t;
+typedef struct cudaTextureDesc cudaTextureDesc;
 
+/**
+ * ****************************************************************************
+ * *
+ * *
+ * *
+ * *****************************************************************************
+ */
+typedef enum cudaRoundMode {
+    cudaRoundNearest = 0,
+    cudaRoundZero = 1,
+    cudaRoundPosInf = 2,
+    cudaRoundMinInf = 3
+} cudaRoundMode;
+
+/** CUDA error types */
+typedef enum cudaError {
+    /**
+     * The API call returned with no errors. In the case of query calls, this
+     * also means that the operation being queried is complete (see
+     * `cudaEventQuery()` and `cudaStreamQuery()`).
+     */
+    cudaSuccess = 0,
+    /**
+     * This indicates that one or more of the parameters passed to the API call
+     * is not within an acceptable range of values.
+     */
+    cudaErrorInvalidValue = 1,
+    /**
+     * The API call failed because it was unable to allocate enough memory or
+     * other resources to perform the requested operation.
+     */
+    cudaErrorMemoryAllocation = 2,
+    /**
+     * The API call failed because the CUDA driver and runtime could not be
+     * initialized.
+     */
+    cudaErrorInitializationError = 3,
+    /**
+     * This indicates that a CUDA Runtime API call cannot be executed because
+     * it is being called during process shut down, at a point in time after
+     * CUDA driver has been unloaded.
+     */
+    cudaErrorCudartUnloading = 4,
+    /**
+     * This indicates profiler is not initialized for this run. This can
+     * happen when the application is running with external profiling tools
+     * like visual profiler.
+     */
+    cudaErrorProfilerDisabled = 5,
+    /**
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 5.0. It is no longer an error
+     * to attempt to enable/disable the profiling via `cudaProfilerStart` or
+     * `cudaProfilerStop` without initialization.
+     */
+    cudaErrorProfilerNotInitialized = 6,
+    /**
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 5.0. It is no longer an error
+     * to call cudaProfilerStart() when profiling is already enabled.
+     */
+    cudaErrorProfilerAlreadyStarted = 7,
+    /**
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 5.0. It is no longer an error
+     * to call cudaProfilerStop() when profiling is already disabled.
+     */
+    cudaErrorProfilerAlreadyStopped = 8,
+    /**
+     * This indicates that a kernel launch is requesting resources that can
+     * never be satisfied by the current device. Requesting more shared memory
+     * per block than the device supports will trigger this error, as will
+     * requesting too many threads or blocks. See `cudaDeviceProp` for more
+     * device limitations.
+     */
+    cudaErrorInvalidConfiguration = 9,
+    /**
+     * This indicates that one or more of the pitch-related parameters passed
+     * to the API call is not within the acceptable range for pitch.
+     */
+    cudaErrorInvalidPitchValue = 12,
+    /**
+     * This indicates that the symbol name/identifier passed to the API call
+     * is not a valid name or identifier.
+     */
+    cudaErrorInvalidSymbol = 13,
+    /**
+     * This indicates that at least one host pointer passed to the API call is
+     * not a valid host pointer.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 10.1.
+     */
+    cudaErrorInvalidHostPointer = 16,
+    /**
+     * This indicates that at least one device pointer passed to the API call is
+     * not a valid device pointer.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 10.1.
+     */
+    cudaErrorInvalidDevicePointer = 17,
+    /**
+     * This indicates that the texture passed to the API call is not a valid
+     * texture.
+     */
+    cudaErrorInvalidTexture = 18,
+    /**
+     * This indicates that the texture binding is not valid. This occurs if you
+     * call `cudaGetTextureAlignmentOffset()` with an unbound texture.
+     */
+    cudaErrorInvalidTextureBinding = 19,
+    /**
+     * This indicates that the channel descriptor passed to the API call is not
+     * valid. This occurs if the format is not one of the formats specified by
+     * `cudaChannelFormatKind`, or if one of the dimensions is invalid.
+     */
+    cudaErrorInvalidChannelDescriptor = 20,
+    /**
+     * This indicates that the direction of the memcpy passed to the API call is
+     * not one of the types specified by `cudaMemcpyKind`.
+     */
+    cudaErrorInvalidMemcpyDirection = 21,
+    /**
+     * This indicated that the user has taken the address of a constant variable,
+     * which was forbidden up until the CUDA 3.1 release.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Variables in constant
+     * memory may now have their address taken by the runtime via
+     * `cudaGetSymbolAddress()`.
+     */
+    cudaErrorAddressOfConstant = 22,
+    /**
+     * This indicated that a texture fetch was not able to be performed.
+     * This was previously used for device emulation of texture operations.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Device emulation mode was
+     * removed with the CUDA 3.1 release.
+     */
+    cudaErrorTextureFetchFailed = 23,
+    /**
+     * This indicated that a texture was not bound for access.
+     * This was previously used for device emulation of texture operations.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Device emulation mode was
+     * removed with the CUDA 3.1 release.
+     */
+    cudaErrorTextureNotBound = 24,
+    /**
+     * This indicated that a synchronization operation had failed.
+     * This was previously used for some device emulation functions.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Device emulation mode was
+     * removed with the CUDA 3.1 release.
+     */
+    cudaErrorSynchronizationError = 25,
+    /**
+     * This indicates that a non-float texture was being accessed with linear
+     * filtering. This is not supported by CUDA.
+     */
+    cudaErrorInvalidFilterSetting = 26,
+    /**
+     * This indicates that an attempt was made to read an unsupported data type as a
+     * normalized float. This is not supported by CUDA.
+     */
+    cudaErrorInvalidNormSetting = 27,
+    /**
+     * Mixing of device and device emulation code was not allowed.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Device emulation mode was
+     * removed with the CUDA 3.1 release.
+     */
+    cudaErrorMixedDeviceExecution = 28,
+    /**
+     * This indicates that the API call is not yet implemented. Production
+     * releases of CUDA will never return this error.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 4.1.
+     */
+    cudaErrorNotYetImplemented = 31,
+    /**
+     * This indicated that an emulated device pointer exceeded the 32-bit address
+     * range.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Device emulation mode was
+     * removed with the CUDA 3.1 release.
+     */
+    cudaErrorMemoryValueTooLarge = 32,
+    /**
+     * This indicates that the CUDA driver that the application has loaded is a
+     * stub library. Applications that run with the stub rather than a real
+     * driver loaded will result in CUDA API returning this error.
+     */
+    cudaErrorStubLibrary = 34,
+    /**
+     * This indicates that the installed NVIDIA CUDA driver is older than the
+     * CUDA runtime library. This is not a supported configuration. Users should
+     * install an updated NVIDIA display driver to allow the application to run.
+     */
+    cudaErrorInsufficientDriver = 35,
+    /**
+     * This indicates that the API call requires a newer CUDA driver than the one
+     * currently installed. Users should install an updated NVIDIA CUDA driver
+     * to allow the API call to succeed.
+     */
+    cudaErrorCallRequiresNewerDriver = 36,
+    /**
+     * This indicates that the surface passed to the API call is not a valid
+     * surface.
+     */
+    cudaErrorInvalidSurface = 37,
+    /**
+     * This indicates that multiple global or constant variables (across separate
+     * CUDA source files in the application) share the same string name.
+     */
+    cudaErrorDuplicateVariableName = 43,
+    /**
+     * This indicates that multiple textures (across separate CUDA source
+     * files in the application) share the same string name.
+     */
+    cudaErrorDuplicateTextureName = 44,
+    /**
+     * This indicates that multiple surfaces (across separate CUDA source
+     * files in the application) share the same string name.
+     */
+    cudaErrorDuplicateSurfaceName = 45,
+    /**
+     * This indicates that all CUDA devices are busy or unavailable at the current
+     * time. Devices are often busy/unavailable due to use of
+     * `cudaComputeModeProhibited`, `cudaComputeModeExclusiveProcess`, or when long
+     * running CUDA kernels have filled up the GPU and are blocking new work
+     * from starting. They can also be unavailable due to memory constraints
+     * on a device that already has active CUDA work being performed.
+     */
+    cudaErrorDevicesUnavailable = 46,
+    /**
+     * This indicates that the current context is not compatible with this
+     * the CUDA Runtime. This can only occur if you are using CUDA
+     * Runtime/Driver interoperability and have created an existing Driver
+     * context using the driver API. The Driver context may be incompatible
+     * either because the Driver context was created using an older version
+     * of the API, because the Runtime API call expects a primary driver
+     * context and the Driver context is not primary, or because the Driver
+     * context has been destroyed. Please see `CUDART_DRIVER` "Interactions
+     * with the CUDA Driver API" for more information.
+     */
+    cudaErrorIncompatibleDriverContext = 49,
+    /**
+     * The device function being invoked (usually via `cudaLaunchKernel()`) was not
+     * previously configured via the `cudaConfigureCall()` function.
+     */
+    cudaErrorMissingConfiguration = 52,
+    /**
+     * This indicated that a previous kernel launch failed. This was previously
+     * used for device emulation of kernel launches.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 3.1. Device emulation mode was
+     * removed with the CUDA 3.1 release.
+     */
+    cudaErrorPriorLaunchFailure = 53,
+    /**
+     * This error indicates that a device runtime grid launch did not occur
+     * because the depth of the child grid would exceed the maximum supported
+     * number of nested grid launches.
+     */
+    cudaErrorLaunchMaxDepthExceeded = 65,
+    /**
+     * This error indicates that a grid launch did not occur because the kernel
+     * uses file-scoped textures which are unsupported by the device runtime.
+     * Kernels launched via the device runtime only support textures created with
+     * the Texture Object API's.
+     */
+    cudaErrorLaunchFileScopedTex = 66,
+    /**
+     * This error indicates that a grid launch did not occur because the kernel
+     * uses file-scoped surfaces which are unsupported by the device runtime.
+     * Kernels launched via the device runtime only support surfaces created with
+     * the Surface Object API's.
+     */
+    cudaErrorLaunchFileScopedSurf = 67,
+    /**
+     * This error indicates that a call to `cudaDeviceSynchronize` made from
+     * the device runtime failed because the call was made at grid depth greater
+     * than than either the default (2 levels of grids) or user specified device
+     * limit `cudaLimitDevRuntimeSyncDepth`. To be able to synchronize on
+     * launched grids at a greater depth successfully, the maximum nested
+     * depth at which `cudaDeviceSynchronize` will be called must be specified
+     * with the `cudaLimitDevRuntimeSyncDepth` limit to the `cudaDeviceSetLimit`
+     * api before the host-side launch of a kernel using the device runtime.
+     * Keep in mind that additional levels of sync depth require the runtime
+     * to reserve large amounts of device memory that cannot be used for
+     * user allocations. Note that `cudaDeviceSynchronize` made from device
+     * runtime is only supported on devices of compute capability < 9.0.
+     */
+    cudaErrorSyncDepthExceeded = 68,
+    /**
+     * This error indicates that a device runtime grid launch failed because
+     * the launch would exceed the limit `cudaLimitDevRuntimePendingLaunchCount`.
+     * For this launch to proceed successfully, `cudaDeviceSetLimit` must be
+     * called to set the `cudaLimitDevRuntimePendingLaunchCount` to be higher
+     * than the upper bound of outstanding launches that can be issued to the
+     * device runtime. Keep in mind that raising the limit of pending device
+     * runtime launches will require the runtime to reserve device memory that
+     * cannot be used for user allocations.
+     */
+    cudaErrorLaunchPendingCountExceeded = 69,
+    /**
+     * The requested device function does not exist or is not compiled for the
+     * proper device architecture.
+     */
+    cudaErrorInvalidDeviceFunction = 98,
+    /**
+     * This indicates that no CUDA-capable devices were detected by the installed
+     * CUDA driver.
+     */
+    cudaErrorNoDevice = 100,
+    /**
+     * This indicates that the device ordinal supplied by the user does not
+     * correspond to a valid CUDA device or that the action requested is
+     * invalid for the specified device.
+     */
+    cudaErrorInvalidDevice = 101,
+    /** This indicates that the device doesn't have a valid Grid License. */
+    cudaErrorDeviceNotLicensed = 102,
+    /**
+     * By default, the CUDA runtime may perform a minimal set of self-tests,
+     * as well as CUDA driver tests, to establish the validity of both.
+     * Introduced in CUDA 11.2, this error return indicates that at least one
+     * of these tests has failed and the validity of either the runtime
+     * or the driver could not be established.
+     */
+    cudaErrorSoftwareValidityNotEstablished = 103,
+    /** This indicates an internal startup failure in the CUDA runtime. */
+    cudaErrorStartupFailure = 127,
+    /** This indicates that the device kernel image is invalid. */
+    cudaErrorInvalidKernelImage = 200,
+    /**
+     * This most frequently indicates that there is no context bound to the
+     * current thread. This can also be returned if the context passed to an
+     * API call is not a valid handle (such as a context that has had
+     * `cuCtxDestroy()` invoked on it). This can also be returned if a user
+     * mixes different API versions (i.e. 3010 context with 3020 API calls).
+     * See `cuCtxGetApiVersion()` for more details.
+     */
+    cudaErrorDeviceUninitialized = 201,
+    /** This indicates that the buffer object could not be mapped. */
+    cudaErrorMapBufferObjectFailed = 205,
+    /** This indicates that the buffer object could not be unmapped. */
+    cudaErrorUnmapBufferObjectFailed = 206,
+    /**
+     * This indicates that the specified array is currently mapped and thus
+     * cannot be destroyed.
+     */
+    cudaErrorArrayIsMapped = 207,
+    /** This indicates that the resource is already mapped. */
+    cudaErrorAlreadyMapped = 208,
+    /**
+     * This indicates that there is no kernel image available that is suitable
+     * for the device. This can occur when a user specifies code generation
+     * options for a particular CUDA source file that do not include the
+     * corresponding device configuration.
+     */
+    cudaErrorNoKernelImageForDevice = 209,
+    /** This indicates that a resource has already been acquired. */
+    cudaErrorAlreadyAcquired = 210,
+    /** This indicates that a resource is not mapped. */
+    cudaErrorNotMapped = 211,
+    /**
+     * This indicates that a mapped resource is not available for access as an
+     * array.
+     */
+    cudaErrorNotMappedAsArray = 212,
+    /**
+     * This indicates that a mapped resource is not available for access as a
+     * pointer.
+     */
+    cudaErrorNotMappedAsPointer = 213,
+    /**
+     * This indicates that an uncorrectable ECC error was detected during
+     * execution.
+     */
+    cudaErrorECCUncorrectable = 214,
+    /**
+     * This indicates that the `cudaLimit` passed to the API call is not
+     * supported by the active device.
+     */
+    cudaErrorUnsupportedLimit = 215,
+    /**
+     * This indicates that a call tried to access an exclusive-thread device that
+     * is already in use by a different thread.
+     */
+    cudaErrorDeviceAlreadyInUse = 216,
+    /**
+     * This error indicates that P2P access is not supported across the given
+     * devices.
+     */
+    cudaErrorPeerAccessUnsupported = 217,
+    /**
+     * A PTX compilation failed. The runtime may fall back to compiling PTX if
+     * an application does not contain a suitable binary for the current device.
+     */
+    cudaErrorInvalidPtx = 218,
+    /** This indicates an error with the OpenGL or DirectX context. */
+    cudaErrorInvalidGraphicsContext = 219,
+    /**
+     * This indicates that an uncorrectable NVLink error was detected during the
+     * execution.
+     */
+    cudaErrorNvlinkUncorrectable = 220,
+    /**
+     * This indicates that the PTX JIT compiler library was not found. The JIT Compiler
+     * library is used for PTX compilation. The runtime may fall back to compiling PTX
+     * if an application does not contain a suitable binary for the current device.
+     */
+    cudaErrorJitCompilerNotFound = 221,
+    /**
+     * This indicates that the provided PTX was compiled with an unsupported toolchain.
+     * The most common reason for this, is the PTX was generated by a compiler newer
+     * than what is supported by the CUDA driver and PTX JIT compiler.
+     */
+    cudaErrorUnsupportedPtxVersion = 222,
+    /**
+     * This indicates that the JIT compilation was disabled. The JIT compilation compiles
+     * PTX. The runtime may fall back to compiling PTX if an application does not contain
+     * a suitable binary for the current device.
+     */
+    cudaErrorJitCompilationDisabled = 223,
+    /** This indicates that the provided execution affinity is not supported by the device. */
+    cudaErrorUnsupportedExecAffinity = 224,
+    /**
+     * This indicates that the code to be compiled by the PTX JIT contains
+     * unsupported call to cudaDeviceSynchronize.
+     */
+    cudaErrorUnsupportedDevSideSync = 225,
+    /**
+     * This indicates that an exception occurred on the device that is now
+     * contained by the GPU's error containment capability. Common causes are -
+     * a. Certain types of invalid accesses of peer GPU memory over nvlink
+     * b. Certain classes of hardware errors
+     * This leaves the process in an inconsistent state and any further CUDA
+     * work will return the same error. To continue using CUDA, the process must
+     * be terminated and relaunched.
+     */
+    cudaErrorContained = 226,
+    /** This indicates that the device kernel source is invalid. */
+    cudaErrorInvalidSource = 300,
+    /** This indicates that the file specified was not found. */
+    cudaErrorFileNotFound = 301,
+    /** This indicates that a link to a shared object failed to resolve. */
+    cudaErrorSharedObjectSymbolNotFound = 302,
+    /** This indicates that initialization of a shared object failed. */
+    cudaErrorSharedObjectInitFailed = 303,
+    /** This error indicates that an OS call failed. */
+    cudaErrorOperatingSystem = 304,
+    /**
+     * This indicates that a resource handle passed to the API call was not
+     * valid. Resource handles are opaque types like `cudaStream_t` and
+     * `cudaEvent_t`.
+     */
+    cudaErrorInvalidResourceHandle = 400,
+    /**
+     * This indicates that a resource required by the API call is not in a
+     * valid state to perform the requested operation.
+     */
+    cudaErrorIllegalState = 401,
+    /**
+     * This indicates an attempt was made to introspect an object in a way that
+     * would discard semantically important information. This is either due to
+     * the object using funtionality newer than the API version used to
+     * introspect it or omission of optional return arguments.
+     */
+    cudaErrorLossyQuery = 402,
+    /**
+     * This indicates that a named symbol was not found. Examples of symbols
+     * are global/constant variable names, driver function names, texture names,
+     * and surface names.
+     */
+    cudaErrorSymbolNotFound = 500,
+    /**
+     * This indicates that asynchronous operations issued previously have not
+     * completed yet. This result is not actually an error, but must be indicated
+     * differently than `cudaSuccess` (which indicates completion). Calls that
+     * may return this value include `cudaEventQuery()` and `cudaStreamQuery()`.
+     */
+    cudaErrorNotReady = 600,
+    /**
+     * The device encountered a load or store instruction on an invalid memory address.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorIllegalAddress = 700,
+    /**
+     * This indicates that a launch did not occur because it did not have
+     * appropriate resources. Although this error is similar to
+     * `cudaErrorInvalidConfiguration`, this error usually indicates that the
+     * user has attempted to pass too many arguments to the device kernel, or the
+     * kernel launch specifies too many threads for the kernel's register count.
+     */
+    cudaErrorLaunchOutOfResources = 701,
+    /**
+     * This indicates that the device kernel took too long to execute. This can
+     * only occur if timeouts are enabled - see the device property
+     * `cudaDeviceProp::kernelExecTimeoutEnabled` "kernelExecTimeoutEnabled"
+     * for more information.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorLaunchTimeout = 702,
+    /**
+     * This error indicates a kernel launch that uses an incompatible texturing
+     * mode.
+     */
+    cudaErrorLaunchIncompatibleTexturing = 703,
+    /**
+     * This error indicates that a call to `cudaDeviceEnablePeerAccess()` is
+     * trying to re-enable peer addressing on from a context which has already
+     * had peer addressing enabled.
+     */
+    cudaErrorPeerAccessAlreadyEnabled = 704,
+    /**
+     * This error indicates that `cudaDeviceDisablePeerAccess()` is trying to
+     * disable peer addressing which has not been enabled yet via
+     * `cudaDeviceEnablePeerAccess()`.
+     */
+    cudaErrorPeerAccessNotEnabled = 705,
+    /**
+     * This indicates that the user has called `cudaSetValidDevices()`,
+     * `cudaSetDeviceFlags()`, `cudaD3D9SetDirect3DDevice()`,
+     * `cudaD3D10SetDirect3DDevice`, `cudaD3D11SetDirect3DDevice()`, or
+     * `cudaVDPAUSetVDPAUDevice()` after initializing the CUDA runtime by
+     * calling non-device management operations (allocating memory and
+     * launching kernels are examples of non-device management operations).
+     * This error can also be returned if using runtime/driver
+     * interoperability and there is an existing `CUcontext` active on the
+     * host thread.
+     */
+    cudaErrorSetOnActiveProcess = 708,
+    /**
+     * This error indicates that the context current to the calling thread
+     * has been destroyed using `cuCtxDestroy`, or is a primary context which
+     * has not yet been initialized.
+     */
+    cudaErrorContextIsDestroyed = 709,
+    /**
+     * An assert triggered in device code during kernel execution. The device
+     * cannot be used again. All existing allocations are invalid. To continue
+     * using CUDA, the process must be terminated and relaunched.
+     */
+    cudaErrorAssert = 710,
+    /**
+     * This error indicates that the hardware resources required to enable
+     * peer access have been exhausted for one or more of the devices
+     * passed to `cudaEnablePeerAccess()`.
+     */
+    cudaErrorTooManyPeers = 711,
+    /**
+     * This error indicates that the memory range passed to `cudaHostRegister()`
+     * has already been registered.
+     */
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    /**
+     * This error indicates that the pointer passed to `cudaHostUnregister()`
+     * does not correspond to any currently registered memory region.
+     */
+    cudaErrorHostMemoryNotRegistered = 713,
+    /**
+     * Device encountered an error in the call stack during kernel execution,
+     * possibly due to stack corruption or exceeding the stack size limit.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorHardwareStackError = 714,
+    /**
+     * The device encountered an illegal instruction during kernel execution
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorIllegalInstruction = 715,
+    /**
+     * The device encountered a load or store instruction
+     * on a memory address which is not aligned.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorMisalignedAddress = 716,
+    /**
+     * While executing a kernel, the device encountered an instruction
+     * which can only operate on memory locations in certain address spaces
+     * (global, shared, or local), but was supplied a memory address not
+     * belonging to an allowed address space.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorInvalidAddressSpace = 717,
+    /**
+     * The device encountered an invalid program counter.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorInvalidPc = 718,
+    /**
+     * An exception occurred on the device while executing a kernel. Common
+     * causes include dereferencing an invalid device pointer and accessing
+     * out of bounds shared memory. Less common cases can be system specific - more
+     * information about these cases can be found in the system specific user guide.
+     * This leaves the process in an inconsistent state and any further CUDA work
+     * will return the same error. To continue using CUDA, the process must be terminated
+     * and relaunched.
+     */
+    cudaErrorLaunchFailure = 719,
+    /**
+     * This error indicates that the number of blocks launched per grid for a kernel that was
+     * launched via either `cudaLaunchCooperativeKernel` or `cudaLaunchCooperativeKernelMultiDevice`
+     * exceeds the maximum number of blocks as allowed by `cudaOccupancyMaxActiveBlocksPerMultiprocessor`
+     * or `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags` times the number of multiprocessors
+     * as specified by the device attribute `cudaDevAttrMultiProcessorCount`.
+     */
+    cudaErrorCooperativeLaunchTooLarge = 720,
+    /**
+     * An exception occurred on the device while exiting a kernel using tensor memory: the
+     * tensor memory was not completely deallocated. This leaves the process in an inconsistent
+     * state and any further CUDA work will return the same error. To continue using CUDA, the
+     * process must be terminated and relaunched.
+     */
+    cudaErrorTensorMemoryLeak = 721,
+    /** This error indicates the attempted operation is not permitted. */
+    cudaErrorNotPermitted = 800,
+    /**
+     * This error indicates the attempted operation is not supported
+     * on the current system or device.
+     */
+    cudaErrorNotSupported = 801,
+    /**
+     * This error indicates that the system is not yet ready to start any CUDA
+     * work.  To continue using CUDA, verify the system configuration is in a
+     * valid state and all required driver daemons are actively running.
+     * More information about this error can be found in the system specific
+     * user guide.
+     */
+    cudaErrorSystemNotReady = 802,
+    /**
+     * This error indicates that there is a mismatch between the versions of
+     * the display driver and the CUDA driver. Refer to the compatibility documentation
+     * for supported versions.
+     */
+    cudaErrorSystemDriverMismatch = 803,
+    /**
+     * This error indicates that the system was upgraded to run with forward compatibility
+     * but the visible hardware detected by CUDA does not support this configuration.
+     * Refer to the compatibility documentation for the supported hardware matrix or ensure
+     * that only supported hardware is visible during initialization via the CUDA_VISIBLE_DEVICES
+     * environment variable.
+     */
+    cudaErrorCompatNotSupportedOnDevice = 804,
+    /** This error indicates that the MPS client failed to connect to the MPS control daemon or the MPS server. */
+    cudaErrorMpsConnectionFailed = 805,
+    /** This error indicates that the remote procedural call between the MPS server and the MPS client failed. */
+    cudaErrorMpsRpcFailure = 806,
+    /**
+     * This error indicates that the MPS server is not ready to accept new MPS client requests.
+     * This error can be returned when the MPS server is in the process of recovering from a fatal failure.
+     */
+    cudaErrorMpsServerNotReady = 807,
+    /** This error indicates that the hardware resources required to create MPS client have been exhausted. */
+    cudaErrorMpsMaxClientsReached = 808,
+    /** This error indicates the the hardware resources required to device connections have been exhausted. */
+    cudaErrorMpsMaxConnectionsReached = 809,
+    /** This error indicates that the MPS client has been terminated by the server. To continue using CUDA, the process must be terminated and relaunched. */
+    cudaErrorMpsClientTerminated = 810,
+    /** This error indicates, that the program is using CUDA Dynamic Parallelism, but the current configuration, like MPS, does not support it. */
+    cudaErrorCdpNotSupported = 811,
+    /** This error indicates, that the program contains an unsupported interaction between different versions of CUDA Dynamic Parallelism. */
+    cudaErrorCdpVersionMismatch = 812,
+    /** The operation is not permitted when the stream is capturing. */
+    cudaErrorStreamCaptureUnsupported = 900,
+    /**
+     * The current capture sequence on the stream has been invalidated due to
+     * a previous error.
+     */
+    cudaErrorStreamCaptureInvalidated = 901,
+    /**
+     * The operation would have resulted in a merge of two independent capture
+     * sequences.
+     */
+    cudaErrorStreamCaptureMerge = 902,
+    /** The capture was not initiated in this stream. */
+    cudaErrorStreamCaptureUnmatched = 903,
+    /**
+     * The capture sequence contains a fork that was not joined to the primary
+     * stream.
+     */
+    cudaErrorStreamCaptureUnjoined = 904,
+    /**
+     * A dependency would have been created which crosses the capture sequence
+     * boundary. Only implicit in-stream ordering dependencies are allowed to
+     * cross the boundary.
+     */
+    cudaErrorStreamCaptureIsolation = 905,
+    /**
+     * The operation would have resulted in a disallowed implicit dependency on
+     * a current capture sequence from cudaStreamLegacy.
+     */
+    cudaErrorStreamCaptureImplicit = 906,
+    /**
+     * The operation is not permitted on an event which was last recorded in a
+     * capturing stream.
+     */
+    cudaErrorCapturedEvent = 907,
+    /**
+     * A stream capture sequence not initiated with the `cudaStreamCaptureModeRelaxed`
+     * argument to `cudaStreamBeginCapture` was passed to `cudaStreamEndCapture` in a
+     * different thread.
+     */
+    cudaErrorStreamCaptureWrongThread = 908,
+    /** This indicates that the wait operation has timed out. */
+    cudaErrorTimeout = 909,
+    /**
+     * This error indicates that the graph update was not performed because it included
+     * changes which violated constraints specific to instantiated graph update.
+     */
+    cudaErrorGraphExecUpdateFailure = 910,
+    /**
+     * This indicates that an async error has occurred in a device outside of CUDA.
+     * If CUDA was waiting for an external device's signal before consuming shared data,
+     * the external device signaled an error indicating that the data is not valid for
+     * consumption. This leaves the process in an inconsistent state and any further CUDA
+     * work will return the same error. To continue using CUDA, the process must be
+     * terminated and relaunched.
+     */
+    cudaErrorExternalDevice = 911,
+    /**
+     * This indicates that a kernel launch error has occurred due to cluster
+     * misconfiguration.
+     */
+    cudaErrorInvalidClusterSize = 912,
+    /**
+     * Indiciates a function handle is not loaded when calling an API that requires
+     * a loaded function.
+     */
+    cudaErrorFunctionNotLoaded = 913,
+    /**
+     * This error indicates one or more resources passed in are not valid resource
+     * types for the operation.
+     */
+    cudaErrorInvalidResourceType = 914,
+    /**
+     * This error indicates one or more resources are insufficient or non-applicable for
+     * the operation.
+     */
+    cudaErrorInvalidResourceConfiguration = 915,
+    /** This indicates that an unknown internal error has occurred. */
+    cudaErrorUnknown = 999,
+    /**
+     * Any unhandled CUDA driver error is added to this value and returned via
+     * the runtime. Production releases of CUDA should not return such errors.
+     * **Deprecated:**
+     * This error return is deprecated as of CUDA 4.1.
+     */
+    cudaErrorApiFailureBase = 10000
+} cudaError_t;
+
+/** Channel format kind */
+typedef enum cudaChannelFormatKind {
+    /** Signed channel format */
+    cudaChannelFormatKindSigned = 0,
+    /** Unsigned channel format */
+    cudaChannelFormatKindUnsigned = 1,
+    /** Float channel format */
+    cudaChannelFormatKindFloat = 2,
+    /** No channel format */
+    cudaChannelFormatKindNone = 3,
+    /** Unsigned 8-bit integers, planar 4:2:0 YUV format */
+    cudaChannelFormatKindNV12 = 4,
+    /** 1 channel unsigned 8-bit normalized integer */
+    cudaChannelFormatKindUnsignedNormalized8X1 = 5,
+    /** 2 channel unsigned 8-bit normalized integer */
+    cudaChannelFormatKindUnsignedNormalized8X2 = 6,
+    /** 4 channel unsigned 8-bit normalized integer */
+    cudaChannelFormatKindUnsignedNormalized8X4 = 7,
+    /** 1 channel unsigned 16-bit normalized integer */
+    cudaChannelFormatKindUnsignedNormalized16X1 = 8,
+    /** 2 channel unsigned 16-bit normalized integer */
+    cudaChannelFormatKindUnsignedNormalized16X2 = 9,
+    /** 4 channel unsigned 16-bit normalized integer */
+    cudaChannelFormatKindUnsignedNormalized16X4 = 10,
+    /** 1 channel signed 8-bit normalized integer */
+    cudaChannelFormatKindSignedNormalized8X1 = 11,
+    /** 2 channel signed 8-bit normalized integer */
+    cudaChannelFormatKindSignedNormalized8X2 = 12,
+    /** 4 channel signed 8-bit normalized integer */
+    cudaChannelFormatKindSignedNormalized8X4 = 13,
+    /** 1 channel signed 16-bit normalized integer */
+    cudaChannelFormatKindSignedNormalized16X1 = 14,
+    /** 2 channel signed 16-bit normalized integer */
+    cudaChannelFormatKindSignedNormalized16X2 = 15,
+    /** 4 channel signed 16-bit normalized integer */
+    cudaChannelFormatKindSignedNormalized16X4 = 16,
+    /** 4 channel unsigned normalized block-compressed (BC1 compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
+    /** 4 channel unsigned normalized block-compressed (BC1 compression) format with sRGB encoding */
+    cudaChannelFormatKindUnsignedBlockCompressed1SRGB = 18,
+    /** 4 channel unsigned normalized block-compressed (BC2 compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed2 = 19,
+    /** 4 channel unsigned normalized block-compressed (BC2 compression) format with sRGB encoding */
+    cudaChannelFormatKindUnsignedBlockCompressed2SRGB = 20,
+    /** 4 channel unsigned normalized block-compressed (BC3 compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed3 = 21,
+    /** 4 channel unsigned normalized block-compressed (BC3 compression) format with sRGB encoding */
+    cudaChannelFormatKindUnsignedBlockCompressed3SRGB = 22,
+    /** 1 channel unsigned normalized block-compressed (BC4 compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed4 = 23,
+    /** 1 channel signed normalized block-compressed (BC4 compression) format */
+    cudaChannelFormatKindSignedBlockCompressed4 = 24,
+    /** 2 channel unsigned normalized block-compressed (BC5 compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed5 = 25,
+    /** 2 channel signed normalized block-compressed (BC5 compression) format */
+    cudaChannelFormatKindSignedBlockCompressed5 = 26,
+    /** 3 channel unsigned half-float block-compressed (BC6H compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed6H = 27,
+    /** 3 channel signed half-float block-compressed (BC6H compression) format */
+    cudaChannelFormatKindSignedBlockCompressed6H = 28,
+    /** 4 channel unsigned normalized block-compressed (BC7 compression) format */
+    cudaChannelFormatKindUnsignedBlockCompressed7 = 29,
+    /** 4 channel unsigned normalized block-compressed (BC7 compression) format with sRGB encoding */
+    cudaChannelFormatKindUnsignedBlockCompressed7SRGB = 30,
+    /** 4 channel unsigned normalized (10-bit, 10-bit, 10-bit, 2-bit) format */
+    cudaChannelFormatKindUnsignedNormalized1010102 = 31
+} cudaChannelFormatKind;
+
+/** CUDA memory types */
+typedef enum cudaMemoryType {
+    /** Unregistered memory */
+    cudaMemoryTypeUnregistered = 0,
+    /** Host memory */
+    cudaMemoryTypeHost = 1,
+    /** Device memory */
+    cudaMemoryTypeDevice = 2,
+    /** Managed memory */
+    cudaMemoryTypeManaged = 3
+} cudaMemoryType;
+
+/** CUDA memory copy types */
+typedef enum cudaMemcpyKind {
+    /** Host   -> Host */
+    cudaMemcpyHostToHost = 0,
+    /** Host   -> Device */
+    cudaMemcpyHostToDevice = 1,
+    /** Device -> Host */
+    cudaMemcpyDeviceToHost = 2,
+    /** Device -> Device */
+    cudaMemcpyDeviceToDevice = 3,
+    /** Direction of the transfer is inferred from the pointer values. Requires unified virtual addressing */
+    cudaMemcpyDefault = 4
+} cudaMemcpyKind;
+
+/** Specifies performance hint with `cudaAccessPolicyWindow` for hitProp and missProp members. */
+typedef enum cudaAccessProperty {
+    /** Normal cache persistence. */
+    cudaAccessPropertyNormal = 0,
+    /** Streaming access is less likely to persit from cache. */
+    cudaAccessPropertyStreaming = 1,
+    /** Persisting access is more likely to persist in cache. */
+    cudaAccessPropertyPersisting = 2
+} cudaAccessProperty;
+
+/** Possible stream capture statuses returned by `cudaStreamIsCapturing` */
+typedef enum cudaStreamCaptureStatus {
+    /** Stream is not capturing */
+    cudaStreamCaptureStatusNone = 0,
+    /** Stream is actively capturing */
+    cudaStreamCaptureStatusActive = 1,
+    /**
+     * Stream is part of a capture sequence that
+     * has been invalidated, but not terminated
+     */
+    cudaStreamCaptureStatusInvalidated = 2
+} cudaStreamCaptureStatus;
+
+/**
+ * Possible modes for stream capture thread interactions. For more details see
+ * `cudaStreamBeginCapture` and `cudaThreadExchangeStreamCaptureMode`
+ */
+typedef enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+} cudaStreamCaptureMode;
+
+typedef enum cudaSynchronizationPolicy {
+    cudaSyncPolicyAuto = 1,
+    cudaSyncPolicySpin = 2,
+    cudaSyncPolicyYield = 3,
+    cudaSyncPolicyBlockingSync = 4
+} cudaSynchronizationPolicy;
+
+/** Cluster scheduling policies. These may be passed to `cudaFuncSetAttribute` */
+typedef enum cudaClusterSchedulingPolicy {
+    /** the default policy */
+    cudaClusterSchedulingPolicyDefault = 0,
+    /** spread the blocks within a cluster to the SMs */
+    cudaClusterSchedulingPolicySpread = 1,
+    /** allow the hardware to load-balance the blocks in a cluster to the SMs */
+    cudaClusterSchedulingPolicyLoadBalancing = 2
+} cudaClusterSchedulingPolicy;
+
+/** Flags for `cudaStreamUpdateCaptureDependencies` */
+typedef enum cudaStreamUpdateCaptureDependenciesFlags {
+    /** Add new nodes to the dependency set */
+    cudaStreamAddCaptureDependencies = 0x0,
+    /** Replace the dependency set with the new nodes */
+    cudaStreamSetCaptureDependencies = 0x1
+} cudaStreamUpdateCaptureDependenciesFlags;
+
+/** Flags for user objects for graphs */
+typedef enum cudaUserObjectFlags {
+    /** Indicates the destructor execution is not synchronized by any CUDA handle. */
+    cudaUserObjectNoDestructorSync = 0x1
+} cudaUserObjectFlags;
+
+/** Flags for retaining user object references for graphs */
+typedef enum cudaUserObjectRetainFlags {
+    /** Transfer references from the caller rather than creating new references. */
+    cudaGraphUserObjectMove = 0x1
+} cudaUserObjectRetainFlags;
+
+/** CUDA graphics interop register flags */
+typedef enum cudaGraphicsRegisterFlags {
+    /** Default */
+    cudaGraphicsRegisterFlagsNone = 0x0,
+    /** CUDA will not write to this resource */
+    cudaGraphicsRegisterFlagsReadOnly = 0x1,
+    /** CUDA will only write to and will not read from this resource */
+    cudaGraphicsRegisterFlagsWriteDiscard = 0x2,
+    /** CUDA will bind this resource to a surface reference */
+    cudaGraphicsRegisterFlagsSurfaceLoadStore = 0x4,
+    /** CUDA will perform texture gather operations on this resource */
+    cudaGraphicsRegisterFlagsTextureGather = 0x8
+} cudaGraphicsRegisterFlags;
+
+/** CUDA graphics interop map flags */
+typedef enum cudaGraphicsMapFlags {
+    /** Default; Assume resource can be read/written */
+    cudaGraphicsMapFlagsNone = 0x0,
+    /** CUDA will not write to this resource */
+    cudaGraphicsMapFlagsReadOnly = 0x1,
+    /** CUDA will only write to and will not read from this resource */
+    cudaGraphicsMapFlagsWriteDiscard = 0x2
+} cudaGraphicsMapFlags;
+
+/** CUDA graphics interop array indices for cube maps */
+typedef enum cudaGraphicsCubeFace {
+    /** Positive X face of cubemap */
+    cudaGraphicsCubeFacePositiveX = 0,
+    /** Negative X face of cubemap */
+    cudaGraphicsCubeFaceNegativeX = 1,
+    /** Positive Y face of cubemap */
+    cudaGraphicsCubeFacePositiveY = 2,
+    /** Negative Y face of cubemap */
+    cudaGraphicsCubeFaceNegativeY = 3,
+    /** Positive Z face of cubemap */
+    cudaGraphicsCubeFacePositiveZ = 4,
+    /** Negative Z face of cubemap */
+    cudaGraphicsCubeFaceNegativeZ = 5
+} cudaGraphicsCubeFace;
+
+/** CUDA resource types */
+typedef enum cudaResourceType {
+    /** Array resource */
+    cudaResourceTypeArray = 0,
+    /** Mipmapped array resource */
+    cudaResourceTypeMipmappedArray = 1,
+    /** Linear resource */
+    cudaResourceTypeLinear = 2,
+    /** Pitch 2D resource */
+    cudaResourceTypePitch2D = 3
+} cudaResourceType;
+
+/** CUDA texture resource view formats */
+typedef enum cudaResourceViewFormat {
+    /** No resource view format (use underlying resource format) */
+    cudaResViewFormatNone = 0,
+    /** 1 channel unsigned 8-bit integers */
+    cudaResViewFormatUnsignedChar1 = 1,
+    /** 2 channel unsigned 8-bit integers */
+    cudaResViewFormatUnsignedChar2 = 2,
+    /** 4 channel unsigned 8-bit integers */
+    cudaResViewFormatUnsignedChar4 = 3,
+    /** 1 channel signed 8-bit integers */
+    cudaResViewFormatSignedChar1 = 4,
+    /** 2 channel signed 8-bit integers */
+    cudaResViewFormatSignedChar2 = 5,
+    /** 4 channel signed 8-bit integers */
+    cudaResViewFormatSignedChar4 = 6,
+    /** 1 channel unsigned 16-bit integers */
+    cudaResViewFormatUnsignedShort1 = 7,
+    /** 2 channel unsigned 16-bit integers */
+    cudaResViewFormatUnsignedShort2 = 8,
+    /** 4 channel unsigned 16-bit integers */
+    cudaResViewFormatUnsignedShort4 = 9,
+    /** 1 channel signed 16-bit integers */
+    cudaResViewFormatSignedShort1 = 10,
+    /** 2 channel signed 16-bit integers */
+    cudaResViewFormatSignedShort2 = 11,
+    /** 4 channel signed 16-bit integers */
+    cudaResViewFormatSignedShort4 = 12,
+    /** 1 channel unsigned 32-bit integers */
+    cudaResViewFormatUnsignedInt1 = 13,
+    /** 2 channel unsigned 32-bit integers */
+    cudaResViewFormatUnsignedInt2 = 14,
+    /** 4 channel unsigned 32-bit integers */
+    cudaResViewFormatUnsignedInt4 = 15,
+    /** 1 channel signed 32-bit integers */
+    cudaResViewFormatSignedInt1 = 16,
+    /** 2 channel signed 32-bit integers */
+    cudaResViewFormatSignedInt2 = 17,
+    /** 4 channel signed 32-bit integers */
+    cudaResViewFormatSignedInt4 = 18,
+    /** 1 channel 16-bit floating point */
+    cudaResViewFormatHalf1 = 19,
+    /** 2 channel 16-bit floating point */
+    cudaResViewFormatHalf2 = 20,
+    /** 4 channel 16-bit floating point */
+    cudaResViewFormatHalf4 = 21,
+    /** 1 channel 32-bit floating point */
+    cudaResViewFormatFloat1 = 22,
+    /** 2 channel 32-bit floating point */
+    cudaResViewFormatFloat2 = 23,
+    /** 4 channel 32-bit floating point */
+    cudaResViewFormatFloat4 = 24,
+    /** Block compressed 1 */
+    cudaResViewFormatUnsignedBlockCompressed1 = 25,
+    /** Block compressed 2 */
+    cudaResViewFormatUnsignedBlockCompressed2 = 26,
+    /** Block compressed 3 */
+    cudaResViewFormatUnsignedBlockCompressed3 = 27,
+    /** Block compressed 4 unsigned */
+    cudaResViewFormatUnsignedBlockCompressed4 = 28,
+    /** Block compressed 4 signed */
+    cudaResViewFormatSignedBlockCompressed4 = 29,
+    /** Block compressed 5 unsigned */
+    cudaResViewFormatUnsignedBlockCompressed5 = 30,
+    /** Block compressed 5 signed */
+    cudaResViewFormatSignedBlockCompressed5 = 31,
+    /** Block compressed 6 unsigned half-float */
+    cudaResViewFormatUnsignedBlockCompressed6H = 32,
+    /** Block compressed 6 signed half-float */
+    cudaResViewFormatSignedBlockCompressed6H = 33,
+    /** Block compressed 7 */
+    cudaResViewFormatUnsignedBlockCompressed7 = 34
+} cudaResourceViewFormat;
+
+/** CUDA function attributes that can be set using `cudaFuncSetAttribute` */
+typedef enum cudaFuncAttribute {
+    /** Maximum dynamic shared memory size */
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    /** Preferred shared memory-L1 cache split */
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+    /** Indicator to enforce valid cluster dimension specification on kernel launch */
+    cudaFuncAttributeClusterDimMustBeSet = 10,
+    /** Required cluster width */
+    cudaFuncAttributeRequiredClusterWidth = 11,
+    /** Required cluster height */
+    cudaFuncAttributeRequiredClusterHeight = 12,
+    /** Required cluster depth */
+    cudaFuncAttributeRequiredClusterDepth = 13,
+    /** Whether non-portable cluster scheduling policy is supported */
+    cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+    /** Required cluster scheduling policy preference */
+    cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
+    cudaFuncAttributeMax = 16
+} cudaFuncAttribute;
+
+/** CUDA function cache configurations */
+typedef enum cudaFuncCache {
+    /** Default function cache configuration, no preference */
+    cudaFuncCachePreferNone = 0,
+    /** Prefer larger shared memory and smaller L1 cache */
+    cudaFuncCachePreferShared = 1,
+    /** Prefer larger L1 cache and smaller shared memory */
+    cudaFuncCachePreferL1 = 2,
+    /** Prefer equal size L1 cache and shared memory */
+    cudaFuncCachePreferEqual = 3
+} cudaFuncCache;
+
+/**
+ * CUDA shared memory configuration
+ * **Deprecated:**
+ */
+typedef enum cudaSharedMemConfig {
+    cudaSharedMemBankSizeDefault = 0,
+    cudaSharedMemBankSizeFourByte = 1,
+    cudaSharedMemBankSizeEightByte = 2
+} cudaSharedMemConfig;
+
+/** Shared memory carveout configurations. These may be passed to cudaFuncSetAttribute */
+typedef enum cudaSharedCarveout {
+    /** No preference for shared memory or L1 (default) */
+    cudaSharedmemCarveoutDefault = -1,
+    /** Prefer maximum available shared memory, minimum L1 cache */
+    cudaSharedmemCarveoutMaxShared = 100,
+    /** Prefer maximum available L1 cache, minimum shared memory */
+    cudaSharedmemCarveoutMaxL1 = 0
+} cudaSharedCarveout;
+
+/** CUDA device compute modes */
+typedef enum cudaComputeMode {
+    /** Default compute mode (Multiple threads can use `cudaSetDevice()` with this device) */
+    cudaComputeModeDefault = 0,
+    /** Compute-exclusive-thread mode (Only one thread in one process will be able to use `cudaSetDevice()` with this device) */
+    cudaComputeModeExclusive = 1,
+    /** Compute-prohibited mode (No threads can use `cudaSetDevice()` with this device) */
+    cudaComputeModeProhibited = 2,
+    /** Compute-exclusive-process mode (Many threads in one process will be able to use `cudaSetDevice()` with this device) */
+    cudaComputeModeExclusiveProcess = 3
+} cudaComputeMode;
+
+/** CUDA Limits */
+typedef enum cudaLimit {
+    /** GPU thread stack size */
+    cudaLimitStackSize = 0,
+    /** GPU printf FIFO size */
+    cudaLimitPrintfFifoSize = 1,
+    /** GPU malloc heap size */
+    cudaLimitMallocHeapSize = 2,
+    /** GPU device runtime synchronize depth */
+    cudaLimitDevRuntimeSyncDepth = 3,
+    /** GPU device runtime pending launch count */
+    cudaLimitDevRuntimePendingLaunchCount = 4,
+    /** A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint */
+    cudaLimitMaxL2FetchGranularity = 5,
+    /** A size in bytes for L2 persisting lines cache size */
+    cudaLimitPersistingL2CacheSize = 6
+} cudaLimit;
+
+/** CUDA Memory Advise values */
+typedef enum cudaMemoryAdvise {
+    /** Data will mostly be read and only occassionally be written to */
+    cudaMemAdviseSetReadMostly = 1,
+    /** Undo the effect of `cudaMemAdviseSetReadMostly` */
+    cudaMemAdviseUnsetReadMostly = 2,
+    /** Set the preferred location for the data as the specified device */
+    cudaMemAdviseSetPreferredLocation = 3,
+    /** Clear the preferred location for the data */
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    /** Data will be accessed by the specified device, so prevent page faults as much as possible */
+    cudaMemAdviseSetAccessedBy = 5,
+    /** Let the Unified Memory subsystem decide on the page faulting policy for the specified device */
+    cudaMemAdviseUnsetAccessedBy = 6
+} cudaMemoryAdvise;
+
+/** CUDA range attributes */
+typedef enum cudaMemRangeAttribute {
+    /** Whether the range will mostly be read and only occassionally be written to */
+    cudaMemRangeAttributeReadMostly = 1,
+    /** The preferred location of the range */
+    cudaMemRangeAttributePreferredLocation = 2,
+    /** Memory range has `cudaMemAdviseSetAccessedBy` set for specified device */
+    cudaMemRangeAttributeAccessedBy = 3,
+    /** The last location to which the range was prefetched */
+    cudaMemRangeAttributeLastPrefetchLocation = 4,
+    /** The preferred location type of the range */
+    cudaMemRangeAttributePreferredLocationType = 5,
+    /** The preferred location id of the range */
+    cudaMemRangeAttributePreferredLocationId = 6,
+    /** The last location type to which the range was prefetched */
+    cudaMemRangeAttributeLastPrefetchLocationType = 7,
+    /** The last location id to which the range was prefetched */
+    cudaMemRangeAttributeLastPrefetchLocationId = 8
+} cudaMemRangeAttribute;
+
+/** CUDA GPUDirect RDMA flush writes APIs supported on the device */
+typedef enum cudaFlushGPUDirectRDMAWritesOptions {
+    /** `cudaDeviceFlushGPUDirectRDMAWrites()` and its CUDA Driver API counterpart are supported on the device. */
+    cudaFlushGPUDirectRDMAWritesOptionHost = 1,
+    /** The `CU_STREAM_WAIT_VALUE_FLUSH` flag and the `CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES` MemOp are supported on the CUDA device. */
+    cudaFlushGPUDirectRDMAWritesOptionMemOps = 2
+} cudaFlushGPUDirectRDMAWritesOptions;
+
+/** CUDA GPUDirect RDMA flush writes ordering features of the device */
+typedef enum cudaGPUDirectRDMAWritesOrdering {
+    /** The device does not natively support ordering of GPUDirect RDMA writes. `cudaFlushGPUDirectRDMAWrites()` can be leveraged if supported. */
+    cudaGPUDirectRDMAWritesOrderingNone = 0,
+    /** Natively, the device can consistently consume GPUDirect RDMA writes, although other CUDA devices may not. */
+    cudaGPUDirectRDMAWritesOrderingOwner = 100,
+    /** Any CUDA device in the system can consistently consume GPUDirect RDMA writes to this device. */
+    cudaGPUDirectRDMAWritesOrderingAllDevices = 200
+} cudaGPUDirectRDMAWritesOrdering;
+
+/** CUDA GPUDirect RDMA flush writes scopes */
+typedef enum cudaFlushGPUDirectRDMAWritesScope {
+    /** Blocks until remote writes are visible to the CUDA device context owning the data. */
+    cudaFlushGPUDirectRDMAWritesToOwner = 100,
+    /** Blocks until remote writes are visible to all CUDA device contexts. */
+    cudaFlushGPUDirectRDMAWritesToAllDevices = 200
+} cudaFlushGPUDirectRDMAWritesScope;
+
+/** CUDA GPUDirect RDMA flush writes targets */
+typedef enum cudaFlushGPUDirectRDMAWritesTarget {
+    /** Sets the target for `cudaDeviceFlushGPUDirectRDMAWrites()` to the currently active CUDA device context. */
+    cudaFlushGPUDirectRDMAWritesTargetCurrentDevice = 0
+} cudaFlushGPUDirectRDMAWritesTarget;
+
+/** CUDA device attributes */
+typedef enum cudaDeviceAttr {
+    /** Maximum number of threads per block */
+    cudaDevAttrMaxThreadsPerBlock = 1,
+    /** Maximum block dimension X */
+    cudaDevAttrMaxBlockDimX = 2,
+    /** Maximum block dimension Y */
+    cudaDevAttrMaxBlockDimY = 3,
+    /** Maximum block dimension Z */
+    cudaDevAttrMaxBlockDimZ = 4,
+    /** Maximum grid dimension X */
+    cudaDevAttrMaxGridDimX = 5,
+    /** Maximum grid dimension Y */
+    cudaDevAttrMaxGridDimY = 6,
+    /** Maximum grid dimension Z */
+    cudaDevAttrMaxGridDimZ = 7,
+    /** Maximum shared memory available per block in bytes */
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
+    /** Memory available on device for __constant__ variables in a CUDA C kernel in bytes */
+    cudaDevAttrTotalConstantMemory = 9,
+    /** Warp size in threads */
+    cudaDevAttrWarpSize = 10,
+    /** Maximum pitch in bytes allowed by memory copies */
+    cudaDevAttrMaxPitch = 11,
+    /** Maximum number of 32-bit registers available per block */
+    cudaDevAttrMaxRegistersPerBlock = 12,
+    /** Peak clock frequency in kilohertz */
+    cudaDevAttrClockRate = 13,
+    /** Alignment requirement for textures */
+    cudaDevAttrTextureAlignment = 14,
+    /** Device can possibly copy memory and execute a kernel concurrently */
+    cudaDevAttrGpuOverlap = 15,
+    /** Number of multiprocessors on device */
+    cudaDevAttrMultiProcessorCount = 16,
+    /** Specifies whether there is a run time limit on kernels */
+    cudaDevAttrKernelExecTimeout = 17,
+    /** Device is integrated with host memory */
+    cudaDevAttrIntegrated = 18,
+    /** Device can map host memory into CUDA address space */
+    cudaDevAttrCanMapHostMemory = 19,
+    /** Compute mode (See `cudaComputeMode` for details) */
+    cudaDevAttrComputeMode = 20,
+    /** Maximum 1D texture width */
+    cudaDevAttrMaxTexture1DWidth = 21,
+    /** Maximum 2D texture width */
+    cudaDevAttrMaxTexture2DWidth = 22,
+    /** Maximum 2D texture height */
+    cudaDevAttrMaxTexture2DHeight = 23,
+    /** Maximum 3D texture width */
+    cudaDevAttrMaxTexture3DWidth = 24,
+    /** Maximum 3D texture height */
+    cudaDevAttrMaxTexture3DHeight = 25,
+    /** Maximum 3D texture depth */
+    cudaDevAttrMaxTexture3DDepth = 26,
+    /** Maximum 2D layered texture width */
+    cudaDevAttrMaxTexture2DLayeredWidth = 27,
+    /** Maximum 2D layered texture height */
+    cudaDevAttrMaxTexture2DLayeredHeight = 28,
+    /** Maximum layers in a 2D layered texture */
+    cudaDevAttrMaxTexture2DLayeredLayers = 29,
+    /** Alignment requirement for surfaces */
+    cudaDevAttrSurfaceAlignment = 30,
+    /** Device can possibly execute multiple kernels concurrently */
+    cudaDevAttrConcurrentKernels = 31,
+    /** Device has ECC support enabled */
+    cudaDevAttrEccEnabled = 32,
+    /** PCI bus ID of the device */
+    cudaDevAttrPciBusId = 33,
+    /** PCI device ID of the device */
+    cudaDevAttrPciDeviceId = 34,
+    /** Device is using TCC driver model */
+    cudaDevAttrTccDriver = 35,
+    /** Peak memory clock frequency in kilohertz */
+    cudaDevAttrMemoryClockRate = 36,
+    /** Global memory bus width in bits */
+    cudaDevAttrGlobalMemoryBusWidth = 37,
+    /** Size of L2 cache in bytes */
+    cudaDevAttrL2CacheSize = 38,
+    /** Maximum resident threads per multiprocessor */
+    cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+    /** Number of asynchronous engines */
+    cudaDevAttrAsyncEngineCount = 40,
+    /** Device shares a unified address space with the host */
+    cudaDevAttrUnifiedAddressing = 41,
+    /** Maximum 1D layered texture width */
+    cudaDevAttrMaxTexture1DLayeredWidth = 42,
+    /** Maximum layers in a 1D layered texture */
+    cudaDevAttrMaxTexture1DLayeredLayers = 43,
+    /** Maximum 2D texture width if cudaArrayTextureGather is set */
+    cudaDevAttrMaxTexture2DGatherWidth = 45,
+    /** Maximum 2D texture height if cudaArrayTextureGather is set */
+    cudaDevAttrMaxTexture2DGatherHeight = 46,
+    /** Alternate maximum 3D texture width */
+    cudaDevAttrMaxTexture3DWidthAlt = 47,
+    /** Alternate maximum 3D texture height */
+    cudaDevAttrMaxTexture3DHeightAlt = 48,
+    /** Alternate maximum 3D texture depth */
+    cudaDevAttrMaxTexture3DDepthAlt = 49,
+    /** PCI domain ID of the device */
+    cudaDevAttrPciDomainId = 50,
+    /** Pitch alignment requirement for textures */
+    cudaDevAttrTexturePitchAlignment = 51,
+    /** Maximum cubemap texture width/height */
+    cudaDevAttrMaxTextureCubemapWidth = 52,
+    /** Maximum cubemap layered texture width/height */
+    cudaDevAttrMaxTextureCubemapLayeredWidth = 53,
+    /** Maximum layers in a cubemap layered texture */
+    cudaDevAttrMaxTextureCubemapLayeredLayers = 54,
+    /** Maximum 1D surface width */
+    cudaDevAttrMaxSurface1DWidth = 55,
+    /** Maximum 2D surface width */
+    cudaDevAttrMaxSurface2DWidth = 56,
+    /** Maximum 2D surface height */
+    cudaDevAttrMaxSurface2DHeight = 57,
+    /** Maximum 3D surface width */
+    cudaDevAttrMaxSurface3DWidth = 58,
+    /** Maximum 3D surface height */
+    cudaDevAttrMaxSurface3DHeight = 59,
+    /** Maximum 3D surface depth */
+    cudaDevAttrMaxSurface3DDepth = 60,
+    /** Maximum 1D layered surface width */
+    cudaDevAttrMaxSurface1DLayeredWidth = 61,
+    /** Maximum layers in a 1D layered surface */
+    cudaDevAttrMaxSurface1DLayeredLayers = 62,
+    /** Maximum 2D layered surface width */
+    cudaDevAttrMaxSurface2DLayeredWidth = 63,
+    /** Maximum 2D layered surface height */
+    cudaDevAttrMaxSurface2DLayeredHeight = 64,
+    /** Maximum layers in a 2D layered surface */
+    cudaDevAttrMaxSurface2DLayeredLayers = 65,
+    /** Maximum cubemap surface width */
+    cudaDevAttrMaxSurfaceCubemapWidth = 66,
+    /** Maximum cubemap layered surface width */
+    cudaDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+    /** Maximum layers in a cubemap layered surface */
+    cudaDevAttrMaxSurfaceCubemapLayeredLayers = 68,
+    /** Maximum 1D linear texture width */
+    cudaDevAttrMaxTexture1DLinearWidth = 69,
+    /** Maximum 2D linear texture width */
+    cudaDevAttrMaxTexture2DLinearWidth = 70,
+    /** Maximum 2D linear texture height */
+    cudaDevAttrMaxTexture2DLinearHeight = 71,
+    /** Maximum 2D linear texture pitch in bytes */
+    cudaDevAttrMaxTexture2DLinearPitch = 72,
+    /** Maximum mipmapped 2D texture width */
+    cudaDevAttrMaxTexture2DMipmappedWidth = 73,
+    /** Maximum mipmapped 2D texture height */
+    cudaDevAttrMaxTexture2DMipmappedHeight = 74,
+    /** Major compute capability version number */
+    cudaDevAttrComputeCapabilityMajor = 75,
+    /** Minor compute capability version number */
+    cudaDevAttrComputeCapabilityMinor = 76,
+    /** Maximum mipmapped 1D texture width */
+    cudaDevAttrMaxTexture1DMipmappedWidth = 77,
+    /** Device supports stream priorities */
+    cudaDevAttrStreamPrioritiesSupported = 78,
+    /** Device supports caching globals in L1 */
+    cudaDevAttrGlobalL1CacheSupported = 79,
+    /** Device supports caching locals in L1 */
+    cudaDevAttrLocalL1CacheSupported = 80,
+    /** Maximum shared memory available per multiprocessor in bytes */
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+    /** Maximum number of 32-bit registers available per multiprocessor */
+    cudaDevAttrMaxRegistersPerMultiprocessor = 82,
+    /** Device can allocate managed memory on this system */
+    cudaDevAttrManagedMemory = 83,
+    /** Device is on a multi-GPU board */
+    cudaDevAttrIsMultiGpuBoard = 84,
+    /** Unique identifier for a group of devices on the same multi-GPU board */
+    cudaDevAttrMultiGpuBoardGroupID = 85,
+    /** Link between the device and the host supports native atomic operations */
+    cudaDevAttrHostNativeAtomicSupported = 86,
+    /** Ratio of single precision performance (in floating-point operations per second) to double precision performance */
+    cudaDevAttrSingleToDoublePrecisionPerfRatio = 87,
+    /** Device supports coherently accessing pageable memory without calling cudaHostRegister on it */
+    cudaDevAttrPageableMemoryAccess = 88,
+    /** Device can coherently access managed memory concurrently with the CPU */
+    cudaDevAttrConcurrentManagedAccess = 89,
+    /** Device supports Compute Preemption */
+    cudaDevAttrComputePreemptionSupported = 90,
+    /** Device can access host registered memory at the same virtual address as the CPU */
+    cudaDevAttrCanUseHostPointerForRegisteredMem = 91,
+    cudaDevAttrReserved92 = 92,
+    cudaDevAttrReserved93 = 93,
+    cudaDevAttrReserved94 = 94,
+    /** Device supports launching cooperative kernels via `cudaLaunchCooperativeKernel` */
+    cudaDevAttrCooperativeLaunch = 95,
+    /** Deprecated, cudaLaunchCooperativeKernelMultiDevice is deprecated. */
+    cudaDevAttrCooperativeMultiDeviceLaunch = 96,
+    /** The maximum optin shared memory per block. This value may vary by chip. See `cudaFuncSetAttribute` */
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    /** Device supports flushing of outstanding remote writes. */
+    cudaDevAttrCanFlushRemoteWrites = 98,
+    /** Device supports host memory registration via `cudaHostRegister`. */
+    cudaDevAttrHostRegisterSupported = 99,
+    /** Device accesses pageable memory via the host's page tables. */
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+    /** Host can directly access managed memory on the device without migration. */
+    cudaDevAttrDirectManagedMemAccessFromHost = 101,
+    /** Maximum number of blocks per multiprocessor */
+    cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+    /** Maximum L2 persisting lines capacity setting in bytes. */
+    cudaDevAttrMaxPersistingL2CacheSize = 108,
+    /** Maximum value of cudaAccessPolicyWindow::num_bytes. */
+    cudaDevAttrMaxAccessPolicyWindowSize = 109,
+    /** Shared memory reserved by CUDA driver per block in bytes */
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
+    /** Device supports sparse CUDA arrays and sparse CUDA mipmapped arrays */
+    cudaDevAttrSparseCudaArraySupported = 112,
+    /** Device supports using the `cudaHostRegister` flag cudaHostRegisterReadOnly to register memory that must be mapped as read-only to the GPU */
+    cudaDevAttrHostRegisterReadOnlySupported = 113,
+    /** External timeline semaphore interop is supported on the device */
+    cudaDevAttrTimelineSemaphoreInteropSupported = 114,
+    /** Deprecated, External timeline semaphore interop is supported on the device */
+    cudaDevAttrMaxTimelineSemaphoreInteropSupported = 114,
+    /** Device supports using the `cudaMallocAsync` and `cudaMemPool` family of APIs */
+    cudaDevAttrMemoryPoolsSupported = 115,
+    /** Device supports GPUDirect RDMA APIs, like nvidia_p2p_get_pages (see https://docs.nvidia.com/cuda/gpudirect-rdma for more information) */
+    cudaDevAttrGPUDirectRDMASupported = 116,
+    /** The returned attribute shall be interpreted as a bitmask, where the individual bits are listed in the `cudaFlushGPUDirectRDMAWritesOptions` enum */
+    cudaDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+    /** GPUDirect RDMA writes to the device do not need to be flushed for consumers within the scope indicated by the returned attribute. See `cudaGPUDirectRDMAWritesOrdering` for the numerical values returned here. */
+    cudaDevAttrGPUDirectRDMAWritesOrdering = 118,
+    /** Handle types supported with mempool based IPC */
+    cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
+    /** Indicates device supports cluster launch */
+    cudaDevAttrClusterLaunch = 120,
+    /** Device supports deferred mapping CUDA arrays and CUDA mipmapped arrays */
+    cudaDevAttrDeferredMappingCudaArraySupported = 121,
+    cudaDevAttrReserved122 = 122,
+    cudaDevAttrReserved123 = 123,
+    cudaDevAttrReserved124 = 124,
+    /** Device supports IPC Events. */
+    cudaDevAttrIpcEventSupport = 125,
+    /** Number of memory synchronization domains the device supports. */
+    cudaDevAttrMemSyncDomainCount = 126,
+    cudaDevAttrReserved127 = 127,
+    cudaDevAttrReserved128 = 128,
+    cudaDevAttrReserved129 = 129,
+    /** NUMA configuration of a device: value is of type `cudaDeviceNumaConfig` enum */
+    cudaDevAttrNumaConfig = 130,
+    /** NUMA node ID of the GPU memory */
+    cudaDevAttrNumaId = 131,
+    cudaDevAttrReserved132 = 132,
+    /** Contexts created on this device will be shared via MPS */
+    cudaDevAttrMpsEnabled = 133,
+    /** NUMA ID of the host node closest to the device or -1 when system does not support NUMA */
+    cudaDevAttrHostNumaId = 134,
+    /** Device supports CIG with D3D12. */
+    cudaDevAttrD3D12CigSupported = 135,
+    /** Device supports CIG with Vulkan. */
+    cudaDevAttrVulkanCigSupported = 138,
+    /** The combined 16-bit PCI device ID and 16-bit PCI vendor ID. */
+    cudaDevAttrGpuPciDeviceId = 139,
+    /** The combined 16-bit PCI subsystem ID and 16-bit PCI subsystem vendor ID. */
+    cudaDevAttrGpuPciSubsystemId = 140,
+    cudaDevAttrReserved141 = 141,
+    /** Device supports HOST_NUMA location with the `cudaMallocAsync` and `cudaMemPool` family of APIs */
+    cudaDevAttrHostNumaMemoryPoolsSupported = 142,
+    /** Device supports HostNuma location IPC between nodes in a multi-node system. */
+    cudaDevAttrHostNumaMultinodeIpcSupported = 143,
+    cudaDevAttrMax = 144
+} cudaDeviceAttr;
+
+/** CUDA memory pool attributes */
+typedef enum cudaMemPoolAttr {
+    /**
+     * (value type = int)
+     * Allow cuMemAllocAsync to use memory asynchronously freed
+     * in another streams as long as a stream ordering dependency
+     * of the allocating stream on the free action exists.
+     * Cuda events and null stream interactions can create the required
+     * stream ordered dependencies. (default enabled)
+     */
+    cudaMemPoolReuseFollowEventDependencies = 1,
+    /**
+     * (value type = int)
+     * Allow reuse of already completed frees when there is no dependency
+     * between the free and allocation. (default enabled)
+     */
+    cudaMemPoolReuseAllowOpportunistic = 2,
+    /**
+     * (value type = int)
+     * Allow cuMemAllocAsync to insert new stream dependencies
+     * in order to establish the stream ordering required to reuse
+     * a piece of memory released by cuFreeAsync (default enabled).
+     */
+    cudaMemPoolReuseAllowInternalDependencies = 3,
+    /**
+     * (value type = cuuint64_t)
+     * Amount of reserved memory in bytes to hold onto before trying
+     * to release memory back to the OS. When more than the release
+     * threshold bytes of memory are held by the memory pool, the
+     * allocator will try to release memory back to the OS on the
+     * next call to stream, event or context synchronize. (default 0)
+     */
+    cudaMemPoolAttrReleaseThreshold = 4,
+    /**
+     * (value type = cuuint64_t)
+     * Amount of backing memory currently allocated for the mempool.
+     */
+    cudaMemPoolAttrReservedMemCurrent = 5,
+    /**
+     * (value type = cuuint64_t)
+     * High watermark of backing memory allocated for the mempool since the
+     * last time it was reset. High watermark can only be reset to zero.
+     */
+    cudaMemPoolAttrReservedMemHigh = 6,
+    /**
+     * (value type = cuuint64_t)
+     * Amount of memory from the pool that is currently in use by the application.
+     */
+    cudaMemPoolAttrUsedMemCurrent = 7,
+    /**
+     * (value type = cuuint64_t)
+     * High watermark of the amount of memory from the pool that was in use by the application since
+     * the last time it was reset. High watermark can only be reset to zero.
+     */
+    cudaMemPoolAttrUsedMemHigh = 8
+} cudaMemPoolAttr;
+
+/** Specifies the type of location */
+typedef enum cudaMemLocationType {
+    cudaMemLocationTypeInvalid = 0,
+    /** Location is a device location, thus id is a device ordinal */
+    cudaMemLocationTypeDevice = 1,
+    /** Location is host, id is ignored */
+    cudaMemLocationTypeHost = 2,
+    /** Location is a host NUMA node, thus id is a host NUMA node id */
+    cudaMemLocationTypeHostNuma = 3,
+    /** Location is the host NUMA node closest to the current thread's CPU, id is ignored */
+    cudaMemLocationTypeHostNumaCurrent = 4
+} cudaMemLocationType;
+
+/** Specifies the memory protection flags for mapping. */
+typedef enum cudaMemAccessFlags {
+    /** Default, make the address range not accessible */
+    cudaMemAccessFlagsProtNone = 0x0,
+    /** Make the address range read accessible */
+    cudaMemAccessFlagsProtRead = 0x1,
+    /** Make the address range read-write accessible */
+    cudaMemAccessFlagsProtReadWrite = 0x3
+} cudaMemAccessFlags;
+
+/** Defines the allocation types available */
+typedef enum cudaMemAllocationType {
+    cudaMemAllocationTypeInvalid = 0,
+    /**
+     * This allocation type is 'pinned', i.e. cannot migrate from its current
+     * location while the application is actively using it
+     */
+    cudaMemAllocationTypePinned = 1,
+    /**
+     * This allocation type is 'pinned', i.e. cannot migrate from its current
+     * location while the application is actively using it
+     */
+    cudaMemAllocationTypeMax = 2147483647
+} cudaMemAllocationType;
+
+/** Flags for specifying particular handle types */
+typedef enum cudaMemAllocationHandleType {
+    /** Does not allow any export mechanism. > */
+    cudaMemHandleTypeNone = 0,
+    /** Allows a file descriptor to be used for exporting. Permitted only on POSIX systems. (int) */
+    cudaMemHandleTypePosixFileDescriptor = 1,
+    /** Allows a Win32 NT handle to be used for exporting. (HANDLE) */
+    cudaMemHandleTypeWin32 = 2,
+    /** Allows a Win32 KMT handle to be used for exporting. (D3DKMT_HANDLE) */
+    cudaMemHandleTypeWin32Kmt = 4,
+    /** Allows a fabric handle to be used for exporting. (cudaMemFabricHandle_t) */
+    cudaMemHandleTypeFabric = 8
+} cudaMemAllocationHandleType;
+
+/** Graph memory attributes */
+typedef enum cudaGraphMemAttributeType {
+    /**
+     * (value type = cuuint64_t)
+     * Amount of memory, in bytes, currently associated with graphs.
+     */
+    cudaGraphMemAttrUsedMemCurrent = 0,
+    /**
+     * (value type = cuuint64_t)
+     * High watermark of memory, in bytes, associated with graphs since the
+     * last time it was reset.  High watermark can only be reset to zero.
+     */
+    cudaGraphMemAttrUsedMemHigh = 1,
+    /**
+     * (value type = cuuint64_t)
+     * Amount of memory, in bytes, currently allocated for use by
+     * the CUDA graphs asynchronous allocator.
+     */
+    cudaGraphMemAttrReservedMemCurrent = 2,
+    /**
+     * (value type = cuuint64_t)
+     * High watermark of memory, in bytes, currently allocated for use by
+     * the CUDA graphs asynchronous allocator.
+     */
+    cudaGraphMemAttrReservedMemHigh = 3
+} cudaGraphMemAttributeType;
+
+/** Flags to specify for copies within a batch. For more details see `cudaMemcpyBatchAsync`. */
+typedef enum cudaMemcpyFlags {
+    cudaMemcpyFlagDefault = 0x0,
+    /** Hint to the driver to try and overlap the copy with compute work on the SMs. */
+    cudaMemcpyFlagPreferOverlapWithCompute = 0x1
+} cudaMemcpyFlags;
+
+typedef enum cudaMemcpySrcAccessOrder {
+    /** Default invalid. */
+    cudaMemcpySrcAccessOrderInvalid = 0,
+    /** Indicates that access to the source pointer must be in stream order. */
+    cudaMemcpySrcAccessOrderStream = 1,
+    /**
+     * Indicates that access to the source pointer can be out of stream order and all
+     * accesses must be complete before the API call returns. This flag is suited for
+     * ephemeral sources (ex., stack variables) when it's known that no prior operations
+     * in the stream can be accessing the memory and also that the lifetime of the memory
+     * is limited to the scope that the source variable was declared in. Specifying
+     * this flag allows the driver to optimize the copy and removes the need for the user
+     * to synchronize the stream after the API call.
+     */
+    cudaMemcpySrcAccessOrderDuringApiCall = 2,
+    /**
+     * Indicates that access to the source pointer can be out of stream order and the accesses
+     * can happen even after the API call returns. This flag is suited for host pointers
+     * allocated outside CUDA (ex., via malloc) when it's known that no prior operations
+     * in the stream can be accessing the memory. Specifying this flag allows the driver
+     * to optimize the copy on certain platforms.
+     */
+    cudaMemcpySrcAccessOrderAny = 3,
+    /**
+     * Indicates that access to the source pointer can be out of stream order and the accesses
+     * can happen even after the API call returns. This flag is suited for host pointers
+     * allocated outside CUDA (ex., via malloc) when it's known that no prior operations
+     * in the stream can be accessing the memory. Specifying this flag allows the driver
+     * to optimize the copy on certain platforms.
+     */
+    cudaMemcpySrcAccessOrderMax = 2147483647
+} cudaMemcpySrcAccessOrder;
+
+/** These flags allow applications to convey the operand type for individual copies specified in `cudaMemcpy3DBatchAsync`. */
+typedef enum cudaMemcpy3DOperandType {
+    /** Memcpy operand is a valid pointer. */
+    cudaMemcpyOperandTypePointer = 1,
+    /** Memcpy operand is a CUarray. */
+    cudaMemcpyOperandTypeArray = 2,
+    cudaMemcpyOperandTypeMax = 2147483647
+} cudaMemcpy3DOperandType;
+
+/** CUDA device P2P attributes */
+typedef enum cudaDeviceP2PAttr {
+    /** A relative value indicating the performance of the link between two devices */
+    cudaDevP2PAttrPerformanceRank = 1,
+    /** Peer access is enabled */
+    cudaDevP2PAttrAccessSupported = 2,
+    /** Native atomic operation over the link supported */
+    cudaDevP2PAttrNativeAtomicSupported = 3,
+    /** Accessing CUDA arrays over the link supported */
+    cudaDevP2PAttrCudaArrayAccessSupported = 4
+} cudaDeviceP2PAttr;
+
+/** External memory handle types */
+typedef enum cudaExternalMemoryHandleType {
+    /** Handle is an opaque file descriptor */
+    cudaExternalMemoryHandleTypeOpaqueFd = 1,
+    /** Handle is an opaque shared NT handle */
+    cudaExternalMemoryHandleTypeOpaqueWin32 = 2,
+    /** Handle is an opaque, globally shared handle */
+    cudaExternalMemoryHandleTypeOpaqueWin32Kmt = 3,
+    /** Handle is a D3D12 heap object */
+    cudaExternalMemoryHandleTypeD3D12Heap = 4,
+    /** Handle is a D3D12 committed resource */
+    cudaExternalMemoryHandleTypeD3D12Resource = 5,
+    /** Handle is a shared NT handle to a D3D11 resource */
+    cudaExternalMemoryHandleTypeD3D11Resource = 6,
+    /** Handle is a globally shared handle to a D3D11 resource */
+    cudaExternalMemoryHandleTypeD3D11ResourceKmt = 7,
+    /** Handle is an NvSciBuf object */
+    cudaExternalMemoryHandleTypeNvSciBuf = 8
+} cudaExternalMemoryHandleType;
+
+/** External semaphore handle types */
+typedef enum cudaExternalSemaphoreHandleType {
+    /** Handle is an opaque file descriptor */
+    cudaExternalSemaphoreHandleTypeOpaqueFd = 1,
+    /** Handle is an opaque shared NT handle */
+    cudaExternalSemaphoreHandleTypeOpaqueWin32 = 2,
+    /** Handle is an opaque, globally shared handle */
+    cudaExternalSemaphoreHandleTypeOpaqueWin32Kmt = 3,
+    /** Handle is a shared NT handle referencing a D3D12 fence object */
+    cudaExternalSemaphoreHandleTypeD3D12Fence = 4,
+    /** Handle is a shared NT handle referencing a D3D11 fence object */
+    cudaExternalSemaphoreHandleTypeD3D11Fence = 5,
+    /** Opaque handle to NvSciSync Object */
+    cudaExternalSemaphoreHandleTypeNvSciSync = 6,
+    /** Handle is a shared NT handle referencing a D3D11 keyed mutex object */
+    cudaExternalSemaphoreHandleTypeKeyedMutex = 7,
+    /** Handle is a shared KMT handle referencing a D3D11 keyed mutex object */
+    cudaExternalSemaphoreHandleTypeKeyedMutexKmt = 8,
+    /** Handle is an opaque handle file descriptor referencing a timeline semaphore */
+    cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd = 9,
+    /** Handle is an opaque handle file descriptor referencing a timeline semaphore */
+    cudaExternalSemaphoreHandleTypeTimelineSemaphoreWin32 = 10
+} cudaExternalSemaphoreHandleType;
+
+/** Online compiler and linker options */
+typedef enum cudaJitOption {
+    /**
+     * Max number of registers that a thread may use.\n
+     * Option type: unsigned int\n
+     * Applies to: compiler only
+     */
+    cudaJitMaxRegisters = 0,
+    /**
+     * IN: Specifies minimum number of threads per block to target compilation
+     * for\n
+     * OUT: Returns the number of threads the compiler actually targeted.
+     * This restricts the resource utilization of the compiler (e.g. max
+     * registers) such that a block with the given number of threads should be
+     * able to launch based on register limitations. Note, this option does not
+     * currently take into account any other resource limitations, such as
+     * shared memory utilization.\n
+     * Option type: unsigned int\n
+     * Applies to: compiler only
+     */
+    cudaJitThreadsPerBlock = 1,
+    /**
+     * Overwrites the option value with the total wall clock time, in
+     * milliseconds, spent in the compiler and linker\n
+     * Option type: float\n
+     * Applies to: compiler and linker
+     */
+    cudaJitWallTime = 2,
+    /**
+     * Pointer to a buffer in which to print any log messages
+     * that are informational in nature (the buffer size is specified via
+     * option `cudaJitInfoLogBufferSizeBytes)\n`
+     * Option type: char *\n
+     * Applies to: compiler and linker
+     */
+    cudaJitInfoLogBuffer = 3,
+    /**
+     * IN: Log buffer size in bytes.  Log messages will be capped at this size
+     * (including null terminator)\n
+     * OUT: Amount of log buffer filled with messages\n
+     * Option type: unsigned int\n
+     * Applies to: compiler and linker
+     */
+    cudaJitInfoLogBufferSizeBytes = 4,
+    /**
+     * Pointer to a buffer in which to print any log messages that
+     * reflect errors (the buffer size is specified via option
+     * `cudaJitErrorLogBufferSizeBytes)\n`
+     * Option type: char *\n
+     * Applies to: compiler and linker
+     */
+    cudaJitErrorLogBuffer = 5,
+    /**
+     * IN: Log buffer size in bytes.  Log messages will be capped at this size
+     * (including null terminator)\n
+     * OUT: Amount of log buffer filled with messages\n
+     * Option type: unsigned int\n
+     * Applies to: compiler and linker
+     */
+    cudaJitErrorLogBufferSizeBytes = 6,
+    /**
+     * Level of optimizations to apply to generated code (0 - 4), with 4
+     * being the default and highest level of optimizations.\n
+     * Option type: unsigned int\n
+     * Applies to: compiler only
+     */
+    cudaJitOptimizationLevel = 7,
+    /**
+     * Specifies choice of fallback strategy if matching cubin is not found.
+     * Choice is based on supplied `cudaJit_Fallback`.
+     * Option type: unsigned int for enumerated type `cudaJit_Fallback\n`
+     * Applies to: compiler only
+     */
+    cudaJitFallbackStrategy = 10,
+    /**
+     * Specifies whether to create debug information in output (-g)
+     * (0: false, default)\n
+     * Option type: int\n
+     * Applies to: compiler and linker
+     */
+    cudaJitGenerateDebugInfo = 11,
+    /**
+     * Generate verbose log messages (0: false, default)\n
+     * Option type: int\n
+     * Applies to: compiler and linker
+     */
+    cudaJitLogVerbose = 12,
+    /**
+     * Generate line number information (-lineinfo) (0: false, default)\n
+     * Option type: int\n
+     * Applies to: compiler only
+     */
+    cudaJitGenerateLineInfo = 13,
+    /**
+     * Specifies whether to enable caching explicitly (-dlcm)
+     *
+     * Choice is based on supplied `cudaJit_CacheMode.\n`
+     * Option type: unsigned int for enumerated type `cudaJit_CacheMode\n`
+     * Applies to: compiler only
+     */
+    cudaJitCacheMode = 14,
+    /**
+     * Generate position independent code (0: false)\n
+     * Option type: int\n
+     * Applies to: compiler only
+     */
+    cudaJitPositionIndependentCode = 30,
+    /**
+     * This option hints to the JIT compiler the minimum number of CTAs from the
+     * kernel’s grid to be mapped to a SM. This option is ignored when used together
+     * with `cudaJitMaxRegisters` or `cudaJitThreadsPerBlock`.
+     * Optimizations based on this option need `cudaJitMaxThreadsPerBlock` to
+     * be specified as well. For kernels already using PTX directive .minnctapersm,
+     * this option will be ignored by default. Use `cudaJitOverrideDirectiveValues`
+     * to let this option take precedence over the PTX directive.
+     * Option type: unsigned int\n
+     * Applies to: compiler only
+     */
+    cudaJitMinCtaPerSm = 31,
+    /**
+     * Maximum number threads in a thread block, computed as the product of
+     * the maximum extent specifed for each dimension of the block. This limit
+     * is guaranteed not to be exeeded in any invocation of the kernel. Exceeding
+     * the the maximum number of threads results in runtime error or kernel launch
+     * failure. For kernels already using PTX directive .maxntid, this option will
+     * be ignored by default. Use `cudaJitOverrideDirectiveValues` to let this
+     * option take precedence over the PTX directive.
+     * Option type: int\n
+     * Applies to: compiler only
+     */
+    cudaJitMaxThreadsPerBlock = 32,
+    /**
+     * This option lets the values specified using `cudaJitMaxRegisters`,
+     * `cudaJitThreadsPerBlock`, `cudaJitMaxThreadsPerBlock` and
+     * `cudaJitMinCtaPerSm` take precedence over any PTX directives.
+     * (0: Disable, default; 1: Enable)
+     * Option type: int\n
+     * Applies to: compiler only
+     */
+    cudaJitOverrideDirectiveValues = 33
+} cudaJitOption;
+
+/** Library options to be specified with `cudaLibraryLoadData()` or `cudaLibraryLoadFromFile()` */
+typedef enum cudaLibraryOption {
+    cudaLibraryHostUniversalFunctionAndDataTable = 0,
+    /**
+     * Specifes that the argument `code` passed to `cudaLibraryLoadData()` will be preserved.
+     * Specifying this option will let the driver know that `code` can be accessed at any point
+     * until `cudaLibraryUnload()`. The default behavior is for the driver to allocate and
+     * maintain its own copy of `code`. Note that this is only a memory usage optimization
+     * hint and the driver can choose to ignore it if required.
+     * Specifying this option with `cudaLibraryLoadFromFile()` is invalid and
+     * will return `cudaErrorInvalidValue`.
+     */
+    cudaLibraryBinaryIsPreserved = 1
+} cudaLibraryOption;
+
+/** Caching modes for dlcm */
+typedef enum cudaJit_CacheMode {
+    /** Compile with no -dlcm flag specified */
+    cudaJitCacheOptionNone = 0,
+    /** Compile with L1 cache disabled */
+    cudaJitCacheOptionCG = 1,
+    /** Compile with L1 cache enabled */
+    cudaJitCacheOptionCA = 2
+} cudaJit_CacheMode;
+
+/** Cubin matching fallback strategies */
+typedef enum cudaJit_Fallback {
+    /** Prefer to compile ptx if exact binary match not found */
+    cudaPreferPtx = 0,
+    /** Prefer to fall back to compatible binary code if exact match not found */
+    cudaPreferBinary = 1
+} cudaJit_Fallback;
+
+/** CUDA cooperative group scope */
+typedef enum cudaCGScope {
+    /** Invalid cooperative group scope */
+    cudaCGScopeInvalid = 0,
+    /** Scope represented by a grid_group */
+    cudaCGScopeGrid = 1,
+    /** Scope represented by a multi_grid_group */
+    cudaCGScopeMultiGrid = 2
+} cudaCGScope;
+
+typedef enum cudaGraphConditionalHandleFlags {
+    /** Apply default handle value when graph is launched. */
+    cudaGraphCondAssignDefault = 0x1
+} cudaGraphConditionalHandleFlags;
+
+/** CUDA conditional node types */
+typedef enum cudaGraphConditionalNodeType {
+    /** Conditional 'if/else' Node. Body[0] executed if condition is non-zero.  If `size` == 2, an optional ELSE graph is created and this is executed if the condition is zero. */
+    cudaGraphCondTypeIf = 0,
+    /** Conditional 'while' Node. Body executed repeatedly while condition value is non-zero. */
+    cudaGraphCondTypeWhile = 1,
+    /** Conditional 'switch' Node. Body[n] is executed once, where 'n' is the value of the condition. If the condition does not match a body index, no body is launched. */
+    cudaGraphCondTypeSwitch = 2
+} cudaGraphConditionalNodeType;
+
+/** CUDA Graph node types */
+typedef enum cudaGraphNodeType {
+    /** GPU kernel node */
+    cudaGraphNodeTypeKernel = 0,
+    /** Memcpy node */
+    cudaGraphNodeTypeMemcpy = 1,
+    /** Memset node */
+    cudaGraphNodeTypeMemset = 2,
+    /** Host (executable) node */
+    cudaGraphNodeTypeHost = 3,
+    /** Node which executes an embedded graph */
+    cudaGraphNodeTypeGraph = 4,
+    /** Empty (no-op) node */
+    cudaGraphNodeTypeEmpty = 5,
+    /** External event wait node */
+    cudaGraphNodeTypeWaitEvent = 6,
+    /** External event record node */
+    cudaGraphNodeTypeEventRecord = 7,
+    /** External semaphore signal node */
+    cudaGraphNodeTypeExtSemaphoreSignal = 8,
+    /** External semaphore wait node */
+    cudaGraphNodeTypeExtSemaphoreWait = 9,
+    /** Memory allocation node */
+    cudaGraphNodeTypeMemAlloc = 10,
+    /** Memory free node */
+    cudaGraphNodeTypeMemFree = 11,
+    /**
+     * Conditional node
+     *
+     * May be used to implement a conditional execution path or loop
+     * inside of a graph. The graph(s) contained within the body of the conditional node
+     * can be selectively executed or iterated upon based on the value of a conditional
+     * variable.
+     *
+     * Handles must be created in advance of creating the node
+     * using `cudaGraphConditionalHandleCreate`.
+     *
+     * The following restrictions apply to graphs which contain conditional nodes:
+     * The graph cannot be used in a child node.
+     * Only one instantiation of the graph may exist at any point in time.
+     * The graph cannot be cloned.
+     *
+     * To set the control value, supply a default value when creating the handle and/or
+     * call `cudaGraphSetConditional` from device code.
+     */
+    cudaGraphNodeTypeConditional = 13,
+    cudaGraphNodeTypeCount = 14
+} cudaGraphNodeType;
+
+/** Child graph node ownership */
+typedef enum cudaGraphChildGraphNodeOwnership {
+    /**
+     * Default behavior for a child graph node. Child graph is cloned
+     * into the parent and memory allocation/free nodes can't be present
+     * in the child graph.
+     */
+    cudaGraphChildGraphOwnershipClone = 0,
+    /**
+     * The child graph is moved to the parent. The handle to the child graph
+     * is owned by the parent and will be destroyed when the parent is
+     * destroyed.
+     *
+     * The following restrictions apply to child graphs after they have been moved:
+     * Cannot be independently instantiated or destroyed;
+     * Cannot be added as a child graph of a separate parent graph;
+     * Cannot be used as an argument to cudaGraphExecUpdate;
+     * Cannot have additional memory allocation or free nodes added.
+     */
+    cudaGraphChildGraphOwnershipMove = 1
+} cudaGraphChildGraphNodeOwnership;
+
+/** Type annotations that can be applied to graph edges as part of `cudaGraphEdgeData`. */
+typedef enum cudaGraphDependencyType_enum {
+    /** This is an ordinary dependency. */
+    cudaGraphDependencyTypeDefault = 0,
+    /**
+     * This dependency type allows the downstream node to
+     * use `cudaGridDependencySynchronize()`. It may only be used
+     * between kernel nodes, and must be used with either the
+     * `cudaGraphKernelNodePortProgrammatic` or
+     * `cudaGraphKernelNodePortLaunchCompletion` outgoing port.
+     */
+    cudaGraphDependencyTypeProgrammatic = 1
+} cudaGraphDependencyType;
+
+/** CUDA Graph Update error types */
+typedef enum cudaGraphExecUpdateResult {
+    /** The update succeeded */
+    cudaGraphExecUpdateSuccess = 0,
+    /** The update failed for an unexpected reason which is described in the return value of the function */
+    cudaGraphExecUpdateError = 1,
+    /** The update failed because the topology changed */
+    cudaGraphExecUpdateErrorTopologyChanged = 2,
+    /** The update failed because a node type changed */
+    cudaGraphExecUpdateErrorNodeTypeChanged = 3,
+    /** The update failed because the function of a kernel node changed (CUDA driver < 11.2) */
+    cudaGraphExecUpdateErrorFunctionChanged = 4,
+    /** The update failed because the parameters changed in a way that is not supported */
+    cudaGraphExecUpdateErrorParametersChanged = 5,
+    /** The update failed because something about the node is not supported */
+    cudaGraphExecUpdateErrorNotSupported = 6,
+    /** The update failed because the function of a kernel node changed in an unsupported way */
+    cudaGraphExecUpdateErrorUnsupportedFunctionChange = 7,
+    /** The update failed because the node attributes changed in a way that is not supported */
+    cudaGraphExecUpdateErrorAttributesChanged = 8
+} cudaGraphExecUpdateResult;
+
+/** Graph instantiation results */
+typedef enum cudaGraphInstantiateResult {
+    /** Instantiation succeeded */
+    cudaGraphInstantiateSuccess = 0,
+    /** Instantiation failed for an unexpected reason which is described in the return value of the function */
+    cudaGraphInstantiateError = 1,
+    /** Instantiation failed due to invalid structure, such as cycles */
+    cudaGraphInstantiateInvalidStructure = 2,
+    /** Instantiation for device launch failed because the graph contained an unsupported operation */
+    cudaGraphInstantiateNodeOperationNotSupported = 3,
+    /** Instantiation for device launch failed due to the nodes belonging to different contexts */
+    cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+    /** One or more conditional handles are not associated with conditional nodes */
+    cudaGraphInstantiateConditionalHandleUnused = 5
+} cudaGraphInstantiateResult;
+
+/** Specifies the field to update when performing multiple node updates from the device */
+typedef enum cudaGraphKernelNodeField {
+    /** Invalid field */
+    cudaGraphKernelNodeFieldInvalid = 0,
+    /** Grid dimension update */
+    cudaGraphKernelNodeFieldGridDim = 1,
+    /** Kernel parameter update */
+    cudaGraphKernelNodeFieldParam = 2,
+    /** Node enable/disable */
+    cudaGraphKernelNodeFieldEnabled = 3
+} cudaGraphKernelNodeField;
+
+/**
+ * Flags to specify search options to be used with `cudaGetDriverEntryPoint`
+ * For more details see `cuGetProcAddress`
+ */
+typedef enum cudaGetDriverEntryPointFlags {
+    /** Default search mode for driver symbols. */
+    cudaEnableDefault = 0x0,
+    /** Search for legacy versions of driver symbols. */
+    cudaEnableLegacyStream = 0x1,
+    /** Search for per-thread versions of driver symbols. */
+    cudaEnablePerThreadDefaultStream = 0x2
+} cudaGetDriverEntryPointFlags;
+
+/** Enum for status from obtaining driver entry points, used with `cudaApiGetDriverEntryPoint` */
+typedef enum cudaDriverEntryPointQueryResult {
+    /** Search for symbol found a match */
+    cudaDriverEntryPointSuccess = 0,
+    /** Search for symbol was not found */
+    cudaDriverEntryPointSymbolNotFound = 1,
+    /** Search for symbol was found but version wasn't great enough */
+    cudaDriverEntryPointVersionNotSufficent = 2
+} cudaDriverEntryPointQueryResult;
+
+/** CUDA Graph debug write options */
+typedef enum cudaGraphDebugDotFlags {
+    /** Output all debug data as if every debug flag is enabled */
+    cudaGraphDebugDotFlagsVerbose = 0x1,
+    /** Adds cudaKernelNodeParams to output */
+    cudaGraphDebugDotFlagsKernelNodeParams = 0x4,
+    /** Adds cudaMemcpy3DParms to output */
+    cudaGraphDebugDotFlagsMemcpyNodeParams = 0x8,
+    /** Adds cudaMemsetParams to output */
+    cudaGraphDebugDotFlagsMemsetNodeParams = 0x10,
+    /** Adds cudaHostNodeParams to output */
+    cudaGraphDebugDotFlagsHostNodeParams = 0x20,
+    /** Adds cudaEvent_t handle from record and wait nodes to output */
+    cudaGraphDebugDotFlagsEventNodeParams = 0x40,
+    /** Adds cudaExternalSemaphoreSignalNodeParams values to output */
+    cudaGraphDebugDotFlagsExtSemasSignalNodeParams = 0x80,
+    /** Adds cudaExternalSemaphoreWaitNodeParams to output */
+    cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 0x100,
+    /** Adds cudaKernelNodeAttrID values to output */
+    cudaGraphDebugDotFlagsKernelNodeAttributes = 0x200,
+    /** Adds node handles and every kernel function handle to output */
+    cudaGraphDebugDotFlagsHandles = 0x400,
+    /** Adds cudaConditionalNodeParams to output */
+    cudaGraphDebugDotFlagsConditionalNodeParams = 0x8000
+} cudaGraphDebugDotFlags;
+
+/** Flags for instantiating a graph */
+typedef enum cudaGraphInstantiateFlags {
+    /** Automatically free memory allocated in a graph before relaunching. */
+    cudaGraphInstantiateFlagAutoFreeOnLaunch = 0x1,
+    /**
+     * Automatically upload the graph after instantiation. Only supported by
+     * `cudaGraphInstantiateWithParams`.  The upload will be performed using the
+     * stream provided in `instantiateParams`.
+     */
+    cudaGraphInstantiateFlagUpload = 0x2,
+    /**
+     * Instantiate the graph to be launchable from the device. This flag can only
+     * be used on platforms which support unified addressing. This flag cannot be
+     * used in conjunction with cudaGraphInstantiateFlagAutoFreeOnLaunch.
+     */
+    cudaGraphInstantiateFlagDeviceLaunch = 0x4,
+    /**
+     * Run the graph using the per-node priority attributes rather than the
+     * priority of the stream it is launched into.
+     */
+    cudaGraphInstantiateFlagUseNodePriority = 0x8
+} cudaGraphInstantiateFlags;
+
+/**
+ * Memory Synchronization Domain
+ *
+ * A kernel can be launched in a specified memory synchronization domain that affects all memory operations issued by
+ * that kernel. A memory barrier issued in one domain will only order memory operations in that domain, thus eliminating
+ * latency increase from memory barriers ordering unrelated traffic.
+ *
+ * By default, kernels are launched in domain 0. Kernel launched with `cudaLaunchMemSyncDomainRemote` will have a
+ * different domain ID. User may also alter the domain ID with `cudaLaunchMemSyncDomainMap` for a specific stream /
+ * graph node / kernel launch. See `cudaLaunchAttributeMemSyncDomain`, `cudaStreamSetAttribute`, `cudaLaunchKernelEx`,
+ * `cudaGraphKernelNodeSetAttribute`.
+ *
+ * Memory operations done in kernels launched in different domains are considered system-scope distanced. In other
+ * words, a GPU scoped memory synchronization is not sufficient for memory order to be observed by kernels in another
+ * memory synchronization domain even if they are on the same GPU.
+ */
+typedef enum cudaLaunchMemSyncDomain {
+    /** Launch kernels in the default domain */
+    cudaLaunchMemSyncDomainDefault = 0,
+    /** Launch kernels in the remote domain */
+    cudaLaunchMemSyncDomainRemote = 1
+} cudaLaunchMemSyncDomain;
+
+/** Launch attributes enum; used as id field of `cudaLaunchAttribute` */
+typedef enum cudaLaunchAttributeID {
+    /** Ignored entry, for convenient composition */
+    cudaLaunchAttributeIgnore = 0,
+    /**
+     * Valid for streams, graph nodes, launches. See
+     * `cudaLaunchAttributeValue::accessPolicyWindow`.
+     */
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    /**
+     * Valid for graph nodes, launches. See
+     * `cudaLaunchAttributeValue::cooperative`.
+     */
+    cudaLaunchAttributeCooperative = 2,
+    /** Valid for streams. See `cudaLaunchAttributeValue::syncPolicy`. */
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    /**
+     * Valid for graph nodes, launches. See
+     * `cudaLaunchAttributeValue::clusterDim`.
+     */
+    cudaLaunchAttributeClusterDimension = 4,
+    /**
+     * Valid for graph nodes, launches. See
+     * `cudaLaunchAttributeValue::clusterSchedulingPolicyPreference`.
+     */
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    /**
+     * Valid for launches. Setting
+     * `cudaLaunchAttributeValue::programmaticStreamSerializationAllowed`
+     * to non-0 signals that the kernel will use programmatic
+     * means to resolve its stream dependency, so that the
+     * CUDA runtime should opportunistically allow the grid's
+     * execution to overlap with the previous kernel in the
+     * stream, if that kernel requests the overlap. The
+     * dependent launches can choose to wait on the
+     * dependency using the programmatic sync
+     * (cudaGridDependencySynchronize() or equivalent PTX
+     * instructions).
+     */
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    /**
+     * Valid for launches. Set
+     * `cudaLaunchAttributeValue::programmaticEvent` to
+     * record the event. Event recorded through this launch
+     * attribute is guaranteed to only trigger after all
+     * block in the associated kernel trigger the event.  A
+     * block can trigger the event programmatically in a
+     * future CUDA release. A trigger can also be inserted at
+     * the beginning of each block's execution if
+     * triggerAtBlockStart is set to non-0. The dependent
+     * launches can choose to wait on the dependency using
+     * the programmatic sync (cudaGridDependencySynchronize()
+     * or equivalent PTX instructions). Note that dependents
+     * (including the CPU thread calling
+     * cudaEventSynchronize()) are not guaranteed to observe
+     * the release precisely when it is released. For
+     * example, cudaEventSynchronize() may only observe the
+     * event trigger long after the associated kernel has
+     * completed. This recording type is primarily meant for
+     * establishing programmatic dependency between device
+     * tasks. Note also this type of dependency allows, but
+     * does not guarantee, concurrent execution of tasks.
+     * <br>
+     * The event supplied must not be an interprocess or
+     * interop event. The event must disable timing (i.e.
+     * must be created with the `cudaEventDisableTiming` flag
+     * set).
+     */
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    /**
+     * Valid for streams, graph nodes, launches. See
+     * `cudaLaunchAttributeValue::priority`.
+     */
+    cudaLaunchAttributePriority = 8,
+    /**
+     * Valid for streams, graph nodes, launches. See
+     * `cudaLaunchAttributeValue::memSyncDomainMap`.
+     */
+    cudaLaunchAttributeMemSyncDomainMap = 9,
+    /**
+     * Valid for streams, graph nodes, launches. See
+     * `cudaLaunchAttributeValue::memSyncDomain`.
+     */
+    cudaLaunchAttributeMemSyncDomain = 10,
+    /**
+     * Valid for graph nodes and launches. Set
+     * `cudaLaunchAttributeValue::preferredClusterDim`
+     * to allow the kernel launch to specify a preferred substitute
+     * cluster dimension. Blocks may be grouped according to either
+     * the dimensions specified with this attribute (grouped into a
+     * "preferred substitute cluster"), or the one specified with
+     * `cudaLaunchAttributeClusterDimension` attribute (grouped
+     * into a "regular cluster"). The cluster dimensions of a
+     * "preferred substitute cluster" shall be an integer multiple
+     * greater than zero of the regular cluster dimensions. The
+     * device will attempt - on a best-effort basis - to group
+     * thread blocks into preferred clusters over grouping them
+     * into regular clusters. When it deems necessary (primarily
+     * when the device temporarily runs out of physical resources
+     * to launch the larger preferred clusters), the device may
+     * switch to launch the regular clusters instead to attempt to
+     * utilize as much of the physical device resources as possible.
+     * <br>
+     * Each type of cluster will have its enumeration / coordinate
+     * setup as if the grid consists solely of its type of cluster.
+     * For example, if the preferred substitute cluster dimensions
+     * double the regular cluster dimensions, there might be
+     * simultaneously a regular cluster indexed at (1,0,0), and a
+     * preferred cluster indexed at (1,0,0). In this example, the
+     * preferred substitute cluster (1,0,0) replaces regular
+     * clusters (2,0,0) and (3,0,0) and groups their blocks.
+     * <br>
+     * This attribute will only take effect when a regular cluster
+     * dimension has been specified. The preferred substitute cluster
+     * dimension must be an integer multiple greater than zero of the
+     * regular cluster dimension and must divide the grid. It must
+     * also be no more than `maxBlocksPerCluster`, if it is set in
+     * the kernel's `__launch_bounds__`. Otherwise it must be less
+     * than the maximum value the driver can support. Otherwise,
+     * setting this attribute to a value physically unable to fit on
+     * any particular device is permitted.
+     */
+    cudaLaunchAttributePreferredClusterDimension = 11,
+    /**
+     * Valid for launches. Set
+     * `cudaLaunchAttributeValue::launchCompletionEvent` to record the
+     * event.
+     * <br>
+     * Nominally, the event is triggered once all blocks of the kernel
+     * have begun execution. Currently this is a best effort. If a kernel
+     * B has a launch completion dependency on a kernel A, B may wait
+     * until A is complete. Alternatively, blocks of B may begin before
+     * all blocks of A have begun, for example if B can claim execution
+     * resources unavailable to A (e.g. they run on different GPUs) or
+     * if B is a higher priority than A.
+     * Exercise caution if such an ordering inversion could lead
+     * to deadlock.
+     * <br>
+     * A launch completion event is nominally similar to a programmatic
+     * event with `triggerAtBlockStart` set except that it is not
+     * visible to `cudaGridDependencySynchronize()` and can be used with
+     * compute capability less than 9.0.
+     * <br>
+     * The event supplied must not be an interprocess or interop event.
+     * The event must disable timing (i.e. must be created with the
+     * `cudaEventDisableTiming` flag set).
+     */
+    cudaLaunchAttributeLaunchCompletionEvent = 12,
+    /**
+     * Valid for graph nodes, launches. This attribute is graphs-only,
+     * and passing it to a launch in a non-capturing stream will result
+     * in an error.
+     * <br>
+     * :cudaLaunchAttributeValue::deviceUpdatableKernelNode::deviceUpdatable can
+     * only be set to 0 or 1. Setting the field to 1 indicates that the
+     * corresponding kernel node should be device-updatable. On success, a handle
+     * will be returned via
+     * `cudaLaunchAttributeValue::deviceUpdatableKernelNode::devNode` which can be
+     * passed to the various device-side update functions to update the node's
+     * kernel parameters from within another kernel. For more information on the
+     * types of device updates that can be made, as well as the relevant limitations
+     * thereof, see `cudaGraphKernelNodeUpdatesApply`.
+     * <br>
+     * Nodes which are device-updatable have additional restrictions compared to
+     * regular kernel nodes. Firstly, device-updatable nodes cannot be removed
+     * from their graph via `cudaGraphDestroyNode`. Additionally, once opted-in
+     * to this functionality, a node cannot opt out, and any attempt to set the
+     * deviceUpdatable attribute to 0 will result in an error. Device-updatable
+     * kernel nodes also cannot have their attributes copied to/from another kernel
+     * node via `cudaGraphKernelNodeCopyAttributes`. Graphs containing one or more
+     * device-updatable nodes also do not allow multiple instantiation, and neither
+     * the graph nor its instantiated version can be passed to `cudaGraphExecUpdate`.
+     * <br>
+     * If a graph contains device-updatable nodes and updates those nodes from the device
+     * from within the graph, the graph must be uploaded with `cuGraphUpload` before it
+     * is launched. For such a graph, if host-side executable graph updates are made to the
+     * device-updatable nodes, the graph must be uploaded before it is launched again.
+     */
+    cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+    /**
+     * Valid for launches. On devices where the L1 cache and shared memory use the
+     * same hardware resources, setting `cudaLaunchAttributeValue::sharedMemCarveout`
+     * to a percentage between 0-100 signals sets the shared memory carveout
+     * preference in percent of the total shared memory for that kernel launch.
+     * This attribute takes precedence over `cudaFuncAttributePreferredSharedMemoryCarveout`.
+     * This is only a hint, and the driver can choose a different configuration if
+     * required for the launch.
+     */
+    cudaLaunchAttributePreferredSharedMemoryCarveout = 14
+} cudaLaunchAttributeID;
+
+/** CUDA device NUMA config */
+typedef enum cudaDeviceNumaConfig {
+    /** The GPU is not a NUMA node */
+    cudaDeviceNumaConfigNone = 0,
+    /** The GPU is a NUMA node, cudaDevAttrNumaId contains its NUMA ID */
+    cudaDeviceNumaConfigNumaNode = 1
+} cudaDeviceNumaConfig;
+
+/** Types of async notification that can occur */
+typedef enum cudaAsyncNotificationType_enum {
+    /** Sent when the process has exceeded its device memory budget */
+    cudaAsyncNotificationTypeOverBudget = 1
+} cudaAsyncNotificationType;
+
+/** CUDA Surface boundary modes */
+typedef enum cudaSurfaceBoundaryMode {
+    /** Zero boundary mode */
+    cudaBoundaryModeZero = 0,
+    /** Clamp boundary mode */
+    cudaBoundaryModeClamp = 1,
+    /** Trap boundary mode */
+    cudaBoundaryModeTrap = 2
+} cudaSurfaceBoundaryMode;
+
+/** CUDA Surface format modes */
+typedef enum cudaSurfaceFormatMode {
+    /** Forced format mode */
+    cudaFormatModeForced = 0,
+    /** Auto format mode */
+    cudaFormatModeAuto = 1
+} cudaSurfaceFormatMode;
+
+/** CUDA texture address modes */
+typedef enum cudaTextureAddressMode {
+    /** Wrapping address mode */
+    cudaAddressModeWrap = 0,
+    /** Clamp to edge address mode */
+    cudaAddressModeClamp = 1,
+    /** Mirror address mode */
+    cudaAddressModeMirror = 2,
+    /** Border address mode */
+    cudaAddressModeBorder = 3
+} cudaTextureAddressMode;
+
+/** CUDA texture filter modes */
+typedef enum cudaTextureFilterMode {
+    /** Point filter mode */
+    cudaFilterModePoint = 0,
+    /** Linear filter mode */
+    cudaFilterModeLinear = 1
+} cudaTextureFilterMode;
+
+/** CUDA texture read modes */
+typedef enum cudaTextureReadMode {
+    /** Read texture as specified element type */
+    cudaReadModeElementType = 0,
+    /** Read texture as normalized float */
+    cudaReadModeNormalizedFloat = 1
+} cudaTextureReadMode;
+
+/** CUDA array */
+typedef struct cudaArray *cudaArray_t;
+/** CUDA array (as source copy argument) */
+typedef struct cudaArray *cudaArray_const_t;
+/** CUDA mipmapped array */
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+/** CUDA mipmapped array (as source argument) */
+typedef struct cudaMipmappedArray *cudaMipmappedArray_const_t;
+/** CUDA host function */
+typedef void (CUDA_CB *cudaHostFn_t)(void *userData);
+typedef CUuuid cudaUUID_t;
+/** CUDA stream */
+typedef struct CUstream_st *cudaStream_t;
+/** CUDA event types */
+typedef struct CUevent_st *cudaEvent_t;
+/** CUDA graphics resource types */
+typedef struct cudaGraphicsResource *cudaGraphicsResource_t;
+/** CUDA external memory */
+typedef struct CUexternalMemory_st *cudaExternalMemory_t;
+/** CUDA external semaphore */
+typedef struct CUexternalSemaphore_st *cudaExternalSemaphore_t;
+/** CUDA graph */
+typedef struct CUgraph_st *cudaGraph_t;
+/** CUDA graph node. */
+typedef struct CUgraphNode_st *cudaGraphNode_t;
+/** CUDA user object for graphs */
+typedef struct CUuserObject_st *cudaUserObject_t;
+/** CUDA handle for conditional graph nodes */
+typedef unsigned long long cudaGraphConditionalHandle;
+/** CUDA function */
+typedef struct CUfunc_st *cudaFunction_t;
+/** CUDA kernel */
+typedef struct CUkern_st *cudaKernel_t;
+/** CUDA library */
+typedef struct CUlib_st *cudaLibrary_t;
+/** CUDA memory pool */
+typedef struct CUmemPoolHandle_st *cudaMemPool_t;
+/** CUDA executable (launchable) graph */
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+/** CUDA device node handle for device-side node update */
+typedef struct CUgraphDeviceUpdatableNode_st *cudaGraphDeviceNode_t;
+/** CUDA async callback handle */
+typedef struct cudaAsyncCallbackEntry *cudaAsyncCallbackHandle_t;
+typedef void (CUDA_CB *cudaAsyncCallback)(cudaAsyncNotificationInfo_t *arg0, void *arg1, cudaAsyncCallbackHandle_t arg2);
+/** An opaque value that represents a CUDA Surface object */
+typedef unsigned long long cudaSurfaceObject_t;
+/** An opaque value that represents a CUDA texture object */
+typedef unsigned long long cudaTextureObject_t;
 /** Type of stream callback functions. */
 typedef void (CUDA_CB *cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+typedef cudaLaunchAttributeID cudaKernelNodeAttrID;
+typedef cudaLaunchAttributeValue cudaKernelNodeAttrValue;
+
+struct char1 {
+    signed char x;
+};
+
+struct uchar1 {
+    unsigned char x;
+};
+
+struct char2 {
+    signed char x;
+    signed char y;
+};
+
+struct uchar2 {
+    unsigned char x;
+    unsigned char y;
+};
+
+struct char3 {
+    signed char x;
+    signed char y;
+    signed char z;
+};
+
+struct uchar3 {
+    unsigned char x;
+    unsigned char y;
+    unsigned char z;
+};
+
+struct char4 {
+    signed char x;
+    signed char y;
+    signed char z;
+    signed char w;
+};
+
+struct uchar4 {
+    unsigned char x;
+    unsigned char y;
+    unsigned char z;
+    unsigned char w;
+};
+
+struct short1 {
+    short x;
+};
+
+struct ushort1 {
+    unsigned short x;
+};
+
+struct short2 {
+    short x;
+    short y;
+};
+
+struct ushort2 {
+    unsigned short x;
+    unsigned short y;
+};
+
+struct short3 {
+    short x;
+    short y;
+    short z;
+};
+
+struct ushort3 {
+    unsigned short x;
+    unsigned short y;
+    unsigned short z;
+};
+
+struct short4 {
+    short x;
+    short y;
+    short z;
+    short w;
+};
+
+struct ushort4 {
+    unsigned short x;
+    unsigned short y;
+    unsigned short z;
+    unsigned short w;
+};
+
+struct int1 {
+    int x;
+};
+
+struct uint1 {
+    unsigned int x;
+};
+
+struct int2 {
+    int x;
+    int y;
+};
+
+struct uint2 {
+    unsigned int x;
+    unsigned int y;
+};
+
+struct int3 {
+    int x;
+    int y;
+    int z;
+};
+
+struct uint3 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+};
+
+struct int4 {
+    int x;
+    int y;
+    int z;
+    int w;
+};
+
+struct uint4 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+    unsigned int w;
+};
+
+struct long1 {
+    long x;
+};
+
+struct ulong1 {
+    unsigned long x;
+};
+
+struct long2 {
+    long x;
+    long y;
+};
+
+struct ulong2 {
+    unsigned long x;
+    unsigned long y;
+};
+
+struct long3 {
+    long x;
+    long y;
+    long z;
+};
+
+struct ulong3 {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+};
+
+struct long4 {
+    long x;
+    long y;
+    long z;
+    long w;
+};
+
+struct ulong4 {
+    unsigned long x;
+    unsigned long y;
+    unsigned long z;
+    unsigned long w;
+};
+
+struct float1 {
+    float x;
+};
+
+struct float2 {
+    float x;
+    float y;
+};
+
+struct float3 {
+    float x;
+    float y;
+    float z;
+};
+
+struct float4 {
+    float x;
+    float y;
+    float z;
+    float w;
+};
+
+struct longlong1 {
+    long long x;
+};
+
+struct ulonglong1 {
+    unsigned long long x;
+};
+
+struct longlong2 {
+    long long x;
+    long long y;
+};
+
+struct ulonglong2 {
+    unsigned long long x;
+    unsigned long long y;
+};
+
+struct longlong3 {
+    long long x;
+    long long y;
+    long long z;
+};
+
+struct ulonglong3 {
+    unsigned long long x;
+    unsigned long long y;
+    unsigned long long z;
+};
+
+struct longlong4 {
+    long long x;
+    long long y;
+    long long z;
+    long long w;
+};
+
+struct ulonglong4 {
+    unsigned long long x;
+    unsigned long long y;
+    unsigned long long z;
+    unsigned long long w;
+};
+
+struct double1 {
+    double x;
+};
+
+struct double2 {
+    double x;
+    double y;
+};
+
+struct double3 {
+    double x;
+    double y;
+    double z;
+};
+
+struct double4 {
+    double x;
+    double y;
+    double z;
+    double w;
+};
+
+/**
+ * ****************************************************************************
+ * *
+ * *
+ * *
+ * *****************************************************************************
+ */
+struct dim3 {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+};
+
+/** CUDA Channel format descriptor */
+struct cudaChannelFormatDesc {
+    /** x */
+    int x;
+    /** y */
+    int y;
+    /** z */
+    int z;
+    /** w */
+    int w;
+    /** Channel format kind */
+    cudaChannelFormatKind f;
+};
+
+/** Sparse CUDA array and CUDA mipmapped array properties */
+struct cudaArraySparseProperties {
+    struct {
+        /** Tile width in elements */
+        unsigned int width;
+        /** Tile height in elements */
+        unsigned int height;
+        /** Tile depth in elements */
+        unsigned int depth;
+    } tileExtent;
+    /** First mip level at which the mip tail begins */
+    unsigned int miptailFirstLevel;
+    /** Total size of the mip tail. */
+    unsigned long long miptailSize;
+    /** Flags will either be zero or `cudaArraySparsePropertiesSingleMipTail` */
+    unsigned int flags;
+    unsigned int reserved[4];
+};
+
+/** CUDA array and CUDA mipmapped array memory requirements */
+struct cudaArrayMemoryRequirements {
+    /** Total size of the array. */
+    size_t size;
+    /** Alignment necessary for mapping the array. */
+    size_t alignment;
+    unsigned int reserved[4];
+};
+
+/**
+ * CUDA Pitched memory pointer
+ *
+ * **See also:** `make_cudaPitchedPtr`
+ */
+struct cudaPitchedPtr {
+    /** Pointer to allocated memory */
+    void *ptr;
+    /** Pitch of allocated memory in bytes */
+    size_t pitch;
+    /** Logical width of allocation in elements */
+    size_t xsize;
+    /** Logical height of allocation in elements */
+    size_t ysize;
+};
+
+/**
+ * CUDA extent
+ *
+ * **See also:** `make_cudaExtent`
+ */
+struct cudaExtent {
+    /** Width in elements when referring to array memory, in bytes when referring to linear memory */
+    size_t width;
+    /** Height in elements */
+    size_t height;
+    /** Depth in elements */
+    size_t depth;
+};
+
+/**
+ * CUDA 3D position
+ *
+ * **See also:** `make_cudaPos`
+ */
+struct cudaPos {
+    /** x */
+    size_t x;
+    /** y */
+    size_t y;
+    /** z */
+    size_t z;
+};
+
+/** CUDA 3D memory copying parameters */
+struct cudaMemcpy3DParms {
+    /** Source memory address */
+    cudaArray_t srcArray;
+    /** Source position offset */
+    cudaPos srcPos;
+    /** Pitched source memory address */
+    cudaPitchedPtr srcPtr;
+    /** Destination memory address */
+    cudaArray_t dstArray;
+    /** Destination position offset */
+    cudaPos dstPos;
+    /** Pitched destination memory address */
+    cudaPitchedPtr dstPtr;
+    /** Requested memory copy size */
+    cudaExtent extent;
+    /** Type of transfer */
+    cudaMemcpyKind kind;
+};
+
+/** Memcpy node parameters */
+struct cudaMemcpyNodeParams {
+    /** Must be zero */
+    int flags;
+    /** Must be zero */
+    int reserved[3];
+    /** Parameters for the memory copy */
+    cudaMemcpy3DParms copyParams;
+};
+
+/** CUDA 3D cross-device memory copying parameters */
+struct cudaMemcpy3DPeerParms {
+    /** Source memory address */
+    cudaArray_t srcArray;
+    /** Source position offset */
+    cudaPos srcPos;
+    /** Pitched source memory address */
+    cudaPitchedPtr srcPtr;
+    /** Source device */
+    int srcDevice;
+    /** Destination memory address */
+    cudaArray_t dstArray;
+    /** Destination position offset */
+    cudaPos dstPos;
+    /** Pitched destination memory address */
+    cudaPitchedPtr dstPtr;
+    /** Destination device */
+    int dstDevice;
+    /** Requested memory copy size */
+    cudaExtent extent;
+};
+
+/** CUDA Memset node parameters */
+struct cudaMemsetParams {
+    /** Destination device pointer */
+    void *dst;
+    /** Pitch of destination device pointer. Unused if height is 1 */
+    size_t pitch;
+    /** Value to be set */
+    unsigned int value;
+    /** Size of each element in bytes. Must be 1, 2, or 4. */
+    unsigned int elementSize;
+    /** Width of the row in elements */
+    size_t width;
+    /** Number of rows */
+    size_t height;
+};
+
+/** CUDA Memset node parameters */
+struct cudaMemsetParamsV2 {
+    /** Destination device pointer */
+    void *dst;
+    /** Pitch of destination device pointer. Unused if height is 1 */
+    size_t pitch;
+    /** Value to be set */
+    unsigned int value;
+    /** Size of each element in bytes. Must be 1, 2, or 4. */
+    unsigned int elementSize;
+    /** Width of the row in elements */
+    size_t width;
+    /** Number of rows */
+    size_t height;
+};
+
+/**
+ * Specifies an access policy for a window, a contiguous extent of memory
+ * beginning at base_ptr and ending at base_ptr + num_bytes.
+ * Partition into many segments and assign segments such that.
+ * sum of "hit segments" / window == approx. ratio.
+ * sum of "miss segments" / window == approx 1-ratio.
+ * Segments and ratio specifications are fitted to the capabilities of
+ * the architecture.
+ * Accesses in a hit segment apply the hitProp access policy.
+ * Accesses in a miss segment apply the missProp access policy.
+ */
+struct cudaAccessPolicyWindow {
+    /** Starting address of the access policy window. CUDA driver may align it. */
+    void *base_ptr;
+    /** Size in bytes of the window policy. CUDA driver may restrict the maximum size and alignment. */
+    size_t num_bytes;
+    /** hitRatio specifies percentage of lines assigned hitProp, rest are assigned missProp. */
+    float hitRatio;
+    /** `CUaccessProperty` set for hit. */
+    cudaAccessProperty hitProp;
+    /** `CUaccessProperty` set for miss. Must be either NORMAL or STREAMING. */
+    cudaAccessProperty missProp;
+};
+
+/** CUDA host node parameters */
+struct cudaHostNodeParams {
+    /** The function to call when the node executes */
+    cudaHostFn_t fn;
+    /** Argument to pass to the function */
+    void *userData;
+};
+
+/** CUDA host node parameters */
+struct cudaHostNodeParamsV2 {
+    /** The function to call when the node executes */
+    cudaHostFn_t fn;
+    /** Argument to pass to the function */
+    void *userData;
+};
+
+/** CUDA resource descriptor */
+struct cudaResourceDesc {
+    /** Resource type */
+    cudaResourceType resType;
+    union {
+        struct {
+            /** CUDA array */
+            cudaArray_t array;
+        } array;
+        struct {
+            /** CUDA mipmapped array */
+            cudaMipmappedArray_t mipmap;
+        } mipmap;
+        struct {
+            /** Device pointer */
+            void *devPtr;
+            /** Channel descriptor */
+            cudaChannelFormatDesc desc;
+            /** Size in bytes */
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            /** Device pointer */
+            void *devPtr;
+            /** Channel descriptor */
+            cudaChannelFormatDesc desc;
+            /** Width of the array in elements */
+            size_t width;
+            /** Height of the array in elements */
+            size_t height;
+            /** Pitch between two rows in bytes */
+            size_t pitchInBytes;
+        } pitch2D;
+    } res;
+};
+
+/** CUDA resource view descriptor */
+struct cudaResourceViewDesc {
+    /** Resource view format */
+    cudaResourceViewFormat format;
+    /** Width of the resource view */
+    size_t width;
+    /** Height of the resource view */
+    size_t height;
+    /** Depth of the resource view */
+    size_t depth;
+    /** First defined mipmap level */
+    unsigned int firstMipmapLevel;
+    /** Last defined mipmap level */
+    unsigned int lastMipmapLevel;
+    /** First layer index */
+    unsigned int firstLayer;
+    /** Last layer index */
+    unsigned int lastLayer;
+};
+
+/** CUDA pointer attributes */
+struct cudaPointerAttributes {
+    /**
+     * The type of memory - `cudaMemoryTypeUnregistered`, `cudaMemoryTypeHost`,
+     * `cudaMemoryTypeDevice` or `cudaMemoryTypeManaged`.
+     */
+    cudaMemoryType type;
+    /**
+     * The device against which the memory was allocated or registered.
+     * If the memory type is `cudaMemoryTypeDevice` then this identifies
+     * the device on which the memory referred physically resides.  If
+     * the memory type is `cudaMemoryTypeHost` or::cudaMemoryTypeManaged then
+     * this identifies the device which was current when the memory was allocated
+     * or registered (and if that device is deinitialized then this allocation
+     * will vanish with that device's state).
+     */
+    int device;
+    /**
+     * The address which may be dereferenced on the current device to access
+     * the memory or NULL if no such address exists.
+     */
+    void *devicePointer;
+    /**
+     * The address which may be dereferenced on the host to access the
+     * memory or NULL if no such address exists.
+     *
+     * **Note:** CUDA doesn't check if unregistered memory is allocated so this field
+     * may contain invalid pointer if an invalid pointer has been passed to CUDA.
+     */
+    void *hostPointer;
+};
+
+/** CUDA function attributes */
+struct cudaFuncAttributes {
+    /**
+     * The size in bytes of statically-allocated shared memory per block
+     * required by this function. This does not include dynamically-allocated
+     * shared memory requested by the user at runtime.
+     */
+    size_t sharedSizeBytes;
+    /**
+     * The size in bytes of user-allocated constant memory required by this
+     * function.
+     */
+    size_t constSizeBytes;
+    /** The size in bytes of local memory used by each thread of this function. */
+    size_t localSizeBytes;
+    /**
+     * The maximum number of threads per block, beyond which a launch of the
+     * function would fail. This number depends on both the function and the
+     * device on which the function is currently loaded.
+     */
+    int maxThreadsPerBlock;
+    /** The number of registers used by each thread of this function. */
+    int numRegs;
+    /**
+     * The PTX virtual architecture version for which the function was
+     * compiled. This value is the major PTX version * 10 + the minor PTX
+     * version, so a PTX version 1.3 function would return the value 13.
+     */
+    int ptxVersion;
+    /**
+     * The binary architecture version for which the function was compiled.
+     * This value is the major binary version * 10 + the minor binary version,
+     * so a binary version 1.3 function would return the value 13.
+     */
+    int binaryVersion;
+    /**
+     * The attribute to indicate whether the function has been compiled with
+     * user specified option "-Xptxas --dlcm=ca" set.
+     */
+    int cacheModeCA;
+    /**
+     * The maximum size in bytes of dynamic shared memory per block for
+     * this function. Any launch must have a dynamic shared memory size
+     * smaller than this value.
+     */
+    int maxDynamicSharedSizeBytes;
+    /**
+     * On devices where the L1 cache and shared memory use the same hardware resources,
+     * this sets the shared memory carveout preference, in percent of the maximum shared memory.
+     * Refer to `cudaDevAttrMaxSharedMemoryPerMultiprocessor`.
+     * This is only a hint, and the driver can choose a different ratio if required to execute the function.
+     * See `cudaFuncSetAttribute`
+     */
+    int preferredShmemCarveout;
+    /**
+     * If this attribute is set, the kernel must launch with a valid cluster dimension
+     * specified.
+     */
+    int clusterDimMustBeSet;
+    /**
+     * The required cluster width/height/depth in blocks. The values must either
+     * all be 0 or all be positive. The validity of the cluster dimensions is
+     * otherwise checked at launch time.
+     *
+     * If the value is set during compile time, it cannot be set at runtime.
+     * Setting it at runtime should return cudaErrorNotPermitted.
+     * See `cudaFuncSetAttribute`
+     */
+    int requiredClusterWidth;
+    int requiredClusterHeight;
+    int requiredClusterDepth;
+    /**
+     * The block scheduling policy of a function.
+     * See `cudaFuncSetAttribute`
+     */
+    int clusterSchedulingPolicyPreference;
+    /**
+     * Whether the function can be launched with non-portable cluster size. 1 is
+     * allowed, 0 is disallowed. A non-portable cluster size may only function
+     * on the specific SKUs the program is tested on. The launch might fail if
+     * the program is run on a different hardware platform.
+     *
+     * CUDA API provides `cudaOccupancyMaxActiveClusters` to assist with checking
+     * whether the desired size can be launched on the current device.
+     *
+     * Portable Cluster Size
+     *
+     * A portable cluster size is guaranteed to be functional on all compute
+     * capabilities higher than the target compute capability. The portable
+     * cluster size for sm_90 is 8 blocks per cluster. This value may increase
+     * for future compute capabilities.
+     *
+     * The specific hardware unit may support higher cluster sizes that’s not
+     * guaranteed to be portable.
+     * See `cudaFuncSetAttribute`
+     */
+    int nonPortableClusterSizeAllowed;
+    /** Reserved for future use. */
+    int reserved[16];
+};
+
+/**
+ * Specifies a memory location.
+ *
+ * To specify a gpu, set type = `cudaMemLocationTypeDevice` and set id = the gpu's device ordinal.
+ * To specify a cpu NUMA node, set type = `cudaMemLocationTypeHostNuma` and set id = host NUMA node id.
+ */
+struct cudaMemLocation {
+    /** Specifies the location type, which modifies the meaning of id. */
+    cudaMemLocationType type;
+    /** identifier for a given this location's `CUmemLocationType`. */
+    int id;
+};
+
+/** Memory access descriptor */
+struct cudaMemAccessDesc {
+    /** Location on which the request is to change it's accessibility */
+    cudaMemLocation location;
+    /** `CUmemProt` accessibility flags to set on the request */
+    cudaMemAccessFlags flags;
+};
+
+/** Specifies the properties of allocations made from the pool. */
+struct cudaMemPoolProps {
+    /** Allocation type. Currently must be specified as cudaMemAllocationTypePinned */
+    cudaMemAllocationType allocType;
+    /** Handle types that will be supported by allocations from the pool. */
+    cudaMemAllocationHandleType handleTypes;
+    /** Location allocations should reside. */
+    cudaMemLocation location;
+    /**
+     * Windows-specific LPSECURITYATTRIBUTES required when
+     * `cudaMemHandleTypeWin32` is specified.  This security attribute defines
+     * the scope of which exported allocations may be tranferred to other
+     * processes.  In all other cases, this field is required to be zero.
+     */
+    void *win32SecurityAttributes;
+    /** Maximum pool size. When set to 0, defaults to a system dependent value. */
+    size_t maxSize;
+    /** Bitmask indicating intended usage for the pool. */
+    unsigned short usage;
+    /** reserved for future use, must be 0 */
+    unsigned char reserved[54];
+};
+
+/** Opaque data for exporting a pool allocation */
+struct cudaMemPoolPtrExportData {
+    unsigned char reserved[64];
+};
+
+/** Memory allocation node parameters */
+struct cudaMemAllocNodeParams {
+    /** in: array of memory access descriptors. Used to describe peer GPU access */
+    cudaMemPoolProps poolProps;
+    /** in: number of memory access descriptors.  Must not exceed the number of GPUs. */
+    const cudaMemAccessDesc *accessDescs;
+    /** in: Number of `accessDescs`s */
+    size_t accessDescCount;
+    /** in: size in bytes of the requested allocation */
+    size_t bytesize;
+    /** out: address of the allocation returned by CUDA */
+    void *dptr;
+};
+
+/** Memory allocation node parameters */
+struct cudaMemAllocNodeParamsV2 {
+    /** in: array of memory access descriptors. Used to describe peer GPU access */
+    cudaMemPoolProps poolProps;
+    /** in: number of memory access descriptors.  Must not exceed the number of GPUs. */
+    const cudaMemAccessDesc *accessDescs;
+    /** in: Number of `accessDescs`s */
+    size_t accessDescCount;
+    /** in: size in bytes of the requested allocation */
+    size_t bytesize;
+    /** out: address of the allocation returned by CUDA */
+    void *dptr;
+};
+
+/** Memory free node parameters */
+struct cudaMemFreeNodeParams {
+    /** in: the pointer to free */
+    void *dptr;
+};
+
+/** Attributes specific to copies within a batch. For more details on usage see `cudaMemcpyBatchAsync`. */
+struct cudaMemcpyAttributes {
+    /** Source access ordering to be observed for copies with this attribute. */
+    cudaMemcpySrcAccessOrder srcAccessOrder;
+    /** Hint location for the source operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA. */
+    cudaMemLocation srcLocHint;
+    /** Hint location for the destination operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA. */
+    cudaMemLocation dstLocHint;
+    /** Additional flags for copies with this attribute. See `cudaMemcpyFlags`. */
+    unsigned int flags;
+};
+
+/** Struct representing offset into a `cudaArray_t` in elements */
+struct cudaOffset3D {
+    size_t x;
+    size_t y;
+    size_t z;
+};
+
+/** Struct representing an operand for copy with `cudaMemcpy3DBatchAsync` */
+struct cudaMemcpy3DOperand {
+    cudaMemcpy3DOperandType type;
+    union {
+        struct {
+            void *ptr;
+            /** Length of each row in elements. */
+            size_t rowLength;
+            /** Height of each layer in elements. */
+            size_t layerHeight;
+            /** Hint location for the operand. Ignored when the pointers are not managed memory or memory allocated outside CUDA. */
+            cudaMemLocation locHint;
+        } ptr;
+        struct {
+            cudaArray_t array;
+            cudaOffset3D offset;
+        } array;
+    } op;
+};
+
+struct cudaMemcpy3DBatchOp {
+    /** Source memcpy operand. */
+    cudaMemcpy3DOperand src;
+    /** Destination memcpy operand. */
+    cudaMemcpy3DOperand dst;
+    /** Extents of the memcpy between src and dst. The width, height and depth components must not be 0. */
+    cudaExtent extent;
+    /** Source access ordering to be observed for copy from src to dst. */
+    cudaMemcpySrcAccessOrder srcAccessOrder;
+    /** Additional flags for copy from src to dst. See `cudaMemcpyFlags`. */
+    unsigned int flags;
+};
+
+#ifndef CU_UUID_HAS_BEEN_DEFINED
+#define CU_UUID_HAS_BEEN_DEFINED
+struct CUuuid_st {
+    char bytes[16];
+};
+#endif
+
+/** CUDA device properties */
+struct cudaDeviceProp {
+    /** ASCII string identifying device */
+    char name[256];
+    /** 16-byte unique identifier */
+    cudaUUID_t uuid;
+    /** 8-byte locally unique identifier. Value is undefined on TCC and non-Windows platforms */
+    char luid[8];
+    /** LUID device node mask. Value is undefined on TCC and non-Windows platforms */
+    unsigned int luidDeviceNodeMask;
+    /** Global memory available on device in bytes */
+    size_t totalGlobalMem;
+    /** Shared memory available per block in bytes */
+    size_t sharedMemPerBlock;
+    /** 32-bit registers available per block */
+    int regsPerBlock;
+    /** Warp size in threads */
+    int warpSize;
+    /** Maximum pitch in bytes allowed by memory copies */
+    size_t memPitch;
+    /** Maximum number of threads per block */
+    int maxThreadsPerBlock;
+    /** Maximum size of each dimension of a block */
+    int maxThreadsDim[3];
+    /** Maximum size of each dimension of a grid */
+    int maxGridSize[3];
+    /** Deprecated, Clock frequency in kilohertz */
+    int clockRate;
+    /** Constant memory available on device in bytes */
+    size_t totalConstMem;
+    /** Major compute capability */
+    int major;
+    /** Minor compute capability */
+    int minor;
+    /** Alignment requirement for textures */
+    size_t textureAlignment;
+    /** Pitch alignment requirement for texture references bound to pitched memory */
+    size_t texturePitchAlignment;
+    /** Device can concurrently copy memory and execute a kernel. Deprecated. Use instead asyncEngineCount. */
+    int deviceOverlap;
+    /** Number of multiprocessors on device */
+    int multiProcessorCount;
+    /** Deprecated, Specified whether there is a run time limit on kernels */
+    int kernelExecTimeoutEnabled;
+    /** Device is integrated as opposed to discrete */
+    int integrated;
+    /** Device can map host memory with cudaHostAlloc/cudaHostGetDevicePointer */
+    int canMapHostMemory;
+    /** Deprecated, Compute mode (See `cudaComputeMode`) */
+    int computeMode;
+    /** Maximum 1D texture size */
+    int maxTexture1D;
+    /** Maximum 1D mipmapped texture size */
+    int maxTexture1DMipmap;
+    /** Deprecated, do not use. Use cudaDeviceGetTexture1DLinearMaxWidth() or cuDeviceGetTexture1DLinearMaxWidth() instead. */
+    int maxTexture1DLinear;
+    /** Maximum 2D texture dimensions */
+    int maxTexture2D[2];
+    /** Maximum 2D mipmapped texture dimensions */
+    int maxTexture2DMipmap[2];
+    /** Maximum dimensions (width, height, pitch) for 2D textures bound to pitched memory */
+    int maxTexture2DLinear[3];
+    /** Maximum 2D texture dimensions if texture gather operations have to be performed */
+    int maxTexture2DGather[2];
+    /** Maximum 3D texture dimensions */
+    int maxTexture3D[3];
+    /** Maximum alternate 3D texture dimensions */
+    int maxTexture3DAlt[3];
+    /** Maximum Cubemap texture dimensions */
+    int maxTextureCubemap;
+    /** Maximum 1D layered texture dimensions */
+    int maxTexture1DLayered[2];
+    /** Maximum 2D layered texture dimensions */
+    int maxTexture2DLayered[3];
+    /** Maximum Cubemap layered texture dimensions */
+    int maxTextureCubemapLayered[2];
+    /** Maximum 1D surface size */
+    int maxSurface1D;
+    /** Maximum 2D surface dimensions */
+    int maxSurface2D[2];
+    /** Maximum 3D surface dimensions */
+    int maxSurface3D[3];
+    /** Maximum 1D layered surface dimensions */
+    int maxSurface1DLayered[2];
+    /** Maximum 2D layered surface dimensions */
+    int maxSurface2DLayered[3];
+    /** Maximum Cubemap surface dimensions */
+    int maxSurfaceCubemap;
+    /** Maximum Cubemap layered surface dimensions */
+    int maxSurfaceCubemapLayered[2];
+    /** Alignment requirements for surfaces */
+    size_t surfaceAlignment;
+    /** Device can possibly execute multiple kernels concurrently */
+    int concurrentKernels;
+    /** Device has ECC support enabled */
+    int ECCEnabled;
+    /** PCI bus ID of the device */
+    int pciBusID;
+    /** PCI device ID of the device */
+    int pciDeviceID;
+    /** PCI domain ID of the device */
+    int pciDomainID;
+    /** 1 if device is a Tesla device using TCC driver, 0 otherwise */
+    int tccDriver;
+    /** Number of asynchronous engines */
+    int asyncEngineCount;
+    /** Device shares a unified address space with the host */
+    int unifiedAddressing;
+    /** Deprecated, Peak memory clock frequency in kilohertz */
+    int memoryClockRate;
+    /** Global memory bus width in bits */
+    int memoryBusWidth;
+    /** Size of L2 cache in bytes */
+    int l2CacheSize;
+    /** Device's maximum l2 persisting lines capacity setting in bytes */
+    int persistingL2CacheMaxSize;
+    /** Maximum resident threads per multiprocessor */
+    int maxThreadsPerMultiProcessor;
+    /** Device supports stream priorities */
+    int streamPrioritiesSupported;
+    /** Device supports caching globals in L1 */
+    int globalL1CacheSupported;
+    /** Device supports caching locals in L1 */
+    int localL1CacheSupported;
+    /** Shared memory available per multiprocessor in bytes */
+    size_t sharedMemPerMultiprocessor;
+    /** 32-bit registers available per multiprocessor */
+    int regsPerMultiprocessor;
+    /** Device supports allocating managed memory on this system */
+    int managedMemory;
+    /** Device is on a multi-GPU board */
+    int isMultiGpuBoard;
+    /** Unique identifier for a group of devices on the same multi-GPU board */
+    int multiGpuBoardGroupID;
+    /** Link between the device and the host supports native atomic operations */
+    int hostNativeAtomicSupported;
+    /** Deprecated, Ratio of single precision performance (in floating-point operations per second) to double precision performance */
+    int singleToDoublePrecisionPerfRatio;
+    /** Device supports coherently accessing pageable memory without calling cudaHostRegister on it */
+    int pageableMemoryAccess;
+    /** Device can coherently access managed memory concurrently with the CPU */
+    int concurrentManagedAccess;
+    /** Device supports Compute Preemption */
+    int computePreemptionSupported;
+    /** Device can access host registered memory at the same virtual address as the CPU */
+    int canUseHostPointerForRegisteredMem;
+    /** Device supports launching cooperative kernels via `cudaLaunchCooperativeKernel` */
+    int cooperativeLaunch;
+    /** Deprecated, cudaLaunchCooperativeKernelMultiDevice is deprecated. */
+    int cooperativeMultiDeviceLaunch;
+    /** Per device maximum shared memory per block usable by special opt in */
+    size_t sharedMemPerBlockOptin;
+    /** Device accesses pageable memory via the host's page tables */
+    int pageableMemoryAccessUsesHostPageTables;
+    /** Host can directly access managed memory on the device without migration. */
+    int directManagedMemAccessFromHost;
+    /** Maximum number of resident blocks per multiprocessor */
+    int maxBlocksPerMultiProcessor;
+    /** The maximum value of `cudaAccessPolicyWindow::num_bytes`. */
+    int accessPolicyMaxWindowSize;
+    /** Shared memory reserved by CUDA driver per block in bytes */
+    size_t reservedSharedMemPerBlock;
+    /** Device supports host memory registration via `cudaHostRegister`. */
+    int hostRegisterSupported;
+    /** 1 if the device supports sparse CUDA arrays and sparse CUDA mipmapped arrays, 0 otherwise */
+    int sparseCudaArraySupported;
+    /** Device supports using the `cudaHostRegister` flag cudaHostRegisterReadOnly to register memory that must be mapped as read-only to the GPU */
+    int hostRegisterReadOnlySupported;
+    /** External timeline semaphore interop is supported on the device */
+    int timelineSemaphoreInteropSupported;
+    /** 1 if the device supports using the cudaMallocAsync and cudaMemPool family of APIs, 0 otherwise */
+    int memoryPoolsSupported;
+    /** 1 if the device supports GPUDirect RDMA APIs, 0 otherwise */
+    int gpuDirectRDMASupported;
+    /** Bitmask to be interpreted according to the `cudaFlushGPUDirectRDMAWritesOptions` enum */
+    unsigned int gpuDirectRDMAFlushWritesOptions;
+    /** See the `cudaGPUDirectRDMAWritesOrdering` enum for numerical values */
+    int gpuDirectRDMAWritesOrdering;
+    /** Bitmask of handle types supported with mempool-based IPC */
+    unsigned int memoryPoolSupportedHandleTypes;
+    /** 1 if the device supports deferred mapping CUDA arrays and CUDA mipmapped arrays */
+    int deferredMappingCudaArraySupported;
+    /** Device supports IPC Events. */
+    int ipcEventSupported;
+    /** Indicates device supports cluster launch */
+    int clusterLaunch;
+    /** Indicates device supports unified pointers */
+    int unifiedFunctionPointers;
+    /** Reserved for future use */
+    int reserved[63];
+};
+
+/** CUDA IPC event handle */
+struct cudaIpcEventHandle_st {
+    char reserved[64];
+};
+
+/** CUDA IPC memory handle */
+struct cudaIpcMemHandle_st {
+    char reserved[64];
+};
+
+/** CUDA Mem Fabric Handle */
+struct cudaMemFabricHandle_st {
+    char reserved[64];
+};
+
+/** External memory handle descriptor */
+struct cudaExternalMemoryHandleDesc {
+    /** Type of the handle */
+    cudaExternalMemoryHandleType type;
+    union {
+        /**
+         * File descriptor referencing the memory object. Valid
+         * when type is
+         * `cudaExternalMemoryHandleTypeOpaqueFd`
+         */
+        int fd;
+        struct {
+            /** Valid NT handle. Must be NULL if 'name' is non-NULL */
+            void *handle;
+            /**
+             * Name of a valid memory object.
+             * Must be NULL if 'handle' is non-NULL.
+             */
+            const void *name;
+        } win32;
+        /**
+         * A handle representing NvSciBuf Object. Valid when type
+         * is `cudaExternalMemoryHandleTypeNvSciBuf`
+         */
+        const void *nvSciBufObject;
+    } handle;
+    /** Size of the memory allocation */
+    unsigned long long size;
+    /** Flags must either be zero or `cudaExternalMemoryDedicated` */
+    unsigned int flags;
+};
+
+/** External memory buffer descriptor */
+struct cudaExternalMemoryBufferDesc {
+    /** Offset into the memory object where the buffer's base is */
+    unsigned long long offset;
+    /** Size of the buffer */
+    unsigned long long size;
+    /** Flags reserved for future use. Must be zero. */
+    unsigned int flags;
+};
+
+/** External memory mipmap descriptor */
+struct cudaExternalMemoryMipmappedArrayDesc {
+    /**
+     * Offset into the memory object where the base level of the
+     * mipmap chain is.
+     */
+    unsigned long long offset;
+    /** Format of base level of the mipmap chain */
+    cudaChannelFormatDesc formatDesc;
+    /** Dimensions of base level of the mipmap chain */
+    cudaExtent extent;
+    /**
+     * Flags associated with CUDA mipmapped arrays.
+     * See `cudaMallocMipmappedArray`
+     */
+    unsigned int flags;
+    /** Total number of levels in the mipmap chain */
+    unsigned int numLevels;
+};
+
+/** External semaphore handle descriptor */
+struct cudaExternalSemaphoreHandleDesc {
+    /** Type of the handle */
+    cudaExternalSemaphoreHandleType type;
+    union {
+        /**
+         * File descriptor referencing the semaphore object. Valid when
+         * type is one of the following:
+         * - `cudaExternalSemaphoreHandleTypeOpaqueFd`
+         * - `cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd`
+         */
+        int fd;
+        struct {
+            /** Valid NT handle. Must be NULL if 'name' is non-NULL */
+            void *handle;
+            /**
+             * Name of a valid synchronization primitive.
+             * Must be NULL if 'handle' is non-NULL.
+             */
+            const void *name;
+        } win32;
+        /** Valid NvSciSyncObj. Must be non NULL */
+        const void *nvSciSyncObj;
+    } handle;
+    /** Flags reserved for the future. Must be zero. */
+    unsigned int flags;
+};
+
+/** External semaphore signal parameters(deprecated) */
+struct cudaExternalSemaphoreSignalParams_v1 {
+    struct {
+        struct {
+            /** Value of fence to be signaled */
+            unsigned long long value;
+        } fence;
+        union {
+            /**
+             * Pointer to NvSciSyncFence. Valid if `cudaExternalSemaphoreHandleType`
+             * is of type `cudaExternalSemaphoreHandleTypeNvSciSync`.
+             */
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            /** Value of key to release the mutex with */
+            unsigned long long key;
+        } keyedMutex;
+    } params;
+    /**
+     * Only when `cudaExternalSemaphoreSignalParams` is used to
+     * signal a `cudaExternalSemaphore_t` of type
+     * `cudaExternalSemaphoreHandleTypeNvSciSync`, the valid flag is
+     * `cudaExternalSemaphoreSignalSkipNvSciBufMemSync`: which indicates
+     * that while signaling the `cudaExternalSemaphore_t`, no memory
+     * synchronization operations should be performed for any external memory
+     * object imported as `cudaExternalMemoryHandleTypeNvSciBuf`.
+     * For all other types of `cudaExternalSemaphore_t`, flags must be zero.
+     */
+    unsigned int flags;
+};
+
+/** External semaphore wait parameters(deprecated) */
+struct cudaExternalSemaphoreWaitParams_v1 {
+    struct {
+        struct {
+            /** Value of fence to be waited on */
+            unsigned long long value;
+        } fence;
+        union {
+            /**
+             * Pointer to NvSciSyncFence. Valid if `cudaExternalSemaphoreHandleType`
+             * is of type `cudaExternalSemaphoreHandleTypeNvSciSync`.
+             */
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            /** Value of key to acquire the mutex with */
+            unsigned long long key;
+            /** Timeout in milliseconds to wait to acquire the mutex */
+            unsigned int timeoutMs;
+        } keyedMutex;
+    } params;
+    /**
+     * Only when `cudaExternalSemaphoreSignalParams` is used to
+     * signal a `cudaExternalSemaphore_t` of type
+     * `cudaExternalSemaphoreHandleTypeNvSciSync`, the valid flag is
+     * `cudaExternalSemaphoreSignalSkipNvSciBufMemSync`: which indicates
+     * that while waiting for the `cudaExternalSemaphore_t`, no memory
+     * synchronization operations should be performed for any external memory
+     * object imported as `cudaExternalMemoryHandleTypeNvSciBuf`.
+     * For all other types of `cudaExternalSemaphore_t`, flags must be zero.
+     */
+    unsigned int flags;
+};
+
+/** External semaphore signal parameters, compatible with driver type */
+struct cudaExternalSemaphoreSignalParams {
+    struct {
+        struct {
+            /** Value of fence to be signaled */
+            unsigned long long value;
+        } fence;
+        union {
+            /**
+             * Pointer to NvSciSyncFence. Valid if `cudaExternalSemaphoreHandleType`
+             * is of type `cudaExternalSemaphoreHandleTypeNvSciSync`.
+             */
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            /** Value of key to release the mutex with */
+            unsigned long long key;
+        } keyedMutex;
+        unsigned int reserved[12];
+    } params;
+    /**
+     * Only when `cudaExternalSemaphoreSignalParams` is used to
+     * signal a `cudaExternalSemaphore_t` of type
+     * `cudaExternalSemaphoreHandleTypeNvSciSync`, the valid flag is
+     * `cudaExternalSemaphoreSignalSkipNvSciBufMemSync`: which indicates
+     * that while signaling the `cudaExternalSemaphore_t`, no memory
+     * synchronization operations should be performed for any external memory
+     * object imported as `cudaExternalMemoryHandleTypeNvSciBuf`.
+     * For all other types of `cudaExternalSemaphore_t`, flags must be zero.
+     */
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+
+/** External semaphore wait parameters, compatible with driver type */
+struct cudaExternalSemaphoreWaitParams {
+    struct {
+        struct {
+            /** Value of fence to be waited on */
+            unsigned long long value;
+        } fence;
+        union {
+            /**
+             * Pointer to NvSciSyncFence. Valid if `cudaExternalSemaphoreHandleType`
+             * is of type `cudaExternalSemaphoreHandleTypeNvSciSync`.
+             */
+            void *fence;
+            unsigned long long reserved;
+        } nvSciSync;
+        struct {
+            /** Value of key to acquire the mutex with */
+            unsigned long long key;
+            /** Timeout in milliseconds to wait to acquire the mutex */
+            unsigned int timeoutMs;
+        } keyedMutex;
+        unsigned int reserved[10];
+    } params;
+    /**
+     * Only when `cudaExternalSemaphoreSignalParams` is used to
+     * signal a `cudaExternalSemaphore_t` of type
+     * `cudaExternalSemaphoreHandleTypeNvSciSync`, the valid flag is
+     * `cudaExternalSemaphoreSignalSkipNvSciBufMemSync`: which indicates
+     * that while waiting for the `cudaExternalSemaphore_t`, no memory
+     * synchronization operations should be performed for any external memory
+     * object imported as `cudaExternalMemoryHandleTypeNvSciBuf`.
+     * For all other types of `cudaExternalSemaphore_t`, flags must be zero.
+     */
+    unsigned int flags;
+    unsigned int reserved[16];
+};
+
+struct cudalibraryHostUniversalFunctionAndDataTable {
+    void *functionTable;
+    size_t functionWindowSize;
+    void *dataTable;
+    size_t dataWindowSize;
+};
+
+/** CUDA launch parameters */
+struct cudaLaunchParams {
+    /** Device function symbol */
+    void *func;
+    /** Grid dimentions */
+    dim3 gridDim;
+    /** Block dimentions */
+    dim3 blockDim;
+    /** Arguments */
+    void **args;
+    /** Shared memory */
+    size_t sharedMem;
+    /** Stream identifier */
+    cudaStream_t stream;
+};
+
+/** CUDA GPU kernel node parameters */
+struct cudaKernelNodeParams {
+    /** Kernel to launch */
+    void *func;
+    /** Grid dimensions */
+    dim3 gridDim;
+    /** Block dimensions */
+    dim3 blockDim;
+    /** Dynamic shared-memory size per thread block in bytes */
+    unsigned int sharedMemBytes;
+    /** Array of pointers to individual kernel arguments */
+    void **kernelParams;
+    /** Pointer to kernel arguments in the "extra" format */
+    void **extra;
+};
+
+/** CUDA GPU kernel node parameters */
+struct cudaKernelNodeParamsV2 {
+    /** Kernel to launch */
+    void *func;
+    /** Grid dimensions */
+    dim3 gridDim;
+    /** Block dimensions */
+    dim3 blockDim;
+    /** Dynamic shared-memory size per thread block in bytes */
+    unsigned int sharedMemBytes;
+    /** Array of pointers to individual kernel arguments */
+    void **kernelParams;
+    /** Pointer to kernel arguments in the "extra" format */
+    void **extra;
+};
+
+/** External semaphore signal node parameters */
+struct cudaExternalSemaphoreSignalNodeParams {
+    /** Array of external semaphore handles. */
+    cudaExternalSemaphore_t *extSemArray;
+    /** Array of external semaphore signal parameters. */
+    const cudaExternalSemaphoreSignalParams *paramsArray;
+    /** Number of handles and parameters supplied in extSemArray and paramsArray. */
+    unsigned int numExtSems;
+};
+
+/** External semaphore signal node parameters */
+struct cudaExternalSemaphoreSignalNodeParamsV2 {
+    /** Array of external semaphore handles. */
+    cudaExternalSemaphore_t *extSemArray;
+    /** Array of external semaphore signal parameters. */
+    const cudaExternalSemaphoreSignalParams *paramsArray;
+    /** Number of handles and parameters supplied in extSemArray and paramsArray. */
+    unsigned int numExtSems;
+};
+
+/** External semaphore wait node parameters */
+struct cudaExternalSemaphoreWaitNodeParams {
+    /** Array of external semaphore handles. */
+    cudaExternalSemaphore_t *extSemArray;
+    /** Array of external semaphore wait parameters. */
+    const cudaExternalSemaphoreWaitParams *paramsArray;
+    /** Number of handles and parameters supplied in extSemArray and paramsArray. */
+    unsigned int numExtSems;
+};
+
+/** External semaphore wait node parameters */
+struct cudaExternalSemaphoreWaitNodeParamsV2 {
+    /** Array of external semaphore handles. */
+    cudaExternalSemaphore_t *extSemArray;
+    /** Array of external semaphore wait parameters. */
+    const cudaExternalSemaphoreWaitParams *paramsArray;
+    /** Number of handles and parameters supplied in extSemArray and paramsArray. */
+    unsigned int numExtSems;
+};
+
+/** CUDA conditional node parameters */
+struct cudaConditionalNodeParams {
+    /**
+     * Conditional node handle.
+     * Handles must be created in advance of creating the node
+     * using `cudaGraphConditionalHandleCreate`.
+     */
+    cudaGraphConditionalHandle handle;
+    /** Type of conditional node. */
+    cudaGraphConditionalNodeType type;
+    /**
+     * Size of graph output array.  Allowed values are 1 for cudaGraphCondTypeWhile, 1 or 2
+     * for cudaGraphCondTypeWhile, or any value greater than zero for cudaGraphCondTypeSwitch.
+     */
+    unsigned int size;
+    /**
+     * CUDA-owned array populated with conditional node child graphs during creation of the node.
+     * Valid for the lifetime of the conditional node.
+     * The contents of the graph(s) are subject to the following constraints:
+     *
+     * - Allowed node types are kernel nodes, empty nodes, child graphs, memsets,
+     * memcopies, and conditionals. This applies recursively to child graphs and conditional bodies.
+     * - All kernels, including kernels in nested conditionals or child graphs at any level,
+     * must belong to the same CUDA context.
+     *
+     * These graphs may be populated using graph node creation APIs or `cudaStreamBeginCaptureToGraph`.
+     * cudaGraphCondTypeIf:
+     * phGraph_out[0] is executed when the condition is non-zero.  If `size` == 2, phGraph_out[1] will
+     * be executed when the condition is zero.
+     * cudaGraphCondTypeWhile:
+     * phGraph_out[0] is executed as long as the condition is non-zero.
+     * cudaGraphCondTypeSwitch:
+     * phGraph_out[n] is executed when the condition is equal to n.  If the condition >= `size`,
+     * no body graph is executed.
+     */
+    cudaGraph_t *phGraph_out;
+};
+
+/** Child graph node parameters */
+struct cudaChildGraphNodeParams {
+    /**
+     * The child graph to clone into the node for node creation, or
+     * a handle to the graph owned by the node for node query.
+     * The graph must not contain conditional nodes. Graphs
+     * containing memory allocation or memory free nodes must
+     * set the ownership to be moved to the parent.
+     */
+    cudaGraph_t graph;
+    /** The ownership relationship of the child graph node. */
+    cudaGraphChildGraphNodeOwnership ownership;
+};
+
+/** Event record node parameters */
+struct cudaEventRecordNodeParams {
+    /** The event to record when the node executes */
+    cudaEvent_t event;
+};
+
+/** Event wait node parameters */
+struct cudaEventWaitNodeParams {
+    /** The event to wait on from the node */
+    cudaEvent_t event;
+};
+
+/** Graph node parameters.  See `cudaGraphAddNode`. */
+struct cudaGraphNodeParams {
+    /** Type of the node */
+    cudaGraphNodeType type;
+    /** Reserved.  Must be zero. */
+    int reserved0[3];
+    union {
+        /** Padding. Unused bytes must be zero. */
+        long long reserved1[29];
+        /** Kernel node parameters. */
+        cudaKernelNodeParamsV2 kernel;
+        /** Memcpy node parameters. */
+        cudaMemcpyNodeParams memcpy;
+        /** Memset node parameters. */
+        cudaMemsetParamsV2 memset;
+        /** Host node parameters. */
+        cudaHostNodeParamsV2 host;
+        /** Child graph node parameters. */
+        cudaChildGraphNodeParams graph;
+        /** Event wait node parameters. */
+        cudaEventWaitNodeParams eventWait;
+        /** Event record node parameters. */
+        cudaEventRecordNodeParams eventRecord;
+        /** External semaphore signal node parameters. */
+        cudaExternalSemaphoreSignalNodeParamsV2 extSemSignal;
+        /** External semaphore wait node parameters. */
+        cudaExternalSemaphoreWaitNodeParamsV2 extSemWait;
+        /** Memory allocation node parameters. */
+        cudaMemAllocNodeParamsV2 alloc;
+        /** Memory free node parameters. */
+        cudaMemFreeNodeParams free;
+        /** Conditional node parameters. */
+        cudaConditionalNodeParams conditional;
+    };
+    /** Reserved bytes. Must be zero. */
+    long long reserved2;
+};
+
+/**
+ * Optional annotation for edges in a CUDA graph. Note, all edges implicitly have annotations and
+ * default to a zero-initialized value if not specified. A zero-initialized struct indicates a
+ * standard full serialization of two nodes with memory visibility.
+ */
+struct cudaGraphEdgeData_st {
+    /**
+     * This indicates when the dependency is triggered from the upstream
+     * node on the edge. The meaning is specfic to the node type. A value
+     * of 0 in all cases means full completion of the upstream node, with
+     * memory visibility to the downstream node or portion thereof
+     * (indicated by `to_port`).
+     * <br>
+     * Only kernel nodes define non-zero ports. A kernel node
+     * can use the following output port types:
+     * `cudaGraphKernelNodePortDefault`, `cudaGraphKernelNodePortProgrammatic`,
+     * or `cudaGraphKernelNodePortLaunchCompletion`.
+     */
+    unsigned char from_port;
+    /**
+     * This indicates what portion of the downstream node is dependent on
+     * the upstream node or portion thereof (indicated by `from_port`). The
+     * meaning is specific to the node type. A value of 0 in all cases means
+     * the entirety of the downstream node is dependent on the upstream work.
+     * <br>
+     * Currently no node types define non-zero ports. Accordingly, this field
+     * must be set to zero.
+     */
+    unsigned char to_port;
+    /**
+     * This should be populated with a value from `cudaGraphDependencyType`. (It
+     * is typed as char due to compiler-specific layout of bitfields.) See
+     * `cudaGraphDependencyType`.
+     */
+    unsigned char type;
+    /**
+     * These bytes are unused and must be zeroed. This ensures
+     * compatibility if additional fields are added in the future.
+     */
+    unsigned char reserved[5];
+};
+
+/** Graph instantiation parameters */
+struct cudaGraphInstantiateParams_st {
+    /** Instantiation flags */
+    unsigned long long flags;
+    /** Upload stream */
+    cudaStream_t uploadStream;
+    /** The node which caused instantiation to fail, if any */
+    cudaGraphNode_t errNode_out;
+    /** Whether instantiation was successful.  If it failed, the reason why */
+    cudaGraphInstantiateResult result_out;
+};
+
+/** Result information returned by cudaGraphExecUpdate */
+struct cudaGraphExecUpdateResultInfo_st {
+    /** Gives more specific detail when a cuda graph update fails. */
+    cudaGraphExecUpdateResult result;
+    /**
+     * The "to node" of the error edge when the topologies do not match.
+     * The error node when the error is associated with a specific node.
+     * NULL when the error is generic.
+     */
+    cudaGraphNode_t errorNode;
+    /** The from node of error edge when the topologies do not match. Otherwise NULL. */
+    cudaGraphNode_t errorFromNode;
+};
+
+/** Struct to specify a single node update to pass as part of a larger array to `cudaGraphKernelNodeUpdatesApply` */
+struct cudaGraphKernelNodeUpdate {
+    /** Node to update */
+    cudaGraphDeviceNode_t node;
+    /** Which type of update to apply. Determines how updateData is interpreted */
+    cudaGraphKernelNodeField field;
+    /** Update data to apply. Which field is used depends on field's value */
+    union {
+        /** Grid dimensions */
+        dim3 gridDim;
+        /** Kernel parameter data */
+        struct {
+            /** Kernel parameter data to write in */
+            const void *pValue;
+            /** Offset into the parameter buffer at which to apply the update */
+            size_t offset;
+            /** Number of bytes to update */
+            size_t size;
+        } param;
+        /** Node enable/disable data. Nonzero if the node should be enabled, 0 if it should be disabled */
+        unsigned int isEnabled;
+    } updateData;
+};
+
+/**
+ * Memory Synchronization Domain map
+ *
+ * See `cudaLaunchMemSyncDomain`.
+ *
+ * By default, kernels are launched in domain 0. Kernel launched with `cudaLaunchMemSyncDomainRemote` will have a
+ * different domain ID. User may also alter the domain ID with `cudaLaunchMemSyncDomainMap` for a specific stream /
+ * graph node / kernel launch. See `cudaLaunchAttributeMemSyncDomainMap`.
+ *
+ * Domain ID range is available through `cudaDevAttrMemSyncDomainCount`.
+ */
+struct cudaLaunchMemSyncDomainMap_st {
+    /** The default domain ID to use for designated kernels */
+    unsigned char default_;
+    /** The remote domain ID to use for designated kernels */
+    unsigned char remote;
+};
+
+/** Launch attributes union; used as value field of `cudaLaunchAttribute` */
+union cudaLaunchAttributeValue {
+    /** Pad to 64 bytes */
+    char pad[64];
+    /** Value of launch attribute `cudaLaunchAttributeAccessPolicyWindow`. */
+    cudaAccessPolicyWindow accessPolicyWindow;
+    /**
+     * Value of launch attribute `cudaLaunchAttributeCooperative`. Nonzero indicates a cooperative
+     * kernel (see `cudaLaunchCooperativeKernel`).
+     */
+    int cooperative;
+    /**
+     * Value of launch attribute
+     * `cudaLaunchAttributeSynchronizationPolicy`. `cudaSynchronizationPolicy`
+     * for work queued up in this stream.
+     */
+    cudaSynchronizationPolicy syncPolicy;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } clusterDim;
+    /**
+     * Value of launch attribute
+     * `cudaLaunchAttributeClusterSchedulingPolicyPreference`. Cluster
+     * scheduling policy preference for the kernel.
+     */
+    cudaClusterSchedulingPolicy clusterSchedulingPolicyPreference;
+    /**
+     * Value of launch attribute
+     * `cudaLaunchAttributeProgrammaticStreamSerialization`.
+     */
+    int programmaticStreamSerializationAllowed;
+    struct {
+        cudaEvent_t event;
+        int flags;
+        int triggerAtBlockStart;
+    } programmaticEvent;
+    /** Value of launch attribute `cudaLaunchAttributePriority`. Execution priority of the kernel. */
+    int priority;
+    /**
+     * Value of launch attribute
+     * `cudaLaunchAttributeMemSyncDomainMap`. See
+     * `cudaLaunchMemSyncDomainMap`.
+     */
+    cudaLaunchMemSyncDomainMap memSyncDomainMap;
+    /**
+     * Value of launch attribute `cudaLaunchAttributeMemSyncDomain`. See
+     * `cudaLaunchMemSyncDomain`.
+     */
+    cudaLaunchMemSyncDomain memSyncDomain;
+    struct {
+        unsigned int x;
+        unsigned int y;
+        unsigned int z;
+    } preferredClusterDim;
+    struct {
+        cudaEvent_t event;
+        int flags;
+    } launchCompletionEvent;
+    struct {
+        int deviceUpdatable;
+        cudaGraphDeviceNode_t devNode;
+    } deviceUpdatableKernelNode;
+    /** Value of launch attribute `cudaLaunchAttributePreferredSharedMemoryCarveout`. */
+    unsigned int sharedMemCarveout;
+};
+
+/** Launch attribute */
+struct cudaLaunchAttribute_st {
+    /** Attribute to set */
+    cudaLaunchAttributeID id;
+    char pad[4];
+    /** Value of the attribute */
+    cudaLaunchAttributeValue val;
+};
+
+/** CUDA extensible launch configuration */
+struct cudaLaunchConfig_st {
+    /** Grid dimensions */
+    dim3 gridDim;
+    /** Block dimensions */
+    dim3 blockDim;
+    /** Dynamic shared-memory size per thread block in bytes */
+    size_t dynamicSmemBytes;
+    /** Stream identifier */
+    cudaStream_t stream;
+    /** List of attributes; nullable if `cudaLaunchConfig_t::numAttrs` == 0 */
+    cudaLaunchAttribute *attrs;
+    /** Number of attributes populated in `cudaLaunchConfig_t::attrs` */
+    unsigned int numAttrs;
+};
+
+/** Information describing an async notification event */
+struct cudaAsyncNotificationInfo {
+    /** The type of notification being sent */
+    cudaAsyncNotificationType type;
+    /** Information about the notification. `type` must be checked in order to interpret this field. */
+    union {
+        /** Information about notifications of type `cudaAsyncNotificationTypeOverBudget` */
+        struct {
+            /** The number of bytes that the process has allocated above its device memory budget */
+            unsigned long long bytesOverBudget;
+        } overBudget;
+    } info;
+};
+
+/** CUDA texture descriptor */
+struct cudaTextureDesc {
+    /** Texture address mode for up to 3 dimensions */
+    cudaTextureAddressMode addressMode[3];
+    /** Texture filter mode */
+    cudaTextureFilterMode filterMode;
+    /** Texture read mode */
+    cudaTextureReadMode readMode;
+    /** Perform sRGB->linear conversion during texture read */
+    int sRGB;
+    /** Texture Border Color */
+    float borderColor[4];
+    /** Indicates whether texture reads are normalized or not */
+    int normalizedCoords;
+    /** Limit to the anisotropy ratio */
+    unsigned int maxAnisotropy;
+    /** Mipmap filter mode */
+    cudaTextureFilterMode mipmapFilterMode;
+    /** Offset applied to the supplied mipmap level */
+    float mipmapLevelBias;
+    /** Lower end of the mipmap level range to clamp access to */
+    float minMipmapLevelClamp;
+    /** Upper end of the mipmap level range to clamp access to */
+    float maxMipmapLevelClamp;
+    /** Disable any trilinear filtering optimizations. */
+    int disableTrilinearOptimization;
+    /** Enable seamless cube map filtering. */
+    int seamlessCubemap;
+};
 
 /* ------------------------------------------------------------------------------------------ */
 /* Constants                                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
 #define CUDART_VERSION 12090
+#define cudaHostAllocDefault 0
+#define cudaHostAllocPortable 1
+#define cudaHostAllocMapped 2
+#define cudaHostAllocWriteCombined 4
+#define cudaHostRegisterDefault 0
+#define cudaHostRegisterPortable 1
+#define cudaHostRegisterMapped 2
+#define cudaHostRegisterIoMemory 4
+#define cudaHostRegisterReadOnly 8
+#define cudaPeerAccessDefault 0
+#define cudaStreamDefault 0
+#define cudaStreamNonBlocking 1
+#define cudaStreamLegacy ((cudaStream_t)1)
+#define cudaStreamPerThread ((cudaStream_t)2)
+#define cudaEventDefault 0
+#define cudaEventBlockingSync 1
+#define cudaEventDisableTiming 2
+#define cudaEventInterprocess 4
+#define cudaEventRecordDefault 0
+#define cudaEventRecordExternal 1
+#define cudaEventWaitDefault 0
+#define cudaEventWaitExternal 1
+#define cudaDeviceScheduleAuto 0
+#define cudaDeviceScheduleSpin 1
+#define cudaDeviceScheduleYield 2
+#define cudaDeviceScheduleBlockingSync 4
+#define cudaDeviceBlockingSync 4
+#define cudaDeviceScheduleMask 7
+#define cudaDeviceMapHost 8
+#define cudaDeviceLmemResizeToMax 16
+#define cudaDeviceSyncMemops 128
+#define cudaDeviceMask 255
+#define cudaArrayDefault 0
+#define cudaArrayLayered 1
+#define cudaArraySurfaceLoadStore 2
+#define cudaArrayCubemap 4
+#define cudaArrayTextureGather 8
+#define cudaArrayColorAttachment 32
+#define cudaArraySparse 64
+#define cudaArrayDeferredMapping 128
+#define cudaIpcMemLazyEnablePeerAccess 1
+#define cudaMemAttachGlobal 1
+#define cudaMemAttachHost 2
+#define cudaMemAttachSingle 4
+#define cudaOccupancyDefault 0
+#define cudaOccupancyDisableCachingOverride 1
+#define cudaCpuDeviceId ((int)(-1))
+#define cudaInvalidDeviceId ((int)(-2))
+#define cudaInitDeviceFlagsAreValid 1
+#define cudaCooperativeLaunchMultiDeviceNoPreSync 1
+#define cudaCooperativeLaunchMultiDeviceNoPostSync 2
+#define cudaArraySparsePropertiesSingleMipTail 1
+#define cudaMemPoolCreateUsageHwDecompress 2
+#define CUDA_IPC_HANDLE_SIZE 64
+#define cudaExternalMemoryDedicated 1
+#define cudaExternalSemaphoreSignalSkipNvSciBufMemSync 1
+#define cudaExternalSemaphoreWaitSkipNvSciBufMemSync 2
+#define cudaNvSciSyncAttrSignal 1
+#define cudaNvSciSyncAttrWait 2
+#define cudaGraphKernelNodePortDefault 0
+#define cudaGraphKernelNodePortProgrammatic 1
+#define cudaGraphKernelNodePortLaunchCompletion 2
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+#define cudaKernelNodeAttributeClusterDimension cudaLaunchAttributeClusterDimension
+#define cudaKernelNodeAttributeClusterSchedulingPolicyPreference cudaLaunchAttributeClusterSchedulingPolicyPreference
+#define cudaKernelNodeAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaKernelNodeAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+#define cudaKernelNodeAttributePreferredSharedMemoryCarveout cudaLaunchAttributePreferredSharedMemoryCarveout
+#define cudaKernelNodeAttributeDeviceUpdatableKernelNode cudaLaunchAttributeDeviceUpdatableKernelNode
+#define cudaSurfaceType1D 1
+#define cudaSurfaceType2D 2
+#define cudaSurfaceType3D 3
+#define cudaSurfaceTypeCubemap 12
+#define cudaSurfaceType1DLayered 241
+#define cudaSurfaceType2DLayered 242
+#define cudaSurfaceTypeCubemapLayered 252
+#define cudaTextureType1D 1
+#define cudaTextureType2D 2
+#define cudaTextureType3D 3
+#define cudaTextureTypeCubemap 12
+#define cudaTextureType1DLayered 241
+#define cudaTextureType2DLayered 242
+#define cudaTextureTypeCubemapLayered 252
 
 /* ------------------------------------------------------------------------------------------ */
 /* Functions: one prototype per exported ABI symbol                                           */

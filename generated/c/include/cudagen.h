@@ -20,7 +20,7 @@
 // Regenerate with `cargo xtask regen`.
 /*
  * cudagen.h: the API libcudagen adds to the CUDA 12.9 driver and NVRTC functions
- * declared in cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and cuda_runtime_api.h and driver_types.h and vector_types.h and surface_types.h and texture_types.h and device_types.h.
+ * declared in cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and cuda_runtime_api.h.
  */
 #ifndef CUDAGEN_H
 #define CUDAGEN_H

@@ -20,7 +20,7 @@
 // Regenerate with `cargo xtask regen`.
 //! libcudagen: a link-free, traceable libcuda / libnvrtc for C and C++ programs, CUDA 12.9.
 //!
-//! Exports every ABI symbol of `cuda.h` and `cudaGL.h` and `cudaEGL.h` and `cudaVDPAU.h` and `cudaProfiler.h` and `nvrtc.h` and `cuda_runtime_api.h` and `driver_types.h` and `vector_types.h` and `surface_types.h` and `texture_types.h` and `device_types.h` (1064 in all) with its C prototype;
+//! Exports every ABI symbol of `cuda.h` and `cudaGL.h` and `cudaEGL.h` and `cudaVDPAU.h` and `cudaProfiler.h` and `nvrtc.h` and `cuda_runtime_api.h` (1064 in all) with its C prototype;
 //! each forwards to the `sys` function of the `cudagen` crate, which opens the real library at
 //! first use, resolves the entry lazily and traces the call when `CUDAGEN_TRACE` is set. Also
 //! exported: `cuGetProcAddress`, `cudagenLastLoaderError`, `cudagen_shim_marker`.

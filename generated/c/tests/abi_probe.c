@@ -20,7 +20,7 @@
 // Regenerate with `cargo xtask regen`.
 /*
  * ABI probe: prints the size, alignment and field offsets of every record and the value of every
- * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and cuda_runtime_api.h and driver_types.h and vector_types.h and surface_types.h and texture_types.h and device_types.h, and redeclares every exported
+ * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and cuda_runtime_api.h, and redeclares every exported
  * prototype. tests/c/run.sh builds it against the generated headers and against NVIDIA's and
  * requires identical output; a prototype that differs from NVIDIA's fails that build.
  */
@@ -38,11 +38,6 @@
 #include <cudaProfiler.h>
 #include <nvrtc.h>
 #include <cuda_runtime_api.h>
-#include <driver_types.h>
-#include <vector_types.h>
-#include <surface_types.h>
-#include <texture_types.h>
-#include <device_types.h>
 
 #if defined(__GNUC__)
 #define ALIGNOF(T) __alignof__(T)

@@ -377,6 +377,10 @@ pub struct HeaderInfo {
     /// A companion header's include guard (NVIDIA's: code may test it), from its profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<String>,
+    /// A header the main header includes whose declarations are the library's (the profile's
+    /// `declares`: `driver_types.h`): the C surface renders them in the main header.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub included_by_main: bool,
 }
 
 /// A source position, for diagnostics and review.

@@ -106,130 +106,6 @@ impl Drop for AsyncCallbackHandle_t {
     }
 }
 
-/// An owned `void *`: dropping it calls [`cudaFreeAsync`](lib::free_async) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
-///
-/// Made by [`cudaMallocAsync`](lib::malloc_async).
-/// Borrows its [`Stream_t`] (it must not outlive it).
-///
-/// Threads: an address the owned type never reads through: Send and Sync.
-#[derive(Debug)]
-pub struct AsyncDeviceMemory<'p> {
-    raw: *mut c_void,
-    h_stream: cudaStream_t,
-    _marker: PhantomData<&'p ()>,
-}
-
-// SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl<'p> Send for AsyncDeviceMemory<'p> {}
-unsafe impl<'p> Sync for AsyncDeviceMemory<'p> {}
-
-impl<'p> AsyncDeviceMemory<'p> {
-    /// Takes over a raw handle and the values its end call needs.
-    ///
-    /// # Safety
-    ///
-    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
-    #[inline]
-    pub unsafe fn from_raw(raw: (*mut c_void, cudaStream_t)) -> Self {
-        let (raw, h_stream) = raw;
-        Self { raw, h_stream, _marker: PhantomData }
-    }
-
-    /// The raw handle, still owned by `self`.
-    #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
-        self.raw
-    }
-
-    /// Gives the handle up without ending it.
-    #[inline]
-    pub fn into_raw(self) -> (*mut c_void, cudaStream_t) {
-        let this = ManuallyDrop::new(self);
-        (this.raw, this.h_stream)
-    }
-
-    /// Ends the handle now with [`cudaFreeAsync`](lib::free_async), returning the error a drop would keep.
-    #[inline]
-    pub fn destroy(self) -> Result<(), Error> {
-        let this = ManuallyDrop::new(self);
-        this.end()
-    }
-
-    #[inline]
-    fn end(&self) -> Result<(), Error> {
-        // SAFETY: the handle is owned by `self` and ended once.
-        unsafe { lib::free_async(self.raw, self.h_stream) }
-    }
-}
-
-impl<'p> Drop for AsyncDeviceMemory<'p> {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            super::record_drop_error("AsyncDeviceMemory", e.into());
-        }
-    }
-}
-
-/// An owned `void *`: dropping it calls [`cudaFree`](lib::free) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
-///
-/// Made by [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer).
-///
-/// Threads: an address the owned type never reads through: Send and Sync.
-#[derive(Debug)]
-pub struct DeviceMemory {
-    raw: *mut c_void,
-}
-
-// SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for DeviceMemory {}
-unsafe impl Sync for DeviceMemory {}
-
-impl DeviceMemory {
-    /// Takes over a raw handle.
-    ///
-    /// # Safety
-    ///
-    /// The handle is live and nothing else ends it.
-    #[inline]
-    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
-        Self { raw }
-    }
-
-    /// The raw handle, still owned by `self`.
-    #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
-        self.raw
-    }
-
-    /// Gives the handle up without ending it.
-    #[inline]
-    pub fn into_raw(self) -> *mut c_void {
-        let this = ManuallyDrop::new(self);
-        this.raw
-    }
-
-    /// Ends the handle now with [`cudaFree`](lib::free), returning the error a drop would keep.
-    #[inline]
-    pub fn destroy(self) -> Result<(), Error> {
-        let this = ManuallyDrop::new(self);
-        this.end()
-    }
-
-    #[inline]
-    fn end(&self) -> Result<(), Error> {
-        // SAFETY: the handle is owned by `self` and ended once.
-        unsafe { lib::free(self.raw) }
-    }
-}
-
-impl Drop for DeviceMemory {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            super::record_drop_error("DeviceMemory", e.into());
-        }
-    }
-}
-
 /// An owned `cudaEvent_t`: dropping it calls [`cudaEventDestroy`](lib::event_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cudaIpcOpenEventHandle`](lib::ipc_open_event_handle), [`cudaEventCreate`](lib::event_create), [`cudaEventCreateWithFlags`](lib::event_create_with_flags).
@@ -413,20 +289,20 @@ impl ExternalMemory_t {
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
-    /// Creates [`DeviceMemory`] with [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer) on this handle.
-    #[inline]
-    pub fn get_mapped_buffer(&self, buffer_desc: &cudaExternalMemoryBufferDesc) -> Result<DeviceMemory, Error> {
-        let __o0 = lib::external_memory_get_mapped_buffer(self.raw, buffer_desc)?;
-        // SAFETY: the handle was just made by `cudaExternalMemoryGetMappedBuffer` and is owned by nobody else.
-        Ok(unsafe { DeviceMemory::from_raw(__o0) })
-    }
-
     /// Creates [`MipmappedArray_t`] with [`cudaExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array) on this handle.
     #[inline]
     pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc) -> Result<MipmappedArray_t, Error> {
         let __o0 = lib::external_memory_get_mapped_mipmapped_array(self.raw, mipmap_desc)?;
         // SAFETY: the handle was just made by `cudaExternalMemoryGetMappedMipmappedArray` and is owned by nobody else.
         Ok(unsafe { MipmappedArray_t::from_raw(__o0) })
+    }
+
+    /// Creates [`RuntimeDeviceMemory`] with [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer) on this handle.
+    #[inline]
+    pub fn get_mapped_buffer(&self, buffer_desc: &cudaExternalMemoryBufferDesc) -> Result<RuntimeDeviceMemory, Error> {
+        let __o0 = lib::external_memory_get_mapped_buffer(self.raw, buffer_desc)?;
+        // SAFETY: the handle was just made by `cudaExternalMemoryGetMappedBuffer` and is owned by nobody else.
+        Ok(unsafe { RuntimeDeviceMemory::from_raw(__o0) })
     }
 }
 
@@ -690,76 +566,6 @@ impl Drop for GraphExec_t {
     }
 }
 
-/// An owned `cudaUserObject_t`: dropping it calls [`cudaGraphReleaseUserObject`](lib::graph_release_user_object) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
-///
-/// Made by [`cudaGraphRetainUserObject`](lib::graph_retain_user_object).
-/// Borrows its [`Graph_t`] (it must not outlive it).
-///
-/// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-#[derive(Debug)]
-pub struct GraphUserObject<'p> {
-    raw: cudaUserObject_t,
-    graph: cudaGraph_t,
-    count: c_uint,
-    _marker: PhantomData<&'p ()>,
-}
-
-// SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
-unsafe impl<'p> Send for GraphUserObject<'p> {}
-unsafe impl<'p> Sync for GraphUserObject<'p> {}
-
-impl<'p> GraphUserObject<'p> {
-    /// Takes over a raw handle and the values its end call needs.
-    ///
-    /// # Safety
-    ///
-    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
-    #[inline]
-    pub unsafe fn from_raw(raw: (cudaUserObject_t, cudaGraph_t, c_uint)) -> Self {
-        let (raw, graph, count) = raw;
-        Self { raw, graph, count, _marker: PhantomData }
-    }
-
-    /// The raw handle, still owned by `self`.
-    #[inline]
-    pub fn as_raw(&self) -> cudaUserObject_t {
-        self.raw
-    }
-
-    /// Gives the handle up without ending it.
-    #[inline]
-    pub fn into_raw(self) -> (cudaUserObject_t, cudaGraph_t, c_uint) {
-        let this = ManuallyDrop::new(self);
-        (this.raw, this.graph, this.count)
-    }
-
-    /// Ends the handle now with [`cudaGraphReleaseUserObject`](lib::graph_release_user_object), returning the error a drop would keep.
-    #[inline]
-    pub fn destroy(self) -> Result<(), Error> {
-        let this = ManuallyDrop::new(self);
-        this.end()
-    }
-
-    #[inline]
-    fn end(&self) -> Result<(), Error> {
-        lib::graph_release_user_object(self.graph, self.raw, self.count)
-    }
-
-    /// Calls [`cudaUserObjectRetain`](lib::user_object_retain) on this handle.
-    #[inline]
-    pub fn retain(&self, count: c_uint) -> Result<(), Error> {
-        lib::user_object_retain(self.raw, count)
-    }
-}
-
-impl<'p> Drop for GraphUserObject<'p> {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            super::record_drop_error("GraphUserObject", e.into());
-        }
-    }
-}
-
 /// An owned `cudaGraph_t`: dropping it calls [`cudaGraphDestroy`](lib::graph_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cudaGraphCreate`](lib::graph_create).
@@ -842,12 +648,12 @@ impl Graph_t {
         Ok(unsafe { GraphExec_t::from_raw(__o0) })
     }
 
-    /// Creates [`GraphUserObject`] with [`cudaGraphRetainUserObject`](lib::graph_retain_user_object) on this handle.
+    /// Creates [`RuntimeGraphUserObject`] with [`cudaGraphRetainUserObject`](lib::graph_retain_user_object) on this handle.
     #[inline]
-    pub fn retain_user_object(&self, object: cudaUserObject_t, count: c_uint, flags: c_uint) -> Result<GraphUserObject<'_>, Error> {
+    pub fn retain_user_object(&self, object: cudaUserObject_t, count: c_uint, flags: c_uint) -> Result<RuntimeGraphUserObject<'_>, Error> {
         lib::graph_retain_user_object(self.raw, object, count, flags)?;
         // SAFETY: the handle was just made by `cudaGraphRetainUserObject` and is owned by nobody else.
-        Ok(unsafe { GraphUserObject::from_raw((object, self.raw, count)) })
+        Ok(unsafe { RuntimeGraphUserObject::from_raw((object, self.raw, count)) })
     }
 
     /// Calls [`cudaGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
@@ -1051,146 +857,6 @@ impl Drop for Graph_t {
     }
 }
 
-/// An owned `void *`: dropping it calls [`cudaHostUnregister`](lib::host_unregister) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
-///
-/// Made by [`cudaHostRegister`](lib::host_register).
-///
-/// Threads: an address the owned type never reads through: Send and Sync.
-#[derive(Debug)]
-pub struct HostRegistration {
-    raw: *mut c_void,
-}
-
-// SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for HostRegistration {}
-unsafe impl Sync for HostRegistration {}
-
-impl HostRegistration {
-    /// Takes over a raw handle.
-    ///
-    /// # Safety
-    ///
-    /// The handle is live and nothing else ends it.
-    #[inline]
-    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
-        Self { raw }
-    }
-
-    /// The raw handle, still owned by `self`.
-    #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
-        self.raw
-    }
-
-    /// Gives the handle up without ending it.
-    #[inline]
-    pub fn into_raw(self) -> *mut c_void {
-        let this = ManuallyDrop::new(self);
-        this.raw
-    }
-
-    /// Ends the handle now with [`cudaHostUnregister`](lib::host_unregister), returning the error a drop would keep.
-    #[inline]
-    pub fn destroy(self) -> Result<(), Error> {
-        let this = ManuallyDrop::new(self);
-        this.end()
-    }
-
-    #[inline]
-    fn end(&self) -> Result<(), Error> {
-        // SAFETY: the handle is owned by `self` and ended once.
-        unsafe { lib::host_unregister(self.raw) }
-    }
-
-    /// Creates [`HostRegistration`] with [`cudaHostRegister`](lib::host_register).
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::host_register`](lib::host_register): its raw pointers must be valid as the C API documents.
-    #[inline]
-    pub unsafe fn register(ptr: *mut c_void, size: usize, flags: c_uint) -> Result<Self, Error> {
-        unsafe { lib::host_register(ptr, size, flags) }?;
-        // SAFETY: the handle was just made by `cudaHostRegister` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw(ptr) })
-    }
-}
-
-impl Drop for HostRegistration {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            super::record_drop_error("HostRegistration", e.into());
-        }
-    }
-}
-
-/// An owned `void *`: dropping it calls [`cudaIpcCloseMemHandle`](lib::ipc_close_mem_handle) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
-///
-/// Made by [`cudaIpcOpenMemHandle`](lib::ipc_open_mem_handle).
-///
-/// Threads: an address the owned type never reads through: Send and Sync.
-#[derive(Debug)]
-pub struct IpcMemory {
-    raw: *mut c_void,
-}
-
-// SAFETY: an address the owned type never reads through: Send and Sync.
-unsafe impl Send for IpcMemory {}
-unsafe impl Sync for IpcMemory {}
-
-impl IpcMemory {
-    /// Takes over a raw handle.
-    ///
-    /// # Safety
-    ///
-    /// The handle is live and nothing else ends it.
-    #[inline]
-    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
-        Self { raw }
-    }
-
-    /// The raw handle, still owned by `self`.
-    #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
-        self.raw
-    }
-
-    /// Gives the handle up without ending it.
-    #[inline]
-    pub fn into_raw(self) -> *mut c_void {
-        let this = ManuallyDrop::new(self);
-        this.raw
-    }
-
-    /// Ends the handle now with [`cudaIpcCloseMemHandle`](lib::ipc_close_mem_handle), returning the error a drop would keep.
-    #[inline]
-    pub fn destroy(self) -> Result<(), Error> {
-        let this = ManuallyDrop::new(self);
-        this.end()
-    }
-
-    #[inline]
-    fn end(&self) -> Result<(), Error> {
-        // SAFETY: the handle is owned by `self` and ended once.
-        unsafe { lib::ipc_close_mem_handle(self.raw) }
-    }
-
-    /// Creates [`IpcMemory`] with [`cudaIpcOpenMemHandle`](lib::ipc_open_mem_handle).
-    #[inline]
-    pub fn open_mem_handle(handle: cudaIpcMemHandle_t, flags: c_uint) -> Result<Self, Error> {
-        let __o0 = lib::ipc_open_mem_handle(handle, flags)?;
-        // SAFETY: the handle was just made by `cudaIpcOpenMemHandle` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw(__o0) })
-    }
-}
-
-impl Drop for IpcMemory {
-    fn drop(&mut self) {
-        if let Err(e) = self.end() {
-            super::record_drop_error("IpcMemory", e.into());
-        }
-    }
-}
-
 /// An owned `cudaMemPool_t`: dropping it calls [`cudaMemPoolDestroy`](lib::mem_pool_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cudaMemPoolCreate`](lib::mem_pool_create), [`cudaMemPoolImportFromShareableHandle`](lib::mem_pool_import_from_shareable_handle).
@@ -1379,6 +1045,340 @@ impl Drop for MipmappedArray_t {
     }
 }
 
+/// An owned `void *`: dropping it calls [`cudaFreeAsync`](lib::free_async) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaMallocAsync`](lib::malloc_async).
+/// Borrows its [`Stream_t`] (it must not outlive it).
+///
+/// Threads: an address the owned type never reads through: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeAsyncDeviceMemory<'p> {
+    raw: *mut c_void,
+    h_stream: cudaStream_t,
+    _marker: PhantomData<&'p ()>,
+}
+
+// SAFETY: an address the owned type never reads through: Send and Sync.
+unsafe impl<'p> Send for RuntimeAsyncDeviceMemory<'p> {}
+unsafe impl<'p> Sync for RuntimeAsyncDeviceMemory<'p> {}
+
+impl<'p> RuntimeAsyncDeviceMemory<'p> {
+    /// Takes over a raw handle and the values its end call needs.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
+    #[inline]
+    pub unsafe fn from_raw(raw: (*mut c_void, cudaStream_t)) -> Self {
+        let (raw, h_stream) = raw;
+        Self { raw, h_stream, _marker: PhantomData }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> *mut c_void {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> (*mut c_void, cudaStream_t) {
+        let this = ManuallyDrop::new(self);
+        (this.raw, this.h_stream)
+    }
+
+    /// Ends the handle now with [`cudaFreeAsync`](lib::free_async), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::free_async(self.raw, self.h_stream) }
+    }
+}
+
+impl<'p> Drop for RuntimeAsyncDeviceMemory<'p> {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeAsyncDeviceMemory", e.into());
+        }
+    }
+}
+
+/// An owned `void *`: dropping it calls [`cudaFree`](lib::free) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer).
+///
+/// Threads: an address the owned type never reads through: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeDeviceMemory {
+    raw: *mut c_void,
+}
+
+// SAFETY: an address the owned type never reads through: Send and Sync.
+unsafe impl Send for RuntimeDeviceMemory {}
+unsafe impl Sync for RuntimeDeviceMemory {}
+
+impl RuntimeDeviceMemory {
+    /// Takes over a raw handle.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it.
+    #[inline]
+    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self { raw }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> *mut c_void {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> *mut c_void {
+        let this = ManuallyDrop::new(self);
+        this.raw
+    }
+
+    /// Ends the handle now with [`cudaFree`](lib::free), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::free(self.raw) }
+    }
+}
+
+impl Drop for RuntimeDeviceMemory {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeDeviceMemory", e.into());
+        }
+    }
+}
+
+/// An owned `cudaUserObject_t`: dropping it calls [`cudaGraphReleaseUserObject`](lib::graph_release_user_object) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaGraphRetainUserObject`](lib::graph_retain_user_object).
+/// Borrows its [`Graph_t`] (it must not outlive it).
+///
+/// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeGraphUserObject<'p> {
+    raw: cudaUserObject_t,
+    graph: cudaGraph_t,
+    count: c_uint,
+    _marker: PhantomData<&'p ()>,
+}
+
+// SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+unsafe impl<'p> Send for RuntimeGraphUserObject<'p> {}
+unsafe impl<'p> Sync for RuntimeGraphUserObject<'p> {}
+
+impl<'p> RuntimeGraphUserObject<'p> {
+    /// Takes over a raw handle and the values its end call needs.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
+    #[inline]
+    pub unsafe fn from_raw(raw: (cudaUserObject_t, cudaGraph_t, c_uint)) -> Self {
+        let (raw, graph, count) = raw;
+        Self { raw, graph, count, _marker: PhantomData }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> cudaUserObject_t {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> (cudaUserObject_t, cudaGraph_t, c_uint) {
+        let this = ManuallyDrop::new(self);
+        (this.raw, this.graph, this.count)
+    }
+
+    /// Ends the handle now with [`cudaGraphReleaseUserObject`](lib::graph_release_user_object), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        lib::graph_release_user_object(self.graph, self.raw, self.count)
+    }
+
+    /// Calls [`cudaUserObjectRetain`](lib::user_object_retain) on this handle.
+    #[inline]
+    pub fn retain(&self, count: c_uint) -> Result<(), Error> {
+        lib::user_object_retain(self.raw, count)
+    }
+}
+
+impl<'p> Drop for RuntimeGraphUserObject<'p> {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeGraphUserObject", e.into());
+        }
+    }
+}
+
+/// An owned `void *`: dropping it calls [`cudaHostUnregister`](lib::host_unregister) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaHostRegister`](lib::host_register).
+///
+/// Threads: an address the owned type never reads through: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeHostRegistration {
+    raw: *mut c_void,
+}
+
+// SAFETY: an address the owned type never reads through: Send and Sync.
+unsafe impl Send for RuntimeHostRegistration {}
+unsafe impl Sync for RuntimeHostRegistration {}
+
+impl RuntimeHostRegistration {
+    /// Takes over a raw handle.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it.
+    #[inline]
+    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self { raw }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> *mut c_void {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> *mut c_void {
+        let this = ManuallyDrop::new(self);
+        this.raw
+    }
+
+    /// Ends the handle now with [`cudaHostUnregister`](lib::host_unregister), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::host_unregister(self.raw) }
+    }
+
+    /// Creates [`RuntimeHostRegistration`] with [`cudaHostRegister`](lib::host_register).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::host_register`](lib::host_register): its raw pointers must be valid as the C API documents.
+    #[inline]
+    pub unsafe fn register(ptr: *mut c_void, size: usize, flags: c_uint) -> Result<Self, Error> {
+        unsafe { lib::host_register(ptr, size, flags) }?;
+        // SAFETY: the handle was just made by `cudaHostRegister` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(ptr) })
+    }
+}
+
+impl Drop for RuntimeHostRegistration {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeHostRegistration", e.into());
+        }
+    }
+}
+
+/// An owned `void *`: dropping it calls [`cudaIpcCloseMemHandle`](lib::ipc_close_mem_handle) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaIpcOpenMemHandle`](lib::ipc_open_mem_handle).
+///
+/// Threads: an address the owned type never reads through: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeIpcMemory {
+    raw: *mut c_void,
+}
+
+// SAFETY: an address the owned type never reads through: Send and Sync.
+unsafe impl Send for RuntimeIpcMemory {}
+unsafe impl Sync for RuntimeIpcMemory {}
+
+impl RuntimeIpcMemory {
+    /// Takes over a raw handle.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it.
+    #[inline]
+    pub unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self { raw }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> *mut c_void {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> *mut c_void {
+        let this = ManuallyDrop::new(self);
+        this.raw
+    }
+
+    /// Ends the handle now with [`cudaIpcCloseMemHandle`](lib::ipc_close_mem_handle), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::ipc_close_mem_handle(self.raw) }
+    }
+
+    /// Creates [`RuntimeIpcMemory`] with [`cudaIpcOpenMemHandle`](lib::ipc_open_mem_handle).
+    #[inline]
+    pub fn open_mem_handle(handle: cudaIpcMemHandle_t, flags: c_uint) -> Result<Self, Error> {
+        let __o0 = lib::ipc_open_mem_handle(handle, flags)?;
+        // SAFETY: the handle was just made by `cudaIpcOpenMemHandle` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(__o0) })
+    }
+}
+
+impl Drop for RuntimeIpcMemory {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeIpcMemory", e.into());
+        }
+    }
+}
+
 /// An owned `cudaStream_t`: dropping it calls [`cudaStreamDestroy`](lib::stream_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
 /// Made by [`cudaStreamCreate`](lib::stream_create), [`cudaStreamCreateWithFlags`](lib::stream_create_with_flags), [`cudaStreamCreateWithPriority`](lib::stream_create_with_priority).
@@ -1453,12 +1453,12 @@ impl Stream_t {
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
-    /// Creates [`AsyncDeviceMemory`] with [`cudaMallocAsync`](lib::malloc_async) on this handle.
+    /// Creates [`RuntimeAsyncDeviceMemory`] with [`cudaMallocAsync`](lib::malloc_async) on this handle.
     #[inline]
-    pub fn malloc_async(&self, size: usize) -> Result<AsyncDeviceMemory<'_>, Error> {
+    pub fn malloc_async(&self, size: usize) -> Result<RuntimeAsyncDeviceMemory<'_>, Error> {
         let __o0 = lib::malloc_async(size, self.raw)?;
         // SAFETY: the handle was just made by `cudaMallocAsync` and is owned by nobody else.
-        Ok(unsafe { AsyncDeviceMemory::from_raw((__o0, self.raw)) })
+        Ok(unsafe { RuntimeAsyncDeviceMemory::from_raw((__o0, self.raw)) })
     }
 
     /// Calls [`cudaStreamGetPriority`](lib::stream_get_priority) on this handle.

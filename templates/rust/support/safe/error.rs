@@ -17,6 +17,8 @@ pub enum Error {
     Driver(driver::Error),
     /// An NVRTC call failed (an owned `Program`'s end, kept by its `Drop`).
     Nvrtc(crate::nvrtc::Error),
+    /// A runtime API call failed (an owned runtime object's end, kept by its `Drop`).
+    Runtime(crate::runtime::Error),
     /// A copy between a buffer and host memory, or between two buffers, of different lengths.
     Length { expected: usize, given: usize },
     /// `len * size_of::<T>()` does not fit a `usize`.
@@ -60,6 +62,7 @@ impl fmt::Display for Error {
         match self {
             Error::Driver(e) => fmt::Display::fmt(e, f),
             Error::Nvrtc(e) => fmt::Display::fmt(e, f),
+            Error::Runtime(e) => fmt::Display::fmt(e, f),
             Error::Length { expected, given } => {
                 write!(f, "length mismatch: the buffer holds {expected} elements, the other side {given}")
             }
@@ -114,6 +117,7 @@ impl std::error::Error for Error {
         match self {
             Error::Driver(e) => Some(e),
             Error::Nvrtc(e) => Some(e),
+            Error::Runtime(e) => Some(e),
             Error::NoParamInfo { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
@@ -131,6 +135,13 @@ impl From<crate::nvrtc::Error> for Error {
     #[cold]
     fn from(e: crate::nvrtc::Error) -> Self {
         Error::Nvrtc(e)
+    }
+}
+
+impl From<crate::runtime::Error> for Error {
+    #[cold]
+    fn from(e: crate::runtime::Error) -> Self {
+        Error::Runtime(e)
     }
 }
 
