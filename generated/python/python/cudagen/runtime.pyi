@@ -6888,11 +6888,11 @@ def cudaOccupancyMaxActiveClusters(func: Any, launchConfig: cudaLaunchConfig_t) 
     `cudaOccupancyMaxActiveClusters(int*`, T, const cudaLaunchConfig_t*) "cudaOccupancyMaxActiveClusters (C++ API)",
     `cuOccupancyMaxActiveClusters`
     """
-def cudaMallocManaged(devPtr: Any, size: int, flags: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMallocManaged(size: int, flags: int) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
     """
-def cudaMalloc(devPtr: Any, size: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMalloc(size: int) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
 
     Allocate memory on the device
 
@@ -6922,8 +6922,8 @@ def cudaMalloc(devPtr: Any, size: int) -> tuple[cudaError_t]:
     `cudaFreeHost`, `cudaHostAlloc`,
     `cuMemAlloc`
     """
-def cudaMallocHost(ptr: Any, size: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMallocHost(size: int) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
 
     Allocates page-locked memory on the host
 
@@ -6960,8 +6960,8 @@ def cudaMallocHost(ptr: Any, size: int) -> tuple[cudaError_t]:
     `cudaFreeHost`, `cudaHostAlloc`,
     `cuMemAllocHost`
     """
-def cudaMallocPitch(devPtr: Any, width: int, height: int) -> tuple[cudaError_t, int | None]:
-    """Returns `tuple[cudaError_t, int | None]`.
+def cudaMallocPitch(width: int, height: int) -> tuple[cudaError_t, int | None, int | None]:
+    """Returns `tuple[cudaError_t, int | None, int | None]`.
 
     Allocates pitched memory on the device
 
@@ -7169,8 +7169,8 @@ def cudaFreeMipmappedArray(mipmappedArray: cudaMipmappedArray_t | int) -> tuple[
     `cudaFreeHost`, `cudaHostAlloc`,
     `cuMipmappedArrayDestroy`
     """
-def cudaHostAlloc(pHost: Any, size: int, flags: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaHostAlloc(size: int, flags: int) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
 
     Allocates page-locked memory on the host
 
@@ -7426,8 +7426,8 @@ def cudaHostGetFlags(pHost: Any) -> tuple[cudaError_t, int | None]:
     **See also:** `cudaHostAlloc`,
     `cuMemHostGetFlags`
     """
-def cudaMalloc3D(pitchedDevPtr: cudaPitchedPtr, extent: cudaExtent) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMalloc3D(extent: cudaExtent) -> tuple[cudaError_t, cudaPitchedPtr | None]:
+    """Returns `tuple[cudaError_t, cudaPitchedPtr | None]`.
 
     Allocates logical 1D, 2D, or 3D memory objects on the device
 
@@ -7611,8 +7611,8 @@ def cudaMalloc3DArray(desc: cudaChannelFormatDesc, extent: cudaExtent, flags: in
     `make_cudaExtent`,
     `cuArray3DCreate`
     """
-def cudaMallocMipmappedArray(mipmappedArray: Sequence[cudaMipmappedArray_t | int] | None, desc: cudaChannelFormatDesc, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
+    """Returns `tuple[cudaError_t, cudaMipmappedArray_t | None]`.
 
     Allocate a mipmapped array on the device
 
@@ -10513,8 +10513,8 @@ def cudaMemPoolImportFromShareableHandle(shareableHandle: Any, handleType: cudaM
 
     **See also:** `cuMemPoolImportFromShareableHandle`, `cudaMemPoolExportToShareableHandle`, `cudaMemPoolExportPointer`, `cudaMemPoolImportPointer`
     """
-def cudaMemPoolExportPointer(exportData: cudaMemPoolPtrExportData, ptr: Any) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMemPoolExportPointer(ptr: Any) -> tuple[cudaError_t, cudaMemPoolPtrExportData | None]:
+    """Returns `tuple[cudaError_t, cudaMemPoolPtrExportData | None]`.
 
     Export data to share a memory pool allocation between processes.
 
@@ -13675,8 +13675,8 @@ def cudaGraphConditionalHandleCreate(graph: cudaGraph_t | int, defaultLaunchValu
     **See also:**
     `cuGraphAddNode`,
     """
-def cudaGetDriverEntryPoint(symbol: bytes, funcPtr: Any, flags: int) -> tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]:
-    """Returns `tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]`.
+def cudaGetDriverEntryPoint(symbol: bytes, flags: int) -> tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]:
+    """Returns `tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]`.
     """
 def cudaGetDriverEntryPointByVersion(symbol: bytes, funcPtr: Any, cudaVersion: int, flags: int) -> tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]:
     """Returns `tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]`.
@@ -14058,8 +14058,8 @@ def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | int, attr: cudaFuncAt
     `cudaFuncSetAttribute`,
     `cuKernelSetAttribute`
     """
-def cudaGetExportTable(ppExportTable: Any, pExportTableId: CUuuid) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaGetExportTable(pExportTableId: CUuuid) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
 
     \\cond impl_private
     """

@@ -5338,15 +5338,13 @@ pub unsafe fn occupancy_max_active_clusters(func: *const c_void, launch_config: 
     Ok(unsafe { __num_clusters.assume_init() })
 }
 
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMallocManaged")]
 #[inline]
-pub unsafe fn malloc_managed(dev_ptr: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMallocManaged(dev_ptr, size, flags) }?;
+pub fn malloc_managed(size: usize, flags: c_uint) -> Result<*mut c_void, Error> {
+    let mut __dev_ptr = MaybeUninit::<*mut c_void>::uninit();
+    let __r = unsafe { sys::call_cudaMallocManaged(__dev_ptr.as_mut_ptr(), size, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __dev_ptr.assume_init() })
 }
 
 /// Allocate memory on the device
@@ -5376,16 +5374,13 @@ pub unsafe fn malloc_managed(dev_ptr: *mut *mut c_void, size: usize, flags: c_ui
 /// `cudaMallocHost(void**`, size_t) "cudaMallocHost (C API)",
 /// `cudaFreeHost`, `cudaHostAlloc`,
 /// `cuMemAlloc`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMalloc")]
 #[inline]
-pub unsafe fn malloc(dev_ptr: *mut *mut c_void, size: usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMalloc(dev_ptr, size) }?;
+pub fn malloc(size: usize) -> Result<*mut c_void, Error> {
+    let mut __dev_ptr = MaybeUninit::<*mut c_void>::uninit();
+    let __r = unsafe { sys::call_cudaMalloc(__dev_ptr.as_mut_ptr(), size) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __dev_ptr.assume_init() })
 }
 
 /// Allocates page-locked memory on the host
@@ -5422,16 +5417,13 @@ pub unsafe fn malloc(dev_ptr: *mut *mut c_void, size: usize) -> Result<(), Error
 /// `cudaMallocHost(void**`, size_t, unsigned int) "cudaMallocHost (C++ API)",
 /// `cudaFreeHost`, `cudaHostAlloc`,
 /// `cuMemAllocHost`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMallocHost")]
 #[inline]
-pub unsafe fn malloc_host(ptr: *mut *mut c_void, size: usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMallocHost(ptr, size) }?;
+pub fn malloc_host(size: usize) -> Result<*mut c_void, Error> {
+    let mut __ptr = MaybeUninit::<*mut c_void>::uninit();
+    let __r = unsafe { sys::call_cudaMallocHost(__ptr.as_mut_ptr(), size) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __ptr.assume_init() })
 }
 
 /// Allocates pitched memory on the device
@@ -5474,17 +5466,14 @@ pub unsafe fn malloc_host(ptr: *mut *mut c_void, size: usize) -> Result<(), Erro
 /// `cudaFreeHost`, `cudaMalloc3D`, `cudaMalloc3DArray`,
 /// `cudaHostAlloc`,
 /// `cuMemAllocPitch`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMallocPitch")]
 #[inline]
-pub unsafe fn malloc_pitch(dev_ptr: *mut *mut c_void, width: usize, height: usize) -> Result<usize, Error> {
+pub fn malloc_pitch(width: usize, height: usize) -> Result<(*mut c_void, usize), Error> {
+    let mut __dev_ptr = MaybeUninit::<*mut c_void>::uninit();
     let mut __pitch = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaMallocPitch(dev_ptr, __pitch.as_mut_ptr(), width, height) }?;
+    let __r = unsafe { sys::call_cudaMallocPitch(__dev_ptr.as_mut_ptr(), __pitch.as_mut_ptr(), width, height) }?;
     error::check(__r)?;
-    Ok(unsafe { __pitch.assume_init() })
+    Ok((unsafe { __dev_ptr.assume_init() }, unsafe { __pitch.assume_init() }))
 }
 
 /// Allocate an array on the device
@@ -5743,16 +5732,13 @@ pub fn free_mipmapped_array(mipmapped_array: cudaMipmappedArray_t) -> Result<(),
 /// `cudaFreeHost`,
 /// `cudaGetDeviceFlags`,
 /// `cuMemHostAlloc`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaHostAlloc")]
 #[inline]
-pub unsafe fn host_alloc(p_host: *mut *mut c_void, size: usize, flags: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaHostAlloc(p_host, size, flags) }?;
+pub fn host_alloc(size: usize, flags: c_uint) -> Result<*mut c_void, Error> {
+    let mut __p_host = MaybeUninit::<*mut c_void>::uninit();
+    let __r = unsafe { sys::call_cudaHostAlloc(__p_host.as_mut_ptr(), size, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __p_host.assume_init() })
 }
 
 /// Registers an existing host memory range for use by CUDA
@@ -6018,10 +6004,11 @@ pub unsafe fn host_get_flags(p_host: *mut c_void) -> Result<c_uint, Error> {
 /// `cuMemAllocPitch`
 #[doc(alias = "cudaMalloc3D")]
 #[inline]
-pub fn malloc3d(pitched_dev_ptr: &mut cudaPitchedPtr, extent: cudaExtent) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMalloc3D(core::ptr::from_mut(pitched_dev_ptr), extent) }?;
+pub fn malloc3d(extent: cudaExtent) -> Result<cudaPitchedPtr, Error> {
+    let mut __pitched_dev_ptr = MaybeUninit::<cudaPitchedPtr>::uninit();
+    let __r = unsafe { sys::call_cudaMalloc3D(__pitched_dev_ptr.as_mut_ptr(), extent) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __pitched_dev_ptr.assume_init() })
 }
 
 /// Allocate an array on the device
@@ -6317,11 +6304,11 @@ pub fn malloc3d_array(desc: &cudaChannelFormatDesc, extent: cudaExtent, flags: c
 /// `cuMipmappedArrayCreate`
 #[doc(alias = "cudaMallocMipmappedArray")]
 #[inline]
-pub fn malloc_mipmapped_array(mipmapped_array: &[cudaMipmappedArray_t], desc: &cudaChannelFormatDesc, extent: cudaExtent, flags: c_uint) -> Result<(), Error> {
-    let __num_levels: c_uint = crate::util::array_len(&[Some(mipmapped_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMallocMipmappedArray(mipmapped_array.as_ptr().cast_mut(), core::ptr::from_ref(desc), extent, __num_levels, flags) }?;
+pub fn malloc_mipmapped_array(desc: &cudaChannelFormatDesc, extent: cudaExtent, num_levels: c_uint, flags: c_uint) -> Result<cudaMipmappedArray_t, Error> {
+    let mut __mipmapped_array = MaybeUninit::<cudaMipmappedArray_t>::uninit();
+    let __r = unsafe { sys::call_cudaMallocMipmappedArray(__mipmapped_array.as_mut_ptr(), core::ptr::from_ref(desc), extent, num_levels, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __mipmapped_array.assume_init() })
 }
 
 /// Gets a mipmap level of a CUDA mipmapped array
@@ -9519,10 +9506,11 @@ pub unsafe fn mem_pool_import_from_shareable_handle(shareable_handle: *mut c_voi
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolExportPointer")]
 #[inline]
-pub unsafe fn mem_pool_export_pointer(export_data: &mut cudaMemPoolPtrExportData, ptr: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemPoolExportPointer(core::ptr::from_mut(export_data), ptr) }?;
+pub unsafe fn mem_pool_export_pointer(ptr: *mut c_void) -> Result<cudaMemPoolPtrExportData, Error> {
+    let mut __export_data = MaybeUninit::<cudaMemPoolPtrExportData>::uninit();
+    let __r = unsafe { sys::call_cudaMemPoolExportPointer(__export_data.as_mut_ptr(), ptr) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __export_data.assume_init() })
 }
 
 /// Import a memory pool allocation from another process.
@@ -13329,16 +13317,14 @@ pub fn graph_conditional_handle_create(graph: cudaGraph_t, default_launch_value:
     Ok(unsafe { __p_handle_out.assume_init() })
 }
 
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGetDriverEntryPoint")]
 #[inline]
-pub unsafe fn get_driver_entry_point(symbol: &CStr, func_ptr: *mut *mut c_void, flags: c_ulonglong) -> Result<cudaDriverEntryPointQueryResult, Error> {
+pub fn get_driver_entry_point(symbol: &CStr, flags: c_ulonglong) -> Result<(*mut c_void, cudaDriverEntryPointQueryResult), Error> {
+    let mut __func_ptr = MaybeUninit::<*mut c_void>::uninit();
     let mut __driver_status = MaybeUninit::<cudaDriverEntryPointQueryResult>::uninit();
-    let __r = unsafe { sys::call_cudaGetDriverEntryPoint(symbol.as_ptr(), func_ptr, flags, __driver_status.as_mut_ptr()) }?;
+    let __r = unsafe { sys::call_cudaGetDriverEntryPoint(symbol.as_ptr(), __func_ptr.as_mut_ptr(), flags, __driver_status.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok(unsafe { __driver_status.assume_init() })
+    Ok((unsafe { __func_ptr.assume_init() }, unsafe { __driver_status.assume_init() }))
 }
 
 /// # Safety
@@ -13791,16 +13777,13 @@ pub fn kernel_set_attribute_for_device(kernel: cudaKernel_t, attr: cudaFuncAttri
 }
 
 /// \\cond impl_private
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGetExportTable")]
 #[inline]
-pub unsafe fn get_export_table(pp_export_table: *mut *const c_void, p_export_table_id: &cudaUUID_t) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGetExportTable(pp_export_table, core::ptr::from_ref(p_export_table_id)) }?;
+pub fn get_export_table(p_export_table_id: &cudaUUID_t) -> Result<*const c_void, Error> {
+    let mut __pp_export_table = MaybeUninit::<*const c_void>::uninit();
+    let __r = unsafe { sys::call_cudaGetExportTable(__pp_export_table.as_mut_ptr(), core::ptr::from_ref(p_export_table_id)) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __pp_export_table.assume_init() })
 }
 
 /// Get pointer to device entry function that matches entry function `symbolPtr`

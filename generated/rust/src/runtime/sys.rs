@@ -2264,7 +2264,7 @@ raw_fn! {
     fn cudaMallocManaged(devPtr: *mut *mut c_void, size: usize, flags: c_uint) -> cudaError_t = 134;
     helpers call_cudaMallocManaged, slow_cudaMallocManaged, traced_cudaMallocManaged, record_cudaMallocManaged, DESC_cudaMallocManaged;
     trace |__r, __w| "devPtr,size,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr) as usize as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2278,7 +2278,7 @@ raw_fn! {
     fn cudaMalloc(devPtr: *mut *mut c_void, size: usize) -> cudaError_t = 135;
     helpers call_cudaMalloc, slow_cudaMalloc, traced_cudaMalloc, record_cudaMalloc, DESC_cudaMalloc;
     trace |__r, __w| "devPtr,size" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr) as usize as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -2291,7 +2291,7 @@ raw_fn! {
     fn cudaMallocHost(ptr: *mut *mut c_void, size: usize) -> cudaError_t = 136;
     helpers call_cudaMallocHost, slow_cudaMallocHost, traced_cudaMallocHost, record_cudaMallocHost, DESC_cudaMallocHost;
     trace |__r, __w| "ptr,size" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr) as usize as u64 } else { ptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -2304,7 +2304,7 @@ raw_fn! {
     fn cudaMallocPitch(devPtr: *mut *mut c_void, pitch: *mut usize, width: usize, height: usize) -> cudaError_t = 137;
     helpers call_cudaMallocPitch, slow_cudaMallocPitch, traced_cudaMallocPitch, record_cudaMallocPitch, DESC_cudaMallocPitch;
     trace |__r, __w| "devPtr,pitch,width,height" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr) as usize as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pitch.is_null() { __w |= 1 << 1; (*pitch) as u64 } else { pitch as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
@@ -2383,7 +2383,7 @@ raw_fn! {
     fn cudaHostAlloc(pHost: *mut *mut c_void, size: usize, flags: c_uint) -> cudaError_t = 143;
     helpers call_cudaHostAlloc, slow_cudaHostAlloc, traced_cudaHostAlloc, record_cudaHostAlloc, DESC_cudaHostAlloc;
     trace |__r, __w| "pHost,size,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pHost as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !pHost.is_null() { __w |= 1 << 0; (*pHost) as usize as u64 } else { pHost as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2478,7 +2478,7 @@ raw_fn! {
     fn cudaMallocMipmappedArray(mipmappedArray: *mut cudaMipmappedArray_t, desc: *const cudaChannelFormatDesc, extent: cudaExtent, numLevels: c_uint, flags: c_uint) -> cudaError_t = 150;
     helpers call_cudaMallocMipmappedArray, slow_cudaMallocMipmappedArray, traced_cudaMallocMipmappedArray, record_cudaMallocMipmappedArray, DESC_cudaMallocMipmappedArray;
     trace |__r, __w| "mipmappedArray,desc,extent,numLevels,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => mipmappedArray as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !mipmappedArray.is_null() { __w |= 1 << 0; (*mipmappedArray).0 as usize as u64 } else { mipmappedArray as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => desc as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(extent) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numLevels as u64,
@@ -5732,7 +5732,7 @@ raw_fn! {
     helpers call_cudaGetDriverEntryPoint, slow_cudaGetDriverEntryPoint, traced_cudaGetDriverEntryPoint, record_cudaGetDriverEntryPoint, DESC_cudaGetDriverEntryPoint;
     trace |__r, __w| "symbol,funcPtr,flags,driverStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => funcPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !funcPtr.is_null() { __w |= 1 << 1; (*funcPtr) as usize as u64 } else { funcPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !driverStatus.is_null() { __w |= 1 << 3; (*driverStatus).0 as i64 as u64 } else { driverStatus as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -5747,7 +5747,7 @@ raw_fn! {
     helpers call_cudaGetDriverEntryPoint_ptsz, slow_cudaGetDriverEntryPoint_ptsz, traced_cudaGetDriverEntryPoint_ptsz, record_cudaGetDriverEntryPoint_ptsz, DESC_cudaGetDriverEntryPoint_ptsz;
     trace |__r, __w| "symbol,funcPtr,flags,driverStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => funcPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !funcPtr.is_null() { __w |= 1 << 1; (*funcPtr) as usize as u64 } else { funcPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !driverStatus.is_null() { __w |= 1 << 3; (*driverStatus).0 as i64 as u64 } else { driverStatus as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -5943,7 +5943,7 @@ raw_fn! {
     fn cudaGetExportTable(ppExportTable: *mut *const c_void, pExportTableId: *const cudaUUID_t) -> cudaError_t = 382;
     helpers call_cudaGetExportTable, slow_cudaGetExportTable, traced_cudaGetExportTable, record_cudaGetExportTable, DESC_cudaGetExportTable;
     trace |__r, __w| "ppExportTable,pExportTableId" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ppExportTable as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ppExportTable.is_null() { __w |= 1 << 0; (*ppExportTable) as usize as u64 } else { ppExportTable as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pExportTableId as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];

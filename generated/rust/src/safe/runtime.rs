@@ -1111,7 +1111,7 @@ impl<'p> Drop for RuntimeAsyncDeviceMemory<'p> {
 
 /// An owned `void *`: dropping it calls [`cudaFree`](lib::free) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
-/// Made by [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer).
+/// Made by [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer), [`cudaHostAlloc`](lib::host_alloc).
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
@@ -1158,6 +1158,14 @@ impl RuntimeDeviceMemory {
     fn end(&self) -> Result<(), Error> {
         // SAFETY: the handle is owned by `self` and ended once.
         unsafe { lib::free(self.raw) }
+    }
+
+    /// Creates [`RuntimeDeviceMemory`] with [`cudaHostAlloc`](lib::host_alloc).
+    #[inline]
+    pub fn alloc(size: usize, flags: c_uint) -> Result<Self, Error> {
+        let __o0 = lib::host_alloc(size, flags)?;
+        // SAFETY: the handle was just made by `cudaHostAlloc` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(__o0) })
     }
 }
 
