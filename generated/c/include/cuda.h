@@ -64,6 +64,15 @@
 #endif
 #endif
 
+/* A record aligned beyond its fields (NVIDIA's `__builtin_align__`: `float4`, `double2`). */
+#ifndef CUDAGEN_ALIGN
+#if defined(_MSC_VER)
+#define CUDAGEN_ALIGN(n) __declspec(align(n))
+#else
+#define CUDAGEN_ALIGN(n) __attribute__((aligned(n)))
+#endif
+#endif
+
 #if defined(CUDA_FORCE_API_VERSION)
 #error "CUDA_FORCE_API_VERSION is no longer supported."
 #endif
@@ -4215,7 +4224,7 @@ struct CUDA_RESOURCE_VIEW_DESC_st {
 };
 
 /** Tensor map descriptor. Requires compiler support for aligning to 64 bytes. */
-struct CUtensorMap_st {
+struct CUDAGEN_ALIGN(64) CUtensorMap_st {
     cuuint64_t opaque[16];
 };
 

@@ -66,6 +66,15 @@
 #endif
 #endif
 
+/* A record aligned beyond its fields (NVIDIA's `__builtin_align__`: `float4`, `double2`). */
+#ifndef CUDAGEN_ALIGN
+#if defined(_MSC_VER)
+#define CUDAGEN_ALIGN(n) __declspec(align(n))
+#else
+#define CUDAGEN_ALIGN(n) __attribute__((aligned(n)))
+#endif
+#endif
+
 #ifndef CUDARTAPI
 #define CUDARTAPI
 #endif
@@ -2683,12 +2692,12 @@ struct uchar1 {
     unsigned char x;
 };
 
-struct char2 {
+struct CUDAGEN_ALIGN(2) char2 {
     signed char x;
     signed char y;
 };
 
-struct uchar2 {
+struct CUDAGEN_ALIGN(2) uchar2 {
     unsigned char x;
     unsigned char y;
 };
@@ -2705,14 +2714,14 @@ struct uchar3 {
     unsigned char z;
 };
 
-struct char4 {
+struct CUDAGEN_ALIGN(4) char4 {
     signed char x;
     signed char y;
     signed char z;
     signed char w;
 };
 
-struct uchar4 {
+struct CUDAGEN_ALIGN(4) uchar4 {
     unsigned char x;
     unsigned char y;
     unsigned char z;
@@ -2727,12 +2736,12 @@ struct ushort1 {
     unsigned short x;
 };
 
-struct short2 {
+struct CUDAGEN_ALIGN(4) short2 {
     short x;
     short y;
 };
 
-struct ushort2 {
+struct CUDAGEN_ALIGN(4) ushort2 {
     unsigned short x;
     unsigned short y;
 };
@@ -2749,14 +2758,14 @@ struct ushort3 {
     unsigned short z;
 };
 
-struct short4 {
+struct CUDAGEN_ALIGN(8) short4 {
     short x;
     short y;
     short z;
     short w;
 };
 
-struct ushort4 {
+struct CUDAGEN_ALIGN(8) ushort4 {
     unsigned short x;
     unsigned short y;
     unsigned short z;
@@ -2771,12 +2780,12 @@ struct uint1 {
     unsigned int x;
 };
 
-struct int2 {
+struct CUDAGEN_ALIGN(8) int2 {
     int x;
     int y;
 };
 
-struct uint2 {
+struct CUDAGEN_ALIGN(8) uint2 {
     unsigned int x;
     unsigned int y;
 };
@@ -2793,14 +2802,14 @@ struct uint3 {
     unsigned int z;
 };
 
-struct int4 {
+struct CUDAGEN_ALIGN(16) int4 {
     int x;
     int y;
     int z;
     int w;
 };
 
-struct uint4 {
+struct CUDAGEN_ALIGN(16) uint4 {
     unsigned int x;
     unsigned int y;
     unsigned int z;
@@ -2815,12 +2824,12 @@ struct ulong1 {
     unsigned long x;
 };
 
-struct long2 {
+struct CUDAGEN_ALIGN(16) long2 {
     long x;
     long y;
 };
 
-struct ulong2 {
+struct CUDAGEN_ALIGN(16) ulong2 {
     unsigned long x;
     unsigned long y;
 };
@@ -2837,14 +2846,14 @@ struct ulong3 {
     unsigned long z;
 };
 
-struct long4 {
+struct CUDAGEN_ALIGN(16) long4 {
     long x;
     long y;
     long z;
     long w;
 };
 
-struct ulong4 {
+struct CUDAGEN_ALIGN(16) ulong4 {
     unsigned long x;
     unsigned long y;
     unsigned long z;
@@ -2855,7 +2864,7 @@ struct float1 {
     float x;
 };
 
-struct float2 {
+struct CUDAGEN_ALIGN(8) float2 {
     float x;
     float y;
 };
@@ -2866,7 +2875,7 @@ struct float3 {
     float z;
 };
 
-struct float4 {
+struct CUDAGEN_ALIGN(16) float4 {
     float x;
     float y;
     float z;
@@ -2881,12 +2890,12 @@ struct ulonglong1 {
     unsigned long long x;
 };
 
-struct longlong2 {
+struct CUDAGEN_ALIGN(16) longlong2 {
     long long x;
     long long y;
 };
 
-struct ulonglong2 {
+struct CUDAGEN_ALIGN(16) ulonglong2 {
     unsigned long long x;
     unsigned long long y;
 };
@@ -2903,14 +2912,14 @@ struct ulonglong3 {
     unsigned long long z;
 };
 
-struct longlong4 {
+struct CUDAGEN_ALIGN(16) longlong4 {
     long long x;
     long long y;
     long long z;
     long long w;
 };
 
-struct ulonglong4 {
+struct CUDAGEN_ALIGN(16) ulonglong4 {
     unsigned long long x;
     unsigned long long y;
     unsigned long long z;
@@ -2921,7 +2930,7 @@ struct double1 {
     double x;
 };
 
-struct double2 {
+struct CUDAGEN_ALIGN(16) double2 {
     double x;
     double y;
 };
@@ -2932,7 +2941,7 @@ struct double3 {
     double z;
 };
 
-struct double4 {
+struct CUDAGEN_ALIGN(16) double4 {
     double x;
     double y;
     double z;

@@ -61,6 +61,15 @@
 #endif
 #endif
 
+/* A record aligned beyond its fields (NVIDIA's `__builtin_align__`: `float4`, `double2`). */
+#ifndef CUDAGEN_ALIGN
+#if defined(_MSC_VER)
+#define CUDAGEN_ALIGN(n) __declspec(align(n))
+#else
+#define CUDAGEN_ALIGN(n) __attribute__((aligned(n)))
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

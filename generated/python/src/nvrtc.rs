@@ -34,7 +34,7 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.nvrtc";
 const LIBRARY_MISSING: i64 = 11;
 
-static nvrtcProgram: HandleType = HandleType::new(MODULE, "nvrtcProgram", 64, false, true, &[], &["cuda.bindings.nvrtc.nvrtcProgram", ]);
+pub(crate) static nvrtcProgram: HandleType = HandleType::new(MODULE, "nvrtcProgram", 64, false, true, &[], &["cuda.bindings.nvrtc.nvrtcProgram", ]);
 
 static E_nvrtcResult: EnumCache = EnumCache::new(MODULE, "nvrtcResult");
 

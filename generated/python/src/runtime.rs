@@ -34,27 +34,38 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.runtime";
 const LIBRARY_MISSING: i64 = 34;
 
-static cudaArray_t: HandleType = HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &[]);
-static cudaArray_const_t: HandleType = HandleType::new(MODULE, "cudaArray_const_t", 64, false, true, &[], &[]);
-static cudaMipmappedArray_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_t", 64, false, true, &[], &[]);
-static cudaMipmappedArray_const_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_const_t", 64, false, true, &[], &[]);
-static cudaStream_t: HandleType = HandleType::new(MODULE, "cudaStream_t", 64, false, true, &[], &[]);
-static cudaEvent_t: HandleType = HandleType::new(MODULE, "cudaEvent_t", 64, false, true, &[], &[]);
-static cudaGraphicsResource_t: HandleType = HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &[]);
-static cudaExternalMemory_t: HandleType = HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, &[], &[]);
-static cudaExternalSemaphore_t: HandleType = HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &[]);
-static cudaGraph_t: HandleType = HandleType::new(MODULE, "cudaGraph_t", 64, false, true, &[], &[]);
-static cudaGraphNode_t: HandleType = HandleType::new(MODULE, "cudaGraphNode_t", 64, false, true, &[], &[]);
-static cudaUserObject_t: HandleType = HandleType::new(MODULE, "cudaUserObject_t", 64, false, true, &[], &[]);
-static cudaFunction_t: HandleType = HandleType::new(MODULE, "cudaFunction_t", 64, false, true, &[], &[]);
-static cudaKernel_t: HandleType = HandleType::new(MODULE, "cudaKernel_t", 64, false, true, &[], &[]);
-static cudaLibrary_t: HandleType = HandleType::new(MODULE, "cudaLibrary_t", 64, false, true, &[], &[]);
-static cudaMemPool_t: HandleType = HandleType::new(MODULE, "cudaMemPool_t", 64, false, true, &[], &[]);
-static cudaGraphExec_t: HandleType = HandleType::new(MODULE, "cudaGraphExec_t", 64, false, true, &[], &[]);
-static cudaGraphDeviceNode_t: HandleType = HandleType::new(MODULE, "cudaGraphDeviceNode_t", 64, false, true, &[], &[]);
-static cudaAsyncCallbackHandle_t: HandleType = HandleType::new(MODULE, "cudaAsyncCallbackHandle_t", 64, false, true, &[], &[]);
-static cudaSurfaceObject_t: HandleType = HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &[]);
-static cudaTextureObject_t: HandleType = HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &[]);
+pub(crate) static cudaArray_t: HandleType = HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &[]);
+pub(crate) static cudaArray_const_t: HandleType = HandleType::new(MODULE, "cudaArray_const_t", 64, false, true, &[], &[]);
+pub(crate) static cudaMipmappedArray_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_t", 64, false, true, &[], &[]);
+pub(crate) static cudaMipmappedArray_const_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_const_t", 64, false, true, &[], &[]);
+/// The class of `driver::CUstream` (the same C type): one class for both libraries.
+use crate::driver::CUstream as cudaStream_t;
+/// The class of `driver::CUevent` (the same C type): one class for both libraries.
+use crate::driver::CUevent as cudaEvent_t;
+pub(crate) static cudaGraphicsResource_t: HandleType = HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &[]);
+pub(crate) static cudaExternalMemory_t: HandleType = HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, &[], &[]);
+pub(crate) static cudaExternalSemaphore_t: HandleType = HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &[]);
+/// The class of `driver::CUgraph` (the same C type): one class for both libraries.
+use crate::driver::CUgraph as cudaGraph_t;
+/// The class of `driver::CUgraphNode` (the same C type): one class for both libraries.
+use crate::driver::CUgraphNode as cudaGraphNode_t;
+/// The class of `driver::CUuserObject` (the same C type): one class for both libraries.
+use crate::driver::CUuserObject as cudaUserObject_t;
+/// The class of `driver::CUfunction` (the same C type): one class for both libraries.
+use crate::driver::CUfunction as cudaFunction_t;
+/// The class of `driver::CUkernel` (the same C type): one class for both libraries.
+use crate::driver::CUkernel as cudaKernel_t;
+/// The class of `driver::CUlibrary` (the same C type): one class for both libraries.
+use crate::driver::CUlibrary as cudaLibrary_t;
+/// The class of `driver::CUmemoryPool` (the same C type): one class for both libraries.
+use crate::driver::CUmemoryPool as cudaMemPool_t;
+/// The class of `driver::CUgraphExec` (the same C type): one class for both libraries.
+use crate::driver::CUgraphExec as cudaGraphExec_t;
+/// The class of `driver::CUgraphDeviceNode` (the same C type): one class for both libraries.
+use crate::driver::CUgraphDeviceNode as cudaGraphDeviceNode_t;
+pub(crate) static cudaAsyncCallbackHandle_t: HandleType = HandleType::new(MODULE, "cudaAsyncCallbackHandle_t", 64, false, true, &[], &[]);
+pub(crate) static cudaSurfaceObject_t: HandleType = HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &[]);
+pub(crate) static cudaTextureObject_t: HandleType = HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &[]);
 
 static E_cudaRoundMode: EnumCache = EnumCache::new(MODULE, "cudaRoundMode");
 static E_cudaError_t: EnumCache = EnumCache::new(MODULE, "cudaError_t");
@@ -6706,26 +6717,27 @@ unsafe extern "C" fn cudaLibraryLoadData(_m: *mut ffi::PyObject, args: *const *m
         let a1: usize = h1.addr();
         let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
-        let h3 = conv::Held::addr_of(jitOptionsValues, false, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" })?;
-        let a3: usize = h3.addr();
+        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
         let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let h6 = conv::Held::addr_of(libraryOptionValues, false, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" })?;
-        let a6: usize = h6.addr();
+        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
-        let n0: usize = conv::count(a7, 32, false, 8, &Ctx { func: F, param: "library", expected: "" })?;
-        let mut o0 = conv::zeroed_words(n0, 8);
-        let a0: usize = o0.as_mut_ptr() as usize;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
         arr2.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptions", expected: "" })?;
+        arr3.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptionsValues", expected: "" })?;
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
+        arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(cudaLibrary_t.wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaLibrary_t.wrap(py, o0.u64())?])
     })
 }
 
@@ -6743,26 +6755,27 @@ unsafe extern "C" fn cudaLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *cons
         let (a1, _k1) = conv::cstr(fileName, false, &Ctx { func: F, param: "fileName", expected: "bytes" })?;
         let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
         let a2: usize = arr2.addr();
-        let h3 = conv::Held::addr_of(jitOptionsValues, false, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" })?;
-        let a3: usize = h3.addr();
+        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
         let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
         let a5: usize = arr5.addr();
-        let h6 = conv::Held::addr_of(libraryOptionValues, false, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" })?;
-        let a6: usize = h6.addr();
+        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
-        let n0: usize = conv::count(a7, 32, false, 8, &Ctx { func: F, param: "library", expected: "" })?;
-        let mut o0 = conv::zeroed_words(n0, 8);
-        let a0: usize = o0.as_mut_ptr() as usize;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
         arr2.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptions", expected: "" })?;
+        arr3.holds(conv::wide(a4, 32, false), &Ctx { func: F, param: "jitOptionsValues", expected: "" })?;
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
+        arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(cudaLibrary_t.wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaLibrary_t.wrap(py, o0.u64())?])
     })
 }
 
@@ -6887,22 +6900,21 @@ unsafe extern "C" fn cudaLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *co
 unsafe extern "C" fn cudaLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryEnumerateKernels";
-        let a = unsafe { entry::args(py, F, &["kernels", "numKernels", "lib", ], 3, args, nargs, kwnames)? };
-        let kernels = unsafe { entry::arg(py, &a[0]) };
-        let numKernels = unsafe { entry::arg(py, &a[1]) };
-        let lib = unsafe { entry::arg(py, &a[2]) };
-        let arr0 = InArray::scalars(kernels, 8, &Ctx { func: F, param: "kernels", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaKernel_t, it, &Ctx { func: F, param: "kernels", expected: "cudaKernel_t or int" }))?;
-        let a0: usize = arr0.addr();
+        let a = unsafe { entry::args(py, F, &["numKernels", "lib", ], 2, args, nargs, kwnames)? };
+        let numKernels = unsafe { entry::arg(py, &a[0]) };
+        let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
         let a2: u64 = conv::handle(&cudaLibrary_t, lib, &Ctx { func: F, param: "lib", expected: "cudaLibrary_t or int" })?;
-        arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "kernels", expected: "" })?;
+        let n0: usize = conv::count(a1, 32, false, 8, &Ctx { func: F, param: "kernels", expected: "" })?;
+        let mut o0 = conv::zeroed_words(n0, 8);
+        let a0: usize = o0.as_mut_ptr() as usize;
 
         let r = unsafe { conv::nogil(move || sys::cudaLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(cudaKernel_t.wrap(py, conv::elem(&o0, k, 8))?))?])
     })
 }
 
@@ -6990,20 +7002,20 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cudaArray_const_t.register(m)?;
     cudaMipmappedArray_t.register(m)?;
     cudaMipmappedArray_const_t.register(m)?;
-    cudaStream_t.register(m)?;
-    cudaEvent_t.register(m)?;
+    m.add("cudaStream_t", cudaStream_t.type_object(m.py())?)?;
+    m.add("cudaEvent_t", cudaEvent_t.type_object(m.py())?)?;
     cudaGraphicsResource_t.register(m)?;
     cudaExternalMemory_t.register(m)?;
     cudaExternalSemaphore_t.register(m)?;
-    cudaGraph_t.register(m)?;
-    cudaGraphNode_t.register(m)?;
-    cudaUserObject_t.register(m)?;
-    cudaFunction_t.register(m)?;
-    cudaKernel_t.register(m)?;
-    cudaLibrary_t.register(m)?;
-    cudaMemPool_t.register(m)?;
-    cudaGraphExec_t.register(m)?;
-    cudaGraphDeviceNode_t.register(m)?;
+    m.add("cudaGraph_t", cudaGraph_t.type_object(m.py())?)?;
+    m.add("cudaGraphNode_t", cudaGraphNode_t.type_object(m.py())?)?;
+    m.add("cudaUserObject_t", cudaUserObject_t.type_object(m.py())?)?;
+    m.add("cudaFunction_t", cudaFunction_t.type_object(m.py())?)?;
+    m.add("cudaKernel_t", cudaKernel_t.type_object(m.py())?)?;
+    m.add("cudaLibrary_t", cudaLibrary_t.type_object(m.py())?)?;
+    m.add("cudaMemPool_t", cudaMemPool_t.type_object(m.py())?)?;
+    m.add("cudaGraphExec_t", cudaGraphExec_t.type_object(m.py())?)?;
+    m.add("cudaGraphDeviceNode_t", cudaGraphDeviceNode_t.type_object(m.py())?)?;
     cudaAsyncCallbackHandle_t.register(m)?;
     cudaSurfaceObject_t.register(m)?;
     cudaTextureObject_t.register(m)?;
@@ -7312,15 +7324,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cudaGraphConditionalHandleCreate", cudaGraphConditionalHandleCreate, c"cudaGraphConditionalHandleCreate(graph, defaultLaunchValue, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphConditionalHandle | None]`.\n\nCreate a conditional handle\n\nCreates a conditional handle associated with `hGraph`.\n\nThe conditional handle must be associated with a conditional node in this graph or one of its children.\n\nHandles not associated with a conditional node may cause graph instantiation to fail.\n\n**Parameters:**\n- `pHandle_out`: Pointer used to return the handle to the caller.\n- `defaultLaunchValue`: Optional initial value for the conditional variable. Applied at the beginning of each graph execution if cudaGraphCondAssignDefault is set in `flags`.\n- `flags`: Currently must be cudaGraphCondAssignDefault or 0.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_VALUE`,\n`CUDA_ERROR_NOT_SUPPORTED`\n*Graph objects are not thread-safe.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuGraphAddNode`,"),
         (c"cudaGetDriverEntryPoint", cudaGetDriverEntryPoint, c"cudaGetDriverEntryPoint(symbol, flags)\n--\n\nReturns `tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]`."),
         (c"cudaGetDriverEntryPointByVersion", cudaGetDriverEntryPointByVersion, c"cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags)\n--\n\nReturns `tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]`."),
-        (c"cudaLibraryLoadData", cudaLibraryLoadData, c"cudaLibraryLoadData(code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)\n--\n\nReturns `tuple[cudaError_t, list[cudaLibrary_t] | None]`.\n\nLoad a library with specified code and options\n\nTakes a pointer `code` and loads the corresponding library `library` based on\nthe application defined library loading mode:\n- If module loading is set to EAGER, via the environment variables described in \"Module loading\",\n`library` is loaded eagerly into all contexts at the time of the call and future contexts\nat the time of creation until the library is unloaded with `cudaLibraryUnload()`.\n- If the environment variables are set to LAZY, `library`\nis not immediately loaded onto all existent contexts and will only be\nloaded when a function is needed for that context, such as a kernel launch.\n\nThese environment variables are described in the CUDA programming guide under the\n\"CUDA environment variables\" section.\n\nThe `code` may be a *cubin* or *fatbin* as output by **nvcc,**\nor a NULL-terminated *PTX,* either as output by **nvcc** or hand-written.\nA fatbin should also contain relocatable code when doing separate compilation.\nPlease also see the documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html),\nnvjitlink (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin\n(https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on generating\nloadable code at runtime.\n\nOptions are passed as an array via `jitOptions` and any corresponding parameters are passed in\n`jitOptionsValues`. The number of total JIT options is supplied via `numJitOptions`.\nAny outputs will be returned via `jitOptionsValues`.\n\nLibrary load options are passed as an array via `libraryOptions` and any corresponding parameters are passed in\n`libraryOptionValues`. The number of total library load options is supplied via `numLibraryOptions`.\n\n**Parameters:**\n- `library`: Returned library\n- `code`: Code to load\n- `jitOptions`: Options for JIT\n- `jitOptionsValues`: Option values for JIT\n- `numJitOptions`: Number of options\n- `libraryOptions`: Options for loading\n- `libraryOptionValues`: Option values for loading\n- `numLibraryOptions`: Number of options for loading\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorMemoryAllocation`,\n`cudaErrorInitializationError`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInvalidPtx`,\n`cudaErrorUnsupportedPtxVersion`,\n`cudaErrorNoKernelImageForDevice`,\n`cudaErrorSharedObjectSymbolNotFound`,\n`cudaErrorSharedObjectInitFailed`,\n`cudaErrorJitCompilerNotFound`\n\n**See also:** `cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cuLibraryLoadData`"),
-        (c"cudaLibraryLoadFromFile", cudaLibraryLoadFromFile, c"cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)\n--\n\nReturns `tuple[cudaError_t, list[cudaLibrary_t] | None]`.\n\nLoad a library with specified file and options\n\nTakes a pointer `code` and loads the corresponding library `library` based on\nthe application defined library loading mode:\n- If module loading is set to EAGER, via the environment variables described in \"Module loading\",\n`library` is loaded eagerly into all contexts at the time of the call and future contexts\nat the time of creation until the library is unloaded with `cudaLibraryUnload()`.\n- If the environment variables are set to LAZY, `library`\nis not immediately loaded onto all existent contexts and will only be\nloaded when a function is needed for that context, such as a kernel launch.\n\nThese environment variables are described in the CUDA programming guide under the\n\"CUDA environment variables\" section.\n\nThe file should be a *cubin* file as output by **nvcc,** or a *PTX* file either\nas output by **nvcc** or handwritten, or a *fatbin* file as output by **nvcc.**\nA fatbin should also contain relocatable code when doing separate compilation.\nPlease also see the documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html),\nnvjitlink (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin\n(https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on generating\nloadable code at runtime.\n\nOptions are passed as an array via `jitOptions` and any corresponding parameters are\npassed in `jitOptionsValues`. The number of total options is supplied via `numJitOptions`.\nAny outputs will be returned via `jitOptionsValues`.\n\nLibrary load options are passed as an array via `libraryOptions` and any corresponding parameters are passed in\n`libraryOptionValues`. The number of total library load options is supplied via `numLibraryOptions`.\n\n**Parameters:**\n- `library`: Returned library\n- `fileName`: File to load from\n- `jitOptions`: Options for JIT\n- `jitOptionsValues`: Option values for JIT\n- `numJitOptions`: Number of options\n- `libraryOptions`: Options for loading\n- `libraryOptionValues`: Option values for loading\n- `numLibraryOptions`: Number of options for loading\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorMemoryAllocation`,\n`cudaErrorInitializationError`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInvalidPtx`,\n`cudaErrorUnsupportedPtxVersion`,\n`cudaErrorNoKernelImageForDevice`,\n`cudaErrorSharedObjectSymbolNotFound`,\n`cudaErrorSharedObjectInitFailed`,\n`cudaErrorJitCompilerNotFound`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryUnload`,\n`cuLibraryLoadFromFile`"),
+        (c"cudaLibraryLoadData", cudaLibraryLoadData, c"cudaLibraryLoadData(code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)\n--\n\nReturns `tuple[cudaError_t, cudaLibrary_t | None]`.\n\nLoad a library with specified code and options\n\nTakes a pointer `code` and loads the corresponding library `library` based on\nthe application defined library loading mode:\n- If module loading is set to EAGER, via the environment variables described in \"Module loading\",\n`library` is loaded eagerly into all contexts at the time of the call and future contexts\nat the time of creation until the library is unloaded with `cudaLibraryUnload()`.\n- If the environment variables are set to LAZY, `library`\nis not immediately loaded onto all existent contexts and will only be\nloaded when a function is needed for that context, such as a kernel launch.\n\nThese environment variables are described in the CUDA programming guide under the\n\"CUDA environment variables\" section.\n\nThe `code` may be a *cubin* or *fatbin* as output by **nvcc,**\nor a NULL-terminated *PTX,* either as output by **nvcc** or hand-written.\nA fatbin should also contain relocatable code when doing separate compilation.\nPlease also see the documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html),\nnvjitlink (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin\n(https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on generating\nloadable code at runtime.\n\nOptions are passed as an array via `jitOptions` and any corresponding parameters are passed in\n`jitOptionsValues`. The number of total JIT options is supplied via `numJitOptions`.\nAny outputs will be returned via `jitOptionsValues`.\n\nLibrary load options are passed as an array via `libraryOptions` and any corresponding parameters are passed in\n`libraryOptionValues`. The number of total library load options is supplied via `numLibraryOptions`.\n\n**Parameters:**\n- `library`: Returned library\n- `code`: Code to load\n- `jitOptions`: Options for JIT\n- `jitOptionsValues`: Option values for JIT\n- `numJitOptions`: Number of options\n- `libraryOptions`: Options for loading\n- `libraryOptionValues`: Option values for loading\n- `numLibraryOptions`: Number of options for loading\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorMemoryAllocation`,\n`cudaErrorInitializationError`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInvalidPtx`,\n`cudaErrorUnsupportedPtxVersion`,\n`cudaErrorNoKernelImageForDevice`,\n`cudaErrorSharedObjectSymbolNotFound`,\n`cudaErrorSharedObjectInitFailed`,\n`cudaErrorJitCompilerNotFound`\n\n**See also:** `cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cuLibraryLoadData`"),
+        (c"cudaLibraryLoadFromFile", cudaLibraryLoadFromFile, c"cudaLibraryLoadFromFile(fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions)\n--\n\nReturns `tuple[cudaError_t, cudaLibrary_t | None]`.\n\nLoad a library with specified file and options\n\nTakes a pointer `code` and loads the corresponding library `library` based on\nthe application defined library loading mode:\n- If module loading is set to EAGER, via the environment variables described in \"Module loading\",\n`library` is loaded eagerly into all contexts at the time of the call and future contexts\nat the time of creation until the library is unloaded with `cudaLibraryUnload()`.\n- If the environment variables are set to LAZY, `library`\nis not immediately loaded onto all existent contexts and will only be\nloaded when a function is needed for that context, such as a kernel launch.\n\nThese environment variables are described in the CUDA programming guide under the\n\"CUDA environment variables\" section.\n\nThe file should be a *cubin* file as output by **nvcc,** or a *PTX* file either\nas output by **nvcc** or handwritten, or a *fatbin* file as output by **nvcc.**\nA fatbin should also contain relocatable code when doing separate compilation.\nPlease also see the documentation for nvrtc (https://docs.nvidia.com/cuda/nvrtc/index.html),\nnvjitlink (https://docs.nvidia.com/cuda/nvjitlink/index.html), and nvfatbin\n(https://docs.nvidia.com/cuda/nvfatbin/index.html) for more information on generating\nloadable code at runtime.\n\nOptions are passed as an array via `jitOptions` and any corresponding parameters are\npassed in `jitOptionsValues`. The number of total options is supplied via `numJitOptions`.\nAny outputs will be returned via `jitOptionsValues`.\n\nLibrary load options are passed as an array via `libraryOptions` and any corresponding parameters are passed in\n`libraryOptionValues`. The number of total library load options is supplied via `numLibraryOptions`.\n\n**Parameters:**\n- `library`: Returned library\n- `fileName`: File to load from\n- `jitOptions`: Options for JIT\n- `jitOptionsValues`: Option values for JIT\n- `numJitOptions`: Number of options\n- `libraryOptions`: Options for loading\n- `libraryOptionValues`: Option values for loading\n- `numLibraryOptions`: Number of options for loading\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorMemoryAllocation`,\n`cudaErrorInitializationError`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInvalidPtx`,\n`cudaErrorUnsupportedPtxVersion`,\n`cudaErrorNoKernelImageForDevice`,\n`cudaErrorSharedObjectSymbolNotFound`,\n`cudaErrorSharedObjectInitFailed`,\n`cudaErrorJitCompilerNotFound`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryUnload`,\n`cuLibraryLoadFromFile`"),
         (c"cudaLibraryUnload", cudaLibraryUnload, c"cudaLibraryUnload(library)\n--\n\nReturns `tuple[cudaError_t]`.\n\nUnloads a library\n\nUnloads the library specified with `library`\n\n**Parameters:**\n- `library`: Library to unload\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryLoadFromFile`,\n`cuLibraryUnload`"),
         (c"cudaLibraryGetKernel", cudaLibraryGetKernel, c"cudaLibraryGetKernel(library, name)\n--\n\nReturns `tuple[cudaError_t, cudaKernel_t | None]`.\n\nReturns a kernel handle\n\nReturns in `pKernel` the handle of the kernel with name `name` located in library `library`.\nIf kernel handle is not found, the call returns `cudaErrorSymbolNotFound`.\n\n**Parameters:**\n- `pKernel`: Returned kernel handle\n- `library`: Library to retrieve kernel from\n- `name`: Name of kernel to retrieve\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorSymbolNotFound`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cuLibraryGetKernel`"),
         (c"cudaLibraryGetGlobal", cudaLibraryGetGlobal, c"cudaLibraryGetGlobal(library, name)\n--\n\nReturns `tuple[cudaError_t, int | None, int | None]`.\n\nReturns a global device pointer\n\nReturns in `*dptr` and `*bytes` the base pointer and size of the global with\nname `name` for the requested library `library` and the current device.\nIf no global for the requested name `name` exists, the call returns `cudaErrorSymbolNotFound`.\nOne of the parameters `dptr` or `bytes` (not both) can be NULL in which\ncase it is ignored. The returned `dptr` cannot be passed to the Symbol APIs\nsuch as `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`, `cudaGetSymbolAddress`, or\n`cudaGetSymbolSize`.\n\n**Parameters:**\n- `dptr`: Returned global device pointer for the requested library\n- `bytes`: Returned global size in bytes\n- `library`: Library to retrieve global from\n- `name`: Name of global to retrieve\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorSymbolNotFound`\n`cudaErrorDeviceUninitialized`,\n`cudaErrorContextIsDestroyed`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cudaLibraryGetManaged`,\n`cuLibraryGetGlobal`"),
         (c"cudaLibraryGetManaged", cudaLibraryGetManaged, c"cudaLibraryGetManaged(library, name)\n--\n\nReturns `tuple[cudaError_t, int | None, int | None]`.\n\nReturns a pointer to managed memory\n\nReturns in `*dptr` and `*bytes` the base pointer and size of the managed memory with\nname `name` for the requested library `library`. If no managed memory with the\nrequested name `name` exists, the call returns `cudaErrorSymbolNotFound`. One of the parameters\n`dptr` or `bytes` (not both) can be NULL in which case it is ignored.\nNote that managed memory for library `library` is shared across devices and is registered\nwhen the library is loaded. The returned `dptr` cannot be passed to the Symbol APIs\nsuch as `cudaMemcpyToSymbol`, `cudaMemcpyFromSymbol`, `cudaGetSymbolAddress`, or\n`cudaGetSymbolSize`.\n\n**Parameters:**\n- `dptr`: Returned pointer to the managed memory\n- `bytes`: Returned memory size in bytes\n- `library`: Library to retrieve managed memory from\n- `name`: Name of managed memory to retrieve\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorSymbolNotFound`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cudaLibraryGetGlobal`,\n`cuLibraryGetManaged`"),
         (c"cudaLibraryGetUnifiedFunction", cudaLibraryGetUnifiedFunction, c"cudaLibraryGetUnifiedFunction(library, symbol)\n--\n\nReturns `tuple[cudaError_t, int | None]`.\n\nReturns a pointer to a unified function\n\nReturns in `*fptr` the function pointer to a unified function denoted by `symbol`.\nIf no unified function with name `symbol` exists, the call returns `cudaErrorSymbolNotFound`.\nIf there is no device with attribute `cudaDeviceProp::unifiedFunctionPointers` present in the system,\nthe call may return `cudaErrorSymbolNotFound`.\n\n**Parameters:**\n- `fptr`: Returned pointer to a unified function\n- `library`: Library to retrieve function pointer memory from\n- `symbol`: Name of function pointer to retrieve\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorSymbolNotFound`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cuLibraryGetUnifiedFunction`"),
         (c"cudaLibraryGetKernelCount", cudaLibraryGetKernelCount, c"cudaLibraryGetKernelCount(lib)\n--\n\nReturns `tuple[cudaError_t, int | None]`.\n\nReturns the number of kernels within a library\n\nReturns in `count` the number of kernels in `lib`.\n\n**Parameters:**\n- `count`: Number of kernels found within the library\n- `lib`: Library to query\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`\n\n**See also:** `cudaLibraryEnumerateKernels`,\n`cudaLibraryLoadFromFile`,\n`cudaLibraryLoadData`,\n`cuLibraryGetKernelCount`"),
-        (c"cudaLibraryEnumerateKernels", cudaLibraryEnumerateKernels, c"cudaLibraryEnumerateKernels(kernels, numKernels, lib)\n--\n\nReturns `tuple[cudaError_t]`.\n\nRetrieve the kernel handles within a library.\n\nReturns in `kernels` a maximum number of `numKernels` kernel handles within `lib`.\nThe returned kernel handle becomes invalid when the library is unloaded.\n\n**Parameters:**\n- `kernels`: Buffer where the kernel handles are returned to\n- `numKernels`: Maximum number of kernel handles may be returned to the buffer\n- `lib`: Library to query from\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`\n\n**See also:** `cudaLibraryGetKernelCount`,\n`cuLibraryEnumerateKernels`"),
+        (c"cudaLibraryEnumerateKernels", cudaLibraryEnumerateKernels, c"cudaLibraryEnumerateKernels(numKernels, lib)\n--\n\nReturns `tuple[cudaError_t, list[cudaKernel_t] | None]`.\n\nRetrieve the kernel handles within a library.\n\nReturns in `kernels` a maximum number of `numKernels` kernel handles within `lib`.\nThe returned kernel handle becomes invalid when the library is unloaded.\n\n**Parameters:**\n- `kernels`: Buffer where the kernel handles are returned to\n- `numKernels`: Maximum number of kernel handles may be returned to the buffer\n- `lib`: Library to query from\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorCudartUnloading`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`\n\n**See also:** `cudaLibraryGetKernelCount`,\n`cuLibraryEnumerateKernels`"),
         (c"cudaKernelSetAttributeForDevice", cudaKernelSetAttributeForDevice, c"cudaKernelSetAttributeForDevice(kernel, attr, value, device)\n--\n\nReturns `tuple[cudaError_t]`.\n\nSets information about a kernel\n\nThis call sets the value of a specified attribute `attr` on the kernel `kernel`\nfor the requested device `device` to an integer value specified by `value`.\nThis function returns `cudaSuccess` if the new value of the attribute could be\nsuccessfully set. If the set fails, this call will return an error.\nNot all attributes can have values set. Attempting to set a value on a read-only\nattribute will result in an error (::cudaErrorInvalidValue)\n\nNote that attributes set using `cudaFuncSetAttribute()` will override the attribute\nset by this API irrespective of whether the call to `cudaFuncSetAttribute()` is made\nbefore or after this API call. Because of this and the stricter locking requirements\nmentioned below it is suggested that this call be used during the initialization path\nand not on each thread accessing `kernel` such as on kernel launches or on the\ncritical path.\n\nValid values for `attr` are:\n- `cudaFuncAttributeMaxDynamicSharedMemorySize` - The requested maximum size in bytes of dynamically-allocated shared memory. The sum of this value and the function attribute `sharedSizeBytes`\ncannot exceed the device attribute `cudaDevAttrMaxSharedMemoryPerBlockOptin`. The maximal size of requestable dynamic shared memory may differ by GPU architecture.\n- `cudaFuncAttributePreferredSharedMemoryCarveout` - On devices where the L1 cache and shared memory use the same hardware resources,\nthis sets the shared memory carveout preference, in percent of the total shared memory. See `cudaDevAttrMaxSharedMemoryPerMultiprocessor`.\nThis is only a hint, and the driver can choose a different ratio if required to execute the function.\n- `cudaFuncAttributeRequiredClusterWidth`: The required cluster width in\nblocks. The width, height, and depth values must either all be 0 or all be\npositive. The validity of the cluster dimensions is checked at launch time.\nIf the value is set during compile time, it cannot be set at runtime.\nSetting it at runtime will return cudaErrorNotPermitted.\n- `cudaFuncAttributeRequiredClusterHeight`: The required cluster height in\nblocks. The width, height, and depth values must either all be 0 or all be\npositive. The validity of the cluster dimensions is checked at launch time.\nIf the value is set during compile time, it cannot be set at runtime.\nSetting it at runtime will return cudaErrorNotPermitted.\n- `cudaFuncAttributeRequiredClusterDepth`: The required cluster depth in\nblocks. The width, height, and depth values must either all be 0 or all be\npositive. The validity of the cluster dimensions is checked at launch time.\nIf the value is set during compile time, it cannot be set at runtime.\nSetting it at runtime will return cudaErrorNotPermitted.\n- `cudaFuncAttributeNonPortableClusterSizeAllowed`: Indicates whether the\nfunction can be launched with non-portable cluster size. 1 is allowed, 0 is\ndisallowed.\n- `cudaFuncAttributeClusterSchedulingPolicyPreference`: The block\nscheduling policy of a function. The value type is cudaClusterSchedulingPolicy.\n\n**Note:** The API has stricter locking requirements in comparison to its legacy counterpart\n`cudaFuncSetAttribute()` due to device-wide semantics. If multiple threads are trying to\nset the same attribute on the same device simultaneously, the attribute setting will depend\non the interleavings chosen by the OS scheduler and memory consistency.\n\n**Parameters:**\n- `kernel`: Kernel to set attribute of\n- `attr`: Attribute requested\n- `value`: Value to set\n- `device`: Device to set attribute of\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDeviceFunction`,\n`cudaErrorInvalidValue`\n\n**See also:** `cudaLibraryLoadData`,\n`cudaLibraryLoadFromFile`,\n`cudaLibraryUnload`,\n`cudaLibraryGetKernel`,\n`cudaLaunchKernel`,\n`cudaFuncSetAttribute`,\n`cuKernelSetAttribute`"),
         (c"cudaGetExportTable", cudaGetExportTable, c"cudaGetExportTable(pExportTableId)\n--\n\nReturns `tuple[cudaError_t, int | None]`.\n\n\\cond impl_private"),
         (c"cudaGetFuncBySymbol", cudaGetFuncBySymbol, c"cudaGetFuncBySymbol(symbolPtr)\n--\n\nReturns `tuple[cudaError_t, cudaFunction_t | None]`.\n\nGet pointer to device entry function that matches entry function `symbolPtr`\n\nReturns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.\n\n**Parameters:**\n- `functionPtr`: Returns the device entry function\n- `symbolPtr`: Pointer to device entry function to search for\n\n**Returns:**\n`cudaSuccess`"),

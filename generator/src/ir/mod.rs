@@ -92,6 +92,21 @@ pub struct Library {
     /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
     #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
     pub trace: TraceFacts,
+    /// Handle typedefs that are another library's handle type (`passes::shared`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_handles: Vec<SharedHandle>,
+}
+
+/// A handle typedef of this library whose pointee another library's handle typedef names too
+/// (driver_types.h's `typedef struct CUstream_st *cudaStream_t`, cuda.h's `CUstream`): every
+/// surface gives it that library's type, so the two APIs' objects pass to each other as they are.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedHandle {
+    /// The typedef here (`cudaStream_t`).
+    pub name: String,
+    /// The library that owns the type and its typedef there (`driver`, `CUstream`).
+    pub library: LibraryKind,
+    pub target: String,
 }
 
 /// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
@@ -170,7 +185,12 @@ impl Library {
             resources: Vec::new(),
             excused: Vec::new(),
             trace: TraceFacts::default(),
+            shared_handles: Vec::new(),
         }
+    }
+    /// The other library's handle typedef `name` is (see [`SharedHandle`]).
+    pub fn shared_handle(&self, name: &str) -> Option<&SharedHandle> {
+        self.shared_handles.iter().find(|s| s.name == name)
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)

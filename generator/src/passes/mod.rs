@@ -12,6 +12,7 @@ pub mod ownership;
 pub mod params;
 pub mod python;
 pub mod signature;
+pub mod shared;
 pub mod sizes;
 pub mod status;
 pub mod trace;
@@ -78,6 +79,9 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
                 break;
             }
         }
+    }
+    if last.is_none() {
+        shared::run(api);
     }
     Ok(())
 }

@@ -13681,8 +13681,8 @@ def cudaGetDriverEntryPoint(symbol: bytes, flags: int) -> tuple[cudaError_t, int
 def cudaGetDriverEntryPointByVersion(symbol: bytes, funcPtr: Any, cudaVersion: int, flags: int) -> tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]:
     """Returns `tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]`.
     """
-def cudaLibraryLoadData(code: Any, jitOptions: Sequence[cudaJitOption | int] | None, jitOptionsValues: Any, numJitOptions: int, libraryOptions: Sequence[cudaLibraryOption | int] | None, libraryOptionValues: Any, numLibraryOptions: int) -> tuple[cudaError_t, list[cudaLibrary_t] | None]:
-    """Returns `tuple[cudaError_t, list[cudaLibrary_t] | None]`.
+def cudaLibraryLoadData(code: Any, jitOptions: Sequence[cudaJitOption | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[cudaLibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[cudaError_t, cudaLibrary_t | None]:
+    """Returns `tuple[cudaError_t, cudaLibrary_t | None]`.
 
     Load a library with specified code and options
 
@@ -13740,8 +13740,8 @@ def cudaLibraryLoadData(code: Any, jitOptions: Sequence[cudaJitOption | int] | N
     `cudaLibraryUnload`,
     `cuLibraryLoadData`
     """
-def cudaLibraryLoadFromFile(fileName: bytes, jitOptions: Sequence[cudaJitOption | int] | None, jitOptionsValues: Any, numJitOptions: int, libraryOptions: Sequence[cudaLibraryOption | int] | None, libraryOptionValues: Any, numLibraryOptions: int) -> tuple[cudaError_t, list[cudaLibrary_t] | None]:
-    """Returns `tuple[cudaError_t, list[cudaLibrary_t] | None]`.
+def cudaLibraryLoadFromFile(fileName: bytes, jitOptions: Sequence[cudaJitOption | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[cudaLibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[cudaError_t, cudaLibrary_t | None]:
+    """Returns `tuple[cudaError_t, cudaLibrary_t | None]`.
 
     Load a library with specified file and options
 
@@ -13965,8 +13965,8 @@ def cudaLibraryGetKernelCount(lib: cudaLibrary_t | int) -> tuple[cudaError_t, in
     `cudaLibraryLoadData`,
     `cuLibraryGetKernelCount`
     """
-def cudaLibraryEnumerateKernels(kernels: Sequence[cudaKernel_t | int] | None, numKernels: int, lib: cudaLibrary_t | int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaLibraryEnumerateKernels(numKernels: int, lib: cudaLibrary_t | int) -> tuple[cudaError_t, list[cudaKernel_t] | None]:
+    """Returns `tuple[cudaError_t, list[cudaKernel_t] | None]`.
 
     Retrieve the kernel handles within a library.
 

@@ -13400,12 +13400,13 @@ pub unsafe fn get_driver_entry_point_by_version(symbol: &CStr, func_ptr: *mut *m
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLibraryLoadData")]
 #[inline]
-pub unsafe fn library_load_data(library: &mut [cudaLibrary_t], code: *const c_void, jit_options: &[cudaJitOption], jit_options_values: *mut *mut c_void, library_options: &[cudaLibraryOption], library_option_values: *mut *mut c_void) -> Result<(), Error> {
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library.len()), Some(library_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaLibraryLoadData(library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values, __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values, __num_library_options) }?;
+pub unsafe fn library_load_data(code: *const c_void, jit_options: &[cudaJitOption], jit_options_values: &[*mut c_void], library_options: &[cudaLibraryOption], library_option_values: &[*mut c_void]) -> Result<cudaLibrary_t, Error> {
+    let mut __library = MaybeUninit::<cudaLibrary_t>::uninit();
+    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaLibraryLoadData(__library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __library.assume_init() })
 }
 
 /// Load a library with specified file and options
@@ -13463,18 +13464,15 @@ pub unsafe fn library_load_data(library: &mut [cudaLibrary_t], code: *const c_vo
 /// **See also:** `cudaLibraryLoadData`,
 /// `cudaLibraryUnload`,
 /// `cuLibraryLoadFromFile`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLibraryLoadFromFile")]
 #[inline]
-pub unsafe fn library_load_from_file(library: &mut [cudaLibrary_t], file_name: &CStr, jit_options: &[cudaJitOption], jit_options_values: *mut *mut c_void, library_options: &[cudaLibraryOption], library_option_values: *mut *mut c_void) -> Result<(), Error> {
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library.len()), Some(library_options.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaLibraryLoadFromFile(library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values, __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values, __num_library_options) }?;
+pub fn library_load_from_file(file_name: &CStr, jit_options: &[cudaJitOption], jit_options_values: &[*mut c_void], library_options: &[cudaLibraryOption], library_option_values: &[*mut c_void]) -> Result<cudaLibrary_t, Error> {
+    let mut __library = MaybeUninit::<cudaLibrary_t>::uninit();
+    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaLibraryLoadFromFile(__library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __library.assume_init() })
 }
 
 /// Unloads a library
@@ -13695,9 +13693,9 @@ pub fn library_get_kernel_count(lib: cudaLibrary_t) -> Result<c_uint, Error> {
 /// `cuLibraryEnumerateKernels`
 #[doc(alias = "cudaLibraryEnumerateKernels")]
 #[inline]
-pub fn library_enumerate_kernels(kernels: &[cudaKernel_t], lib: cudaLibrary_t) -> Result<(), Error> {
+pub fn library_enumerate_kernels(kernels: &mut [cudaKernel_t], lib: cudaLibrary_t) -> Result<(), Error> {
     let __num_kernels: c_uint = crate::util::array_len(&[Some(kernels.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaLibraryEnumerateKernels(kernels.as_ptr().cast_mut(), __num_kernels, lib) }?;
+    let __r = unsafe { sys::call_cudaLibraryEnumerateKernels(kernels.as_mut_ptr(), __num_kernels, lib) }?;
     error::check(__r)?;
     Ok(())
 }

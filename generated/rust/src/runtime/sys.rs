@@ -5793,7 +5793,7 @@ raw_fn! {
     fn cudaLibraryLoadData(library: *mut cudaLibrary_t, code: *const c_void, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> cudaError_t = 372;
     helpers call_cudaLibraryLoadData, slow_cudaLibraryLoadData, traced_cudaLibraryLoadData, record_cudaLibraryLoadData, DESC_cudaLibraryLoadData;
     trace |__r, __w| "library,code,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => library as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => code as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
@@ -5812,7 +5812,7 @@ raw_fn! {
     fn cudaLibraryLoadFromFile(library: *mut cudaLibrary_t, fileName: *const c_char, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> cudaError_t = 373;
     helpers call_cudaLibraryLoadFromFile, slow_cudaLibraryLoadFromFile, traced_cudaLibraryLoadFromFile, record_cudaLibraryLoadFromFile, DESC_cudaLibraryLoadFromFile;
     trace |__r, __w| "library,fileName,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => library as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,

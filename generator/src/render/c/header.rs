@@ -90,6 +90,8 @@ pub(super) struct TypedefView {
 pub(super) struct RecordView {
     pub doc: Vec<String>,
     pub keyword: &'static str,
+    /// Alignment beyond the fields' (`CUDAGEN_ALIGN(16)` on `float4`); 0 when none.
+    pub align: u64,
     /// Tag of a top-level record; empty for an inline anonymous one.
     pub tag: String,
     pub fields: Vec<FieldView>,
@@ -445,6 +447,7 @@ fn record_view(lib: &Library, r: &Record, anon: &BTreeMap<&str, &Record>, depth:
     Ok(RecordView {
         doc: comment(&r.doc.markdown),
         keyword: keyword(r.kind),
+        align: lib.over_alignment(r).unwrap_or(0),
         tag: if r.anonymous { String::new() } else { tag(r).to_string() },
         fields,
         name: r.name.clone(),

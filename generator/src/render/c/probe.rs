@@ -3,7 +3,7 @@
 //! prototype. Built once against the generated headers and once against NVIDIA's, the two
 //! outputs must be identical, and the NVIDIA build fails on any prototype that differs.
 
-use super::header::{params, tag};
+use super::header::tag;
 use crate::ir::{Library, MacroValue, Type};
 use serde::Serialize;
 use std::collections::BTreeSet;

@@ -63,7 +63,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     for lib in &api.libraries {
         let m = lib.kind.module().to_string();
         let qualname = format!("cudagen.{m}");
-        let handles = types::handles(lib);
+        let mut handles = types::handles(lib);
+        types::mark_shared(api, lib, &mut handles);
         let mut fns = Vec::new();
         for f in &lib.functions {
             match functions::view(lib, f, &handles) {

@@ -150,62 +150,10 @@ pub type cudaHostFn_t = Option<unsafe extern "C" fn(userData: *mut c_void)>;
 pub type cudaUUID_t = CUuuid;
 
 /// CUDA stream
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaStream_t(pub *mut c_void);
-
-impl cudaStream_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaStream_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaStream_t {}
-unsafe impl Sync for cudaStream_t {}
+pub type cudaStream_t = crate::driver::CUstream;
 
 /// CUDA event types
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaEvent_t(pub *mut c_void);
-
-impl cudaEvent_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaEvent_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaEvent_t {}
-unsafe impl Sync for cudaEvent_t {}
+pub type cudaEvent_t = crate::driver::CUevent;
 
 /// CUDA graphics resource types
 #[repr(transparent)]
@@ -295,268 +243,34 @@ unsafe impl Send for cudaExternalSemaphore_t {}
 unsafe impl Sync for cudaExternalSemaphore_t {}
 
 /// CUDA graph
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaGraph_t(pub *mut c_void);
-
-impl cudaGraph_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaGraph_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaGraph_t {}
-unsafe impl Sync for cudaGraph_t {}
+pub type cudaGraph_t = crate::driver::CUgraph;
 
 /// CUDA graph node.
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaGraphNode_t(pub *mut c_void);
-
-impl cudaGraphNode_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaGraphNode_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaGraphNode_t {}
-unsafe impl Sync for cudaGraphNode_t {}
+pub type cudaGraphNode_t = crate::driver::CUgraphNode;
 
 /// CUDA user object for graphs
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaUserObject_t(pub *mut c_void);
-
-impl cudaUserObject_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaUserObject_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaUserObject_t {}
-unsafe impl Sync for cudaUserObject_t {}
+pub type cudaUserObject_t = crate::driver::CUuserObject;
 
 /// CUDA handle for conditional graph nodes
 pub type cudaGraphConditionalHandle = c_ulonglong;
 
 /// CUDA function
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaFunction_t(pub *mut c_void);
-
-impl cudaFunction_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaFunction_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaFunction_t {}
-unsafe impl Sync for cudaFunction_t {}
+pub type cudaFunction_t = crate::driver::CUfunction;
 
 /// CUDA kernel
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaKernel_t(pub *mut c_void);
-
-impl cudaKernel_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaKernel_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaKernel_t {}
-unsafe impl Sync for cudaKernel_t {}
+pub type cudaKernel_t = crate::driver::CUkernel;
 
 /// CUDA library
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaLibrary_t(pub *mut c_void);
-
-impl cudaLibrary_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaLibrary_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaLibrary_t {}
-unsafe impl Sync for cudaLibrary_t {}
+pub type cudaLibrary_t = crate::driver::CUlibrary;
 
 /// CUDA memory pool
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaMemPool_t(pub *mut c_void);
-
-impl cudaMemPool_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaMemPool_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaMemPool_t {}
-unsafe impl Sync for cudaMemPool_t {}
+pub type cudaMemPool_t = crate::driver::CUmemoryPool;
 
 /// CUDA executable (launchable) graph
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaGraphExec_t(pub *mut c_void);
-
-impl cudaGraphExec_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaGraphExec_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaGraphExec_t {}
-unsafe impl Sync for cudaGraphExec_t {}
+pub type cudaGraphExec_t = crate::driver::CUgraphExec;
 
 /// CUDA device node handle for device-side node update
-#[repr(transparent)]
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaGraphDeviceNode_t(pub *mut c_void);
-
-impl cudaGraphDeviceNode_t {
-    /// The null handle.
-    pub const fn null() -> Self {
-        Self(core::ptr::null_mut())
-    }
-    pub fn is_null(self) -> bool {
-        self.0.is_null()
-    }
-    pub const fn as_raw(self) -> *mut c_void {
-        self.0
-    }
-}
-
-impl Default for cudaGraphDeviceNode_t {
-    fn default() -> Self {
-        Self::null()
-    }
-}
-
-// SAFETY: a handle is an identifier the library validates on use; moving it between threads does
-// nothing by itself (the CUDA APIs are thread-safe).
-unsafe impl Send for cudaGraphDeviceNode_t {}
-unsafe impl Sync for cudaGraphDeviceNode_t {}
+pub type cudaGraphDeviceNode_t = crate::driver::CUgraphDeviceNode;
 
 /// CUDA async callback handle
 #[repr(transparent)]
