@@ -9,11 +9,11 @@ root=$(pwd)
 out=.carry/runtime
 rm -rf "$out"
 mkdir -p "$out/rust" "$out/whl" "$out/c"
+
+echo "== regenerate CUDA 13.0 (the caller's target dir: xtask is built there already)"
+cargo xtask regen --cuda 13.0 --out target/v13_0/gen | tail -n 1
 export CARGO_TARGET_DIR="$root/target/v13gpu"
 export CARGO_PROFILE_RELEASE_STRIP=true CARGO_PROFILE_RELEASE_DEBUG=false CARGO_INCREMENTAL=0
-
-echo "== regenerate CUDA 13.0"
-cargo xtask regen --cuda 13.0 --out target/v13_0/gen | tail -n 1
 cat > target/v13_0/Cargo.toml <<'TOML'
 [workspace]
 resolver = "2"

@@ -4839,7 +4839,7 @@ def cudaStreamBeginCaptureToGraph(stream: cudaStream_t | int, graph: cudaGraph_t
     `cudaStreamEndCapture`,
     `cudaThreadExchangeStreamCaptureMode`
     """
-def cudaThreadExchangeStreamCaptureMode() -> tuple[cudaError_t, cudaStreamCaptureMode | None]:
+def cudaThreadExchangeStreamCaptureMode(mode: cudaStreamCaptureMode | int) -> tuple[cudaError_t, cudaStreamCaptureMode | None]:
     """Returns `tuple[cudaError_t, cudaStreamCaptureMode | None]`.
 
     Swaps the stream capture interaction mode for a thread
@@ -4960,8 +4960,8 @@ def cudaStreamIsCapturing(stream: cudaStream_t | int) -> tuple[cudaError_t, cuda
     `cudaStreamBeginCapture`,
     `cudaStreamEndCapture`
     """
-def cudaStreamGetCaptureInfo(stream: cudaStream_t | int, dependencies_out: Any) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, int | None]`.
+def cudaStreamGetCaptureInfo(stream: cudaStream_t | int) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, cudaGraphNode_t | None, int | None]:
+    """Returns `tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, cudaGraphNode_t | None, int | None]`.
 
     Query a stream's capture state
 
@@ -10291,8 +10291,8 @@ def cudaMemPoolSetAttribute(memPool: cudaMemPool_t | int, attr: cudaMemPoolAttr 
 
     **See also:** `cuMemPoolSetAttribute`, `cudaMallocAsync`, `cudaFreeAsync`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`, `cudaMemPoolCreate`
     """
-def cudaMemPoolGetAttribute(memPool: cudaMemPool_t | int, attr: cudaMemPoolAttr | int, value: Any) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMemPoolGetAttribute(memPool: cudaMemPool_t | int, attr: cudaMemPoolAttr | int) -> tuple[cudaError_t, Any | None]:
+    """Returns `tuple[cudaError_t, Any | None]`.
 
     Gets attributes of a memory pool
 
@@ -10532,8 +10532,8 @@ def cudaMemPoolExportPointer(ptr: Any) -> tuple[cudaError_t, cudaMemPoolPtrExpor
 
     **See also:** `cuMemPoolExportPointer`, `cudaMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolImportPointer`
     """
-def cudaMemPoolImportPointer(ptr: Any, memPool: cudaMemPool_t | int, exportData: cudaMemPoolPtrExportData) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMemPoolImportPointer(memPool: cudaMemPool_t | int, exportData: cudaMemPoolPtrExportData) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
 
     Import a memory pool allocation from another process.
 
@@ -10780,8 +10780,8 @@ def cudaGraphicsResourceSetMapFlags(resource: cudaGraphicsResource_t | int, flag
     `cudaGraphicsMapResources`,
     `cuGraphicsResourceSetMapFlags`
     """
-def cudaGraphicsMapResources(count: int, stream: cudaStream_t | int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
-    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+def cudaGraphicsMapResources(count: int, resources: Sequence[cudaGraphicsResource_t | int] | None, stream: cudaStream_t | int) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
 
     Map graphics resources for access by CUDA
 
@@ -10820,8 +10820,8 @@ def cudaGraphicsMapResources(count: int, stream: cudaStream_t | int) -> tuple[cu
     `cudaGraphicsUnmapResources`,
     `cuGraphicsMapResources`
     """
-def cudaGraphicsUnmapResources(count: int, stream: cudaStream_t | int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
-    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+def cudaGraphicsUnmapResources(count: int, resources: Sequence[cudaGraphicsResource_t | int] | None, stream: cudaStream_t | int) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
 
     Unmap graphics resources.
 
@@ -12165,8 +12165,8 @@ def cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t | int, dptr_out: Any) ->
 def cudaDeviceGraphMemTrim(device: int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaDeviceGetGraphMemAttribute(device: int, attr: cudaGraphMemAttributeType | int, value: Any) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaDeviceGetGraphMemAttribute(device: int, attr: cudaGraphMemAttributeType | int) -> tuple[cudaError_t, Any | None]:
+    """Returns `tuple[cudaError_t, Any | None]`.
     """
 def cudaDeviceSetGraphMemAttribute(device: int, attr: cudaGraphMemAttributeType | int, value: Any) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
@@ -12295,8 +12295,8 @@ def cudaGraphGetNodes(graph: cudaGraph_t | int, numNodes: int = 0) -> tuple[cuda
     `cudaGraphNodeGetDependencies`,
     `cudaGraphNodeGetDependentNodes`
     """
-def cudaGraphGetRootNodes(graph: cudaGraph_t | int) -> tuple[cudaError_t, cudaGraphNode_t | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaGraphNode_t | None, int | None]`.
+def cudaGraphGetRootNodes(graph: cudaGraph_t | int, pNumRootNodes: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
+    """Returns `tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]`.
 
     Returns a graph's root nodes
 
@@ -12327,8 +12327,8 @@ def cudaGraphGetRootNodes(graph: cudaGraph_t | int) -> tuple[cudaError_t, cudaGr
     `cudaGraphNodeGetDependencies`,
     `cudaGraphNodeGetDependentNodes`
     """
-def cudaGraphGetEdges(graph: cudaGraph_t | int) -> tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphNode_t | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphNode_t | None, int | None]`.
+def cudaGraphGetEdges(graph: cudaGraph_t | int, numEdges: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphNode_t] | None, int | None]:
+    """Returns `tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphNode_t] | None, int | None]`.
 
     Returns a graph's dependency edges
 
@@ -12403,8 +12403,8 @@ def cudaGraphGetEdges_v2(graph: cudaGraph_t | int, numEdges: int = 0) -> tuple[c
     `cudaGraphNodeGetDependencies`,
     `cudaGraphNodeGetDependentNodes`
     """
-def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaGraphNode_t | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaGraphNode_t | None, int | None]`.
+def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | int, pNumDependencies: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
+    """Returns `tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]`.
 
     Returns a node's dependencies
 
@@ -12473,8 +12473,8 @@ def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | int) -> tuple[cudaEr
     `cudaGraphAddDependencies`,
     `cudaGraphRemoveDependencies`
     """
-def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaGraphNode_t | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaGraphNode_t | None, int | None]`.
+def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | int, pNumDependentNodes: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]:
+    """Returns `tuple[cudaError_t, list[cudaGraphNode_t] | None, int | None]`.
 
     Returns a node's dependent nodes
 
@@ -13153,8 +13153,8 @@ def cudaGraphNodeSetEnabled(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphN
 def cudaGraphNodeGetEnabled(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
     """
-def cudaGraphExecUpdate(hGraphExec: cudaGraphExec_t | int, hGraph: cudaGraph_t | int, resultInfo: cudaGraphExecUpdateResultInfo) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaGraphExecUpdate(hGraphExec: cudaGraphExec_t | int, hGraph: cudaGraph_t | int) -> tuple[cudaError_t, cudaGraphExecUpdateResultInfo | None]:
+    """Returns `tuple[cudaError_t, cudaGraphExecUpdateResultInfo | None]`.
 
     Check whether an executable graph can be updated with a graph and perform the update if possible
 
@@ -13678,8 +13678,8 @@ def cudaGraphConditionalHandleCreate(graph: cudaGraph_t | int, defaultLaunchValu
 def cudaGetDriverEntryPoint(symbol: bytes, flags: int) -> tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]:
     """Returns `tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]`.
     """
-def cudaGetDriverEntryPointByVersion(symbol: bytes, funcPtr: Any, cudaVersion: int, flags: int) -> tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]:
-    """Returns `tuple[cudaError_t, cudaDriverEntryPointQueryResult | None]`.
+def cudaGetDriverEntryPointByVersion(symbol: bytes, cudaVersion: int, flags: int) -> tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]:
+    """Returns `tuple[cudaError_t, int | None, cudaDriverEntryPointQueryResult | None]`.
     """
 def cudaLibraryLoadData(code: Any, jitOptions: Sequence[cudaJitOption | int] | None, jitOptionsValues: Sequence[Any] | None, numJitOptions: int, libraryOptions: Sequence[cudaLibraryOption | int] | None, libraryOptionValues: Sequence[Any] | None, numLibraryOptions: int) -> tuple[cudaError_t, cudaLibrary_t | None]:
     """Returns `tuple[cudaError_t, cudaLibrary_t | None]`.

@@ -3065,11 +3065,10 @@ pub fn stream_begin_capture_to_graph(stream: cudaStream_t, graph: cudaGraph_t, d
 /// `cudaStreamBeginCapture`
 #[doc(alias = "cudaThreadExchangeStreamCaptureMode")]
 #[inline]
-pub fn thread_exchange_stream_capture_mode() -> Result<cudaStreamCaptureMode, Error> {
-    let mut __mode = MaybeUninit::<cudaStreamCaptureMode>::uninit();
-    let __r = unsafe { sys::call_cudaThreadExchangeStreamCaptureMode(__mode.as_mut_ptr()) }?;
+pub fn thread_exchange_stream_capture_mode(mode: &mut cudaStreamCaptureMode) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaThreadExchangeStreamCaptureMode(core::ptr::from_mut(mode)) }?;
     error::check(__r)?;
-    Ok(unsafe { __mode.assume_init() })
+    Ok(())
 }
 
 /// Ends capture on a stream, returning the captured graph
@@ -3182,20 +3181,17 @@ pub fn stream_is_capturing(stream: cudaStream_t) -> Result<cudaStreamCaptureStat
 /// `cudaStreamBeginCapture`,
 /// `cudaStreamIsCapturing`,
 /// `cudaStreamUpdateCaptureDependencies`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaStreamGetCaptureInfo")]
 #[inline]
-pub unsafe fn stream_get_capture_info(stream: cudaStream_t, dependencies_out: *mut *const cudaGraphNode_t) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, usize), Error> {
+pub fn stream_get_capture_info(stream: cudaStream_t) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<cudaStreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<c_ulonglong>::uninit();
     let mut __graph_out = MaybeUninit::<cudaGraph_t>::uninit();
+    let mut __dependencies_out = MaybeUninit::<*const cudaGraphNode_t>::uninit();
     let mut __num_dependencies_out = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaStreamGetCaptureInfo_v2(stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), dependencies_out, __num_dependencies_out.as_mut_ptr()) }?;
+    let __r = unsafe { sys::call_cudaStreamGetCaptureInfo_v2(stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), __dependencies_out.as_mut_ptr(), __num_dependencies_out.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
+    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __dependencies_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
 }
 
 /// Query a stream's capture state (12.3+)
@@ -9202,14 +9198,11 @@ pub fn mem_pool_trim_to(mem_pool: cudaMemPool_t, min_bytes_to_keep: usize) -> Re
 /// *See the CUDA documentation for notes on this function.*
 ///
 /// **See also:** `cuMemPoolSetAttribute`, `cudaMallocAsync`, `cudaFreeAsync`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`, `cudaMemPoolCreate`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolSetAttribute")]
 #[inline]
-pub unsafe fn mem_pool_set_attribute(mem_pool: cudaMemPool_t, attr: cudaMemPoolAttr, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemPoolSetAttribute(mem_pool, attr, value) }?;
+pub fn mem_pool_set_attribute<T: crate::Plain>(mem_pool: cudaMemPool_t, attr: cudaMemPoolAttr, value: &T) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaMemPoolSetAttribute(mem_pool, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -9257,16 +9250,14 @@ pub unsafe fn mem_pool_set_attribute(mem_pool: cudaMemPool_t, attr: cudaMemPoolA
 /// *See the CUDA documentation for notes on this function.*
 ///
 /// **See also:** `cuMemPoolGetAttribute`, `cudaMallocAsync`, `cudaFreeAsync`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`, `cudaMemPoolCreate`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolGetAttribute")]
 #[inline]
-pub unsafe fn mem_pool_get_attribute(mem_pool: cudaMemPool_t, attr: cudaMemPoolAttr, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemPoolGetAttribute(mem_pool, attr, value) }?;
+pub fn mem_pool_get_attribute<T: crate::Plain>(mem_pool: cudaMemPool_t, attr: cudaMemPoolAttr) -> Result<T, Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __value = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cudaMemPoolGetAttribute(mem_pool, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __value.assume_init() })
 }
 
 /// Controls visibility of pools between devices
@@ -9534,16 +9525,13 @@ pub unsafe fn mem_pool_export_pointer(ptr: *mut c_void) -> Result<cudaMemPoolPtr
 /// `CUDA_ERROR_OUT_OF_MEMORY`
 ///
 /// **See also:** `cuMemPoolImportPointer`, `cudaMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolExportPointer`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolImportPointer")]
 #[inline]
-pub unsafe fn mem_pool_import_pointer(ptr: *mut *mut c_void, mem_pool: cudaMemPool_t, export_data: &mut cudaMemPoolPtrExportData) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemPoolImportPointer(ptr, mem_pool, core::ptr::from_mut(export_data)) }?;
+pub fn mem_pool_import_pointer(mem_pool: cudaMemPool_t, export_data: &mut cudaMemPoolPtrExportData) -> Result<*mut c_void, Error> {
+    let mut __ptr = MaybeUninit::<*mut c_void>::uninit();
+    let __r = unsafe { sys::call_cudaMemPoolImportPointer(__ptr.as_mut_ptr(), mem_pool, core::ptr::from_mut(export_data)) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __ptr.assume_init() })
 }
 
 /// Returns attributes about a specified pointer
@@ -9837,11 +9825,11 @@ pub fn graphics_resource_set_map_flags(resource: cudaGraphicsResource_t, flags: 
 /// `cuGraphicsMapResources`
 #[doc(alias = "cudaGraphicsMapResources")]
 #[inline]
-pub fn graphics_map_resources(count: c_int, stream: cudaStream_t) -> Result<cudaGraphicsResource_t, Error> {
-    let mut __resources = MaybeUninit::<cudaGraphicsResource_t>::uninit();
-    let __r = unsafe { sys::call_cudaGraphicsMapResources(count, __resources.as_mut_ptr(), stream) }?;
+pub fn graphics_map_resources(resources: &[cudaGraphicsResource_t], stream: cudaStream_t) -> Result<(), Error> {
+    let __count: c_int = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaGraphicsMapResources(__count, resources.as_ptr().cast_mut(), stream) }?;
     error::check(__r)?;
-    Ok(unsafe { __resources.assume_init() })
+    Ok(())
 }
 
 /// Unmap graphics resources.
@@ -9878,11 +9866,11 @@ pub fn graphics_map_resources(count: c_int, stream: cudaStream_t) -> Result<cuda
 /// `cuGraphicsUnmapResources`
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
-pub fn graphics_unmap_resources(count: c_int, stream: cudaStream_t) -> Result<cudaGraphicsResource_t, Error> {
-    let mut __resources = MaybeUninit::<cudaGraphicsResource_t>::uninit();
-    let __r = unsafe { sys::call_cudaGraphicsUnmapResources(count, __resources.as_mut_ptr(), stream) }?;
+pub fn graphics_unmap_resources(resources: &[cudaGraphicsResource_t], stream: cudaStream_t) -> Result<(), Error> {
+    let __count: c_int = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaGraphicsUnmapResources(__count, resources.as_ptr().cast_mut(), stream) }?;
     error::check(__r)?;
-    Ok(unsafe { __resources.assume_init() })
+    Ok(())
 }
 
 /// Get an device pointer through which to access a mapped graphics resource.
@@ -11523,24 +11511,21 @@ pub fn device_graph_mem_trim(device: c_int) -> Result<(), Error> {
     Ok(())
 }
 
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 #[inline]
-pub unsafe fn device_get_graph_mem_attribute(device: c_int, attr: cudaGraphMemAttributeType, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaDeviceGetGraphMemAttribute(device, attr, value) }?;
+pub fn device_get_graph_mem_attribute<T: crate::Plain>(device: c_int, attr: cudaGraphMemAttributeType) -> Result<T, Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __value = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cudaDeviceGetGraphMemAttribute(device, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __value.assume_init() })
 }
 
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 #[inline]
-pub unsafe fn device_set_graph_mem_attribute(device: c_int, attr: cudaGraphMemAttributeType, value: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaDeviceSetGraphMemAttribute(device, attr, value) }?;
+pub fn device_set_graph_mem_attribute<T: crate::Plain>(device: c_int, attr: cudaGraphMemAttributeType, value: &T) -> Result<(), Error> {
+    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaDeviceSetGraphMemAttribute(device, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11686,8 +11671,8 @@ pub fn graph_node_get_type(node: cudaGraphNode_t) -> Result<cudaGraphNodeType, E
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphGetNodes")]
 #[inline]
-pub unsafe fn graph_get_nodes(graph: cudaGraph_t, nodes: &mut [cudaGraphNode_t], num_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphGetNodes(graph, nodes.as_mut_ptr(), core::ptr::from_mut(num_nodes)) }?;
+pub unsafe fn graph_get_nodes(graph: cudaGraph_t, nodes: Option<&mut [cudaGraphNode_t]>, num_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphGetNodes(graph, nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_nodes)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11720,14 +11705,16 @@ pub unsafe fn graph_get_nodes(graph: cudaGraph_t, nodes: &mut [cudaGraphNode_t],
 /// `cudaGraphNodeGetType`,
 /// `cudaGraphNodeGetDependencies`,
 /// `cudaGraphNodeGetDependentNodes`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphGetRootNodes")]
 #[inline]
-pub fn graph_get_root_nodes(graph: cudaGraph_t) -> Result<(cudaGraphNode_t, usize), Error> {
-    let mut __p_root_nodes = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __p_num_root_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaGraphGetRootNodes(graph, __p_root_nodes.as_mut_ptr(), __p_num_root_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_get_root_nodes(graph: cudaGraph_t, p_root_nodes: Option<&mut [cudaGraphNode_t]>, p_num_root_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphGetRootNodes(graph, p_root_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_root_nodes)) }?;
     error::check(__r)?;
-    Ok((unsafe { __p_root_nodes.assume_init() }, unsafe { __p_num_root_nodes.assume_init() }))
+    Ok(())
 }
 
 /// Returns a graph's dependency edges
@@ -11761,15 +11748,16 @@ pub fn graph_get_root_nodes(graph: cudaGraph_t) -> Result<(cudaGraphNode_t, usiz
 /// `cudaGraphRemoveDependencies`,
 /// `cudaGraphNodeGetDependencies`,
 /// `cudaGraphNodeGetDependentNodes`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphGetEdges")]
 #[inline]
-pub fn graph_get_edges(graph: cudaGraph_t) -> Result<(cudaGraphNode_t, cudaGraphNode_t, usize), Error> {
-    let mut __from = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __to = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __num_edges = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaGraphGetEdges(graph, __from.as_mut_ptr(), __to.as_mut_ptr(), __num_edges.as_mut_ptr()) }?;
+pub unsafe fn graph_get_edges(graph: cudaGraph_t, from: Option<&mut [cudaGraphNode_t]>, to: Option<&mut [cudaGraphNode_t]>, num_edges: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphGetEdges(graph, from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_edges)) }?;
     error::check(__r)?;
-    Ok((unsafe { __from.assume_init() }, unsafe { __to.assume_init() }, unsafe { __num_edges.assume_init() }))
+    Ok(())
 }
 
 /// Returns a graph's dependency edges (12.3+)
@@ -11851,14 +11839,16 @@ pub unsafe fn graph_get_edges_v2(graph: cudaGraph_t, edge_data: Option<&mut [cud
 /// `cudaGraphGetEdges`,
 /// `cudaGraphAddDependencies`,
 /// `cudaGraphRemoveDependencies`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
-pub fn graph_node_get_dependencies(node: cudaGraphNode_t) -> Result<(cudaGraphNode_t, usize), Error> {
-    let mut __p_dependencies = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __p_num_dependencies = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies(node, __p_dependencies.as_mut_ptr(), __p_num_dependencies.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies: Option<&mut [cudaGraphNode_t]>, p_num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies(node, p_dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependencies)) }?;
     error::check(__r)?;
-    Ok((unsafe { __p_dependencies.assume_init() }, unsafe { __p_num_dependencies.assume_init() }))
+    Ok(())
 }
 
 /// Returns a node's dependencies (12.3+)
@@ -11935,14 +11925,16 @@ pub fn graph_node_get_dependencies_v2(node: cudaGraphNode_t) -> Result<(cudaGrap
 /// `cudaGraphGetEdges`,
 /// `cudaGraphAddDependencies`,
 /// `cudaGraphRemoveDependencies`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
-pub fn graph_node_get_dependent_nodes(node: cudaGraphNode_t) -> Result<(cudaGraphNode_t, usize), Error> {
-    let mut __p_dependent_nodes = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __p_num_dependent_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes(node, __p_dependent_nodes.as_mut_ptr(), __p_num_dependent_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependent_nodes(node: cudaGraphNode_t, p_dependent_nodes: Option<&mut [cudaGraphNode_t]>, p_num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes(node, p_dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependent_nodes)) }?;
     error::check(__r)?;
-    Ok((unsafe { __p_dependent_nodes.assume_init() }, unsafe { __p_num_dependent_nodes.assume_init() }))
+    Ok(())
 }
 
 /// Returns a node's dependent nodes (12.3+)
@@ -12812,10 +12804,11 @@ pub fn graph_node_get_enabled(h_graph_exec: cudaGraphExec_t, h_node: cudaGraphNo
 /// `cudaGraphInstantiate`
 #[doc(alias = "cudaGraphExecUpdate")]
 #[inline]
-pub fn graph_exec_update(h_graph_exec: cudaGraphExec_t, h_graph: cudaGraph_t, result_info: &mut cudaGraphExecUpdateResultInfo) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphExecUpdate(h_graph_exec, h_graph, core::ptr::from_mut(result_info)) }?;
+pub fn graph_exec_update(h_graph_exec: cudaGraphExec_t, h_graph: cudaGraph_t) -> Result<cudaGraphExecUpdateResultInfo, Error> {
+    let mut __result_info = MaybeUninit::<cudaGraphExecUpdateResultInfo>::uninit();
+    let __r = unsafe { sys::call_cudaGraphExecUpdate(h_graph_exec, h_graph, __result_info.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __result_info.assume_init() })
 }
 
 #[doc(alias = "cudaGraphUpload")]
@@ -13327,16 +13320,14 @@ pub fn get_driver_entry_point(symbol: &CStr, flags: c_ulonglong) -> Result<(*mut
     Ok((unsafe { __func_ptr.assume_init() }, unsafe { __driver_status.assume_init() }))
 }
 
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGetDriverEntryPointByVersion")]
 #[inline]
-pub unsafe fn get_driver_entry_point_by_version(symbol: &CStr, func_ptr: *mut *mut c_void, cuda_version: c_uint, flags: c_ulonglong) -> Result<cudaDriverEntryPointQueryResult, Error> {
+pub fn get_driver_entry_point_by_version(symbol: &CStr, cuda_version: c_uint, flags: c_ulonglong) -> Result<(*mut c_void, cudaDriverEntryPointQueryResult), Error> {
+    let mut __func_ptr = MaybeUninit::<*mut c_void>::uninit();
     let mut __driver_status = MaybeUninit::<cudaDriverEntryPointQueryResult>::uninit();
-    let __r = unsafe { sys::call_cudaGetDriverEntryPointByVersion(symbol.as_ptr(), func_ptr, cuda_version, flags, __driver_status.as_mut_ptr()) }?;
+    let __r = unsafe { sys::call_cudaGetDriverEntryPointByVersion(symbol.as_ptr(), __func_ptr.as_mut_ptr(), cuda_version, flags, __driver_status.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok(unsafe { __driver_status.assume_init() })
+    Ok((unsafe { __func_ptr.assume_init() }, unsafe { __driver_status.assume_init() }))
 }
 
 /// Load a library with specified code and options

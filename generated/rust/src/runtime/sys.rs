@@ -1466,9 +1466,9 @@ raw_fn! {
     fn cudaThreadExchangeStreamCaptureMode(mode: *mut cudaStreamCaptureMode) -> cudaError_t = 78;
     helpers call_cudaThreadExchangeStreamCaptureMode, slow_cudaThreadExchangeStreamCaptureMode, traced_cudaThreadExchangeStreamCaptureMode, record_cudaThreadExchangeStreamCaptureMode, DESC_cudaThreadExchangeStreamCaptureMode;
     trace |__r, __w| "mode" [
-        crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !mode.is_null() { __w |= 1 << 0; (*mode).0 as i64 as u64 } else { mode as usize as u64 },
-    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
-    enums [cudaStreamCaptureMode::trace_name, cudaError_t::trace_name];
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => mode as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
     on_panic cudaError_t(999);
 }
@@ -1534,7 +1534,7 @@ raw_fn! {
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies_out as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureStatus::trace_name, cudaError_t::trace_name];
@@ -1551,7 +1551,7 @@ raw_fn! {
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies_out as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureStatus::trace_name, cudaError_t::trace_name];
@@ -4015,7 +4015,7 @@ raw_fn! {
     fn cudaMemPoolImportPointer(ptr: *mut *mut c_void, memPool: cudaMemPool_t, exportData: *mut cudaMemPoolPtrExportData) -> cudaError_t = 247;
     helpers call_cudaMemPoolImportPointer, slow_cudaMemPoolImportPointer, traced_cudaMemPoolImportPointer, record_cudaMemPoolImportPointer, DESC_cudaMemPoolImportPointer;
     trace |__r, __w| "ptr,memPool,exportData" [
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr) as usize as u64 } else { ptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Hex) => memPool.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => exportData as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4107,7 +4107,7 @@ raw_fn! {
     helpers call_cudaGraphicsMapResources, slow_cudaGraphicsMapResources, traced_cudaGraphicsMapResources, record_cudaGraphicsMapResources, DESC_cudaGraphicsMapResources;
     trace |__r, __w| "count,resources,stream" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => count as i64 as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !resources.is_null() { __w |= 1 << 1; (*resources).0 as usize as u64 } else { resources as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4121,7 +4121,7 @@ raw_fn! {
     helpers call_cudaGraphicsUnmapResources, slow_cudaGraphicsUnmapResources, traced_cudaGraphicsUnmapResources, record_cudaGraphicsUnmapResources, DESC_cudaGraphicsUnmapResources;
     trace |__r, __w| "count,resources,stream" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => count as i64 as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !resources.is_null() { __w |= 1 << 1; (*resources).0 as usize as u64 } else { resources as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5029,8 +5029,8 @@ raw_fn! {
     helpers call_cudaGraphGetRootNodes, slow_cudaGraphGetRootNodes, traced_cudaGraphGetRootNodes, record_cudaGraphGetRootNodes, DESC_cudaGraphGetRootNodes;
     trace |__r, __w| "graph,pRootNodes,pNumRootNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pRootNodes.is_null() { __w |= 1 << 1; (*pRootNodes).0 as usize as u64 } else { pRootNodes as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumRootNodes.is_null() { __w |= 1 << 2; (*pNumRootNodes) as u64 } else { pNumRootNodes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pRootNodes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumRootNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5043,9 +5043,9 @@ raw_fn! {
     helpers call_cudaGraphGetEdges, slow_cudaGraphGetEdges, traced_cudaGraphGetEdges, record_cudaGraphGetEdges, DESC_cudaGraphGetEdges;
     trace |__r, __w| "graph,from,to,numEdges" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !from.is_null() { __w |= 1 << 1; (*from).0 as usize as u64 } else { from as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !to.is_null() { __w |= 1 << 2; (*to).0 as usize as u64 } else { to as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numEdges.is_null() { __w |= 1 << 3; (*numEdges) as u64 } else { numEdges as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => numEdges as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5074,8 +5074,8 @@ raw_fn! {
     helpers call_cudaGraphNodeGetDependencies, slow_cudaGraphNodeGetDependencies, traced_cudaGraphNodeGetDependencies, record_cudaGraphNodeGetDependencies, DESC_cudaGraphNodeGetDependencies;
     trace |__r, __w| "node,pDependencies,pNumDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDependencies.is_null() { __w |= 1 << 1; (*pDependencies).0 as usize as u64 } else { pDependencies as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumDependencies.is_null() { __w |= 1 << 2; (*pNumDependencies) as u64 } else { pNumDependencies as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumDependencies as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5103,8 +5103,8 @@ raw_fn! {
     helpers call_cudaGraphNodeGetDependentNodes, slow_cudaGraphNodeGetDependentNodes, traced_cudaGraphNodeGetDependentNodes, record_cudaGraphNodeGetDependentNodes, DESC_cudaGraphNodeGetDependentNodes;
     trace |__r, __w| "node,pDependentNodes,pNumDependentNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDependentNodes.is_null() { __w |= 1 << 1; (*pDependentNodes).0 as usize as u64 } else { pDependentNodes as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumDependentNodes.is_null() { __w |= 1 << 2; (*pNumDependentNodes) as u64 } else { pNumDependentNodes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependentNodes as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumDependentNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5762,7 +5762,7 @@ raw_fn! {
     helpers call_cudaGetDriverEntryPointByVersion, slow_cudaGetDriverEntryPointByVersion, traced_cudaGetDriverEntryPointByVersion, record_cudaGetDriverEntryPointByVersion, DESC_cudaGetDriverEntryPointByVersion;
     trace |__r, __w| "symbol,funcPtr,cudaVersion,flags,driverStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => funcPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !funcPtr.is_null() { __w |= 1 << 1; (*funcPtr) as usize as u64 } else { funcPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => cudaVersion as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !driverStatus.is_null() { __w |= 1 << 4; (*driverStatus).0 as i64 as u64 } else { driverStatus as usize as u64 },
@@ -5778,7 +5778,7 @@ raw_fn! {
     helpers call_cudaGetDriverEntryPointByVersion_ptsz, slow_cudaGetDriverEntryPointByVersion_ptsz, traced_cudaGetDriverEntryPointByVersion_ptsz, record_cudaGetDriverEntryPointByVersion_ptsz, DESC_cudaGetDriverEntryPointByVersion_ptsz;
     trace |__r, __w| "symbol,funcPtr,cudaVersion,flags,driverStatus" [
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => funcPtr as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !funcPtr.is_null() { __w |= 1 << 1; (*funcPtr) as usize as u64 } else { funcPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => cudaVersion as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !driverStatus.is_null() { __w |= 1 << 4; (*driverStatus).0 as i64 as u64 } else { driverStatus as usize as u64 },

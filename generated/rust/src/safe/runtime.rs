@@ -535,8 +535,8 @@ impl GraphExec_t {
 
     /// Calls [`cudaGraphExecUpdate`](lib::graph_exec_update) on this handle.
     #[inline]
-    pub fn update(&self, h_graph: cudaGraph_t, result_info: &mut cudaGraphExecUpdateResultInfo) -> Result<(), Error> {
-        lib::graph_exec_update(self.raw, h_graph, result_info)
+    pub fn update(&self, h_graph: cudaGraph_t) -> Result<cudaGraphExecUpdateResultInfo, Error> {
+        lib::graph_exec_update(self.raw, h_graph)
     }
 
     /// Calls [`cudaGraphUpload`](lib::graph_upload) on this handle.
@@ -774,20 +774,28 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_get_nodes`](lib::graph_get_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_nodes(&self, nodes: &mut [cudaGraphNode_t], num_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_nodes(&self, nodes: Option<&mut [cudaGraphNode_t]>, num_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_nodes(self.raw, nodes, num_nodes) }
     }
 
     /// Calls [`cudaGraphGetRootNodes`](lib::graph_get_root_nodes) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub fn get_root_nodes(&self) -> Result<(cudaGraphNode_t, usize), Error> {
-        lib::graph_get_root_nodes(self.raw)
+    pub unsafe fn get_root_nodes(&self, p_root_nodes: Option<&mut [cudaGraphNode_t]>, p_num_root_nodes: &mut usize) -> Result<(), Error> {
+        unsafe { lib::graph_get_root_nodes(self.raw, p_root_nodes, p_num_root_nodes) }
     }
 
     /// Calls [`cudaGraphGetEdges`](lib::graph_get_edges) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub fn get_edges(&self) -> Result<(cudaGraphNode_t, cudaGraphNode_t, usize), Error> {
-        lib::graph_get_edges(self.raw)
+    pub unsafe fn get_edges(&self, from: Option<&mut [cudaGraphNode_t]>, to: Option<&mut [cudaGraphNode_t]>, num_edges: &mut usize) -> Result<(), Error> {
+        unsafe { lib::graph_get_edges(self.raw, from, to, num_edges) }
     }
 
     /// Calls [`cudaGraphGetEdges_v2`](lib::graph_get_edges_v2) on this handle.
@@ -927,6 +935,14 @@ impl MemPool_t {
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
+    /// Creates [`RuntimeDeviceMemory`] with [`cudaMemPoolImportPointer`](lib::mem_pool_import_pointer) on this handle.
+    #[inline]
+    pub fn import_pointer(&self, export_data: &mut cudaMemPoolPtrExportData) -> Result<RuntimeDeviceMemory, Error> {
+        let __o0 = lib::mem_pool_import_pointer(self.raw, export_data)?;
+        // SAFETY: the handle was just made by `cudaMemPoolImportPointer` and is owned by nobody else.
+        Ok(unsafe { RuntimeDeviceMemory::from_raw(__o0) })
+    }
+
     /// Calls [`cudaMemPoolTrimTo`](lib::mem_pool_trim_to) on this handle.
     #[inline]
     pub fn trim_to(&self, min_bytes_to_keep: usize) -> Result<(), Error> {
@@ -934,23 +950,15 @@ impl MemPool_t {
     }
 
     /// Calls [`cudaMemPoolSetAttribute`](lib::mem_pool_set_attribute) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::mem_pool_set_attribute`](lib::mem_pool_set_attribute): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn set_attribute(&self, attr: cudaMemPoolAttr, value: *mut c_void) -> Result<(), Error> {
-        unsafe { lib::mem_pool_set_attribute(self.raw, attr, value) }
+    pub fn set_attribute<T: crate::Plain>(&self, attr: cudaMemPoolAttr, value: &T) -> Result<(), Error> {
+        lib::mem_pool_set_attribute(self.raw, attr, value)
     }
 
     /// Calls [`cudaMemPoolGetAttribute`](lib::mem_pool_get_attribute) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::mem_pool_get_attribute`](lib::mem_pool_get_attribute): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_attribute(&self, attr: cudaMemPoolAttr, value: *mut c_void) -> Result<(), Error> {
-        unsafe { lib::mem_pool_get_attribute(self.raw, attr, value) }
+    pub fn get_attribute<T: crate::Plain>(&self, attr: cudaMemPoolAttr) -> Result<T, Error> {
+        lib::mem_pool_get_attribute(self.raw, attr)
     }
 
     /// Calls [`cudaMemPoolSetAccess`](lib::mem_pool_set_access) on this handle.
@@ -1111,7 +1119,7 @@ impl<'p> Drop for RuntimeAsyncDeviceMemory<'p> {
 
 /// An owned `void *`: dropping it calls [`cudaFree`](lib::free) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
-/// Made by [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer), [`cudaHostAlloc`](lib::host_alloc).
+/// Made by [`cudaExternalMemoryGetMappedBuffer`](lib::external_memory_get_mapped_buffer), [`cudaHostAlloc`](lib::host_alloc), [`cudaMemPoolImportPointer`](lib::mem_pool_import_pointer).
 ///
 /// Threads: an address the owned type never reads through: Send and Sync.
 #[derive(Debug)]
@@ -1574,13 +1582,9 @@ impl Stream_t {
     }
 
     /// Calls [`cudaStreamGetCaptureInfo`](lib::stream_get_capture_info) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::stream_get_capture_info`](lib::stream_get_capture_info): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_capture_info(&self, dependencies_out: *mut *const cudaGraphNode_t) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, usize), Error> {
-        unsafe { lib::stream_get_capture_info(self.raw, dependencies_out) }
+    pub fn get_capture_info(&self) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, usize), Error> {
+        lib::stream_get_capture_info(self.raw)
     }
 
     /// Calls [`cudaStreamGetCaptureInfo_v3`](lib::stream_get_capture_info_v3) on this handle.
