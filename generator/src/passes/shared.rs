@@ -41,9 +41,11 @@ mod tests {
     use crate::passes::build::typedef;
 
     fn handle(name: &str, record: &str) -> crate::ir::Typedef {
-        typedef(name, Type::Pointer { pointee: Box::new(Type::named(record)), is_const: false }, TypedefKind::OpaqueHandle {
-            record: record.into(),
-        })
+        typedef(
+            name,
+            Type::Pointer { pointee: Box::new(Type::named(record)), is_const: false },
+            TypedefKind::OpaqueHandle { record: record.into() },
+        )
     }
 
     #[test]
