@@ -572,7 +572,7 @@ raw_fn! {
     helpers call_cudaIpcGetEventHandle, slow_cudaIpcGetEventHandle, traced_cudaIpcGetEventHandle, record_cudaIpcGetEventHandle, DESC_cudaIpcGetEventHandle;
     trace |__r, __w| "handle,event" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -584,7 +584,7 @@ raw_fn! {
     fn cudaIpcOpenEventHandle(event: *mut cudaEvent_t, handle: cudaIpcEventHandle_t) -> cudaError_t = 11;
     helpers call_cudaIpcOpenEventHandle, slow_cudaIpcOpenEventHandle, traced_cudaIpcOpenEventHandle, record_cudaIpcOpenEventHandle, DESC_cudaIpcOpenEventHandle;
     trace |__r, __w| "event,handle" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event.is_null() { __w |= 1 << 0; (*event).0 as usize as u64 } else { event as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event.is_null() { __w |= 1 << 0; (*event).0 as usize as u64 } else { event as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(handle) as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1022,7 +1022,7 @@ raw_fn! {
     fn cudaStreamCreate(pStream: *mut cudaStream_t) -> cudaError_t = 45;
     helpers call_cudaStreamCreate, slow_cudaStreamCreate, traced_cudaStreamCreate, record_cudaStreamCreate, DESC_cudaStreamCreate;
     trace |__r, __w| "pStream" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pStream.is_null() { __w |= 1 << 0; (*pStream).0 as usize as u64 } else { pStream as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => if __r.0 == 0 && !pStream.is_null() { __w |= 1 << 0; (*pStream).0 as usize as u64 } else { pStream as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1034,7 +1034,7 @@ raw_fn! {
     fn cudaStreamCreateWithFlags(pStream: *mut cudaStream_t, flags: c_uint) -> cudaError_t = 46;
     helpers call_cudaStreamCreateWithFlags, slow_cudaStreamCreateWithFlags, traced_cudaStreamCreateWithFlags, record_cudaStreamCreateWithFlags, DESC_cudaStreamCreateWithFlags;
     trace |__r, __w| "pStream,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pStream.is_null() { __w |= 1 << 0; (*pStream).0 as usize as u64 } else { pStream as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => if __r.0 == 0 && !pStream.is_null() { __w |= 1 << 0; (*pStream).0 as usize as u64 } else { pStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1047,7 +1047,7 @@ raw_fn! {
     fn cudaStreamCreateWithPriority(pStream: *mut cudaStream_t, flags: c_uint, priority: c_int) -> cudaError_t = 47;
     helpers call_cudaStreamCreateWithPriority, slow_cudaStreamCreateWithPriority, traced_cudaStreamCreateWithPriority, record_cudaStreamCreateWithPriority, DESC_cudaStreamCreateWithPriority;
     trace |__r, __w| "pStream,flags,priority" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pStream.is_null() { __w |= 1 << 0; (*pStream).0 as usize as u64 } else { pStream as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => if __r.0 == 0 && !pStream.is_null() { __w |= 1 << 0; (*pStream).0 as usize as u64 } else { pStream as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => priority as i64 as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -1061,7 +1061,7 @@ raw_fn! {
     fn cudaStreamGetPriority(hStream: cudaStream_t, priority: *mut c_int) -> cudaError_t = 48;
     helpers call_cudaStreamGetPriority, slow_cudaStreamGetPriority, traced_cudaStreamGetPriority, record_cudaStreamGetPriority, DESC_cudaStreamGetPriority;
     trace |__r, __w| "hStream,priority" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1074,7 +1074,7 @@ raw_fn! {
     fn cudaStreamGetPriority_ptsz(hStream: cudaStream_t, priority: *mut c_int) -> cudaError_t = 49;
     helpers call_cudaStreamGetPriority_ptsz, slow_cudaStreamGetPriority_ptsz, traced_cudaStreamGetPriority_ptsz, record_cudaStreamGetPriority_ptsz, DESC_cudaStreamGetPriority_ptsz;
     trace |__r, __w| "hStream,priority" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !priority.is_null() { __w |= 1 << 1; (*priority) as i64 as u64 } else { priority as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1087,7 +1087,7 @@ raw_fn! {
     fn cudaStreamGetFlags(hStream: cudaStream_t, flags: *mut c_uint) -> cudaError_t = 50;
     helpers call_cudaStreamGetFlags, slow_cudaStreamGetFlags, traced_cudaStreamGetFlags, record_cudaStreamGetFlags, DESC_cudaStreamGetFlags;
     trace |__r, __w| "hStream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1100,7 +1100,7 @@ raw_fn! {
     fn cudaStreamGetFlags_ptsz(hStream: cudaStream_t, flags: *mut c_uint) -> cudaError_t = 51;
     helpers call_cudaStreamGetFlags_ptsz, slow_cudaStreamGetFlags_ptsz, traced_cudaStreamGetFlags_ptsz, record_cudaStreamGetFlags_ptsz, DESC_cudaStreamGetFlags_ptsz;
     trace |__r, __w| "hStream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1113,7 +1113,7 @@ raw_fn! {
     fn cudaStreamGetId(hStream: cudaStream_t, streamId: *mut c_ulonglong) -> cudaError_t = 52;
     helpers call_cudaStreamGetId, slow_cudaStreamGetId, traced_cudaStreamGetId, record_cudaStreamGetId, DESC_cudaStreamGetId;
     trace |__r, __w| "hStream,streamId" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1126,7 +1126,7 @@ raw_fn! {
     fn cudaStreamGetId_ptsz(hStream: cudaStream_t, streamId: *mut c_ulonglong) -> cudaError_t = 53;
     helpers call_cudaStreamGetId_ptsz, slow_cudaStreamGetId_ptsz, traced_cudaStreamGetId_ptsz, record_cudaStreamGetId_ptsz, DESC_cudaStreamGetId_ptsz;
     trace |__r, __w| "hStream,streamId" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !streamId.is_null() { __w |= 1 << 1; (*streamId) as u64 } else { streamId as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1139,7 +1139,7 @@ raw_fn! {
     fn cudaStreamGetDevice(hStream: cudaStream_t, device: *mut c_int) -> cudaError_t = 54;
     helpers call_cudaStreamGetDevice, slow_cudaStreamGetDevice, traced_cudaStreamGetDevice, record_cudaStreamGetDevice, DESC_cudaStreamGetDevice;
     trace |__r, __w| "hStream,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device) as i64 as u64 } else { device as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1152,7 +1152,7 @@ raw_fn! {
     fn cudaStreamGetDevice_ptsz(hStream: cudaStream_t, device: *mut c_int) -> cudaError_t = 55;
     helpers call_cudaStreamGetDevice_ptsz, slow_cudaStreamGetDevice_ptsz, traced_cudaStreamGetDevice_ptsz, record_cudaStreamGetDevice_ptsz, DESC_cudaStreamGetDevice_ptsz;
     trace |__r, __w| "hStream,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 1; (*device) as i64 as u64 } else { device as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1176,8 +1176,8 @@ raw_fn! {
     fn cudaStreamCopyAttributes(dst: cudaStream_t, src: cudaStream_t) -> cudaError_t = 57;
     helpers call_cudaStreamCopyAttributes, slow_cudaStreamCopyAttributes, traced_cudaStreamCopyAttributes, record_cudaStreamCopyAttributes, DESC_cudaStreamCopyAttributes;
     trace |__r, __w| "dst,src" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => src.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1189,8 +1189,8 @@ raw_fn! {
     fn cudaStreamCopyAttributes_ptsz(dst: cudaStream_t, src: cudaStream_t) -> cudaError_t = 58;
     helpers call_cudaStreamCopyAttributes_ptsz, slow_cudaStreamCopyAttributes_ptsz, traced_cudaStreamCopyAttributes_ptsz, record_cudaStreamCopyAttributes_ptsz, DESC_cudaStreamCopyAttributes_ptsz;
     trace |__r, __w| "dst,src" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => dst.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => src.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => dst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => src.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1202,7 +1202,7 @@ raw_fn! {
     fn cudaStreamGetAttribute(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value_out: *mut cudaLaunchAttributeValue) -> cudaError_t = 59;
     helpers call_cudaStreamGetAttribute, slow_cudaStreamGetAttribute, traced_cudaStreamGetAttribute, record_cudaStreamGetAttribute, DESC_cudaStreamGetAttribute;
     trace |__r, __w| "hStream,attr,value_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1216,7 +1216,7 @@ raw_fn! {
     fn cudaStreamGetAttribute_ptsz(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value_out: *mut cudaLaunchAttributeValue) -> cudaError_t = 60;
     helpers call_cudaStreamGetAttribute_ptsz, slow_cudaStreamGetAttribute_ptsz, traced_cudaStreamGetAttribute_ptsz, record_cudaStreamGetAttribute_ptsz, DESC_cudaStreamGetAttribute_ptsz;
     trace |__r, __w| "hStream,attr,value_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1230,7 +1230,7 @@ raw_fn! {
     fn cudaStreamSetAttribute(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value: *const cudaLaunchAttributeValue) -> cudaError_t = 61;
     helpers call_cudaStreamSetAttribute, slow_cudaStreamSetAttribute, traced_cudaStreamSetAttribute, record_cudaStreamSetAttribute, DESC_cudaStreamSetAttribute;
     trace |__r, __w| "hStream,attr,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1244,7 +1244,7 @@ raw_fn! {
     fn cudaStreamSetAttribute_ptsz(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value: *const cudaLaunchAttributeValue) -> cudaError_t = 62;
     helpers call_cudaStreamSetAttribute_ptsz, slow_cudaStreamSetAttribute_ptsz, traced_cudaStreamSetAttribute_ptsz, record_cudaStreamSetAttribute_ptsz, DESC_cudaStreamSetAttribute_ptsz;
     trace |__r, __w| "hStream,attr,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1258,7 +1258,7 @@ raw_fn! {
     fn cudaStreamDestroy(stream: cudaStream_t) -> cudaError_t = 63;
     helpers call_cudaStreamDestroy, slow_cudaStreamDestroy, traced_cudaStreamDestroy, record_cudaStreamDestroy, DESC_cudaStreamDestroy;
     trace |__r, __w| "stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1270,8 +1270,8 @@ raw_fn! {
     fn cudaStreamWaitEvent(stream: cudaStream_t, event: cudaEvent_t, flags: c_uint) -> cudaError_t = 64;
     helpers call_cudaStreamWaitEvent, slow_cudaStreamWaitEvent, traced_cudaStreamWaitEvent, record_cudaStreamWaitEvent, DESC_cudaStreamWaitEvent;
     trace |__r, __w| "stream,event,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1284,8 +1284,8 @@ raw_fn! {
     fn cudaStreamWaitEvent_ptsz(stream: cudaStream_t, event: cudaEvent_t, flags: c_uint) -> cudaError_t = 65;
     helpers call_cudaStreamWaitEvent_ptsz, slow_cudaStreamWaitEvent_ptsz, traced_cudaStreamWaitEvent_ptsz, record_cudaStreamWaitEvent_ptsz, DESC_cudaStreamWaitEvent_ptsz;
     trace |__r, __w| "stream,event,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1298,7 +1298,7 @@ raw_fn! {
     fn cudaStreamAddCallback(stream: cudaStream_t, callback: cudaStreamCallback_t, userData: *mut c_void, flags: c_uint) -> cudaError_t = 66;
     helpers call_cudaStreamAddCallback, slow_cudaStreamAddCallback, traced_cudaStreamAddCallback, record_cudaStreamAddCallback, DESC_cudaStreamAddCallback;
     trace |__r, __w| "stream,callback,userData,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1313,7 +1313,7 @@ raw_fn! {
     fn cudaStreamAddCallback_ptsz(stream: cudaStream_t, callback: cudaStreamCallback_t, userData: *mut c_void, flags: c_uint) -> cudaError_t = 67;
     helpers call_cudaStreamAddCallback_ptsz, slow_cudaStreamAddCallback_ptsz, traced_cudaStreamAddCallback_ptsz, record_cudaStreamAddCallback_ptsz, DESC_cudaStreamAddCallback_ptsz;
     trace |__r, __w| "stream,callback,userData,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => callback.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1328,7 +1328,7 @@ raw_fn! {
     fn cudaStreamSynchronize(stream: cudaStream_t) -> cudaError_t = 68;
     helpers call_cudaStreamSynchronize, slow_cudaStreamSynchronize, traced_cudaStreamSynchronize, record_cudaStreamSynchronize, DESC_cudaStreamSynchronize;
     trace |__r, __w| "stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1340,7 +1340,7 @@ raw_fn! {
     fn cudaStreamSynchronize_ptsz(stream: cudaStream_t) -> cudaError_t = 69;
     helpers call_cudaStreamSynchronize_ptsz, slow_cudaStreamSynchronize_ptsz, traced_cudaStreamSynchronize_ptsz, record_cudaStreamSynchronize_ptsz, DESC_cudaStreamSynchronize_ptsz;
     trace |__r, __w| "stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1352,7 +1352,7 @@ raw_fn! {
     fn cudaStreamQuery(stream: cudaStream_t) -> cudaError_t = 70;
     helpers call_cudaStreamQuery, slow_cudaStreamQuery, traced_cudaStreamQuery, record_cudaStreamQuery, DESC_cudaStreamQuery;
     trace |__r, __w| "stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1364,7 +1364,7 @@ raw_fn! {
     fn cudaStreamQuery_ptsz(stream: cudaStream_t) -> cudaError_t = 71;
     helpers call_cudaStreamQuery_ptsz, slow_cudaStreamQuery_ptsz, traced_cudaStreamQuery_ptsz, record_cudaStreamQuery_ptsz, DESC_cudaStreamQuery_ptsz;
     trace |__r, __w| "stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1376,7 +1376,7 @@ raw_fn! {
     fn cudaStreamAttachMemAsync(stream: cudaStream_t, devPtr: *mut c_void, length: usize, flags: c_uint) -> cudaError_t = 72;
     helpers call_cudaStreamAttachMemAsync, slow_cudaStreamAttachMemAsync, traced_cudaStreamAttachMemAsync, record_cudaStreamAttachMemAsync, DESC_cudaStreamAttachMemAsync;
     trace |__r, __w| "stream,devPtr,length,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => length as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1391,7 +1391,7 @@ raw_fn! {
     fn cudaStreamAttachMemAsync_ptsz(stream: cudaStream_t, devPtr: *mut c_void, length: usize, flags: c_uint) -> cudaError_t = 73;
     helpers call_cudaStreamAttachMemAsync_ptsz, slow_cudaStreamAttachMemAsync_ptsz, traced_cudaStreamAttachMemAsync_ptsz, record_cudaStreamAttachMemAsync_ptsz, DESC_cudaStreamAttachMemAsync_ptsz;
     trace |__r, __w| "stream,devPtr,length,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => length as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1406,7 +1406,7 @@ raw_fn! {
     fn cudaStreamBeginCapture(stream: cudaStream_t, mode: cudaStreamCaptureMode) -> cudaError_t = 74;
     helpers call_cudaStreamBeginCapture, slow_cudaStreamBeginCapture, traced_cudaStreamBeginCapture, record_cudaStreamBeginCapture, DESC_cudaStreamBeginCapture;
     trace |__r, __w| "stream,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureMode::trace_name, cudaError_t::trace_name];
@@ -1419,7 +1419,7 @@ raw_fn! {
     fn cudaStreamBeginCapture_ptsz(stream: cudaStream_t, mode: cudaStreamCaptureMode) -> cudaError_t = 75;
     helpers call_cudaStreamBeginCapture_ptsz, slow_cudaStreamBeginCapture_ptsz, traced_cudaStreamBeginCapture_ptsz, record_cudaStreamBeginCapture_ptsz, DESC_cudaStreamBeginCapture_ptsz;
     trace |__r, __w| "stream,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => mode.0 as i64 as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureMode::trace_name, cudaError_t::trace_name];
@@ -1432,8 +1432,8 @@ raw_fn! {
     fn cudaStreamBeginCaptureToGraph(stream: cudaStream_t, graph: cudaGraph_t, dependencies: *const cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, mode: cudaStreamCaptureMode) -> cudaError_t = 76;
     helpers call_cudaStreamBeginCaptureToGraph, slow_cudaStreamBeginCaptureToGraph, traced_cudaStreamBeginCaptureToGraph, record_cudaStreamBeginCaptureToGraph, DESC_cudaStreamBeginCaptureToGraph;
     trace |__r, __w| "stream,graph,dependencies,dependencyData,numDependencies,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -1449,8 +1449,8 @@ raw_fn! {
     fn cudaStreamBeginCaptureToGraph_ptsz(stream: cudaStream_t, graph: cudaGraph_t, dependencies: *const cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, mode: cudaStreamCaptureMode) -> cudaError_t = 77;
     helpers call_cudaStreamBeginCaptureToGraph_ptsz, slow_cudaStreamBeginCaptureToGraph_ptsz, traced_cudaStreamBeginCaptureToGraph_ptsz, record_cudaStreamBeginCaptureToGraph_ptsz, DESC_cudaStreamBeginCaptureToGraph_ptsz;
     trace |__r, __w| "stream,graph,dependencies,dependencyData,numDependencies,mode" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -1478,8 +1478,8 @@ raw_fn! {
     fn cudaStreamEndCapture(stream: cudaStream_t, pGraph: *mut cudaGraph_t) -> cudaError_t = 79;
     helpers call_cudaStreamEndCapture, slow_cudaStreamEndCapture, traced_cudaStreamEndCapture, record_cudaStreamEndCapture, DESC_cudaStreamEndCapture;
     trace |__r, __w| "stream,pGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 1; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 1; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1491,8 +1491,8 @@ raw_fn! {
     fn cudaStreamEndCapture_ptsz(stream: cudaStream_t, pGraph: *mut cudaGraph_t) -> cudaError_t = 80;
     helpers call_cudaStreamEndCapture_ptsz, slow_cudaStreamEndCapture_ptsz, traced_cudaStreamEndCapture_ptsz, record_cudaStreamEndCapture_ptsz, DESC_cudaStreamEndCapture_ptsz;
     trace |__r, __w| "stream,pGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 1; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 1; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1504,7 +1504,7 @@ raw_fn! {
     fn cudaStreamIsCapturing(stream: cudaStream_t, pCaptureStatus: *mut cudaStreamCaptureStatus) -> cudaError_t = 81;
     helpers call_cudaStreamIsCapturing, slow_cudaStreamIsCapturing, traced_cudaStreamIsCapturing, record_cudaStreamIsCapturing, DESC_cudaStreamIsCapturing;
     trace |__r, __w| "stream,pCaptureStatus" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pCaptureStatus.is_null() { __w |= 1 << 1; (*pCaptureStatus).0 as i64 as u64 } else { pCaptureStatus as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureStatus::trace_name, cudaError_t::trace_name];
@@ -1517,7 +1517,7 @@ raw_fn! {
     fn cudaStreamIsCapturing_ptsz(stream: cudaStream_t, pCaptureStatus: *mut cudaStreamCaptureStatus) -> cudaError_t = 82;
     helpers call_cudaStreamIsCapturing_ptsz, slow_cudaStreamIsCapturing_ptsz, traced_cudaStreamIsCapturing_ptsz, record_cudaStreamIsCapturing_ptsz, DESC_cudaStreamIsCapturing_ptsz;
     trace |__r, __w| "stream,pCaptureStatus" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pCaptureStatus.is_null() { __w |= 1 << 1; (*pCaptureStatus).0 as i64 as u64 } else { pCaptureStatus as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureStatus::trace_name, cudaError_t::trace_name];
@@ -1530,10 +1530,10 @@ raw_fn! {
     fn cudaStreamGetCaptureInfo_v2(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, numDependencies_out: *mut usize) -> cudaError_t = 83;
     helpers call_cudaStreamGetCaptureInfo_v2, slow_cudaStreamGetCaptureInfo_v2, traced_cudaStreamGetCaptureInfo_v2, record_cudaStreamGetCaptureInfo_v2, DESC_cudaStreamGetCaptureInfo_v2;
     trace |__r, __w| "stream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1547,10 +1547,10 @@ raw_fn! {
     fn cudaStreamGetCaptureInfo_v2_ptsz(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, numDependencies_out: *mut usize) -> cudaError_t = 84;
     helpers call_cudaStreamGetCaptureInfo_v2_ptsz, slow_cudaStreamGetCaptureInfo_v2_ptsz, traced_cudaStreamGetCaptureInfo_v2_ptsz, record_cudaStreamGetCaptureInfo_v2_ptsz, DESC_cudaStreamGetCaptureInfo_v2_ptsz;
     trace |__r, __w| "stream,captureStatus_out,id_out,graph_out,dependencies_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 5; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -1564,10 +1564,10 @@ raw_fn! {
     fn cudaStreamGetCaptureInfo_v3(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, edgeData_out: *mut *const cudaGraphEdgeData, numDependencies_out: *mut usize) -> cudaError_t = 85;
     helpers call_cudaStreamGetCaptureInfo_v3, slow_cudaStreamGetCaptureInfo_v3, traced_cudaStreamGetCaptureInfo_v3, record_cudaStreamGetCaptureInfo_v3, DESC_cudaStreamGetCaptureInfo_v3;
     trace |__r, __w| "stream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies_out as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData_out as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
@@ -1582,10 +1582,10 @@ raw_fn! {
     fn cudaStreamGetCaptureInfo_v3_ptsz(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, edgeData_out: *mut *const cudaGraphEdgeData, numDependencies_out: *mut usize) -> cudaError_t = 86;
     helpers call_cudaStreamGetCaptureInfo_v3_ptsz, slow_cudaStreamGetCaptureInfo_v3_ptsz, traced_cudaStreamGetCaptureInfo_v3_ptsz, record_cudaStreamGetCaptureInfo_v3_ptsz, DESC_cudaStreamGetCaptureInfo_v3_ptsz;
     trace |__r, __w| "stream,captureStatus_out,id_out,graph_out,dependencies_out,edgeData_out,numDependencies_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies_out as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData_out as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
@@ -1600,7 +1600,7 @@ raw_fn! {
     fn cudaStreamUpdateCaptureDependencies(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, numDependencies: usize, flags: c_uint) -> cudaError_t = 87;
     helpers call_cudaStreamUpdateCaptureDependencies, slow_cudaStreamUpdateCaptureDependencies, traced_cudaStreamUpdateCaptureDependencies, record_cudaStreamUpdateCaptureDependencies, DESC_cudaStreamUpdateCaptureDependencies;
     trace |__r, __w| "stream,dependencies,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1615,7 +1615,7 @@ raw_fn! {
     fn cudaStreamUpdateCaptureDependencies_ptsz(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, numDependencies: usize, flags: c_uint) -> cudaError_t = 88;
     helpers call_cudaStreamUpdateCaptureDependencies_ptsz, slow_cudaStreamUpdateCaptureDependencies_ptsz, traced_cudaStreamUpdateCaptureDependencies_ptsz, record_cudaStreamUpdateCaptureDependencies_ptsz, DESC_cudaStreamUpdateCaptureDependencies_ptsz;
     trace |__r, __w| "stream,dependencies,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -1630,7 +1630,7 @@ raw_fn! {
     fn cudaStreamUpdateCaptureDependencies_v2(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, flags: c_uint) -> cudaError_t = 89;
     helpers call_cudaStreamUpdateCaptureDependencies_v2, slow_cudaStreamUpdateCaptureDependencies_v2, traced_cudaStreamUpdateCaptureDependencies_v2, record_cudaStreamUpdateCaptureDependencies_v2, DESC_cudaStreamUpdateCaptureDependencies_v2;
     trace |__r, __w| "stream,dependencies,dependencyData,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -1646,7 +1646,7 @@ raw_fn! {
     fn cudaStreamUpdateCaptureDependencies_v2_ptsz(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, flags: c_uint) -> cudaError_t = 90;
     helpers call_cudaStreamUpdateCaptureDependencies_v2_ptsz, slow_cudaStreamUpdateCaptureDependencies_v2_ptsz, traced_cudaStreamUpdateCaptureDependencies_v2_ptsz, record_cudaStreamUpdateCaptureDependencies_v2_ptsz, DESC_cudaStreamUpdateCaptureDependencies_v2_ptsz;
     trace |__r, __w| "stream,dependencies,dependencyData,numDependencies,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -1662,7 +1662,7 @@ raw_fn! {
     fn cudaEventCreate(event: *mut cudaEvent_t) -> cudaError_t = 91;
     helpers call_cudaEventCreate, slow_cudaEventCreate, traced_cudaEventCreate, record_cudaEventCreate, DESC_cudaEventCreate;
     trace |__r, __w| "event" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event.is_null() { __w |= 1 << 0; (*event).0 as usize as u64 } else { event as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event.is_null() { __w |= 1 << 0; (*event).0 as usize as u64 } else { event as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1674,7 +1674,7 @@ raw_fn! {
     fn cudaEventCreateWithFlags(event: *mut cudaEvent_t, flags: c_uint) -> cudaError_t = 92;
     helpers call_cudaEventCreateWithFlags, slow_cudaEventCreateWithFlags, traced_cudaEventCreateWithFlags, record_cudaEventCreateWithFlags, DESC_cudaEventCreateWithFlags;
     trace |__r, __w| "event,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event.is_null() { __w |= 1 << 0; (*event).0 as usize as u64 } else { event as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event.is_null() { __w |= 1 << 0; (*event).0 as usize as u64 } else { event as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1687,8 +1687,8 @@ raw_fn! {
     fn cudaEventRecord(event: cudaEvent_t, stream: cudaStream_t) -> cudaError_t = 93;
     helpers call_cudaEventRecord, slow_cudaEventRecord, traced_cudaEventRecord, record_cudaEventRecord, DESC_cudaEventRecord;
     trace |__r, __w| "event,stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1700,8 +1700,8 @@ raw_fn! {
     fn cudaEventRecord_ptsz(event: cudaEvent_t, stream: cudaStream_t) -> cudaError_t = 94;
     helpers call_cudaEventRecord_ptsz, slow_cudaEventRecord_ptsz, traced_cudaEventRecord_ptsz, record_cudaEventRecord_ptsz, DESC_cudaEventRecord_ptsz;
     trace |__r, __w| "event,stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1713,8 +1713,8 @@ raw_fn! {
     fn cudaEventRecordWithFlags(event: cudaEvent_t, stream: cudaStream_t, flags: c_uint) -> cudaError_t = 95;
     helpers call_cudaEventRecordWithFlags, slow_cudaEventRecordWithFlags, traced_cudaEventRecordWithFlags, record_cudaEventRecordWithFlags, DESC_cudaEventRecordWithFlags;
     trace |__r, __w| "event,stream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1727,8 +1727,8 @@ raw_fn! {
     fn cudaEventRecordWithFlags_ptsz(event: cudaEvent_t, stream: cudaStream_t, flags: c_uint) -> cudaError_t = 96;
     helpers call_cudaEventRecordWithFlags_ptsz, slow_cudaEventRecordWithFlags_ptsz, traced_cudaEventRecordWithFlags_ptsz, record_cudaEventRecordWithFlags_ptsz, DESC_cudaEventRecordWithFlags_ptsz;
     trace |__r, __w| "event,stream,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -1741,7 +1741,7 @@ raw_fn! {
     fn cudaEventQuery(event: cudaEvent_t) -> cudaError_t = 97;
     helpers call_cudaEventQuery, slow_cudaEventQuery, traced_cudaEventQuery, record_cudaEventQuery, DESC_cudaEventQuery;
     trace |__r, __w| "event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1753,7 +1753,7 @@ raw_fn! {
     fn cudaEventSynchronize(event: cudaEvent_t) -> cudaError_t = 98;
     helpers call_cudaEventSynchronize, slow_cudaEventSynchronize, traced_cudaEventSynchronize, record_cudaEventSynchronize, DESC_cudaEventSynchronize;
     trace |__r, __w| "event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1765,7 +1765,7 @@ raw_fn! {
     fn cudaEventDestroy(event: cudaEvent_t) -> cudaError_t = 99;
     helpers call_cudaEventDestroy, slow_cudaEventDestroy, traced_cudaEventDestroy, record_cudaEventDestroy, DESC_cudaEventDestroy;
     trace |__r, __w| "event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1778,8 +1778,8 @@ raw_fn! {
     helpers call_cudaEventElapsedTime, slow_cudaEventElapsedTime, traced_cudaEventElapsedTime, record_cudaEventElapsedTime, DESC_cudaEventElapsedTime;
     trace |__r, __w| "ms,start,end" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !ms.is_null() { __w |= 1 << 0; ((*ms) as f64).to_bits() } else { ms as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => start.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => end.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => start.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => end.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1792,8 +1792,8 @@ raw_fn! {
     helpers call_cudaEventElapsedTime_v2, slow_cudaEventElapsedTime_v2, traced_cudaEventElapsedTime_v2, record_cudaEventElapsedTime_v2, DESC_cudaEventElapsedTime_v2;
     trace |__r, __w| "ms,start,end" [
         crate::trace::Arg::out(crate::trace::Kind::F64) => if __r.0 == 0 && !ms.is_null() { __w |= 1 << 0; ((*ms) as f64).to_bits() } else { ms as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => start.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => end.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => start.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => end.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1874,7 +1874,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1889,7 +1889,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1904,7 +1904,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1919,7 +1919,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => extSemArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => paramsArray as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numExtSems as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1948,7 +1948,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(blockDim) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => sharedMem as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -1965,7 +1965,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(blockDim) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => sharedMem as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2010,7 +2010,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(blockDim) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => sharedMem as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2027,7 +2027,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(blockDim) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => args as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => sharedMem as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2148,7 +2148,7 @@ raw_fn! {
     fn cudaLaunchHostFunc(stream: cudaStream_t, r#fn: cudaHostFn_t, userData: *mut c_void) -> cudaError_t = 126;
     helpers call_cudaLaunchHostFunc, slow_cudaLaunchHostFunc, traced_cudaLaunchHostFunc, record_cudaLaunchHostFunc, DESC_cudaLaunchHostFunc;
     trace |__r, __w| "stream,fn,userData" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2162,7 +2162,7 @@ raw_fn! {
     fn cudaLaunchHostFunc_ptsz(stream: cudaStream_t, r#fn: cudaHostFn_t, userData: *mut c_void) -> cudaError_t = 127;
     helpers call_cudaLaunchHostFunc_ptsz, slow_cudaLaunchHostFunc_ptsz, traced_cudaLaunchHostFunc_ptsz, record_cudaLaunchHostFunc_ptsz, DESC_cudaLaunchHostFunc_ptsz;
     trace |__r, __w| "stream,fn,userData" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => r#fn.map_or(0, |f| f as usize as u64),
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => userData as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -2557,7 +2557,7 @@ raw_fn! {
     helpers call_cudaMemcpy3DAsync, slow_cudaMemcpy3DAsync, traced_cudaMemcpy3DAsync, record_cudaMemcpy3DAsync, DESC_cudaMemcpy3DAsync;
     trace |__r, __w| "p,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2570,7 +2570,7 @@ raw_fn! {
     helpers call_cudaMemcpy3DAsync_ptsz, slow_cudaMemcpy3DAsync_ptsz, traced_cudaMemcpy3DAsync_ptsz, record_cudaMemcpy3DAsync_ptsz, DESC_cudaMemcpy3DAsync_ptsz;
     trace |__r, __w| "p,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2583,7 +2583,7 @@ raw_fn! {
     helpers call_cudaMemcpy3DPeerAsync, slow_cudaMemcpy3DPeerAsync, traced_cudaMemcpy3DPeerAsync, record_cudaMemcpy3DPeerAsync, DESC_cudaMemcpy3DPeerAsync;
     trace |__r, __w| "p,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2596,7 +2596,7 @@ raw_fn! {
     helpers call_cudaMemcpy3DPeerAsync_ptsz, slow_cudaMemcpy3DPeerAsync_ptsz, traced_cudaMemcpy3DPeerAsync_ptsz, record_cudaMemcpy3DPeerAsync_ptsz, DESC_cudaMemcpy3DPeerAsync_ptsz;
     trace |__r, __w| "p,stream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => p as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2970,7 +2970,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -2986,7 +2986,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3003,7 +3003,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => srcDevice as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3023,7 +3023,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrsIdxs as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numAttrs as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 7; (*failIdx) as u64 } else { failIdx as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3043,7 +3043,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => attrsIdxs as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numAttrs as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 7; (*failIdx) as u64 } else { failIdx as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3059,7 +3059,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 2; (*failIdx) as u64 } else { failIdx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3075,7 +3075,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => opList as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !failIdx.is_null() { __w |= 1 << 2; (*failIdx) as u64 } else { failIdx as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3094,7 +3094,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3113,7 +3113,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3133,7 +3133,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3153,7 +3153,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3173,7 +3173,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3193,7 +3193,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3210,7 +3210,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => offset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3227,7 +3227,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => offset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3244,7 +3244,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => offset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3261,7 +3261,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => offset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3364,7 +3364,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3379,7 +3379,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3396,7 +3396,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3413,7 +3413,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => width as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => height as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3428,7 +3428,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(pitchedDevPtr) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(extent) as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3443,7 +3443,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(pitchedDevPtr) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(extent) as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3484,7 +3484,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3499,7 +3499,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => dstDevice as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3515,7 +3515,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3531,7 +3531,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(location) as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3725,7 +3725,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3744,7 +3744,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3763,7 +3763,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => hOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3782,7 +3782,7 @@ raw_fn! {
         crate::trace::Arg::new(crate::trace::Kind::Size) => hOffset as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => kind.0 as i64 as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaMemcpyKind::trace_name, cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3796,7 +3796,7 @@ raw_fn! {
     trace |__r, __w| "devPtr,size,hStream" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr) as usize as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3810,7 +3810,7 @@ raw_fn! {
     trace |__r, __w| "devPtr,size,hStream" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !devPtr.is_null() { __w |= 1 << 0; (*devPtr) as usize as u64 } else { devPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3823,7 +3823,7 @@ raw_fn! {
     helpers call_cudaFreeAsync, slow_cudaFreeAsync, traced_cudaFreeAsync, record_cudaFreeAsync, DESC_cudaFreeAsync;
     trace |__r, __w| "devPtr,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3836,7 +3836,7 @@ raw_fn! {
     helpers call_cudaFreeAsync_ptsz, slow_cudaFreeAsync_ptsz, traced_cudaFreeAsync_ptsz, record_cudaFreeAsync_ptsz, DESC_cudaFreeAsync_ptsz;
     trace |__r, __w| "devPtr,hStream" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => devPtr as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hStream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => hStream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3945,7 +3945,7 @@ raw_fn! {
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr) as usize as u64 } else { ptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => memPool.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -3960,7 +3960,7 @@ raw_fn! {
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !ptr.is_null() { __w |= 1 << 0; (*ptr) as usize as u64 } else { ptr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => memPool.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4108,7 +4108,7 @@ raw_fn! {
     trace |__r, __w| "count,resources,stream" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => count as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4122,7 +4122,7 @@ raw_fn! {
     trace |__r, __w| "count,resources,stream" [
         crate::trace::Arg::new(crate::trace::Kind::I64) => count as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resources as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4333,7 +4333,7 @@ raw_fn! {
     fn cudaGraphCreate(pGraph: *mut cudaGraph_t, flags: c_uint) -> cudaError_t = 271;
     helpers call_cudaGraphCreate, slow_cudaGraphCreate, traced_cudaGraphCreate, record_cudaGraphCreate, DESC_cudaGraphCreate;
     trace |__r, __w| "pGraph,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 0; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 0; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4346,8 +4346,8 @@ raw_fn! {
     fn cudaGraphAddKernelNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pNodeParams: *const cudaKernelNodeParams) -> cudaError_t = 272;
     helpers call_cudaGraphAddKernelNode, slow_cudaGraphAddKernelNode, traced_cudaGraphAddKernelNode, record_cudaGraphAddKernelNode, DESC_cudaGraphAddKernelNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,pNodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
@@ -4362,7 +4362,7 @@ raw_fn! {
     fn cudaGraphKernelNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaKernelNodeParams) -> cudaError_t = 273;
     helpers call_cudaGraphKernelNodeGetParams, slow_cudaGraphKernelNodeGetParams, traced_cudaGraphKernelNodeGetParams, record_cudaGraphKernelNodeGetParams, DESC_cudaGraphKernelNodeGetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4375,7 +4375,7 @@ raw_fn! {
     fn cudaGraphKernelNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaKernelNodeParams) -> cudaError_t = 274;
     helpers call_cudaGraphKernelNodeSetParams, slow_cudaGraphKernelNodeSetParams, traced_cudaGraphKernelNodeSetParams, record_cudaGraphKernelNodeSetParams, DESC_cudaGraphKernelNodeSetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4388,8 +4388,8 @@ raw_fn! {
     fn cudaGraphKernelNodeCopyAttributes(hSrc: cudaGraphNode_t, hDst: cudaGraphNode_t) -> cudaError_t = 275;
     helpers call_cudaGraphKernelNodeCopyAttributes, slow_cudaGraphKernelNodeCopyAttributes, traced_cudaGraphKernelNodeCopyAttributes, record_cudaGraphKernelNodeCopyAttributes, DESC_cudaGraphKernelNodeCopyAttributes;
     trace |__r, __w| "hSrc,hDst" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hSrc.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hDst.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hSrc.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hDst.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4401,7 +4401,7 @@ raw_fn! {
     fn cudaGraphKernelNodeGetAttribute(hNode: cudaGraphNode_t, attr: cudaLaunchAttributeID, value_out: *mut cudaLaunchAttributeValue) -> cudaError_t = 276;
     helpers call_cudaGraphKernelNodeGetAttribute, slow_cudaGraphKernelNodeGetAttribute, traced_cudaGraphKernelNodeGetAttribute, record_cudaGraphKernelNodeGetAttribute, DESC_cudaGraphKernelNodeGetAttribute;
     trace |__r, __w| "hNode,attr,value_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value_out as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4415,7 +4415,7 @@ raw_fn! {
     fn cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t, attr: cudaLaunchAttributeID, value: *const cudaLaunchAttributeValue) -> cudaError_t = 277;
     helpers call_cudaGraphKernelNodeSetAttribute, slow_cudaGraphKernelNodeSetAttribute, traced_cudaGraphKernelNodeSetAttribute, record_cudaGraphKernelNodeSetAttribute, DESC_cudaGraphKernelNodeSetAttribute;
     trace |__r, __w| "hNode,attr,value" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => value as usize as u64,
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
@@ -4429,8 +4429,8 @@ raw_fn! {
     fn cudaGraphAddMemcpyNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pCopyParams: *const cudaMemcpy3DParms) -> cudaError_t = 278;
     helpers call_cudaGraphAddMemcpyNode, slow_cudaGraphAddMemcpyNode, traced_cudaGraphAddMemcpyNode, record_cudaGraphAddMemcpyNode, DESC_cudaGraphAddMemcpyNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,pCopyParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCopyParams as usize as u64,
@@ -4445,8 +4445,8 @@ raw_fn! {
     fn cudaGraphAddMemcpyNodeToSymbol(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t = 279;
     helpers call_cudaGraphAddMemcpyNodeToSymbol, slow_cudaGraphAddMemcpyNodeToSymbol, traced_cudaGraphAddMemcpyNodeToSymbol, record_cudaGraphAddMemcpyNodeToSymbol, DESC_cudaGraphAddMemcpyNodeToSymbol;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,symbol,src,count,offset,kind" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => symbol as usize as u64,
@@ -4465,8 +4465,8 @@ raw_fn! {
     fn cudaGraphAddMemcpyNodeFromSymbol(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t = 280;
     helpers call_cudaGraphAddMemcpyNodeFromSymbol, slow_cudaGraphAddMemcpyNodeFromSymbol, traced_cudaGraphAddMemcpyNodeFromSymbol, record_cudaGraphAddMemcpyNodeFromSymbol, DESC_cudaGraphAddMemcpyNodeFromSymbol;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,dst,symbol,count,offset,kind" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dst as usize as u64,
@@ -4485,8 +4485,8 @@ raw_fn! {
     fn cudaGraphAddMemcpyNode1D(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t = 281;
     helpers call_cudaGraphAddMemcpyNode1D, slow_cudaGraphAddMemcpyNode1D, traced_cudaGraphAddMemcpyNode1D, record_cudaGraphAddMemcpyNode1D, DESC_cudaGraphAddMemcpyNode1D;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,dst,src,count,kind" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dst as usize as u64,
@@ -4504,7 +4504,7 @@ raw_fn! {
     fn cudaGraphMemcpyNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaMemcpy3DParms) -> cudaError_t = 282;
     helpers call_cudaGraphMemcpyNodeGetParams, slow_cudaGraphMemcpyNodeGetParams, traced_cudaGraphMemcpyNodeGetParams, record_cudaGraphMemcpyNodeGetParams, DESC_cudaGraphMemcpyNodeGetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4517,7 +4517,7 @@ raw_fn! {
     fn cudaGraphMemcpyNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaMemcpy3DParms) -> cudaError_t = 283;
     helpers call_cudaGraphMemcpyNodeSetParams, slow_cudaGraphMemcpyNodeSetParams, traced_cudaGraphMemcpyNodeSetParams, record_cudaGraphMemcpyNodeSetParams, DESC_cudaGraphMemcpyNodeSetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4530,7 +4530,7 @@ raw_fn! {
     fn cudaGraphMemcpyNodeSetParamsToSymbol(node: cudaGraphNode_t, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t = 284;
     helpers call_cudaGraphMemcpyNodeSetParamsToSymbol, slow_cudaGraphMemcpyNodeSetParamsToSymbol, traced_cudaGraphMemcpyNodeSetParamsToSymbol, record_cudaGraphMemcpyNodeSetParamsToSymbol, DESC_cudaGraphMemcpyNodeSetParamsToSymbol;
     trace |__r, __w| "node,symbol,src,count,offset,kind" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => symbol as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4547,7 +4547,7 @@ raw_fn! {
     fn cudaGraphMemcpyNodeSetParamsFromSymbol(node: cudaGraphNode_t, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t = 285;
     helpers call_cudaGraphMemcpyNodeSetParamsFromSymbol, slow_cudaGraphMemcpyNodeSetParamsFromSymbol, traced_cudaGraphMemcpyNodeSetParamsFromSymbol, record_cudaGraphMemcpyNodeSetParamsFromSymbol, DESC_cudaGraphMemcpyNodeSetParamsFromSymbol;
     trace |__r, __w| "node,dst,symbol,count,offset,kind" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dst as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => symbol as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4564,7 +4564,7 @@ raw_fn! {
     fn cudaGraphMemcpyNodeSetParams1D(node: cudaGraphNode_t, dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t = 286;
     helpers call_cudaGraphMemcpyNodeSetParams1D, slow_cudaGraphMemcpyNodeSetParams1D, traced_cudaGraphMemcpyNodeSetParams1D, record_cudaGraphMemcpyNodeSetParams1D, DESC_cudaGraphMemcpyNodeSetParams1D;
     trace |__r, __w| "node,dst,src,count,kind" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dst as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -4580,8 +4580,8 @@ raw_fn! {
     fn cudaGraphAddMemsetNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pMemsetParams: *const cudaMemsetParams) -> cudaError_t = 287;
     helpers call_cudaGraphAddMemsetNode, slow_cudaGraphAddMemsetNode, traced_cudaGraphAddMemsetNode, record_cudaGraphAddMemsetNode, DESC_cudaGraphAddMemsetNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,pMemsetParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pMemsetParams as usize as u64,
@@ -4596,7 +4596,7 @@ raw_fn! {
     fn cudaGraphMemsetNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaMemsetParams) -> cudaError_t = 288;
     helpers call_cudaGraphMemsetNodeGetParams, slow_cudaGraphMemsetNodeGetParams, traced_cudaGraphMemsetNodeGetParams, record_cudaGraphMemsetNodeGetParams, DESC_cudaGraphMemsetNodeGetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4609,7 +4609,7 @@ raw_fn! {
     fn cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaMemsetParams) -> cudaError_t = 289;
     helpers call_cudaGraphMemsetNodeSetParams, slow_cudaGraphMemsetNodeSetParams, traced_cudaGraphMemsetNodeSetParams, record_cudaGraphMemsetNodeSetParams, DESC_cudaGraphMemsetNodeSetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4622,8 +4622,8 @@ raw_fn! {
     fn cudaGraphAddHostNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pNodeParams: *const cudaHostNodeParams) -> cudaError_t = 290;
     helpers call_cudaGraphAddHostNode, slow_cudaGraphAddHostNode, traced_cudaGraphAddHostNode, record_cudaGraphAddHostNode, DESC_cudaGraphAddHostNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,pNodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
@@ -4638,7 +4638,7 @@ raw_fn! {
     fn cudaGraphHostNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaHostNodeParams) -> cudaError_t = 291;
     helpers call_cudaGraphHostNodeGetParams, slow_cudaGraphHostNodeGetParams, traced_cudaGraphHostNodeGetParams, record_cudaGraphHostNodeGetParams, DESC_cudaGraphHostNodeGetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4651,7 +4651,7 @@ raw_fn! {
     fn cudaGraphHostNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaHostNodeParams) -> cudaError_t = 292;
     helpers call_cudaGraphHostNodeSetParams, slow_cudaGraphHostNodeSetParams, traced_cudaGraphHostNodeSetParams, record_cudaGraphHostNodeSetParams, DESC_cudaGraphHostNodeSetParams;
     trace |__r, __w| "node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4664,11 +4664,11 @@ raw_fn! {
     fn cudaGraphAddChildGraphNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, childGraph: cudaGraph_t) -> cudaError_t = 293;
     helpers call_cudaGraphAddChildGraphNode, slow_cudaGraphAddChildGraphNode, traced_cudaGraphAddChildGraphNode, record_cudaGraphAddChildGraphNode, DESC_cudaGraphAddChildGraphNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,childGraph" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => childGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => childGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4680,8 +4680,8 @@ raw_fn! {
     fn cudaGraphChildGraphNodeGetGraph(node: cudaGraphNode_t, pGraph: *mut cudaGraph_t) -> cudaError_t = 294;
     helpers call_cudaGraphChildGraphNodeGetGraph, slow_cudaGraphChildGraphNodeGetGraph, traced_cudaGraphChildGraphNodeGetGraph, record_cudaGraphChildGraphNodeGetGraph, DESC_cudaGraphChildGraphNodeGetGraph;
     trace |__r, __w| "node,pGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 1; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !pGraph.is_null() { __w |= 1 << 1; (*pGraph).0 as usize as u64 } else { pGraph as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4693,8 +4693,8 @@ raw_fn! {
     fn cudaGraphAddEmptyNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize) -> cudaError_t = 295;
     helpers call_cudaGraphAddEmptyNode, slow_cudaGraphAddEmptyNode, traced_cudaGraphAddEmptyNode, record_cudaGraphAddEmptyNode, DESC_cudaGraphAddEmptyNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -4708,11 +4708,11 @@ raw_fn! {
     fn cudaGraphAddEventRecordNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, event: cudaEvent_t) -> cudaError_t = 296;
     helpers call_cudaGraphAddEventRecordNode, slow_cudaGraphAddEventRecordNode, traced_cudaGraphAddEventRecordNode, record_cudaGraphAddEventRecordNode, DESC_cudaGraphAddEventRecordNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,event" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4724,8 +4724,8 @@ raw_fn! {
     fn cudaGraphEventRecordNodeGetEvent(node: cudaGraphNode_t, event_out: *mut cudaEvent_t) -> cudaError_t = 297;
     helpers call_cudaGraphEventRecordNodeGetEvent, slow_cudaGraphEventRecordNodeGetEvent, traced_cudaGraphEventRecordNodeGetEvent, record_cudaGraphEventRecordNodeGetEvent, DESC_cudaGraphEventRecordNodeGetEvent;
     trace |__r, __w| "node,event_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4737,8 +4737,8 @@ raw_fn! {
     fn cudaGraphEventRecordNodeSetEvent(node: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t = 298;
     helpers call_cudaGraphEventRecordNodeSetEvent, slow_cudaGraphEventRecordNodeSetEvent, traced_cudaGraphEventRecordNodeSetEvent, record_cudaGraphEventRecordNodeSetEvent, DESC_cudaGraphEventRecordNodeSetEvent;
     trace |__r, __w| "node,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4750,11 +4750,11 @@ raw_fn! {
     fn cudaGraphAddEventWaitNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, event: cudaEvent_t) -> cudaError_t = 299;
     helpers call_cudaGraphAddEventWaitNode, slow_cudaGraphAddEventWaitNode, traced_cudaGraphAddEventWaitNode, record_cudaGraphAddEventWaitNode, DESC_cudaGraphAddEventWaitNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,event" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4766,8 +4766,8 @@ raw_fn! {
     fn cudaGraphEventWaitNodeGetEvent(node: cudaGraphNode_t, event_out: *mut cudaEvent_t) -> cudaError_t = 300;
     helpers call_cudaGraphEventWaitNodeGetEvent, slow_cudaGraphEventWaitNodeGetEvent, traced_cudaGraphEventWaitNodeGetEvent, record_cudaGraphEventWaitNodeGetEvent, DESC_cudaGraphEventWaitNodeGetEvent;
     trace |__r, __w| "node,event_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !event_out.is_null() { __w |= 1 << 1; (*event_out).0 as usize as u64 } else { event_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4779,8 +4779,8 @@ raw_fn! {
     fn cudaGraphEventWaitNodeSetEvent(node: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t = 301;
     helpers call_cudaGraphEventWaitNodeSetEvent, slow_cudaGraphEventWaitNodeSetEvent, traced_cudaGraphEventWaitNodeSetEvent, record_cudaGraphEventWaitNodeSetEvent, DESC_cudaGraphEventWaitNodeSetEvent;
     trace |__r, __w| "node,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4792,8 +4792,8 @@ raw_fn! {
     fn cudaGraphAddExternalSemaphoresSignalNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t = 302;
     helpers call_cudaGraphAddExternalSemaphoresSignalNode, slow_cudaGraphAddExternalSemaphoresSignalNode, traced_cudaGraphAddExternalSemaphoresSignalNode, record_cudaGraphAddExternalSemaphoresSignalNode, DESC_cudaGraphAddExternalSemaphoresSignalNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -4808,7 +4808,7 @@ raw_fn! {
     fn cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: cudaGraphNode_t, params_out: *mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t = 303;
     helpers call_cudaGraphExternalSemaphoresSignalNodeGetParams, slow_cudaGraphExternalSemaphoresSignalNodeGetParams, traced_cudaGraphExternalSemaphoresSignalNodeGetParams, record_cudaGraphExternalSemaphoresSignalNodeGetParams, DESC_cudaGraphExternalSemaphoresSignalNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4821,7 +4821,7 @@ raw_fn! {
     fn cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t = 304;
     helpers call_cudaGraphExternalSemaphoresSignalNodeSetParams, slow_cudaGraphExternalSemaphoresSignalNodeSetParams, traced_cudaGraphExternalSemaphoresSignalNodeSetParams, record_cudaGraphExternalSemaphoresSignalNodeSetParams, DESC_cudaGraphExternalSemaphoresSignalNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4834,8 +4834,8 @@ raw_fn! {
     fn cudaGraphAddExternalSemaphoresWaitNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t = 305;
     helpers call_cudaGraphAddExternalSemaphoresWaitNode, slow_cudaGraphAddExternalSemaphoresWaitNode, traced_cudaGraphAddExternalSemaphoresWaitNode, record_cudaGraphAddExternalSemaphoresWaitNode, DESC_cudaGraphAddExternalSemaphoresWaitNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -4850,7 +4850,7 @@ raw_fn! {
     fn cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: cudaGraphNode_t, params_out: *mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t = 306;
     helpers call_cudaGraphExternalSemaphoresWaitNodeGetParams, slow_cudaGraphExternalSemaphoresWaitNodeGetParams, traced_cudaGraphExternalSemaphoresWaitNodeGetParams, record_cudaGraphExternalSemaphoresWaitNodeGetParams, DESC_cudaGraphExternalSemaphoresWaitNodeGetParams;
     trace |__r, __w| "hNode,params_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4863,7 +4863,7 @@ raw_fn! {
     fn cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t = 307;
     helpers call_cudaGraphExternalSemaphoresWaitNodeSetParams, slow_cudaGraphExternalSemaphoresWaitNodeSetParams, traced_cudaGraphExternalSemaphoresWaitNodeSetParams, record_cudaGraphExternalSemaphoresWaitNodeSetParams, DESC_cudaGraphExternalSemaphoresWaitNodeSetParams;
     trace |__r, __w| "hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4876,8 +4876,8 @@ raw_fn! {
     fn cudaGraphAddMemAllocNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *mut cudaMemAllocNodeParams) -> cudaError_t = 308;
     helpers call_cudaGraphAddMemAllocNode, slow_cudaGraphAddMemAllocNode, traced_cudaGraphAddMemAllocNode, record_cudaGraphAddMemAllocNode, DESC_cudaGraphAddMemAllocNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -4892,7 +4892,7 @@ raw_fn! {
     fn cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t, params_out: *mut cudaMemAllocNodeParams) -> cudaError_t = 309;
     helpers call_cudaGraphMemAllocNodeGetParams, slow_cudaGraphMemAllocNodeGetParams, traced_cudaGraphMemAllocNodeGetParams, record_cudaGraphMemAllocNodeGetParams, DESC_cudaGraphMemAllocNodeGetParams;
     trace |__r, __w| "node,params_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => params_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4905,8 +4905,8 @@ raw_fn! {
     fn cudaGraphAddMemFreeNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, dptr: *mut c_void) -> cudaError_t = 310;
     helpers call_cudaGraphAddMemFreeNode, slow_cudaGraphAddMemFreeNode, traced_cudaGraphAddMemFreeNode, record_cudaGraphAddMemFreeNode, DESC_cudaGraphAddMemFreeNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,dptr" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dptr as usize as u64,
@@ -4921,7 +4921,7 @@ raw_fn! {
     fn cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t, dptr_out: *mut c_void) -> cudaError_t = 311;
     helpers call_cudaGraphMemFreeNodeGetParams, slow_cudaGraphMemFreeNodeGetParams, traced_cudaGraphMemFreeNodeGetParams, record_cudaGraphMemFreeNodeGetParams, DESC_cudaGraphMemFreeNodeGetParams;
     trace |__r, __w| "node,dptr_out" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dptr_out as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -4974,8 +4974,8 @@ raw_fn! {
     fn cudaGraphClone(pGraphClone: *mut cudaGraph_t, originalGraph: cudaGraph_t) -> cudaError_t = 315;
     helpers call_cudaGraphClone, slow_cudaGraphClone, traced_cudaGraphClone, record_cudaGraphClone, DESC_cudaGraphClone;
     trace |__r, __w| "pGraphClone,originalGraph" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphClone.is_null() { __w |= 1 << 0; (*pGraphClone).0 as usize as u64 } else { pGraphClone as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => originalGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !pGraphClone.is_null() { __w |= 1 << 0; (*pGraphClone).0 as usize as u64 } else { pGraphClone as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => originalGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -4987,9 +4987,9 @@ raw_fn! {
     fn cudaGraphNodeFindInClone(pNode: *mut cudaGraphNode_t, originalNode: cudaGraphNode_t, clonedGraph: cudaGraph_t) -> cudaError_t = 316;
     helpers call_cudaGraphNodeFindInClone, slow_cudaGraphNodeFindInClone, traced_cudaGraphNodeFindInClone, record_cudaGraphNodeFindInClone, DESC_cudaGraphNodeFindInClone;
     trace |__r, __w| "pNode,originalNode,clonedGraph" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pNode.is_null() { __w |= 1 << 0; (*pNode).0 as usize as u64 } else { pNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => originalNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => clonedGraph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pNode.is_null() { __w |= 1 << 0; (*pNode).0 as usize as u64 } else { pNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => originalNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => clonedGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5001,7 +5001,7 @@ raw_fn! {
     fn cudaGraphNodeGetType(node: cudaGraphNode_t, pType: *mut cudaGraphNodeType) -> cudaError_t = 317;
     helpers call_cudaGraphNodeGetType, slow_cudaGraphNodeGetType, traced_cudaGraphNodeGetType, record_cudaGraphNodeGetType, DESC_cudaGraphNodeGetType;
     trace |__r, __w| "node,pType" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !pType.is_null() { __w |= 1 << 1; (*pType).0 as i64 as u64 } else { pType as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaGraphNodeType::trace_name, cudaError_t::trace_name];
@@ -5014,7 +5014,7 @@ raw_fn! {
     fn cudaGraphGetNodes(graph: cudaGraph_t, nodes: *mut cudaGraphNode_t, numNodes: *mut usize) -> cudaError_t = 318;
     helpers call_cudaGraphGetNodes, slow_cudaGraphGetNodes, traced_cudaGraphGetNodes, record_cudaGraphGetNodes, DESC_cudaGraphGetNodes;
     trace |__r, __w| "graph,nodes,numNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5028,7 +5028,7 @@ raw_fn! {
     fn cudaGraphGetRootNodes(graph: cudaGraph_t, pRootNodes: *mut cudaGraphNode_t, pNumRootNodes: *mut usize) -> cudaError_t = 319;
     helpers call_cudaGraphGetRootNodes, slow_cudaGraphGetRootNodes, traced_cudaGraphGetRootNodes, record_cudaGraphGetRootNodes, DESC_cudaGraphGetRootNodes;
     trace |__r, __w| "graph,pRootNodes,pNumRootNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pRootNodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumRootNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5042,7 +5042,7 @@ raw_fn! {
     fn cudaGraphGetEdges(graph: cudaGraph_t, from: *mut cudaGraphNode_t, to: *mut cudaGraphNode_t, numEdges: *mut usize) -> cudaError_t = 320;
     helpers call_cudaGraphGetEdges, slow_cudaGraphGetEdges, traced_cudaGraphGetEdges, record_cudaGraphGetEdges, DESC_cudaGraphGetEdges;
     trace |__r, __w| "graph,from,to,numEdges" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numEdges as usize as u64,
@@ -5057,9 +5057,9 @@ raw_fn! {
     fn cudaGraphGetEdges_v2(graph: cudaGraph_t, from: *mut cudaGraphNode_t, to: *mut cudaGraphNode_t, edgeData: *mut cudaGraphEdgeData, numEdges: *mut usize) -> cudaError_t = 321;
     helpers call_cudaGraphGetEdges_v2, slow_cudaGraphGetEdges_v2, traced_cudaGraphGetEdges_v2, record_cudaGraphGetEdges_v2, DESC_cudaGraphGetEdges_v2;
     trace |__r, __w| "graph,from,to,edgeData,numEdges" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !from.is_null() { __w |= 1 << 1; (*from).0 as usize as u64 } else { from as usize as u64 },
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !to.is_null() { __w |= 1 << 2; (*to).0 as usize as u64 } else { to as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !from.is_null() { __w |= 1 << 1; (*from).0 as usize as u64 } else { from as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !to.is_null() { __w |= 1 << 2; (*to).0 as usize as u64 } else { to as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => numEdges as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5073,7 +5073,7 @@ raw_fn! {
     fn cudaGraphNodeGetDependencies(node: cudaGraphNode_t, pDependencies: *mut cudaGraphNode_t, pNumDependencies: *mut usize) -> cudaError_t = 322;
     helpers call_cudaGraphNodeGetDependencies, slow_cudaGraphNodeGetDependencies, traced_cudaGraphNodeGetDependencies, record_cudaGraphNodeGetDependencies, DESC_cudaGraphNodeGetDependencies;
     trace |__r, __w| "node,pDependencies,pNumDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumDependencies as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5087,8 +5087,8 @@ raw_fn! {
     fn cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t, pDependencies: *mut cudaGraphNode_t, edgeData: *mut cudaGraphEdgeData, pNumDependencies: *mut usize) -> cudaError_t = 323;
     helpers call_cudaGraphNodeGetDependencies_v2, slow_cudaGraphNodeGetDependencies_v2, traced_cudaGraphNodeGetDependencies_v2, record_cudaGraphNodeGetDependencies_v2, DESC_cudaGraphNodeGetDependencies_v2;
     trace |__r, __w| "node,pDependencies,edgeData,pNumDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDependencies.is_null() { __w |= 1 << 1; (*pDependencies).0 as usize as u64 } else { pDependencies as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pDependencies.is_null() { __w |= 1 << 1; (*pDependencies).0 as usize as u64 } else { pDependencies as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumDependencies.is_null() { __w |= 1 << 3; (*pNumDependencies) as u64 } else { pNumDependencies as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5102,7 +5102,7 @@ raw_fn! {
     fn cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t, pDependentNodes: *mut cudaGraphNode_t, pNumDependentNodes: *mut usize) -> cudaError_t = 324;
     helpers call_cudaGraphNodeGetDependentNodes, slow_cudaGraphNodeGetDependentNodes, traced_cudaGraphNodeGetDependentNodes, record_cudaGraphNodeGetDependentNodes, DESC_cudaGraphNodeGetDependentNodes;
     trace |__r, __w| "node,pDependentNodes,pNumDependentNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependentNodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumDependentNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5116,8 +5116,8 @@ raw_fn! {
     fn cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t, pDependentNodes: *mut cudaGraphNode_t, edgeData: *mut cudaGraphEdgeData, pNumDependentNodes: *mut usize) -> cudaError_t = 325;
     helpers call_cudaGraphNodeGetDependentNodes_v2, slow_cudaGraphNodeGetDependentNodes_v2, traced_cudaGraphNodeGetDependentNodes_v2, record_cudaGraphNodeGetDependentNodes_v2, DESC_cudaGraphNodeGetDependentNodes_v2;
     trace |__r, __w| "node,pDependentNodes,edgeData,pNumDependentNodes" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pDependentNodes.is_null() { __w |= 1 << 1; (*pDependentNodes).0 as usize as u64 } else { pDependentNodes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pDependentNodes.is_null() { __w |= 1 << 1; (*pDependentNodes).0 as usize as u64 } else { pDependentNodes as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumDependentNodes.is_null() { __w |= 1 << 3; (*pNumDependentNodes) as u64 } else { pNumDependentNodes as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5131,7 +5131,7 @@ raw_fn! {
     fn cudaGraphAddDependencies(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, numDependencies: usize) -> cudaError_t = 326;
     helpers call_cudaGraphAddDependencies, slow_cudaGraphAddDependencies, traced_cudaGraphAddDependencies, record_cudaGraphAddDependencies, DESC_cudaGraphAddDependencies;
     trace |__r, __w| "graph,from,to,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -5146,7 +5146,7 @@ raw_fn! {
     fn cudaGraphAddDependencies_v2(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, edgeData: *const cudaGraphEdgeData, numDependencies: usize) -> cudaError_t = 327;
     helpers call_cudaGraphAddDependencies_v2, slow_cudaGraphAddDependencies_v2, traced_cudaGraphAddDependencies_v2, record_cudaGraphAddDependencies_v2, DESC_cudaGraphAddDependencies_v2;
     trace |__r, __w| "graph,from,to,edgeData,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
@@ -5162,7 +5162,7 @@ raw_fn! {
     fn cudaGraphRemoveDependencies(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, numDependencies: usize) -> cudaError_t = 328;
     helpers call_cudaGraphRemoveDependencies, slow_cudaGraphRemoveDependencies, traced_cudaGraphRemoveDependencies, record_cudaGraphRemoveDependencies, DESC_cudaGraphRemoveDependencies;
     trace |__r, __w| "graph,from,to,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -5177,7 +5177,7 @@ raw_fn! {
     fn cudaGraphRemoveDependencies_v2(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, edgeData: *const cudaGraphEdgeData, numDependencies: usize) -> cudaError_t = 329;
     helpers call_cudaGraphRemoveDependencies_v2, slow_cudaGraphRemoveDependencies_v2, traced_cudaGraphRemoveDependencies_v2, record_cudaGraphRemoveDependencies_v2, DESC_cudaGraphRemoveDependencies_v2;
     trace |__r, __w| "graph,from,to,edgeData,numDependencies" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => from as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => to as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
@@ -5193,7 +5193,7 @@ raw_fn! {
     fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> cudaError_t = 330;
     helpers call_cudaGraphDestroyNode, slow_cudaGraphDestroyNode, traced_cudaGraphDestroyNode, record_cudaGraphDestroyNode, DESC_cudaGraphDestroyNode;
     trace |__r, __w| "node" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5205,8 +5205,8 @@ raw_fn! {
     fn cudaGraphInstantiate(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, flags: c_ulonglong) -> cudaError_t = 331;
     helpers call_cudaGraphInstantiate, slow_cudaGraphInstantiate, traced_cudaGraphInstantiate, record_cudaGraphInstantiate, DESC_cudaGraphInstantiate;
     trace |__r, __w| "pGraphExec,graph,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5219,8 +5219,8 @@ raw_fn! {
     fn cudaGraphInstantiateWithFlags(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, flags: c_ulonglong) -> cudaError_t = 332;
     helpers call_cudaGraphInstantiateWithFlags, slow_cudaGraphInstantiateWithFlags, traced_cudaGraphInstantiateWithFlags, record_cudaGraphInstantiateWithFlags, DESC_cudaGraphInstantiateWithFlags;
     trace |__r, __w| "pGraphExec,graph,flags" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5233,8 +5233,8 @@ raw_fn! {
     fn cudaGraphInstantiateWithParams(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, instantiateParams: *mut cudaGraphInstantiateParams) -> cudaError_t = 333;
     helpers call_cudaGraphInstantiateWithParams, slow_cudaGraphInstantiateWithParams, traced_cudaGraphInstantiateWithParams, record_cudaGraphInstantiateWithParams, DESC_cudaGraphInstantiateWithParams;
     trace |__r, __w| "pGraphExec,graph,instantiateParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => instantiateParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5247,8 +5247,8 @@ raw_fn! {
     fn cudaGraphInstantiateWithParams_ptsz(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, instantiateParams: *mut cudaGraphInstantiateParams) -> cudaError_t = 334;
     helpers call_cudaGraphInstantiateWithParams_ptsz, slow_cudaGraphInstantiateWithParams_ptsz, traced_cudaGraphInstantiateWithParams_ptsz, record_cudaGraphInstantiateWithParams_ptsz, DESC_cudaGraphInstantiateWithParams_ptsz;
     trace |__r, __w| "pGraphExec,graph,instantiateParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => if __r.0 == 0 && !pGraphExec.is_null() { __w |= 1 << 0; (*pGraphExec).0 as usize as u64 } else { pGraphExec as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => instantiateParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5261,7 +5261,7 @@ raw_fn! {
     fn cudaGraphExecGetFlags(graphExec: cudaGraphExec_t, flags: *mut c_ulonglong) -> cudaError_t = 335;
     helpers call_cudaGraphExecGetFlags, slow_cudaGraphExecGetFlags, traced_cudaGraphExecGetFlags, record_cudaGraphExecGetFlags, DESC_cudaGraphExecGetFlags;
     trace |__r, __w| "graphExec,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !flags.is_null() { __w |= 1 << 1; (*flags) as u64 } else { flags as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5274,8 +5274,8 @@ raw_fn! {
     fn cudaGraphExecKernelNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaKernelNodeParams) -> cudaError_t = 336;
     helpers call_cudaGraphExecKernelNodeSetParams, slow_cudaGraphExecKernelNodeSetParams, traced_cudaGraphExecKernelNodeSetParams, record_cudaGraphExecKernelNodeSetParams, DESC_cudaGraphExecKernelNodeSetParams;
     trace |__r, __w| "hGraphExec,node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5288,8 +5288,8 @@ raw_fn! {
     fn cudaGraphExecMemcpyNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaMemcpy3DParms) -> cudaError_t = 337;
     helpers call_cudaGraphExecMemcpyNodeSetParams, slow_cudaGraphExecMemcpyNodeSetParams, traced_cudaGraphExecMemcpyNodeSetParams, record_cudaGraphExecMemcpyNodeSetParams, DESC_cudaGraphExecMemcpyNodeSetParams;
     trace |__r, __w| "hGraphExec,node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5302,8 +5302,8 @@ raw_fn! {
     fn cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t = 338;
     helpers call_cudaGraphExecMemcpyNodeSetParamsToSymbol, slow_cudaGraphExecMemcpyNodeSetParamsToSymbol, traced_cudaGraphExecMemcpyNodeSetParamsToSymbol, record_cudaGraphExecMemcpyNodeSetParamsToSymbol, DESC_cudaGraphExecMemcpyNodeSetParamsToSymbol;
     trace |__r, __w| "hGraphExec,node,symbol,src,count,offset,kind" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => symbol as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -5320,8 +5320,8 @@ raw_fn! {
     fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t = 339;
     helpers call_cudaGraphExecMemcpyNodeSetParamsFromSymbol, slow_cudaGraphExecMemcpyNodeSetParamsFromSymbol, traced_cudaGraphExecMemcpyNodeSetParamsFromSymbol, record_cudaGraphExecMemcpyNodeSetParamsFromSymbol, DESC_cudaGraphExecMemcpyNodeSetParamsFromSymbol;
     trace |__r, __w| "hGraphExec,node,dst,symbol,count,offset,kind" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dst as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => symbol as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -5338,8 +5338,8 @@ raw_fn! {
     fn cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t = 340;
     helpers call_cudaGraphExecMemcpyNodeSetParams1D, slow_cudaGraphExecMemcpyNodeSetParams1D, traced_cudaGraphExecMemcpyNodeSetParams1D, record_cudaGraphExecMemcpyNodeSetParams1D, DESC_cudaGraphExecMemcpyNodeSetParams1D;
     trace |__r, __w| "hGraphExec,node,dst,src,count,kind" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dst as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => src as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => count as u64,
@@ -5355,8 +5355,8 @@ raw_fn! {
     fn cudaGraphExecMemsetNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaMemsetParams) -> cudaError_t = 341;
     helpers call_cudaGraphExecMemsetNodeSetParams, slow_cudaGraphExecMemsetNodeSetParams, traced_cudaGraphExecMemsetNodeSetParams, record_cudaGraphExecMemsetNodeSetParams, DESC_cudaGraphExecMemsetNodeSetParams;
     trace |__r, __w| "hGraphExec,node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5369,8 +5369,8 @@ raw_fn! {
     fn cudaGraphExecHostNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaHostNodeParams) -> cudaError_t = 342;
     helpers call_cudaGraphExecHostNodeSetParams, slow_cudaGraphExecHostNodeSetParams, traced_cudaGraphExecHostNodeSetParams, record_cudaGraphExecHostNodeSetParams, DESC_cudaGraphExecHostNodeSetParams;
     trace |__r, __w| "hGraphExec,node,pNodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5383,9 +5383,9 @@ raw_fn! {
     fn cudaGraphExecChildGraphNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, childGraph: cudaGraph_t) -> cudaError_t = 343;
     helpers call_cudaGraphExecChildGraphNodeSetParams, slow_cudaGraphExecChildGraphNodeSetParams, traced_cudaGraphExecChildGraphNodeSetParams, record_cudaGraphExecChildGraphNodeSetParams, DESC_cudaGraphExecChildGraphNodeSetParams;
     trace |__r, __w| "hGraphExec,node,childGraph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => childGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => childGraph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5397,9 +5397,9 @@ raw_fn! {
     fn cudaGraphExecEventRecordNodeSetEvent(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t = 344;
     helpers call_cudaGraphExecEventRecordNodeSetEvent, slow_cudaGraphExecEventRecordNodeSetEvent, traced_cudaGraphExecEventRecordNodeSetEvent, record_cudaGraphExecEventRecordNodeSetEvent, DESC_cudaGraphExecEventRecordNodeSetEvent;
     trace |__r, __w| "hGraphExec,hNode,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5411,9 +5411,9 @@ raw_fn! {
     fn cudaGraphExecEventWaitNodeSetEvent(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t = 345;
     helpers call_cudaGraphExecEventWaitNodeSetEvent, slow_cudaGraphExecEventWaitNodeSetEvent, traced_cudaGraphExecEventWaitNodeSetEvent, record_cudaGraphExecEventWaitNodeSetEvent, DESC_cudaGraphExecEventWaitNodeSetEvent;
     trace |__r, __w| "hGraphExec,hNode,event" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => event.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Event)) => event.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5425,8 +5425,8 @@ raw_fn! {
     fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t = 346;
     helpers call_cudaGraphExecExternalSemaphoresSignalNodeSetParams, slow_cudaGraphExecExternalSemaphoresSignalNodeSetParams, traced_cudaGraphExecExternalSemaphoresSignalNodeSetParams, record_cudaGraphExecExternalSemaphoresSignalNodeSetParams, DESC_cudaGraphExecExternalSemaphoresSignalNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5439,8 +5439,8 @@ raw_fn! {
     fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t = 347;
     helpers call_cudaGraphExecExternalSemaphoresWaitNodeSetParams, slow_cudaGraphExecExternalSemaphoresWaitNodeSetParams, traced_cudaGraphExecExternalSemaphoresWaitNodeSetParams, record_cudaGraphExecExternalSemaphoresWaitNodeSetParams, DESC_cudaGraphExecExternalSemaphoresWaitNodeSetParams;
     trace |__r, __w| "hGraphExec,hNode,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5453,8 +5453,8 @@ raw_fn! {
     fn cudaGraphNodeSetEnabled(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, isEnabled: c_uint) -> cudaError_t = 348;
     helpers call_cudaGraphNodeSetEnabled, slow_cudaGraphNodeSetEnabled, traced_cudaGraphNodeSetEnabled, record_cudaGraphNodeSetEnabled, DESC_cudaGraphNodeSetEnabled;
     trace |__r, __w| "hGraphExec,hNode,isEnabled" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => isEnabled as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5467,8 +5467,8 @@ raw_fn! {
     fn cudaGraphNodeGetEnabled(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, isEnabled: *mut c_uint) -> cudaError_t = 349;
     helpers call_cudaGraphNodeGetEnabled, slow_cudaGraphNodeGetEnabled, traced_cudaGraphNodeGetEnabled, record_cudaGraphNodeGetEnabled, DESC_cudaGraphNodeGetEnabled;
     trace |__r, __w| "hGraphExec,hNode,isEnabled" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hNode.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => hNode.0 as usize as u64,
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !isEnabled.is_null() { __w |= 1 << 2; (*isEnabled) as u64 } else { isEnabled as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5481,8 +5481,8 @@ raw_fn! {
     fn cudaGraphExecUpdate(hGraphExec: cudaGraphExec_t, hGraph: cudaGraph_t, resultInfo: *mut cudaGraphExecUpdateResultInfo) -> cudaError_t = 350;
     helpers call_cudaGraphExecUpdate, slow_cudaGraphExecUpdate, traced_cudaGraphExecUpdate, record_cudaGraphExecUpdate, DESC_cudaGraphExecUpdate;
     trace |__r, __w| "hGraphExec,hGraph,resultInfo" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => hGraph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => hGraphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => hGraph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => resultInfo as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5495,8 +5495,8 @@ raw_fn! {
     fn cudaGraphUpload(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t = 351;
     helpers call_cudaGraphUpload, slow_cudaGraphUpload, traced_cudaGraphUpload, record_cudaGraphUpload, DESC_cudaGraphUpload;
     trace |__r, __w| "graphExec,stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5508,8 +5508,8 @@ raw_fn! {
     fn cudaGraphUpload_ptsz(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t = 352;
     helpers call_cudaGraphUpload_ptsz, slow_cudaGraphUpload_ptsz, traced_cudaGraphUpload_ptsz, record_cudaGraphUpload_ptsz, DESC_cudaGraphUpload_ptsz;
     trace |__r, __w| "graphExec,stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5521,8 +5521,8 @@ raw_fn! {
     fn cudaGraphLaunch(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t = 353;
     helpers call_cudaGraphLaunch, slow_cudaGraphLaunch, traced_cudaGraphLaunch, record_cudaGraphLaunch, DESC_cudaGraphLaunch;
     trace |__r, __w| "graphExec,stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5534,8 +5534,8 @@ raw_fn! {
     fn cudaGraphLaunch_ptsz(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t = 354;
     helpers call_cudaGraphLaunch_ptsz, slow_cudaGraphLaunch_ptsz, traced_cudaGraphLaunch_ptsz, record_cudaGraphLaunch_ptsz, DESC_cudaGraphLaunch_ptsz;
     trace |__r, __w| "graphExec,stream" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => stream.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Stream)) => stream.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5547,7 +5547,7 @@ raw_fn! {
     fn cudaGraphExecDestroy(graphExec: cudaGraphExec_t) -> cudaError_t = 355;
     helpers call_cudaGraphExecDestroy, slow_cudaGraphExecDestroy, traced_cudaGraphExecDestroy, record_cudaGraphExecDestroy, DESC_cudaGraphExecDestroy;
     trace |__r, __w| "graphExec" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5559,7 +5559,7 @@ raw_fn! {
     fn cudaGraphDestroy(graph: cudaGraph_t) -> cudaError_t = 356;
     helpers call_cudaGraphDestroy, slow_cudaGraphDestroy, traced_cudaGraphDestroy, record_cudaGraphDestroy, DESC_cudaGraphDestroy;
     trace |__r, __w| "graph" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5571,7 +5571,7 @@ raw_fn! {
     fn cudaGraphDebugDotPrint(graph: cudaGraph_t, path: *const c_char, flags: c_uint) -> cudaError_t = 357;
     helpers call_cudaGraphDebugDotPrint, slow_cudaGraphDebugDotPrint, traced_cudaGraphDebugDotPrint, record_cudaGraphDebugDotPrint, DESC_cudaGraphDebugDotPrint;
     trace |__r, __w| "graph,path,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => path as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5627,7 +5627,7 @@ raw_fn! {
     fn cudaGraphRetainUserObject(graph: cudaGraph_t, object: cudaUserObject_t, count: c_uint, flags: c_uint) -> cudaError_t = 361;
     helpers call_cudaGraphRetainUserObject, slow_cudaGraphRetainUserObject, traced_cudaGraphRetainUserObject, record_cudaGraphRetainUserObject, DESC_cudaGraphRetainUserObject;
     trace |__r, __w| "graph,object,count,flags" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
@@ -5642,7 +5642,7 @@ raw_fn! {
     fn cudaGraphReleaseUserObject(graph: cudaGraph_t, object: cudaUserObject_t, count: c_uint) -> cudaError_t = 362;
     helpers call_cudaGraphReleaseUserObject, slow_cudaGraphReleaseUserObject, traced_cudaGraphReleaseUserObject, record_cudaGraphReleaseUserObject, DESC_cudaGraphReleaseUserObject;
     trace |__r, __w| "graph,object,count" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Hex) => object.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5656,8 +5656,8 @@ raw_fn! {
     fn cudaGraphAddNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t = 363;
     helpers call_cudaGraphAddNode, slow_cudaGraphAddNode, traced_cudaGraphAddNode, record_cudaGraphAddNode, DESC_cudaGraphAddNode;
     trace |__r, __w| "pGraphNode,graph,pDependencies,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
@@ -5672,8 +5672,8 @@ raw_fn! {
     fn cudaGraphAddNode_v2(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t = 364;
     helpers call_cudaGraphAddNode_v2, slow_cudaGraphAddNode_v2, traced_cudaGraphAddNode_v2, record_cudaGraphAddNode_v2, DESC_cudaGraphAddNode_v2;
     trace |__r, __w| "pGraphNode,graph,pDependencies,dependencyData,numDependencies,nodeParams" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pGraphNode.is_null() { __w |= 1 << 0; (*pGraphNode).0 as usize as u64 } else { pGraphNode as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencyData as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Size) => numDependencies as u64,
@@ -5689,7 +5689,7 @@ raw_fn! {
     fn cudaGraphNodeSetParams(node: cudaGraphNode_t, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t = 365;
     helpers call_cudaGraphNodeSetParams, slow_cudaGraphNodeSetParams, traced_cudaGraphNodeSetParams, record_cudaGraphNodeSetParams, DESC_cudaGraphNodeSetParams;
     trace |__r, __w| "node,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5702,8 +5702,8 @@ raw_fn! {
     fn cudaGraphExecNodeSetParams(graphExec: cudaGraphExec_t, node: cudaGraphNode_t, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t = 366;
     helpers call_cudaGraphExecNodeSetParams, slow_cudaGraphExecNodeSetParams, traced_cudaGraphExecNodeSetParams, record_cudaGraphExecNodeSetParams, DESC_cudaGraphExecNodeSetParams;
     trace |__r, __w| "graphExec,node,nodeParams" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graphExec.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => node.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphExec)) => graphExec.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => nodeParams as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5717,7 +5717,7 @@ raw_fn! {
     helpers call_cudaGraphConditionalHandleCreate, slow_cudaGraphConditionalHandleCreate, traced_cudaGraphConditionalHandleCreate, record_cudaGraphConditionalHandleCreate, DESC_cudaGraphConditionalHandleCreate;
     trace |__r, __w| "pHandle_out,graph,defaultLaunchValue,flags" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pHandle_out.is_null() { __w |= 1 << 0; (*pHandle_out) as u64 } else { pHandle_out as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => graph.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => graph.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => defaultLaunchValue as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
@@ -5793,7 +5793,7 @@ raw_fn! {
     fn cudaLibraryLoadData(library: *mut cudaLibrary_t, code: *const c_void, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> cudaError_t = 372;
     helpers call_cudaLibraryLoadData, slow_cudaLibraryLoadData, traced_cudaLibraryLoadData, record_cudaLibraryLoadData, DESC_cudaLibraryLoadData;
     trace |__r, __w| "library,code,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => code as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
@@ -5812,7 +5812,7 @@ raw_fn! {
     fn cudaLibraryLoadFromFile(library: *mut cudaLibrary_t, fileName: *const c_char, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> cudaError_t = 373;
     helpers call_cudaLibraryLoadFromFile, slow_cudaLibraryLoadFromFile, traced_cudaLibraryLoadFromFile, record_cudaLibraryLoadFromFile, DESC_cudaLibraryLoadFromFile;
     trace |__r, __w| "library,fileName,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
@@ -5831,7 +5831,7 @@ raw_fn! {
     fn cudaLibraryUnload(library: cudaLibrary_t) -> cudaError_t = 374;
     helpers call_cudaLibraryUnload, slow_cudaLibraryUnload, traced_cudaLibraryUnload, record_cudaLibraryUnload, DESC_cudaLibraryUnload;
     trace |__r, __w| "library" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5843,8 +5843,8 @@ raw_fn! {
     fn cudaLibraryGetKernel(pKernel: *mut cudaKernel_t, library: cudaLibrary_t, name: *const c_char) -> cudaError_t = 375;
     helpers call_cudaLibraryGetKernel, slow_cudaLibraryGetKernel, traced_cudaLibraryGetKernel, record_cudaLibraryGetKernel, DESC_cudaLibraryGetKernel;
     trace |__r, __w| "pKernel,library,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5859,7 +5859,7 @@ raw_fn! {
     trace |__r, __w| "dptr,bytes,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr) as usize as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5874,7 +5874,7 @@ raw_fn! {
     trace |__r, __w| "dptr,bytes,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr) as usize as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5888,7 +5888,7 @@ raw_fn! {
     helpers call_cudaLibraryGetUnifiedFunction, slow_cudaLibraryGetUnifiedFunction, traced_cudaLibraryGetUnifiedFunction, record_cudaLibraryGetUnifiedFunction, DESC_cudaLibraryGetUnifiedFunction;
     trace |__r, __w| "fptr,library,symbol" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !fptr.is_null() { __w |= 1 << 0; (*fptr) as usize as u64 } else { fptr as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5902,7 +5902,7 @@ raw_fn! {
     helpers call_cudaLibraryGetKernelCount, slow_cudaLibraryGetKernelCount, traced_cudaLibraryGetKernelCount, record_cudaLibraryGetKernelCount, DESC_cudaLibraryGetKernelCount;
     trace |__r, __w| "count,lib" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => lib.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5916,7 +5916,7 @@ raw_fn! {
     trace |__r, __w| "kernels,numKernels,lib" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernels as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numKernels as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => lib.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5928,7 +5928,7 @@ raw_fn! {
     fn cudaKernelSetAttributeForDevice(kernel: cudaKernel_t, attr: cudaFuncAttribute, value: c_int, device: c_int) -> cudaError_t = 381;
     helpers call_cudaKernelSetAttributeForDevice, slow_cudaKernelSetAttributeForDevice, traced_cudaKernelSetAttributeForDevice, record_cudaKernelSetAttributeForDevice, DESC_cudaKernelSetAttributeForDevice;
     trace |__r, __w| "kernel,attr,value,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => device as i64 as u64,
@@ -5956,7 +5956,7 @@ raw_fn! {
     fn cudaGetFuncBySymbol(functionPtr: *mut cudaFunction_t, symbolPtr: *const c_void) -> cudaError_t = 383;
     helpers call_cudaGetFuncBySymbol, slow_cudaGetFuncBySymbol, traced_cudaGetFuncBySymbol, record_cudaGetFuncBySymbol, DESC_cudaGetFuncBySymbol;
     trace |__r, __w| "functionPtr,symbolPtr" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !functionPtr.is_null() { __w |= 1 << 0; (*functionPtr).0 as usize as u64 } else { functionPtr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Function)) => if __r.0 == 0 && !functionPtr.is_null() { __w |= 1 << 0; (*functionPtr).0 as usize as u64 } else { functionPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => symbolPtr as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5969,7 +5969,7 @@ raw_fn! {
     fn cudaGetKernel(kernelPtr: *mut cudaKernel_t, entryFuncAddr: *const c_void) -> cudaError_t = 384;
     helpers call_cudaGetKernel, slow_cudaGetKernel, traced_cudaGetKernel, record_cudaGetKernel, DESC_cudaGetKernel;
     trace |__r, __w| "kernelPtr,entryFuncAddr" [
-        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !kernelPtr.is_null() { __w |= 1 << 0; (*kernelPtr).0 as usize as u64 } else { kernelPtr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => if __r.0 == 0 && !kernelPtr.is_null() { __w |= 1 << 0; (*kernelPtr).0 as usize as u64 } else { kernelPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => entryFuncAddr as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];

@@ -410,6 +410,12 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
                     }
                     None => continue,
                 },
+                // `((int)-1)` (cudaCpuDeviceId) is -1: the cast's signed type keeps the sign
+                Resolved::Prim(p) if p.is_signed() => {
+                    let v = *value as u64;
+                    let v: i128 = if p.size() == 4 { v as u32 as i32 as i128 } else { v as i64 as i128 };
+                    (format!("{v}"), "int".to_string())
+                }
                 _ => (format!("{}", value & 0xffff_ffff_ffff_ffff), "int".to_string()),
             },
             MacroValue::Str { .. } => continue,
