@@ -5793,7 +5793,7 @@ raw_fn! {
     fn cudaLibraryLoadData(library: *mut cudaLibrary_t, code: *const c_void, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> cudaError_t = 372;
     helpers call_cudaLibraryLoadData, slow_cudaLibraryLoadData, traced_cudaLibraryLoadData, record_cudaLibraryLoadData, DESC_cudaLibraryLoadData;
     trace |__r, __w| "library,code,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => code as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
@@ -5812,7 +5812,7 @@ raw_fn! {
     fn cudaLibraryLoadFromFile(library: *mut cudaLibrary_t, fileName: *const c_char, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut c_void, numJitOptions: c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut c_void, numLibraryOptions: c_uint) -> cudaError_t = 373;
     helpers call_cudaLibraryLoadFromFile, slow_cudaLibraryLoadFromFile, traced_cudaLibraryLoadFromFile, record_cudaLibraryLoadFromFile, DESC_cudaLibraryLoadFromFile;
     trace |__r, __w| "library,fileName,jitOptions,jitOptionsValues,numJitOptions,libraryOptions,libraryOptionValues,numLibraryOptions" [
-        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Library)) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !library.is_null() { __w |= 1 << 0; (*library).0 as usize as u64 } else { library as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptions as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => jitOptionsValues as usize as u64,
@@ -5831,7 +5831,7 @@ raw_fn! {
     fn cudaLibraryUnload(library: cudaLibrary_t) -> cudaError_t = 374;
     helpers call_cudaLibraryUnload, slow_cudaLibraryUnload, traced_cudaLibraryUnload, record_cudaLibraryUnload, DESC_cudaLibraryUnload;
     trace |__r, __w| "library" [
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5843,8 +5843,8 @@ raw_fn! {
     fn cudaLibraryGetKernel(pKernel: *mut cudaKernel_t, library: cudaLibrary_t, name: *const c_char) -> cudaError_t = 375;
     helpers call_cudaLibraryGetKernel, slow_cudaLibraryGetKernel, traced_cudaLibraryGetKernel, record_cudaLibraryGetKernel, DESC_cudaLibraryGetKernel;
     trace |__r, __w| "pKernel,library,name" [
-        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pKernel.is_null() { __w |= 1 << 0; (*pKernel).0 as usize as u64 } else { pKernel as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5859,7 +5859,7 @@ raw_fn! {
     trace |__r, __w| "dptr,bytes,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr) as usize as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5874,7 +5874,7 @@ raw_fn! {
     trace |__r, __w| "dptr,bytes,library,name" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dptr.is_null() { __w |= 1 << 0; (*dptr) as usize as u64 } else { dptr as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !bytes.is_null() { __w |= 1 << 1; (*bytes) as u64 } else { bytes as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5888,7 +5888,7 @@ raw_fn! {
     helpers call_cudaLibraryGetUnifiedFunction, slow_cudaLibraryGetUnifiedFunction, traced_cudaLibraryGetUnifiedFunction, record_cudaLibraryGetUnifiedFunction, DESC_cudaLibraryGetUnifiedFunction;
     trace |__r, __w| "fptr,library,symbol" [
         crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !fptr.is_null() { __w |= 1 << 0; (*fptr) as usize as u64 } else { fptr as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => library.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => library.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Str) => symbol as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
@@ -5902,7 +5902,7 @@ raw_fn! {
     helpers call_cudaLibraryGetKernelCount, slow_cudaLibraryGetKernelCount, traced_cudaLibraryGetKernelCount, record_cudaLibraryGetKernelCount, DESC_cudaLibraryGetKernelCount;
     trace |__r, __w| "count,lib" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !count.is_null() { __w |= 1 << 0; (*count) as u64 } else { count as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => lib.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5916,7 +5916,7 @@ raw_fn! {
     trace |__r, __w| "kernels,numKernels,lib" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => kernels as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => numKernels as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Library)) => lib.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => lib.0 as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5928,7 +5928,7 @@ raw_fn! {
     fn cudaKernelSetAttributeForDevice(kernel: cudaKernel_t, attr: cudaFuncAttribute, value: c_int, device: c_int) -> cudaError_t = 381;
     helpers call_cudaKernelSetAttributeForDevice, slow_cudaKernelSetAttributeForDevice, traced_cudaKernelSetAttributeForDevice, record_cudaKernelSetAttributeForDevice, DESC_cudaKernelSetAttributeForDevice;
     trace |__r, __w| "kernel,attr,value,device" [
-        crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => kernel.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => kernel.0 as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => attr.0 as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => value as i64 as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => device as i64 as u64,
@@ -5969,7 +5969,7 @@ raw_fn! {
     fn cudaGetKernel(kernelPtr: *mut cudaKernel_t, entryFuncAddr: *const c_void) -> cudaError_t = 384;
     helpers call_cudaGetKernel, slow_cudaGetKernel, traced_cudaGetKernel, record_cudaGetKernel, DESC_cudaGetKernel;
     trace |__r, __w| "kernelPtr,entryFuncAddr" [
-        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Kernel)) => if __r.0 == 0 && !kernelPtr.is_null() { __w |= 1 << 0; (*kernelPtr).0 as usize as u64 } else { kernelPtr as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !kernelPtr.is_null() { __w |= 1 << 0; (*kernelPtr).0 as usize as u64 } else { kernelPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => entryFuncAddr as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
