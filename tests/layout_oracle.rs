@@ -66,14 +66,16 @@ fn gcc_agrees_with_the_ir_on_every_layout_enum_and_macro() {
     for lib in &api.libraries {
         for r in &lib.records {
             let Some(c) = c_spelling(r) else { continue };
-            let _ = writeln!(probe, "  printf(\"size {0} %zu\\nalign {0} %zu\\n\", sizeof({1}), _Alignof({1}));", r.name, c);
-            expected.insert(format!("size {}", r.name), r.size as i128);
-            expected.insert(format!("align {}", r.name), r.align as i128);
+            // keyed by library too: the runtime declares driver records again (`CUuuid_st`)
+            let key = format!("{}.{}", lib.kind.module(), r.name);
+            let _ = writeln!(probe, "  printf(\"size {0} %zu\\nalign {0} %zu\\n\", sizeof({1}), _Alignof({1}));", key, c);
+            expected.insert(format!("size {key}"), r.size as i128);
+            expected.insert(format!("align {key}"), r.align as i128);
             let mut paths = Vec::new();
             field_paths(lib, r, 0, &mut paths);
             for (field, offset) in paths {
-                let _ = writeln!(probe, "  printf(\"offset {0}.{1} %zu\\n\", offsetof({2}, {1}));", r.name, field, c);
-                expected.insert(format!("offset {}.{field}", r.name), offset as i128);
+                let _ = writeln!(probe, "  printf(\"offset {0}.{1} %zu\\n\", offsetof({2}, {1}));", key, field, c);
+                expected.insert(format!("offset {key}.{field}"), offset as i128);
             }
         }
         for e in &lib.enums {

@@ -212,7 +212,7 @@ fn generated_owned_types_are_the_irs() {
 fn safe_api_12_9() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut surface = String::new();
-    for module in ["driver", "nvrtc", "nvjitlink", "nvvm"] {
+    for module in ["driver", "nvrtc", "nvjitlink", "nvvm", "runtime"] {
         let text = std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/safe/{module}.rs"))).unwrap();
         surface.push_str(&format!("# {module}\n"));
         for line in text.lines() {

@@ -18,6 +18,7 @@ static TOY: LibraryProfile = LibraryProfile {
     header: "toy.h",
     typedefs: None,
     companions: &[],
+    declares: &[],
     annotations: "toy.toml",
     status_enum: "toyStatus",
     status: StatusNames {

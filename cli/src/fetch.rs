@@ -1,11 +1,12 @@
 //! Getting NVIDIA's headers (and libnvrtc) out of its pip wheels, into the git-ignored cache:
 //! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h, the
 //! interop headers cudaGL.h/cudaEGL.h/cudaVDPAU.h with their `*Typedefs.h`, cudaProfiler.h from
-//! the profiler wheel, nvJitLink.h and nvvm.h from their libraries' wheels), `.cache/nvrtc/<minor>/`
-//! (libnvrtc.so.*), `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`. Each header's sha256 is
-//! checked against the table.
+//! the profiler wheel, the runtime API's `cuda_runtime_api.h`, `driver_types.h`, ..., nvJitLink.h
+//! and nvvm.h from their libraries' wheels), `.cache/nvrtc/<minor>/` (libnvrtc.so.*),
+//! `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`. Each header's sha256 is checked against
+//! the table.
 
-use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADER, RUNTIME_COMPANIONS};
+use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADER, RUNTIME_API, RUNTIME_COMPANIONS};
 use crate::{paths, run, HeaderSource};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -59,13 +60,20 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     let nvrtc_dir = cache.join("nvrtc").join(&entry.minor);
     // Written last: a folder from before the interop headers were read is refetched.
     let stamp = include_dir.join(".complete");
-    let complete = HEADERS.iter().all(|h| include_dir.join(h).exists()) && find_nvrtc(&nvrtc_dir).is_some() && stamp.exists();
+    // A folder from before the runtime API's headers were read lacks them: refetched too.
+    let complete = HEADERS.iter().chain(&RUNTIME_API).all(|h| include_dir.join(h).exists())
+        && find_nvrtc(&nvrtc_dir).is_some()
+        && stamp.exists();
     if !complete {
         std::fs::create_dir_all(&include_dir)?;
         std::fs::create_dir_all(&nvrtc_dir)?;
         let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
         let from_runtime = |name: &str| {
-            ["cuda.h", "cudaTypedefs.h"].iter().chain(&RUNTIME_COMPANIONS).any(|h| name.ends_with(&format!("include/{h}")))
+            ["cuda.h", "cudaTypedefs.h"]
+                .iter()
+                .chain(&RUNTIME_COMPANIONS)
+                .chain(&RUNTIME_API)
+                .any(|h| name.ends_with(&format!("include/{h}")))
         };
         extract(&runtime, &include_dir, from_runtime)?;
         let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
@@ -114,9 +122,10 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), sha256 })
 }
 
-/// Headers read when present: the interop headers, cudaProfiler.h, nvJitLink.h and nvvm.h.
+/// Headers read when present: the interop headers, cudaProfiler.h, the runtime API's, nvJitLink.h
+/// and nvvm.h.
 fn companions() -> impl Iterator<Item = &'static str> {
-    RUNTIME_COMPANIONS.into_iter().chain([PROFILER_HEADER]).chain(LIBRARY_WHEELS.iter().map(|w| w.header))
+    RUNTIME_COMPANIONS.into_iter().chain([PROFILER_HEADER]).chain(RUNTIME_API).chain(LIBRARY_WHEELS.iter().map(|w| w.header))
 }
 
 fn find_nvrtc(dir: &Path) -> Option<PathBuf> {

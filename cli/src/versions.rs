@@ -20,6 +20,19 @@ pub const RUNTIME_COMPANIONS: [&str; 7] = [
     "cudaProfilerTypedefs.h",
 ];
 
+/// The runtime API's headers in the runtime wheel (`cuda_runtime_api.h` and what it includes),
+/// read when present.
+pub const RUNTIME_API: [&str; 8] = [
+    "cuda_runtime_api.h",
+    "builtin_types.h",
+    "driver_types.h",
+    "vector_types.h",
+    "surface_types.h",
+    "texture_types.h",
+    "device_types.h",
+    "cuda_device_runtime_api.h",
+];
+
 /// The header of the profiler wheel (`Entry::profiler`).
 pub const PROFILER_HEADER: &str = "cudaProfiler.h";
 

@@ -24,6 +24,9 @@ pub struct LibraryProfile {
     pub typedefs: Option<&'static str>,
     /// Headers that join the main header, each parsed when present beside it.
     pub companions: &'static [Companion],
+    /// Headers the main header includes whose declarations are the library's too
+    /// (`driver_types.h` for the runtime); the others' are left out.
+    pub declares: &'static [&'static str],
     /// Annotation file under `headers/`.
     pub annotations: &'static str,
     /// The status enum every function returns.
@@ -155,7 +158,7 @@ pub struct LoaderProfile {
 }
 
 /// One entry per [`LibraryKind`] variant, in variant order.
-pub const PROFILES: [LibraryProfile; 4] = [
+pub const PROFILES: [LibraryProfile; 5] = [
     LibraryProfile {
         kind: LibraryKind::Driver,
         variant: "Driver",
@@ -174,6 +177,7 @@ pub const PROFILES: [LibraryProfile; 4] = [
             Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"], guard: "CUDAVDPAU_H" },
             Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[], guard: "cuda_profiler_H" },
         ],
+        declares: &[],
         annotations: "cuda.toml",
         status_enum: "CUresult",
         status: StatusNames {
@@ -223,6 +227,7 @@ pub const PROFILES: [LibraryProfile; 4] = [
         header: "nvrtc.h",
         typedefs: None,
         companions: &[],
+        declares: &[],
         annotations: "nvrtc.toml",
         status_enum: "nvrtcResult",
         // NVRTC has no "not found" or "unknown": its internal error stands in.
@@ -264,6 +269,7 @@ pub const PROFILES: [LibraryProfile; 4] = [
         header: "nvJitLink.h",
         typedefs: None,
         companions: &[],
+        declares: &[],
         annotations: "nvjitlink.toml",
         status_enum: "nvJitLinkResult",
         // nvJitLink has no "not found": its internal error stands in.
@@ -305,6 +311,7 @@ pub const PROFILES: [LibraryProfile; 4] = [
         header: "nvvm.h",
         typedefs: None,
         companions: &[],
+        declares: &[],
         annotations: "nvvm.toml",
         status_enum: "nvvmResult",
         // NVVM has no "not found" or "internal": invalid input stands in for the loader's
@@ -334,6 +341,52 @@ pub const PROFILES: [LibraryProfile; 4] = [
             home_lib: "nvvm/lib64",
             dirs: &["/usr/local/cuda/nvvm/lib64"],
             wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
+            resolve: Resolve::Dlsym,
+            skip_shim: true,
+        },
+    },
+    LibraryProfile {
+        kind: LibraryKind::Runtime,
+        variant: "Runtime",
+        module: "runtime",
+        prefix: "cuda",
+        header: "cuda_runtime_api.h",
+        typedefs: None,
+        companions: &[],
+        declares: &[
+            "driver_types.h",
+            "vector_types.h",
+            "surface_types.h",
+            "texture_types.h",
+            "device_types.h",
+            "cuda_device_runtime_api.h",
+        ],
+        annotations: "cudart.toml",
+        status_enum: "cudaError_t",
+        status: StatusNames {
+            success: ("cudaSuccess", 0),
+            library_missing: ("cudaErrorStubLibrary", 34),
+            symbol_missing: ("cudaErrorSymbolNotFound", 500),
+            invalid_argument: ("cudaErrorInvalidValue", 1),
+            internal: ("cudaErrorUnknown", 999),
+        },
+        c_template: "c/cuda_runtime_api.h.tera",
+        c_guard: "__CUDA_RUNTIME_API_H__",
+        c_marker: "CUDAGEN_CUDA_RUNTIME_API_H",
+        callconv: "CUDARTAPI ",
+        c_record_guards: &[("CUuuid_st", "CU_UUID_HAS_BEEN_DEFINED")],
+        resolver: None,
+        cudarc: false,
+        python: PythonConvention::Tuple,
+        loader: LoaderProfile {
+            // The headers' major only: record layouts (`cudaDeviceProp`) change between majors.
+            sonames: &["libcudart.so.{major}"],
+            override_var: "CUDAGEN_CUDART_PATH",
+            path_vars: &[],
+            home_vars: &["CUDA_HOME", "CUDA_PATH"],
+            home_lib: "lib64",
+            dirs: &["/usr/local/cuda/lib64"],
+            wheel_dirs: &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: true,
         },

@@ -82,8 +82,10 @@ check "headers: per-thread default stream mode" $CC -std=c99 -Wall -Werror -DCUD
 nv=${CUDAGEN_HEADERS_DIR:-$root/.cache/headers/12.9}
 if [ -f "$nv/cuda.h" ] && [ -f "$nv/nvrtc.h" ]; then
     probe=generated/c/tests/abi_probe.c
-    if $CC -std=c99 -Wall -Werror -I "$inc" -I "$gfx" "$probe" -o "$work/probe-ours" > "$work/probe-ours.log" 2>&1 \
-        && $CC -std=c99 -Wall -Werror -I "$nv" -I "$gfx" "$probe" -o "$work/probe-nv" > "$work/probe-nv.log" 2>&1 \
+    # C11: NVIDIA's cuda.h aligns CUtensorMap to 64 bytes only from C11 / C++11 on (_Alignas);
+    # ours always does (CUDAGEN_ALIGN), so the layouts are compared where both apply it.
+    if $CC -std=c11 -Wall -Werror -I "$inc" -I "$gfx" "$probe" -o "$work/probe-ours" > "$work/probe-ours.log" 2>&1 \
+        && $CC -std=c11 -Wall -Werror -I "$nv" -I "$gfx" "$probe" -o "$work/probe-nv" > "$work/probe-nv.log" 2>&1 \
         && "$work/probe-ours" > "$work/ours.txt" && "$work/probe-nv" > "$work/nv.txt" && cmp -s "$work/ours.txt" "$work/nv.txt"; then
         row "ABI probe == NVIDIA headers" PASS "$(grep -c size= "$work/ours.txt") records, $(grep -c ' = ' "$work/ours.txt") constants, $(grep -cE '^[^ #].*\);$' "$probe") prototypes"
     else
@@ -101,9 +103,9 @@ fi
 # nvJitLink.h's API names are static inline wrappers of versioned symbols (__nvJitLinkCreate_12_9).
 if [ -f "$nv/cudaTypedefs.h" ] && [ -f "$nv/nvrtc.h" ]; then
     printf '#include <cudaTypedefs.h>\n#include <nvrtc.h>\n' > "$work/decls.c"
-    for h in nvJitLink.h nvvm.h; do [ -f "$nv/$h" ] && printf '#include <%s>\n' "$h" >> "$work/decls.c"; done
+    for h in nvJitLink.h nvvm.h cuda_runtime_api.h; do [ -f "$nv/$h" ] && printf '#include <%s>\n' "$h" >> "$work/decls.c"; done
     for mode in "" -DCUDA_API_PER_THREAD_DEFAULT_STREAM; do
-        $CC -fsyntax-only $mode -I "$nv" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
+        $CC -fsyntax-only $mode -I "$nv" -I "$gfx" -aux-info "$work/aux$mode.txt" "$work/decls.c" 2>> "$work/aux.log"
         grep -v '^/\* /usr' "$work/aux$mode.txt" | grep -v 'static' | grep -oE '\b(cu|nvrtc|nvJitLink|__nvJitLink|nvvm)[A-Za-z0-9_]+ \(' | sed 's/ (//'
     done | sort -u > "$work/nv-symbols.txt"
     nvmiss=$(comm -23 "$work/nv-symbols.txt" "$work/exported.txt")

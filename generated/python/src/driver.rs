@@ -12,6 +12,13 @@
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 // nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
+// cuda_runtime_api.h sha256 e88147ea668332c16fba1614f159c105973cec9993870e09a4217dd7c17c8f02
+// driver_types.h sha256 537c2198bc3a320a66ac97623283f50bb61e1f25caa317c9994f3738a85b799b
+// vector_types.h sha256 cebf4881d9469e8b1d89b1324650dc83192028bbcac7fc5663dafeca9f50ed89
+// surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
 // Regenerate with `cargo xtask regen`.
 //! `cudagen.driver`: 473 functions and 37 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
@@ -29,43 +36,43 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.driver";
 const LIBRARY_MISSING: i64 = 34;
 
-static CUdeviceptr: HandleType = HandleType::new(MODULE, "CUdeviceptr", 64, false, false, &[], &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2", ]);
-static CUdevice: HandleType = HandleType::new(MODULE, "CUdevice", 32, true, false, &[], &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1", ]);
-static CUcontext: HandleType = HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext", ]);
-static CUmodule: HandleType = HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule", ]);
-static CUfunction: HandleType = HandleType::new(MODULE, "CUfunction", 64, false, true, &[&CUkernel, ], &["cuda.bindings.driver.CUfunction", "cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaFunction_t", "cuda.bindings.runtime.cudaKernel_t", ]);
-static CUlibrary: HandleType = HandleType::new(MODULE, "CUlibrary", 64, false, true, &[], &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t", ]);
-static CUkernel: HandleType = HandleType::new(MODULE, "CUkernel", 64, false, true, &[], &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t", ]);
-static CUarray: HandleType = HandleType::new(MODULE, "CUarray", 64, false, true, &[], &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t", ]);
-static CUmipmappedArray: HandleType = HandleType::new(MODULE, "CUmipmappedArray", 64, false, true, &[], &["cuda.bindings.driver.CUmipmappedArray", "cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t", ]);
-static CUtexref: HandleType = HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref", ]);
-static CUsurfref: HandleType = HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref", ]);
-static CUevent: HandleType = HandleType::new(MODULE, "CUevent", 64, false, true, &[], &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t", ]);
-static CUstream: HandleType = HandleType::new(MODULE, "CUstream", 64, false, true, &[], &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t", ]);
-static CUgraphicsResource: HandleType = HandleType::new(MODULE, "CUgraphicsResource", 64, false, true, &[], &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t", ]);
-static CUtexObject: HandleType = HandleType::new(MODULE, "CUtexObject", 64, false, false, &[], &["cuda.bindings.driver.CUtexObject", "cuda.bindings.driver.CUtexObject_v1", "cuda.bindings.runtime.cudaTextureObject_t", ]);
-static CUsurfObject: HandleType = HandleType::new(MODULE, "CUsurfObject", 64, false, false, &[], &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t", ]);
-static CUexternalMemory: HandleType = HandleType::new(MODULE, "CUexternalMemory", 64, false, true, &[], &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t", ]);
-static CUexternalSemaphore: HandleType = HandleType::new(MODULE, "CUexternalSemaphore", 64, false, true, &[], &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t", ]);
-static CUgraph: HandleType = HandleType::new(MODULE, "CUgraph", 64, false, true, &[], &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t", ]);
-static CUgraphNode: HandleType = HandleType::new(MODULE, "CUgraphNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t", ]);
-static CUgraphExec: HandleType = HandleType::new(MODULE, "CUgraphExec", 64, false, true, &[], &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t", ]);
-static CUmemoryPool: HandleType = HandleType::new(MODULE, "CUmemoryPool", 64, false, true, &[], &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t", ]);
-static CUuserObject: HandleType = HandleType::new(MODULE, "CUuserObject", 64, false, true, &[], &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t", ]);
-static CUgraphConditionalHandle: HandleType = HandleType::new(MODULE, "CUgraphConditionalHandle", 64, false, false, &[], &["cuda.bindings.driver.CUgraphConditionalHandle", "cuda.bindings.runtime.cudaGraphConditionalHandle", ]);
-static CUgraphDeviceNode: HandleType = HandleType::new(MODULE, "CUgraphDeviceNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t", ]);
-static CUasyncCallbackHandle: HandleType = HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle", ]);
-static CUgreenCtx: HandleType = HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx", ]);
-static CUlinkState: HandleType = HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState", ]);
-static CUmemGenericAllocationHandle: HandleType = HandleType::new(MODULE, "CUmemGenericAllocationHandle", 64, false, false, &[], &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1", ]);
-static CUdevResourceDesc: HandleType = HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc", ]);
-static CUlogsCallbackHandle: HandleType = HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle", ]);
-static CUlogIterator: HandleType = HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator", ]);
-static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint", ]);
-static CUeglStreamConnection: HandleType = HandleType::new(MODULE, "CUeglStreamConnection", 64, false, true, &[], &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection", ]);
-static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice", ]);
-static VdpVideoSurface: HandleType = HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface", ]);
-static VdpOutputSurface: HandleType = HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface", ]);
+pub(crate) static CUdeviceptr: HandleType = HandleType::new(MODULE, "CUdeviceptr", 64, false, false, &[], &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2", ]);
+pub(crate) static CUdevice: HandleType = HandleType::new(MODULE, "CUdevice", 32, true, false, &[], &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1", ]);
+pub(crate) static CUcontext: HandleType = HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext", ]);
+pub(crate) static CUmodule: HandleType = HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule", ]);
+pub(crate) static CUfunction: HandleType = HandleType::new(MODULE, "CUfunction", 64, false, true, &[&CUkernel, ], &["cuda.bindings.driver.CUfunction", "cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaFunction_t", "cuda.bindings.runtime.cudaKernel_t", ]);
+pub(crate) static CUlibrary: HandleType = HandleType::new(MODULE, "CUlibrary", 64, false, true, &[], &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t", ]);
+pub(crate) static CUkernel: HandleType = HandleType::new(MODULE, "CUkernel", 64, false, true, &[], &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t", ]);
+pub(crate) static CUarray: HandleType = HandleType::new(MODULE, "CUarray", 64, false, true, &[], &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t", ]);
+pub(crate) static CUmipmappedArray: HandleType = HandleType::new(MODULE, "CUmipmappedArray", 64, false, true, &[], &["cuda.bindings.driver.CUmipmappedArray", "cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t", ]);
+pub(crate) static CUtexref: HandleType = HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref", ]);
+pub(crate) static CUsurfref: HandleType = HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref", ]);
+pub(crate) static CUevent: HandleType = HandleType::new(MODULE, "CUevent", 64, false, true, &[], &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t", ]);
+pub(crate) static CUstream: HandleType = HandleType::new(MODULE, "CUstream", 64, false, true, &[], &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t", ]);
+pub(crate) static CUgraphicsResource: HandleType = HandleType::new(MODULE, "CUgraphicsResource", 64, false, true, &[], &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t", ]);
+pub(crate) static CUtexObject: HandleType = HandleType::new(MODULE, "CUtexObject", 64, false, false, &[], &["cuda.bindings.driver.CUtexObject", "cuda.bindings.driver.CUtexObject_v1", "cuda.bindings.runtime.cudaTextureObject_t", ]);
+pub(crate) static CUsurfObject: HandleType = HandleType::new(MODULE, "CUsurfObject", 64, false, false, &[], &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t", ]);
+pub(crate) static CUexternalMemory: HandleType = HandleType::new(MODULE, "CUexternalMemory", 64, false, true, &[], &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t", ]);
+pub(crate) static CUexternalSemaphore: HandleType = HandleType::new(MODULE, "CUexternalSemaphore", 64, false, true, &[], &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t", ]);
+pub(crate) static CUgraph: HandleType = HandleType::new(MODULE, "CUgraph", 64, false, true, &[], &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t", ]);
+pub(crate) static CUgraphNode: HandleType = HandleType::new(MODULE, "CUgraphNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t", ]);
+pub(crate) static CUgraphExec: HandleType = HandleType::new(MODULE, "CUgraphExec", 64, false, true, &[], &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t", ]);
+pub(crate) static CUmemoryPool: HandleType = HandleType::new(MODULE, "CUmemoryPool", 64, false, true, &[], &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t", ]);
+pub(crate) static CUuserObject: HandleType = HandleType::new(MODULE, "CUuserObject", 64, false, true, &[], &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t", ]);
+pub(crate) static CUgraphConditionalHandle: HandleType = HandleType::new(MODULE, "CUgraphConditionalHandle", 64, false, false, &[], &["cuda.bindings.driver.CUgraphConditionalHandle", "cuda.bindings.runtime.cudaGraphConditionalHandle", ]);
+pub(crate) static CUgraphDeviceNode: HandleType = HandleType::new(MODULE, "CUgraphDeviceNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t", ]);
+pub(crate) static CUasyncCallbackHandle: HandleType = HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle", ]);
+pub(crate) static CUgreenCtx: HandleType = HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx", ]);
+pub(crate) static CUlinkState: HandleType = HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState", ]);
+pub(crate) static CUmemGenericAllocationHandle: HandleType = HandleType::new(MODULE, "CUmemGenericAllocationHandle", 64, false, false, &[], &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1", ]);
+pub(crate) static CUdevResourceDesc: HandleType = HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc", ]);
+pub(crate) static CUlogsCallbackHandle: HandleType = HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle", ]);
+pub(crate) static CUlogIterator: HandleType = HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator", ]);
+pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint", ]);
+pub(crate) static CUeglStreamConnection: HandleType = HandleType::new(MODULE, "CUeglStreamConnection", 64, false, true, &[], &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection", ]);
+pub(crate) static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice", ]);
+pub(crate) static VdpVideoSurface: HandleType = HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface", ]);
+pub(crate) static VdpOutputSurface: HandleType = HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface", ]);
 
 static E_CUipcMem_flags: EnumCache = EnumCache::new(MODULE, "CUipcMem_flags");
 static E_CUmemAttach_flags: EnumCache = EnumCache::new(MODULE, "CUmemAttach_flags");

@@ -12,6 +12,13 @@
 // 12.9 nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // 12.9 nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 // 12.9 nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
+// 12.9 cuda_runtime_api.h sha256 e88147ea668332c16fba1614f159c105973cec9993870e09a4217dd7c17c8f02
+// 12.9 driver_types.h sha256 537c2198bc3a320a66ac97623283f50bb61e1f25caa317c9994f3738a85b799b
+// 12.9 vector_types.h sha256 cebf4881d9469e8b1d89b1324650dc83192028bbcac7fc5663dafeca9f50ed89
+// 12.9 surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// 12.9 texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// 12.9 device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// 12.9 cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
 // 13.5 cuda.h sha256 f4250132eae986e244c693f562f81bdaa919c378665228bece23182da33a39b0
 // 13.5 cudaTypedefs.h sha256 0becf4355b73b40411f4aefc87b4dc77f327da7a947b09b31063043169d16fc3
 // 13.5 cudaGL.h sha256 80c4f51cf19afac8ae8e2d2002c298af85f8e4b736f472a0942fedb4d486c943
@@ -25,6 +32,13 @@
 // 13.5 nvrtc.h sha256 d70ac3bc5a2e07adbf7ce8ab64d4b5217c5818d600502a703b03b1858e339b72
 // 13.5 nvJitLink.h sha256 3726aae592e0a91c53f826009da53a8bafb16dffc413884803e600630f347e72
 // 13.5 nvvm.h sha256 54832690ffcc64404a2c1f8e24a153b5d4372b31d83acced208e0bf1190d5d3f
+// 13.5 cuda_runtime_api.h sha256 f342678b8b0946910724763f45c33539a496257eebd38065465db8ab0b0737e3
+// 13.5 driver_types.h sha256 ba262fae44f216b4e817c010af4dc294985a0ff2857a16f1d83fc015651818ca
+// 13.5 vector_types.h sha256 ded087a2c3ca89fd3a5150589175aca0aa4714357016209ea3e7a51f94845e75
+// 13.5 surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// 13.5 texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// 13.5 device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// 13.5 cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
 // Regenerate with `cargo xtask regen`.
 //! Bindings to NVIDIA's CUDA libraries, generated from the headers of CUDA 12.9 and CUDA 13.5.
 //!
@@ -48,10 +62,12 @@
 //! |  |  | `nvrtc` (`nvrtc.h`) | 26 |
 //! |  |  | `nvjitlink` (`nvJitLink.h`) | 14 |
 //! |  |  | `nvvm` (`nvvm.h`) | 13 |
+//! |  |  | `runtime` (`cuda_runtime_api.h`) | 317 |
 //! | `cuda-13` | CUDA 13.5 | `driver` (`cuda.h`) | 513 |
 //! |  |  | `nvrtc` (`nvrtc.h`) | 29 |
 //! |  |  | `nvjitlink` (`nvJitLink.h`) | 16 |
 //! |  |  | `nvvm` (`nvvm.h`) | 14 |
+//! |  |  | `runtime` (`cuda_runtime_api.h`) | 338 |
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
 
 #[cfg(any(all(feature = "cuda-12", feature = "cuda-13")))]

@@ -54,6 +54,8 @@ pub enum LibraryKind {
     NvJitLink,
     /// `nvvm.h`, module `nvvm`.
     Nvvm,
+    /// `cuda_runtime_api.h` (+ `driver_types.h`, `vector_types.h`, ...), module `runtime`.
+    Runtime,
 }
 
 /// One parsed header family.
@@ -97,6 +99,9 @@ pub struct Library {
     /// The profile it was parsed with, when given (`parse::parse_profile`); else its kind's.
     #[serde(skip)]
     pub profile: Option<ProfileRef>,
+    /// Handle typedefs that are another library's handle type (`passes::shared`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_handles: Vec<SharedHandle>,
 }
 
 /// A library's profile, equal by identity (profiles are `'static` tables).
@@ -107,6 +112,18 @@ impl PartialEq for ProfileRef {
     fn eq(&self, other: &Self) -> bool {
         std::ptr::eq(self.0, other.0)
     }
+}
+
+/// A handle typedef of this library whose pointee another library's handle typedef names too
+/// (driver_types.h's `typedef struct CUstream_st *cudaStream_t`, cuda.h's `CUstream`): every
+/// surface gives it that library's type, so the two APIs' objects pass to each other as they are.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedHandle {
+    /// The typedef here (`cudaStream_t`).
+    pub name: String,
+    /// The library that owns the type and its typedef there (`driver`, `CUstream`).
+    pub library: LibraryKind,
+    pub target: String,
 }
 
 /// The tracer's facts (from the annotations' `[trace]` tables, checked by `passes::trace`).
@@ -215,12 +232,17 @@ impl Library {
             excused: Vec::new(),
             trace: TraceFacts::default(),
             profile: None,
+            shared_handles: Vec::new(),
         }
     }
     /// Every fact of the library that is not in its headers: the profile it was parsed with,
     /// else its kind's.
     pub fn profile(&self) -> &'static crate::profile::LibraryProfile {
         self.profile.map_or_else(|| self.kind.profile(), |p| p.0)
+    }
+    /// The other library's handle typedef `name` is (see [`SharedHandle`]).
+    pub fn shared_handle(&self, name: &str) -> Option<&SharedHandle> {
+        self.shared_handles.iter().find(|s| s.name == name)
     }
     pub fn function(&self, name: &str) -> Option<&Function> {
         self.functions.iter().find(|f| f.name == name)
@@ -439,6 +461,10 @@ pub struct HeaderInfo {
     /// A companion header's include guard (NVIDIA's: code may test it), from its profile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard: Option<String>,
+    /// A header the main header includes whose declarations are the library's (the profile's
+    /// `declares`: `driver_types.h`): the C surface renders them in the main header.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub included_by_main: bool,
 }
 
 /// A source position, for diagnostics and review.

@@ -62,6 +62,24 @@ impl Library {
     }
 
     /// True when `ty` is the library's status enum (`CUresult`, `nvrtcResult`).
+    /// Alignment in bytes of a value of `ty` (0 when unknown).
+    pub fn align_of(&self, ty: &Type) -> u64 {
+        match self.resolve(ty) {
+            Resolved::Prim(p) => p.size().max(1),
+            Resolved::Enum(e) => e.repr.size(),
+            Resolved::Record(r) => r.align,
+            Resolved::OpaqueHandle(_) | Resolved::Callback(_) | Resolved::Pointer { .. } | Resolved::FnPtr => 8,
+            Resolved::ScalarHandle(_, p) => p.size(),
+            Resolved::Array { elem, .. } => self.align_of(elem),
+            Resolved::Unknown => 0,
+        }
+    }
+    /// The alignment a complete record asks for beyond its fields' (`__builtin_align__(16)` on
+    /// `float4`), else `None`.
+    pub fn over_alignment(&self, r: &super::Record) -> Option<u64> {
+        let natural = r.fields.iter().map(|f| self.align_of(&f.ty)).max().unwrap_or(1).max(1);
+        (r.complete && r.align > natural).then_some(r.align)
+    }
     pub fn is_status(&self, ty: &Type) -> bool {
         match (self.resolve(ty), &self.status_enum) {
             (Resolved::Enum(e), Some(s)) => &e.name == s,

@@ -51,25 +51,30 @@ impl Type {
     }
     /// The C spelling of the type with an optional declarator name (`const char *name`).
     pub fn c_decl(&self, name: &str) -> String {
+        self.c_decl_with(name, &|n| n.to_string())
+    }
+    /// [`Type::c_decl`] with each named type spelled by `named` (`struct cudaDeviceProp` where a
+    /// header gives a record no typedef).
+    pub fn c_decl_with(&self, name: &str, named: &dyn Fn(&str) -> String) -> String {
         match self {
             Type::Prim { prim } => join(prim.c_name(), name),
-            Type::Named { name: n } => join(n, name),
+            Type::Named { name: n } => join(&named(n), name),
             Type::Pointer { pointee, is_const } => {
                 let inner = format!("*{name}");
                 match &**pointee {
-                    Type::Array { .. } | Type::FnPtr { .. } => pointee.c_decl(&format!("({inner})")),
+                    Type::Array { .. } | Type::FnPtr { .. } => pointee.c_decl_with(&format!("({inner})"), named),
                     // `is_const` qualifies the pointee; a pointer pointee takes it after its `*`:
                     // `const char *const *name`, never `const const char **name`.
-                    p @ Type::Pointer { .. } if *is_const => p.c_decl(&format!("const {inner}")),
-                    p if *is_const => format!("const {}", p.c_decl(&inner)),
-                    p => p.c_decl(&inner),
+                    p @ Type::Pointer { .. } if *is_const => p.c_decl_with(&format!("const {inner}"), named),
+                    p if *is_const => format!("const {}", p.c_decl_with(&inner, named)),
+                    p => p.c_decl_with(&inner, named),
                 }
             }
-            Type::Array { elem, len } => elem.c_decl(&format!("{name}[{len}]")),
+            Type::Array { elem, len } => elem.c_decl_with(&format!("{name}[{len}]"), named),
             Type::FnPtr { ret, params } => {
-                let ps: Vec<String> = params.iter().map(|p| p.c_decl("")).collect();
+                let ps: Vec<String> = params.iter().map(|p| p.c_decl_with("", named)).collect();
                 let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
-                ret.c_decl(&format!("(*{name})({ps})"))
+                ret.c_decl_with(&format!("(*{name})({ps})"), named)
             }
         }
     }

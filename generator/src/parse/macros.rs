@@ -4,7 +4,7 @@
 use super::Files;
 use crate::clang::{Cursor, CursorKind, Token, TokenKind};
 use crate::ir::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub fn collect(top: &[Cursor<'_>], files: &Files, library: &mut Library) {
     let defs: Vec<(Cursor<'_>, Vec<Token>)> = top
@@ -13,19 +13,33 @@ pub fn collect(top: &[Cursor<'_>], files: &Files, library: &mut Library) {
         .filter(|c| !c.is_function_like_macro())
         .map(|c| (*c, c.tokens()))
         .collect();
-    collect_defs(&defs, library);
+    // Attribute macros defined empty anywhere (`__device__` in crt/host_defines.h).
+    let empty: BTreeSet<String> = top
+        .iter()
+        .filter(|c| c.kind() == CursorKind::MacroDefinition && !c.is_function_like_macro())
+        .filter_map(|c| match c.tokens().as_slice() {
+            [name] => Some(name.text.clone()),
+            _ => None,
+        })
+        .collect();
+    collect_defs(&defs, &empty, library);
     tidy_also_named(library);
 }
 
-fn collect_defs(defs: &[(Cursor<'_>, Vec<Token>)], library: &mut Library) {
+fn collect_defs(defs: &[(Cursor<'_>, Vec<Token>)], empty: &BTreeSet<String>, library: &mut Library) {
     for (c, tokens) in defs {
         let Some((name, body)) = tokens.split_first() else { continue };
         let name = &name.text;
         if body.is_empty() || name.starts_with('_') {
             continue;
         }
-        if alias(name, body, library) {
+        if alias(name, body, library) || type_alias(c, name, body, library) {
             continue;
+        }
+        if let [t] = body {
+            if empty.contains(&t.text) {
+                continue; // an attribute marker (`#define CUDART_DEVICE __device__`), no value
+            }
         }
         let value = Eval { library }.value(body);
         match value {
@@ -82,8 +96,10 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
     let texts: Vec<&str> = body.iter().map(|t| t.text.as_str()).collect();
     let (abi, variant) = match texts.as_slice() {
         [abi] => (*abi, None),
-        ["__CUDA_API_PTDS", "(", abi, ")"] => (*abi, Some(VariantKind::Ptds)),
-        ["__CUDA_API_PTSZ", "(", abi, ")"] => (*abi, Some(VariantKind::Ptsz)),
+        [m, "(", abi, ")"] => match per_thread_macro(m) {
+            Some(kind) => (*abi, Some(kind)),
+            None => return false,
+        },
         _ => return false,
     };
     let Some(f) = library.functions.iter_mut().find(|f| f.symbol == abi) else {
@@ -104,6 +120,31 @@ fn alias(api: &str, body: &[Token], library: &mut Library) -> bool {
     true
 }
 
+/// `#define cudaStreamAttrID cudaLaunchAttributeID`: a type's second name, recorded as a typedef
+/// of it (as cuda.h's `typedef CUlaunchAttributeID CUstreamAttrID`).
+fn type_alias(c: &Cursor<'_>, name: &str, body: &[Token], library: &mut Library) -> bool {
+    let [t] = body else { return false };
+    let target = t.text.clone();
+    let kind = if library.enum_named(&target).is_some() {
+        TypedefKind::EnumAlias { target: target.clone() }
+    } else if library.records.iter().any(|r| r.name == target) {
+        TypedefKind::RecordAlias { target: target.clone() }
+    } else if library.typedef(&target).is_some() {
+        TypedefKind::Alias
+    } else {
+        return false;
+    };
+    library.typedefs.push(Typedef {
+        name: name.to_string(),
+        target: Type::Named { name: target },
+        kind,
+        doc: Doc { brief: String::new(), markdown: c.raw_comment().unwrap_or_default() },
+        location: c.location(),
+        names: Names::default(),
+    });
+    true
+}
+
 /// Drops `also_named` entries that are the function's own API name (`cuStreamGetCtx_v2`).
 fn tidy_also_named(library: &mut Library) {
     for f in &mut library.functions {
@@ -111,6 +152,16 @@ fn tidy_also_named(library: &mut Library) {
         for v in &mut f.variants {
             v.also_named.retain(|n| *n != name);
         }
+    }
+}
+
+/// The variant a per-thread naming macro adds: the driver's `__CUDA_API_PTDS` /
+/// `__CUDA_API_PTSZ`, the runtime's `__CUDART_API_PTDS` / `__CUDART_API_PTSZ`.
+fn per_thread_macro(name: &str) -> Option<VariantKind> {
+    match name {
+        "__CUDA_API_PTDS" | "__CUDART_API_PTDS" => Some(VariantKind::Ptds),
+        "__CUDA_API_PTSZ" | "__CUDART_API_PTSZ" => Some(VariantKind::Ptsz),
+        _ => None,
     }
 }
 
@@ -135,13 +186,8 @@ pub fn per_thread_from_text(text: &str, library: &mut Library) {
     for line in text.lines() {
         let Some(rest) = line.trim_start().strip_prefix("#define") else { continue };
         let body: String = rest.split_whitespace().skip(1).collect();
-        let (kind, inner) = if let Some(b) = body.strip_prefix("__CUDA_API_PTDS(") {
-            (VariantKind::Ptds, b)
-        } else if let Some(b) = body.strip_prefix("__CUDA_API_PTSZ(") {
-            (VariantKind::Ptsz, b)
-        } else {
-            continue;
-        };
+        let Some((m, inner)) = body.split_once('(') else { continue };
+        let Some(kind) = per_thread_macro(m) else { continue };
         let Some(abi) = inner.strip_suffix(')') else { continue };
         if let Some(f) = library.functions.iter_mut().find(|f| f.symbol == abi) {
             add_variant(f, kind);

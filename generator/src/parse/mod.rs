@@ -70,6 +70,10 @@ fn parse_parts(
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
     library.headers.push(header_info(header, &[], None)?);
+    for d in profile.declares.iter().filter(|d| include_dir.join(d).exists()) {
+        files.declarations.insert(d.to_string());
+        library.headers.push(HeaderInfo { included_by_main: true, ..header_info(&include_dir.join(d), &[], None)? });
+    }
     // `PFN_*` typedef headers that exist: the main one, then the companions'.
     let mut typedef_paths: Vec<PathBuf> = Vec::new();
     if let Some(t) = typedefs {
@@ -159,7 +163,13 @@ fn file_name(p: &Path) -> String {
 fn header_info(path: &Path, needs: &[&str], guard: Option<&str>) -> Result<HeaderInfo> {
     let bytes = std::fs::read(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
     let includes = needs.iter().map(|n| n.to_string()).collect();
-    Ok(HeaderInfo { file: file_name(path), sha256: sha256_hex(&bytes), includes, guard: guard.map(str::to_string) })
+    Ok(HeaderInfo {
+        file: file_name(path),
+        sha256: sha256_hex(&bytes),
+        includes,
+        guard: guard.map(str::to_string),
+        included_by_main: false,
+    })
 }
 
 fn sha256_hex(data: &[u8]) -> String {

@@ -11,6 +11,7 @@ pub mod naming;
 pub mod ownership;
 pub mod params;
 pub mod python;
+pub mod shared;
 pub mod signature;
 pub mod sizes;
 pub mod status;
@@ -78,6 +79,9 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
                 break;
             }
         }
+    }
+    if last.is_none() {
+        shared::run(api);
     }
     Ok(())
 }

@@ -12,6 +12,13 @@
 // nvrtc.h sha256 d70ac3bc5a2e07adbf7ce8ab64d4b5217c5818d600502a703b03b1858e339b72
 // nvJitLink.h sha256 3726aae592e0a91c53f826009da53a8bafb16dffc413884803e600630f347e72
 // nvvm.h sha256 54832690ffcc64404a2c1f8e24a153b5d4372b31d83acced208e0bf1190d5d3f
+// cuda_runtime_api.h sha256 f342678b8b0946910724763f45c33539a496257eebd38065465db8ab0b0737e3
+// driver_types.h sha256 ba262fae44f216b4e817c010af4dc294985a0ff2857a16f1d83fc015651818ca
+// vector_types.h sha256 ded087a2c3ca89fd3a5150589175aca0aa4714357016209ea3e7a51f94845e75
+// surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
 // Regenerate with `cargo xtask regen`.
 //! What the loader knows about each library, rendered from the generator's library profiles
 //! (`generator/src/profile.rs`); `loader` itself holds no per-library facts.
@@ -67,6 +74,17 @@ pub enum LibraryKind {
     /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
     /// Entries resolve through `dlsym`.
     Nvvm,
+    /// `cuda_runtime_api.h`: `$CUDAGEN_CUDART_PATH`; sonames `libcudart.so.13`.
+    /// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
+    /// * `/usr/local/cuda/lib64`
+    /// * the NVIDIA wheel folders `nvidia/cuda_runtime/lib`, `nvidia/cu13/lib` of each
+    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+    ///
+    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+    /// Entries resolve through `dlsym`.
+    Runtime,
 }
 
 /// How a library's entries are resolved once it is open.
@@ -100,7 +118,7 @@ pub(crate) struct Profile {
 }
 
 /// Number of libraries (the loader keeps one opened library per kind).
-pub(crate) const COUNT: usize = 4;
+pub(crate) const COUNT: usize = 5;
 
 const PROFILES: [Profile; COUNT] = [
     Profile {
@@ -144,6 +162,17 @@ const PROFILES: [Profile; COUNT] = [
         home_lib: "nvvm/lib64",
         dirs: &["/usr/local/cuda/nvvm/lib64"],
         wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
+        resolve: Resolve::Dlsym,
+        skip_shim: true,
+    },
+    Profile {
+        sonames: &["libcudart.so.13"],
+        override_var: "CUDAGEN_CUDART_PATH",
+        path_vars: &[],
+        home_vars: &["CUDA_HOME", "CUDA_PATH"],
+        home_lib: "lib64",
+        dirs: &["/usr/local/cuda/lib64"],
+        wheel_dirs: &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
     },

@@ -12,6 +12,13 @@
 // 12.9 nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // 12.9 nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 // 12.9 nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
+// 12.9 cuda_runtime_api.h sha256 e88147ea668332c16fba1614f159c105973cec9993870e09a4217dd7c17c8f02
+// 12.9 driver_types.h sha256 537c2198bc3a320a66ac97623283f50bb61e1f25caa317c9994f3738a85b799b
+// 12.9 vector_types.h sha256 cebf4881d9469e8b1d89b1324650dc83192028bbcac7fc5663dafeca9f50ed89
+// 12.9 surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// 12.9 texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// 12.9 device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// 12.9 cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
 // 13.5 cuda.h sha256 f4250132eae986e244c693f562f81bdaa919c378665228bece23182da33a39b0
 // 13.5 cudaTypedefs.h sha256 0becf4355b73b40411f4aefc87b4dc77f327da7a947b09b31063043169d16fc3
 // 13.5 cudaGL.h sha256 80c4f51cf19afac8ae8e2d2002c298af85f8e4b736f472a0942fedb4d486c943
@@ -25,6 +32,13 @@
 // 13.5 nvrtc.h sha256 d70ac3bc5a2e07adbf7ce8ab64d4b5217c5818d600502a703b03b1858e339b72
 // 13.5 nvJitLink.h sha256 3726aae592e0a91c53f826009da53a8bafb16dffc413884803e600630f347e72
 // 13.5 nvvm.h sha256 54832690ffcc64404a2c1f8e24a153b5d4372b31d83acced208e0bf1190d5d3f
+// 13.5 cuda_runtime_api.h sha256 f342678b8b0946910724763f45c33539a496257eebd38065465db8ab0b0737e3
+// 13.5 driver_types.h sha256 ba262fae44f216b4e817c010af4dc294985a0ff2857a16f1d83fc015651818ca
+// 13.5 vector_types.h sha256 ded087a2c3ca89fd3a5150589175aca0aa4714357016209ea3e7a51f94845e75
+// 13.5 surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// 13.5 texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// 13.5 device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// 13.5 cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
 // Regenerate with `cargo xtask regen`.
 //! The safe layer's error: a driver status, or a refusal made before anything was enqueued
 //! (a length, a stream, a kernel argument or launch configuration that does not fit).
@@ -49,6 +63,8 @@ pub enum Error {
     NvJitLink(crate::nvjitlink::Error),
     /// An NVVM call failed (an owned `NvvmProgram`'s end, kept by its `Drop`).
     Nvvm(crate::nvvm::Error),
+    /// A runtime API call failed (an owned runtime object's end, kept by its `Drop`).
+    Runtime(crate::runtime::Error),
     /// A copy between a buffer and host memory, or between two buffers, of different lengths.
     Length { expected: usize, given: usize },
     /// `len * size_of::<T>()` does not fit a `usize`.
@@ -101,6 +117,7 @@ impl fmt::Display for Error {
             Error::Nvrtc(e) => fmt::Display::fmt(e, f),
             Error::NvJitLink(e) => fmt::Display::fmt(e, f),
             Error::Nvvm(e) => fmt::Display::fmt(e, f),
+            Error::Runtime(e) => fmt::Display::fmt(e, f),
             Error::Length { expected, given } => {
                 write!(f, "length mismatch: the buffer holds {expected} elements, the other side {given}")
             }
@@ -167,6 +184,7 @@ impl std::error::Error for Error {
             Error::Nvrtc(e) => Some(e),
             Error::NvJitLink(e) => Some(e),
             Error::Nvvm(e) => Some(e),
+            Error::Runtime(e) => Some(e),
             Error::NoParamInfo { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
@@ -198,6 +216,13 @@ impl From<crate::nvvm::Error> for Error {
     #[cold]
     fn from(e: crate::nvvm::Error) -> Self {
         Error::Nvvm(e)
+    }
+}
+
+impl From<crate::runtime::Error> for Error {
+    #[cold]
+    fn from(e: crate::runtime::Error) -> Self {
+        Error::Runtime(e)
     }
 }
 

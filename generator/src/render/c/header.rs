@@ -90,6 +90,8 @@ pub(super) struct TypedefView {
 pub(super) struct RecordView {
     pub doc: Vec<String>,
     pub keyword: &'static str,
+    /// Alignment beyond the fields' (`CUDAGEN_ALIGN(16)` on `float4`); 0 when none.
+    pub align: u64,
     /// Tag of a top-level record; empty for an inline anonymous one.
     pub tag: String,
     pub fields: Vec<FieldView>,
@@ -138,7 +140,7 @@ pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>
     let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| p.header.to_string());
     let mut out = vec![view(lib, cuda_version, &main, p.c_guard.to_string(), p.c_marker.to_string())?];
     for h in lib.headers.iter().skip(1) {
-        if !declares_anything(lib, &h.file) {
+        if h.included_by_main || !declares_anything(lib, &h.file) {
             continue;
         }
         let stem: String = h
@@ -165,12 +167,13 @@ fn declares_anything(lib: &Library, file: &str) -> bool {
 }
 
 /// The view of one header: the declarations the IR locates in `file`. The main header also takes
-/// what is located in no header of the library's (a fixture's or an older parse's items).
+/// what is located in no header of the library's (a fixture's or an older parse's items) or in a
+/// header it includes (`HeaderInfo::included_by_main`).
 fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: String) -> Result<HeaderView> {
     let is_main = lib.headers.first().is_none_or(|h| h.file == file);
     let stand_ins: BTreeSet<String> =
         lib.headers.iter().flat_map(|h| &h.includes).map(|i| i.rsplit('/').next().unwrap_or(i).to_string()).collect();
-    let known = |f: &str| lib.headers.iter().any(|h| h.file == f);
+    let known = |f: &str| lib.headers.iter().any(|h| h.file == f && !h.included_by_main);
     let here = |loc: &crate::ir::Location| loc.file == file || (is_main && !known(&loc.file) && !stand_ins.contains(&loc.file));
     let anon: BTreeMap<&str, &Record> = lib.records.iter().filter(|r| r.anonymous).map(|r| (r.name.as_str(), r)).collect();
 
@@ -444,6 +447,7 @@ fn record_view(lib: &Library, r: &Record, anon: &BTreeMap<&str, &Record>, depth:
     Ok(RecordView {
         doc: comment(&r.doc.markdown),
         keyword: keyword(r.kind),
+        align: lib.over_alignment(r).unwrap_or(0),
         tag: if r.anonymous { String::new() } else { tag(r).to_string() },
         fields,
         name: r.name.clone(),

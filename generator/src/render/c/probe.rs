@@ -3,7 +3,7 @@
 //! prototype. Built once against the generated headers and once against NVIDIA's, the two
 //! outputs must be identical, and the NVIDIA build fails on any prototype that differs.
 
-use super::header::{params, tag};
+use super::header::tag;
 use crate::ir::{Library, MacroValue, Type};
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -67,14 +67,36 @@ pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
             }
         }
         let callconv = lib.profile().callconv;
+        let tagged = |n: &str| tagged_name(lib, n);
         let mut seen = std::collections::BTreeSet::new();
         for f in &lib.functions {
             for s in f.all_symbols() {
                 if seen.insert(s.to_string()) {
-                    v.protos.push(format!("{} {callconv}{s}({})", f.ret.c_decl(""), params(f)));
+                    v.protos.push(format!("{} {callconv}{s}({})", f.ret.c_decl_with("", &tagged), tagged_params(f, &tagged)));
                 }
             }
         }
     }
     v
+}
+
+/// A record or enum the header declares by its tag alone (`struct cudaDeviceProp`, `enum
+/// cudaLimit`) is spelled with its keyword: NVIDIA's C header has no typedef of that name.
+fn tagged_name(lib: &Library, n: &str) -> String {
+    let own_tag = |tag: &Option<String>| tag.as_deref() == Some(n);
+    if let Some(r) = lib.records.iter().find(|r| r.name == n && own_tag(&r.tag)) {
+        let kw = if r.kind == crate::ir::RecordKind::Union { "union" } else { "struct" };
+        return format!("{kw} {n}");
+    }
+    if lib.enums.iter().any(|e| e.name == n && own_tag(&e.tag)) {
+        return format!("enum {n}");
+    }
+    n.to_string()
+}
+
+fn tagged_params(f: &crate::ir::Function, tagged: &dyn Fn(&str) -> String) -> String {
+    if f.params.is_empty() {
+        return "void".into();
+    }
+    f.params.iter().map(|p| p.ty.c_decl_with(&p.name, tagged)).collect::<Vec<_>>().join(", ")
 }

@@ -19,6 +19,8 @@ pub enum Ret {
     Status,
     /// A `const char*`.
     Cstr,
+    /// A record by value (`cudaCreateChannelDesc`): returned as its class after the status.
+    Record,
 }
 
 #[derive(Serialize)]
@@ -26,6 +28,8 @@ pub struct FnView {
     pub name: String,
     pub symbol: String,
     pub ret: Ret,
+    /// The record class and size of `Ret::Record`.
+    pub ret_scalar: Scalar,
     pub params: Vec<ParamView>,
     /// Python arguments in order (index into `params`).
     pub args: Vec<usize>,
@@ -212,10 +216,15 @@ fn ptr_scalar() -> Scalar {
 }
 
 pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnView, String> {
+    let mut ret_scalar = Scalar::default();
     let ret = match f.ret_kind {
         ReturnKind::Status => Ret::Status,
         ReturnKind::StaticCstr => Ret::Cstr,
-        ReturnKind::Pointer | ReturnKind::Value => return Err("returns a value that is not a C string".into()),
+        ReturnKind::Value if value_kind(lib, &f.ret) == ValueKind::Record => {
+            ret_scalar = scalar(lib, &f.ret, handles);
+            Ret::Record
+        }
+        ReturnKind::Pointer | ReturnKind::Value => return Err("returns a value that is neither a C string nor a record".into()),
         ReturnKind::Void => return Err("returns void".into()),
     };
     let mut params = Vec::new();
@@ -232,13 +241,14 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     }
     let status = lib.status_enum.clone().unwrap_or_else(|| "int".into());
     link_selected(lib, &mut params, &status, outs.len())?;
-    let stub_ret = stub_ret(&params, &outs, &status, ret);
+    let stub_ret = stub_ret(&params, &outs, &status, ret, &ret_scalar);
     Ok(FnView {
         release: lifetimes::release(f)?,
         keeps_gil: f.keeps_gil.is_some(),
         name: f.name.clone(),
         symbol: f.symbol.clone(),
         ret,
+        ret_scalar,
         doc_literal: doc_literal(f, &params, &args, &stub_ret),
         required: args.iter().take_while(|&&i| params[i].default.is_empty()).count(),
         doc_stub: doc_stub(f, &stub_ret),
@@ -250,12 +260,14 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
     })
 }
 
-/// `tuple[status, outputs..., (the C string)]`.
-fn stub_ret(params: &[ParamView], outs: &[usize], status: &str, ret: Ret) -> String {
+/// `tuple[status, outputs..., (the C string or the record)]`.
+fn stub_ret(params: &[ParamView], outs: &[usize], status: &str, ret: Ret, ret_scalar: &Scalar) -> String {
     let mut items = vec![status.to_string()];
     items.extend(outs.iter().map(|&o| format!("{} | None", out_stub(&params[o]))));
-    if ret == Ret::Cstr {
-        items.push("bytes | None".into());
+    match ret {
+        Ret::Cstr => items.push("bytes | None".into()),
+        Ret::Record => items.push(ret_scalar.stub.clone()),
+        Ret::Status => {}
     }
     format!("tuple[{}]", items.join(", "))
 }

@@ -65,7 +65,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     let mut modules = Vec::new();
     let bindings_major = crate::passes::naming::python_bindings_major(crate::passes::header_cuda_version(api));
     for lib in &api.libraries {
-        modules.push(render_module(lib, bindings_major, templates, out)?);
+        modules.push(render_module(api, lib, bindings_major, templates, out)?);
     }
     let view = CrateView { cuda_version: api.cuda_version.clone(), modules };
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
@@ -89,12 +89,13 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 /// The four files of one library's module; returns the module's name.
 /// A library whose cuda.bindings module raises keeps the tuple functions in `_<module>` and gets
 /// a public module of wrappers (`wrapper`).
-fn render_module(lib: &Library, bindings_major: u32, templates: &Templates, out: &mut Output) -> Result<String> {
+fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Templates, out: &mut Output) -> Result<String> {
     let profile = lib.profile();
     let public = profile.module;
     let m = profile.python_tuple_module();
     let qualname = format!("cudagen.{m}");
-    let handles = types::handles(lib);
+    let mut handles = types::handles(lib);
+    types::mark_shared(api, lib, &mut handles);
     let mut fns = Vec::new();
     for f in &lib.functions {
         match functions::view(lib, f, &handles) {

@@ -19,6 +19,9 @@ pub struct HandleView {
     pub stand_ins: Vec<String>,
     /// NVIDIA's classes of the same C type (`cuda.bindings.runtime.cudaStream_t`).
     pub foreign: Vec<String>,
+    /// Another library's class this handle is (`driver::CUstream` for `cudaStream_t`: the IR's
+    /// `SharedHandle`), by its module and class name; empty when the class is this module's own.
+    pub shared: String,
 }
 
 #[derive(Serialize)]
@@ -77,6 +80,17 @@ fn has_version_suffix(name: &str) -> bool {
 }
 
 /// Every opaque and scalar handle typedef, with its aliases.
+/// Sets `shared` of the handles that are another library's class (`Library::shared_handles`).
+pub fn mark_shared(api: &crate::ir::Api, lib: &Library, views: &mut [HandleView]) {
+    for h in views.iter_mut() {
+        let Some(s) = lib.shared_handle(&h.ir_name) else { continue };
+        let Some(owner) = api.libraries.iter().find(|l| l.kind == s.library) else { continue };
+        if let Some(o) = handles(owner).into_iter().find(|o| o.ir_name == s.target) {
+            h.shared = format!("{}::{}", s.library.module(), o.name);
+        }
+    }
+}
+
 pub fn handles(lib: &Library) -> Vec<HandleView> {
     let mut out = Vec::new();
     for t in &lib.typedefs {
@@ -103,6 +117,7 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
             signed: prim.is_signed() && !pointer,
             stand_ins: stand_ins.map(|s| s.handles.clone()).unwrap_or_default(),
             foreign: stand_ins.map(|s| s.foreign.clone()).unwrap_or_default(),
+            shared: String::new(),
         });
     }
     // stand-ins by their class names (the static each class is rendered as)
@@ -401,6 +416,12 @@ pub fn consts(lib: &Library) -> Vec<ConstView> {
                     }
                     None => continue,
                 },
+                // `((int)-1)` (cudaCpuDeviceId) is -1: the cast's signed type keeps the sign
+                Resolved::Prim(p) if p.is_signed() => {
+                    let v = *value as u64;
+                    let v: i128 = if p.size() == 4 { v as u32 as i32 as i128 } else { v as i64 as i128 };
+                    (format!("{v}"), "int".to_string())
+                }
                 _ => (format!("{}", value & 0xffff_ffff_ffff_ffff), "int".to_string()),
             },
             MacroValue::Str { .. } => continue,

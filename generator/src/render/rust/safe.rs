@@ -4,7 +4,7 @@
 
 use super::functions::{self, TKind, TypedFn};
 use super::types::Ctx;
-use crate::ir::{Creator, EndArg, Function, Library, Resource};
+use crate::ir::{Creator, EndArg, Function, Library, Resource, Type};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -120,10 +120,15 @@ pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &B
         emitted.contains(&f.names.rust).then(|| (functions::typed(ctx, f).0, f))
     };
     let resources: Vec<ResourceView> = lib.resources.iter().map(|r| resource(ctx, lib, r, &typed)).collect();
-    let raw_handles: BTreeSet<String> = resources
+    // A handle another library owns (`cudaStream_t` is the driver's `CUstream`) is `AsRaw` of
+    // itself there already.
+    let shared = |r: &Resource| matches!(&r.handle, Type::Named { name } if lib.shared_handle(name).is_some());
+    let raw_handles: BTreeSet<String> = lib
+        .resources
         .iter()
-        .filter(|r| !r.handle_ty.starts_with('*') && r.handle_ty != "CUdeviceptr")
-        .map(|r| r.handle_ty.clone())
+        .zip(&resources)
+        .filter(|(r, v)| !shared(r) && !v.handle_ty.starts_with('*') && v.handle_ty != "CUdeviceptr")
+        .map(|(_, v)| v.handle_ty.clone())
         .collect();
     Some(ModuleView {
         raw_handles: raw_handles.into_iter().collect(),

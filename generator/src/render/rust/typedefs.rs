@@ -28,6 +28,7 @@ pub(super) struct TypedefView {
 
 pub(super) fn view(ctx: &Ctx, t: &Typedef) -> TypedefView {
     let (kind, target) = match &t.kind {
+        _ if ctx.lib.shared_handle(&t.name).is_some() => (TypedefShape::Alias, ctx.handle_path(&t.name)),
         TypedefKind::OpaqueHandle { .. } => (TypedefShape::OpaqueHandle, String::new()),
         TypedefKind::ScalarHandle { prim: p } => (TypedefShape::ScalarHandle, prim(*p).to_string()),
         TypedefKind::Callback { ret, params } => {
@@ -80,8 +81,8 @@ pub(super) fn macro_view(ctx: &Ctx, m: &MacroConst) -> Result<ConstView, String>
             Type::Pointer { .. } => (ctx.rust(ty), format!("{value} as {}", ctx.rust(ty))),
             Type::Prim { prim: p } if *p != Prim::Void => (prim(*p).to_string(), format!("{value} as {}", prim(*p))),
             Type::Named { .. } => match ctx.handle_struct(ty) {
-                Some((h, true)) => (ctx.rust(ty), format!("{}({value} as *mut c_void)", h.name)),
-                Some((h, false)) => (ctx.rust(ty), format!("{}({value})", h.name)),
+                Some((h, true)) => (ctx.rust(ty), format!("{}({value} as *mut c_void)", ctx.handle_path(&h.name))),
+                Some((h, false)) => (ctx.rust(ty), format!("{}({value})", ctx.handle_path(&h.name))),
                 None => return Err(format!("macro {}: cast to {} is not a handle", m.name, ctx.rust(ty))),
             },
             _ => return Err(format!("macro {}: unsupported cast", m.name)),

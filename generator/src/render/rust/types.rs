@@ -60,15 +60,7 @@ impl<'a> Ctx<'a> {
 
     /// Alignment in bytes of a C type on LP64 (0 when unknown).
     pub fn align(&self, ty: &Type) -> u64 {
-        match self.lib.resolve(ty) {
-            Resolved::Prim(p) => p.size().max(1),
-            Resolved::Enum(e) => e.repr.size(),
-            Resolved::Record(r) => r.align,
-            Resolved::OpaqueHandle(_) | Resolved::Callback(_) | Resolved::Pointer { .. } | Resolved::FnPtr => 8,
-            Resolved::ScalarHandle(_, p) => p.size(),
-            Resolved::Array { elem, .. } => self.align(elem),
-            Resolved::Unknown => 0,
-        }
+        self.lib.align_of(ty)
     }
 
     /// How the tracer shows a value of `ty`.
@@ -189,6 +181,14 @@ impl<'a> Ctx<'a> {
 
     /// The struct that defines a handle type (follows aliases): used for constructors in consts;
     /// true for a pointer handle.
+    /// The Rust path of handle typedef `name`'s struct: another library's where it is that
+    /// library's type (`crate::driver::CUstream` for `cudaStream_t`), else its own name.
+    pub fn handle_path(&self, name: &str) -> String {
+        match self.lib.shared_handle(name) {
+            Some(s) => format!("crate::{}::{}", s.library.module(), s.target),
+            None => name.to_string(),
+        }
+    }
     pub fn handle_struct<'t>(&'t self, ty: &'t Type) -> Option<(&'t Typedef, bool)> {
         match self.lib.resolve(ty) {
             Resolved::OpaqueHandle(t) => Some((t, true)),

@@ -21,6 +21,8 @@ pub enum Error {
     NvJitLink(crate::nvjitlink::Error),
     /// An NVVM call failed (an owned `NvvmProgram`'s end, kept by its `Drop`).
     Nvvm(crate::nvvm::Error),
+    /// A runtime API call failed (an owned runtime object's end, kept by its `Drop`).
+    Runtime(crate::runtime::Error),
     /// A copy between a buffer and host memory, or between two buffers, of different lengths.
     Length { expected: usize, given: usize },
     /// `len * size_of::<T>()` does not fit a `usize`.
@@ -73,6 +75,7 @@ impl fmt::Display for Error {
             Error::Nvrtc(e) => fmt::Display::fmt(e, f),
             Error::NvJitLink(e) => fmt::Display::fmt(e, f),
             Error::Nvvm(e) => fmt::Display::fmt(e, f),
+            Error::Runtime(e) => fmt::Display::fmt(e, f),
             Error::Length { expected, given } => {
                 write!(f, "length mismatch: the buffer holds {expected} elements, the other side {given}")
             }
@@ -139,6 +142,7 @@ impl std::error::Error for Error {
             Error::Nvrtc(e) => Some(e),
             Error::NvJitLink(e) => Some(e),
             Error::Nvvm(e) => Some(e),
+            Error::Runtime(e) => Some(e),
             Error::NoParamInfo { cause, .. } => Some(cause.as_ref()),
             _ => None,
         }
@@ -170,6 +174,13 @@ impl From<crate::nvvm::Error> for Error {
     #[cold]
     fn from(e: crate::nvvm::Error) -> Self {
         Error::Nvvm(e)
+    }
+}
+
+impl From<crate::runtime::Error> for Error {
+    #[cold]
+    fn from(e: crate::runtime::Error) -> Self {
+        Error::Runtime(e)
     }
 }
 

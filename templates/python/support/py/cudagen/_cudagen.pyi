@@ -5,7 +5,8 @@ class LoaderError(RuntimeError): ...
 
 driver: ModuleType
 nvrtc: ModuleType
+runtime: ModuleType
 
 def _pack_kernel_params(record: str, value: Any) -> tuple[int, Any]: ...
 
-__all__ = ["LoaderError", "_pack_kernel_params", "driver", "nvrtc"]
+__all__ = ["LoaderError", "_pack_kernel_params", "driver", "nvrtc", "runtime"]

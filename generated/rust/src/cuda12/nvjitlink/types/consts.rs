@@ -12,6 +12,13 @@
 // nvrtc.h sha256 8bb76fd77dd057d36576d6e91123412b3c44d5bba355d1e4f298906b193ea1be
 // nvJitLink.h sha256 e3a22bdd2f5be96970f396fade6b1f3131ac3671a209205b5db89f8cb82b718b
 // nvvm.h sha256 900932e7435799fab1499cd4eebe0243279ec7164cd4e646124a106b833ee47d
+// cuda_runtime_api.h sha256 e88147ea668332c16fba1614f159c105973cec9993870e09a4217dd7c17c8f02
+// driver_types.h sha256 537c2198bc3a320a66ac97623283f50bb61e1f25caa317c9994f3738a85b799b
+// vector_types.h sha256 cebf4881d9469e8b1d89b1324650dc83192028bbcac7fc5663dafeca9f50ed89
+// surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
 // Regenerate with `cargo xtask regen`.
 //! Constants from `#define`s.
 

@@ -12,6 +12,13 @@
 // nvrtc.h sha256 d70ac3bc5a2e07adbf7ce8ab64d4b5217c5818d600502a703b03b1858e339b72
 // nvJitLink.h sha256 3726aae592e0a91c53f826009da53a8bafb16dffc413884803e600630f347e72
 // nvvm.h sha256 54832690ffcc64404a2c1f8e24a153b5d4372b31d83acced208e0bf1190d5d3f
+// cuda_runtime_api.h sha256 f342678b8b0946910724763f45c33539a496257eebd38065465db8ab0b0737e3
+// driver_types.h sha256 ba262fae44f216b4e817c010af4dc294985a0ff2857a16f1d83fc015651818ca
+// vector_types.h sha256 ded087a2c3ca89fd3a5150589175aca0aa4714357016209ea3e7a51f94845e75
+// surface_types.h sha256 5e41570f59c76de48c81a8d1f94244f6e43b4c1cb32678dd9d42f8fb21a2b9f9
+// texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
+// device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
+// cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
 // Regenerate with `cargo xtask regen`.
 //! `nvJitLink.h`: types shared by the typed API and [`super::sys`] (ABI-identical to C).
 
