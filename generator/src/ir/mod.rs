@@ -281,6 +281,10 @@ pub struct Resource {
     pub name: String,
     /// C type of the handle (`CUstream`; `void *` for host memory).
     pub handle: Type,
+    /// The handle is an address (`CUdeviceptr`, `void *`), not an opaque handle: no generic
+    /// methods, and the owned type is not `AsRaw` of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub address: bool,
     /// `Drop` calls the ender. False for a handle its parent owns (a graph node): it is ended
     /// only by an explicit `destroy`, or with its parent.
     pub owned: bool,

@@ -753,6 +753,7 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
         out.push(Resource {
             name: names[j].clone(),
             handle: k.handle.clone(),
+            address: is_address(lib, &k.key),
             owned: k.owned,
             parents,
             in_context: false,

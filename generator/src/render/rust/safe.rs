@@ -37,6 +37,8 @@ pub(super) struct ResourceView {
     pub generics: String,
     /// The handle's Rust type (`CUstream`, `*mut c_void`).
     pub handle_ty: String,
+    /// The handle is an address (`Resource::address`): the type is not `AsRaw` of it.
+    pub address: bool,
     /// Kept values: `(field, Rust type)`.
     pub fields: Vec<FieldView>,
     /// The marker type of `_marker` (lifetime and/or not-`Sync`), if any.
@@ -127,7 +129,7 @@ pub(super) fn module(ctx: &Ctx, lib: &Library, status: Option<&str>, emitted: &B
         .resources
         .iter()
         .zip(&resources)
-        .filter(|(r, v)| !shared(r) && !v.handle_ty.starts_with('*') && v.handle_ty != "CUdeviceptr")
+        .filter(|(r, _)| !shared(r) && !r.address)
         .map(|(_, v)| v.handle_ty.clone())
         .collect();
     Some(ModuleView {
@@ -210,6 +212,7 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
         name: r.name.clone(),
         generics: if borrowed { "<'p>".into() } else { String::new() },
         handle_ty,
+        address: r.address,
         fields,
         marker,
         raw_ty,
