@@ -4997,8 +4997,8 @@ def cudaStreamGetCaptureInfo(stream: cudaStream_t | int) -> tuple[cudaError_t, c
     `cudaStreamIsCapturing`,
     `cudaStreamUpdateCaptureDependencies`
     """
-def cudaStreamGetCaptureInfo_v3(stream: cudaStream_t | int, dependencies_out: Any, edgeData_out: Any) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, int | None]`.
+def cudaStreamGetCaptureInfo_v3(stream: cudaStream_t | int) -> tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]:
+    """Returns `tuple[cudaError_t, cudaStreamCaptureStatus | None, int | None, cudaGraph_t | None, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]`.
 
     Query a stream's capture state (12.3+)
 
@@ -9804,8 +9804,8 @@ def cudaMemAdvise_v2(devPtr: Any, count: int, advice: cudaMemoryAdvise | int, lo
     `cudaMemcpy3DPeerAsync`, `cudaMemPrefetchAsync`,
     `cuMemAdvise`, `cuMemAdvise_v2`
     """
-def cudaMemRangeGetAttribute(data: Any, dataSize: int, attribute: cudaMemRangeAttribute | int, devPtr: Any, count: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMemRangeGetAttribute(dataSize: int, attribute: cudaMemRangeAttribute | int, devPtr: Any, count: int) -> tuple[cudaError_t, Any | None]:
+    """Returns `tuple[cudaError_t, Any | None]`.
 
     Query an attribute of a given memory range
 
@@ -9886,8 +9886,8 @@ def cudaMemRangeGetAttribute(data: Any, dataSize: int, attribute: cudaMemRangeAt
     `cudaMemAdvise`,
     `cuMemRangeGetAttribute`
     """
-def cudaMemRangeGetAttributes(data: Any, dataSizes: Sequence[int] | None, attributes: Sequence[cudaMemRangeAttribute | int] | None, numAttributes: int, devPtr: Any, count: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMemRangeGetAttributes(dataSizes: Sequence[int] | None, attributes: Sequence[cudaMemRangeAttribute | int] | None, numAttributes: int, devPtr: Any, count: int) -> tuple[cudaError_t, list[Any] | None]:
+    """Returns `tuple[cudaError_t, list[Any] | None]`.
 
     Query attributes of a given memory range.
 
@@ -10469,8 +10469,8 @@ def cudaMallocFromPoolAsync(size: int, memPool: cudaMemPool_t | int, stream: cud
     `cudaMallocAsync(void**` ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)  "cudaMallocAsync (C++ API)",
     `cudaMallocAsync`, `cudaFreeAsync`, `cudaDeviceGetDefaultMemPool`, `cudaMemPoolCreate`, `cudaMemPoolSetAccess`, `cudaMemPoolSetAttribute`
     """
-def cudaMemPoolExportToShareableHandle(shareableHandle: Any, memPool: cudaMemPool_t | int, handleType: cudaMemAllocationHandleType | int, flags: int) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaMemPoolExportToShareableHandle(memPool: cudaMemPool_t | int, handleType: cudaMemAllocationHandleType | int, flags: int) -> tuple[cudaError_t, Any | None]:
+    """Returns `tuple[cudaError_t, Any | None]`.
 
     Exports a memory pool to the requested handle type.
 
@@ -12437,8 +12437,8 @@ def cudaGraphNodeGetDependencies(node: cudaGraphNode_t | int, pNumDependencies: 
     `cudaGraphAddDependencies`,
     `cudaGraphRemoveDependencies`
     """
-def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]`.
+def cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t | int, pNumDependencies: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]:
+    """Returns `tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]`.
 
     Returns a node's dependencies (12.3+)
 
@@ -12508,8 +12508,8 @@ def cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t | int, pNumDependentNod
     `cudaGraphAddDependencies`,
     `cudaGraphRemoveDependencies`
     """
-def cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]:
-    """Returns `tuple[cudaError_t, cudaGraphNode_t | None, cudaGraphEdgeData | None, int | None]`.
+def cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t | int, pNumDependentNodes: int = 0) -> tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]:
+    """Returns `tuple[cudaError_t, list[cudaGraphNode_t] | None, list[cudaGraphEdgeData] | None, int | None]`.
 
     Returns a node's dependent nodes (12.3+)
 

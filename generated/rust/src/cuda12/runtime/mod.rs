@@ -40,6 +40,10 @@ pub mod types;
 
 pub use error::Error;
 pub use types::*;
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::cudaMemFabricHandle_t {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::cudaMemLocationType {}
 
 /// Destroy all allocations and reset all state on the current device
 /// in the current process.
@@ -3233,20 +3237,18 @@ pub fn stream_get_capture_info(stream: cudaStream_t) -> Result<(cudaStreamCaptur
 /// `cudaStreamBeginCapture`,
 /// `cudaStreamIsCapturing`,
 /// `cudaStreamUpdateCaptureDependencies`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaStreamGetCaptureInfo_v3")]
 #[inline]
-pub unsafe fn stream_get_capture_info_v3(stream: cudaStream_t, dependencies_out: *mut *const cudaGraphNode_t, edge_data_out: *mut *const cudaGraphEdgeData) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, usize), Error> {
+pub fn stream_get_capture_info_v3(stream: cudaStream_t) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, *const cudaGraphEdgeData, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<cudaStreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<c_ulonglong>::uninit();
     let mut __graph_out = MaybeUninit::<cudaGraph_t>::uninit();
+    let mut __dependencies_out = MaybeUninit::<*const cudaGraphNode_t>::uninit();
+    let mut __edge_data_out = MaybeUninit::<*const cudaGraphEdgeData>::uninit();
     let mut __num_dependencies_out = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaStreamGetCaptureInfo_v3(stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), dependencies_out, edge_data_out, __num_dependencies_out.as_mut_ptr()) }?;
+    let __r = unsafe { sys::call_cudaStreamGetCaptureInfo_v3(stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), __dependencies_out.as_mut_ptr(), __edge_data_out.as_mut_ptr(), __num_dependencies_out.as_mut_ptr()) }?;
     error::check(__r)?;
-    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
+    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __dependencies_out.assume_init() }, unsafe { __edge_data_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
 }
 
 /// Update the set of dependencies in a capturing stream (11.3+)
@@ -8723,10 +8725,12 @@ pub unsafe fn mem_advise_v2(dev_ptr: *const c_void, count: usize, advice: cudaMe
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
-pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attribute: cudaMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count) }?;
+pub unsafe fn mem_range_get_attribute<T: crate::Plain>(attribute: cudaMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> Result<T, Error> {
+    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __data = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cudaMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __data.assume_init() })
 }
 
 /// Query attributes of a given memory range.
@@ -8773,10 +8777,9 @@ pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attri
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[cudaMemRangeAttribute], dev_ptr: *const c_void) -> Result<(), Error> {
-    let __num_attributes: usize = crate::util::array_len(&[Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __count: usize = crate::util::array_len(&[Some(data_sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, __count) }?;
+pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[cudaMemRangeAttribute], dev_ptr: *const c_void, count: usize) -> Result<(), Error> {
+    let __num_attributes: usize = crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, count) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -9435,16 +9438,14 @@ pub fn malloc_from_pool_async(size: usize, mem_pool: cudaMemPool_t, stream: cuda
 /// `cudaErrorOutOfMemory`
 ///
 /// **See also:** `cuMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolExportPointer`, `cudaMemPoolImportPointer`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolExportToShareableHandle")]
 #[inline]
-pub unsafe fn mem_pool_export_to_shareable_handle(shareable_handle: *mut c_void, mem_pool: cudaMemPool_t, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemPoolExportToShareableHandle(shareable_handle, mem_pool, handle_type, flags) }?;
+pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(mem_pool: cudaMemPool_t, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<T, Error> {
+    let __shareable_handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __shareable_handle = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cudaMemPoolExportToShareableHandle(__shareable_handle.as_mut_ptr().cast::<c_void>(), mem_pool, handle_type, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __shareable_handle.assume_init() })
 }
 
 /// imports a memory pool from a shared handle.
@@ -11887,15 +11888,16 @@ pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies:
 /// `cudaGraphGetEdges`,
 /// `cudaGraphAddDependencies`,
 /// `cudaGraphRemoveDependencies`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependencies_v2")]
 #[inline]
-pub fn graph_node_get_dependencies_v2(node: cudaGraphNode_t) -> Result<(cudaGraphNode_t, cudaGraphEdgeData, usize), Error> {
-    let mut __p_dependencies = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __edge_data = MaybeUninit::<cudaGraphEdgeData>::uninit();
-    let mut __p_num_dependencies = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies_v2(node, __p_dependencies.as_mut_ptr(), __edge_data.as_mut_ptr(), __p_num_dependencies.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependencies_v2(node: cudaGraphNode_t, p_dependencies: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, p_num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies_v2(node, p_dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependencies)) }?;
     error::check(__r)?;
-    Ok((unsafe { __p_dependencies.assume_init() }, unsafe { __edge_data.assume_init() }, unsafe { __p_num_dependencies.assume_init() }))
+    Ok(())
 }
 
 /// Returns a node's dependent nodes
@@ -11974,15 +11976,16 @@ pub unsafe fn graph_node_get_dependent_nodes(node: cudaGraphNode_t, p_dependent_
 /// `cudaGraphGetEdges`,
 /// `cudaGraphAddDependencies`,
 /// `cudaGraphRemoveDependencies`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependentNodes_v2")]
 #[inline]
-pub fn graph_node_get_dependent_nodes_v2(node: cudaGraphNode_t) -> Result<(cudaGraphNode_t, cudaGraphEdgeData, usize), Error> {
-    let mut __p_dependent_nodes = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let mut __edge_data = MaybeUninit::<cudaGraphEdgeData>::uninit();
-    let mut __p_num_dependent_nodes = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes_v2(node, __p_dependent_nodes.as_mut_ptr(), __edge_data.as_mut_ptr(), __p_num_dependent_nodes.as_mut_ptr()) }?;
+pub unsafe fn graph_node_get_dependent_nodes_v2(node: cudaGraphNode_t, p_dependent_nodes: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, p_num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes_v2(node, p_dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependent_nodes)) }?;
     error::check(__r)?;
-    Ok((unsafe { __p_dependent_nodes.assume_init() }, unsafe { __edge_data.assume_init() }, unsafe { __p_num_dependent_nodes.assume_init() }))
+    Ok(())
 }
 
 /// Adds dependency edges to a graph.

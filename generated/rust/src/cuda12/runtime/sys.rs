@@ -1570,8 +1570,8 @@ raw_fn! {
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies_out as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData_out as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !edgeData_out.is_null() { __w |= 1 << 5; (*edgeData_out) as usize as u64 } else { edgeData_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureStatus::trace_name, cudaError_t::trace_name];
@@ -1588,8 +1588,8 @@ raw_fn! {
         crate::trace::Arg::out(crate::trace::Kind::Enum(0)) => if __r.0 == 0 && !captureStatus_out.is_null() { __w |= 1 << 1; (*captureStatus_out).0 as i64 as u64 } else { captureStatus_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !id_out.is_null() { __w |= 1 << 2; (*id_out) as u64 } else { id_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Graph)) => if __r.0 == 0 && !graph_out.is_null() { __w |= 1 << 3; (*graph_out).0 as usize as u64 } else { graph_out as usize as u64 },
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dependencies_out as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData_out as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dependencies_out.is_null() { __w |= 1 << 4; (*dependencies_out) as usize as u64 } else { dependencies_out as usize as u64 },
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !edgeData_out.is_null() { __w |= 1 << 5; (*edgeData_out) as usize as u64 } else { edgeData_out as usize as u64 },
         crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !numDependencies_out.is_null() { __w |= 1 << 6; (*numDependencies_out) as u64 } else { numDependencies_out as usize as u64 },
     ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
     enums [cudaStreamCaptureStatus::trace_name, cudaError_t::trace_name];
@@ -5090,9 +5090,9 @@ raw_fn! {
     helpers call_cudaGraphNodeGetDependencies_v2, slow_cudaGraphNodeGetDependencies_v2, traced_cudaGraphNodeGetDependencies_v2, record_cudaGraphNodeGetDependencies_v2, DESC_cudaGraphNodeGetDependencies_v2;
     trace |__r, __w| "node,pDependencies,edgeData,pNumDependencies" [
         crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pDependencies.is_null() { __w |= 1 << 1; (*pDependencies).0 as usize as u64 } else { pDependencies as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependencies as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumDependencies.is_null() { __w |= 1 << 3; (*pNumDependencies) as u64 } else { pNumDependencies as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumDependencies as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
@@ -5119,9 +5119,9 @@ raw_fn! {
     helpers call_cudaGraphNodeGetDependentNodes_v2, slow_cudaGraphNodeGetDependentNodes_v2, traced_cudaGraphNodeGetDependentNodes_v2, record_cudaGraphNodeGetDependentNodes_v2, DESC_cudaGraphNodeGetDependentNodes_v2;
     trace |__r, __w| "node,pDependentNodes,edgeData,pNumDependentNodes" [
         crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => if __r.0 == 0 && !pDependentNodes.is_null() { __w |= 1 << 1; (*pDependentNodes).0 as usize as u64 } else { pDependentNodes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pDependentNodes as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => edgeData as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !pNumDependentNodes.is_null() { __w |= 1 << 3; (*pNumDependentNodes) as u64 } else { pNumDependentNodes as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pNumDependentNodes as usize as u64,
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);

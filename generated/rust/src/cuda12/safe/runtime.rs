@@ -1058,6 +1058,12 @@ impl MemPool_t {
     pub fn get_access(&self, location: &mut cudaMemLocation) -> Result<cudaMemAccessFlags, Error> {
         lib::mem_pool_get_access(self.raw, location)
     }
+
+    /// Calls [`cudaMemPoolExportToShareableHandle`](lib::mem_pool_export_to_shareable_handle) on this handle.
+    #[inline]
+    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<T, Error> {
+        lib::mem_pool_export_to_shareable_handle(self.raw, handle_type, flags)
+    }
 }
 
 impl Drop for MemPool_t {
@@ -1695,13 +1701,9 @@ impl Stream_t {
     }
 
     /// Calls [`cudaStreamGetCaptureInfo_v3`](lib::stream_get_capture_info_v3) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::stream_get_capture_info_v3`](lib::stream_get_capture_info_v3): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_capture_info_v3(&self, dependencies_out: *mut *const cudaGraphNode_t, edge_data_out: *mut *const cudaGraphEdgeData) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, usize), Error> {
-        unsafe { lib::stream_get_capture_info_v3(self.raw, dependencies_out, edge_data_out) }
+    pub fn get_capture_info_v3(&self) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, *const cudaGraphEdgeData, usize), Error> {
+        lib::stream_get_capture_info_v3(self.raw)
     }
 
     /// Calls [`cudaStreamUpdateCaptureDependencies`](lib::stream_update_capture_dependencies) on this handle.

@@ -40,6 +40,10 @@ pub mod types;
 
 pub use error::Error;
 pub use types::*;
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::cudaMemFabricHandle_t {}
+// SAFETY: a `#[repr(C)]`/`#[repr(transparent)]` type of integers and raw pointers; any bytes are a value.
+unsafe impl crate::Plain for types::cudaMemLocationType {}
 
 /// Destroy all allocations and reset all state on the current device
 /// in the current process.
@@ -7930,10 +7934,12 @@ pub unsafe fn mem_advise(dev_ptr: *const c_void, count: usize, advice: cudaMemor
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
-pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attribute: cudaMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count) }?;
+pub unsafe fn mem_range_get_attribute<T: crate::Plain>(attribute: cudaMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> Result<T, Error> {
+    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __data = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cudaMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __data.assume_init() })
 }
 
 /// Query attributes of a given memory range.
@@ -7980,10 +7986,9 @@ pub unsafe fn mem_range_get_attribute(data: *mut c_void, data_size: usize, attri
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[cudaMemRangeAttribute], dev_ptr: *const c_void) -> Result<(), Error> {
-    let __num_attributes: usize = crate::util::array_len(&[Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __count: usize = crate::util::array_len(&[Some(data_sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, __count) }?;
+pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[cudaMemRangeAttribute], dev_ptr: *const c_void, count: usize) -> Result<(), Error> {
+    let __num_attributes: usize = crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, count) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -8784,16 +8789,14 @@ pub fn malloc_from_pool_async(size: usize, mem_pool: cudaMemPool_t, stream: cuda
 /// `cudaErrorOutOfMemory`
 ///
 /// **See also:** `cuMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolExportPointer`, `cudaMemPoolImportPointer`
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolExportToShareableHandle")]
 #[inline]
-pub unsafe fn mem_pool_export_to_shareable_handle(shareable_handle: *mut c_void, mem_pool: cudaMemPool_t, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemPoolExportToShareableHandle(shareable_handle, mem_pool, handle_type, flags) }?;
+pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(mem_pool: cudaMemPool_t, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<T, Error> {
+    let __shareable_handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+    let mut __shareable_handle = MaybeUninit::<T>::zeroed();
+    let __r = unsafe { sys::call_cudaMemPoolExportToShareableHandle(__shareable_handle.as_mut_ptr().cast::<c_void>(), mem_pool, handle_type, flags) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __shareable_handle.assume_init() })
 }
 
 /// imports a memory pool from a shared handle.
@@ -11477,11 +11480,10 @@ pub unsafe fn graph_get_edges(graph: cudaGraph_t, from: Option<&mut [cudaGraphNo
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies: Option<&mut [cudaGraphNode_t]>, p_num_dependencies: &mut usize) -> Result<cudaGraphEdgeData, Error> {
-    let mut __edge_data = MaybeUninit::<cudaGraphEdgeData>::uninit();
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies(node, p_dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __edge_data.as_mut_ptr(), core::ptr::from_mut(p_num_dependencies)) }?;
+pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, p_num_dependencies: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies(node, p_dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependencies)) }?;
     error::check(__r)?;
-    Ok(unsafe { __edge_data.assume_init() })
+    Ok(())
 }
 
 /// Returns a node's dependent nodes
@@ -11525,11 +11527,10 @@ pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies:
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes(node: cudaGraphNode_t, p_dependent_nodes: Option<&mut [cudaGraphNode_t]>, p_num_dependent_nodes: &mut usize) -> Result<cudaGraphEdgeData, Error> {
-    let mut __edge_data = MaybeUninit::<cudaGraphEdgeData>::uninit();
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes(node, p_dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __edge_data.as_mut_ptr(), core::ptr::from_mut(p_num_dependent_nodes)) }?;
+pub unsafe fn graph_node_get_dependent_nodes(node: cudaGraphNode_t, p_dependent_nodes: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, p_num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes(node, p_dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependent_nodes)) }?;
     error::check(__r)?;
-    Ok(unsafe { __edge_data.assume_init() })
+    Ok(())
 }
 
 /// Adds dependency edges to a graph.

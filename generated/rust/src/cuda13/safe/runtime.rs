@@ -1042,6 +1042,12 @@ impl MemPool_t {
     pub fn get_access(&self, location: &mut cudaMemLocation) -> Result<cudaMemAccessFlags, Error> {
         lib::mem_pool_get_access(self.raw, location)
     }
+
+    /// Calls [`cudaMemPoolExportToShareableHandle`](lib::mem_pool_export_to_shareable_handle) on this handle.
+    #[inline]
+    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<T, Error> {
+        lib::mem_pool_export_to_shareable_handle(self.raw, handle_type, flags)
+    }
 }
 
 impl Drop for MemPool_t {
