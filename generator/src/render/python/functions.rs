@@ -298,9 +298,7 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
                 (v.size_bits, v.size_signed) = count_scalar(lib, f, name, handles);
             }
             // The raw layer names functions by ABI symbol (`__nvJitLinkGetLinkedCubinSize_12_9`).
-            SizeFrom::Function(name) => {
-                v.size_fn = lib.functions.iter().find(|g| &g.name == name).map_or_else(|| name.clone(), |g| g.symbol.clone())
-            }
+            SizeFrom::Function(name) => v.size_fn = lib.function(name).map_or_else(|| name.clone(), |g| g.symbol.clone()),
         }
     }
     if let Some(name) = count_param(&p.kind) {
