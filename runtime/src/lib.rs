@@ -12,6 +12,10 @@ mod support {
     pub mod loader;
     pub mod trace;
     pub mod util;
+    /// The safe layer's PTX parameter reader (pure; the rest of `safe/` needs the generated crate).
+    pub mod safe {
+        pub mod ptx;
+    }
 }
 
 // Generated: formatted as the generator writes it.
@@ -19,4 +23,5 @@ mod support {
 #[path = "../../generated/rust/src/cuda12/libraries.rs"]
 mod libraries;
 
+pub use support::safe::ptx;
 pub use support::{loader, trace, util};

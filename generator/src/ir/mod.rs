@@ -320,6 +320,11 @@ pub struct Resource {
     /// (`Launchable`, for a function or a library kernel).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub traits: Vec<String>,
+    /// Loaded from a code image (a constructor has [`Creator::image_param`]): the owned type
+    /// keeps the kernel parameter layouts of a PTX image and seeds the launch cache of each
+    /// kernel it hands out ([`Creator::kernel_name`]), so no launch asks the driver for them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub kernel_layouts: bool,
     /// Who paired creators and ender (the ender's decision; for a kind without one, its first
     /// creator's).
     pub decided_by: DecidedBy,
@@ -350,6 +355,14 @@ pub struct Creator {
     /// `&impl AsRaw<Handle>` (an owned type or the raw handle).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub handle_args: Vec<String>,
+    /// The module image this call loads (the parameter `[trace.params]` marks `image`): the
+    /// safe layer reads the kernels' parameter layouts from it when it is PTX text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_param: Option<String>,
+    /// The kernel's name, when this call hands out a launchable kernel of a kind that keeps
+    /// kernel layouts ([`Resource::kernel_layouts`]): its launch cache is seeded from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_name: Option<String>,
     pub decided_by: DecidedBy,
 }
 

@@ -88,6 +88,9 @@ const SUPPORT_TRAITS: [(&str, &str); 4] = [
     ("CUcontext", "current_context"),
 ];
 
+/// The support traits of kinds a checked launch runs.
+const LAUNCHABLE: [&str; 2] = ["launchable_function", "launchable_kernel"];
+
 /// The status a call's doc lists when it works in the calling thread's current context: a kind
 /// whose constructors list it borrows that context ([`Resource::in_context`]).
 const CONTEXT_STATUS: &str = "CUDA_ERROR_INVALID_CONTEXT";
@@ -770,13 +773,44 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
             threading,
             binds,
             traits: SUPPORT_TRAITS.iter().filter(|(h, _)| *h == k.handle_name).map(|(_, t)| t.to_string()).collect(),
+            kernel_layouts: false,
             decided_by: k.ender.as_ref().map(|e| e.by).or(k.creators.first().map(|c| c.by)).unwrap_or(k.by),
         });
     }
     errors.finish()?;
     place_calls(lib, plan, &mut out);
+    kernel_layouts(lib, &mut out);
     out.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(out)
+}
+
+/// Kinds loaded from a module image (a constructor's parameter `[trace.params]` marks `image`:
+/// `Creator::image_param`) keep the kernel parameter layouts of a PTX image
+/// (`Resource::kernel_layouts`); their methods that hand out a launchable kernel by name (the
+/// call's one string input: `Creator::kernel_name`) seed its launch cache from them.
+fn kernel_layouts(lib: &Library, out: &mut [Resource]) {
+    let image_of = |c: &Creator| {
+        lib.function(&c.function)?.params.iter().find(|p| p.trace == Some(TraceUse::Image)).map(|p| p.name.clone())
+    };
+    for r in out.iter_mut() {
+        for c in r.creators.iter_mut().filter(|c| c.on.is_empty()) {
+            c.image_param = image_of(c);
+        }
+        r.kernel_layouts = r.creators.iter().any(|c| c.image_param.is_some());
+    }
+    let loaded: BTreeSet<String> = out.iter().filter(|r| r.kernel_layouts).map(|r| r.name.clone()).collect();
+    let launchable = |r: &Resource| r.traits.iter().any(|t| LAUNCHABLE.contains(&t.as_str()));
+    for r in out.iter_mut().filter(|r| launchable(r)) {
+        for c in r.creators.iter_mut().filter(|c| matches!(c.on.as_slice(), [host] if loaded.contains(host))) {
+            let names: Vec<&str> = lib
+                .function(&c.function)
+                .map(|f| f.params.iter().filter(|p| matches!(p.role, Role::CStrIn)).map(|p| p.name.as_str()).collect())
+                .unwrap_or_default();
+            if let [one] = names.as_slice() {
+                c.kernel_name = Some(one.to_string());
+            }
+        }
+    }
 }
 
 /// Each kind's type name: the annotation's, else its handle type without the library prefix
@@ -853,6 +887,8 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
                 handle_args: handle_args(lib, plan, f, &[Some(&c.handle_param), c.parent_param.as_ref(), self_param.as_ref()]),
                 self_param,
                 name,
+                image_param: None,
+                kernel_name: None,
                 decided_by: c.by,
             });
         }

@@ -45,10 +45,13 @@
 //!
 //! Included by the `safe` module root (`crate::safe`), which re-exports these items.
 //!
-//! The first launch of a kernel asks the driver for its parameters (`cuFuncGetParamInfo` /
-//! `cuKernelGetParamInfo`, CUDA 12.4, index by index until the driver answers
-//! `CUDA_ERROR_INVALID_VALUE`, or up to `cu*GetParamCount` where the driver has it, CUDA 13.2)
-//! and its limits (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`,
+//! The first launch of a kernel takes its parameters from the PTX of its module where the
+//! module (or library) was loaded from PTX text ([`KernelLayouts`], read by
+//! [`ptx_kernel_params`] at the load and handed to each kernel `get_function` / `get_kernel`
+//! gives out), else asks the driver (`cuFuncGetParamInfo` / `cuKernelGetParamInfo`, CUDA 12.4:
+//! up to `cu*GetParamCount` where the driver has it, CUDA 13.2; before, index by index until
+//! the driver answers `CUDA_ERROR_INVALID_VALUE`, which tools such as compute-sanitizer list
+//! as an API error, one per kernel of a cubin, fatbin or file-loaded module), and its limits (`CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`,
 //! `..._MAX_DYNAMIC_SHARED_SIZE_BYTES`), and keeps them in the kernel object's
 //! [`LaunchCache`]. Every launch then compares the arguments' count and byte sizes and the
 //! configuration with the cached facts (a few loads and compares; no lock, no allocation) and
@@ -66,10 +69,11 @@
 
 use super::error::Error;
 use super::memory::{AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use super::ptx::{ptx_kernel_params, ParamInfo};
 use super::repr::DeviceRepr;
 use crate::driver::{self, CUdeviceptr, CUfunction, CUfunction_attribute, CUkernel, CUresult, CUstream};
 use crate::loader::{Entry, LibraryKind, Table};
-use core::ffi::{c_char, c_void};
+use core::ffi::{c_char, c_void, CStr};
 use core::marker::PhantomData;
 use core::mem::size_of;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -105,13 +109,6 @@ impl LaunchConfig {
     }
 }
 
-/// A kernel parameter as the driver reports it: byte offset in the parameter buffer and size.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ParamInfo {
-    pub offset: usize,
-    pub size: usize,
-}
-
 /// What a checked launch knows about one kernel, read from the driver at its first launch.
 #[derive(Debug)]
 struct KernelInfo {
@@ -125,17 +122,91 @@ struct KernelInfo {
 #[derive(Debug, Default)]
 pub struct LaunchCache {
     info: OnceLock<KernelInfo>,
+    /// The parameters read from the PTX of the kernel's module (see [`KernelLayouts`]): the
+    /// first launch takes them instead of asking the driver.
+    seeded: OnceLock<Box<[ParamInfo]>>,
 }
 
 impl LaunchCache {
     /// An empty cache, filled at the first checked launch.
     pub const fn new() -> Self {
-        LaunchCache { info: OnceLock::new() }
+        LaunchCache { info: OnceLock::new(), seeded: OnceLock::new() }
+    }
+
+    /// Whether the parameters came from the module's PTX (no driver query reads them).
+    pub fn from_ptx(&self) -> bool {
+        self.seeded.get().is_some()
     }
 
     /// The parameters, once a checked launch (or [`kernel_params`]) has read them.
     pub fn params(&self) -> Option<&[ParamInfo]> {
         self.info.get().map(|i| &*i.params)
+    }
+}
+
+/// The kernel parameter layouts of a module (or library) loaded from PTX text, read from the
+/// image at the load ([`ptx_kernel_params`]); the object hands each kernel it gives out by name
+/// its layout, so the kernel's first checked launch asks the driver nothing about parameters.
+/// Empty for other images (cubin, fatbin): those kernels' parameters are read from the driver.
+#[derive(Debug, Default)]
+pub struct KernelLayouts {
+    kernels: Vec<(String, Box<[ParamInfo]>)>,
+}
+
+impl KernelLayouts {
+    /// No layouts.
+    pub const fn new() -> Self {
+        KernelLayouts { kernels: Vec::new() }
+    }
+
+    /// The layouts of every kernel of PTX text this reader understands.
+    pub fn from_ptx(ptx: &[u8]) -> Self {
+        KernelLayouts { kernels: ptx_kernel_params(ptx) }
+    }
+
+    /// The layouts of `image` when it is PTX text; none for a cubin (ELF), a fatbin, its
+    /// wrapper or anything else (whose first bytes are not ASCII text).
+    ///
+    /// # Safety
+    /// `image` is null or a module image as `cuModuleLoadData` takes it: a NUL-terminated PTX
+    /// string, or a binary image at least 4 bytes long.
+    pub unsafe fn from_image(image: *const c_void) -> Self {
+        if image.is_null() {
+            return Self::new();
+        }
+        let p = image.cast::<u8>();
+        // Up to 4 bytes, stopping at a NUL: within a PTX string or a binary header either way.
+        for i in 0..4 {
+            // SAFETY: the bytes before a NUL of a string, or the first 4 of a binary image.
+            let b = unsafe { *p.add(i) };
+            if b == 0 {
+                break;
+            }
+            if !(b.is_ascii_graphic() || b.is_ascii_whitespace()) {
+                return Self::new();
+            }
+        }
+        // SAFETY: text, so (by the caller's promise) a NUL-terminated string.
+        Self::from_ptx(unsafe { CStr::from_ptr(p.cast()) }.to_bytes())
+    }
+
+    /// The parameters of kernel `name`, if its layout was read.
+    pub fn params(&self, name: &CStr) -> Option<&[ParamInfo]> {
+        let name = name.to_bytes();
+        let i = self.kernels.binary_search_by(|(n, _)| n.as_bytes().cmp(name)).ok()?;
+        Some(&self.kernels[i].1)
+    }
+
+    /// Hands `kernel` the layout of `name`, if read.
+    ///
+    /// # Safety
+    /// `kernel` is the kernel `name` of the module these layouts were read from (a wrong
+    /// layout would let a checked launch pass the driver other bytes than the kernel reads).
+    pub unsafe fn seed<K: Launchable>(&self, name: &CStr, kernel: K) -> K {
+        if let Some(p) = self.params(name) {
+            let _ = kernel.launch_cache().seeded.set(p.into());
+        }
+        kernel
     }
 }
 
@@ -344,7 +415,9 @@ impl<'c> super::Module<'c> {
     /// Loads a module from PTX text (as NVRTC's `get_ptx` returns it) into `context`, which must
     /// be the calling thread's current one: the safe form of
     /// [`Module::load_data`](super::Module::load_data) for the one image kind whose extent the
-    /// driver finds itself (a NUL-terminated string).
+    /// driver finds itself (a NUL-terminated string). The kernels' parameter layouts are read
+    /// from the text ([`KernelLayouts`]), so their checked launches ask the driver nothing
+    /// about parameters.
     pub fn from_ptx(context: &'c (impl super::CurrentContext + ?Sized), ptx: &core::ffi::CStr) -> Result<Self, Error> {
         // SAFETY: a NUL-terminated PTX image, read by the driver during the call only.
         unsafe { Self::load_data(context, ptx.as_ptr().cast()) }
@@ -573,9 +646,9 @@ pub fn kernel_params<K: Launchable + ?Sized>(kernel: &K) -> Result<&[ParamInfo],
 #[cold]
 #[inline(never)]
 fn first_use<K: Launchable + ?Sized>(kernel: &K) -> Result<&KernelInfo, Error> {
-    let params = match read_params(kernel) {
-        Ok(p) => p,
-        Err(cause) => return Err(Error::NoParamInfo { kernel: name(kernel), cause: Box::new(cause) }),
+    let params = match kernel.launch_cache().seeded.get() {
+        Some(p) => p.clone(),
+        None => read_params(kernel).map_err(|cause| Error::NoParamInfo { kernel: name(kernel), cause: Box::new(cause) })?,
     };
     let info = KernelInfo {
         params,

@@ -143,5 +143,7 @@ mod launch;
 pub use launch::*;
 mod memory;
 pub use memory::*;
+mod ptx;
+pub use ptx::*;
 mod repr;
 pub use repr::*;

@@ -62,6 +62,8 @@ pub(super) struct ResourceView {
     pub in_context: bool,
     /// Implements `Launchable`: the function handle and the library kernel expressions.
     pub launch: Option<LaunchView>,
+    /// Keeps the kernel layouts of its PTX image (`Resource::kernel_layouts`): a `layouts` field.
+    pub kernel_layouts: bool,
 }
 
 #[derive(Serialize)]
@@ -244,6 +246,7 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
             }
             _ => None,
         }),
+        kernel_layouts: r.kernel_layouts,
     }
 }
 
@@ -331,7 +334,15 @@ fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Librar
         let all: Vec<String> = std::iter::once(raw).chain(kept.iter().cloned()).collect();
         let raw = if all.len() == 1 { all[0].clone() } else { format!("({})", all.join(", ")) };
         let path = if c.on.is_empty() { "Self".to_string() } else { made.name.clone() };
-        format!("unsafe {{ {path}::from_raw({raw}) }}")
+        let made = format!("{path}::from_raw({raw})");
+        let made = match &c.kernel_name {
+            Some(n) => format!("unsafe {{ self.layouts.seed({}, {made}) }}", rust_of(n)),
+            None => format!("unsafe {{ {made} }}"),
+        };
+        match &c.image_param {
+            Some(p) => format!("{made}.with_layouts(unsafe {{ super::KernelLayouts::from_image({}) }})", rust_of(p)),
+            None => made,
+        }
     };
     let outs: Vec<String> = (0..out_types.len()).map(|i| format!("__o{i}")).collect();
     let pattern = match outs.len() {
@@ -367,11 +378,20 @@ fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Librar
             .flatten()
             .chain([
                 if outs.is_empty() { format!("{call}?;") } else { format!("let {pattern} = {call}?;") },
-                format!("// SAFETY: the handle was just made by `{}` and is owned by nobody else.", f.name),
+                format!("// SAFETY: the handle was just made by `{}` and is owned by nobody else{}.", f.name, seed_safety(c)),
                 format!("Ok({})", tuple(&values)),
             ])
             .collect(),
         returns: Some(made.name.clone()),
+    }
+}
+
+/// The rest of a creator's SAFETY line when it reads kernel layouts or seeds a kernel's cache.
+fn seed_safety(c: &Creator) -> &'static str {
+    match (&c.image_param, &c.kernel_name) {
+        (Some(_), _) => "; the driver accepted the image as a module image, so it may be read again",
+        (None, Some(_)) => "; the layouts are this module's, the kernel is the one its name names",
+        (None, None) => "",
     }
 }
 

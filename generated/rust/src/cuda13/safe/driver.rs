@@ -3115,6 +3115,7 @@ unsafe impl<'p> super::Launchable for Kernel<'p> {
 #[derive(Debug)]
 pub struct Library {
     raw: CUlibrary,
+    layouts: super::KernelLayouts,
 }
 
 // SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
@@ -3129,7 +3130,7 @@ impl Library {
     /// The handle is live and nothing else ends it.
     #[inline]
     pub unsafe fn from_raw(raw: CUlibrary) -> Self {
-        Self { raw }
+        Self { raw, layouts: super::KernelLayouts::new() }
     }
 
     /// The raw handle, still owned by `self`.
@@ -3157,6 +3158,14 @@ impl Library {
         lib::library_unload(self.raw)
     }
 
+    /// Keeps the kernel parameter layouts read from this object's image, for the kernels it
+    /// hands out (their checked launches then ask the driver nothing about parameters).
+    #[inline]
+    fn with_layouts(mut self, layouts: super::KernelLayouts) -> Self {
+        self.layouts = layouts;
+        self
+    }
+
     /// Creates [`Library`] with [`cuLibraryLoadData`](lib::library_load_data).
     ///
     /// # Safety
@@ -3165,8 +3174,8 @@ impl Library {
     #[inline]
     pub unsafe fn load_data(code: *const c_void, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
         let __o0 = unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
-        // SAFETY: the handle was just made by `cuLibraryLoadData` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw(__o0) })
+        // SAFETY: the handle was just made by `cuLibraryLoadData` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
+        Ok(unsafe { Self::from_raw(__o0) }.with_layouts(unsafe { super::KernelLayouts::from_image(code) }))
     }
 
     /// Creates [`Library`] with [`cuLibraryLoadFromFile`](lib::library_load_from_file).
@@ -3181,8 +3190,8 @@ impl Library {
     #[inline]
     pub fn get_kernel(&self, name: &CStr) -> Result<Kernel<'_>, Error> {
         let __o0 = lib::library_get_kernel(self.raw, name)?;
-        // SAFETY: the handle was just made by `cuLibraryGetKernel` and is owned by nobody else.
-        Ok(unsafe { Kernel::from_raw(__o0) })
+        // SAFETY: the handle was just made by `cuLibraryGetKernel` and is owned by nobody else; the layouts are this module's, the kernel is the one its name names.
+        Ok(unsafe { self.layouts.seed(name, Kernel::from_raw(__o0)) })
     }
 
     /// Calls [`cuLibraryGetKernelCount`](lib::library_get_kernel_count) on this handle.
@@ -4028,6 +4037,7 @@ impl<'p> super::AsRaw<CUmipmappedArray> for MipmappedArray<'p> {
 #[derive(Debug)]
 pub struct Module<'p> {
     raw: CUmodule,
+    layouts: super::KernelLayouts,
     _marker: PhantomData<&'p ()>,
 }
 
@@ -4043,7 +4053,7 @@ impl<'p> Module<'p> {
     /// The handle is live and nothing else ends it; what it comes from outlives `'p`.
     #[inline]
     pub unsafe fn from_raw(raw: CUmodule) -> Self {
-        Self { raw, _marker: PhantomData }
+        Self { raw, layouts: super::KernelLayouts::new(), _marker: PhantomData }
     }
 
     /// The raw handle, still owned by `self`.
@@ -4071,6 +4081,14 @@ impl<'p> Module<'p> {
         lib::module_unload(self.raw)
     }
 
+    /// Keeps the kernel parameter layouts read from this object's image, for the kernels it
+    /// hands out (their checked launches then ask the driver nothing about parameters).
+    #[inline]
+    fn with_layouts(mut self, layouts: super::KernelLayouts) -> Self {
+        self.layouts = layouts;
+        self
+    }
+
     /// Creates [`Module`] with [`cuModuleLoad`](lib::module_load).
     #[inline]
     pub fn load(context: &'p (impl super::CurrentContext + ?Sized), fname: &CStr) -> Result<Self, super::Error> {
@@ -4089,8 +4107,8 @@ impl<'p> Module<'p> {
     pub unsafe fn load_data(context: &'p (impl super::CurrentContext + ?Sized), image: *const c_void) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_data(image) }?;
-        // SAFETY: the handle was just made by `cuModuleLoadData` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw(__o0) })
+        // SAFETY: the handle was just made by `cuModuleLoadData` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
+        Ok(unsafe { Self::from_raw(__o0) }.with_layouts(unsafe { super::KernelLayouts::from_image(image) }))
     }
 
     /// Creates [`Module`] with [`cuModuleLoadDataEx`](lib::module_load_data_ex).
@@ -4102,8 +4120,8 @@ impl<'p> Module<'p> {
     pub unsafe fn load_data_ex(context: &'p (impl super::CurrentContext + ?Sized), image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_data_ex(image, options, option_values) }?;
-        // SAFETY: the handle was just made by `cuModuleLoadDataEx` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw(__o0) })
+        // SAFETY: the handle was just made by `cuModuleLoadDataEx` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
+        Ok(unsafe { Self::from_raw(__o0) }.with_layouts(unsafe { super::KernelLayouts::from_image(image) }))
     }
 
     /// Creates [`Module`] with [`cuModuleLoadFatBinary`](lib::module_load_fat_binary).
@@ -4115,16 +4133,16 @@ impl<'p> Module<'p> {
     pub unsafe fn load_fat_binary(context: &'p (impl super::CurrentContext + ?Sized), fat_cubin: *const c_void) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_fat_binary(fat_cubin) }?;
-        // SAFETY: the handle was just made by `cuModuleLoadFatBinary` and is owned by nobody else.
-        Ok(unsafe { Self::from_raw(__o0) })
+        // SAFETY: the handle was just made by `cuModuleLoadFatBinary` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
+        Ok(unsafe { Self::from_raw(__o0) }.with_layouts(unsafe { super::KernelLayouts::from_image(fat_cubin) }))
     }
 
     /// Creates [`Function`] with [`cuModuleGetFunction`](lib::module_get_function) on this handle.
     #[inline]
     pub fn get_function(&self, name: &CStr) -> Result<Function<'_>, Error> {
         let __o0 = lib::module_get_function(self.raw, name)?;
-        // SAFETY: the handle was just made by `cuModuleGetFunction` and is owned by nobody else.
-        Ok(unsafe { Function::from_raw(__o0) })
+        // SAFETY: the handle was just made by `cuModuleGetFunction` and is owned by nobody else; the layouts are this module's, the kernel is the one its name names.
+        Ok(unsafe { self.layouts.seed(name, Function::from_raw(__o0)) })
     }
 
     /// Calls [`cuModuleGetFunctionCount`](lib::module_get_function_count) on this handle.
