@@ -5,7 +5,8 @@
 use cudagen::driver::{self, CUfunction_attribute};
 use cudagen::loader::{Entry, LibraryKind, Table};
 use cudagen::safe::{
-    kernel_params, Alloc, DeviceBuffer, Error, FunctionHandle, LaunchConfig, Launchable, ParamInfo, PinnedHostBuffer,
+    kernel_params, Alloc, Context, DeviceBuffer, Error, FunctionHandle, LaunchConfig, Launchable, Library, Module, ParamInfo,
+    PinnedHostBuffer,
     StreamLaunch, StreamRef,
 };
 use std::ffi::{c_char, c_long, CString};
@@ -122,6 +123,84 @@ fn wrong_count_and_size_are_refused_before_launching() {
         &[(0, 4), (8, 8), (16, 8), (24, 8), (32, 8)].map(|(offset, size)| ParamInfo { offset, size })
     );
     println!("summary: count and size mismatches refused, 2 launches, parameter info read once");
+}
+
+/// PTX of one kernel `k(float, float *, 16-byte struct)`, as a module or library image.
+const PTX_K: &std::ffi::CStr = c".version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry k(
+\t.param .f32 k_param_0,
+\t.param .u64 .ptr .global .align 4 k_param_1,
+\t.param .align 8 .b8 k_param_2[16]
+)
+{
+\tret;
+}
+";
+
+fn layout(pairs: &[(usize, usize)]) -> Vec<ParamInfo> {
+    pairs.iter().map(|&(offset, size)| ParamInfo { offset, size }).collect()
+}
+
+#[test]
+fn kernels_of_a_ptx_module_ask_the_driver_nothing_about_parameters() {
+    if parent_runs("kernels_of_a_ptx_module_ask_the_driver_nothing_about_parameters", &[]) {
+        return;
+    }
+    let ctx = Context::create(0, driver::device_get(0).unwrap()).unwrap();
+    let s = stream();
+    let module = Module::from_ptx(&ctx, PTX_K).unwrap();
+    let k = module.get_function(c"k").unwrap();
+    assert!(k.launch_cache().from_ptx(), "seeded from the PTX at get_function");
+    let mut buf = DeviceBuffer::<f32>::zeroed(&s, 4).unwrap();
+    let e = s.launch(&k, LaunchConfig::linear(1, 1), (1.5f32, &mut buf)).unwrap_err();
+    assert_eq!(refused(e), "kernel `k` takes 3 parameters, 2 arguments given; nothing launched");
+    let e = s.launch(&k, LaunchConfig::linear(1, 1), (1.5f32, &mut buf, [7u32; 2])).unwrap_err();
+    assert_eq!(refused(e), "kernel `k` parameter 2 is 16 bytes, argument 2 is 8 bytes; nothing launched");
+    s.launch(&k, LaunchConfig::linear(1, 1), (1.5f32, &mut buf, [7u32; 4])).unwrap();
+    assert_eq!(kernel_params(&k).unwrap(), layout(&[(0, 4), (8, 8), (16, 16)]));
+    assert_eq!((calls("cuFuncGetParamInfo"), calls("cuFuncGetParamCount")), (0, 0), "no parameter query");
+    assert_eq!(calls("cuLaunchKernel"), 1);
+
+    // A name the PTX does not declare (the fake knows it): read from the driver as before.
+    let other = module.get_function(c"other:4").unwrap();
+    assert!(!other.launch_cache().from_ptx());
+    s.launch(&other, LaunchConfig::linear(1, 1), (1u32,)).unwrap();
+    assert_eq!(calls("cuFuncGetParamInfo"), 2, "1 parameter + the INVALID_VALUE that ends the list");
+
+    // A library loaded from the same PTX seeds its kernels too (`cuKernelGetParamInfo` unused).
+    let library = unsafe { Library::load_data(PTX_K.as_ptr().cast(), &[], &[], &[], &[]) }.unwrap();
+    let lk = library.get_kernel(c"k").unwrap();
+    s.launch(&lk, LaunchConfig::linear(1, 1), (2.5f32, &mut buf, [1u64; 2])).unwrap();
+    assert_eq!(calls("cuKernelGetParamInfo"), 0);
+
+    // A binary image (an ELF header: a cubin) is not read as text: its kernels are probed.
+    let cubin = *b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0";
+    let bin = unsafe { Module::load_data(&ctx, cubin.as_ptr().cast()) }.unwrap();
+    let bk = bin.get_function(c"k:4").unwrap();
+    assert!(!bk.launch_cache().from_ptx());
+    s.launch(&bk, LaunchConfig::linear(1, 1), (1u32,)).unwrap();
+    assert_eq!(calls("cuFuncGetParamInfo"), 4);
+    assert_eq!(calls("cuLaunchKernel"), 4);
+    println!("summary: PTX-seeded function and library kernel: 0 parameter queries; others probed");
+}
+
+#[test]
+fn ptx_kernels_launch_checked_on_a_driver_without_parameter_info() {
+    if parent_runs("ptx_kernels_launch_checked_on_a_driver_without_parameter_info", &[("FAKE_DRIVER_VERSION", "12030")]) {
+        return;
+    }
+    let ctx = Context::create(0, driver::device_get(0).unwrap()).unwrap();
+    let s = stream();
+    let module = Module::from_ptx(&ctx, PTX_K).unwrap();
+    let k = module.get_function(c"k").unwrap();
+    let mut buf = DeviceBuffer::<f32>::zeroed(&s, 4).unwrap();
+    let e = s.launch(&k, LaunchConfig::linear(1, 1), (1.5f32, &mut buf, 3u64)).unwrap_err();
+    assert_eq!(refused(e), "kernel `k` parameter 2 is 16 bytes, argument 2 is 8 bytes; nothing launched");
+    s.launch(&k, LaunchConfig::linear(1, 1), (1.5f32, &mut buf, [7u32; 4])).unwrap();
+    assert_eq!(calls("cuLaunchKernel"), 1, "checked, though the driver (12.3) cannot describe parameters");
 }
 
 #[test]

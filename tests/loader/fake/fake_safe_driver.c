@@ -39,7 +39,7 @@ static const char *NAMES[] = {
     "cuMemHostAlloc", "cuMemFreeHost", "cuStreamCreate", "cuStreamDestroy", "cuModuleLoadData",
     "cuModuleGetFunction", "cuModuleUnload", "cuInit", "cuKernelGetParamInfo", "cuKernelGetName",
     "cuKernelGetFunction", "cuPointerGetAttributes", "cuDeviceGetAttribute",
-    "cuStreamIsCapturing",
+    "cuStreamIsCapturing", "cuLibraryLoadData",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -80,6 +80,22 @@ long fake_last_params(unsigned char *out, long cap)
 }
 
 static CUresult fModuleLoadData(void **mod, const void *image) { (void)image; count("cuModuleLoadData"); *mod = malloc(1); return OK; }
+/* One context at a time: cuCtxCreate makes it current, cuCtxDestroy ends it. */
+static void *current_ctx;
+static CUresult fCtxCreate(void **ctx, unsigned flags, int dev) { (void)flags; (void)dev; *ctx = malloc(1); current_ctx = *ctx; return OK; }
+static CUresult fCtxGetCurrent(void **ctx) { *ctx = current_ctx; return OK; }
+static CUresult fCtxDestroy(void *ctx) { if (ctx == current_ctx) current_ctx = 0; free(ctx); return OK; }
+static CUresult fModuleGetFunction(struct fake_fn **out, void *mod, const char *spec);
+/* A library is a module here; its kernels are functions (as cuKernelGetFunction says). */
+static CUresult fLibraryLoadData(void **lib, const void *code, void *jo, void **jv, unsigned nj, void *lo, void **lv, unsigned nl)
+{
+    (void)code; (void)jo; (void)jv; (void)nj; (void)lo; (void)lv; (void)nl;
+    count("cuLibraryLoadData");
+    *lib = malloc(1);
+    return OK;
+}
+static CUresult fLibraryGetKernel(struct fake_fn **out, void *lib, const char *spec) { return fModuleGetFunction(out, lib, spec); }
+static CUresult fLibraryUnload(void *lib) { free(lib); return OK; }
 static CUresult fModuleUnload(void *mod) { count("cuModuleUnload"); free(mod); return OK; }
 
 static CUresult fModuleGetFunction(struct fake_fn **out, void *mod, const char *spec)
@@ -293,6 +309,12 @@ static const struct entry ENTRIES[] = {
     {"cuDeviceGetCount", (void *)fDeviceGetCount},
     {"cuDeviceGet", (void *)fDeviceGet},
     {"cuDeviceGetAttribute", (void *)fDeviceGetAttribute},
+    {"cuCtxCreate", (void *)fCtxCreate},
+    {"cuCtxGetCurrent", (void *)fCtxGetCurrent},
+    {"cuCtxDestroy", (void *)fCtxDestroy},
+    {"cuLibraryLoadData", (void *)fLibraryLoadData},
+    {"cuLibraryGetKernel", (void *)fLibraryGetKernel},
+    {"cuLibraryUnload", (void *)fLibraryUnload},
     {"cuFakeCount", (void *)fake_count},
     {"cuFakeLastParams", (void *)fake_last_params},
 };
