@@ -119,6 +119,108 @@ void saxpy(float a, float *x, float *y, float *out, size_t n)
 }
 ";
 
+/// The kernels of `safe_gpu` (and of the NVRTC parameter-layout oracle in `nvrtc`): 25 entries,
+/// scalars of every width, `bool`, structs of odd alignment, pointers, 16 parameters.
+pub const SAFE_KERNELS: &str = r#"
+struct Params { float scale; float offset[2]; };
+struct Wide { double scale; float offset[2]; };
+struct Ptrs { const float *x; unsigned n; };
+
+__device__ unsigned int launches;
+__device__ double sink[32];
+
+__device__ void count_launch() {
+    if (threadIdx.x + threadIdx.y + threadIdx.z + blockIdx.x + blockIdx.y + blockIdx.z == 0) atomicAdd(&launches, 1u);
+}
+
+extern "C" __global__ void read_state(unsigned int *n, double *s) {
+    if (threadIdx.x == 0) *n = launches;
+    if (threadIdx.x < 32) s[threadIdx.x] = sink[threadIdx.x];
+}
+
+extern "C" __global__ void s_none() { count_launch(); sink[0] = 1.0; }
+extern "C" __global__ void s_i32(int a) { count_launch(); sink[1] = a; }
+extern "C" __global__ void s_u8(unsigned char a) { count_launch(); sink[2] = a; }
+extern "C" __global__ void s_i16(short a) { count_launch(); sink[3] = a; }
+extern "C" __global__ void s_i64(long long a) { count_launch(); sink[4] = (double)a; }
+extern "C" __global__ void s_f32(float a) { count_launch(); sink[5] = a; }
+extern "C" __global__ void s_f64(double a) { count_launch(); sink[6] = a; }
+extern "C" __global__ void s_bool(bool b, int a) { count_launch(); sink[7] = b ? a : -a; }
+extern "C" __global__ void s_mixed(char c, short s, int i, long long l, float f, double d) {
+    count_launch(); sink[8] = c + s + i + (double)l + f + d;
+}
+extern "C" __global__ void s_struct(Params p) { count_launch(); sink[9] = p.scale * 100 + p.offset[0] * 10 + p.offset[1]; }
+extern "C" __global__ void s_wide(Wide w) { count_launch(); sink[10] = w.scale * 100 + w.offset[0] * 10 + w.offset[1]; }
+extern "C" __global__ void s_sum(const float *x, int n) {
+    count_launch();
+    if (threadIdx.x == 0 && blockIdx.x == 0) { double t = 0; for (int i = 0; i < n; i++) t += x[i]; sink[11] = t; }
+}
+extern "C" __global__ void s_saxpy(float a, const float *x, float *y, size_t n) {
+    count_launch();
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void s_copy(const int *src, int *dst, unsigned n) {
+    count_launch();
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = src[i];
+}
+extern "C" __global__ void s_fill2d(int *out, int w, int h) {
+    count_launch();
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < w && y < h) out[y * w + x] = x + 1000 * y;
+}
+extern "C" __global__ void s_fill3d(int *out, int nx, int ny, int nz) {
+    count_launch();
+    int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
+    if (x < nx && y < ny && z < nz) out[(z * ny + y) * nx + x] = x + 10 * y + 100 * z;
+}
+extern "C" __global__ void s_reverse(float *v, int n) {
+    extern __shared__ float tmp[];
+    count_launch();
+    int i = threadIdx.x;
+    if (i < n) tmp[i] = v[i];
+    __syncthreads();
+    if (i < n) v[i] = tmp[n - 1 - i];
+}
+extern "C" __global__ void s_many(char a0, unsigned char a1, short a2, unsigned short a3, int a4, unsigned a5,
+                                  long long a6, unsigned long long a7, float a8, double a9, bool a10, short a11,
+                                  int a12, long long a13, double a14, char a15) {
+    count_launch();
+    sink[12] = a0 + a1 + a2 + a3 + a4 + a5 + (double)a6 + (double)a7 + a8 + a9 + (a10 ? 1 : 0) + a11 + a12 + (double)a13 + a14 + a15;
+}
+extern "C" __global__ void s_mul(const double *a, const double *b, double *c, unsigned long long n) {
+    count_launch();
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] * b[i];
+}
+extern "C" __global__ void s_ptrs(Ptrs p) {
+    count_launch();
+    if (threadIdx.x == 0) { double t = 0; for (unsigned i = 0; i < p.n; i++) t += p.x[i]; sink[13] = t; }
+}
+extern "C" __global__ void s_add_u64(unsigned long long *v, unsigned long long add, int n) {
+    count_launch();
+    int i = threadIdx.x;
+    if (i < n) v[i] += add;
+}
+extern "C" __global__ void __launch_bounds__(128) s_bounded(float *x, int n) {
+    count_launch();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 2.0f;
+}
+extern "C" __global__ void spin_fill(float *a, float value, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float t = 0.0f;
+    for (int k = 0; k < 200; k++) t += __sinf(i + k) * 1e-30f;
+    a[i] = value + t;
+}
+extern "C" __global__ void accumulate(float *acc, const float *a, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) acc[i] += a[i];
+}
+"#;
+
 /// An empty kernel with the same five arguments, for launch benchmarks.
 pub const EMPTY5: &CStr = c"extern \"C\" __global__ void empty5(float a, float *x, float *y, float *out, size_t n) {}";
 

@@ -6,8 +6,7 @@ use cudagen::driver::{self, CUfunction_attribute};
 use cudagen::loader::{Entry, LibraryKind, Table};
 use cudagen::safe::{
     kernel_params, Alloc, Context, DeviceBuffer, Error, FunctionHandle, LaunchConfig, Launchable, Library, Module, ParamInfo,
-    PinnedHostBuffer,
-    StreamLaunch, StreamRef,
+    PinnedHostBuffer, StreamLaunch, StreamRef,
 };
 use std::ffi::{c_char, c_long, CString};
 use std::path::PathBuf;

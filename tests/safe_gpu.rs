@@ -10,10 +10,10 @@ use cudagen::driver::{
     self, CUdeviceptr, CUfunction_attribute, CUmemAllocationType, CUmemLocation, CUmemLocationType, CUmemPoolProps,
 };
 use cudagen::safe::{
-    kernel_params, Alloc, Context, DeviceBuffer, Error, Function, LaunchConfig, MemoryPool, Module, PinnedHostBuffer, Stream,
-    StreamLaunch,
+    kernel_params, Alloc, Context, DeviceBuffer, Error, Function, LaunchConfig, Launchable, MemoryPool, Module, PinnedHostBuffer,
+    Stream, StreamLaunch,
 };
-use cudagen_tests::{compile_ptx, gpu_or_skip, random_floats, EMPTY5};
+use cudagen_tests::{compile_ptx, gpu_or_skip, random_floats, EMPTY5, SAFE_KERNELS as KERNELS};
 use std::ffi::CString;
 use std::time::Instant;
 
@@ -37,106 +37,6 @@ mod baseline {
 
 /// `CU_STREAM_NON_BLOCKING`: no implicit ordering with the legacy default stream.
 const CU_STREAM_NON_BLOCKING: u32 = 1;
-
-const KERNELS: &str = r#"
-struct Params { float scale; float offset[2]; };
-struct Wide { double scale; float offset[2]; };
-struct Ptrs { const float *x; unsigned n; };
-
-__device__ unsigned int launches;
-__device__ double sink[32];
-
-__device__ void count_launch() {
-    if (threadIdx.x + threadIdx.y + threadIdx.z + blockIdx.x + blockIdx.y + blockIdx.z == 0) atomicAdd(&launches, 1u);
-}
-
-extern "C" __global__ void read_state(unsigned int *n, double *s) {
-    if (threadIdx.x == 0) *n = launches;
-    if (threadIdx.x < 32) s[threadIdx.x] = sink[threadIdx.x];
-}
-
-extern "C" __global__ void s_none() { count_launch(); sink[0] = 1.0; }
-extern "C" __global__ void s_i32(int a) { count_launch(); sink[1] = a; }
-extern "C" __global__ void s_u8(unsigned char a) { count_launch(); sink[2] = a; }
-extern "C" __global__ void s_i16(short a) { count_launch(); sink[3] = a; }
-extern "C" __global__ void s_i64(long long a) { count_launch(); sink[4] = (double)a; }
-extern "C" __global__ void s_f32(float a) { count_launch(); sink[5] = a; }
-extern "C" __global__ void s_f64(double a) { count_launch(); sink[6] = a; }
-extern "C" __global__ void s_bool(bool b, int a) { count_launch(); sink[7] = b ? a : -a; }
-extern "C" __global__ void s_mixed(char c, short s, int i, long long l, float f, double d) {
-    count_launch(); sink[8] = c + s + i + (double)l + f + d;
-}
-extern "C" __global__ void s_struct(Params p) { count_launch(); sink[9] = p.scale * 100 + p.offset[0] * 10 + p.offset[1]; }
-extern "C" __global__ void s_wide(Wide w) { count_launch(); sink[10] = w.scale * 100 + w.offset[0] * 10 + w.offset[1]; }
-extern "C" __global__ void s_sum(const float *x, int n) {
-    count_launch();
-    if (threadIdx.x == 0 && blockIdx.x == 0) { double t = 0; for (int i = 0; i < n; i++) t += x[i]; sink[11] = t; }
-}
-extern "C" __global__ void s_saxpy(float a, const float *x, float *y, size_t n) {
-    count_launch();
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-extern "C" __global__ void s_copy(const int *src, int *dst, unsigned n) {
-    count_launch();
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) dst[i] = src[i];
-}
-extern "C" __global__ void s_fill2d(int *out, int w, int h) {
-    count_launch();
-    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x < w && y < h) out[y * w + x] = x + 1000 * y;
-}
-extern "C" __global__ void s_fill3d(int *out, int nx, int ny, int nz) {
-    count_launch();
-    int x = threadIdx.x, y = threadIdx.y, z = threadIdx.z;
-    if (x < nx && y < ny && z < nz) out[(z * ny + y) * nx + x] = x + 10 * y + 100 * z;
-}
-extern "C" __global__ void s_reverse(float *v, int n) {
-    extern __shared__ float tmp[];
-    count_launch();
-    int i = threadIdx.x;
-    if (i < n) tmp[i] = v[i];
-    __syncthreads();
-    if (i < n) v[i] = tmp[n - 1 - i];
-}
-extern "C" __global__ void s_many(char a0, unsigned char a1, short a2, unsigned short a3, int a4, unsigned a5,
-                                  long long a6, unsigned long long a7, float a8, double a9, bool a10, short a11,
-                                  int a12, long long a13, double a14, char a15) {
-    count_launch();
-    sink[12] = a0 + a1 + a2 + a3 + a4 + a5 + (double)a6 + (double)a7 + a8 + a9 + (a10 ? 1 : 0) + a11 + a12 + (double)a13 + a14 + a15;
-}
-extern "C" __global__ void s_mul(const double *a, const double *b, double *c, unsigned long long n) {
-    count_launch();
-    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-    if (i < n) c[i] = a[i] * b[i];
-}
-extern "C" __global__ void s_ptrs(Ptrs p) {
-    count_launch();
-    if (threadIdx.x == 0) { double t = 0; for (unsigned i = 0; i < p.n; i++) t += p.x[i]; sink[13] = t; }
-}
-extern "C" __global__ void s_add_u64(unsigned long long *v, unsigned long long add, int n) {
-    count_launch();
-    int i = threadIdx.x;
-    if (i < n) v[i] += add;
-}
-extern "C" __global__ void __launch_bounds__(128) s_bounded(float *x, int n) {
-    count_launch();
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= 2.0f;
-}
-extern "C" __global__ void spin_fill(float *a, float value, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float t = 0.0f;
-    for (int k = 0; k < 200; k++) t += __sinf(i + k) * 1e-30f;
-    a[i] = value + t;
-}
-extern "C" __global__ void accumulate(float *acc, const float *a, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) acc[i] += a[i];
-}
-"#;
 
 cudagen::device_repr! {
     struct Params { scale: f32, offset: [f32; 2] }
@@ -211,6 +111,56 @@ impl<'m> Kernels<'m> {
     }
 }
 
+impl Kernels<'_> {
+    /// Every kernel with its name.
+    fn all(&self) -> [(&'static str, &Function<'_>); 25] {
+        [
+            ("read_state", &self.read_state),
+            ("s_none", &self.none),
+            ("s_i32", &self.i32_),
+            ("s_u8", &self.u8_),
+            ("s_i16", &self.i16_),
+            ("s_i64", &self.i64_),
+            ("s_f32", &self.f32_),
+            ("s_f64", &self.f64_),
+            ("s_bool", &self.bool_),
+            ("s_mixed", &self.mixed),
+            ("s_struct", &self.struct_),
+            ("s_wide", &self.wide),
+            ("s_sum", &self.sum),
+            ("s_saxpy", &self.saxpy),
+            ("s_copy", &self.copy),
+            ("s_fill2d", &self.fill2d),
+            ("s_fill3d", &self.fill3d),
+            ("s_reverse", &self.reverse),
+            ("s_many", &self.many),
+            ("s_mul", &self.mul),
+            ("s_ptrs", &self.ptrs),
+            ("s_add_u64", &self.add_u64),
+            ("s_bounded", &self.bounded),
+            ("spin_fill", &self.spin_fill),
+            ("accumulate", &self.accumulate),
+        ]
+    }
+}
+
+/// The layouts the module read from its PTX (seeded at `get_function`) against the driver's
+/// `cuFuncGetParamInfo` for every parameter of every kernel (asked within the count only, so
+/// no call fails); returns the parameters compared.
+fn ptx_layouts_match_the_driver(k: &Kernels<'_>) -> usize {
+    let mut compared = 0;
+    for (name, f) in k.all() {
+        assert!(f.launch_cache().from_ptx(), "{name}: seeded from the module's PTX");
+        let params = kernel_params(f).unwrap();
+        for (i, p) in params.iter().enumerate() {
+            let driver = driver::func_get_param_info(f.as_raw(), i).unwrap();
+            assert_eq!((p.offset, p.size), driver, "{name} parameter {i}: PTX layout vs the driver");
+            compared += 1;
+        }
+    }
+    compared
+}
+
 /// The device's launch counter and `sink[32]`, read by the (uncounted) `read_state` kernel.
 fn read_state(k: &Kernels<'_>, s: &Stream) -> (u32, Vec<f64>) {
     let mut n = DeviceBuffer::<u32>::zeroed(s, 1).unwrap();
@@ -233,6 +183,8 @@ fn safe_layer_on_the_gpu() {
     let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
     let k = Kernels::new(&module);
     let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
+    let compared = ptx_layouts_match_the_driver(&k);
+    println!("layouts: {compared} parameters of {} kernels read from the PTX equal cuFuncGetParamInfo", k.all().len());
 
     let refused = mismatched_launches_are_refused(&ctx, &k, &s);
     let (launches, _) = read_state(&k, &s);
@@ -251,7 +203,7 @@ fn safe_layer_on_the_gpu() {
     let drop_errors = cudagen::safe::take_drop_errors();
     assert!(drop_errors.is_empty(), "{drop_errors:?}");
     println!(
-        "summary: safe_gpu PASS: {refused} mismatched launches refused (counter 0), {} kernel shapes, saxpy {n} floats, \
+        "summary: safe_gpu PASS: {compared} PTX parameter layouts equal the driver's, {refused} mismatched launches refused (counter 0), {} kernel shapes, saxpy {n} floats, \
          {pageable_rounds} pageable rounds, 2 streams x {iters} moves, {rounds} pool rounds, 0 drop errors",
         shapes.0
     );
