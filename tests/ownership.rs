@@ -31,7 +31,14 @@ fn resource_lines(r: &Resource) -> String {
         let place = if c.on.is_empty() { format!("{}::{}", r.name, c.name) } else { format!("{}.{}", c.on.join("|"), c.name) };
         let parent = c.parent_param.as_ref().map(|p| format!(" parent={p}")).unwrap_or_default();
         let kept = if c.kept_from.is_empty() { String::new() } else { format!(" keeps={}", c.kept_from.join(",")) };
-        s.push_str(&format!("  creates: {}({}){parent}{kept}@{} -> {place}\n", c.function, c.handle_param, by(c.decided_by)));
+        let image = c.image_param.as_ref().map(|p| format!(" image={p}")).unwrap_or_default();
+        let seeds = c.kernel_name.as_ref().map(|p| format!(" seeds_by={p}")).unwrap_or_default();
+        s.push_str(&format!(
+            "  creates: {}({}){parent}{kept}{image}{seeds}@{} -> {place}\n",
+            c.function,
+            c.handle_param,
+            by(c.decided_by)
+        ));
     }
     match &r.ender {
         Some(e) => {
@@ -72,6 +79,9 @@ fn resource_lines(r: &Resource) -> String {
     if !r.traits.is_empty() {
         s.push_str(&format!("  implements: {}\n", r.traits.join(", ")));
     }
+    if r.kernel_layouts {
+        s.push_str("  kernel layouts: read from a PTX image, handed to the kernels it gives out\n");
+    }
     s.push_str(&format!("  threads: {}\n", r.threading));
     let methods: Vec<&str> = r.methods.iter().map(|m| m.name.as_str()).collect();
     if !methods.is_empty() {
@@ -102,6 +112,35 @@ fn ownership_12_9() {
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{k} {v}")).collect();
     table.push_str(&format!("# {}\n", summary.join(", ")));
     insta::assert_snapshot!("ownership_12_9", table);
+}
+
+/// Kinds loaded from a module image keep the kernels' PTX layouts, and exactly the calls that
+/// hand out a launchable kernel of theirs by name seed it (decided from `[trace.params]` images
+/// and the calls' string inputs, checked here by name).
+#[test]
+fn ptx_layouts_are_kept_by_loaded_kinds_and_seed_their_kernels() {
+    let Some(api) = api_12_9() else { return };
+    let driver = api.libraries.iter().find(|l| l.resources.iter().any(|r| r.name == "Module")).unwrap();
+    let kept: Vec<&str> = driver.resources.iter().filter(|r| r.kernel_layouts).map(|r| r.name.as_str()).collect();
+    assert_eq!(kept, ["Library", "Module"]);
+    let mut images = Vec::new();
+    let mut seeds = Vec::new();
+    for r in &driver.resources {
+        for c in &r.creators {
+            if let Some(p) = &c.image_param {
+                images.push(format!("{}.{p}", c.function));
+            }
+            if let Some(p) = &c.kernel_name {
+                seeds.push(format!("{}.{p} -> {}", c.function, r.name));
+            }
+        }
+    }
+    images.sort();
+    assert_eq!(
+        images,
+        ["cuLibraryLoadData.code", "cuModuleLoadData.image", "cuModuleLoadDataEx.image", "cuModuleLoadFatBinary.fatCubin"]
+    );
+    assert_eq!(seeds, ["cuModuleGetFunction.name -> Function", "cuLibraryGetKernel.name -> Kernel"]);
 }
 
 /// End verbs, checked here independently of the pass's own detection.
