@@ -789,9 +789,8 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
 /// (`Resource::kernel_layouts`); their methods that hand out a launchable kernel by name (the
 /// call's one string input: `Creator::kernel_name`) seed its launch cache from them.
 fn kernel_layouts(lib: &Library, out: &mut [Resource]) {
-    let image_of = |c: &Creator| {
-        lib.function(&c.function)?.params.iter().find(|p| p.trace == Some(TraceUse::Image)).map(|p| p.name.clone())
-    };
+    let image_of =
+        |c: &Creator| lib.function(&c.function)?.params.iter().find(|p| p.trace == Some(TraceUse::Image)).map(|p| p.name.clone());
     for r in out.iter_mut() {
         for c in r.creators.iter_mut().filter(|c| c.on.is_empty()) {
             c.image_param = image_of(c);

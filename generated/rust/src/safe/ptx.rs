@@ -227,10 +227,7 @@ mod tests {
     use super::*;
 
     fn layout(ptx: &str) -> Vec<(String, Vec<(usize, usize)>)> {
-        ptx_kernel_params(ptx.as_bytes())
-            .into_iter()
-            .map(|(n, p)| (n, p.iter().map(|p| (p.offset, p.size)).collect()))
-            .collect()
+        ptx_kernel_params(ptx.as_bytes()).into_iter().map(|(n, p)| (n, p.iter().map(|p| (p.offset, p.size)).collect())).collect()
     }
 
     fn one(ptx: &str) -> Option<Vec<(usize, usize)>> {
@@ -266,10 +263,7 @@ mod tests {
                    .file 1 \"/tmp//x.cu\"\n.func (.param .b32 r) f(.param .b64 a)\n{ ret; }\n\
                    /* .entry fake(.param .u8 a) */\n.visible .entry a()\n{ ret; }\n.entry b\n{ ret; }\n\
                    .weak .entry c(\n// a comment .param\n.param .u64 c_param_0 // trailing\n)\n.maxntid 128, 1, 1\n{ ret; }\n";
-        assert_eq!(
-            layout(ptx),
-            vec![("a".to_string(), vec![]), ("b".to_string(), vec![]), ("c".to_string(), vec![(0, 8)])]
-        );
+        assert_eq!(layout(ptx), vec![("a".to_string(), vec![]), ("b".to_string(), vec![]), ("c".to_string(), vec![(0, 8)])]);
     }
 
     #[test]
