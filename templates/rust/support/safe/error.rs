@@ -50,9 +50,10 @@ pub enum Error {
     /// A constructor was given a context that is not the calling thread's current one
     /// (`current`: whether another one is current; false: none is).
     NotCurrent { current: bool },
-    /// A copy from host memory was asked of a stream being captured into a graph: the graph
-    /// would read the host memory at each replay, after the slice's borrow has ended. Nothing
-    /// was enqueued; copy into a `PinnedHostBuffer` the graph may keep, or copy before capture.
+    /// A copy to or from host memory was asked of a stream being captured into a graph: the
+    /// graph would touch the host memory at each replay, after the slice's borrow has ended.
+    /// Nothing was enqueued and the capture stays valid; use a `PinnedHostBuffer` the graph may
+    /// keep, or copy before or after the capture.
     Capturing,
 }
 
@@ -119,8 +120,8 @@ impl fmt::Display for Error {
                 "the context given is not the calling thread's current context: bind it first (`let _bound = ctx.bind()?`)",
             ),
             Error::Capturing => f.write_str(
-                "a copy from host memory on a stream being captured: the graph would read the memory after its borrow \
-                 ends; nothing enqueued",
+                "a copy with host memory on a stream being captured: the graph would touch the memory after its borrow \
+                 ends; nothing enqueued, the capture stays valid",
             ),
         }
     }

@@ -34,10 +34,11 @@
 //!   after it, and any host access to it (or its drop) waits for that event first.
 //!
 //! Registering a slice's memory while a copy of it runs takes `unsafe` code, whose caller
-//! answers for it. A copy from host memory on a stream being captured is refused
-//! ([`Error::Capturing`], asked with `cuStreamIsCapturing` before a copy that would not wait;
-//! a copy that waits fails there anyway): the driver captures pageable copies too, and the
-//! graph would read the slice at every replay (`tests/safe_gpu.rs` checks each capture mode).
+//! answers for it. A copy with host memory (to or from a slice) on a stream being captured is
+//! refused before anything is enqueued ([`Error::Capturing`], asked with `cuStreamIsCapturing`),
+//! so the capture stays valid: the driver captures pageable copies too, the graph would touch
+//! the slice at every replay, and a copy that synchronizes would invalidate the capture
+//! (`tests/safe_gpu.rs` checks each capture mode in both directions).
 //!
 //! A buffer borrows its stream (`DeviceBuffer<'s, T>`), so the stream outlives it; the stream's
 //! context must outlive both (an owned `Stream<'c>` borrows it; a [`StreamRef`]'s maker vouches).
@@ -187,6 +188,17 @@ fn offset<T>(base: CUdeviceptr, index: usize) -> CUdeviceptr {
     CUdeviceptr::from(base.0 + (index * size_of::<T>()) as u64)
 }
 
+/// A copy with pageable host memory on a stream being captured is refused before anything is
+/// enqueued, so the capture stays valid: captured, the copy would read or write the borrowed
+/// slice at every replay of the graph (the driver captures pageable copies too), and a copy
+/// that synchronizes would fail there and invalidate the capture.
+fn refuse_capture(stream: CUstream) -> Result<()> {
+    if driver::stream_is_capturing(stream)? != driver::CUstreamCaptureStatus::NONE {
+        return Err(Error::Capturing);
+    }
+    Ok(())
+}
+
 fn same_len(expected: usize, given: usize) -> Result<()> {
     if expected == given {
         Ok(())
@@ -217,11 +229,7 @@ impl<T: DeviceRepr> Span<T> {
             return Ok(());
         }
         let staged = is_staged(src.as_ptr().cast(), self.bytes());
-        // A captured copy would read `src` at every replay of the graph (the driver captures
-        // pageable copies too): refused. A copy that synchronizes fails under capture anyway.
-        if staged && driver::stream_is_capturing(self.stream)? != driver::CUstreamCaptureStatus::NONE {
-            return Err(Error::Capturing);
-        }
+        refuse_capture(self.stream)?;
         // SAFETY: `src` is `bytes` long and borrowed until the copy has read it: staged memory
         // is copied before the call returns, other memory before the synchronize below returns.
         unsafe { driver::memcpy_htod_async(self.ptr, src.as_ptr().cast(), self.bytes(), self.stream) }?;
@@ -236,6 +244,7 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
+        refuse_capture(self.stream)?;
         // SAFETY: `dst` is `bytes` long, initialized, exclusively borrowed until the copy has
         // completed (the synchronize below); any bytes are a valid `T` (`DeviceRepr`).
         unsafe { driver::memcpy_dtoh_async(dst.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) }?;
@@ -248,6 +257,7 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(v);
         }
+        refuse_capture(self.stream)?;
         // SAFETY: the spare capacity holds `len` elements; the driver writes all of it.
         let r = unsafe { driver::memcpy_dtoh_async(v.as_mut_ptr().cast(), self.ptr, self.bytes(), self.stream) };
         r?;
