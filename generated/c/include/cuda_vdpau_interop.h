@@ -25,7 +25,7 @@
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 /*
- * cuda_vdpau_interop.h: declarations of NVIDIA's cuda_vdpau_interop.h for the CUDA 12.9 driver API, rendered by
+ * cuda_vdpau_interop.h: declarations of NVIDIA's cuda_vdpau_interop.h for the CUDA 12.9 API, rendered by
  * cudagen from the IR of NVIDIA's header (which is not shipped). Builds on cuda_runtime_api.h; exported by
  * libcudagen like everything in cuda_runtime_api.h.
  */
