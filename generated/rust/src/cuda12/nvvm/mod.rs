@@ -155,14 +155,11 @@ pub fn destroy_program(prog: &mut nvvmProgram) -> Result<(), Error> {
 /// - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY
 /// - `nvvmResult` NVVM_ERROR_INVALID_INPUT
 /// - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvvmAddModuleToProgram")]
 #[inline]
-pub unsafe fn add_module_to_program(prog: nvvmProgram, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_nvvmAddModuleToProgram(prog, buffer, size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+pub fn add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+    let __size: usize = crate::util::array_len(&[Some(buffer.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_nvvmAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -192,14 +189,11 @@ pub unsafe fn add_module_to_program(prog: nvvmProgram, buffer: *const c_char, si
 /// - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY
 /// - `nvvmResult` NVVM_ERROR_INVALID_INPUT
 /// - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvvmLazyAddModuleToProgram")]
 #[inline]
-pub unsafe fn lazy_add_module_to_program(prog: nvvmProgram, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_nvvmLazyAddModuleToProgram(prog, buffer, size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+pub fn lazy_add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+    let __size: usize = crate::util::array_len(&[Some(buffer.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_nvvmLazyAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
     error::check(__r)?;
     Ok(())
 }

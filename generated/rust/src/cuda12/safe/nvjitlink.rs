@@ -106,13 +106,9 @@ impl JitLinker {
     }
 
     /// Calls [`nvJitLinkAddData`](lib::add_data) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::add_data`](lib::add_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_data(&self, input_type: nvJitLinkInputType, data: *const c_void, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-        unsafe { lib::add_data(self.raw, input_type, data, size, name) }
+    pub fn add_data(&self, input_type: nvJitLinkInputType, data: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+        lib::add_data(self.raw, input_type, data, name)
     }
 
     /// Calls [`nvJitLinkAddFile`](lib::add_file) on this handle.

@@ -107,14 +107,11 @@ pub fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
 /// - `#nvJitLinkResult` NVJITLINK_SUCCESS
 /// - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
 /// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvJitLinkAddData")]
 #[inline]
-pub unsafe fn add_data(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, data: *const c_void, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-    let __r = unsafe { sys::call___nvJitLinkAddData_13_5(handle, input_type, data, size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+pub fn add_data(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, data: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+    let __size: usize = crate::util::array_len(&[Some(data.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call___nvJitLinkAddData_13_5(handle, input_type, data.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
     error::check(__r)?;
     Ok(())
 }

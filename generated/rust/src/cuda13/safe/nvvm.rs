@@ -106,23 +106,15 @@ impl NvvmProgram {
     }
 
     /// Calls [`nvvmAddModuleToProgram`](lib::add_module_to_program) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::add_module_to_program`](lib::add_module_to_program): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_module_to_program(&self, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-        unsafe { lib::add_module_to_program(self.raw, buffer, size, name) }
+    pub fn add_module_to_program(&self, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+        lib::add_module_to_program(self.raw, buffer, name)
     }
 
     /// Calls [`nvvmLazyAddModuleToProgram`](lib::lazy_add_module_to_program) on this handle.
-    ///
-    /// # Safety
-    ///
-    /// As for [`lib::lazy_add_module_to_program`](lib::lazy_add_module_to_program): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn lazy_add_module_to_program(&self, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-        unsafe { lib::lazy_add_module_to_program(self.raw, buffer, size, name) }
+    pub fn lazy_add_module_to_program(&self, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+        lib::lazy_add_module_to_program(self.raw, buffer, name)
     }
 
     /// Calls [`nvvmCompileProgram`](lib::compile_program) on this handle.
