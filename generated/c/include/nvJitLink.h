@@ -187,6 +187,33 @@ typedef struct nvJitLink *nvJitLinkHandle;
  */
 nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_0(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_1(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_2(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_3(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_4(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_7(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_8(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
 /**
  * nvJitLinkDestroy frees the memory associated with the given handle
  * and sets it to NULL.
@@ -204,6 +231,33 @@ nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOpti
  * API name `nvJitLinkDestroy`; ABI symbol `__nvJitLinkDestroy_12_9`.
  */
 nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_0(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_1(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_2(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_3(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_4(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_7(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_8(nvJitLinkHandle *handle);
 
 /**
  * nvJitLinkAddData adds data image to the link.
@@ -224,6 +278,33 @@ nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
  */
 nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_2(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_3(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_4(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
 /**
  * nvJitLinkAddFile reads data from file and links it in.
  *
@@ -241,6 +322,33 @@ nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputTy
  */
 nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_2(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_3(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_4(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
 /**
  * nvJitLinkComplete does the actual link.
  *
@@ -255,6 +363,33 @@ nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputTy
  * API name `nvJitLinkComplete`; ABI symbol `__nvJitLinkComplete_12_9`.
  */
 nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_0(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_1(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_2(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_3(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_4(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_7(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_8(nvJitLinkHandle handle);
 
 /**
  * nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
@@ -273,6 +408,33 @@ nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
  * API name `nvJitLinkGetLinkedCubinSize`; ABI symbol `__nvJitLinkGetLinkedCubinSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetLinkedCubin gets the linked cubin.
@@ -293,6 +455,33 @@ nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_
  */
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cubin);
 
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_0(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_1(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_2(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_3(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_4(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_7(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_8(nvJitLinkHandle handle, void *cubin);
+
 /**
  * nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
  *
@@ -311,6 +500,33 @@ nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cub
  * API name `nvJitLinkGetLinkedPtxSize`; ABI symbol `__nvJitLinkGetLinkedPtxSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetLinkedPtx gets the linked ptx.
@@ -332,6 +548,33 @@ nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t 
  */
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
 
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_0(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_1(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_2(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_3(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_4(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_7(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_8(nvJitLinkHandle handle, char *ptx);
+
 /**
  * nvJitLinkGetErrorLogSize gets the size of the error log.
  *
@@ -349,6 +592,33 @@ nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
  * API name `nvJitLinkGetErrorLogSize`; ABI symbol `__nvJitLinkGetErrorLogSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetErrorLog puts any error messages in the log.
@@ -369,6 +639,33 @@ nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *
  */
 nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
 
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_0(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_1(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_2(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_3(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_4(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_7(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_8(nvJitLinkHandle handle, char *log);
+
 /**
  * nvJitLinkGetInfoLogSize gets the size of the info log.
  *
@@ -386,6 +683,33 @@ nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
  * API name `nvJitLinkGetInfoLogSize`; ABI symbol `__nvJitLinkGetInfoLogSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetInfoLog puts any info messages in the log.
@@ -405,6 +729,33 @@ nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *s
  * API name `nvJitLinkGetInfoLog`; ABI symbol `__nvJitLinkGetInfoLog_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetInfoLog_12_9(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_0(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_1(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_2(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_3(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_4(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_7(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_8(nvJitLinkHandle handle, char *log);
 
 /**
  * nvJitLinkVersion returns the current version of nvJitLink.
