@@ -66,8 +66,8 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     // Written last, naming what was extracted: a folder extracted with an older list of headers
     // is extracted again.
     let stamp = include_dir.join(".complete");
-    let complete = HEADERS.iter().all(|h| include_dir.join(h).exists())
-        && std::fs::read_to_string(&stamp).is_ok_and(|s| s == STAMP);
+    let complete =
+        HEADERS.iter().all(|h| include_dir.join(h).exists()) && std::fs::read_to_string(&stamp).is_ok_and(|s| s == STAMP);
     if !complete {
         std::fs::create_dir_all(&include_dir)?;
         let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;

@@ -98,11 +98,10 @@ mod tests {
 
     #[test]
     fn a_release_versioned_symbol_has_the_names_of_the_earlier_releases_of_its_major() {
-        assert_eq!(release_names("nvJitLinkCreate", "__nvJitLinkCreate_12_3"), [
-            "__nvJitLinkCreate_12_0",
-            "__nvJitLinkCreate_12_1",
-            "__nvJitLinkCreate_12_2"
-        ]);
+        assert_eq!(
+            release_names("nvJitLinkCreate", "__nvJitLinkCreate_12_3"),
+            ["__nvJitLinkCreate_12_0", "__nvJitLinkCreate_12_1", "__nvJitLinkCreate_12_2"]
+        );
         assert!(release_names("nvJitLinkCreate", "__nvJitLinkCreate_13_0").is_empty());
         assert!(release_names("f", "__f_v2").is_empty());
         assert!(release_names("f", "__g_12_3").is_empty());

@@ -45,7 +45,9 @@ fn param_kind(lib: &Library, f: &Function, p: &Param) -> Result<ParamKind> {
         (Role::OutValue, Some(t)) if !t.ty.is_void() => ParamKind::OutValue { pointee: t },
         (Role::CStrIn, Some(t)) if is_char(&t.ty) => ParamKind::CstrIn { nullable: p.nullable, is_const: t.is_const },
         (Role::CStrOut, Some(t)) if t.ty.pointee().is_some_and(|(c, _)| is_char(c)) => ParamKind::CstrOut,
-        (Role::InArray { len }, Some(t)) if is_in_bytes(f, &t, len) => ParamKind::InBytes { nullable: p.nullable, count: count(f, len) },
+        (Role::InArray { len }, Some(t)) if is_in_bytes(f, &t, len) => {
+            ParamKind::InBytes { nullable: p.nullable, count: count(f, len) }
+        }
         (Role::InArray { len }, Some(t)) if !t.ty.is_void() => in_array(f, p, t, len),
         (Role::OutArray { len }, Some(t)) if !t.ty.is_void() => {
             ParamKind::OutArray { elem: t, nullable: p.nullable, count: count(f, len), reads: p.direction == Direction::InOut }
@@ -175,7 +177,10 @@ fn length(f: &Function, p: &Param) -> ParamKind {
     for q in &f.params {
         match &q.role {
             Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) }
-                if *l == p.name && q.ty.pointee().is_some_and(|(t, is_const)| !t.is_void() || (is_const && matches!(q.role, Role::InArray { .. }))) =>
+                if *l == p.name
+                    && q.ty
+                        .pointee()
+                        .is_some_and(|(t, is_const)| !t.is_void() || (is_const && matches!(q.role, Role::InArray { .. }))) =>
             {
                 counts.push(if q.nullable { Counted::OptionalSlice(q.name.clone()) } else { Counted::Slice(q.name.clone()) });
             }
