@@ -71,6 +71,7 @@ fn kind(k: &ParamKind) -> String {
         ParamKind::InOutRef { nullable: n, .. } => format!("in_out_ref{}", nullable(*n)),
         ParamKind::CstrIn { nullable: n, .. } => format!("cstr_in{}", nullable(*n)),
         ParamKind::InArray { nullable: n, count: c, .. } => format!("in_array{}{}", count(c), nullable(*n)),
+        ParamKind::InBytes { nullable: n, count: c } => format!("in_bytes{}{}", count(c), nullable(*n)),
         ParamKind::CstrArray { nullable: n, count: c, .. } => format!("cstr_array{}{}", count(c), nullable(*n)),
         ParamKind::OutArray { nullable: n, count: c, reads, .. } => {
             format!("{}{}{}", if *reads { "in_out_array" } else { "out_array" }, count(c), nullable(*n))
@@ -292,6 +293,8 @@ fn python_conversions_follow_the_kinds() {
         ParamKind::InArray { nullable: true, count, .. } if secondary(f, count, &p.name) => PyConv::InArrayOpt,
         ParamKind::InArray { .. } | ParamKind::CstrArray { .. } | ParamKind::OutArray { reads: true, .. } => PyConv::InArray,
         ParamKind::OutArray { .. } => PyConv::OutArray,
+        // Bytes the callee reads: an address or buffer beside its size, as cuda.bindings takes them.
+        ParamKind::InBytes { .. } => PyConv::Ptr,
         // Sized by the caller (a size query, an in/out count): a buffer checked against the size the IR knows.
         ParamKind::OutBuffer {
             size: BufferSize::Query { .. } | BufferSize::BadQuery { .. } | BufferSize::Count { count: Count::Passed { .. } },

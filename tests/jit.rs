@@ -17,10 +17,7 @@ pub fn link_lto_cubin(source: &CStr, name: &CStr, sm: u32) -> Result<Vec<u8>, St
     let ltoir = ltoir?;
     let arch = CString::new(format!("-arch=sm_{sm}")).unwrap();
     let mut link = nvjitlink::create(&[arch.as_c_str(), c"-lto"]).map_err(|e| e.to_string())?;
-    // SAFETY: `ltoir` holds `ltoir.len()` bytes and outlives the call (nvJitLink copies it).
-    let added = unsafe {
-        nvjitlink::add_data(link, nvjitlink::nvJitLinkInputType::LTOIR, ltoir.as_ptr().cast(), ltoir.len(), Some(name))
-    };
+    let added = nvjitlink::add_data(link, nvjitlink::nvJitLinkInputType::LTOIR, &ltoir, Some(name));
     let cubin = added
         .and_then(|()| nvjitlink::complete(link))
         .and_then(|()| nvjitlink::get_linked_cubin(link))
@@ -69,8 +66,7 @@ pub fn nvvm_ptx(ir: &str, sm: u32) -> Result<String, String> {
     use cudagen::nvvm;
     let mut prog = nvvm::create_program().map_err(|e| e.to_string())?;
     let arch = CString::new(format!("-arch=compute_{sm}")).unwrap();
-    // SAFETY: `ir` holds `ir.len()` bytes and outlives the call (NVVM copies the module).
-    let added = unsafe { nvvm::add_module_to_program(prog, ir.as_ptr().cast(), ir.len(), Some(c"scale.ll")) };
+    let added = nvvm::add_module_to_program(prog, ir.as_bytes(), Some(c"scale.ll"));
     let ptx = added
         .and_then(|()| nvvm::compile_program(prog, &[arch.as_c_str()]))
         .and_then(|()| nvvm::get_compiled_result(prog))

@@ -21,7 +21,7 @@ const COMPANIONS: [(&str, parse::Companion); 1] = [(
     "interop",
     parse::Companion {
         header: "interop_gl.h",
-        typedefs: "interop_gl_typedefs.h",
+        typedefs: Some("interop_gl_typedefs.h"),
         needs: &["GL/gl.h", "vdpau/vdpau.h"],
         guard: "CUDAGEN_INTEROP_GL_H_GUARD",
     },
@@ -32,7 +32,7 @@ const COMPANIONS: [(&str, parse::Companion); 1] = [(
 pub fn fixture_name(header: &Path) -> Option<String> {
     let file = header.file_name()?.to_str()?;
     let name = file.strip_suffix(".h")?;
-    let joins = name.ends_with("_typedefs") || COMPANIONS.iter().any(|(_, c)| c.header == file || c.typedefs == file);
+    let joins = name.ends_with("_typedefs") || COMPANIONS.iter().any(|(_, c)| c.header == file || c.typedefs == Some(file));
     (!joins).then(|| name.to_string())
 }
 

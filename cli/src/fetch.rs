@@ -1,12 +1,13 @@
 //! Getting NVIDIA's headers (and libnvrtc) out of its pip wheels, into the git-ignored cache:
 //! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h, the
-//! interop headers cudaGL.h/cudaEGL.h/cudaVDPAU.h with their `*Typedefs.h`, cudaProfiler.h from
-//! the profiler wheel, the runtime API's `cuda_runtime_api.h`, `driver_types.h`, ..., nvJitLink.h
+//! interop headers cudaGL.h/cudaEGL.h/cudaVDPAU.h with their `*Typedefs.h` and the runtime's
+//! cuda_gl_interop.h/cuda_egl_interop.h/cuda_vdpau_interop.h, cudaProfiler.h and
+//! cuda_profiler_api.h from the profiler wheel, the runtime API's `cuda_runtime_api.h`, `driver_types.h`, ..., nvJitLink.h
 //! and nvvm.h from their libraries' wheels), `.cache/nvrtc/<minor>/` (libnvrtc.so.*),
 //! `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`. Each header's sha256 is checked against
 //! the table.
 
-use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADER, RUNTIME_API, RUNTIME_COMPANIONS};
+use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADERS, RUNTIME_API, RUNTIME_COMPANIONS};
 use crate::{paths, run, HeaderSource};
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -53,20 +54,22 @@ pub fn headers(source: &HeaderSource) -> Result<Fetched> {
     fetch_entry(table.resolve(&source.cuda)?, true)
 }
 
+/// What a complete header folder's `.complete` stamp says: the extraction lists it was made with
+/// (changed with them, so older folders are extracted again).
+const STAMP: &str = "headers: cuda, runtime API, driver and runtime interop, profiler (2)\n";
+
 /// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes.
 pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     let cache = paths().cache.clone();
     let include_dir = cache.join("headers").join(&entry.minor);
     let nvrtc_dir = cache.join("nvrtc").join(&entry.minor);
-    // Written last: a folder from before the interop headers were read is refetched.
+    // Written last, naming what was extracted: a folder extracted with an older list of headers
+    // is extracted again.
     let stamp = include_dir.join(".complete");
-    // A folder from before the runtime API's headers were read lacks them: refetched too.
-    let complete = HEADERS.iter().chain(&RUNTIME_API).all(|h| include_dir.join(h).exists())
-        && find_nvrtc(&nvrtc_dir).is_some()
-        && stamp.exists();
+    let complete =
+        HEADERS.iter().all(|h| include_dir.join(h).exists()) && std::fs::read_to_string(&stamp).is_ok_and(|s| s == STAMP);
     if !complete {
         std::fs::create_dir_all(&include_dir)?;
-        std::fs::create_dir_all(&nvrtc_dir)?;
         let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
         let from_runtime = |name: &str| {
             ["cuda.h", "cudaTypedefs.h"]
@@ -78,12 +81,16 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         extract(&runtime, &include_dir, from_runtime)?;
         let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
         extract(&nvrtc, &include_dir, |name| name.ends_with("include/nvrtc.h"))?;
-        extract(&nvrtc, &nvrtc_dir, |name| name.contains("/lib/lib") && name.contains(".so"))?;
         if let Some(profiler) = &entry.profiler {
             let profiler = wheel(&cache.join("wheels"), profiler)?;
-            extract(&profiler, &include_dir, |name| name.ends_with(&format!("include/{PROFILER_HEADER}")))?;
+            extract(&profiler, &include_dir, |name| PROFILER_HEADERS.iter().any(|h| name.ends_with(&format!("include/{h}"))))?;
         }
-        std::fs::write(&stamp, "")?;
+        std::fs::write(&stamp, STAMP)?;
+    }
+    if find_nvrtc(&nvrtc_dir).is_none() {
+        std::fs::create_dir_all(&nvrtc_dir)?;
+        let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
+        extract(&nvrtc, &nvrtc_dir, |name| name.contains("/lib/lib") && name.contains(".so"))?;
     }
     for w in &LIBRARY_WHEELS {
         let Some(requirement) = (w.wheel)(entry) else { continue };
@@ -125,7 +132,7 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
 /// Headers read when present: the interop headers, cudaProfiler.h, the runtime API's, nvJitLink.h
 /// and nvvm.h.
 fn companions() -> impl Iterator<Item = &'static str> {
-    RUNTIME_COMPANIONS.into_iter().chain([PROFILER_HEADER]).chain(RUNTIME_API).chain(LIBRARY_WHEELS.iter().map(|w| w.header))
+    RUNTIME_COMPANIONS.into_iter().chain(PROFILER_HEADERS).chain(RUNTIME_API).chain(LIBRARY_WHEELS.iter().map(|w| w.header))
 }
 
 fn find_nvrtc(dir: &Path) -> Option<PathBuf> {

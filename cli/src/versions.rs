@@ -9,8 +9,9 @@ use std::fmt::Write;
 /// The headers the generator needs.
 pub const HEADERS: [&str; 3] = ["cuda.h", "cudaTypedefs.h", "nvrtc.h"];
 
-/// The driver's interop headers in the runtime wheel, read when present.
-pub const RUNTIME_COMPANIONS: [&str; 7] = [
+/// The interop headers in the runtime wheel, read when present: the driver's (with their
+/// `*Typedefs.h`) and the runtime API's.
+pub const RUNTIME_COMPANIONS: [&str; 10] = [
     "cudaGL.h",
     "cudaGLTypedefs.h",
     "cudaEGL.h",
@@ -18,6 +19,9 @@ pub const RUNTIME_COMPANIONS: [&str; 7] = [
     "cudaVDPAU.h",
     "cudaVDPAUTypedefs.h",
     "cudaProfilerTypedefs.h",
+    "cuda_gl_interop.h",
+    "cuda_egl_interop.h",
+    "cuda_vdpau_interop.h",
 ];
 
 /// The runtime API's headers in the runtime wheel (`cuda_runtime_api.h` and what it includes),
@@ -33,8 +37,8 @@ pub const RUNTIME_API: [&str; 8] = [
     "cuda_device_runtime_api.h",
 ];
 
-/// The header of the profiler wheel (`Entry::profiler`).
-pub const PROFILER_HEADER: &str = "cudaProfiler.h";
+/// The headers of the profiler wheel (`Entry::profiler`): the driver's and the runtime's.
+pub const PROFILER_HEADERS: [&str; 2] = ["cudaProfiler.h", "cuda_profiler_api.h"];
 
 /// Libraries of their own wheels, read when the release's entry names the wheel: the header, and
 /// the library's file name start (the libraries go to `.cache/<cache>/<minor>/` for the tests).

@@ -72,7 +72,8 @@ pub enum PythonConvention {
 #[derive(Clone, Copy, Debug)]
 pub struct Companion {
     pub header: &'static str,
-    pub typedefs: &'static str,
+    /// Its `PFN_*` typedefs header, if the library has them (the runtime's have none).
+    pub typedefs: Option<&'static str>,
     /// Graphics headers it needs first, by include spelling. The parse reads stand-ins for them
     /// (`clang/interop/`) whose types join the library; the C surface includes the real ones.
     pub needs: &'static [&'static str],
@@ -167,15 +168,25 @@ pub const PROFILES: [LibraryProfile; 5] = [
         header: "cuda.h",
         typedefs: Some("cudaTypedefs.h"),
         companions: &[
-            Companion { header: "cudaGL.h", typedefs: "cudaGLTypedefs.h", needs: &["GL/gl.h"], guard: "CUDAGL_H" },
+            Companion { header: "cudaGL.h", typedefs: Some("cudaGLTypedefs.h"), needs: &["GL/gl.h"], guard: "CUDAGL_H" },
             Companion {
                 header: "cudaEGL.h",
-                typedefs: "cudaEGLTypedefs.h",
+                typedefs: Some("cudaEGLTypedefs.h"),
                 needs: &["EGL/egl.h", "EGL/eglext.h"],
                 guard: "CUDAEGL_H",
             },
-            Companion { header: "cudaVDPAU.h", typedefs: "cudaVDPAUTypedefs.h", needs: &["vdpau/vdpau.h"], guard: "CUDAVDPAU_H" },
-            Companion { header: "cudaProfiler.h", typedefs: "cudaProfilerTypedefs.h", needs: &[], guard: "cuda_profiler_H" },
+            Companion {
+                header: "cudaVDPAU.h",
+                typedefs: Some("cudaVDPAUTypedefs.h"),
+                needs: &["vdpau/vdpau.h"],
+                guard: "CUDAVDPAU_H",
+            },
+            Companion {
+                header: "cudaProfiler.h",
+                typedefs: Some("cudaProfilerTypedefs.h"),
+                needs: &[],
+                guard: "cuda_profiler_H",
+            },
         ],
         declares: &[],
         annotations: "cuda.toml",
@@ -352,7 +363,25 @@ pub const PROFILES: [LibraryProfile; 5] = [
         prefix: "cuda",
         header: "cuda_runtime_api.h",
         typedefs: None,
-        companions: &[],
+        // The runtime's interop and profiler headers (runtime and profiler wheels); their
+        // deprecated functions (`cudaGLSetGLDevice`, the buffer-object API) are left out, as
+        // cuda.bindings.runtime leaves them out.
+        companions: &[
+            Companion { header: "cuda_gl_interop.h", typedefs: None, needs: &["GL/gl.h"], guard: "__CUDA_GL_INTEROP_H__" },
+            Companion {
+                header: "cuda_egl_interop.h",
+                typedefs: None,
+                needs: &["EGL/egl.h", "EGL/eglext.h"],
+                guard: "__CUDA_EGL_INTEROP_H__",
+            },
+            Companion {
+                header: "cuda_vdpau_interop.h",
+                typedefs: None,
+                needs: &["vdpau/vdpau.h"],
+                guard: "__CUDA_VDPAU_INTEROP_H__",
+            },
+            Companion { header: "cuda_profiler_api.h", typedefs: None, needs: &[], guard: "__CUDA_PROFILER_API_H__" },
+        ],
         declares: &[
             "driver_types.h",
             "vector_types.h",

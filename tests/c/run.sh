@@ -12,6 +12,8 @@
 #      -lcudagen (shared), against libcudagen.a (static) and through pkg-config; the NVRTC part
 #      runs for real ($CUDAGEN_NVRTC_PATH, else the wheel in .cache/nvrtc); without a driver it
 #      reports CUDA_ERROR_STUB_LIBRARY and the loader's message and exits 0
+#   4b. jitlink.c built against 12.4's nvJitLink.h (calls __nvJitLink*_12_4) and linked with the
+#      shim alone runs its NVRTC -> nvJitLink -> NVVM steps on the 12.9 libraries, traced as _12_4
 #   5. installed as libcuda.so.1 the shim skips itself; cuGetProcAddress hands out the shim's
 #      entry points (against the fake driver tests/c/fake_libcuda.c)
 #   6. the tracer through the shim (tests/c/trace_test.c against tests/c/fake_bench_libcuda.c,
@@ -187,6 +189,31 @@ if [ -f "$nv/nvJitLink.h" ] && [ -f "$nv/nvvm.h" ] && [ -n "$jl" ] && [ -n "$vm"
     else
         row "jitlink.c: LD_PRELOAD traces nvJitLink, NVVM" FAIL "build"
     fi
+fi
+
+echo "== nvJitLink: a program built against an older release's nvJitLink.h, linked with the shim only"
+# 12.4's nvJitLink.h calls __nvJitLinkCreate_12_4 ...: the shim exports every earlier release's
+# name of the 12.x ABI and forwards it (traced) to the real library's same symbol (the 12.9 wheel's
+# libnvJitLink.so.12 exports _12_0 ... _12_9).
+old=${CUDAGEN_HEADERS_CACHE:-$root/.cache/headers}/12.4
+if [ -f "$old/nvJitLink.h" ] && [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ]; then
+    if $CC -std=c99 -Wall -Werror -I "$old" tests/c/jitlink.c -o "$work/jitlink124" -L "$lib" -lcudagen; then
+        env LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA=/nonexistent CUDAGEN_NVJITLINK_PATH="$jl" CUDAGEN_NVVM_PATH="$vm" \
+            CUDAGEN_NVRTC_PATH="$nvrtc" CUDAGEN_TRACE_FILE="$work/jl124.trace" "$work/jitlink124" > "$work/jl124.out" 2>&1
+        rc=$?
+        sed 's/^/  | /' "$work/jl124.out"
+        if [ $rc = 0 ] && grep -q '^RESULT: SKIP no driver' "$work/jl124.out" && nm -u "$work/jitlink124" | grep -q '__nvJitLinkCreate_12_4$' \
+            && grep -q '__nvJitLinkCreate_12_4(.*-> NVJITLINK_SUCCESS' "$work/jl124.trace" \
+            && grep -q '__nvJitLinkGetLinkedCubin_12_4(.*-> NVJITLINK_SUCCESS' "$work/jl124.trace" && ! grep -q '_12_9(' "$work/jl124.trace"; then
+            row "jitlink.c (12.4 headers) on the shim" PASS "$(grep -c '__nvJitLink.*_12_4(' "$work/jl124.trace") _12_4 calls traced"
+        else
+            row "jitlink.c (12.4 headers) on the shim" FAIL "rc=$rc"; head -20 "$work/jl124.trace" >&2
+        fi
+    else
+        row "jitlink.c (12.4 headers) on the shim" FAIL "build"
+    fi
+else
+    row "jitlink.c (12.4 headers) on the shim" FAIL "no 12.4 headers at $old (cargo xtask test fetches them)"
 fi
 
 echo "== cuGetProcAddress interception (fake driver)"

@@ -45,13 +45,16 @@ pub fn run_all() -> Result<()> {
     let source = HeaderSource { cuda: "12.9".into(), cuda_home: None };
     let mut nvrtc_lib: Option<PathBuf> = None;
     let mut headers_dir = PathBuf::new();
-    step("provision libclang and the 12.9 and 13.0 headers", || {
+    step("provision libclang and the 12.9, 13.0 and 12.4 headers", || {
         libclang::ensure()?;
         let f = fetch::headers(&source)?;
         headers_dir = f.include_dir;
         nvrtc_lib = f.nvrtc_lib;
-        // The diff snapshot (tests/diff.rs) compares 12.9 with 13.0.
-        fetch::headers(&HeaderSource { cuda: "13.0".into(), cuda_home: None })?;
+        // The diff snapshot (tests/diff.rs) compares 12.9 with 13.0; tests/c/run.sh builds a
+        // program against 12.4's nvJitLink.h.
+        for cuda in ["13.0", "12.4"] {
+            fetch::headers(&HeaderSource { cuda: cuda.into(), cuda_home: None })?;
+        }
         Ok(())
     })?;
     let nvrtc_lib = nvrtc_lib.context("the NVRTC wheel holds no libnvrtc.so")?;

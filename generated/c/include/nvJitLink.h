@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 /*
  * nvJitLink.h: the API of CUDA 12.9's nvJitLink.h, rendered by cudagen from the IR of
@@ -183,6 +187,33 @@ typedef struct nvJitLink *nvJitLinkHandle;
  */
 nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_0(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_1(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_2(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_3(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_4(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_7(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
+/** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
+nvJitLinkResult __nvJitLinkCreate_12_8(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
 /**
  * nvJitLinkDestroy frees the memory associated with the given handle
  * and sets it to NULL.
@@ -200,6 +231,33 @@ nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOpti
  * API name `nvJitLinkDestroy`; ABI symbol `__nvJitLinkDestroy_12_9`.
  */
 nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_0(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_1(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_2(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_3(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_4(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_7(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
+nvJitLinkResult __nvJitLinkDestroy_12_8(nvJitLinkHandle *handle);
 
 /**
  * nvJitLinkAddData adds data image to the link.
@@ -220,6 +278,33 @@ nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
  */
 nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_2(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_3(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_4(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
+/** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
+nvJitLinkResult __nvJitLinkAddData_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
 /**
  * nvJitLinkAddFile reads data from file and links it in.
  *
@@ -237,6 +322,33 @@ nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputTy
  */
 nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_2(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_3(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_4(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
+/** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
+nvJitLinkResult __nvJitLinkAddFile_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
 /**
  * nvJitLinkComplete does the actual link.
  *
@@ -251,6 +363,33 @@ nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputTy
  * API name `nvJitLinkComplete`; ABI symbol `__nvJitLinkComplete_12_9`.
  */
 nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_0(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_1(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_2(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_3(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_4(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_7(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
+nvJitLinkResult __nvJitLinkComplete_12_8(nvJitLinkHandle handle);
 
 /**
  * nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
@@ -269,6 +408,33 @@ nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
  * API name `nvJitLinkGetLinkedCubinSize`; ABI symbol `__nvJitLinkGetLinkedCubinSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetLinkedCubin gets the linked cubin.
@@ -289,6 +455,33 @@ nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_
  */
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cubin);
 
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_0(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_1(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_2(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_3(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_4(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_7(nvJitLinkHandle handle, void *cubin);
+
+/** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_8(nvJitLinkHandle handle, void *cubin);
+
 /**
  * nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
  *
@@ -307,6 +500,33 @@ nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cub
  * API name `nvJitLinkGetLinkedPtxSize`; ABI symbol `__nvJitLinkGetLinkedPtxSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetLinkedPtx gets the linked ptx.
@@ -328,6 +548,33 @@ nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t 
  */
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
 
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_0(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_1(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_2(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_3(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_4(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_7(nvJitLinkHandle handle, char *ptx);
+
+/** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_8(nvJitLinkHandle handle, char *ptx);
+
 /**
  * nvJitLinkGetErrorLogSize gets the size of the error log.
  *
@@ -345,6 +592,33 @@ nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
  * API name `nvJitLinkGetErrorLogSize`; ABI symbol `__nvJitLinkGetErrorLogSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetErrorLog puts any error messages in the log.
@@ -365,6 +639,33 @@ nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *
  */
 nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
 
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_0(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_1(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_2(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_3(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_4(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_7(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetErrorLog_12_8(nvJitLinkHandle handle, char *log);
+
 /**
  * nvJitLinkGetInfoLogSize gets the size of the info log.
  *
@@ -382,6 +683,33 @@ nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
  * API name `nvJitLinkGetInfoLogSize`; ABI symbol `__nvJitLinkGetInfoLogSize_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_0(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_1(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_2(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_3(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_4(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_7(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_8(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetInfoLog puts any info messages in the log.
@@ -401,6 +729,33 @@ nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *s
  * API name `nvJitLinkGetInfoLog`; ABI symbol `__nvJitLinkGetInfoLog_12_9`.
  */
 nvJitLinkResult __nvJitLinkGetInfoLog_12_9(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_0(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_1(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_2(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_3(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_4(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_7(nvJitLinkHandle handle, char *log);
+
+/** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
+nvJitLinkResult __nvJitLinkGetInfoLog_12_8(nvJitLinkHandle handle, char *log);
 
 /**
  * nvJitLinkVersion returns the current version of nvJitLink.

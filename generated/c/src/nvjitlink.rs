@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! The exports of `nvJitLink.h`: one `#[no_mangle] extern "C"` function per ABI symbol, with
 //! the C prototype, forwarding to `cudagen::nvjitlink::sys`, which resolves the real entry
@@ -39,11 +43,155 @@ pub unsafe extern "C" fn __nvJitLinkCreate_12_9(handle: *mut nvJitLinkHandle, nu
 
 }
 
+/// `__nvJitLinkCreate_12_0` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_0(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_0(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_1` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_1(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_1(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_2` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_2(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_2(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_3` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_3(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_3(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_4` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_4(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_4(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_5` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_5(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_5(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_6` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_6(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_6(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_7` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_7(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_7(handle, numOptions, options) }
+
+}
+
+/// `__nvJitLinkCreate_12_8` (`nvJitLinkCreate`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkCreate_12_8(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkCreate_12_8(handle, numOptions, options) }
+
+}
+
 /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_9(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_0` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_0(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_1` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_1(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_2` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_2(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_3` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_3(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_4` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_4(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_5` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_5(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_6` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_6(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_6(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_7` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_7(handle) }
+
+}
+
+/// `__nvJitLinkDestroy_12_8` (`nvJitLinkDestroy`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkDestroy_12_8(handle) }
 
 }
 
@@ -55,11 +203,155 @@ pub unsafe extern "C" fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputT
 
 }
 
+/// `__nvJitLinkAddData_12_0` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_0(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_1` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_1(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_2` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_2(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_3` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_3(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_4` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_4(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_5` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_5(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_6` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_6(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_7` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_7(handle, inputType, data, size, name) }
+
+}
+
+/// `__nvJitLinkAddData_12_8` (`nvJitLinkAddData`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddData_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddData_12_8(handle, inputType, data, size, name) }
+
+}
+
 /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_9(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_0` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_0(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_1` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_1(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_2` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_2(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_3` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_3(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_4` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_4(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_5` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_5(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_6` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_6(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_7` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_7(handle, inputType, fileName) }
+
+}
+
+/// `__nvJitLinkAddFile_12_8` (`nvJitLinkAddFile`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkAddFile_12_8(handle, inputType, fileName) }
 
 }
 
@@ -71,11 +363,155 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nv
 
 }
 
+/// `__nvJitLinkComplete_12_0` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_0(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_0(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_1` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_1(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_1(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_2` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_2(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_2(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_3` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_3(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_3(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_4` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_4(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_4(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_5` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_5(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_5(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_6` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_6(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_6(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_7` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_7(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_7(handle) }
+
+}
+
+/// `__nvJitLinkComplete_12_8` (`nvJitLinkComplete`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkComplete_12_8(handle) }
+
+}
+
 /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_9(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_0` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_0(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_1` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_1(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_2` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_2(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_3` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_3(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_4` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_4(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_5` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_5(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_6` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_6(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_7` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_7(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubinSize_12_8` (`nvJitLinkGetLinkedCubinSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_8(handle, size) }
 
 }
 
@@ -87,11 +523,155 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle,
 
 }
 
+/// `__nvJitLinkGetLinkedCubin_12_0` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_0(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_0(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_1` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_1(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_1(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_2` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_2(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_2(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_3` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_3(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_3(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_4` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_4(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_4(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_5` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_5(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_5(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_6` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_6(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_6(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_7` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_7(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_7(handle, cubin) }
+
+}
+
+/// `__nvJitLinkGetLinkedCubin_12_8` (`nvJitLinkGetLinkedCubin`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedCubin_12_8(handle, cubin) }
+
+}
+
 /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_9(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_0` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_0(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_1` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_1(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_2` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_2(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_3` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_3(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_4` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_4(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_5` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_5(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_6` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_6(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_7` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_7(handle, size) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtxSize_12_8` (`nvJitLinkGetLinkedPtxSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_8(handle, size) }
 
 }
 
@@ -103,11 +683,155 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, p
 
 }
 
+/// `__nvJitLinkGetLinkedPtx_12_0` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_0(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_0(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_1` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_1(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_1(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_2` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_2(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_2(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_3` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_3(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_3(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_4` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_4(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_4(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_5` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_5(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_5(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_6` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_6(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_6(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_7` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_7(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_7(handle, ptx) }
+
+}
+
+/// `__nvJitLinkGetLinkedPtx_12_8` (`nvJitLinkGetLinkedPtx`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetLinkedPtx_12_8(handle, ptx) }
+
+}
+
 /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_9(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_0` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_0(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_1` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_1(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_2` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_2(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_3` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_3(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_4` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_4(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_5` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_5(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_6` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_6(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_7` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_7(handle, size) }
+
+}
+
+/// `__nvJitLinkGetErrorLogSize_12_8` (`nvJitLinkGetErrorLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLogSize_12_8(handle, size) }
 
 }
 
@@ -119,6 +843,78 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, lo
 
 }
 
+/// `__nvJitLinkGetErrorLog_12_0` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_0(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_0(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_1` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_1(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_1(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_2` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_2(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_2(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_3` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_3(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_3(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_4` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_4(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_4(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_5` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_5(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_5(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_6` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_6(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_6(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_7` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_7(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_7(handle, log) }
+
+}
+
+/// `__nvJitLinkGetErrorLog_12_8` (`nvJitLinkGetErrorLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetErrorLog_12_8(handle, log) }
+
+}
+
 /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -127,11 +923,155 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle,
 
 }
 
+/// `__nvJitLinkGetInfoLogSize_12_0` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_0(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_1` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_1(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_2` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_2(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_3` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_3(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_4` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_4(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_5` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_5(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_6` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_6(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_7` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_7(handle, size) }
+
+}
+
+/// `__nvJitLinkGetInfoLogSize_12_8` (`nvJitLinkGetInfoLogSize`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLogSize_12_8(handle, size) }
+
+}
+
 /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_9(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_0` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_0(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_0(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_1` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_1(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_1(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_2` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_2(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_2(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_3` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_3(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_3(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_4` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_4(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_4(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_5` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_5(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_5(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_6` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_6(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_6(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_7` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_7(handle, log) }
+
+}
+
+/// `__nvJitLinkGetInfoLog_12_8` (`nvJitLinkGetInfoLog`).
+#[no_mangle]
+pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::__nvJitLinkGetInfoLog_12_8(handle, log) }
 
 }
 

@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! The exports of `cuda_runtime_api.h`: one `#[no_mangle] extern "C"` function per ABI symbol, with
 //! the C prototype, forwarding to `cudagen::runtime::sys`, which resolves the real entry
@@ -3108,5 +3112,173 @@ pub unsafe extern "C" fn cudaGetFuncBySymbol(functionPtr: *mut cudaFunction_t, s
 pub unsafe extern "C" fn cudaGetKernel(kernelPtr: *mut cudaKernel_t, entryFuncAddr: *const ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetKernel(kernelPtr, entryFuncAddr) }
+
+}
+
+/// `cudaGLGetDevices`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGLGetDevices(pCudaDeviceCount: *mut ::core::ffi::c_uint, pCudaDevices: *mut ::core::ffi::c_int, cudaDeviceCount: ::core::ffi::c_uint, deviceList: cudaGLDeviceList) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList) }
+
+}
+
+/// `cudaGraphicsGLRegisterImage`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphicsGLRegisterImage(resource: *mut cudaGraphicsResource_t, image: GLuint, target: GLenum, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGraphicsGLRegisterImage(resource, image, target, flags) }
+
+}
+
+/// `cudaGraphicsGLRegisterBuffer`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(resource: *mut cudaGraphicsResource_t, buffer: GLuint, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGraphicsGLRegisterBuffer(resource, buffer, flags) }
+
+}
+
+/// `cudaGraphicsEGLRegisterImage`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphicsEGLRegisterImage(pCudaResource: *mut cudaGraphicsResource_t, image: EGLImageKHR, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGraphicsEGLRegisterImage(pCudaResource, image, flags) }
+
+}
+
+/// `cudaEGLStreamConsumerConnect`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamConsumerConnect(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamConsumerConnect(conn, eglStream) }
+
+}
+
+/// `cudaEGLStreamConsumerConnectWithFlags`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamConsumerConnectWithFlags(conn, eglStream, flags) }
+
+}
+
+/// `cudaEGLStreamConsumerDisconnect`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamConsumerDisconnect(conn: *mut cudaEglStreamConnection) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamConsumerDisconnect(conn) }
+
+}
+
+/// `cudaEGLStreamConsumerAcquireFrame`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(conn: *mut cudaEglStreamConnection, pCudaResource: *mut cudaGraphicsResource_t, pStream: *mut cudaStream_t, timeout: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout) }
+
+}
+
+/// `cudaEGLStreamConsumerReleaseFrame`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(conn: *mut cudaEglStreamConnection, pCudaResource: cudaGraphicsResource_t, pStream: *mut cudaStream_t) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream) }
+
+}
+
+/// `cudaEGLStreamProducerConnect`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamProducerConnect(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR, width: EGLint, height: EGLint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamProducerConnect(conn, eglStream, width, height) }
+
+}
+
+/// `cudaEGLStreamProducerDisconnect`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamProducerDisconnect(conn: *mut cudaEglStreamConnection) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamProducerDisconnect(conn) }
+
+}
+
+/// `cudaEGLStreamProducerPresentFrame`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(conn: *mut cudaEglStreamConnection, eglframe: cudaEglFrame, pStream: *mut cudaStream_t) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream) }
+
+}
+
+/// `cudaEGLStreamProducerReturnFrame`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(conn: *mut cudaEglStreamConnection, eglframe: *mut cudaEglFrame, pStream: *mut cudaStream_t) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream) }
+
+}
+
+/// `cudaGraphicsResourceGetMappedEglFrame`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(eglFrame: *mut cudaEglFrame, resource: cudaGraphicsResource_t, index: ::core::ffi::c_uint, mipLevel: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGraphicsResourceGetMappedEglFrame(eglFrame, resource, index, mipLevel) }
+
+}
+
+/// `cudaEventCreateFromEGLSync`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEventCreateFromEGLSync(phEvent: *mut cudaEvent_t, eglSync: EGLSyncKHR, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaEventCreateFromEGLSync(phEvent, eglSync, flags) }
+
+}
+
+/// `cudaVDPAUGetDevice`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaVDPAUGetDevice(device: *mut ::core::ffi::c_int, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaVDPAUGetDevice(device, vdpDevice, vdpGetProcAddress) }
+
+}
+
+/// `cudaVDPAUSetVDPAUDevice`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(device: ::core::ffi::c_int, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress) }
+
+}
+
+/// `cudaGraphicsVDPAURegisterVideoSurface`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(resource: *mut cudaGraphicsResource_t, vdpSurface: VdpVideoSurface, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGraphicsVDPAURegisterVideoSurface(resource, vdpSurface, flags) }
+
+}
+
+/// `cudaGraphicsVDPAURegisterOutputSurface`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(resource: *mut cudaGraphicsResource_t, vdpSurface: VdpOutputSurface, flags: ::core::ffi::c_uint) -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaGraphicsVDPAURegisterOutputSurface(resource, vdpSurface, flags) }
+
+}
+
+/// `cudaProfilerStart`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaProfilerStart() -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaProfilerStart() }
+
+}
+
+/// `cudaProfilerStop`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaProfilerStop() -> cudaError_t {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::cudaProfilerStop() }
 
 }

@@ -19,10 +19,14 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 /*
  * ABI probe: prints the size, alignment and field offsets of every record and the value of every
- * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h and cuda_runtime_api.h, and redeclares every exported
+ * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h and cuda_runtime_api.h and cuda_gl_interop.h and cuda_egl_interop.h and cuda_vdpau_interop.h and cuda_profiler_api.h, and redeclares every exported
  * prototype. tests/c/run.sh builds it against the generated headers and against NVIDIA's and
  * requires identical output; a prototype that differs from NVIDIA's fails that build.
  */
@@ -42,6 +46,10 @@
 #include <nvJitLink.h>
 #include <nvvm.h>
 #include <cuda_runtime_api.h>
+#include <cuda_gl_interop.h>
+#include <cuda_egl_interop.h>
+#include <cuda_vdpau_interop.h>
+#include <cuda_profiler_api.h>
 
 #if defined(__GNUC__)
 #define ALIGNOF(T) __alignof__(T)
@@ -634,18 +642,135 @@ nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog);
 nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size);
 nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload);
 nvJitLinkResult __nvJitLinkCreate_12_9(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_0(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_1(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_2(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_3(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_4(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_7(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult __nvJitLinkCreate_12_8(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_0(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_1(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_2(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_3(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_4(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_7(nvJitLinkHandle *handle);
+nvJitLinkResult __nvJitLinkDestroy_12_8(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_2(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_3(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_4(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult __nvJitLinkAddData_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_2(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_3(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_4(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult __nvJitLinkAddFile_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_0(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_1(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_2(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_3(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_4(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_7(nvJitLinkHandle handle);
+nvJitLinkResult __nvJitLinkComplete_12_8(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_0(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_1(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_2(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_3(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_4(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_7(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_8(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_0(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_1(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_2(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_3(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_4(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_7(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult __nvJitLinkGetLinkedCubin_12_8(nvJitLinkHandle handle, void *cubin);
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_0(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_1(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_2(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_3(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_4(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_7(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_8(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_0(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_1(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_2(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_3(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_4(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_7(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult __nvJitLinkGetLinkedPtx_12_8(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_0(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_1(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_2(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_3(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_4(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_7(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetErrorLogSize_12_8(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_0(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_1(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_2(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_3(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_4(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_7(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetErrorLog_12_8(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_0(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_1(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_2(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_3(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_4(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_7(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult __nvJitLinkGetInfoLogSize_12_8(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_9(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_0(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_1(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_2(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_3(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_4(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_7(nvJitLinkHandle handle, char *log);
+nvJitLinkResult __nvJitLinkGetInfoLog_12_8(nvJitLinkHandle handle, char *log);
 nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor);
 const char * nvvmGetErrorString(nvvmResult result);
 nvvmResult nvvmVersion(int *major, int *minor);
@@ -1045,6 +1170,27 @@ cudaError_t CUDARTAPI cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum 
 cudaError_t CUDARTAPI cudaGetExportTable(const void **ppExportTable, const cudaUUID_t *pExportTableId);
 cudaError_t CUDARTAPI cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 cudaError_t CUDARTAPI cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+cudaError_t CUDARTAPI cudaGLGetDevices(unsigned int *pCudaDeviceCount, int *pCudaDevices, unsigned int cudaDeviceCount, enum cudaGLDeviceList deviceList);
+cudaError_t CUDARTAPI cudaGraphicsGLRegisterImage(cudaGraphicsResource_t *resource, GLuint image, GLenum target, unsigned int flags);
+cudaError_t CUDARTAPI cudaGraphicsGLRegisterBuffer(cudaGraphicsResource_t *resource, GLuint buffer, unsigned int flags);
+cudaError_t CUDARTAPI cudaGraphicsEGLRegisterImage(cudaGraphicsResource_t *pCudaResource, EGLImageKHR image, unsigned int flags);
+cudaError_t CUDARTAPI cudaEGLStreamConsumerConnect(cudaEglStreamConnection *conn, EGLStreamKHR eglStream);
+cudaError_t CUDARTAPI cudaEGLStreamConsumerConnectWithFlags(cudaEglStreamConnection *conn, EGLStreamKHR eglStream, unsigned int flags);
+cudaError_t CUDARTAPI cudaEGLStreamConsumerDisconnect(cudaEglStreamConnection *conn);
+cudaError_t CUDARTAPI cudaEGLStreamConsumerAcquireFrame(cudaEglStreamConnection *conn, cudaGraphicsResource_t *pCudaResource, cudaStream_t *pStream, unsigned int timeout);
+cudaError_t CUDARTAPI cudaEGLStreamConsumerReleaseFrame(cudaEglStreamConnection *conn, cudaGraphicsResource_t pCudaResource, cudaStream_t *pStream);
+cudaError_t CUDARTAPI cudaEGLStreamProducerConnect(cudaEglStreamConnection *conn, EGLStreamKHR eglStream, EGLint width, EGLint height);
+cudaError_t CUDARTAPI cudaEGLStreamProducerDisconnect(cudaEglStreamConnection *conn);
+cudaError_t CUDARTAPI cudaEGLStreamProducerPresentFrame(cudaEglStreamConnection *conn, cudaEglFrame eglframe, cudaStream_t *pStream);
+cudaError_t CUDARTAPI cudaEGLStreamProducerReturnFrame(cudaEglStreamConnection *conn, cudaEglFrame *eglframe, cudaStream_t *pStream);
+cudaError_t CUDARTAPI cudaGraphicsResourceGetMappedEglFrame(cudaEglFrame *eglFrame, cudaGraphicsResource_t resource, unsigned int index, unsigned int mipLevel);
+cudaError_t CUDARTAPI cudaEventCreateFromEGLSync(cudaEvent_t *phEvent, EGLSyncKHR eglSync, unsigned int flags);
+cudaError_t CUDARTAPI cudaVDPAUGetDevice(int *device, VdpDevice vdpDevice, VdpGetProcAddress vdpGetProcAddress);
+cudaError_t CUDARTAPI cudaVDPAUSetVDPAUDevice(int device, VdpDevice vdpDevice, VdpGetProcAddress vdpGetProcAddress);
+cudaError_t CUDARTAPI cudaGraphicsVDPAURegisterVideoSurface(cudaGraphicsResource_t *resource, VdpVideoSurface vdpSurface, unsigned int flags);
+cudaError_t CUDARTAPI cudaGraphicsVDPAURegisterOutputSurface(cudaGraphicsResource_t *resource, VdpOutputSurface vdpSurface, unsigned int flags);
+cudaError_t CUDARTAPI cudaProfilerStart(void);
+cudaError_t CUDARTAPI cudaProfilerStop(void);
 
 #define REC(T) printf("%s size=%lu align=%lu\n", #T, (unsigned long)sizeof(T), (unsigned long)ALIGNOF(T))
 #define FIELD(T, f) printf("%s.%s @%lu\n", #T, #f, (unsigned long)offsetof(T, f))
@@ -2136,6 +2282,20 @@ int main(void)
     FIELD(struct cudaTextureDesc, maxMipmapLevelClamp);
     FIELD(struct cudaTextureDesc, disableTrilinearOptimization);
     FIELD(struct cudaTextureDesc, seamlessCubemap);
+    REC(struct cudaEglPlaneDesc_st);
+    FIELD(struct cudaEglPlaneDesc_st, width);
+    FIELD(struct cudaEglPlaneDesc_st, height);
+    FIELD(struct cudaEglPlaneDesc_st, depth);
+    FIELD(struct cudaEglPlaneDesc_st, pitch);
+    FIELD(struct cudaEglPlaneDesc_st, numChannels);
+    FIELD(struct cudaEglPlaneDesc_st, channelDesc);
+    FIELD(struct cudaEglPlaneDesc_st, reserved);
+    REC(struct cudaEglFrame_st);
+    FIELD(struct cudaEglFrame_st, frame);
+    FIELD(struct cudaEglFrame_st, planeDesc);
+    FIELD(struct cudaEglFrame_st, planeCount);
+    FIELD(struct cudaEglFrame_st, frameType);
+    FIELD(struct cudaEglFrame_st, eglColorFormat);
     INT(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     INT(CU_MEM_ATTACH_GLOBAL);
     INT(CU_MEM_ATTACH_HOST);
@@ -3860,6 +4020,129 @@ int main(void)
     INT(cudaFilterModeLinear);
     INT(cudaReadModeElementType);
     INT(cudaReadModeNormalizedFloat);
+    INT(cudaGLDeviceListAll);
+    INT(cudaGLDeviceListCurrentFrame);
+    INT(cudaGLDeviceListNextFrame);
+    INT(cudaGLMapFlagsNone);
+    INT(cudaGLMapFlagsReadOnly);
+    INT(cudaGLMapFlagsWriteDiscard);
+    INT(cudaEglFrameTypeArray);
+    INT(cudaEglFrameTypePitch);
+    INT(cudaEglResourceLocationSysmem);
+    INT(cudaEglResourceLocationVidmem);
+    INT(cudaEglColorFormatYUV420Planar);
+    INT(cudaEglColorFormatYUV420SemiPlanar);
+    INT(cudaEglColorFormatYUV422Planar);
+    INT(cudaEglColorFormatYUV422SemiPlanar);
+    INT(cudaEglColorFormatARGB);
+    INT(cudaEglColorFormatRGBA);
+    INT(cudaEglColorFormatL);
+    INT(cudaEglColorFormatR);
+    INT(cudaEglColorFormatYUV444Planar);
+    INT(cudaEglColorFormatYUV444SemiPlanar);
+    INT(cudaEglColorFormatYUYV422);
+    INT(cudaEglColorFormatUYVY422);
+    INT(cudaEglColorFormatABGR);
+    INT(cudaEglColorFormatBGRA);
+    INT(cudaEglColorFormatA);
+    INT(cudaEglColorFormatRG);
+    INT(cudaEglColorFormatAYUV);
+    INT(cudaEglColorFormatYVU444SemiPlanar);
+    INT(cudaEglColorFormatYVU422SemiPlanar);
+    INT(cudaEglColorFormatYVU420SemiPlanar);
+    INT(cudaEglColorFormatY10V10U10_444SemiPlanar);
+    INT(cudaEglColorFormatY10V10U10_420SemiPlanar);
+    INT(cudaEglColorFormatY12V12U12_444SemiPlanar);
+    INT(cudaEglColorFormatY12V12U12_420SemiPlanar);
+    INT(cudaEglColorFormatVYUY_ER);
+    INT(cudaEglColorFormatUYVY_ER);
+    INT(cudaEglColorFormatYUYV_ER);
+    INT(cudaEglColorFormatYVYU_ER);
+    INT(cudaEglColorFormatYUVA_ER);
+    INT(cudaEglColorFormatAYUV_ER);
+    INT(cudaEglColorFormatYUV444Planar_ER);
+    INT(cudaEglColorFormatYUV422Planar_ER);
+    INT(cudaEglColorFormatYUV420Planar_ER);
+    INT(cudaEglColorFormatYUV444SemiPlanar_ER);
+    INT(cudaEglColorFormatYUV422SemiPlanar_ER);
+    INT(cudaEglColorFormatYUV420SemiPlanar_ER);
+    INT(cudaEglColorFormatYVU444Planar_ER);
+    INT(cudaEglColorFormatYVU422Planar_ER);
+    INT(cudaEglColorFormatYVU420Planar_ER);
+    INT(cudaEglColorFormatYVU444SemiPlanar_ER);
+    INT(cudaEglColorFormatYVU422SemiPlanar_ER);
+    INT(cudaEglColorFormatYVU420SemiPlanar_ER);
+    INT(cudaEglColorFormatBayerRGGB);
+    INT(cudaEglColorFormatBayerBGGR);
+    INT(cudaEglColorFormatBayerGRBG);
+    INT(cudaEglColorFormatBayerGBRG);
+    INT(cudaEglColorFormatBayer10RGGB);
+    INT(cudaEglColorFormatBayer10BGGR);
+    INT(cudaEglColorFormatBayer10GRBG);
+    INT(cudaEglColorFormatBayer10GBRG);
+    INT(cudaEglColorFormatBayer12RGGB);
+    INT(cudaEglColorFormatBayer12BGGR);
+    INT(cudaEglColorFormatBayer12GRBG);
+    INT(cudaEglColorFormatBayer12GBRG);
+    INT(cudaEglColorFormatBayer14RGGB);
+    INT(cudaEglColorFormatBayer14BGGR);
+    INT(cudaEglColorFormatBayer14GRBG);
+    INT(cudaEglColorFormatBayer14GBRG);
+    INT(cudaEglColorFormatBayer20RGGB);
+    INT(cudaEglColorFormatBayer20BGGR);
+    INT(cudaEglColorFormatBayer20GRBG);
+    INT(cudaEglColorFormatBayer20GBRG);
+    INT(cudaEglColorFormatYVU444Planar);
+    INT(cudaEglColorFormatYVU422Planar);
+    INT(cudaEglColorFormatYVU420Planar);
+    INT(cudaEglColorFormatBayerIspRGGB);
+    INT(cudaEglColorFormatBayerIspBGGR);
+    INT(cudaEglColorFormatBayerIspGRBG);
+    INT(cudaEglColorFormatBayerIspGBRG);
+    INT(cudaEglColorFormatBayerBCCR);
+    INT(cudaEglColorFormatBayerRCCB);
+    INT(cudaEglColorFormatBayerCRBC);
+    INT(cudaEglColorFormatBayerCBRC);
+    INT(cudaEglColorFormatBayer10CCCC);
+    INT(cudaEglColorFormatBayer12BCCR);
+    INT(cudaEglColorFormatBayer12RCCB);
+    INT(cudaEglColorFormatBayer12CRBC);
+    INT(cudaEglColorFormatBayer12CBRC);
+    INT(cudaEglColorFormatBayer12CCCC);
+    INT(cudaEglColorFormatY);
+    INT(cudaEglColorFormatYUV420SemiPlanar_2020);
+    INT(cudaEglColorFormatYVU420SemiPlanar_2020);
+    INT(cudaEglColorFormatYUV420Planar_2020);
+    INT(cudaEglColorFormatYVU420Planar_2020);
+    INT(cudaEglColorFormatYUV420SemiPlanar_709);
+    INT(cudaEglColorFormatYVU420SemiPlanar_709);
+    INT(cudaEglColorFormatYUV420Planar_709);
+    INT(cudaEglColorFormatYVU420Planar_709);
+    INT(cudaEglColorFormatY10V10U10_420SemiPlanar_709);
+    INT(cudaEglColorFormatY10V10U10_420SemiPlanar_2020);
+    INT(cudaEglColorFormatY10V10U10_422SemiPlanar_2020);
+    INT(cudaEglColorFormatY10V10U10_422SemiPlanar);
+    INT(cudaEglColorFormatY10V10U10_422SemiPlanar_709);
+    INT(cudaEglColorFormatY_ER);
+    INT(cudaEglColorFormatY_709_ER);
+    INT(cudaEglColorFormatY10_ER);
+    INT(cudaEglColorFormatY10_709_ER);
+    INT(cudaEglColorFormatY12_ER);
+    INT(cudaEglColorFormatY12_709_ER);
+    INT(cudaEglColorFormatYUVA);
+    INT(cudaEglColorFormatYVYU);
+    INT(cudaEglColorFormatVYUY);
+    INT(cudaEglColorFormatY10V10U10_420SemiPlanar_ER);
+    INT(cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER);
+    INT(cudaEglColorFormatY10V10U10_444SemiPlanar_ER);
+    INT(cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER);
+    INT(cudaEglColorFormatY12V12U12_420SemiPlanar_ER);
+    INT(cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER);
+    INT(cudaEglColorFormatY12V12U12_444SemiPlanar_ER);
+    INT(cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER);
+    INT(cudaEglColorFormatUYVY709);
+    INT(cudaEglColorFormatUYVY709_ER);
+    INT(cudaEglColorFormatUYVY2020);
     INT(CUDART_VERSION);
     INT(cudaHostAllocDefault);
     INT(cudaHostAllocPortable);
@@ -3951,5 +4234,6 @@ int main(void)
     INT(cudaTextureType1DLayered);
     INT(cudaTextureType2DLayered);
     INT(cudaTextureTypeCubemapLayered);
+    INT(CUDA_EGL_MAX_PLANES);
     return 0;
 }

@@ -19,8 +19,12 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
-//! `cudagen.runtime`: 317 functions and 21 handle classes.
+//! `cudagen.runtime`: 338 functions and 26 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::runtime::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(cudaError_t, outputs...)`.
@@ -68,6 +72,12 @@ use crate::driver::CUgraphDeviceNode as cudaGraphDeviceNode_t;
 pub(crate) static cudaAsyncCallbackHandle_t: HandleType = HandleType::new(MODULE, "cudaAsyncCallbackHandle_t", 64, false, true, &[], &[]);
 pub(crate) static cudaSurfaceObject_t: HandleType = HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &[]);
 pub(crate) static cudaTextureObject_t: HandleType = HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &[]);
+pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &[]);
+/// The class of `driver::CUeglStreamConnection` (the same C type): one class for both libraries.
+use crate::driver::CUeglStreamConnection as cudaEglStreamConnection;
+pub(crate) static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &[]);
+pub(crate) static VdpVideoSurface: HandleType = HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &[]);
+pub(crate) static VdpOutputSurface: HandleType = HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &[]);
 
 static E_cudaRoundMode: EnumCache = EnumCache::new(MODULE, "cudaRoundMode");
 static E_cudaError_t: EnumCache = EnumCache::new(MODULE, "cudaError_t");
@@ -138,11 +148,24 @@ static E_cudaSurfaceFormatMode: EnumCache = EnumCache::new(MODULE, "cudaSurfaceF
 static E_cudaTextureAddressMode: EnumCache = EnumCache::new(MODULE, "cudaTextureAddressMode");
 static E_cudaTextureFilterMode: EnumCache = EnumCache::new(MODULE, "cudaTextureFilterMode");
 static E_cudaTextureReadMode: EnumCache = EnumCache::new(MODULE, "cudaTextureReadMode");
+static E_cudaGLDeviceList: EnumCache = EnumCache::new(MODULE, "cudaGLDeviceList");
+static E_cudaGLMapFlags: EnumCache = EnumCache::new(MODULE, "cudaGLMapFlags");
+static E_cudaEglFrameType: EnumCache = EnumCache::new(MODULE, "cudaEglFrameType");
+static E_cudaEglResourceLocationFlags: EnumCache = EnumCache::new(MODULE, "cudaEglResourceLocationFlags");
+static E_cudaEglColorFormat: EnumCache = EnumCache::new(MODULE, "cudaEglColorFormat");
 
 static T_cudaHostFn_t: ClassCache = ClassCache::new(MODULE, "cudaHostFn_t");
 static T_cudaGraphConditionalHandle: ClassCache = ClassCache::new(MODULE, "cudaGraphConditionalHandle");
 static T_cudaAsyncCallback: ClassCache = ClassCache::new(MODULE, "cudaAsyncCallback");
 static T_cudaStreamCallback_t: ClassCache = ClassCache::new(MODULE, "cudaStreamCallback_t");
+static T_GLenum: ClassCache = ClassCache::new(MODULE, "GLenum");
+static T_EGLint: ClassCache = ClassCache::new(MODULE, "EGLint");
+static T_EGLImageKHR: ClassCache = ClassCache::new(MODULE, "EGLImageKHR");
+static T_EGLStreamKHR: ClassCache = ClassCache::new(MODULE, "EGLStreamKHR");
+static T_EGLSyncKHR: ClassCache = ClassCache::new(MODULE, "EGLSyncKHR");
+static T_VdpStatus: ClassCache = ClassCache::new(MODULE, "VdpStatus");
+static T_VdpFuncId: ClassCache = ClassCache::new(MODULE, "VdpFuncId");
+static T_VdpGetProcAddress: ClassCache = ClassCache::new(MODULE, "VdpGetProcAddress");
 static R_char1: ClassCache = ClassCache::new(MODULE, "char1");
 static R_uchar1: ClassCache = ClassCache::new(MODULE, "uchar1");
 static R_char2: ClassCache = ClassCache::new(MODULE, "char2");
@@ -296,6 +319,9 @@ static R_cudaAsyncNotificationInfo_t_info_overBudget: ClassCache = ClassCache::n
 static R_cudaAsyncNotificationInfo_t_info: ClassCache = ClassCache::new(MODULE, "cudaAsyncNotificationInfo_t_info");
 static R_cudaAsyncNotificationInfo_t: ClassCache = ClassCache::new(MODULE, "cudaAsyncNotificationInfo_t");
 static R_cudaTextureDesc: ClassCache = ClassCache::new(MODULE, "cudaTextureDesc");
+static R_cudaEglPlaneDesc: ClassCache = ClassCache::new(MODULE, "cudaEglPlaneDesc");
+static R_cudaEglFrame_frame: ClassCache = ClassCache::new(MODULE, "cudaEglFrame_frame");
+static R_cudaEglFrame: ClassCache = ClassCache::new(MODULE, "cudaEglFrame");
 
 
 unsafe extern "C" fn cudaDeviceReset(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
@@ -7078,6 +7104,433 @@ unsafe extern "C" fn cudaGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
+unsafe extern "C" fn cudaGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGLGetDevices";
+        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList", ], 2, args, nargs, kwnames)? };
+        let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
+        let deviceList = unsafe { entry::arg(py, &a[1]) };
+        let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
+        let a3: u64 = conv::int(deviceList, 32, false, &Ctx { func: F, param: "deviceList", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+        let n1: usize = conv::count(a2, 32, false, 4, &Ctx { func: F, param: "pCudaDevices", expected: "" })?;
+        let mut o1 = conv::zeroed_words(n1, 4);
+        let a1: usize = o1.as_mut_ptr() as usize;
+
+        let r = unsafe { conv::nogil(move || sys::cudaGLGetDevices(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?, conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(conv::py_int(py, conv::elem(&o1, k, 4), 32, true)?))?])
+    })
+}
+
+unsafe extern "C" fn cudaGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGraphicsGLRegisterImage";
+        let a = unsafe { entry::args(py, F, &["image", "target", "flags", ], 3, args, nargs, kwnames)? };
+        let image = unsafe { entry::arg(py, &a[0]) };
+        let target = unsafe { entry::arg(py, &a[1]) };
+        let flags = unsafe { entry::arg(py, &a[2]) };
+        let a1: u64 = conv::handle(&GLuint, image, &Ctx { func: F, param: "image", expected: "GLuint or int" })?;
+        let a2: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
+        let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaGraphicsResource_t.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGraphicsGLRegisterBuffer";
+        let a = unsafe { entry::args(py, F, &["buffer", "flags", ], 2, args, nargs, kwnames)? };
+        let buffer = unsafe { entry::arg(py, &a[0]) };
+        let flags = unsafe { entry::arg(py, &a[1]) };
+        let a1: u64 = conv::handle(&GLuint, buffer, &Ctx { func: F, param: "buffer", expected: "GLuint or int" })?;
+        let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaGraphicsResource_t.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGraphicsEGLRegisterImage";
+        let a = unsafe { entry::args(py, F, &["image", "flags", ], 2, args, nargs, kwnames)? };
+        let image = unsafe { entry::arg(py, &a[0]) };
+        let flags = unsafe { entry::arg(py, &a[1]) };
+        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
+        let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaGraphicsResource_t.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamConsumerConnect";
+        let a = unsafe { entry::args(py, F, &["eglStream", ], 1, args, nargs, kwnames)? };
+        let eglStream = unsafe { entry::arg(py, &a[0]) };
+        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaEglStreamConnection.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamConsumerConnectWithFlags";
+        let a = unsafe { entry::args(py, F, &["eglStream", "flags", ], 2, args, nargs, kwnames)? };
+        let eglStream = unsafe { entry::arg(py, &a[0]) };
+        let flags = unsafe { entry::arg(py, &a[1]) };
+        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
+        let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaEglStreamConnection.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamConsumerDisconnect";
+        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
+        let conn = unsafe { entry::arg(py, &a[0]) };
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerDisconnect(conv::bits(a0 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamConsumerAcquireFrame";
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout", ], 4, args, nargs, kwnames)? };
+        let conn = unsafe { entry::arg(py, &a[0]) };
+        let pCudaResource = unsafe { entry::arg(py, &a[1]) };
+        let pStream = unsafe { entry::arg(py, &a[2]) };
+        let timeout = unsafe { entry::arg(py, &a[3]) };
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let mut t1: u64 = 0;
+        let a1: usize = conv::handle_ref(&cudaGraphicsResource_t, pCudaResource, &mut t1, &Ctx { func: F, param: "pCudaResource", expected: "cudaGraphicsResource_t, int or None" })?;
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+        let a3: u64 = conv::int(timeout, 32, false, &Ctx { func: F, param: "timeout", expected: "int" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerAcquireFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamConsumerReleaseFrame";
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", ], 3, args, nargs, kwnames)? };
+        let conn = unsafe { entry::arg(py, &a[0]) };
+        let pCudaResource = unsafe { entry::arg(py, &a[1]) };
+        let pStream = unsafe { entry::arg(py, &a[2]) };
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let a1: u64 = conv::handle(&cudaGraphicsResource_t, pCudaResource, &Ctx { func: F, param: "pCudaResource", expected: "cudaGraphicsResource_t or int" })?;
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamProducerConnect";
+        let a = unsafe { entry::args(py, F, &["eglStream", "width", "height", ], 3, args, nargs, kwnames)? };
+        let eglStream = unsafe { entry::arg(py, &a[0]) };
+        let width = unsafe { entry::arg(py, &a[1]) };
+        let height = unsafe { entry::arg(py, &a[2]) };
+        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
+        let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
+        let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaEglStreamConnection.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamProducerDisconnect";
+        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
+        let conn = unsafe { entry::arg(py, &a[0]) };
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerDisconnect(conv::bits(a0 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamProducerPresentFrame";
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
+        let conn = unsafe { entry::arg(py, &a[0]) };
+        let eglframe = unsafe { entry::arg(py, &a[1]) };
+        let pStream = unsafe { entry::arg(py, &a[2]) };
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let h1 = conv::Held::record(eglframe, 280, false, false, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
+        let a1: usize = h1.addr();
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEGLStreamProducerReturnFrame";
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
+        let conn = unsafe { entry::arg(py, &a[0]) };
+        let eglframe = unsafe { entry::arg(py, &a[1]) };
+        let pStream = unsafe { entry::arg(py, &a[2]) };
+        let mut t0: u64 = 0;
+        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let h1 = conv::Held::record(eglframe, 280, false, true, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
+        let a1: usize = h1.addr();
+        let mut t2: u64 = 0;
+        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGraphicsResourceGetMappedEglFrame";
+        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel", ], 3, args, nargs, kwnames)? };
+        let resource = unsafe { entry::arg(py, &a[0]) };
+        let index = unsafe { entry::arg(py, &a[1]) };
+        let mipLevel = unsafe { entry::arg(py, &a[2]) };
+        let a1: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a2: u64 = conv::int(index, 32, false, &Ctx { func: F, param: "index", expected: "int" })?;
+        let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
+        let mut o0 = Out::<35>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, R_cudaEglFrame.from_ptr(py, o0.ptr(), 280)?])
+    })
+}
+
+unsafe extern "C" fn cudaEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaEventCreateFromEGLSync";
+        let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], 2, args, nargs, kwnames)? };
+        let eglSync = unsafe { entry::arg(py, &a[0]) };
+        let flags = unsafe { entry::arg(py, &a[1]) };
+        let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let a1: usize = h1.addr();
+        let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaEvent_t.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaVDPAUGetDevice";
+        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress", ], 2, args, nargs, kwnames)? };
+        let vdpDevice = unsafe { entry::arg(py, &a[0]) };
+        let vdpGetProcAddress = unsafe { entry::arg(py, &a[1]) };
+        let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
+        let a2: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?])
+    })
+}
+
+unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaVDPAUSetVDPAUDevice";
+        let a = unsafe { entry::args(py, F, &["device", "vdpDevice", "vdpGetProcAddress", ], 3, args, nargs, kwnames)? };
+        let device = unsafe { entry::arg(py, &a[0]) };
+        let vdpDevice = unsafe { entry::arg(py, &a[1]) };
+        let vdpGetProcAddress = unsafe { entry::arg(py, &a[2]) };
+        let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
+        let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
+        let a2: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
+
+        let r = unsafe { conv::nogil(move || sys::cudaVDPAUSetVDPAUDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGraphicsVDPAURegisterVideoSurface";
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
+        let vdpSurface = unsafe { entry::arg(py, &a[0]) };
+        let flags = unsafe { entry::arg(py, &a[1]) };
+        let a1: u64 = conv::handle(&VdpVideoSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" })?;
+        let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaGraphicsResource_t.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaGraphicsVDPAURegisterOutputSurface";
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
+        let vdpSurface = unsafe { entry::arg(py, &a[0]) };
+        let flags = unsafe { entry::arg(py, &a[1]) };
+        let a1: u64 = conv::handle(&VdpOutputSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" })?;
+        let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let mut o0 = Out::<1>::new();
+        let a0: usize = o0.addr();
+
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaGraphicsResource_t.wrap(py, o0.u64())?])
+    })
+}
+
+unsafe extern "C" fn cudaProfilerStart(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaProfilerStart";
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
+
+        let r = unsafe { conv::nogil(move || sys::cudaProfilerStart()) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
+unsafe extern "C" fn cudaProfilerStop(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        const F: &str = "cudaProfilerStop";
+        let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
+
+        let r = unsafe { conv::nogil(move || sys::cudaProfilerStop()) };
+        let code = r.0 as i64;
+        if code != 0 {
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+        }
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cudaArray_t.register(m)?;
     cudaArray_const_t.register(m)?;
@@ -7100,6 +7553,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cudaAsyncCallbackHandle_t.register(m)?;
     cudaSurfaceObject_t.register(m)?;
     cudaTextureObject_t.register(m)?;
+    GLuint.register(m)?;
+    m.add("cudaEglStreamConnection", cudaEglStreamConnection.type_object(m.py())?)?;
+    VdpDevice.register(m)?;
+    VdpVideoSurface.register(m)?;
+    VdpOutputSurface.register(m)?;
     entry::add_all(m, MODULE, &[
         (c"cudaDeviceReset", cudaDeviceReset, c"cudaDeviceReset()\n--\n\nReturns `tuple[cudaError_t]`.\n\nDestroy all allocations and reset all state on the current device\nin the current process.\n\nExplicitly destroys and cleans up all resources associated with the current\ndevice in the current process. It is the caller's responsibility to ensure\nthat the resources are not accessed or passed in subsequent API calls and\ndoing so will result in undefined behavior. These resources include CUDA types\n`cudaStream_t`, `cudaEvent_t`, `cudaArray_t`, `cudaMipmappedArray_t`, `cudaPitchedPtr`,\n`cudaTextureObject_t`, `cudaSurfaceObject_t`, `textureReference`, `surfaceReference`,\n`cudaExternalMemory_t`, `cudaExternalSemaphore_t` and `cudaGraphicsResource_t`.\nThese resources also include memory allocations by `cudaMalloc`, `cudaMallocHost`,\n`cudaMallocManaged` and `cudaMallocPitch`.\nAny subsequent API call to this device will reinitialize the device.\n\nNote that this function will reset the device immediately.  It is the caller's\nresponsibility to ensure that the device is not being accessed by any\nother host threads from the process when this function is called.\n\n**Note:** `cudaDeviceReset()` will not destroy memory allocations by `cudaMallocAsync()` and\n`cudaMallocFromPoolAsync()`. These memory allocations need to be destroyed explicitly.\n**Note:** If a non-primary `CUcontext` is current to the thread, `cudaDeviceReset()`\nwill destroy only the internal CUDA RT state for that `CUcontext`.\n\n**Returns:**\n`cudaSuccess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n*See the CUDA documentation for notes on this function.*\n*See the CUDA documentation for notes on this function.*\n\n**See also:** `cudaDeviceSynchronize`"),
         (c"cudaDeviceSynchronize", cudaDeviceSynchronize, c"cudaDeviceSynchronize()\n--\n\nReturns `tuple[cudaError_t]`.\n\nWait for compute device to finish\n\nBlocks until the device has completed all preceding requested tasks.\n`cudaDeviceSynchronize()` returns an error if one of the preceding tasks\nhas failed. If the `cudaDeviceScheduleBlockingSync` flag was set for\nthis device, the host thread will block until the device has finished\nits work.\n\n**Returns:**\n`cudaSuccess`\n*See the CUDA documentation for notes on this function.*\n*Note that this function may also return error codes from previous, asynchronous launches.*\n*See the CUDA documentation for notes on this function.*\n*See the CUDA documentation for notes on this function.*\n\n**See also:**\n`cudaDeviceReset`,\n`cuCtxSynchronize`"),
@@ -7418,5 +7876,26 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cudaGetExportTable", cudaGetExportTable, c"cudaGetExportTable(pExportTableId)\n--\n\nReturns `tuple[cudaError_t, int | None]`.\n\n\\cond impl_private"),
         (c"cudaGetFuncBySymbol", cudaGetFuncBySymbol, c"cudaGetFuncBySymbol(symbolPtr)\n--\n\nReturns `tuple[cudaError_t, cudaFunction_t | None]`.\n\nGet pointer to device entry function that matches entry function `symbolPtr`\n\nReturns in `functionPtr` the device entry function corresponding to the symbol `symbolPtr`.\n\n**Parameters:**\n- `functionPtr`: Returns the device entry function\n- `symbolPtr`: Pointer to device entry function to search for\n\n**Returns:**\n`cudaSuccess`"),
         (c"cudaGetKernel", cudaGetKernel, c"cudaGetKernel(entryFuncAddr)\n--\n\nReturns `tuple[cudaError_t, cudaKernel_t | None]`.\n\nGet pointer to device kernel that matches entry function `entryFuncAddr`\n\nReturns in `kernelPtr` the device kernel corresponding to the entry function `entryFuncAddr`.\n\nNote that it is possible that there are multiple symbols belonging to different\ntranslation units with the same `entryFuncAddr` registered with this CUDA Runtime\nand so the order which the translation units are loaded and registered with the\nCUDA Runtime can lead to differing return pointers in `kernelPtr` .\nSuggested methods of ensuring uniqueness are to limit visibility of __global__\ndevice functions by using static or hidden visibility attribute in the\nrespective translation units.\n\n**Parameters:**\n- `kernelPtr`: Returns the device kernel\n- `entryFuncAddr`: Address of device entry function to search kernel for\n\n**Returns:**\n`cudaSuccess`\n\n**See also:**\n`cudaGetKernel(cudaKernel_t` *kernelPtr, const T *entryFuncAddr) \"cudaGetKernel (C++ API)\""),
+        (c"cudaGLGetDevices", cudaGLGetDevices, c"cudaGLGetDevices(cudaDeviceCount, deviceList)\n--\n\nReturns `tuple[cudaError_t, int | None, list[int] | None]`.\n\nGets the CUDA devices associated with the current OpenGL context\n\nReturns in `*pCudaDeviceCount` the number of CUDA-compatible devices\ncorresponding to the current OpenGL context. Also returns in `*pCudaDevices`\nat most `cudaDeviceCount` of the CUDA-compatible devices corresponding to\nthe current OpenGL context. If any of the GPUs being used by the current OpenGL\ncontext are not CUDA capable then the call will return `cudaErrorNoDevice`.\n\n**Parameters:**\n- `pCudaDeviceCount`: Returned number of CUDA devices corresponding to the current OpenGL context\n- `pCudaDevices`: Returned CUDA devices corresponding to the current OpenGL context\n- `cudaDeviceCount`: The size of the output device array `pCudaDevices`\n- `deviceList`: The set of devices to return.  This set may be `cudaGLDeviceListAll` for all devices, `cudaGLDeviceListCurrentFrame` for the devices used to render the current frame (in SLI), or `cudaGLDeviceListNextFrame` for the devices used to render the next frame (in SLI).\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorNoDevice`,\n`cudaErrorInvalidGraphicsContext`,\n`cudaErrorOperatingSystem`,\n`cudaErrorUnknown`\n\n**Note:** This function is not supported on Mac OS X.\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsMapResources`,\n`cudaGraphicsSubResourceGetMappedArray`,\n`cudaGraphicsResourceGetMappedPointer`,\n`cuGLGetDevices`"),
+        (c"cudaGraphicsGLRegisterImage", cudaGraphicsGLRegisterImage, c"cudaGraphicsGLRegisterImage(image, target, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.\n\nRegister an OpenGL texture or renderbuffer object\n\nRegisters the texture or renderbuffer object specified by `image` for access by CUDA.\nA handle to the registered object is returned as `resource`.\n\n`target` must match the type of the object, and must be one of `GL_TEXTURE_2D`,\n`GL_TEXTURE_RECTANGLE`, `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`, `GL_TEXTURE_2D_ARRAY`,\nor `GL_RENDERBUFFER`.\n\nThe register flags `flags` specify the intended usage, as follows:\n- `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA\nwill not write to this resource.\n- `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n- `cudaGraphicsRegisterFlagsSurfaceLoadStore`: Specifies that CUDA will\nbind this resource to a surface reference.\n- `cudaGraphicsRegisterFlagsTextureGather`: Specifies that CUDA will perform\ntexture gather operations on this resource.\n\nThe following image formats are supported. For brevity's sake, the list is abbreviated.\nFor ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4 formats\n{GL_R8, GL_R16, GL_RG8, GL_RG16} :\n- GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY\n- {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I}\n- {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X\n{8, 16, 16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT, 32I_EXT}\n\nThe following image classes are currently disallowed:\n- Textures with borders\n- Multisampled renderbuffers\n\n**Parameters:**\n- `resource`: Pointer to the returned object handle\n- `image`: name of texture or renderbuffer object to be registered\n- `target`: Identifies the type of object specified by `image`\n- `flags`: Register flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDevice`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorOperatingSystem`,\n`cudaErrorUnknown`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsMapResources`,\n`cudaGraphicsSubResourceGetMappedArray`,\n`cuGraphicsGLRegisterImage`"),
+        (c"cudaGraphicsGLRegisterBuffer", cudaGraphicsGLRegisterBuffer, c"cudaGraphicsGLRegisterBuffer(buffer, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.\n\nRegisters an OpenGL buffer object\n\nRegisters the buffer object specified by `buffer` for access by\nCUDA.  A handle to the registered object is returned as \\p\nresource.  The register flags `flags` specify the intended usage,\nas follows:\n\n- `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA\nwill not write to this resource.\n- `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\n**Parameters:**\n- `resource`: Pointer to the returned object handle\n- `buffer`: name of buffer object to be registered\n- `flags`: Register flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDevice`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorOperatingSystem`,\n`cudaErrorUnknown`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsMapResources`,\n`cudaGraphicsResourceGetMappedPointer`,\n`cuGraphicsGLRegisterBuffer`"),
+        (c"cudaGraphicsEGLRegisterImage", cudaGraphicsEGLRegisterImage, c"cudaGraphicsEGLRegisterImage(image, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.\n\nRegisters an EGL image\n\nRegisters the EGLImageKHR specified by `image` for access by\nCUDA. A handle to the registered object is returned as `pCudaResource`.\nAdditional Mapping/Unmapping is not required for the registered resource and\n`cudaGraphicsResourceGetMappedEglFrame` can be directly called on the `pCudaResource`.\n\nThe application will be responsible for synchronizing access to shared objects.\nThe application must ensure that any pending operation which access the objects have completed\nbefore passing control to CUDA. This may be accomplished by issuing and waiting for\nglFinish command on all GLcontexts (for OpenGL and likewise for other APIs).\nThe application will be also responsible for ensuring that any pending operation on the\nregistered CUDA resource has completed prior to executing subsequent commands in other APIs\naccesing the same memory objects.\nThis can be accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).\n\nThe surface's intended usage is specified using `flags`, as follows:\n\n- `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA\nwill not write to this resource.\n- `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\nThe EGLImageKHR is an object which can be used to create EGLImage target resource. It is defined as a void pointer.\ntypedef void* EGLImageKHR\n\n**Parameters:**\n- `pCudaResource`: Pointer to the returned object handle\n- `image`: An EGLImageKHR image which can be used to create target resource.\n- `flags`: Map flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsResourceGetMappedEglFrame`,\n`cuGraphicsEGLRegisterImage`"),
+        (c"cudaEGLStreamConsumerConnect", cudaEGLStreamConsumerConnect, c"cudaEGLStreamConsumerConnect(eglStream)\n--\n\nReturns `tuple[cudaError_t, cudaEglStreamConnection | None]`.\n\nConnect CUDA to EGLStream as a consumer.\n\nConnect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.\n\nThe EGLStreamKHR is an EGL object that transfers a sequence of image frames from one\nAPI to another.\n\n**Parameters:**\n- `conn`: Pointer to the returned connection handle\n- `eglStream`: EGLStreamKHR handle\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamConsumerDisconnect`,\n`cudaEGLStreamConsumerAcquireFrame`,\n`cudaEGLStreamConsumerReleaseFrame`,\n`cuEGLStreamConsumerConnect`"),
+        (c"cudaEGLStreamConsumerConnectWithFlags", cudaEGLStreamConsumerConnectWithFlags, c"cudaEGLStreamConsumerConnectWithFlags(eglStream, flags)\n--\n\nReturns `tuple[cudaError_t, cudaEglStreamConnection | None]`.\n\nConnect CUDA to EGLStream as a consumer with given flags.\n\nConnect CUDA as a consumer to EGLStreamKHR specified by `stream` with specified `flags` defined by\n`cudaEglResourceLocationFlags`.\n\nThe flags specify whether the consumer wants to access frames from system memory or video memory.\nDefault is `cudaEglResourceLocationVidmem`.\n\n**Parameters:**\n- `conn`: Pointer to the returned connection handle\n- `eglStream`: EGLStreamKHR handle\n- `flags`: Flags denote intended location - system or video.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamConsumerDisconnect`,\n`cudaEGLStreamConsumerAcquireFrame`,\n`cudaEGLStreamConsumerReleaseFrame`,\n`cuEGLStreamConsumerConnectWithFlags`"),
+        (c"cudaEGLStreamConsumerDisconnect", cudaEGLStreamConsumerDisconnect, c"cudaEGLStreamConsumerDisconnect(conn)\n--\n\nReturns `tuple[cudaError_t]`.\n\nDisconnect CUDA as a consumer to EGLStream .\n\nDisconnect CUDA as a consumer to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Conection to disconnect.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamConsumerConnect`,\n`cudaEGLStreamConsumerAcquireFrame`,\n`cudaEGLStreamConsumerReleaseFrame`,\n`cuEGLStreamConsumerDisconnect`"),
+        (c"cudaEGLStreamConsumerAcquireFrame", cudaEGLStreamConsumerAcquireFrame, c"cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout)\n--\n\nReturns `tuple[cudaError_t]`.\n\nAcquire an image frame from the EGLStream with CUDA as a consumer.\n\nAcquire an image frame from EGLStreamKHR.\n`cudaGraphicsResourceGetMappedEglFrame` can be called on `pCudaResource` to get\n`cudaEglFrame`.\n\n**Parameters:**\n- `conn`: Connection on which to acquire\n- `pCudaResource`: CUDA resource on which the EGLStream frame will be mapped for use.\n- `pStream`: CUDA stream for synchronization and any data migrations implied by `cudaEglResourceLocationFlags`.\n- `timeout`: Desired timeout in usec.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`,\n`cudaErrorLaunchTimeout`\n\n**See also:**\n`cudaEGLStreamConsumerConnect`,\n`cudaEGLStreamConsumerDisconnect`,\n`cudaEGLStreamConsumerReleaseFrame`,\n`cuEGLStreamConsumerAcquireFrame`"),
+        (c"cudaEGLStreamConsumerReleaseFrame", cudaEGLStreamConsumerReleaseFrame, c"cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream)\n--\n\nReturns `tuple[cudaError_t]`.\n\nReleases the last frame acquired from the EGLStream.\n\nRelease the acquired image frame specified by `pCudaResource` to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Connection on which to release\n- `pCudaResource`: CUDA resource whose corresponding frame is to be released\n- `pStream`: CUDA stream on which release will be done.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamConsumerConnect`,\n`cudaEGLStreamConsumerDisconnect`,\n`cudaEGLStreamConsumerAcquireFrame`,\n`cuEGLStreamConsumerReleaseFrame`"),
+        (c"cudaEGLStreamProducerConnect", cudaEGLStreamProducerConnect, c"cudaEGLStreamProducerConnect(eglStream, width, height)\n--\n\nReturns `tuple[cudaError_t, cudaEglStreamConnection | None]`.\n\nConnect CUDA to EGLStream as a producer.\n\nConnect CUDA as a producer to EGLStreamKHR specified by `stream`.\n\nThe EGLStreamKHR is an EGL object that transfers a sequence of image frames from one\nAPI to another.\n\n**Parameters:**\n- `conn`: Pointer to the returned connection handle\n- `eglStream`: EGLStreamKHR handle\n- `width`: width of the image to be submitted to the stream\n- `height`: height of the image to be submitted to the stream\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamProducerDisconnect`,\n`cudaEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerReturnFrame`,\n`cuEGLStreamProducerConnect`"),
+        (c"cudaEGLStreamProducerDisconnect", cudaEGLStreamProducerDisconnect, c"cudaEGLStreamProducerDisconnect(conn)\n--\n\nReturns `tuple[cudaError_t]`.\n\nDisconnect CUDA as a producer  to EGLStream .\n\nDisconnect CUDA as a producer to EGLStreamKHR.\n\n**Parameters:**\n- `conn`: Conection to disconnect.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamProducerConnect`,\n`cudaEGLStreamProducerPresentFrame`,\n`cudaEGLStreamProducerReturnFrame`,\n`cuEGLStreamProducerDisconnect`"),
+        (c"cudaEGLStreamProducerPresentFrame", cudaEGLStreamProducerPresentFrame, c"cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream)\n--\n\nReturns `tuple[cudaError_t]`.\n\nPresent a CUDA eglFrame to the EGLStream with CUDA as a producer.\n\nThe `cudaEglFrame` is defined as:\n```c\ntypedef struct cudaEglFrame_st {\n    union {\n        cudaArray_t            pArray[CUDA_EGL_MAX_PLANES];\n        struct cudaPitchedPtr  pPitch[CUDA_EGL_MAX_PLANES];\n    } frame;\n    cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];\n    unsigned int planeCount;\n    cudaEglFrameType frameType;\n    cudaEglColorFormat eglColorFormat;\n} cudaEglFrame;\n```\n\nFor `cudaEglFrame` of type `cudaEglFrameTypePitch`, the application may present sub-region of a memory\nallocation. In that case, `cudaPitchedPtr::ptr` will specify the start address of the sub-region in\nthe allocation and `cudaEglPlaneDesc` will specify the dimensions of the sub-region.\n\n**Parameters:**\n- `conn`: Connection on which to present the CUDA array\n- `eglframe`: CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.\n- `pStream`: CUDA stream on which to present the frame.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamProducerConnect`,\n`cudaEGLStreamProducerDisconnect`,\n`cudaEGLStreamProducerReturnFrame`,\n`cuEGLStreamProducerPresentFrame`"),
+        (c"cudaEGLStreamProducerReturnFrame", cudaEGLStreamProducerReturnFrame, c"cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream)\n--\n\nReturns `tuple[cudaError_t]`.\n\nReturn the CUDA eglFrame to the EGLStream last released by the consumer.\n\nThis API can potentially return cudaErrorLaunchTimeout if the consumer has not\nreturned a frame to EGL stream. If timeout is returned the application can retry.\n\n**Parameters:**\n- `conn`: Connection on which to present the CUDA array\n- `eglframe`: CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.\n- `pStream`: CUDA stream on which to return the frame.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorLaunchTimeout`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**See also:**\n`cudaEGLStreamProducerConnect`,\n`cudaEGLStreamProducerDisconnect`,\n`cudaEGLStreamProducerPresentFrame`,\n`cuEGLStreamProducerReturnFrame`"),
+        (c"cudaGraphicsResourceGetMappedEglFrame", cudaGraphicsResourceGetMappedEglFrame, c"cudaGraphicsResourceGetMappedEglFrame(resource, index, mipLevel)\n--\n\nReturns `tuple[cudaError_t, cudaEglFrame | None]`.\n\nGet an eglFrame through which to access a registered EGL graphics resource.\n\nReturns in `*eglFrame` an eglFrame pointer through which the registered graphics resource\n`resource` may be accessed.\nThis API can only be called for EGL graphics resources.\n\nThe `cudaEglFrame` is defined as\n```c\ntypedef struct cudaEglFrame_st {\n    union {\n        cudaArray_t             pArray[CUDA_EGL_MAX_PLANES];\n        struct cudaPitchedPtr   pPitch[CUDA_EGL_MAX_PLANES];\n    } frame;\n    cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];\n    unsigned int planeCount;\n    cudaEglFrameType frameType;\n    cudaEglColorFormat eglColorFormat;\n} cudaEglFrame;\n```\n\n**Parameters:**\n- `eglFrame`: Returned eglFrame.\n- `resource`: Registered resource to access.\n- `index`: Index for cubemap surfaces.\n- `mipLevel`: Mipmap level for the subresource to access.\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidValue`,\n`cudaErrorUnknown`\n\n**Note:** Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int cudaEglPlaneDesc::pitch) is to be considered by the application.\n\n**See also:**\n`cudaGraphicsSubResourceGetMappedArray`,\n`cudaGraphicsResourceGetMappedPointer`,\n`cuGraphicsResourceGetMappedEglFrame`"),
+        (c"cudaEventCreateFromEGLSync", cudaEventCreateFromEGLSync, c"cudaEventCreateFromEGLSync(eglSync, flags)\n--\n\nReturns `tuple[cudaError_t, cudaEvent_t | None]`.\n\nCreates an event from EGLSync object\n\nCreates an event *phEvent from an EGLSyncKHR eglSync with the flages specified\nvia `flags`. Valid flags include:\n- `cudaEventDefault`: Default event creation flag.\n- `cudaEventBlockingSync`: Specifies that the created event should use blocking\nsynchronization.  A CPU thread that uses `cudaEventSynchronize()` to wait on\nan event created with this flag will block until the event has actually\nbeen completed.\n\n`cudaEventRecord` and TimingData are not supported for events created from EGLSync.\n\nThe EGLSyncKHR is an opaque handle to an EGL sync object.\ntypedef void* EGLSyncKHR\n\n**Parameters:**\n- `phEvent`: Returns newly created event\n- `eglSync`: Opaque handle to EGLSync object\n- `flags`: Event creation flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInitializationError`,\n`cudaErrorInvalidValue`,\n`cudaErrorLaunchFailure`,\n`cudaErrorMemoryAllocation`\n\n**See also:**\n`cudaEventQuery`,\n`cudaEventSynchronize`,\n`cudaEventDestroy`"),
+        (c"cudaVDPAUGetDevice", cudaVDPAUGetDevice, c"cudaVDPAUGetDevice(vdpDevice, vdpGetProcAddress)\n--\n\nReturns `tuple[cudaError_t, int | None]`.\n\nGets the CUDA device associated with a VdpDevice.\n\nReturns the CUDA device associated with a VdpDevice, if applicable.\n\n**Parameters:**\n- `device`: Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.\n- `vdpDevice`: A VdpDevice handle\n- `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer\n\n**Returns:**\n`cudaSuccess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaVDPAUSetVDPAUDevice`,\n`cuVDPAUGetDevice`"),
+        (c"cudaVDPAUSetVDPAUDevice", cudaVDPAUSetVDPAUDevice, c"cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress)\n--\n\nReturns `tuple[cudaError_t]`.\n\nSets a CUDA device to use VDPAU interoperability\n\nRecords `vdpDevice` as the VdpDevice for VDPAU interoperability\nwith the CUDA device `device` and sets `device` as the current\ndevice for the calling host thread.\n\nThis function will immediately initialize the primary context on\n`device` if needed.\n\nIf `device` has already been initialized then this call will fail\nwith the error `cudaErrorSetOnActiveProcess`.  In this case it is\nnecessary to reset `device` using `cudaDeviceReset()` before\nVDPAU interoperability on `device` may be enabled.\n\n**Parameters:**\n- `device`: Device to use for VDPAU interoperability\n- `vdpDevice`: The VdpDevice to interoperate with\n- `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDevice`,\n`cudaErrorSetOnActiveProcess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:** `cudaGraphicsVDPAURegisterVideoSurface`,\n`cudaGraphicsVDPAURegisterOutputSurface`,\n`cudaDeviceReset`"),
+        (c"cudaGraphicsVDPAURegisterVideoSurface", cudaGraphicsVDPAURegisterVideoSurface, c"cudaGraphicsVDPAURegisterVideoSurface(vdpSurface, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.\n\nRegister a VdpVideoSurface object\n\nRegisters the VdpVideoSurface specified by `vdpSurface` for access by CUDA.\nA handle to the registered object is returned as `resource`.\nThe surface's intended usage is specified using `flags`, as follows:\n\n- `cudaGraphicsMapFlagsNone`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA\nwill not write to this resource.\n- `cudaGraphicsMapFlagsWriteDiscard`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\n**Parameters:**\n- `resource`: Pointer to the returned object handle\n- `vdpSurface`: VDPAU object to be registered\n- `flags`: Map flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDevice`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorUnknown`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaVDPAUSetVDPAUDevice`,\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsSubResourceGetMappedArray`,\n`cuGraphicsVDPAURegisterVideoSurface`"),
+        (c"cudaGraphicsVDPAURegisterOutputSurface", cudaGraphicsVDPAURegisterOutputSurface, c"cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.\n\nRegister a VdpOutputSurface object\n\nRegisters the VdpOutputSurface specified by `vdpSurface` for access by CUDA.\nA handle to the registered object is returned as `resource`.\nThe surface's intended usage is specified using `flags`, as follows:\n\n- `cudaGraphicsMapFlagsNone`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA\nwill not write to this resource.\n- `cudaGraphicsMapFlagsWriteDiscard`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\n**Parameters:**\n- `resource`: Pointer to the returned object handle\n- `vdpSurface`: VDPAU object to be registered\n- `flags`: Map flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDevice`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorUnknown`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaVDPAUSetVDPAUDevice`,\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsSubResourceGetMappedArray`,\n`cuGraphicsVDPAURegisterOutputSurface`"),
+        (c"cudaProfilerStart", cudaProfilerStart, c"cudaProfilerStart()\n--\n\nReturns `tuple[cudaError_t]`.\n\nEnable profiling.\n\nEnables profile collection by the active profiling tool for the\ncurrent context. If profiling is already enabled, then\ncudaProfilerStart() has no effect.\n\ncudaProfilerStart and cudaProfilerStop APIs are used to\nprogrammatically control the profiling granularity by allowing\nprofiling to be done only on selective pieces of code.\n\n**Returns:**\n`cudaSuccess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaProfilerStop`,\n`cuProfilerStart`"),
+        (c"cudaProfilerStop", cudaProfilerStop, c"cudaProfilerStop()\n--\n\nReturns `tuple[cudaError_t]`.\n\nDisable profiling.\n\nDisables profile collection by the active profiling tool for the\ncurrent context. If profiling is already disabled, then\ncudaProfilerStop() has no effect.\n\ncudaProfilerStart and cudaProfilerStop APIs are used to\nprogrammatically control the profiling granularity by allowing\nprofiling to be done only on selective pieces of code.\n\n**Returns:**\n`cudaSuccess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaProfilerStart`,\n`cuProfilerStop`"),
     ])
 }

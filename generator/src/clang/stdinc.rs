@@ -1,6 +1,7 @@
 //! Hermetic stand-ins for the few libc headers NVIDIA's headers include, and for the OpenGL, EGL
-//! and VDPAU headers the interop headers (`cudaGL.h`, `cudaEGL.h`, `cudaVDPAU.h`) include, and for
-//! nvcc's `crt/host_defines.h` the runtime's headers include.
+//! and VDPAU headers the interop headers (`cudaGL.h`, `cudaEGL.h`, `cudaVDPAU.h`,
+//! `cuda_gl_interop.h`, ...) include, and for nvcc's `crt/host_defines.h` the runtime's headers
+//! include, and for `cuda_runtime.h` / `cudart_platform.h`, which `cuda_egl_interop.h` includes.
 //!
 //! The parse never sees the machine's libc or graphics headers, so output cannot depend on them.
 //! The interop stand-ins (`interop/`) declare only the types NVIDIA's headers use, with the C
@@ -16,7 +17,7 @@ const STDDEF: &str =
 const STDINT: &str = "#pragma once\ntypedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\ntypedef long int64_t;\ntypedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned long uint64_t;\ntypedef long intptr_t;\ntypedef unsigned long uintptr_t;\n";
 const STDLIB: &str = "#pragma once\n#include <stddef.h>\n";
 
-const FILES: [(&str, &str); 10] = [
+const FILES: [(&str, &str); 12] = [
     ("stddef.h", STDDEF),
     ("stdint.h", STDINT),
     ("stdlib.h", STDLIB),
@@ -27,6 +28,8 @@ const FILES: [(&str, &str); 10] = [
     ("EGL/eglext.h", include_str!("interop/EGL/eglext.h")),
     ("vdpau/vdpau.h", include_str!("interop/vdpau/vdpau.h")),
     ("crt/host_defines.h", include_str!("interop/crt/host_defines.h")),
+    ("cuda_runtime.h", include_str!("interop/cuda_runtime.h")),
+    ("cudart_platform.h", include_str!("interop/cudart_platform.h")),
 ];
 
 /// Writes the stubs (once) and returns their folder.

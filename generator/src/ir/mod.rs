@@ -621,6 +621,21 @@ pub enum VariantKind {
     Ptds,
     /// Per-thread default stream, stream-ordered (`_ptsz`).
     Ptsz,
+    /// The name an earlier release of the same major gives the versioned ABI
+    /// (`__nvJitLinkCreate_12_4` beside `__nvJitLinkCreate_12_9`): programs built against that
+    /// release's header call it; the library exports it with the same prototype.
+    Release,
+}
+
+impl VariantKind {
+    /// The suffix of a per-thread variant's symbol (`_ptds`, `_ptsz`); none for the others.
+    pub fn per_thread_suffix(self) -> Option<&'static str> {
+        match self {
+            VariantKind::Ptds => Some("_ptds"),
+            VariantKind::Ptsz => Some("_ptsz"),
+            VariantKind::Release => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

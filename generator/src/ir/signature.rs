@@ -35,6 +35,9 @@ pub enum ParamKind {
     CstrOut,
     /// An array the callee reads.
     InArray { elem: Pointee, nullable: bool, count: Count },
+    /// Bytes the callee reads (a `const void *` or `const char *` input counted by a computed byte
+    /// size: nvJitLink's data, NVVM IR): `&[u8]`.
+    InBytes { nullable: bool, count: Count },
     /// An array of NUL-terminated strings the callee reads.
     CstrArray { nullable: bool, is_const: bool, count: Count },
     /// An array the callee fills; `reads` when it also reads what the caller put there.

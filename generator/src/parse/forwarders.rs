@@ -5,8 +5,13 @@
 //! definition's line. The wrapper's name becomes the API name of the function it calls (whose ABI
 //! symbol stays the versioned one, as `#define cuMemAlloc cuMemAlloc_v2` does for the driver), with
 //! the wrapper's doc; the wrapper itself leaves the IR.
+//!
+//! A callee named `__<wrapper>_<major>_<minor>` is versioned by release: each earlier release of
+//! the same major calls `__<wrapper>_<major>_<k>` (k = 0 .. minor-1), which the library keeps
+//! exporting with the same prototype (libnvJitLink.so.12 of 12.9 exports `_12_0` ... `_12_9`), so
+//! those names become [`VariantKind::Release`] exports of the function.
 
-use crate::ir::Library;
+use crate::ir::{Library, SymbolVariant, VariantKind};
 
 /// Folds every forwarding definition of `file` (whose text is `text`) into its callee.
 pub fn fold(text: &str, file: &str, library: &mut Library) {
@@ -32,6 +37,12 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
             doc.markdown = doc_above(&lines, w.location.line as usize).unwrap_or_default();
         }
         let t = &mut library.functions[target];
+        t.variants.extend(release_names(&name, &t.symbol).into_iter().map(|symbol| SymbolVariant {
+            symbol,
+            kind: VariantKind::Release,
+            version: None,
+            also_named: Vec::new(),
+        }));
         t.name = name;
         if !doc.markdown.is_empty() {
             t.doc = doc;
@@ -43,6 +54,16 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         i += 1;
         !gone.contains(&(i - 1))
     });
+}
+
+/// The names earlier releases of the same major give `symbol` when it is `__<name>_<major>_<minor>`
+/// (`__nvJitLinkCreate_12_0` ... `_12_8` for `__nvJitLinkCreate_12_9`), oldest first.
+fn release_names(name: &str, symbol: &str) -> Vec<String> {
+    let Some((major, minor)) = symbol.strip_prefix(&format!("__{name}_")).and_then(|v| v.split_once('_')) else {
+        return Vec::new();
+    };
+    let (Ok(_), Ok(minor)) = (major.parse::<u32>(), minor.parse::<u32>()) else { return Vec::new() };
+    (0..minor).map(|k| format!("__{name}_{major}_{k}")).collect()
 }
 
 /// The `/** .. */` block ending right above 1-based line `line`, across blank and preprocessor
@@ -73,7 +94,18 @@ fn callee(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{callee, doc_above};
+    use super::{callee, doc_above, release_names};
+
+    #[test]
+    fn a_release_versioned_symbol_has_the_names_of_the_earlier_releases_of_its_major() {
+        assert_eq!(
+            release_names("nvJitLinkCreate", "__nvJitLinkCreate_12_3"),
+            ["__nvJitLinkCreate_12_0", "__nvJitLinkCreate_12_1", "__nvJitLinkCreate_12_2"]
+        );
+        assert!(release_names("nvJitLinkCreate", "__nvJitLinkCreate_13_0").is_empty());
+        assert!(release_names("f", "__f_v2").is_empty());
+        assert!(release_names("f", "__g_12_3").is_empty());
+    }
 
     #[test]
     fn the_doc_block_above_a_definition_crosses_preprocessor_lines() {

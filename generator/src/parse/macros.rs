@@ -167,11 +167,7 @@ fn per_thread_macro(name: &str) -> Option<VariantKind> {
 
 /// Records the `_ptds`/`_ptsz` export of `f` (once); returns its symbol.
 fn add_variant(f: &mut Function, kind: VariantKind) -> String {
-    let suffix = match kind {
-        VariantKind::Ptds => "_ptds",
-        VariantKind::Ptsz => "_ptsz",
-    };
-    let symbol = format!("{}{suffix}", f.symbol);
+    let symbol = format!("{}{}", f.symbol, kind.per_thread_suffix().unwrap_or_default());
     if !f.variants.iter().any(|v| v.symbol == symbol) {
         f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new() });
     }

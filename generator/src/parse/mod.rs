@@ -86,11 +86,10 @@ fn parse_parts(
         files.declarations.insert(c.header.to_string());
         files.legacy_free.insert(c.header.to_string());
         files.declarations.extend(c.needs.iter().map(|n| file_name(Path::new(n))));
-        let t = include_dir.join(c.typedefs);
-        if t.exists() {
-            library.headers.push(header_info(&t, &[], None)?);
-            files.versions.insert(c.typedefs.to_string());
-            typedef_paths.push(t);
+        if let Some(t) = c.typedefs.filter(|t| include_dir.join(t).exists()) {
+            library.headers.push(header_info(&include_dir.join(t), &[], None)?);
+            files.versions.insert(t.to_string());
+            typedef_paths.push(include_dir.join(t));
         }
     }
 
@@ -133,7 +132,7 @@ fn translation_unit(root: &Path, include_dir: &Path, companions: &[Companion]) -
         for n in c.needs {
             let _ = writeln!(umbrella, "#include <{n}>");
         }
-        let t = if include_dir.join(c.typedefs).exists() { c.typedefs } else { c.header };
+        let t = c.typedefs.filter(|t| include_dir.join(t).exists()).unwrap_or(c.header);
         let _ = writeln!(umbrella, "#include \"{t}\"");
     }
     TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)

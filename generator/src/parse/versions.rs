@@ -126,11 +126,7 @@ pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
         // `cuGLMapBufferObject_v2_ptds`, whose plain ABI is v3020).
         for (v, kind) in per_thread.get(name).into_iter().flatten() {
             let Some(i) = vs.iter().rposition(|x| x <= v) else { continue };
-            let suffix = match kind {
-                VariantKind::Ptds => "_ptds",
-                VariantKind::Ptsz => "_ptsz",
-            };
-            let symbol = format!("{}{suffix}", symbol_of(i));
+            let symbol = format!("{}{}", symbol_of(i), kind.per_thread_suffix().unwrap_or_default());
             if !declared.contains(symbol.as_str()) {
                 out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: true });
             }

@@ -1,10 +1,15 @@
 //! Integer typedefs that identify driver objects become scalar handles (`CUdevice_v1`,
 //! `CUdeviceptr_v2`, `CUtexObject_v1`, ...): the first `CU*` typedef of a chain that ends in an
 //! integer. Annotations add (`[handles] scalar`) or remove (`not_scalar`) names.
+//!
+//! A parameter spelled through the record tag of an opaque handle (`struct cudaGraphicsResource
+//! **resource` in the runtime's interop headers) is given the handle typedef's name
+//! (`cudaGraphicsResource_t *`): the same C type, so it is an output handle as elsewhere.
 
 use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Result};
-use crate::ir::{Library, Resolved, TypedefKind};
+use crate::ir::{Library, Resolved, Type, TypedefKind};
+use std::collections::HashMap;
 
 pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
     for name in ann.handles.scalar.iter().chain(&ann.handles.not_scalar) {
@@ -28,5 +33,31 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
             }
         }
     }
+    spell_handles(lib);
     Ok(())
+}
+
+/// Replaces `struct T *` in parameter types by the one opaque handle typedef of `T *` (records
+/// that two such typedefs name are left alone).
+fn spell_handles(lib: &mut Library) {
+    let mut by_record: HashMap<&Type, Option<String>> = HashMap::new();
+    for t in &lib.typedefs {
+        if matches!(t.kind, TypedefKind::OpaqueHandle { .. }) {
+            by_record.entry(&t.target).and_modify(|n| *n = None).or_insert_with(|| Some(t.name.clone()));
+        }
+    }
+    let names: HashMap<Type, String> = by_record.into_iter().filter_map(|(ty, n)| Some((ty.clone(), n?))).collect();
+    for f in &mut lib.functions {
+        for p in &mut f.params {
+            respell(&mut p.ty, &names);
+        }
+    }
+}
+
+fn respell(ty: &mut Type, names: &HashMap<Type, String>) {
+    if let Some(name) = names.get(ty) {
+        *ty = Type::named(name.clone());
+    } else if let Type::Pointer { pointee, .. } = ty {
+        respell(pointee, names);
+    }
 }

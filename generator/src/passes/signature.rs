@@ -45,6 +45,9 @@ fn param_kind(lib: &Library, f: &Function, p: &Param) -> Result<ParamKind> {
         (Role::OutValue, Some(t)) if !t.ty.is_void() => ParamKind::OutValue { pointee: t },
         (Role::CStrIn, Some(t)) if is_char(&t.ty) => ParamKind::CstrIn { nullable: p.nullable, is_const: t.is_const },
         (Role::CStrOut, Some(t)) if t.ty.pointee().is_some_and(|(c, _)| is_char(c)) => ParamKind::CstrOut,
+        (Role::InArray { len }, Some(t)) if is_in_bytes(f, &t, len) => {
+            ParamKind::InBytes { nullable: p.nullable, count: count(f, len) }
+        }
         (Role::InArray { len }, Some(t)) if !t.ty.is_void() => in_array(f, p, t, len),
         (Role::OutArray { len }, Some(t)) if !t.ty.is_void() => {
             ParamKind::OutArray { elem: t, nullable: p.nullable, count: count(f, len), reads: p.direction == Direction::InOut }
@@ -71,6 +74,11 @@ fn is_char(t: &Type) -> bool {
 /// A byte type: the pointee of a byte buffer.
 fn is_byte(t: &Type) -> bool {
     is_char(t) || matches!(t, Type::Prim { prim: Prim::U8 | Prim::I8 })
+}
+
+/// A `const` untyped or byte input array whose count parameter gives its bytes: a byte slice.
+fn is_in_bytes(f: &Function, t: &Pointee, len: &Option<String>) -> bool {
+    t.is_const && (t.ty.is_void() || is_byte(&t.ty)) && matches!(count(f, len), Count::Computed { .. })
 }
 
 fn raw_callback() -> CallbackUse {
@@ -169,7 +177,10 @@ fn length(f: &Function, p: &Param) -> ParamKind {
     for q in &f.params {
         match &q.role {
             Role::InArray { len: Some(l) } | Role::OutArray { len: Some(l) }
-                if *l == p.name && q.ty.pointee().is_some_and(|(t, _)| !t.is_void()) =>
+                if *l == p.name
+                    && q.ty
+                        .pointee()
+                        .is_some_and(|(t, is_const)| !t.is_void() || (is_const && matches!(q.role, Role::InArray { .. }))) =>
             {
                 counts.push(if q.nullable { Counted::OptionalSlice(q.name.clone()) } else { Counted::Slice(q.name.clone()) });
             }

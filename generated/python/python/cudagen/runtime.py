@@ -19,9 +19,13 @@
 # texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 # device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 # cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+# cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+# cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+# cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+# cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 # Regenerate with `cargo xtask regen`.
-"""``cudagen.runtime``: 317 functions, 69 enums, 153 records,
-21 handle classes. Enums and records are built on first access."""
+"""``cudagen.runtime``: 338 functions, 74 enums, 156 records,
+26 handle classes. Enums and records are built on first access."""
 
 from cudagen._cudagen import runtime as _ext
 from cudagen import _lazy
@@ -101,6 +105,11 @@ _ENUMS = {
     "cudaTextureAddressMode": "cudaAddressModeWrap 0 cudaAddressModeClamp 1 cudaAddressModeMirror 2 cudaAddressModeBorder 3",
     "cudaTextureFilterMode": "cudaFilterModePoint 0 cudaFilterModeLinear 1",
     "cudaTextureReadMode": "cudaReadModeElementType 0 cudaReadModeNormalizedFloat 1",
+    "cudaGLDeviceList": "cudaGLDeviceListAll 1 cudaGLDeviceListCurrentFrame 2 cudaGLDeviceListNextFrame 3",
+    "cudaGLMapFlags": "cudaGLMapFlagsNone 0 cudaGLMapFlagsReadOnly 1 cudaGLMapFlagsWriteDiscard 2",
+    "cudaEglFrameType": "cudaEglFrameTypeArray 0 cudaEglFrameTypePitch 1",
+    "cudaEglResourceLocationFlags": "cudaEglResourceLocationSysmem 0 cudaEglResourceLocationVidmem 1",
+    "cudaEglColorFormat": "cudaEglColorFormatYUV420Planar 0 cudaEglColorFormatYUV420SemiPlanar 1 cudaEglColorFormatYUV422Planar 2 cudaEglColorFormatYUV422SemiPlanar 3 cudaEglColorFormatARGB 6 cudaEglColorFormatRGBA 7 cudaEglColorFormatL 8 cudaEglColorFormatR 9 cudaEglColorFormatYUV444Planar 10 cudaEglColorFormatYUV444SemiPlanar 11 cudaEglColorFormatYUYV422 12 cudaEglColorFormatUYVY422 13 cudaEglColorFormatABGR 14 cudaEglColorFormatBGRA 15 cudaEglColorFormatA 16 cudaEglColorFormatRG 17 cudaEglColorFormatAYUV 18 cudaEglColorFormatYVU444SemiPlanar 19 cudaEglColorFormatYVU422SemiPlanar 20 cudaEglColorFormatYVU420SemiPlanar 21 cudaEglColorFormatY10V10U10_444SemiPlanar 22 cudaEglColorFormatY10V10U10_420SemiPlanar 23 cudaEglColorFormatY12V12U12_444SemiPlanar 24 cudaEglColorFormatY12V12U12_420SemiPlanar 25 cudaEglColorFormatVYUY_ER 26 cudaEglColorFormatUYVY_ER 27 cudaEglColorFormatYUYV_ER 28 cudaEglColorFormatYVYU_ER 29 cudaEglColorFormatYUVA_ER 31 cudaEglColorFormatAYUV_ER 32 cudaEglColorFormatYUV444Planar_ER 33 cudaEglColorFormatYUV422Planar_ER 34 cudaEglColorFormatYUV420Planar_ER 35 cudaEglColorFormatYUV444SemiPlanar_ER 36 cudaEglColorFormatYUV422SemiPlanar_ER 37 cudaEglColorFormatYUV420SemiPlanar_ER 38 cudaEglColorFormatYVU444Planar_ER 39 cudaEglColorFormatYVU422Planar_ER 40 cudaEglColorFormatYVU420Planar_ER 41 cudaEglColorFormatYVU444SemiPlanar_ER 42 cudaEglColorFormatYVU422SemiPlanar_ER 43 cudaEglColorFormatYVU420SemiPlanar_ER 44 cudaEglColorFormatBayerRGGB 45 cudaEglColorFormatBayerBGGR 46 cudaEglColorFormatBayerGRBG 47 cudaEglColorFormatBayerGBRG 48 cudaEglColorFormatBayer10RGGB 49 cudaEglColorFormatBayer10BGGR 50 cudaEglColorFormatBayer10GRBG 51 cudaEglColorFormatBayer10GBRG 52 cudaEglColorFormatBayer12RGGB 53 cudaEglColorFormatBayer12BGGR 54 cudaEglColorFormatBayer12GRBG 55 cudaEglColorFormatBayer12GBRG 56 cudaEglColorFormatBayer14RGGB 57 cudaEglColorFormatBayer14BGGR 58 cudaEglColorFormatBayer14GRBG 59 cudaEglColorFormatBayer14GBRG 60 cudaEglColorFormatBayer20RGGB 61 cudaEglColorFormatBayer20BGGR 62 cudaEglColorFormatBayer20GRBG 63 cudaEglColorFormatBayer20GBRG 64 cudaEglColorFormatYVU444Planar 65 cudaEglColorFormatYVU422Planar 66 cudaEglColorFormatYVU420Planar 67 cudaEglColorFormatBayerIspRGGB 68 cudaEglColorFormatBayerIspBGGR 69 cudaEglColorFormatBayerIspGRBG 70 cudaEglColorFormatBayerIspGBRG 71 cudaEglColorFormatBayerBCCR 72 cudaEglColorFormatBayerRCCB 73 cudaEglColorFormatBayerCRBC 74 cudaEglColorFormatBayerCBRC 75 cudaEglColorFormatBayer10CCCC 76 cudaEglColorFormatBayer12BCCR 77 cudaEglColorFormatBayer12RCCB 78 cudaEglColorFormatBayer12CRBC 79 cudaEglColorFormatBayer12CBRC 80 cudaEglColorFormatBayer12CCCC 81 cudaEglColorFormatY 82 cudaEglColorFormatYUV420SemiPlanar_2020 83 cudaEglColorFormatYVU420SemiPlanar_2020 84 cudaEglColorFormatYUV420Planar_2020 85 cudaEglColorFormatYVU420Planar_2020 86 cudaEglColorFormatYUV420SemiPlanar_709 87 cudaEglColorFormatYVU420SemiPlanar_709 88 cudaEglColorFormatYUV420Planar_709 89 cudaEglColorFormatYVU420Planar_709 90 cudaEglColorFormatY10V10U10_420SemiPlanar_709 91 cudaEglColorFormatY10V10U10_420SemiPlanar_2020 92 cudaEglColorFormatY10V10U10_422SemiPlanar_2020 93 cudaEglColorFormatY10V10U10_422SemiPlanar 94 cudaEglColorFormatY10V10U10_422SemiPlanar_709 95 cudaEglColorFormatY_ER 96 cudaEglColorFormatY_709_ER 97 cudaEglColorFormatY10_ER 98 cudaEglColorFormatY10_709_ER 99 cudaEglColorFormatY12_ER 100 cudaEglColorFormatY12_709_ER 101 cudaEglColorFormatYUVA 102 cudaEglColorFormatYVYU 104 cudaEglColorFormatVYUY 105 cudaEglColorFormatY10V10U10_420SemiPlanar_ER 106 cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER 107 cudaEglColorFormatY10V10U10_444SemiPlanar_ER 108 cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER 109 cudaEglColorFormatY12V12U12_420SemiPlanar_ER 110 cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER 111 cudaEglColorFormatY12V12U12_444SemiPlanar_ER 112 cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER 113 cudaEglColorFormatUYVY709 114 cudaEglColorFormatUYVY709_ER 115 cudaEglColorFormatUYVY2020 116",
 }
 
 # record: "union size" then per field "name spec anonymous bits" (0/1, "-" for no bit width);
@@ -259,6 +268,9 @@ _RECORDS = {
     "cudaAsyncNotificationInfo_t_info": "1 8 overBudget r:cudaAsyncNotificationInfo_t_info_overBudget 0 -",
     "cudaAsyncNotificationInfo_t": "0 16 type e:cudaAsyncNotificationType:c_uint 0 - info r:cudaAsyncNotificationInfo_t_info 0 -",
     "cudaTextureDesc": "0 72 addressMode a:3:e:cudaTextureAddressMode:c_uint 0 - filterMode e:cudaTextureFilterMode:c_uint 0 - readMode e:cudaTextureReadMode:c_uint 0 - sRGB c_int 0 - borderColor a:4:c_float 0 - normalizedCoords c_int 0 - maxAnisotropy c_uint 0 - mipmapFilterMode e:cudaTextureFilterMode:c_uint 0 - mipmapLevelBias c_float 0 - minMipmapLevelClamp c_float 0 - maxMipmapLevelClamp c_float 0 - disableTrilinearOptimization c_int 0 - seamlessCubemap c_int 0 -",
+    "cudaEglPlaneDesc": "0 56 width c_uint 0 - height c_uint 0 - depth c_uint 0 - pitch c_uint 0 - numChannels c_uint 0 - channelDesc r:cudaChannelFormatDesc 0 - reserved a:4:c_uint 0 -",
+    "cudaEglFrame_frame": "1 96 pArray a:3:h:cudaArray_t:c_void_p 0 - pPitch a:3:r:cudaPitchedPtr 0 -",
+    "cudaEglFrame": "0 280 frame r:cudaEglFrame_frame 0 - planeDesc a:3:r:cudaEglPlaneDesc 0 - planeCount c_uint 0 - frameType e:cudaEglFrameType:c_uint 0 - eglColorFormat e:cudaEglColorFormat:c_uint 0 -",
 }
 
 # cuda.bindings major whose record printing this module follows (enum fields: 12 prints the value
@@ -275,11 +287,19 @@ _TYPEDEFS = {
     "cudaGraphConditionalHandle": "0 64",
     "cudaAsyncCallback": "1 64",
     "cudaStreamCallback_t": "1 64",
+    "GLenum": "0 32",
+    "EGLint": "0 32",
+    "EGLImageKHR": "1 64",
+    "EGLStreamKHR": "1 64",
+    "EGLSyncKHR": "1 64",
+    "VdpStatus": "0 32",
+    "VdpFuncId": "0 32",
+    "VdpGetProcAddress": "1 64",
 }
 
 # classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
 # when NVIDIA's package loads that module)
-_NATIVE_HANDLES = "cudaArray_t cudaArray_const_t cudaMipmappedArray_t cudaMipmappedArray_const_t cudaStream_t cudaEvent_t cudaGraphicsResource_t cudaExternalMemory_t cudaExternalSemaphore_t cudaGraph_t cudaGraphNode_t cudaUserObject_t cudaFunction_t cudaKernel_t cudaLibrary_t cudaMemPool_t cudaGraphExec_t cudaGraphDeviceNode_t cudaAsyncCallbackHandle_t cudaSurfaceObject_t cudaTextureObject_t"
+_NATIVE_HANDLES = "cudaArray_t cudaArray_const_t cudaMipmappedArray_t cudaMipmappedArray_const_t cudaStream_t cudaEvent_t cudaGraphicsResource_t cudaExternalMemory_t cudaExternalSemaphore_t cudaGraph_t cudaGraphNode_t cudaUserObject_t cudaFunction_t cudaKernel_t cudaLibrary_t cudaMemPool_t cudaGraphExec_t cudaGraphDeviceNode_t cudaAsyncCallbackHandle_t cudaSurfaceObject_t cudaTextureObject_t GLuint cudaEglStreamConnection VdpDevice VdpVideoSurface VdpOutputSurface EGLImageKHR EGLStreamKHR EGLSyncKHR"
 
 # typedef and tag names of enums and records
 _ALIASES = {
@@ -299,6 +319,8 @@ _ALIASES = {
     "cudaLaunchAttribute_st": "cudaLaunchAttribute",
     "cudaLaunchConfig_st": "cudaLaunchConfig_t",
     "cudaAsyncNotificationInfo": "cudaAsyncNotificationInfo_t",
+    "cudaEglPlaneDesc_st": "cudaEglPlaneDesc",
+    "cudaEglFrame_st": "cudaEglFrame",
 }
 
 CUDART_VERSION = 12090
@@ -392,6 +414,7 @@ cudaTextureTypeCubemap = 12
 cudaTextureType1DLayered = 241
 cudaTextureType2DLayered = 242
 cudaTextureTypeCubemapLayered = 252
+CUDA_EGL_MAX_PLANES = 3
 
 
 def __getattr__(name):

@@ -19,6 +19,10 @@
 # texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 # device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 # cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+# cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+# cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+# cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+# cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 # Regenerate with `cargo xtask regen`.
 # Stubs of cudagen.runtime.
 import ctypes
@@ -239,6 +243,56 @@ class cudaTextureObject_t:
     def __hash__(self) -> int: ...
 
 
+@final
+class GLuint:
+    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> GLuint: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class cudaEglStreamConnection:
+    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> cudaEglStreamConnection: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class VdpDevice:
+    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> VdpDevice: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class VdpVideoSurface:
+    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> VdpVideoSurface: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
+@final
+class VdpOutputSurface:
+    def __new__(cls, init_value: SupportsInt | None = None, _ptr: SupportsInt = 0) -> VdpOutputSurface: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+
 
 class cudaHostFn_t:
     def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
@@ -259,6 +313,54 @@ class cudaAsyncCallback:
     def getPtr(self) -> int: ...
 
 class cudaStreamCallback_t:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class GLenum:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class EGLint:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class EGLImageKHR:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class EGLStreamKHR:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class EGLSyncKHR:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class VdpStatus:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class VdpFuncId:
+    def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
+    def __int__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def getPtr(self) -> int: ...
+
+class VdpGetProcAddress:
     def __init__(self, init_value: SupportsInt = 0, _ptr: SupportsInt = 0) -> None: ...
     def __int__(self) -> int: ...
     def __index__(self) -> int: ...
@@ -1024,6 +1126,139 @@ class cudaTextureFilterMode(IntEnum):
 class cudaTextureReadMode(IntEnum):
     cudaReadModeElementType = 0
     cudaReadModeNormalizedFloat = 1
+
+class cudaGLDeviceList(IntEnum):
+    cudaGLDeviceListAll = 1
+    cudaGLDeviceListCurrentFrame = 2
+    cudaGLDeviceListNextFrame = 3
+
+class cudaGLMapFlags(IntEnum):
+    cudaGLMapFlagsNone = 0
+    cudaGLMapFlagsReadOnly = 1
+    cudaGLMapFlagsWriteDiscard = 2
+
+class cudaEglFrameType(IntEnum):
+    cudaEglFrameTypeArray = 0
+    cudaEglFrameTypePitch = 1
+
+class cudaEglResourceLocationFlags(IntEnum):
+    cudaEglResourceLocationSysmem = 0
+    cudaEglResourceLocationVidmem = 1
+
+class cudaEglColorFormat(IntEnum):
+    cudaEglColorFormatYUV420Planar = 0
+    cudaEglColorFormatYUV420SemiPlanar = 1
+    cudaEglColorFormatYUV422Planar = 2
+    cudaEglColorFormatYUV422SemiPlanar = 3
+    cudaEglColorFormatARGB = 6
+    cudaEglColorFormatRGBA = 7
+    cudaEglColorFormatL = 8
+    cudaEglColorFormatR = 9
+    cudaEglColorFormatYUV444Planar = 10
+    cudaEglColorFormatYUV444SemiPlanar = 11
+    cudaEglColorFormatYUYV422 = 12
+    cudaEglColorFormatUYVY422 = 13
+    cudaEglColorFormatABGR = 14
+    cudaEglColorFormatBGRA = 15
+    cudaEglColorFormatA = 16
+    cudaEglColorFormatRG = 17
+    cudaEglColorFormatAYUV = 18
+    cudaEglColorFormatYVU444SemiPlanar = 19
+    cudaEglColorFormatYVU422SemiPlanar = 20
+    cudaEglColorFormatYVU420SemiPlanar = 21
+    cudaEglColorFormatY10V10U10_444SemiPlanar = 22
+    cudaEglColorFormatY10V10U10_420SemiPlanar = 23
+    cudaEglColorFormatY12V12U12_444SemiPlanar = 24
+    cudaEglColorFormatY12V12U12_420SemiPlanar = 25
+    cudaEglColorFormatVYUY_ER = 26
+    cudaEglColorFormatUYVY_ER = 27
+    cudaEglColorFormatYUYV_ER = 28
+    cudaEglColorFormatYVYU_ER = 29
+    cudaEglColorFormatYUVA_ER = 31
+    cudaEglColorFormatAYUV_ER = 32
+    cudaEglColorFormatYUV444Planar_ER = 33
+    cudaEglColorFormatYUV422Planar_ER = 34
+    cudaEglColorFormatYUV420Planar_ER = 35
+    cudaEglColorFormatYUV444SemiPlanar_ER = 36
+    cudaEglColorFormatYUV422SemiPlanar_ER = 37
+    cudaEglColorFormatYUV420SemiPlanar_ER = 38
+    cudaEglColorFormatYVU444Planar_ER = 39
+    cudaEglColorFormatYVU422Planar_ER = 40
+    cudaEglColorFormatYVU420Planar_ER = 41
+    cudaEglColorFormatYVU444SemiPlanar_ER = 42
+    cudaEglColorFormatYVU422SemiPlanar_ER = 43
+    cudaEglColorFormatYVU420SemiPlanar_ER = 44
+    cudaEglColorFormatBayerRGGB = 45
+    cudaEglColorFormatBayerBGGR = 46
+    cudaEglColorFormatBayerGRBG = 47
+    cudaEglColorFormatBayerGBRG = 48
+    cudaEglColorFormatBayer10RGGB = 49
+    cudaEglColorFormatBayer10BGGR = 50
+    cudaEglColorFormatBayer10GRBG = 51
+    cudaEglColorFormatBayer10GBRG = 52
+    cudaEglColorFormatBayer12RGGB = 53
+    cudaEglColorFormatBayer12BGGR = 54
+    cudaEglColorFormatBayer12GRBG = 55
+    cudaEglColorFormatBayer12GBRG = 56
+    cudaEglColorFormatBayer14RGGB = 57
+    cudaEglColorFormatBayer14BGGR = 58
+    cudaEglColorFormatBayer14GRBG = 59
+    cudaEglColorFormatBayer14GBRG = 60
+    cudaEglColorFormatBayer20RGGB = 61
+    cudaEglColorFormatBayer20BGGR = 62
+    cudaEglColorFormatBayer20GRBG = 63
+    cudaEglColorFormatBayer20GBRG = 64
+    cudaEglColorFormatYVU444Planar = 65
+    cudaEglColorFormatYVU422Planar = 66
+    cudaEglColorFormatYVU420Planar = 67
+    cudaEglColorFormatBayerIspRGGB = 68
+    cudaEglColorFormatBayerIspBGGR = 69
+    cudaEglColorFormatBayerIspGRBG = 70
+    cudaEglColorFormatBayerIspGBRG = 71
+    cudaEglColorFormatBayerBCCR = 72
+    cudaEglColorFormatBayerRCCB = 73
+    cudaEglColorFormatBayerCRBC = 74
+    cudaEglColorFormatBayerCBRC = 75
+    cudaEglColorFormatBayer10CCCC = 76
+    cudaEglColorFormatBayer12BCCR = 77
+    cudaEglColorFormatBayer12RCCB = 78
+    cudaEglColorFormatBayer12CRBC = 79
+    cudaEglColorFormatBayer12CBRC = 80
+    cudaEglColorFormatBayer12CCCC = 81
+    cudaEglColorFormatY = 82
+    cudaEglColorFormatYUV420SemiPlanar_2020 = 83
+    cudaEglColorFormatYVU420SemiPlanar_2020 = 84
+    cudaEglColorFormatYUV420Planar_2020 = 85
+    cudaEglColorFormatYVU420Planar_2020 = 86
+    cudaEglColorFormatYUV420SemiPlanar_709 = 87
+    cudaEglColorFormatYVU420SemiPlanar_709 = 88
+    cudaEglColorFormatYUV420Planar_709 = 89
+    cudaEglColorFormatYVU420Planar_709 = 90
+    cudaEglColorFormatY10V10U10_420SemiPlanar_709 = 91
+    cudaEglColorFormatY10V10U10_420SemiPlanar_2020 = 92
+    cudaEglColorFormatY10V10U10_422SemiPlanar_2020 = 93
+    cudaEglColorFormatY10V10U10_422SemiPlanar = 94
+    cudaEglColorFormatY10V10U10_422SemiPlanar_709 = 95
+    cudaEglColorFormatY_ER = 96
+    cudaEglColorFormatY_709_ER = 97
+    cudaEglColorFormatY10_ER = 98
+    cudaEglColorFormatY10_709_ER = 99
+    cudaEglColorFormatY12_ER = 100
+    cudaEglColorFormatY12_709_ER = 101
+    cudaEglColorFormatYUVA = 102
+    cudaEglColorFormatYVYU = 104
+    cudaEglColorFormatVYUY = 105
+    cudaEglColorFormatY10V10U10_420SemiPlanar_ER = 106
+    cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER = 107
+    cudaEglColorFormatY10V10U10_444SemiPlanar_ER = 108
+    cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER = 109
+    cudaEglColorFormatY12V12U12_420SemiPlanar_ER = 110
+    cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER = 111
+    cudaEglColorFormatY12V12U12_444SemiPlanar_ER = 112
+    cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER = 113
+    cudaEglColorFormatUYVY709 = 114
+    cudaEglColorFormatUYVY709_ER = 115
+    cudaEglColorFormatUYVY2020 = 116
 
 
 class char1(ctypes.Structure):
@@ -2078,6 +2313,29 @@ class cudaTextureDesc(ctypes.Structure):
     seamlessCubemap: int
     def getPtr(self) -> int: ...
 
+class cudaEglPlaneDesc(ctypes.Structure):
+    width: int
+    height: int
+    depth: int
+    pitch: int
+    numChannels: int
+    channelDesc: cudaChannelFormatDesc
+    reserved: list[int]
+    def getPtr(self) -> int: ...
+
+class cudaEglFrame_frame(ctypes.Union):
+    pArray: list[cudaArray_t]
+    pPitch: list[cudaPitchedPtr]
+    def getPtr(self) -> int: ...
+
+class cudaEglFrame(ctypes.Structure):
+    frame: cudaEglFrame_frame
+    planeDesc: list[cudaEglPlaneDesc]
+    planeCount: int
+    frameType: cudaEglFrameType
+    eglColorFormat: cudaEglColorFormat
+    def getPtr(self) -> int: ...
+
 cudaUUID_t = CUuuid
 cudaStreamAttrID = cudaLaunchAttributeID
 cudaStreamAttrValue = cudaLaunchAttributeValue
@@ -2094,6 +2352,8 @@ cudaLaunchMemSyncDomainMap_st = cudaLaunchMemSyncDomainMap
 cudaLaunchAttribute_st = cudaLaunchAttribute
 cudaLaunchConfig_st = cudaLaunchConfig_t
 cudaAsyncNotificationInfo = cudaAsyncNotificationInfo_t
+cudaEglPlaneDesc_st = cudaEglPlaneDesc
+cudaEglFrame_st = cudaEglFrame
 
 CUDART_VERSION: int
 cudaHostAllocDefault: int
@@ -2186,6 +2446,7 @@ cudaTextureTypeCubemap: int
 cudaTextureType1DLayered: int
 cudaTextureType2DLayered: int
 cudaTextureTypeCubemapLayered: int
+CUDA_EGL_MAX_PLANES: int
 
 
 def cudaDeviceReset() -> tuple[cudaError_t]:
@@ -14103,4 +14364,669 @@ def cudaGetKernel(entryFuncAddr: Any) -> tuple[cudaError_t, cudaKernel_t | None]
 
     **See also:**
     `cudaGetKernel(cudaKernel_t` *kernelPtr, const T *entryFuncAddr) "cudaGetKernel (C++ API)"
+    """
+def cudaGLGetDevices(cudaDeviceCount: int, deviceList: cudaGLDeviceList | int) -> tuple[cudaError_t, int | None, list[int] | None]:
+    """Returns `tuple[cudaError_t, int | None, list[int] | None]`.
+
+    Gets the CUDA devices associated with the current OpenGL context
+
+    Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
+    corresponding to the current OpenGL context. Also returns in `*pCudaDevices`
+    at most `cudaDeviceCount` of the CUDA-compatible devices corresponding to
+    the current OpenGL context. If any of the GPUs being used by the current OpenGL
+    context are not CUDA capable then the call will return `cudaErrorNoDevice`.
+
+    **Parameters:**
+    - `pCudaDeviceCount`: Returned number of CUDA devices corresponding to the current OpenGL context
+    - `pCudaDevices`: Returned CUDA devices corresponding to the current OpenGL context
+    - `cudaDeviceCount`: The size of the output device array `pCudaDevices`
+    - `deviceList`: The set of devices to return.  This set may be `cudaGLDeviceListAll` for all devices, `cudaGLDeviceListCurrentFrame` for the devices used to render the current frame (in SLI), or `cudaGLDeviceListNextFrame` for the devices used to render the next frame (in SLI).
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorNoDevice`,
+    `cudaErrorInvalidGraphicsContext`,
+    `cudaErrorOperatingSystem`,
+    `cudaErrorUnknown`
+
+    **Note:** This function is not supported on Mac OS X.
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaGraphicsUnregisterResource`,
+    `cudaGraphicsMapResources`,
+    `cudaGraphicsSubResourceGetMappedArray`,
+    `cudaGraphicsResourceGetMappedPointer`,
+    `cuGLGetDevices`
+    """
+def cudaGraphicsGLRegisterImage(image: GLuint | int, target: GLenum, flags: int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
+    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+
+    Register an OpenGL texture or renderbuffer object
+
+    Registers the texture or renderbuffer object specified by `image` for access by CUDA.
+    A handle to the registered object is returned as `resource`.
+
+    `target` must match the type of the object, and must be one of `GL_TEXTURE_2D`,
+    `GL_TEXTURE_RECTANGLE`, `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`, `GL_TEXTURE_2D_ARRAY`,
+    or `GL_RENDERBUFFER`.
+
+    The register flags `flags` specify the intended usage, as follows:
+    - `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this
+    resource will be used. It is therefore assumed that this resource will be
+    read from and written to by CUDA. This is the default value.
+    - `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA
+    will not write to this resource.
+    - `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that
+    CUDA will not read from this resource and will write over the
+    entire contents of the resource, so none of the data previously
+    stored in the resource will be preserved.
+    - `cudaGraphicsRegisterFlagsSurfaceLoadStore`: Specifies that CUDA will
+    bind this resource to a surface reference.
+    - `cudaGraphicsRegisterFlagsTextureGather`: Specifies that CUDA will perform
+    texture gather operations on this resource.
+
+    The following image formats are supported. For brevity's sake, the list is abbreviated.
+    For ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4 formats
+    {GL_R8, GL_R16, GL_RG8, GL_RG16} :
+    - GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY
+    - {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I}
+    - {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X
+    {8, 16, 16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT, 32I_EXT}
+
+    The following image classes are currently disallowed:
+    - Textures with borders
+    - Multisampled renderbuffers
+
+    **Parameters:**
+    - `resource`: Pointer to the returned object handle
+    - `image`: name of texture or renderbuffer object to be registered
+    - `target`: Identifies the type of object specified by `image`
+    - `flags`: Register flags
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidDevice`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorInvalidResourceHandle`,
+    `cudaErrorOperatingSystem`,
+    `cudaErrorUnknown`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaGraphicsUnregisterResource`,
+    `cudaGraphicsMapResources`,
+    `cudaGraphicsSubResourceGetMappedArray`,
+    `cuGraphicsGLRegisterImage`
+    """
+def cudaGraphicsGLRegisterBuffer(buffer: GLuint | int, flags: int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
+    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+
+    Registers an OpenGL buffer object
+
+    Registers the buffer object specified by `buffer` for access by
+    CUDA.  A handle to the registered object is returned as \\p
+    resource.  The register flags `flags` specify the intended usage,
+    as follows:
+
+    - `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this
+    resource will be used. It is therefore assumed that this resource will be
+    read from and written to by CUDA. This is the default value.
+    - `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA
+    will not write to this resource.
+    - `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that
+    CUDA will not read from this resource and will write over the
+    entire contents of the resource, so none of the data previously
+    stored in the resource will be preserved.
+
+    **Parameters:**
+    - `resource`: Pointer to the returned object handle
+    - `buffer`: name of buffer object to be registered
+    - `flags`: Register flags
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidDevice`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorInvalidResourceHandle`,
+    `cudaErrorOperatingSystem`,
+    `cudaErrorUnknown`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaGraphicsUnregisterResource`,
+    `cudaGraphicsMapResources`,
+    `cudaGraphicsResourceGetMappedPointer`,
+    `cuGraphicsGLRegisterBuffer`
+    """
+def cudaGraphicsEGLRegisterImage(image: Any, flags: int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
+    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+
+    Registers an EGL image
+
+    Registers the EGLImageKHR specified by `image` for access by
+    CUDA. A handle to the registered object is returned as `pCudaResource`.
+    Additional Mapping/Unmapping is not required for the registered resource and
+    `cudaGraphicsResourceGetMappedEglFrame` can be directly called on the `pCudaResource`.
+
+    The application will be responsible for synchronizing access to shared objects.
+    The application must ensure that any pending operation which access the objects have completed
+    before passing control to CUDA. This may be accomplished by issuing and waiting for
+    glFinish command on all GLcontexts (for OpenGL and likewise for other APIs).
+    The application will be also responsible for ensuring that any pending operation on the
+    registered CUDA resource has completed prior to executing subsequent commands in other APIs
+    accesing the same memory objects.
+    This can be accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).
+
+    The surface's intended usage is specified using `flags`, as follows:
+
+    - `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this
+    resource will be used. It is therefore assumed that this resource will be
+    read from and written to by CUDA. This is the default value.
+    - `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA
+    will not write to this resource.
+    - `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that
+    CUDA will not read from this resource and will write over the
+    entire contents of the resource, so none of the data previously
+    stored in the resource will be preserved.
+
+    The EGLImageKHR is an object which can be used to create EGLImage target resource. It is defined as a void pointer.
+    typedef void* EGLImageKHR
+
+    **Parameters:**
+    - `pCudaResource`: Pointer to the returned object handle
+    - `image`: An EGLImageKHR image which can be used to create target resource.
+    - `flags`: Map flags
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidResourceHandle`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaGraphicsUnregisterResource`,
+    `cudaGraphicsResourceGetMappedEglFrame`,
+    `cuGraphicsEGLRegisterImage`
+    """
+def cudaEGLStreamConsumerConnect(eglStream: Any) -> tuple[cudaError_t, cudaEglStreamConnection | None]:
+    """Returns `tuple[cudaError_t, cudaEglStreamConnection | None]`.
+
+    Connect CUDA to EGLStream as a consumer.
+
+    Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
+
+    The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+    API to another.
+
+    **Parameters:**
+    - `conn`: Pointer to the returned connection handle
+    - `eglStream`: EGLStreamKHR handle
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamConsumerDisconnect`,
+    `cudaEGLStreamConsumerAcquireFrame`,
+    `cudaEGLStreamConsumerReleaseFrame`,
+    `cuEGLStreamConsumerConnect`
+    """
+def cudaEGLStreamConsumerConnectWithFlags(eglStream: Any, flags: int) -> tuple[cudaError_t, cudaEglStreamConnection | None]:
+    """Returns `tuple[cudaError_t, cudaEglStreamConnection | None]`.
+
+    Connect CUDA to EGLStream as a consumer with given flags.
+
+    Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with specified `flags` defined by
+    `cudaEglResourceLocationFlags`.
+
+    The flags specify whether the consumer wants to access frames from system memory or video memory.
+    Default is `cudaEglResourceLocationVidmem`.
+
+    **Parameters:**
+    - `conn`: Pointer to the returned connection handle
+    - `eglStream`: EGLStreamKHR handle
+    - `flags`: Flags denote intended location - system or video.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamConsumerDisconnect`,
+    `cudaEGLStreamConsumerAcquireFrame`,
+    `cudaEGLStreamConsumerReleaseFrame`,
+    `cuEGLStreamConsumerConnectWithFlags`
+    """
+def cudaEGLStreamConsumerDisconnect(conn: cudaEglStreamConnection | int | None) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Disconnect CUDA as a consumer to EGLStream .
+
+    Disconnect CUDA as a consumer to EGLStreamKHR.
+
+    **Parameters:**
+    - `conn`: Conection to disconnect.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamConsumerConnect`,
+    `cudaEGLStreamConsumerAcquireFrame`,
+    `cudaEGLStreamConsumerReleaseFrame`,
+    `cuEGLStreamConsumerDisconnect`
+    """
+def cudaEGLStreamConsumerAcquireFrame(conn: cudaEglStreamConnection | int | None, pCudaResource: cudaGraphicsResource_t | int | None, pStream: cudaStream_t | int | None, timeout: int) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Acquire an image frame from the EGLStream with CUDA as a consumer.
+
+    Acquire an image frame from EGLStreamKHR.
+    `cudaGraphicsResourceGetMappedEglFrame` can be called on `pCudaResource` to get
+    `cudaEglFrame`.
+
+    **Parameters:**
+    - `conn`: Connection on which to acquire
+    - `pCudaResource`: CUDA resource on which the EGLStream frame will be mapped for use.
+    - `pStream`: CUDA stream for synchronization and any data migrations implied by `cudaEglResourceLocationFlags`.
+    - `timeout`: Desired timeout in usec.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`,
+    `cudaErrorLaunchTimeout`
+
+    **See also:**
+    `cudaEGLStreamConsumerConnect`,
+    `cudaEGLStreamConsumerDisconnect`,
+    `cudaEGLStreamConsumerReleaseFrame`,
+    `cuEGLStreamConsumerAcquireFrame`
+    """
+def cudaEGLStreamConsumerReleaseFrame(conn: cudaEglStreamConnection | int | None, pCudaResource: cudaGraphicsResource_t | int, pStream: cudaStream_t | int | None) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Releases the last frame acquired from the EGLStream.
+
+    Release the acquired image frame specified by `pCudaResource` to EGLStreamKHR.
+
+    **Parameters:**
+    - `conn`: Connection on which to release
+    - `pCudaResource`: CUDA resource whose corresponding frame is to be released
+    - `pStream`: CUDA stream on which release will be done.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamConsumerConnect`,
+    `cudaEGLStreamConsumerDisconnect`,
+    `cudaEGLStreamConsumerAcquireFrame`,
+    `cuEGLStreamConsumerReleaseFrame`
+    """
+def cudaEGLStreamProducerConnect(eglStream: Any, width: EGLint, height: EGLint) -> tuple[cudaError_t, cudaEglStreamConnection | None]:
+    """Returns `tuple[cudaError_t, cudaEglStreamConnection | None]`.
+
+    Connect CUDA to EGLStream as a producer.
+
+    Connect CUDA as a producer to EGLStreamKHR specified by `stream`.
+
+    The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+    API to another.
+
+    **Parameters:**
+    - `conn`: Pointer to the returned connection handle
+    - `eglStream`: EGLStreamKHR handle
+    - `width`: width of the image to be submitted to the stream
+    - `height`: height of the image to be submitted to the stream
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamProducerDisconnect`,
+    `cudaEGLStreamProducerPresentFrame`,
+    `cudaEGLStreamProducerReturnFrame`,
+    `cuEGLStreamProducerConnect`
+    """
+def cudaEGLStreamProducerDisconnect(conn: cudaEglStreamConnection | int | None) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Disconnect CUDA as a producer  to EGLStream .
+
+    Disconnect CUDA as a producer to EGLStreamKHR.
+
+    **Parameters:**
+    - `conn`: Conection to disconnect.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamProducerConnect`,
+    `cudaEGLStreamProducerPresentFrame`,
+    `cudaEGLStreamProducerReturnFrame`,
+    `cuEGLStreamProducerDisconnect`
+    """
+def cudaEGLStreamProducerPresentFrame(conn: cudaEglStreamConnection | int | None, eglframe: cudaEglFrame, pStream: cudaStream_t | int | None) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
+
+    The `cudaEglFrame` is defined as:
+    ```c
+    typedef struct cudaEglFrame_st {
+        union {
+            cudaArray_t            pArray[CUDA_EGL_MAX_PLANES];
+            struct cudaPitchedPtr  pPitch[CUDA_EGL_MAX_PLANES];
+        } frame;
+        cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
+        unsigned int planeCount;
+        cudaEglFrameType frameType;
+        cudaEglColorFormat eglColorFormat;
+    } cudaEglFrame;
+    ```
+
+    For `cudaEglFrame` of type `cudaEglFrameTypePitch`, the application may present sub-region of a memory
+    allocation. In that case, `cudaPitchedPtr::ptr` will specify the start address of the sub-region in
+    the allocation and `cudaEglPlaneDesc` will specify the dimensions of the sub-region.
+
+    **Parameters:**
+    - `conn`: Connection on which to present the CUDA array
+    - `eglframe`: CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
+    - `pStream`: CUDA stream on which to present the frame.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamProducerConnect`,
+    `cudaEGLStreamProducerDisconnect`,
+    `cudaEGLStreamProducerReturnFrame`,
+    `cuEGLStreamProducerPresentFrame`
+    """
+def cudaEGLStreamProducerReturnFrame(conn: cudaEglStreamConnection | int | None, eglframe: cudaEglFrame, pStream: cudaStream_t | int | None) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Return the CUDA eglFrame to the EGLStream last released by the consumer.
+
+    This API can potentially return cudaErrorLaunchTimeout if the consumer has not
+    returned a frame to EGL stream. If timeout is returned the application can retry.
+
+    **Parameters:**
+    - `conn`: Connection on which to present the CUDA array
+    - `eglframe`: CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
+    - `pStream`: CUDA stream on which to return the frame.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorLaunchTimeout`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **See also:**
+    `cudaEGLStreamProducerConnect`,
+    `cudaEGLStreamProducerDisconnect`,
+    `cudaEGLStreamProducerPresentFrame`,
+    `cuEGLStreamProducerReturnFrame`
+    """
+def cudaGraphicsResourceGetMappedEglFrame(resource: cudaGraphicsResource_t | int, index: int, mipLevel: int) -> tuple[cudaError_t, cudaEglFrame | None]:
+    """Returns `tuple[cudaError_t, cudaEglFrame | None]`.
+
+    Get an eglFrame through which to access a registered EGL graphics resource.
+
+    Returns in `*eglFrame` an eglFrame pointer through which the registered graphics resource
+    `resource` may be accessed.
+    This API can only be called for EGL graphics resources.
+
+    The `cudaEglFrame` is defined as
+    ```c
+    typedef struct cudaEglFrame_st {
+        union {
+            cudaArray_t             pArray[CUDA_EGL_MAX_PLANES];
+            struct cudaPitchedPtr   pPitch[CUDA_EGL_MAX_PLANES];
+        } frame;
+        cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
+        unsigned int planeCount;
+        cudaEglFrameType frameType;
+        cudaEglColorFormat eglColorFormat;
+    } cudaEglFrame;
+    ```
+
+    **Parameters:**
+    - `eglFrame`: Returned eglFrame.
+    - `resource`: Registered resource to access.
+    - `index`: Index for cubemap surfaces.
+    - `mipLevel`: Mipmap level for the subresource to access.
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorUnknown`
+
+    **Note:** Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int cudaEglPlaneDesc::pitch) is to be considered by the application.
+
+    **See also:**
+    `cudaGraphicsSubResourceGetMappedArray`,
+    `cudaGraphicsResourceGetMappedPointer`,
+    `cuGraphicsResourceGetMappedEglFrame`
+    """
+def cudaEventCreateFromEGLSync(eglSync: Any, flags: int) -> tuple[cudaError_t, cudaEvent_t | None]:
+    """Returns `tuple[cudaError_t, cudaEvent_t | None]`.
+
+    Creates an event from EGLSync object
+
+    Creates an event *phEvent from an EGLSyncKHR eglSync with the flages specified
+    via `flags`. Valid flags include:
+    - `cudaEventDefault`: Default event creation flag.
+    - `cudaEventBlockingSync`: Specifies that the created event should use blocking
+    synchronization.  A CPU thread that uses `cudaEventSynchronize()` to wait on
+    an event created with this flag will block until the event has actually
+    been completed.
+
+    `cudaEventRecord` and TimingData are not supported for events created from EGLSync.
+
+    The EGLSyncKHR is an opaque handle to an EGL sync object.
+    typedef void* EGLSyncKHR
+
+    **Parameters:**
+    - `phEvent`: Returns newly created event
+    - `eglSync`: Opaque handle to EGLSync object
+    - `flags`: Event creation flags
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInitializationError`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorLaunchFailure`,
+    `cudaErrorMemoryAllocation`
+
+    **See also:**
+    `cudaEventQuery`,
+    `cudaEventSynchronize`,
+    `cudaEventDestroy`
+    """
+def cudaVDPAUGetDevice(vdpDevice: VdpDevice | int, vdpGetProcAddress: Any) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
+
+    Gets the CUDA device associated with a VdpDevice.
+
+    Returns the CUDA device associated with a VdpDevice, if applicable.
+
+    **Parameters:**
+    - `device`: Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
+    - `vdpDevice`: A VdpDevice handle
+    - `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer
+
+    **Returns:**
+    `cudaSuccess`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaVDPAUSetVDPAUDevice`,
+    `cuVDPAUGetDevice`
+    """
+def cudaVDPAUSetVDPAUDevice(device: int, vdpDevice: VdpDevice | int, vdpGetProcAddress: Any) -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Sets a CUDA device to use VDPAU interoperability
+
+    Records `vdpDevice` as the VdpDevice for VDPAU interoperability
+    with the CUDA device `device` and sets `device` as the current
+    device for the calling host thread.
+
+    This function will immediately initialize the primary context on
+    `device` if needed.
+
+    If `device` has already been initialized then this call will fail
+    with the error `cudaErrorSetOnActiveProcess`.  In this case it is
+    necessary to reset `device` using `cudaDeviceReset()` before
+    VDPAU interoperability on `device` may be enabled.
+
+    **Parameters:**
+    - `device`: Device to use for VDPAU interoperability
+    - `vdpDevice`: The VdpDevice to interoperate with
+    - `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidDevice`,
+    `cudaErrorSetOnActiveProcess`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:** `cudaGraphicsVDPAURegisterVideoSurface`,
+    `cudaGraphicsVDPAURegisterOutputSurface`,
+    `cudaDeviceReset`
+    """
+def cudaGraphicsVDPAURegisterVideoSurface(vdpSurface: VdpVideoSurface | int, flags: int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
+    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+
+    Register a VdpVideoSurface object
+
+    Registers the VdpVideoSurface specified by `vdpSurface` for access by CUDA.
+    A handle to the registered object is returned as `resource`.
+    The surface's intended usage is specified using `flags`, as follows:
+
+    - `cudaGraphicsMapFlagsNone`: Specifies no hints about how this
+    resource will be used. It is therefore assumed that this resource will be
+    read from and written to by CUDA. This is the default value.
+    - `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA
+    will not write to this resource.
+    - `cudaGraphicsMapFlagsWriteDiscard`: Specifies that
+    CUDA will not read from this resource and will write over the
+    entire contents of the resource, so none of the data previously
+    stored in the resource will be preserved.
+
+    **Parameters:**
+    - `resource`: Pointer to the returned object handle
+    - `vdpSurface`: VDPAU object to be registered
+    - `flags`: Map flags
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidDevice`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorInvalidResourceHandle`,
+    `cudaErrorUnknown`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaVDPAUSetVDPAUDevice`,
+    `cudaGraphicsUnregisterResource`,
+    `cudaGraphicsSubResourceGetMappedArray`,
+    `cuGraphicsVDPAURegisterVideoSurface`
+    """
+def cudaGraphicsVDPAURegisterOutputSurface(vdpSurface: VdpOutputSurface | int, flags: int) -> tuple[cudaError_t, cudaGraphicsResource_t | None]:
+    """Returns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.
+
+    Register a VdpOutputSurface object
+
+    Registers the VdpOutputSurface specified by `vdpSurface` for access by CUDA.
+    A handle to the registered object is returned as `resource`.
+    The surface's intended usage is specified using `flags`, as follows:
+
+    - `cudaGraphicsMapFlagsNone`: Specifies no hints about how this
+    resource will be used. It is therefore assumed that this resource will be
+    read from and written to by CUDA. This is the default value.
+    - `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA
+    will not write to this resource.
+    - `cudaGraphicsMapFlagsWriteDiscard`: Specifies that
+    CUDA will not read from this resource and will write over the
+    entire contents of the resource, so none of the data previously
+    stored in the resource will be preserved.
+
+    **Parameters:**
+    - `resource`: Pointer to the returned object handle
+    - `vdpSurface`: VDPAU object to be registered
+    - `flags`: Map flags
+
+    **Returns:**
+    `cudaSuccess`,
+    `cudaErrorInvalidDevice`,
+    `cudaErrorInvalidValue`,
+    `cudaErrorInvalidResourceHandle`,
+    `cudaErrorUnknown`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaVDPAUSetVDPAUDevice`,
+    `cudaGraphicsUnregisterResource`,
+    `cudaGraphicsSubResourceGetMappedArray`,
+    `cuGraphicsVDPAURegisterOutputSurface`
+    """
+def cudaProfilerStart() -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Enable profiling.
+
+    Enables profile collection by the active profiling tool for the
+    current context. If profiling is already enabled, then
+    cudaProfilerStart() has no effect.
+
+    cudaProfilerStart and cudaProfilerStop APIs are used to
+    programmatically control the profiling granularity by allowing
+    profiling to be done only on selective pieces of code.
+
+    **Returns:**
+    `cudaSuccess`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaProfilerStop`,
+    `cuProfilerStart`
+    """
+def cudaProfilerStop() -> tuple[cudaError_t]:
+    """Returns `tuple[cudaError_t]`.
+
+    Disable profiling.
+
+    Disables profile collection by the active profiling tool for the
+    current context. If profiling is already disabled, then
+    cudaProfilerStop() has no effect.
+
+    cudaProfilerStart and cudaProfilerStop APIs are used to
+    programmatically control the profiling granularity by allowing
+    profiling to be done only on selective pieces of code.
+
+    **Returns:**
+    `cudaSuccess`
+    *Note that this function may also return error codes from previous, asynchronous launches.*
+
+    **See also:**
+    `cudaProfilerStart`,
+    `cuProfilerStop`
     """

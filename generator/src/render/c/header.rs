@@ -243,10 +243,12 @@ impl Prototypes {
                 continue;
             }
             self.protos.push(ProtoView {
-                doc: if symbol == f.symbol {
-                    doc.clone()
-                } else {
-                    vec![format!("Per-thread default stream variant of `{}`.", f.name)]
+                doc: match f.variants.iter().find(|v| v.symbol == symbol).map(|v| v.kind) {
+                    None => doc.clone(),
+                    Some(VariantKind::Release) => {
+                        vec![format!("`{}` as an earlier release's header names it (the same ABI as `{}`).", f.name, f.symbol)]
+                    }
+                    Some(_) => vec![format!("Per-thread default stream variant of `{}`.", f.name)],
                 },
                 deprecated: f.deprecated.is_some(),
                 ret: f.ret.c_decl(""),

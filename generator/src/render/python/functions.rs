@@ -346,7 +346,7 @@ fn by_kind(lib: &Library, f: &Function, p: &Param, v: &mut ParamView, handles: &
         ParamKind::CstrArray { count, .. } => array(f, v, cstr_scalar(), count)?,
         ParamKind::OutBuffer { string, alloc, size } => out_buffer(f, p, v, *string, *alloc, size)?,
         ParamKind::Callback { callback } => self::callback(f, v, callback)?,
-        ParamKind::Address { .. } | ParamKind::UserData { .. } => {}
+        ParamKind::Address { .. } | ParamKind::UserData { .. } | ParamKind::InBytes { .. } => {}
     }
     Ok(())
 }

@@ -295,6 +295,7 @@ fn param(ctx: &Ctx, f: &Function, p: &Param, notes: &mut Vec<String>) -> TParam 
         ParamKind::CstrIn { nullable, is_const } => cstr_in(tp, *nullable, *is_const),
         ParamKind::CstrOut => cstr_out(tp),
         ParamKind::InArray { elem, nullable, .. } => slice(ctx, tp, elem, *nullable, false),
+        ParamKind::InBytes { nullable, .. } => bytes(tp, *nullable),
         ParamKind::OutArray { elem, nullable, .. } => slice(ctx, tp, elem, *nullable, true),
         ParamKind::CstrArray { nullable, is_const, .. } => cstr_slice(tp, *nullable, *is_const),
         ParamKind::OutBuffer { string, alloc, size } => out_buffer(ctx, f, p, tp, (*string, *alloc), size, notes),
@@ -368,6 +369,17 @@ fn slice(ctx: &Ctx, tp: TParam, elem: &Pointee, nullable: bool, mutable: bool) -
         (format!("{amp}[{t}]"), format!("{name}.{as_ptr}()"))
     };
     TParam { kind, sig_ty: Some(sig), arg: fit(arg, !mutable, elem.is_const), ..tp }
+}
+
+/// `&[u8]`, `Option<&[u8]>` when nullable: the C pointer (`const void *`, `const char *`) is cast.
+fn bytes(tp: TParam, nullable: bool) -> TParam {
+    let name = &tp.name;
+    let (sig, arg) = if nullable {
+        ("Option<&[u8]>", format!("{name}.map_or(core::ptr::null(), |s| s.as_ptr().cast())"))
+    } else {
+        ("&[u8]", format!("{name}.as_ptr().cast()"))
+    };
+    TParam { kind: TKind::InArray, sig_ty: Some(sig.into()), arg, ..tp }
 }
 
 /// `&[&CStr]`: the pointers are collected into a local (see the template's prelude).

@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! `nvJitLink.h`: raw entry points with their C names and exact C signatures.
 //!
@@ -40,25 +44,142 @@ use super::types::*;
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
 
 /// Every exported symbol, in table order.
-pub(crate) static ENTRIES: [Entry; 14] = [
+pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkCreate_12_9", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_0", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_1", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_2", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_3", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_4", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_5", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_6", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_7", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_12_8", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_12_9", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_0", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_1", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_2", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_3", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_4", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_5", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_6", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_7", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_12_8", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_12_9", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_0", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_1", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_2", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_3", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_4", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_5", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_6", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_7", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_12_8", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_9", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_0", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_1", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_2", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_3", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_4", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_5", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_6", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_7", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_12_8", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_9", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_0", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_1", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_2", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_3", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_4", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_5", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_6", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_7", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_12_8", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_9", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_0", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_1", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_2", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_3", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_4", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_5", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_6", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_7", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_8", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedCubin_12_9", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_0", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_1", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_2", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_3", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_4", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_5", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_6", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_7", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_8", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_9", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_0", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_1", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_2", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_3", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_4", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_5", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_6", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_7", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_8", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedPtx_12_9", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_0", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_1", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_2", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_3", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_4", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_5", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_6", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_7", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_8", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLogSize_12_9", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_0", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_1", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_2", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_3", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_4", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_5", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_6", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_7", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_8", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_9", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_0", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_1", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_2", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_3", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_4", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_5", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_6", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_7", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_12_8", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLogSize_12_9", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_0", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_1", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_2", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_3", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_4", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_5", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_6", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_7", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_8", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_9", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_0", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_1", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_2", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_3", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_4", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_5", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_6", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_7", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_12_8", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "nvJitLinkVersion", proc_name: "nvJitLinkVersion", version: 12090, per_thread: false },
 ];
 
 /// The entry-point table of `nvJitLink.h`.
-pub(crate) static TABLE: Table<14> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
+pub(crate) static TABLE: Table<131> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
@@ -86,8 +207,134 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkCreate_12_0` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_0(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 1;
+    helpers call___nvJitLinkCreate_12_0, slow___nvJitLinkCreate_12_0, traced___nvJitLinkCreate_12_0, record___nvJitLinkCreate_12_0, DESC___nvJitLinkCreate_12_0;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_1` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_1(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 2;
+    helpers call___nvJitLinkCreate_12_1, slow___nvJitLinkCreate_12_1, traced___nvJitLinkCreate_12_1, record___nvJitLinkCreate_12_1, DESC___nvJitLinkCreate_12_1;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_2` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_2(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 3;
+    helpers call___nvJitLinkCreate_12_2, slow___nvJitLinkCreate_12_2, traced___nvJitLinkCreate_12_2, record___nvJitLinkCreate_12_2, DESC___nvJitLinkCreate_12_2;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_3` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_3(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 4;
+    helpers call___nvJitLinkCreate_12_3, slow___nvJitLinkCreate_12_3, traced___nvJitLinkCreate_12_3, record___nvJitLinkCreate_12_3, DESC___nvJitLinkCreate_12_3;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_4` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_4(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 5;
+    helpers call___nvJitLinkCreate_12_4, slow___nvJitLinkCreate_12_4, traced___nvJitLinkCreate_12_4, record___nvJitLinkCreate_12_4, DESC___nvJitLinkCreate_12_4;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_5` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_5(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 6;
+    helpers call___nvJitLinkCreate_12_5, slow___nvJitLinkCreate_12_5, traced___nvJitLinkCreate_12_5, record___nvJitLinkCreate_12_5, DESC___nvJitLinkCreate_12_5;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_6` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_6(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 7;
+    helpers call___nvJitLinkCreate_12_6, slow___nvJitLinkCreate_12_6, traced___nvJitLinkCreate_12_6, record___nvJitLinkCreate_12_6, DESC___nvJitLinkCreate_12_6;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_7` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_7(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 8;
+    helpers call___nvJitLinkCreate_12_7, slow___nvJitLinkCreate_12_7, traced___nvJitLinkCreate_12_7, record___nvJitLinkCreate_12_7, DESC___nvJitLinkCreate_12_7;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_12_8` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_12_8(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 9;
+    helpers call___nvJitLinkCreate_12_8, slow___nvJitLinkCreate_12_8, traced___nvJitLinkCreate_12_8, record___nvJitLinkCreate_12_8, DESC___nvJitLinkCreate_12_8;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`). Typed: [`destroy`](super::destroy).
-    fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 1;
+    fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 10;
     helpers call___nvJitLinkDestroy_12_9, slow___nvJitLinkDestroy_12_9, traced___nvJitLinkDestroy_12_9, record___nvJitLinkDestroy_12_9, DESC___nvJitLinkDestroy_12_9;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -98,8 +345,116 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkDestroy_12_0` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 11;
+    helpers call___nvJitLinkDestroy_12_0, slow___nvJitLinkDestroy_12_0, traced___nvJitLinkDestroy_12_0, record___nvJitLinkDestroy_12_0, DESC___nvJitLinkDestroy_12_0;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_1` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 12;
+    helpers call___nvJitLinkDestroy_12_1, slow___nvJitLinkDestroy_12_1, traced___nvJitLinkDestroy_12_1, record___nvJitLinkDestroy_12_1, DESC___nvJitLinkDestroy_12_1;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_2` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 13;
+    helpers call___nvJitLinkDestroy_12_2, slow___nvJitLinkDestroy_12_2, traced___nvJitLinkDestroy_12_2, record___nvJitLinkDestroy_12_2, DESC___nvJitLinkDestroy_12_2;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_3` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 14;
+    helpers call___nvJitLinkDestroy_12_3, slow___nvJitLinkDestroy_12_3, traced___nvJitLinkDestroy_12_3, record___nvJitLinkDestroy_12_3, DESC___nvJitLinkDestroy_12_3;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_4` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 15;
+    helpers call___nvJitLinkDestroy_12_4, slow___nvJitLinkDestroy_12_4, traced___nvJitLinkDestroy_12_4, record___nvJitLinkDestroy_12_4, DESC___nvJitLinkDestroy_12_4;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_5` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 16;
+    helpers call___nvJitLinkDestroy_12_5, slow___nvJitLinkDestroy_12_5, traced___nvJitLinkDestroy_12_5, record___nvJitLinkDestroy_12_5, DESC___nvJitLinkDestroy_12_5;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_6` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_6(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 17;
+    helpers call___nvJitLinkDestroy_12_6, slow___nvJitLinkDestroy_12_6, traced___nvJitLinkDestroy_12_6, record___nvJitLinkDestroy_12_6, DESC___nvJitLinkDestroy_12_6;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_7` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 18;
+    helpers call___nvJitLinkDestroy_12_7, slow___nvJitLinkDestroy_12_7, traced___nvJitLinkDestroy_12_7, record___nvJitLinkDestroy_12_7, DESC___nvJitLinkDestroy_12_7;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_12_8` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 19;
+    helpers call___nvJitLinkDestroy_12_8, slow___nvJitLinkDestroy_12_8, traced___nvJitLinkDestroy_12_8, record___nvJitLinkDestroy_12_8, DESC___nvJitLinkDestroy_12_8;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddData_12_9` (`nvJitLinkAddData`). Typed: [`add_data`](super::add_data).
-    fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 2;
+    fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 20;
     helpers call___nvJitLinkAddData_12_9, slow___nvJitLinkAddData_12_9, traced___nvJitLinkAddData_12_9, record___nvJitLinkAddData_12_9, DESC___nvJitLinkAddData_12_9;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -114,8 +469,152 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkAddData_12_0` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 21;
+    helpers call___nvJitLinkAddData_12_0, slow___nvJitLinkAddData_12_0, traced___nvJitLinkAddData_12_0, record___nvJitLinkAddData_12_0, DESC___nvJitLinkAddData_12_0;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_1` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 22;
+    helpers call___nvJitLinkAddData_12_1, slow___nvJitLinkAddData_12_1, traced___nvJitLinkAddData_12_1, record___nvJitLinkAddData_12_1, DESC___nvJitLinkAddData_12_1;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_2` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 23;
+    helpers call___nvJitLinkAddData_12_2, slow___nvJitLinkAddData_12_2, traced___nvJitLinkAddData_12_2, record___nvJitLinkAddData_12_2, DESC___nvJitLinkAddData_12_2;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_3` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 24;
+    helpers call___nvJitLinkAddData_12_3, slow___nvJitLinkAddData_12_3, traced___nvJitLinkAddData_12_3, record___nvJitLinkAddData_12_3, DESC___nvJitLinkAddData_12_3;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_4` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 25;
+    helpers call___nvJitLinkAddData_12_4, slow___nvJitLinkAddData_12_4, traced___nvJitLinkAddData_12_4, record___nvJitLinkAddData_12_4, DESC___nvJitLinkAddData_12_4;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_5` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 26;
+    helpers call___nvJitLinkAddData_12_5, slow___nvJitLinkAddData_12_5, traced___nvJitLinkAddData_12_5, record___nvJitLinkAddData_12_5, DESC___nvJitLinkAddData_12_5;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_6` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 27;
+    helpers call___nvJitLinkAddData_12_6, slow___nvJitLinkAddData_12_6, traced___nvJitLinkAddData_12_6, record___nvJitLinkAddData_12_6, DESC___nvJitLinkAddData_12_6;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_7` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 28;
+    helpers call___nvJitLinkAddData_12_7, slow___nvJitLinkAddData_12_7, traced___nvJitLinkAddData_12_7, record___nvJitLinkAddData_12_7, DESC___nvJitLinkAddData_12_7;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_12_8` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 29;
+    helpers call___nvJitLinkAddData_12_8, slow___nvJitLinkAddData_12_8, traced___nvJitLinkAddData_12_8, record___nvJitLinkAddData_12_8, DESC___nvJitLinkAddData_12_8;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`). Typed: [`add_file`](super::add_file).
-    fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 3;
+    fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 30;
     helpers call___nvJitLinkAddFile_12_9, slow___nvJitLinkAddFile_12_9, traced___nvJitLinkAddFile_12_9, record___nvJitLinkAddFile_12_9, DESC___nvJitLinkAddFile_12_9;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -128,8 +627,134 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkAddFile_12_0` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 31;
+    helpers call___nvJitLinkAddFile_12_0, slow___nvJitLinkAddFile_12_0, traced___nvJitLinkAddFile_12_0, record___nvJitLinkAddFile_12_0, DESC___nvJitLinkAddFile_12_0;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_1` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 32;
+    helpers call___nvJitLinkAddFile_12_1, slow___nvJitLinkAddFile_12_1, traced___nvJitLinkAddFile_12_1, record___nvJitLinkAddFile_12_1, DESC___nvJitLinkAddFile_12_1;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_2` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 33;
+    helpers call___nvJitLinkAddFile_12_2, slow___nvJitLinkAddFile_12_2, traced___nvJitLinkAddFile_12_2, record___nvJitLinkAddFile_12_2, DESC___nvJitLinkAddFile_12_2;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_3` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 34;
+    helpers call___nvJitLinkAddFile_12_3, slow___nvJitLinkAddFile_12_3, traced___nvJitLinkAddFile_12_3, record___nvJitLinkAddFile_12_3, DESC___nvJitLinkAddFile_12_3;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_4` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 35;
+    helpers call___nvJitLinkAddFile_12_4, slow___nvJitLinkAddFile_12_4, traced___nvJitLinkAddFile_12_4, record___nvJitLinkAddFile_12_4, DESC___nvJitLinkAddFile_12_4;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_5` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 36;
+    helpers call___nvJitLinkAddFile_12_5, slow___nvJitLinkAddFile_12_5, traced___nvJitLinkAddFile_12_5, record___nvJitLinkAddFile_12_5, DESC___nvJitLinkAddFile_12_5;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_6` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 37;
+    helpers call___nvJitLinkAddFile_12_6, slow___nvJitLinkAddFile_12_6, traced___nvJitLinkAddFile_12_6, record___nvJitLinkAddFile_12_6, DESC___nvJitLinkAddFile_12_6;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_7` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 38;
+    helpers call___nvJitLinkAddFile_12_7, slow___nvJitLinkAddFile_12_7, traced___nvJitLinkAddFile_12_7, record___nvJitLinkAddFile_12_7, DESC___nvJitLinkAddFile_12_7;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_12_8` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 39;
+    helpers call___nvJitLinkAddFile_12_8, slow___nvJitLinkAddFile_12_8, traced___nvJitLinkAddFile_12_8, record___nvJitLinkAddFile_12_8, DESC___nvJitLinkAddFile_12_8;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkComplete_12_9` (`nvJitLinkComplete`). Typed: [`complete`](super::complete).
-    fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult = 4;
+    fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult = 40;
     helpers call___nvJitLinkComplete_12_9, slow___nvJitLinkComplete_12_9, traced___nvJitLinkComplete_12_9, record___nvJitLinkComplete_12_9, DESC___nvJitLinkComplete_12_9;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -140,8 +765,116 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkComplete_12_0` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_0(handle: nvJitLinkHandle) -> nvJitLinkResult = 41;
+    helpers call___nvJitLinkComplete_12_0, slow___nvJitLinkComplete_12_0, traced___nvJitLinkComplete_12_0, record___nvJitLinkComplete_12_0, DESC___nvJitLinkComplete_12_0;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_1` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_1(handle: nvJitLinkHandle) -> nvJitLinkResult = 42;
+    helpers call___nvJitLinkComplete_12_1, slow___nvJitLinkComplete_12_1, traced___nvJitLinkComplete_12_1, record___nvJitLinkComplete_12_1, DESC___nvJitLinkComplete_12_1;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_2` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_2(handle: nvJitLinkHandle) -> nvJitLinkResult = 43;
+    helpers call___nvJitLinkComplete_12_2, slow___nvJitLinkComplete_12_2, traced___nvJitLinkComplete_12_2, record___nvJitLinkComplete_12_2, DESC___nvJitLinkComplete_12_2;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_3` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_3(handle: nvJitLinkHandle) -> nvJitLinkResult = 44;
+    helpers call___nvJitLinkComplete_12_3, slow___nvJitLinkComplete_12_3, traced___nvJitLinkComplete_12_3, record___nvJitLinkComplete_12_3, DESC___nvJitLinkComplete_12_3;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_4` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_4(handle: nvJitLinkHandle) -> nvJitLinkResult = 45;
+    helpers call___nvJitLinkComplete_12_4, slow___nvJitLinkComplete_12_4, traced___nvJitLinkComplete_12_4, record___nvJitLinkComplete_12_4, DESC___nvJitLinkComplete_12_4;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_5` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 46;
+    helpers call___nvJitLinkComplete_12_5, slow___nvJitLinkComplete_12_5, traced___nvJitLinkComplete_12_5, record___nvJitLinkComplete_12_5, DESC___nvJitLinkComplete_12_5;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_6` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_6(handle: nvJitLinkHandle) -> nvJitLinkResult = 47;
+    helpers call___nvJitLinkComplete_12_6, slow___nvJitLinkComplete_12_6, traced___nvJitLinkComplete_12_6, record___nvJitLinkComplete_12_6, DESC___nvJitLinkComplete_12_6;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_7` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_7(handle: nvJitLinkHandle) -> nvJitLinkResult = 48;
+    helpers call___nvJitLinkComplete_12_7, slow___nvJitLinkComplete_12_7, traced___nvJitLinkComplete_12_7, record___nvJitLinkComplete_12_7, DESC___nvJitLinkComplete_12_7;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_12_8` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nvJitLinkResult = 49;
+    helpers call___nvJitLinkComplete_12_8, slow___nvJitLinkComplete_12_8, traced___nvJitLinkComplete_12_8, record___nvJitLinkComplete_12_8, DESC___nvJitLinkComplete_12_8;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`). Typed: [`get_linked_cubin_size`](super::get_linked_cubin_size).
-    fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 5;
+    fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 50;
     helpers call___nvJitLinkGetLinkedCubinSize_12_9, slow___nvJitLinkGetLinkedCubinSize_12_9, traced___nvJitLinkGetLinkedCubinSize_12_9, record___nvJitLinkGetLinkedCubinSize_12_9, DESC___nvJitLinkGetLinkedCubinSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -153,8 +886,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_0` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 51;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_0, slow___nvJitLinkGetLinkedCubinSize_12_0, traced___nvJitLinkGetLinkedCubinSize_12_0, record___nvJitLinkGetLinkedCubinSize_12_0, DESC___nvJitLinkGetLinkedCubinSize_12_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_1` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 52;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_1, slow___nvJitLinkGetLinkedCubinSize_12_1, traced___nvJitLinkGetLinkedCubinSize_12_1, record___nvJitLinkGetLinkedCubinSize_12_1, DESC___nvJitLinkGetLinkedCubinSize_12_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_2` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 53;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_2, slow___nvJitLinkGetLinkedCubinSize_12_2, traced___nvJitLinkGetLinkedCubinSize_12_2, record___nvJitLinkGetLinkedCubinSize_12_2, DESC___nvJitLinkGetLinkedCubinSize_12_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_3` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 54;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_3, slow___nvJitLinkGetLinkedCubinSize_12_3, traced___nvJitLinkGetLinkedCubinSize_12_3, record___nvJitLinkGetLinkedCubinSize_12_3, DESC___nvJitLinkGetLinkedCubinSize_12_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_4` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 55;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_4, slow___nvJitLinkGetLinkedCubinSize_12_4, traced___nvJitLinkGetLinkedCubinSize_12_4, record___nvJitLinkGetLinkedCubinSize_12_4, DESC___nvJitLinkGetLinkedCubinSize_12_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_5` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 56;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_5, slow___nvJitLinkGetLinkedCubinSize_12_5, traced___nvJitLinkGetLinkedCubinSize_12_5, record___nvJitLinkGetLinkedCubinSize_12_5, DESC___nvJitLinkGetLinkedCubinSize_12_5;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_6` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 57;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_6, slow___nvJitLinkGetLinkedCubinSize_12_6, traced___nvJitLinkGetLinkedCubinSize_12_6, record___nvJitLinkGetLinkedCubinSize_12_6, DESC___nvJitLinkGetLinkedCubinSize_12_6;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_7` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 58;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_7, slow___nvJitLinkGetLinkedCubinSize_12_7, traced___nvJitLinkGetLinkedCubinSize_12_7, record___nvJitLinkGetLinkedCubinSize_12_7, DESC___nvJitLinkGetLinkedCubinSize_12_7;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_12_8` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 59;
+    helpers call___nvJitLinkGetLinkedCubinSize_12_8, slow___nvJitLinkGetLinkedCubinSize_12_8, traced___nvJitLinkGetLinkedCubinSize_12_8, record___nvJitLinkGetLinkedCubinSize_12_8, DESC___nvJitLinkGetLinkedCubinSize_12_8;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_9` (`nvJitLinkGetLinkedCubin`). Typed: [`get_linked_cubin`](super::get_linked_cubin).
-    fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 6;
+    fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 60;
     helpers call___nvJitLinkGetLinkedCubin_12_9, slow___nvJitLinkGetLinkedCubin_12_9, traced___nvJitLinkGetLinkedCubin_12_9, record___nvJitLinkGetLinkedCubin_12_9, DESC___nvJitLinkGetLinkedCubin_12_9;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -166,8 +1016,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_0` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_0(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 61;
+    helpers call___nvJitLinkGetLinkedCubin_12_0, slow___nvJitLinkGetLinkedCubin_12_0, traced___nvJitLinkGetLinkedCubin_12_0, record___nvJitLinkGetLinkedCubin_12_0, DESC___nvJitLinkGetLinkedCubin_12_0;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_1` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_1(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 62;
+    helpers call___nvJitLinkGetLinkedCubin_12_1, slow___nvJitLinkGetLinkedCubin_12_1, traced___nvJitLinkGetLinkedCubin_12_1, record___nvJitLinkGetLinkedCubin_12_1, DESC___nvJitLinkGetLinkedCubin_12_1;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_2` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_2(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 63;
+    helpers call___nvJitLinkGetLinkedCubin_12_2, slow___nvJitLinkGetLinkedCubin_12_2, traced___nvJitLinkGetLinkedCubin_12_2, record___nvJitLinkGetLinkedCubin_12_2, DESC___nvJitLinkGetLinkedCubin_12_2;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_3` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_3(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 64;
+    helpers call___nvJitLinkGetLinkedCubin_12_3, slow___nvJitLinkGetLinkedCubin_12_3, traced___nvJitLinkGetLinkedCubin_12_3, record___nvJitLinkGetLinkedCubin_12_3, DESC___nvJitLinkGetLinkedCubin_12_3;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_4` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_4(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 65;
+    helpers call___nvJitLinkGetLinkedCubin_12_4, slow___nvJitLinkGetLinkedCubin_12_4, traced___nvJitLinkGetLinkedCubin_12_4, record___nvJitLinkGetLinkedCubin_12_4, DESC___nvJitLinkGetLinkedCubin_12_4;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_5` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 66;
+    helpers call___nvJitLinkGetLinkedCubin_12_5, slow___nvJitLinkGetLinkedCubin_12_5, traced___nvJitLinkGetLinkedCubin_12_5, record___nvJitLinkGetLinkedCubin_12_5, DESC___nvJitLinkGetLinkedCubin_12_5;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_6` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_6(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 67;
+    helpers call___nvJitLinkGetLinkedCubin_12_6, slow___nvJitLinkGetLinkedCubin_12_6, traced___nvJitLinkGetLinkedCubin_12_6, record___nvJitLinkGetLinkedCubin_12_6, DESC___nvJitLinkGetLinkedCubin_12_6;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_7` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_7(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 68;
+    helpers call___nvJitLinkGetLinkedCubin_12_7, slow___nvJitLinkGetLinkedCubin_12_7, traced___nvJitLinkGetLinkedCubin_12_7, record___nvJitLinkGetLinkedCubin_12_7, DESC___nvJitLinkGetLinkedCubin_12_7;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_12_8` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 69;
+    helpers call___nvJitLinkGetLinkedCubin_12_8, slow___nvJitLinkGetLinkedCubin_12_8, traced___nvJitLinkGetLinkedCubin_12_8, record___nvJitLinkGetLinkedCubin_12_8, DESC___nvJitLinkGetLinkedCubin_12_8;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`). Typed: [`get_linked_ptx_size`](super::get_linked_ptx_size).
-    fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 7;
+    fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 70;
     helpers call___nvJitLinkGetLinkedPtxSize_12_9, slow___nvJitLinkGetLinkedPtxSize_12_9, traced___nvJitLinkGetLinkedPtxSize_12_9, record___nvJitLinkGetLinkedPtxSize_12_9, DESC___nvJitLinkGetLinkedPtxSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -179,8 +1146,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_0` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 71;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_0, slow___nvJitLinkGetLinkedPtxSize_12_0, traced___nvJitLinkGetLinkedPtxSize_12_0, record___nvJitLinkGetLinkedPtxSize_12_0, DESC___nvJitLinkGetLinkedPtxSize_12_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_1` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 72;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_1, slow___nvJitLinkGetLinkedPtxSize_12_1, traced___nvJitLinkGetLinkedPtxSize_12_1, record___nvJitLinkGetLinkedPtxSize_12_1, DESC___nvJitLinkGetLinkedPtxSize_12_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_2` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 73;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_2, slow___nvJitLinkGetLinkedPtxSize_12_2, traced___nvJitLinkGetLinkedPtxSize_12_2, record___nvJitLinkGetLinkedPtxSize_12_2, DESC___nvJitLinkGetLinkedPtxSize_12_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_3` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 74;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_3, slow___nvJitLinkGetLinkedPtxSize_12_3, traced___nvJitLinkGetLinkedPtxSize_12_3, record___nvJitLinkGetLinkedPtxSize_12_3, DESC___nvJitLinkGetLinkedPtxSize_12_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_4` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 75;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_4, slow___nvJitLinkGetLinkedPtxSize_12_4, traced___nvJitLinkGetLinkedPtxSize_12_4, record___nvJitLinkGetLinkedPtxSize_12_4, DESC___nvJitLinkGetLinkedPtxSize_12_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_5` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 76;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_5, slow___nvJitLinkGetLinkedPtxSize_12_5, traced___nvJitLinkGetLinkedPtxSize_12_5, record___nvJitLinkGetLinkedPtxSize_12_5, DESC___nvJitLinkGetLinkedPtxSize_12_5;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_6` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 77;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_6, slow___nvJitLinkGetLinkedPtxSize_12_6, traced___nvJitLinkGetLinkedPtxSize_12_6, record___nvJitLinkGetLinkedPtxSize_12_6, DESC___nvJitLinkGetLinkedPtxSize_12_6;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_7` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 78;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_7, slow___nvJitLinkGetLinkedPtxSize_12_7, traced___nvJitLinkGetLinkedPtxSize_12_7, record___nvJitLinkGetLinkedPtxSize_12_7, DESC___nvJitLinkGetLinkedPtxSize_12_7;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_12_8` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 79;
+    helpers call___nvJitLinkGetLinkedPtxSize_12_8, slow___nvJitLinkGetLinkedPtxSize_12_8, traced___nvJitLinkGetLinkedPtxSize_12_8, record___nvJitLinkGetLinkedPtxSize_12_8, DESC___nvJitLinkGetLinkedPtxSize_12_8;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_9` (`nvJitLinkGetLinkedPtx`). Typed: [`get_linked_ptx`](super::get_linked_ptx).
-    fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 8;
+    fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 80;
     helpers call___nvJitLinkGetLinkedPtx_12_9, slow___nvJitLinkGetLinkedPtx_12_9, traced___nvJitLinkGetLinkedPtx_12_9, record___nvJitLinkGetLinkedPtx_12_9, DESC___nvJitLinkGetLinkedPtx_12_9;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -192,8 +1276,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_0` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_0(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 81;
+    helpers call___nvJitLinkGetLinkedPtx_12_0, slow___nvJitLinkGetLinkedPtx_12_0, traced___nvJitLinkGetLinkedPtx_12_0, record___nvJitLinkGetLinkedPtx_12_0, DESC___nvJitLinkGetLinkedPtx_12_0;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_1` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_1(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 82;
+    helpers call___nvJitLinkGetLinkedPtx_12_1, slow___nvJitLinkGetLinkedPtx_12_1, traced___nvJitLinkGetLinkedPtx_12_1, record___nvJitLinkGetLinkedPtx_12_1, DESC___nvJitLinkGetLinkedPtx_12_1;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_2` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_2(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 83;
+    helpers call___nvJitLinkGetLinkedPtx_12_2, slow___nvJitLinkGetLinkedPtx_12_2, traced___nvJitLinkGetLinkedPtx_12_2, record___nvJitLinkGetLinkedPtx_12_2, DESC___nvJitLinkGetLinkedPtx_12_2;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_3` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_3(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 84;
+    helpers call___nvJitLinkGetLinkedPtx_12_3, slow___nvJitLinkGetLinkedPtx_12_3, traced___nvJitLinkGetLinkedPtx_12_3, record___nvJitLinkGetLinkedPtx_12_3, DESC___nvJitLinkGetLinkedPtx_12_3;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_4` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_4(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 85;
+    helpers call___nvJitLinkGetLinkedPtx_12_4, slow___nvJitLinkGetLinkedPtx_12_4, traced___nvJitLinkGetLinkedPtx_12_4, record___nvJitLinkGetLinkedPtx_12_4, DESC___nvJitLinkGetLinkedPtx_12_4;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_5` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 86;
+    helpers call___nvJitLinkGetLinkedPtx_12_5, slow___nvJitLinkGetLinkedPtx_12_5, traced___nvJitLinkGetLinkedPtx_12_5, record___nvJitLinkGetLinkedPtx_12_5, DESC___nvJitLinkGetLinkedPtx_12_5;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_6` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_6(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 87;
+    helpers call___nvJitLinkGetLinkedPtx_12_6, slow___nvJitLinkGetLinkedPtx_12_6, traced___nvJitLinkGetLinkedPtx_12_6, record___nvJitLinkGetLinkedPtx_12_6, DESC___nvJitLinkGetLinkedPtx_12_6;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_7` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_7(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 88;
+    helpers call___nvJitLinkGetLinkedPtx_12_7, slow___nvJitLinkGetLinkedPtx_12_7, traced___nvJitLinkGetLinkedPtx_12_7, record___nvJitLinkGetLinkedPtx_12_7, DESC___nvJitLinkGetLinkedPtx_12_7;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_12_8` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 89;
+    helpers call___nvJitLinkGetLinkedPtx_12_8, slow___nvJitLinkGetLinkedPtx_12_8, traced___nvJitLinkGetLinkedPtx_12_8, record___nvJitLinkGetLinkedPtx_12_8, DESC___nvJitLinkGetLinkedPtx_12_8;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`). Typed: [`get_error_log_size`](super::get_error_log_size).
-    fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 9;
+    fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 90;
     helpers call___nvJitLinkGetErrorLogSize_12_9, slow___nvJitLinkGetErrorLogSize_12_9, traced___nvJitLinkGetErrorLogSize_12_9, record___nvJitLinkGetErrorLogSize_12_9, DESC___nvJitLinkGetErrorLogSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -205,8 +1406,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_0` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 91;
+    helpers call___nvJitLinkGetErrorLogSize_12_0, slow___nvJitLinkGetErrorLogSize_12_0, traced___nvJitLinkGetErrorLogSize_12_0, record___nvJitLinkGetErrorLogSize_12_0, DESC___nvJitLinkGetErrorLogSize_12_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_1` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 92;
+    helpers call___nvJitLinkGetErrorLogSize_12_1, slow___nvJitLinkGetErrorLogSize_12_1, traced___nvJitLinkGetErrorLogSize_12_1, record___nvJitLinkGetErrorLogSize_12_1, DESC___nvJitLinkGetErrorLogSize_12_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_2` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 93;
+    helpers call___nvJitLinkGetErrorLogSize_12_2, slow___nvJitLinkGetErrorLogSize_12_2, traced___nvJitLinkGetErrorLogSize_12_2, record___nvJitLinkGetErrorLogSize_12_2, DESC___nvJitLinkGetErrorLogSize_12_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_3` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 94;
+    helpers call___nvJitLinkGetErrorLogSize_12_3, slow___nvJitLinkGetErrorLogSize_12_3, traced___nvJitLinkGetErrorLogSize_12_3, record___nvJitLinkGetErrorLogSize_12_3, DESC___nvJitLinkGetErrorLogSize_12_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_4` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 95;
+    helpers call___nvJitLinkGetErrorLogSize_12_4, slow___nvJitLinkGetErrorLogSize_12_4, traced___nvJitLinkGetErrorLogSize_12_4, record___nvJitLinkGetErrorLogSize_12_4, DESC___nvJitLinkGetErrorLogSize_12_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_5` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 96;
+    helpers call___nvJitLinkGetErrorLogSize_12_5, slow___nvJitLinkGetErrorLogSize_12_5, traced___nvJitLinkGetErrorLogSize_12_5, record___nvJitLinkGetErrorLogSize_12_5, DESC___nvJitLinkGetErrorLogSize_12_5;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_6` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 97;
+    helpers call___nvJitLinkGetErrorLogSize_12_6, slow___nvJitLinkGetErrorLogSize_12_6, traced___nvJitLinkGetErrorLogSize_12_6, record___nvJitLinkGetErrorLogSize_12_6, DESC___nvJitLinkGetErrorLogSize_12_6;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_7` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 98;
+    helpers call___nvJitLinkGetErrorLogSize_12_7, slow___nvJitLinkGetErrorLogSize_12_7, traced___nvJitLinkGetErrorLogSize_12_7, record___nvJitLinkGetErrorLogSize_12_7, DESC___nvJitLinkGetErrorLogSize_12_7;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_12_8` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 99;
+    helpers call___nvJitLinkGetErrorLogSize_12_8, slow___nvJitLinkGetErrorLogSize_12_8, traced___nvJitLinkGetErrorLogSize_12_8, record___nvJitLinkGetErrorLogSize_12_8, DESC___nvJitLinkGetErrorLogSize_12_8;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_9` (`nvJitLinkGetErrorLog`). Typed: [`get_error_log`](super::get_error_log).
-    fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 10;
+    fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 100;
     helpers call___nvJitLinkGetErrorLog_12_9, slow___nvJitLinkGetErrorLog_12_9, traced___nvJitLinkGetErrorLog_12_9, record___nvJitLinkGetErrorLog_12_9, DESC___nvJitLinkGetErrorLog_12_9;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -218,8 +1536,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_0` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 101;
+    helpers call___nvJitLinkGetErrorLog_12_0, slow___nvJitLinkGetErrorLog_12_0, traced___nvJitLinkGetErrorLog_12_0, record___nvJitLinkGetErrorLog_12_0, DESC___nvJitLinkGetErrorLog_12_0;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_1` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 102;
+    helpers call___nvJitLinkGetErrorLog_12_1, slow___nvJitLinkGetErrorLog_12_1, traced___nvJitLinkGetErrorLog_12_1, record___nvJitLinkGetErrorLog_12_1, DESC___nvJitLinkGetErrorLog_12_1;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_2` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 103;
+    helpers call___nvJitLinkGetErrorLog_12_2, slow___nvJitLinkGetErrorLog_12_2, traced___nvJitLinkGetErrorLog_12_2, record___nvJitLinkGetErrorLog_12_2, DESC___nvJitLinkGetErrorLog_12_2;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_3` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 104;
+    helpers call___nvJitLinkGetErrorLog_12_3, slow___nvJitLinkGetErrorLog_12_3, traced___nvJitLinkGetErrorLog_12_3, record___nvJitLinkGetErrorLog_12_3, DESC___nvJitLinkGetErrorLog_12_3;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_4` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 105;
+    helpers call___nvJitLinkGetErrorLog_12_4, slow___nvJitLinkGetErrorLog_12_4, traced___nvJitLinkGetErrorLog_12_4, record___nvJitLinkGetErrorLog_12_4, DESC___nvJitLinkGetErrorLog_12_4;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_5` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 106;
+    helpers call___nvJitLinkGetErrorLog_12_5, slow___nvJitLinkGetErrorLog_12_5, traced___nvJitLinkGetErrorLog_12_5, record___nvJitLinkGetErrorLog_12_5, DESC___nvJitLinkGetErrorLog_12_5;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_6` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_6(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 107;
+    helpers call___nvJitLinkGetErrorLog_12_6, slow___nvJitLinkGetErrorLog_12_6, traced___nvJitLinkGetErrorLog_12_6, record___nvJitLinkGetErrorLog_12_6, DESC___nvJitLinkGetErrorLog_12_6;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_7` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_7(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 108;
+    helpers call___nvJitLinkGetErrorLog_12_7, slow___nvJitLinkGetErrorLog_12_7, traced___nvJitLinkGetErrorLog_12_7, record___nvJitLinkGetErrorLog_12_7, DESC___nvJitLinkGetErrorLog_12_7;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_12_8` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 109;
+    helpers call___nvJitLinkGetErrorLog_12_8, slow___nvJitLinkGetErrorLog_12_8, traced___nvJitLinkGetErrorLog_12_8, record___nvJitLinkGetErrorLog_12_8, DESC___nvJitLinkGetErrorLog_12_8;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`). Typed: [`get_info_log_size`](super::get_info_log_size).
-    fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 11;
+    fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 110;
     helpers call___nvJitLinkGetInfoLogSize_12_9, slow___nvJitLinkGetInfoLogSize_12_9, traced___nvJitLinkGetInfoLogSize_12_9, record___nvJitLinkGetInfoLogSize_12_9, DESC___nvJitLinkGetInfoLogSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -231,8 +1666,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_0` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 111;
+    helpers call___nvJitLinkGetInfoLogSize_12_0, slow___nvJitLinkGetInfoLogSize_12_0, traced___nvJitLinkGetInfoLogSize_12_0, record___nvJitLinkGetInfoLogSize_12_0, DESC___nvJitLinkGetInfoLogSize_12_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_1` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 112;
+    helpers call___nvJitLinkGetInfoLogSize_12_1, slow___nvJitLinkGetInfoLogSize_12_1, traced___nvJitLinkGetInfoLogSize_12_1, record___nvJitLinkGetInfoLogSize_12_1, DESC___nvJitLinkGetInfoLogSize_12_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_2` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 113;
+    helpers call___nvJitLinkGetInfoLogSize_12_2, slow___nvJitLinkGetInfoLogSize_12_2, traced___nvJitLinkGetInfoLogSize_12_2, record___nvJitLinkGetInfoLogSize_12_2, DESC___nvJitLinkGetInfoLogSize_12_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_3` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 114;
+    helpers call___nvJitLinkGetInfoLogSize_12_3, slow___nvJitLinkGetInfoLogSize_12_3, traced___nvJitLinkGetInfoLogSize_12_3, record___nvJitLinkGetInfoLogSize_12_3, DESC___nvJitLinkGetInfoLogSize_12_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_4` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 115;
+    helpers call___nvJitLinkGetInfoLogSize_12_4, slow___nvJitLinkGetInfoLogSize_12_4, traced___nvJitLinkGetInfoLogSize_12_4, record___nvJitLinkGetInfoLogSize_12_4, DESC___nvJitLinkGetInfoLogSize_12_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_5` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 116;
+    helpers call___nvJitLinkGetInfoLogSize_12_5, slow___nvJitLinkGetInfoLogSize_12_5, traced___nvJitLinkGetInfoLogSize_12_5, record___nvJitLinkGetInfoLogSize_12_5, DESC___nvJitLinkGetInfoLogSize_12_5;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_6` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 117;
+    helpers call___nvJitLinkGetInfoLogSize_12_6, slow___nvJitLinkGetInfoLogSize_12_6, traced___nvJitLinkGetInfoLogSize_12_6, record___nvJitLinkGetInfoLogSize_12_6, DESC___nvJitLinkGetInfoLogSize_12_6;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_7` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 118;
+    helpers call___nvJitLinkGetInfoLogSize_12_7, slow___nvJitLinkGetInfoLogSize_12_7, traced___nvJitLinkGetInfoLogSize_12_7, record___nvJitLinkGetInfoLogSize_12_7, DESC___nvJitLinkGetInfoLogSize_12_7;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_12_8` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 119;
+    helpers call___nvJitLinkGetInfoLogSize_12_8, slow___nvJitLinkGetInfoLogSize_12_8, traced___nvJitLinkGetInfoLogSize_12_8, record___nvJitLinkGetInfoLogSize_12_8, DESC___nvJitLinkGetInfoLogSize_12_8;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`). Typed: [`get_info_log`](super::get_info_log).
-    fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 12;
+    fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 120;
     helpers call___nvJitLinkGetInfoLog_12_9, slow___nvJitLinkGetInfoLog_12_9, traced___nvJitLinkGetInfoLog_12_9, record___nvJitLinkGetInfoLog_12_9, DESC___nvJitLinkGetInfoLog_12_9;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -244,8 +1796,125 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_0` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 121;
+    helpers call___nvJitLinkGetInfoLog_12_0, slow___nvJitLinkGetInfoLog_12_0, traced___nvJitLinkGetInfoLog_12_0, record___nvJitLinkGetInfoLog_12_0, DESC___nvJitLinkGetInfoLog_12_0;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_1` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 122;
+    helpers call___nvJitLinkGetInfoLog_12_1, slow___nvJitLinkGetInfoLog_12_1, traced___nvJitLinkGetInfoLog_12_1, record___nvJitLinkGetInfoLog_12_1, DESC___nvJitLinkGetInfoLog_12_1;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_2` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 123;
+    helpers call___nvJitLinkGetInfoLog_12_2, slow___nvJitLinkGetInfoLog_12_2, traced___nvJitLinkGetInfoLog_12_2, record___nvJitLinkGetInfoLog_12_2, DESC___nvJitLinkGetInfoLog_12_2;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_3` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 124;
+    helpers call___nvJitLinkGetInfoLog_12_3, slow___nvJitLinkGetInfoLog_12_3, traced___nvJitLinkGetInfoLog_12_3, record___nvJitLinkGetInfoLog_12_3, DESC___nvJitLinkGetInfoLog_12_3;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_4` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 125;
+    helpers call___nvJitLinkGetInfoLog_12_4, slow___nvJitLinkGetInfoLog_12_4, traced___nvJitLinkGetInfoLog_12_4, record___nvJitLinkGetInfoLog_12_4, DESC___nvJitLinkGetInfoLog_12_4;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_5` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 126;
+    helpers call___nvJitLinkGetInfoLog_12_5, slow___nvJitLinkGetInfoLog_12_5, traced___nvJitLinkGetInfoLog_12_5, record___nvJitLinkGetInfoLog_12_5, DESC___nvJitLinkGetInfoLog_12_5;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_6` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_6(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 127;
+    helpers call___nvJitLinkGetInfoLog_12_6, slow___nvJitLinkGetInfoLog_12_6, traced___nvJitLinkGetInfoLog_12_6, record___nvJitLinkGetInfoLog_12_6, DESC___nvJitLinkGetInfoLog_12_6;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_7` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 128;
+    helpers call___nvJitLinkGetInfoLog_12_7, slow___nvJitLinkGetInfoLog_12_7, traced___nvJitLinkGetInfoLog_12_7, record___nvJitLinkGetInfoLog_12_7, DESC___nvJitLinkGetInfoLog_12_7;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_12_8` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 129;
+    helpers call___nvJitLinkGetInfoLog_12_8, slow___nvJitLinkGetInfoLog_12_8, traced___nvJitLinkGetInfoLog_12_8, record___nvJitLinkGetInfoLog_12_8, DESC___nvJitLinkGetInfoLog_12_8;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `nvJitLinkVersion`. Typed: [`version`](super::version).
-    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 13;
+    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 130;
     helpers call_nvJitLinkVersion, slow_nvJitLinkVersion, traced_nvJitLinkVersion, record_nvJitLinkVersion, DESC_nvJitLinkVersion;
     trace |__r, __w| "major,minor" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as u64 } else { major as usize as u64 },

@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! Owned `runtime` handles (see [`crate::safe`]), one type per resource `passes::ownership`
 //! found in the headers.
@@ -159,7 +163,7 @@ impl super::AsRaw<cudaAsyncCallbackHandle_t> for AsyncCallbackHandle_t {
 
 /// An owned `cudaEvent_t`: dropping it calls [`cudaEventDestroy`](lib::event_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
-/// Made by [`cudaIpcOpenEventHandle`](lib::ipc_open_event_handle), [`cudaEventCreate`](lib::event_create), [`cudaEventCreateWithFlags`](lib::event_create_with_flags).
+/// Made by [`cudaIpcOpenEventHandle`](lib::ipc_open_event_handle), [`cudaEventCreate`](lib::event_create), [`cudaEventCreateWithFlags`](lib::event_create_with_flags), [`cudaEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
@@ -228,6 +232,14 @@ impl Event_t {
     pub fn create_with_flags(flags: c_uint) -> Result<Self, Error> {
         let __o0 = lib::event_create_with_flags(flags)?;
         // SAFETY: the handle was just made by `cudaEventCreateWithFlags` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(__o0) })
+    }
+
+    /// Creates [`Event_t`] with [`cudaEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
+    #[inline]
+    pub fn create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<Self, Error> {
+        let __o0 = lib::event_create_from_egl_sync(egl_sync, flags)?;
+        // SAFETY: the handle was just made by `cudaEventCreateFromEGLSync` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
@@ -1288,6 +1300,164 @@ impl Drop for RuntimeDeviceMemory {
         if let Err(e) = self.end() {
             super::record_drop_error("RuntimeDeviceMemory", e.into());
         }
+    }
+}
+
+/// An owned `cudaEglStreamConnection`: dropping it calls [`cudaEGLStreamConsumerDisconnect`](lib::egl_stream_consumer_disconnect) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaEGLStreamConsumerConnect`](lib::egl_stream_consumer_connect), [`cudaEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
+///
+/// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeEglStreamConsumer {
+    raw: cudaEglStreamConnection,
+}
+
+// SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+unsafe impl Send for RuntimeEglStreamConsumer {}
+unsafe impl Sync for RuntimeEglStreamConsumer {}
+
+impl RuntimeEglStreamConsumer {
+    /// Takes over a raw handle.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it.
+    #[inline]
+    pub unsafe fn from_raw(raw: cudaEglStreamConnection) -> Self {
+        Self { raw }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> cudaEglStreamConnection {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> cudaEglStreamConnection {
+        let this = ManuallyDrop::new(self);
+        this.raw
+    }
+
+    /// Ends the handle now with [`cudaEGLStreamConsumerDisconnect`](lib::egl_stream_consumer_disconnect), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        let mut __handle = self.raw;
+        lib::egl_stream_consumer_disconnect(&mut __handle)
+    }
+
+    /// Creates [`RuntimeEglStreamConsumer`] with [`cudaEGLStreamConsumerConnect`](lib::egl_stream_consumer_connect).
+    #[inline]
+    pub fn connect(egl_stream: EGLStreamKHR) -> Result<Self, Error> {
+        let __o0 = lib::egl_stream_consumer_connect(egl_stream)?;
+        // SAFETY: the handle was just made by `cudaEGLStreamConsumerConnect` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(__o0) })
+    }
+
+    /// Creates [`RuntimeEglStreamConsumer`] with [`cudaEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
+    #[inline]
+    pub fn connect_with_flags(egl_stream: EGLStreamKHR, flags: c_uint) -> Result<Self, Error> {
+        let __o0 = lib::egl_stream_consumer_connect_with_flags(egl_stream, flags)?;
+        // SAFETY: the handle was just made by `cudaEGLStreamConsumerConnectWithFlags` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(__o0) })
+    }
+}
+
+impl Drop for RuntimeEglStreamConsumer {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeEglStreamConsumer", e.into());
+        }
+    }
+}
+
+impl super::AsRaw<cudaEglStreamConnection> for RuntimeEglStreamConsumer {
+    #[inline(always)]
+    fn raw_handle(&self) -> cudaEglStreamConnection {
+        self.raw
+    }
+}
+
+/// An owned `cudaEglStreamConnection`: dropping it calls [`cudaEGLStreamProducerDisconnect`](lib::egl_stream_producer_disconnect) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
+///
+/// Made by [`cudaEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
+///
+/// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+#[derive(Debug)]
+pub struct RuntimeEglStreamProducer {
+    raw: cudaEglStreamConnection,
+}
+
+// SAFETY: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
+unsafe impl Send for RuntimeEglStreamProducer {}
+unsafe impl Sync for RuntimeEglStreamProducer {}
+
+impl RuntimeEglStreamProducer {
+    /// Takes over a raw handle.
+    ///
+    /// # Safety
+    ///
+    /// The handle is live and nothing else ends it.
+    #[inline]
+    pub unsafe fn from_raw(raw: cudaEglStreamConnection) -> Self {
+        Self { raw }
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_raw(&self) -> cudaEglStreamConnection {
+        self.raw
+    }
+
+    /// Gives the handle up without ending it.
+    #[inline]
+    pub fn into_raw(self) -> cudaEglStreamConnection {
+        let this = ManuallyDrop::new(self);
+        this.raw
+    }
+
+    /// Ends the handle now with [`cudaEGLStreamProducerDisconnect`](lib::egl_stream_producer_disconnect), returning the error a drop would keep.
+    #[inline]
+    pub fn destroy(self) -> Result<(), Error> {
+        let this = ManuallyDrop::new(self);
+        this.end()
+    }
+
+    #[inline]
+    fn end(&self) -> Result<(), Error> {
+        let mut __handle = self.raw;
+        lib::egl_stream_producer_disconnect(&mut __handle)
+    }
+
+    /// Creates [`RuntimeEglStreamProducer`] with [`cudaEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
+    #[inline]
+    pub fn connect(egl_stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<Self, Error> {
+        let __o0 = lib::egl_stream_producer_connect(egl_stream, width, height)?;
+        // SAFETY: the handle was just made by `cudaEGLStreamProducerConnect` and is owned by nobody else.
+        Ok(unsafe { Self::from_raw(__o0) })
+    }
+}
+
+impl Drop for RuntimeEglStreamProducer {
+    fn drop(&mut self) {
+        if let Err(e) = self.end() {
+            super::record_drop_error("RuntimeEglStreamProducer", e.into());
+        }
+    }
+}
+
+impl super::AsRaw<cudaEglStreamConnection> for RuntimeEglStreamProducer {
+    #[inline(always)]
+    fn raw_handle(&self) -> cudaEglStreamConnection {
+        self.raw
     }
 }
 

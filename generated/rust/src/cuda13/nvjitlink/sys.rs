@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! `nvJitLink.h`: raw entry points with their C names and exact C signatures.
 //!
@@ -40,27 +44,102 @@ use super::types::*;
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
 
 /// Every exported symbol, in table order.
-pub(crate) static ENTRIES: [Entry; 16] = [
+pub(crate) static ENTRIES: [Entry; 91] = [
     Entry { symbol: "__nvJitLinkCreate_13_5", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_13_0", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_13_1", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_13_2", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_13_3", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkCreate_13_4", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_5", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_13_0", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_13_1", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_13_2", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_13_3", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkDestroy_13_4", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_5", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_13_0", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_13_1", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_13_2", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_13_3", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddData_13_4", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_5", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_13_0", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_13_1", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_13_2", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_13_3", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkAddFile_13_4", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_5", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_13_0", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_13_1", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_13_2", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_13_3", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkComplete_13_4", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_5", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_0", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_1", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_2", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_3", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_4", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedCubin_13_5", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_13_0", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_13_1", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_13_2", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_13_3", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedCubin_13_4", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_5", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_0", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_1", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_2", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_3", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_4", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedPtx_13_5", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_13_0", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_13_1", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_13_2", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_13_3", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedPtx_13_4", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_5", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_0", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_1", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_2", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_3", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_4", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_5", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_0", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_1", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_2", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_3", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_4", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLogSize_13_5", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_13_0", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_13_1", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_13_2", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_13_3", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLogSize_13_4", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_5", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_13_0", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_13_1", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_13_2", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_13_3", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetErrorLog_13_4", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLogSize_13_5", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_13_0", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_13_1", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_13_2", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_13_3", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLogSize_13_4", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_5", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_13_0", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_13_1", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_13_2", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_13_3", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "__nvJitLinkGetInfoLog_13_4", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "nvJitLinkVersion", proc_name: "nvJitLinkVersion", version: 13050, per_thread: false },
 ];
 
 /// The entry-point table of `nvJitLink.h`.
-pub(crate) static TABLE: Table<16> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
+pub(crate) static TABLE: Table<91> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
@@ -88,8 +167,78 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkCreate_13_0` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_13_0(handle: *mut nvJitLinkHandle, numOptions: u32, options: *const *const c_char) -> nvJitLinkResult = 1;
+    helpers call___nvJitLinkCreate_13_0, slow___nvJitLinkCreate_13_0, traced___nvJitLinkCreate_13_0, record___nvJitLinkCreate_13_0, DESC___nvJitLinkCreate_13_0;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_13_1` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_13_1(handle: *mut nvJitLinkHandle, numOptions: u32, options: *const *const c_char) -> nvJitLinkResult = 2;
+    helpers call___nvJitLinkCreate_13_1, slow___nvJitLinkCreate_13_1, traced___nvJitLinkCreate_13_1, record___nvJitLinkCreate_13_1, DESC___nvJitLinkCreate_13_1;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_13_2` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_13_2(handle: *mut nvJitLinkHandle, numOptions: u32, options: *const *const c_char) -> nvJitLinkResult = 3;
+    helpers call___nvJitLinkCreate_13_2, slow___nvJitLinkCreate_13_2, traced___nvJitLinkCreate_13_2, record___nvJitLinkCreate_13_2, DESC___nvJitLinkCreate_13_2;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_13_3` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_13_3(handle: *mut nvJitLinkHandle, numOptions: u32, options: *const *const c_char) -> nvJitLinkResult = 4;
+    helpers call___nvJitLinkCreate_13_3, slow___nvJitLinkCreate_13_3, traced___nvJitLinkCreate_13_3, record___nvJitLinkCreate_13_3, DESC___nvJitLinkCreate_13_3;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkCreate_13_4` (`nvJitLinkCreate`).
+    fn __nvJitLinkCreate_13_4(handle: *mut nvJitLinkHandle, numOptions: u32, options: *const *const c_char) -> nvJitLinkResult = 5;
+    helpers call___nvJitLinkCreate_13_4, slow___nvJitLinkCreate_13_4, traced___nvJitLinkCreate_13_4, record___nvJitLinkCreate_13_4, DESC___nvJitLinkCreate_13_4;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkDestroy_13_5` (`nvJitLinkDestroy`). Typed: [`destroy`](super::destroy).
-    fn __nvJitLinkDestroy_13_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 1;
+    fn __nvJitLinkDestroy_13_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 6;
     helpers call___nvJitLinkDestroy_13_5, slow___nvJitLinkDestroy_13_5, traced___nvJitLinkDestroy_13_5, record___nvJitLinkDestroy_13_5, DESC___nvJitLinkDestroy_13_5;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -100,8 +249,68 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkDestroy_13_0` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_13_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 7;
+    helpers call___nvJitLinkDestroy_13_0, slow___nvJitLinkDestroy_13_0, traced___nvJitLinkDestroy_13_0, record___nvJitLinkDestroy_13_0, DESC___nvJitLinkDestroy_13_0;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_13_1` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_13_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 8;
+    helpers call___nvJitLinkDestroy_13_1, slow___nvJitLinkDestroy_13_1, traced___nvJitLinkDestroy_13_1, record___nvJitLinkDestroy_13_1, DESC___nvJitLinkDestroy_13_1;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_13_2` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_13_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 9;
+    helpers call___nvJitLinkDestroy_13_2, slow___nvJitLinkDestroy_13_2, traced___nvJitLinkDestroy_13_2, record___nvJitLinkDestroy_13_2, DESC___nvJitLinkDestroy_13_2;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_13_3` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_13_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 10;
+    helpers call___nvJitLinkDestroy_13_3, slow___nvJitLinkDestroy_13_3, traced___nvJitLinkDestroy_13_3, record___nvJitLinkDestroy_13_3, DESC___nvJitLinkDestroy_13_3;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkDestroy_13_4` (`nvJitLinkDestroy`).
+    fn __nvJitLinkDestroy_13_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 11;
+    helpers call___nvJitLinkDestroy_13_4, slow___nvJitLinkDestroy_13_4, traced___nvJitLinkDestroy_13_4, record___nvJitLinkDestroy_13_4, DESC___nvJitLinkDestroy_13_4;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddData_13_5` (`nvJitLinkAddData`). Typed: [`add_data`](super::add_data).
-    fn __nvJitLinkAddData_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 2;
+    fn __nvJitLinkAddData_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 12;
     helpers call___nvJitLinkAddData_13_5, slow___nvJitLinkAddData_13_5, traced___nvJitLinkAddData_13_5, record___nvJitLinkAddData_13_5, DESC___nvJitLinkAddData_13_5;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -116,8 +325,88 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkAddData_13_0` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_13_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 13;
+    helpers call___nvJitLinkAddData_13_0, slow___nvJitLinkAddData_13_0, traced___nvJitLinkAddData_13_0, record___nvJitLinkAddData_13_0, DESC___nvJitLinkAddData_13_0;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_13_1` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_13_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 14;
+    helpers call___nvJitLinkAddData_13_1, slow___nvJitLinkAddData_13_1, traced___nvJitLinkAddData_13_1, record___nvJitLinkAddData_13_1, DESC___nvJitLinkAddData_13_1;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_13_2` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_13_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 15;
+    helpers call___nvJitLinkAddData_13_2, slow___nvJitLinkAddData_13_2, traced___nvJitLinkAddData_13_2, record___nvJitLinkAddData_13_2, DESC___nvJitLinkAddData_13_2;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_13_3` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_13_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 16;
+    helpers call___nvJitLinkAddData_13_3, slow___nvJitLinkAddData_13_3, traced___nvJitLinkAddData_13_3, record___nvJitLinkAddData_13_3, DESC___nvJitLinkAddData_13_3;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddData_13_4` (`nvJitLinkAddData`).
+    fn __nvJitLinkAddData_13_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 17;
+    helpers call___nvJitLinkAddData_13_4, slow___nvJitLinkAddData_13_4, traced___nvJitLinkAddData_13_4, record___nvJitLinkAddData_13_4, DESC___nvJitLinkAddData_13_4;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddFile_13_5` (`nvJitLinkAddFile`). Typed: [`add_file`](super::add_file).
-    fn __nvJitLinkAddFile_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 3;
+    fn __nvJitLinkAddFile_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 18;
     helpers call___nvJitLinkAddFile_13_5, slow___nvJitLinkAddFile_13_5, traced___nvJitLinkAddFile_13_5, record___nvJitLinkAddFile_13_5, DESC___nvJitLinkAddFile_13_5;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -130,8 +419,78 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkAddFile_13_0` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_13_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 19;
+    helpers call___nvJitLinkAddFile_13_0, slow___nvJitLinkAddFile_13_0, traced___nvJitLinkAddFile_13_0, record___nvJitLinkAddFile_13_0, DESC___nvJitLinkAddFile_13_0;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_13_1` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_13_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 20;
+    helpers call___nvJitLinkAddFile_13_1, slow___nvJitLinkAddFile_13_1, traced___nvJitLinkAddFile_13_1, record___nvJitLinkAddFile_13_1, DESC___nvJitLinkAddFile_13_1;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_13_2` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_13_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 21;
+    helpers call___nvJitLinkAddFile_13_2, slow___nvJitLinkAddFile_13_2, traced___nvJitLinkAddFile_13_2, record___nvJitLinkAddFile_13_2, DESC___nvJitLinkAddFile_13_2;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_13_3` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_13_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 22;
+    helpers call___nvJitLinkAddFile_13_3, slow___nvJitLinkAddFile_13_3, traced___nvJitLinkAddFile_13_3, record___nvJitLinkAddFile_13_3, DESC___nvJitLinkAddFile_13_3;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkAddFile_13_4` (`nvJitLinkAddFile`).
+    fn __nvJitLinkAddFile_13_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 23;
+    helpers call___nvJitLinkAddFile_13_4, slow___nvJitLinkAddFile_13_4, traced___nvJitLinkAddFile_13_4, record___nvJitLinkAddFile_13_4, DESC___nvJitLinkAddFile_13_4;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkComplete_13_5` (`nvJitLinkComplete`). Typed: [`complete`](super::complete).
-    fn __nvJitLinkComplete_13_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 4;
+    fn __nvJitLinkComplete_13_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 24;
     helpers call___nvJitLinkComplete_13_5, slow___nvJitLinkComplete_13_5, traced___nvJitLinkComplete_13_5, record___nvJitLinkComplete_13_5, DESC___nvJitLinkComplete_13_5;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -142,8 +501,68 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkComplete_13_0` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_13_0(handle: nvJitLinkHandle) -> nvJitLinkResult = 25;
+    helpers call___nvJitLinkComplete_13_0, slow___nvJitLinkComplete_13_0, traced___nvJitLinkComplete_13_0, record___nvJitLinkComplete_13_0, DESC___nvJitLinkComplete_13_0;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_13_1` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_13_1(handle: nvJitLinkHandle) -> nvJitLinkResult = 26;
+    helpers call___nvJitLinkComplete_13_1, slow___nvJitLinkComplete_13_1, traced___nvJitLinkComplete_13_1, record___nvJitLinkComplete_13_1, DESC___nvJitLinkComplete_13_1;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_13_2` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_13_2(handle: nvJitLinkHandle) -> nvJitLinkResult = 27;
+    helpers call___nvJitLinkComplete_13_2, slow___nvJitLinkComplete_13_2, traced___nvJitLinkComplete_13_2, record___nvJitLinkComplete_13_2, DESC___nvJitLinkComplete_13_2;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_13_3` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_13_3(handle: nvJitLinkHandle) -> nvJitLinkResult = 28;
+    helpers call___nvJitLinkComplete_13_3, slow___nvJitLinkComplete_13_3, traced___nvJitLinkComplete_13_3, record___nvJitLinkComplete_13_3, DESC___nvJitLinkComplete_13_3;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkComplete_13_4` (`nvJitLinkComplete`).
+    fn __nvJitLinkComplete_13_4(handle: nvJitLinkHandle) -> nvJitLinkResult = 29;
+    helpers call___nvJitLinkComplete_13_4, slow___nvJitLinkComplete_13_4, traced___nvJitLinkComplete_13_4, record___nvJitLinkComplete_13_4, DESC___nvJitLinkComplete_13_4;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_5` (`nvJitLinkGetLinkedCubinSize`). Typed: [`get_linked_cubin_size`](super::get_linked_cubin_size).
-    fn __nvJitLinkGetLinkedCubinSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 5;
+    fn __nvJitLinkGetLinkedCubinSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 30;
     helpers call___nvJitLinkGetLinkedCubinSize_13_5, slow___nvJitLinkGetLinkedCubinSize_13_5, traced___nvJitLinkGetLinkedCubinSize_13_5, record___nvJitLinkGetLinkedCubinSize_13_5, DESC___nvJitLinkGetLinkedCubinSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -155,8 +574,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_13_0` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 31;
+    helpers call___nvJitLinkGetLinkedCubinSize_13_0, slow___nvJitLinkGetLinkedCubinSize_13_0, traced___nvJitLinkGetLinkedCubinSize_13_0, record___nvJitLinkGetLinkedCubinSize_13_0, DESC___nvJitLinkGetLinkedCubinSize_13_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_13_1` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 32;
+    helpers call___nvJitLinkGetLinkedCubinSize_13_1, slow___nvJitLinkGetLinkedCubinSize_13_1, traced___nvJitLinkGetLinkedCubinSize_13_1, record___nvJitLinkGetLinkedCubinSize_13_1, DESC___nvJitLinkGetLinkedCubinSize_13_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_13_2` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 33;
+    helpers call___nvJitLinkGetLinkedCubinSize_13_2, slow___nvJitLinkGetLinkedCubinSize_13_2, traced___nvJitLinkGetLinkedCubinSize_13_2, record___nvJitLinkGetLinkedCubinSize_13_2, DESC___nvJitLinkGetLinkedCubinSize_13_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_13_3` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 34;
+    helpers call___nvJitLinkGetLinkedCubinSize_13_3, slow___nvJitLinkGetLinkedCubinSize_13_3, traced___nvJitLinkGetLinkedCubinSize_13_3, record___nvJitLinkGetLinkedCubinSize_13_3, DESC___nvJitLinkGetLinkedCubinSize_13_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubinSize_13_4` (`nvJitLinkGetLinkedCubinSize`).
+    fn __nvJitLinkGetLinkedCubinSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 35;
+    helpers call___nvJitLinkGetLinkedCubinSize_13_4, slow___nvJitLinkGetLinkedCubinSize_13_4, traced___nvJitLinkGetLinkedCubinSize_13_4, record___nvJitLinkGetLinkedCubinSize_13_4, DESC___nvJitLinkGetLinkedCubinSize_13_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_5` (`nvJitLinkGetLinkedCubin`). Typed: [`get_linked_cubin`](super::get_linked_cubin).
-    fn __nvJitLinkGetLinkedCubin_13_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 6;
+    fn __nvJitLinkGetLinkedCubin_13_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 36;
     helpers call___nvJitLinkGetLinkedCubin_13_5, slow___nvJitLinkGetLinkedCubin_13_5, traced___nvJitLinkGetLinkedCubin_13_5, record___nvJitLinkGetLinkedCubin_13_5, DESC___nvJitLinkGetLinkedCubin_13_5;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -168,8 +652,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_13_0` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_13_0(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 37;
+    helpers call___nvJitLinkGetLinkedCubin_13_0, slow___nvJitLinkGetLinkedCubin_13_0, traced___nvJitLinkGetLinkedCubin_13_0, record___nvJitLinkGetLinkedCubin_13_0, DESC___nvJitLinkGetLinkedCubin_13_0;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_13_1` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_13_1(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 38;
+    helpers call___nvJitLinkGetLinkedCubin_13_1, slow___nvJitLinkGetLinkedCubin_13_1, traced___nvJitLinkGetLinkedCubin_13_1, record___nvJitLinkGetLinkedCubin_13_1, DESC___nvJitLinkGetLinkedCubin_13_1;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_13_2` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_13_2(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 39;
+    helpers call___nvJitLinkGetLinkedCubin_13_2, slow___nvJitLinkGetLinkedCubin_13_2, traced___nvJitLinkGetLinkedCubin_13_2, record___nvJitLinkGetLinkedCubin_13_2, DESC___nvJitLinkGetLinkedCubin_13_2;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_13_3` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_13_3(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 40;
+    helpers call___nvJitLinkGetLinkedCubin_13_3, slow___nvJitLinkGetLinkedCubin_13_3, traced___nvJitLinkGetLinkedCubin_13_3, record___nvJitLinkGetLinkedCubin_13_3, DESC___nvJitLinkGetLinkedCubin_13_3;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedCubin_13_4` (`nvJitLinkGetLinkedCubin`).
+    fn __nvJitLinkGetLinkedCubin_13_4(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 41;
+    helpers call___nvJitLinkGetLinkedCubin_13_4, slow___nvJitLinkGetLinkedCubin_13_4, traced___nvJitLinkGetLinkedCubin_13_4, record___nvJitLinkGetLinkedCubin_13_4, DESC___nvJitLinkGetLinkedCubin_13_4;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_5` (`nvJitLinkGetLinkedPtxSize`). Typed: [`get_linked_ptx_size`](super::get_linked_ptx_size).
-    fn __nvJitLinkGetLinkedPtxSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 7;
+    fn __nvJitLinkGetLinkedPtxSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 42;
     helpers call___nvJitLinkGetLinkedPtxSize_13_5, slow___nvJitLinkGetLinkedPtxSize_13_5, traced___nvJitLinkGetLinkedPtxSize_13_5, record___nvJitLinkGetLinkedPtxSize_13_5, DESC___nvJitLinkGetLinkedPtxSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -181,8 +730,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_13_0` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 43;
+    helpers call___nvJitLinkGetLinkedPtxSize_13_0, slow___nvJitLinkGetLinkedPtxSize_13_0, traced___nvJitLinkGetLinkedPtxSize_13_0, record___nvJitLinkGetLinkedPtxSize_13_0, DESC___nvJitLinkGetLinkedPtxSize_13_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_13_1` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 44;
+    helpers call___nvJitLinkGetLinkedPtxSize_13_1, slow___nvJitLinkGetLinkedPtxSize_13_1, traced___nvJitLinkGetLinkedPtxSize_13_1, record___nvJitLinkGetLinkedPtxSize_13_1, DESC___nvJitLinkGetLinkedPtxSize_13_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_13_2` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 45;
+    helpers call___nvJitLinkGetLinkedPtxSize_13_2, slow___nvJitLinkGetLinkedPtxSize_13_2, traced___nvJitLinkGetLinkedPtxSize_13_2, record___nvJitLinkGetLinkedPtxSize_13_2, DESC___nvJitLinkGetLinkedPtxSize_13_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_13_3` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 46;
+    helpers call___nvJitLinkGetLinkedPtxSize_13_3, slow___nvJitLinkGetLinkedPtxSize_13_3, traced___nvJitLinkGetLinkedPtxSize_13_3, record___nvJitLinkGetLinkedPtxSize_13_3, DESC___nvJitLinkGetLinkedPtxSize_13_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtxSize_13_4` (`nvJitLinkGetLinkedPtxSize`).
+    fn __nvJitLinkGetLinkedPtxSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 47;
+    helpers call___nvJitLinkGetLinkedPtxSize_13_4, slow___nvJitLinkGetLinkedPtxSize_13_4, traced___nvJitLinkGetLinkedPtxSize_13_4, record___nvJitLinkGetLinkedPtxSize_13_4, DESC___nvJitLinkGetLinkedPtxSize_13_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_5` (`nvJitLinkGetLinkedPtx`). Typed: [`get_linked_ptx`](super::get_linked_ptx).
-    fn __nvJitLinkGetLinkedPtx_13_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 8;
+    fn __nvJitLinkGetLinkedPtx_13_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 48;
     helpers call___nvJitLinkGetLinkedPtx_13_5, slow___nvJitLinkGetLinkedPtx_13_5, traced___nvJitLinkGetLinkedPtx_13_5, record___nvJitLinkGetLinkedPtx_13_5, DESC___nvJitLinkGetLinkedPtx_13_5;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -194,8 +808,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_13_0` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_13_0(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 49;
+    helpers call___nvJitLinkGetLinkedPtx_13_0, slow___nvJitLinkGetLinkedPtx_13_0, traced___nvJitLinkGetLinkedPtx_13_0, record___nvJitLinkGetLinkedPtx_13_0, DESC___nvJitLinkGetLinkedPtx_13_0;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_13_1` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_13_1(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 50;
+    helpers call___nvJitLinkGetLinkedPtx_13_1, slow___nvJitLinkGetLinkedPtx_13_1, traced___nvJitLinkGetLinkedPtx_13_1, record___nvJitLinkGetLinkedPtx_13_1, DESC___nvJitLinkGetLinkedPtx_13_1;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_13_2` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_13_2(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 51;
+    helpers call___nvJitLinkGetLinkedPtx_13_2, slow___nvJitLinkGetLinkedPtx_13_2, traced___nvJitLinkGetLinkedPtx_13_2, record___nvJitLinkGetLinkedPtx_13_2, DESC___nvJitLinkGetLinkedPtx_13_2;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_13_3` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_13_3(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 52;
+    helpers call___nvJitLinkGetLinkedPtx_13_3, slow___nvJitLinkGetLinkedPtx_13_3, traced___nvJitLinkGetLinkedPtx_13_3, record___nvJitLinkGetLinkedPtx_13_3, DESC___nvJitLinkGetLinkedPtx_13_3;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedPtx_13_4` (`nvJitLinkGetLinkedPtx`).
+    fn __nvJitLinkGetLinkedPtx_13_4(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 53;
+    helpers call___nvJitLinkGetLinkedPtx_13_4, slow___nvJitLinkGetLinkedPtx_13_4, traced___nvJitLinkGetLinkedPtx_13_4, record___nvJitLinkGetLinkedPtx_13_4, DESC___nvJitLinkGetLinkedPtx_13_4;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_5` (`nvJitLinkGetLinkedLTOIRSize`). Typed: [`get_linked_ltoir_size`](super::get_linked_ltoir_size).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 9;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 54;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_5, slow___nvJitLinkGetLinkedLTOIRSize_13_5, traced___nvJitLinkGetLinkedLTOIRSize_13_5, record___nvJitLinkGetLinkedLTOIRSize_13_5, DESC___nvJitLinkGetLinkedLTOIRSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -207,8 +886,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIRSize_13_0` (`nvJitLinkGetLinkedLTOIRSize`).
+    fn __nvJitLinkGetLinkedLTOIRSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 55;
+    helpers call___nvJitLinkGetLinkedLTOIRSize_13_0, slow___nvJitLinkGetLinkedLTOIRSize_13_0, traced___nvJitLinkGetLinkedLTOIRSize_13_0, record___nvJitLinkGetLinkedLTOIRSize_13_0, DESC___nvJitLinkGetLinkedLTOIRSize_13_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIRSize_13_1` (`nvJitLinkGetLinkedLTOIRSize`).
+    fn __nvJitLinkGetLinkedLTOIRSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 56;
+    helpers call___nvJitLinkGetLinkedLTOIRSize_13_1, slow___nvJitLinkGetLinkedLTOIRSize_13_1, traced___nvJitLinkGetLinkedLTOIRSize_13_1, record___nvJitLinkGetLinkedLTOIRSize_13_1, DESC___nvJitLinkGetLinkedLTOIRSize_13_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIRSize_13_2` (`nvJitLinkGetLinkedLTOIRSize`).
+    fn __nvJitLinkGetLinkedLTOIRSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 57;
+    helpers call___nvJitLinkGetLinkedLTOIRSize_13_2, slow___nvJitLinkGetLinkedLTOIRSize_13_2, traced___nvJitLinkGetLinkedLTOIRSize_13_2, record___nvJitLinkGetLinkedLTOIRSize_13_2, DESC___nvJitLinkGetLinkedLTOIRSize_13_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIRSize_13_3` (`nvJitLinkGetLinkedLTOIRSize`).
+    fn __nvJitLinkGetLinkedLTOIRSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 58;
+    helpers call___nvJitLinkGetLinkedLTOIRSize_13_3, slow___nvJitLinkGetLinkedLTOIRSize_13_3, traced___nvJitLinkGetLinkedLTOIRSize_13_3, record___nvJitLinkGetLinkedLTOIRSize_13_3, DESC___nvJitLinkGetLinkedLTOIRSize_13_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIRSize_13_4` (`nvJitLinkGetLinkedLTOIRSize`).
+    fn __nvJitLinkGetLinkedLTOIRSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 59;
+    helpers call___nvJitLinkGetLinkedLTOIRSize_13_4, slow___nvJitLinkGetLinkedLTOIRSize_13_4, traced___nvJitLinkGetLinkedLTOIRSize_13_4, record___nvJitLinkGetLinkedLTOIRSize_13_4, DESC___nvJitLinkGetLinkedLTOIRSize_13_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_5` (`nvJitLinkGetLinkedLTOIR`). Typed: [`get_linked_ltoir`](super::get_linked_ltoir).
-    fn __nvJitLinkGetLinkedLTOIR_13_5(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 10;
+    fn __nvJitLinkGetLinkedLTOIR_13_5(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 60;
     helpers call___nvJitLinkGetLinkedLTOIR_13_5, slow___nvJitLinkGetLinkedLTOIR_13_5, traced___nvJitLinkGetLinkedLTOIR_13_5, record___nvJitLinkGetLinkedLTOIR_13_5, DESC___nvJitLinkGetLinkedLTOIR_13_5;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -220,8 +964,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIR_13_0` (`nvJitLinkGetLinkedLTOIR`).
+    fn __nvJitLinkGetLinkedLTOIR_13_0(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 61;
+    helpers call___nvJitLinkGetLinkedLTOIR_13_0, slow___nvJitLinkGetLinkedLTOIR_13_0, traced___nvJitLinkGetLinkedLTOIR_13_0, record___nvJitLinkGetLinkedLTOIR_13_0, DESC___nvJitLinkGetLinkedLTOIR_13_0;
+    trace |__r, __w| "handle,ltoir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ltoir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIR_13_1` (`nvJitLinkGetLinkedLTOIR`).
+    fn __nvJitLinkGetLinkedLTOIR_13_1(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 62;
+    helpers call___nvJitLinkGetLinkedLTOIR_13_1, slow___nvJitLinkGetLinkedLTOIR_13_1, traced___nvJitLinkGetLinkedLTOIR_13_1, record___nvJitLinkGetLinkedLTOIR_13_1, DESC___nvJitLinkGetLinkedLTOIR_13_1;
+    trace |__r, __w| "handle,ltoir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ltoir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIR_13_2` (`nvJitLinkGetLinkedLTOIR`).
+    fn __nvJitLinkGetLinkedLTOIR_13_2(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 63;
+    helpers call___nvJitLinkGetLinkedLTOIR_13_2, slow___nvJitLinkGetLinkedLTOIR_13_2, traced___nvJitLinkGetLinkedLTOIR_13_2, record___nvJitLinkGetLinkedLTOIR_13_2, DESC___nvJitLinkGetLinkedLTOIR_13_2;
+    trace |__r, __w| "handle,ltoir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ltoir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIR_13_3` (`nvJitLinkGetLinkedLTOIR`).
+    fn __nvJitLinkGetLinkedLTOIR_13_3(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 64;
+    helpers call___nvJitLinkGetLinkedLTOIR_13_3, slow___nvJitLinkGetLinkedLTOIR_13_3, traced___nvJitLinkGetLinkedLTOIR_13_3, record___nvJitLinkGetLinkedLTOIR_13_3, DESC___nvJitLinkGetLinkedLTOIR_13_3;
+    trace |__r, __w| "handle,ltoir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ltoir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetLinkedLTOIR_13_4` (`nvJitLinkGetLinkedLTOIR`).
+    fn __nvJitLinkGetLinkedLTOIR_13_4(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 65;
+    helpers call___nvJitLinkGetLinkedLTOIR_13_4, slow___nvJitLinkGetLinkedLTOIR_13_4, traced___nvJitLinkGetLinkedLTOIR_13_4, record___nvJitLinkGetLinkedLTOIR_13_4, DESC___nvJitLinkGetLinkedLTOIR_13_4;
+    trace |__r, __w| "handle,ltoir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ltoir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_5` (`nvJitLinkGetErrorLogSize`). Typed: [`get_error_log_size`](super::get_error_log_size).
-    fn __nvJitLinkGetErrorLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 11;
+    fn __nvJitLinkGetErrorLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 66;
     helpers call___nvJitLinkGetErrorLogSize_13_5, slow___nvJitLinkGetErrorLogSize_13_5, traced___nvJitLinkGetErrorLogSize_13_5, record___nvJitLinkGetErrorLogSize_13_5, DESC___nvJitLinkGetErrorLogSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -233,8 +1042,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_13_0` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 67;
+    helpers call___nvJitLinkGetErrorLogSize_13_0, slow___nvJitLinkGetErrorLogSize_13_0, traced___nvJitLinkGetErrorLogSize_13_0, record___nvJitLinkGetErrorLogSize_13_0, DESC___nvJitLinkGetErrorLogSize_13_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_13_1` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 68;
+    helpers call___nvJitLinkGetErrorLogSize_13_1, slow___nvJitLinkGetErrorLogSize_13_1, traced___nvJitLinkGetErrorLogSize_13_1, record___nvJitLinkGetErrorLogSize_13_1, DESC___nvJitLinkGetErrorLogSize_13_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_13_2` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 69;
+    helpers call___nvJitLinkGetErrorLogSize_13_2, slow___nvJitLinkGetErrorLogSize_13_2, traced___nvJitLinkGetErrorLogSize_13_2, record___nvJitLinkGetErrorLogSize_13_2, DESC___nvJitLinkGetErrorLogSize_13_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_13_3` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 70;
+    helpers call___nvJitLinkGetErrorLogSize_13_3, slow___nvJitLinkGetErrorLogSize_13_3, traced___nvJitLinkGetErrorLogSize_13_3, record___nvJitLinkGetErrorLogSize_13_3, DESC___nvJitLinkGetErrorLogSize_13_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLogSize_13_4` (`nvJitLinkGetErrorLogSize`).
+    fn __nvJitLinkGetErrorLogSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 71;
+    helpers call___nvJitLinkGetErrorLogSize_13_4, slow___nvJitLinkGetErrorLogSize_13_4, traced___nvJitLinkGetErrorLogSize_13_4, record___nvJitLinkGetErrorLogSize_13_4, DESC___nvJitLinkGetErrorLogSize_13_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_5` (`nvJitLinkGetErrorLog`). Typed: [`get_error_log`](super::get_error_log).
-    fn __nvJitLinkGetErrorLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 12;
+    fn __nvJitLinkGetErrorLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 72;
     helpers call___nvJitLinkGetErrorLog_13_5, slow___nvJitLinkGetErrorLog_13_5, traced___nvJitLinkGetErrorLog_13_5, record___nvJitLinkGetErrorLog_13_5, DESC___nvJitLinkGetErrorLog_13_5;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -246,8 +1120,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetErrorLog_13_0` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_13_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 73;
+    helpers call___nvJitLinkGetErrorLog_13_0, slow___nvJitLinkGetErrorLog_13_0, traced___nvJitLinkGetErrorLog_13_0, record___nvJitLinkGetErrorLog_13_0, DESC___nvJitLinkGetErrorLog_13_0;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_13_1` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_13_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 74;
+    helpers call___nvJitLinkGetErrorLog_13_1, slow___nvJitLinkGetErrorLog_13_1, traced___nvJitLinkGetErrorLog_13_1, record___nvJitLinkGetErrorLog_13_1, DESC___nvJitLinkGetErrorLog_13_1;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_13_2` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_13_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 75;
+    helpers call___nvJitLinkGetErrorLog_13_2, slow___nvJitLinkGetErrorLog_13_2, traced___nvJitLinkGetErrorLog_13_2, record___nvJitLinkGetErrorLog_13_2, DESC___nvJitLinkGetErrorLog_13_2;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_13_3` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_13_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 76;
+    helpers call___nvJitLinkGetErrorLog_13_3, slow___nvJitLinkGetErrorLog_13_3, traced___nvJitLinkGetErrorLog_13_3, record___nvJitLinkGetErrorLog_13_3, DESC___nvJitLinkGetErrorLog_13_3;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetErrorLog_13_4` (`nvJitLinkGetErrorLog`).
+    fn __nvJitLinkGetErrorLog_13_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 77;
+    helpers call___nvJitLinkGetErrorLog_13_4, slow___nvJitLinkGetErrorLog_13_4, traced___nvJitLinkGetErrorLog_13_4, record___nvJitLinkGetErrorLog_13_4, DESC___nvJitLinkGetErrorLog_13_4;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_5` (`nvJitLinkGetInfoLogSize`). Typed: [`get_info_log_size`](super::get_info_log_size).
-    fn __nvJitLinkGetInfoLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 13;
+    fn __nvJitLinkGetInfoLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 78;
     helpers call___nvJitLinkGetInfoLogSize_13_5, slow___nvJitLinkGetInfoLogSize_13_5, traced___nvJitLinkGetInfoLogSize_13_5, record___nvJitLinkGetInfoLogSize_13_5, DESC___nvJitLinkGetInfoLogSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -259,8 +1198,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_13_0` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 79;
+    helpers call___nvJitLinkGetInfoLogSize_13_0, slow___nvJitLinkGetInfoLogSize_13_0, traced___nvJitLinkGetInfoLogSize_13_0, record___nvJitLinkGetInfoLogSize_13_0, DESC___nvJitLinkGetInfoLogSize_13_0;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_13_1` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 80;
+    helpers call___nvJitLinkGetInfoLogSize_13_1, slow___nvJitLinkGetInfoLogSize_13_1, traced___nvJitLinkGetInfoLogSize_13_1, record___nvJitLinkGetInfoLogSize_13_1, DESC___nvJitLinkGetInfoLogSize_13_1;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_13_2` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 81;
+    helpers call___nvJitLinkGetInfoLogSize_13_2, slow___nvJitLinkGetInfoLogSize_13_2, traced___nvJitLinkGetInfoLogSize_13_2, record___nvJitLinkGetInfoLogSize_13_2, DESC___nvJitLinkGetInfoLogSize_13_2;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_13_3` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 82;
+    helpers call___nvJitLinkGetInfoLogSize_13_3, slow___nvJitLinkGetInfoLogSize_13_3, traced___nvJitLinkGetInfoLogSize_13_3, record___nvJitLinkGetInfoLogSize_13_3, DESC___nvJitLinkGetInfoLogSize_13_3;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLogSize_13_4` (`nvJitLinkGetInfoLogSize`).
+    fn __nvJitLinkGetInfoLogSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 83;
+    helpers call___nvJitLinkGetInfoLogSize_13_4, slow___nvJitLinkGetInfoLogSize_13_4, traced___nvJitLinkGetInfoLogSize_13_4, record___nvJitLinkGetInfoLogSize_13_4, DESC___nvJitLinkGetInfoLogSize_13_4;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_5` (`nvJitLinkGetInfoLog`). Typed: [`get_info_log`](super::get_info_log).
-    fn __nvJitLinkGetInfoLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 14;
+    fn __nvJitLinkGetInfoLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 84;
     helpers call___nvJitLinkGetInfoLog_13_5, slow___nvJitLinkGetInfoLog_13_5, traced___nvJitLinkGetInfoLog_13_5, record___nvJitLinkGetInfoLog_13_5, DESC___nvJitLinkGetInfoLog_13_5;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -272,8 +1276,73 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `__nvJitLinkGetInfoLog_13_0` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_13_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 85;
+    helpers call___nvJitLinkGetInfoLog_13_0, slow___nvJitLinkGetInfoLog_13_0, traced___nvJitLinkGetInfoLog_13_0, record___nvJitLinkGetInfoLog_13_0, DESC___nvJitLinkGetInfoLog_13_0;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_13_1` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_13_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 86;
+    helpers call___nvJitLinkGetInfoLog_13_1, slow___nvJitLinkGetInfoLog_13_1, traced___nvJitLinkGetInfoLog_13_1, record___nvJitLinkGetInfoLog_13_1, DESC___nvJitLinkGetInfoLog_13_1;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_13_2` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_13_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 87;
+    helpers call___nvJitLinkGetInfoLog_13_2, slow___nvJitLinkGetInfoLog_13_2, traced___nvJitLinkGetInfoLog_13_2, record___nvJitLinkGetInfoLog_13_2, DESC___nvJitLinkGetInfoLog_13_2;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_13_3` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_13_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 88;
+    helpers call___nvJitLinkGetInfoLog_13_3, slow___nvJitLinkGetInfoLog_13_3, traced___nvJitLinkGetInfoLog_13_3, record___nvJitLinkGetInfoLog_13_3, DESC___nvJitLinkGetInfoLog_13_3;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
+    /// `__nvJitLinkGetInfoLog_13_4` (`nvJitLinkGetInfoLog`).
+    fn __nvJitLinkGetInfoLog_13_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 89;
+    helpers call___nvJitLinkGetInfoLog_13_4, slow___nvJitLinkGetInfoLog_13_4, traced___nvJitLinkGetInfoLog_13_4, record___nvJitLinkGetInfoLog_13_4, DESC___nvJitLinkGetInfoLog_13_4;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `nvJitLinkVersion`. Typed: [`version`](super::version).
-    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 15;
+    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 90;
     helpers call_nvJitLinkVersion, slow_nvJitLinkVersion, traced_nvJitLinkVersion, record_nvJitLinkVersion, DESC_nvJitLinkVersion;
     trace |__r, __w| "major,minor" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as u64 } else { major as usize as u64 },

@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! `nvvm.h`: the typed API.
 //!
@@ -171,14 +175,11 @@ pub fn destroy_program(prog: &mut nvvmProgram) -> Result<(), Error> {
 /// - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY
 /// - `nvvmResult` NVVM_ERROR_INVALID_INPUT
 /// - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvvmAddModuleToProgram")]
 #[inline]
-pub unsafe fn add_module_to_program(prog: nvvmProgram, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_nvvmAddModuleToProgram(prog, buffer, size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+pub fn add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+    let __size: usize = crate::util::array_len(&[Some(buffer.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_nvvmAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -208,14 +209,11 @@ pub unsafe fn add_module_to_program(prog: nvvmProgram, buffer: *const c_char, si
 /// - `nvvmResult` NVVM_ERROR_OUT_OF_MEMORY
 /// - `nvvmResult` NVVM_ERROR_INVALID_INPUT
 /// - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
-///
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvvmLazyAddModuleToProgram")]
 #[inline]
-pub unsafe fn lazy_add_module_to_program(prog: nvvmProgram, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_nvvmLazyAddModuleToProgram(prog, buffer, size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+pub fn lazy_add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
+    let __size: usize = crate::util::array_len(&[Some(buffer.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_nvvmLazyAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
     error::check(__r)?;
     Ok(())
 }

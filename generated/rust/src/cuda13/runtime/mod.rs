@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! `cuda_runtime_api.h`: the typed API.
 //!
@@ -14091,4 +14095,774 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> Result<cudaKernel_t,
     let __r = unsafe { sys::call_cudaGetKernel(__kernel_ptr.as_mut_ptr(), entry_func_addr) }?;
     error::check(__r)?;
     Ok(unsafe { __kernel_ptr.assume_init() })
+}
+
+/// Gets the CUDA devices associated with the current OpenGL context
+///
+/// Returns in `*pCudaDeviceCount` the number of CUDA-compatible devices
+/// corresponding to the current OpenGL context. Also returns in `*pCudaDevices`
+/// at most `cudaDeviceCount` of the CUDA-compatible devices corresponding to
+/// the current OpenGL context. If any of the GPUs being used by the current OpenGL
+/// context are not CUDA capable then the call will return `cudaErrorNoDevice`.
+///
+/// **Parameters:**
+/// - `pCudaDeviceCount`: Returned number of CUDA devices corresponding to the current OpenGL context
+/// - `pCudaDevices`: Returned CUDA devices corresponding to the current OpenGL context
+/// - `cudaDeviceCount`: The size of the output device array `pCudaDevices`
+/// - `deviceList`: The set of devices to return.  This set may be `cudaGLDeviceListAll` for all devices, `cudaGLDeviceListCurrentFrame` for the devices used to render the current frame (in SLI), or `cudaGLDeviceListNextFrame` for the devices used to render the next frame (in SLI).
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorNoDevice`,
+/// `cudaErrorInvalidGraphicsContext`,
+/// `cudaErrorOperatingSystem`,
+/// `cudaErrorUnknown`
+///
+/// **Note:** This function is not supported on Mac OS X.
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaGraphicsUnregisterResource`,
+/// `cudaGraphicsMapResources`,
+/// `cudaGraphicsSubResourceGetMappedArray`,
+/// `cudaGraphicsResourceGetMappedPointer`,
+/// `cuGLGetDevices`
+#[doc(alias = "cudaGLGetDevices")]
+#[inline]
+pub fn gl_get_devices(p_cuda_devices: &mut [c_int], device_list: cudaGLDeviceList) -> Result<c_uint, Error> {
+    let mut __p_cuda_device_count = MaybeUninit::<c_uint>::uninit();
+    let __cuda_device_count: c_uint = crate::util::array_len(&[Some(p_cuda_devices.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe { sys::call_cudaGLGetDevices(__p_cuda_device_count.as_mut_ptr(), p_cuda_devices.as_mut_ptr(), __cuda_device_count, device_list) }?;
+    error::check(__r)?;
+    Ok(unsafe { __p_cuda_device_count.assume_init() })
+}
+
+/// Register an OpenGL texture or renderbuffer object
+///
+/// Registers the texture or renderbuffer object specified by `image` for access by CUDA.
+/// A handle to the registered object is returned as `resource`.
+///
+/// `target` must match the type of the object, and must be one of `GL_TEXTURE_2D`,
+/// `GL_TEXTURE_RECTANGLE`, `GL_TEXTURE_CUBE_MAP`, `GL_TEXTURE_3D`, `GL_TEXTURE_2D_ARRAY`,
+/// or `GL_RENDERBUFFER`.
+///
+/// The register flags `flags` specify the intended usage, as follows:
+/// - `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this
+/// resource will be used. It is therefore assumed that this resource will be
+/// read from and written to by CUDA. This is the default value.
+/// - `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA
+/// will not write to this resource.
+/// - `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that
+/// CUDA will not read from this resource and will write over the
+/// entire contents of the resource, so none of the data previously
+/// stored in the resource will be preserved.
+/// - `cudaGraphicsRegisterFlagsSurfaceLoadStore`: Specifies that CUDA will
+/// bind this resource to a surface reference.
+/// - `cudaGraphicsRegisterFlagsTextureGather`: Specifies that CUDA will perform
+/// texture gather operations on this resource.
+///
+/// The following image formats are supported. For brevity's sake, the list is abbreviated.
+/// For ex., {GL_R, GL_RG} X {8, 16} would expand to the following 4 formats
+/// {GL_R8, GL_R16, GL_RG8, GL_RG16} :
+/// - GL_RED, GL_RG, GL_RGBA, GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY
+/// - {GL_R, GL_RG, GL_RGBA} X {8, 16, 16F, 32F, 8UI, 16UI, 32UI, 8I, 16I, 32I}
+/// - {GL_LUMINANCE, GL_ALPHA, GL_LUMINANCE_ALPHA, GL_INTENSITY} X
+/// {8, 16, 16F_ARB, 32F_ARB, 8UI_EXT, 16UI_EXT, 32UI_EXT, 8I_EXT, 16I_EXT, 32I_EXT}
+///
+/// The following image classes are currently disallowed:
+/// - Textures with borders
+/// - Multisampled renderbuffers
+///
+/// **Parameters:**
+/// - `resource`: Pointer to the returned object handle
+/// - `image`: name of texture or renderbuffer object to be registered
+/// - `target`: Identifies the type of object specified by `image`
+/// - `flags`: Register flags
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidDevice`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorInvalidResourceHandle`,
+/// `cudaErrorOperatingSystem`,
+/// `cudaErrorUnknown`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaGraphicsUnregisterResource`,
+/// `cudaGraphicsMapResources`,
+/// `cudaGraphicsSubResourceGetMappedArray`,
+/// `cuGraphicsGLRegisterImage`
+#[doc(alias = "cudaGraphicsGLRegisterImage")]
+#[inline]
+pub fn graphics_gl_register_image(image: GLuint, target: GLenum, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+    let mut __resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
+    let __r = unsafe { sys::call_cudaGraphicsGLRegisterImage(__resource.as_mut_ptr(), image, target, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __resource.assume_init() })
+}
+
+/// Registers an OpenGL buffer object
+///
+/// Registers the buffer object specified by `buffer` for access by
+/// CUDA.  A handle to the registered object is returned as \\p
+/// resource.  The register flags `flags` specify the intended usage,
+/// as follows:
+///
+/// - `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this
+/// resource will be used. It is therefore assumed that this resource will be
+/// read from and written to by CUDA. This is the default value.
+/// - `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA
+/// will not write to this resource.
+/// - `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that
+/// CUDA will not read from this resource and will write over the
+/// entire contents of the resource, so none of the data previously
+/// stored in the resource will be preserved.
+///
+/// **Parameters:**
+/// - `resource`: Pointer to the returned object handle
+/// - `buffer`: name of buffer object to be registered
+/// - `flags`: Register flags
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidDevice`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorInvalidResourceHandle`,
+/// `cudaErrorOperatingSystem`,
+/// `cudaErrorUnknown`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaGraphicsUnregisterResource`,
+/// `cudaGraphicsMapResources`,
+/// `cudaGraphicsResourceGetMappedPointer`,
+/// `cuGraphicsGLRegisterBuffer`
+#[doc(alias = "cudaGraphicsGLRegisterBuffer")]
+#[inline]
+pub fn graphics_gl_register_buffer(buffer: GLuint, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+    let mut __resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
+    let __r = unsafe { sys::call_cudaGraphicsGLRegisterBuffer(__resource.as_mut_ptr(), buffer, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __resource.assume_init() })
+}
+
+/// Registers an EGL image
+///
+/// Registers the EGLImageKHR specified by `image` for access by
+/// CUDA. A handle to the registered object is returned as `pCudaResource`.
+/// Additional Mapping/Unmapping is not required for the registered resource and
+/// `cudaGraphicsResourceGetMappedEglFrame` can be directly called on the `pCudaResource`.
+///
+/// The application will be responsible for synchronizing access to shared objects.
+/// The application must ensure that any pending operation which access the objects have completed
+/// before passing control to CUDA. This may be accomplished by issuing and waiting for
+/// glFinish command on all GLcontexts (for OpenGL and likewise for other APIs).
+/// The application will be also responsible for ensuring that any pending operation on the
+/// registered CUDA resource has completed prior to executing subsequent commands in other APIs
+/// accesing the same memory objects.
+/// This can be accomplished by calling cuCtxSynchronize or cuEventSynchronize (preferably).
+///
+/// The surface's intended usage is specified using `flags`, as follows:
+///
+/// - `cudaGraphicsRegisterFlagsNone`: Specifies no hints about how this
+/// resource will be used. It is therefore assumed that this resource will be
+/// read from and written to by CUDA. This is the default value.
+/// - `cudaGraphicsRegisterFlagsReadOnly`: Specifies that CUDA
+/// will not write to this resource.
+/// - `cudaGraphicsRegisterFlagsWriteDiscard`: Specifies that
+/// CUDA will not read from this resource and will write over the
+/// entire contents of the resource, so none of the data previously
+/// stored in the resource will be preserved.
+///
+/// The EGLImageKHR is an object which can be used to create EGLImage target resource. It is defined as a void pointer.
+/// typedef void* EGLImageKHR
+///
+/// **Parameters:**
+/// - `pCudaResource`: Pointer to the returned object handle
+/// - `image`: An EGLImageKHR image which can be used to create target resource.
+/// - `flags`: Map flags
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidResourceHandle`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaGraphicsUnregisterResource`,
+/// `cudaGraphicsResourceGetMappedEglFrame`,
+/// `cuGraphicsEGLRegisterImage`
+#[doc(alias = "cudaGraphicsEGLRegisterImage")]
+#[inline]
+pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+    let mut __p_cuda_resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
+    let __r = unsafe { sys::call_cudaGraphicsEGLRegisterImage(__p_cuda_resource.as_mut_ptr(), image, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __p_cuda_resource.assume_init() })
+}
+
+/// Connect CUDA to EGLStream as a consumer.
+///
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `eglStream`.
+///
+/// The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+/// API to another.
+///
+/// **Parameters:**
+/// - `conn`: Pointer to the returned connection handle
+/// - `eglStream`: EGLStreamKHR handle
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamConsumerDisconnect`,
+/// `cudaEGLStreamConsumerAcquireFrame`,
+/// `cudaEGLStreamConsumerReleaseFrame`,
+/// `cuEGLStreamConsumerConnect`
+#[doc(alias = "cudaEGLStreamConsumerConnect")]
+#[inline]
+pub fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglStreamConnection, Error> {
+    let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
+    let __r = unsafe { sys::call_cudaEGLStreamConsumerConnect(__conn.as_mut_ptr(), egl_stream) }?;
+    error::check(__r)?;
+    Ok(unsafe { __conn.assume_init() })
+}
+
+/// Connect CUDA to EGLStream as a consumer with given flags.
+///
+/// Connect CUDA as a consumer to EGLStreamKHR specified by `stream` with specified `flags` defined by
+/// `cudaEglResourceLocationFlags`.
+///
+/// The flags specify whether the consumer wants to access frames from system memory or video memory.
+/// Default is `cudaEglResourceLocationVidmem`.
+///
+/// **Parameters:**
+/// - `conn`: Pointer to the returned connection handle
+/// - `eglStream`: EGLStreamKHR handle
+/// - `flags`: Flags denote intended location - system or video.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamConsumerDisconnect`,
+/// `cudaEGLStreamConsumerAcquireFrame`,
+/// `cudaEGLStreamConsumerReleaseFrame`,
+/// `cuEGLStreamConsumerConnectWithFlags`
+#[doc(alias = "cudaEGLStreamConsumerConnectWithFlags")]
+#[inline]
+pub fn egl_stream_consumer_connect_with_flags(egl_stream: EGLStreamKHR, flags: c_uint) -> Result<cudaEglStreamConnection, Error> {
+    let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
+    let __r = unsafe { sys::call_cudaEGLStreamConsumerConnectWithFlags(__conn.as_mut_ptr(), egl_stream, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __conn.assume_init() })
+}
+
+/// Disconnect CUDA as a consumer to EGLStream .
+///
+/// Disconnect CUDA as a consumer to EGLStreamKHR.
+///
+/// **Parameters:**
+/// - `conn`: Conection to disconnect.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamConsumerConnect`,
+/// `cudaEGLStreamConsumerAcquireFrame`,
+/// `cudaEGLStreamConsumerReleaseFrame`,
+/// `cuEGLStreamConsumerDisconnect`
+#[doc(alias = "cudaEGLStreamConsumerDisconnect")]
+#[inline]
+pub fn egl_stream_consumer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaEGLStreamConsumerDisconnect(core::ptr::from_mut(conn)) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Acquire an image frame from the EGLStream with CUDA as a consumer.
+///
+/// Acquire an image frame from EGLStreamKHR.
+/// `cudaGraphicsResourceGetMappedEglFrame` can be called on `pCudaResource` to get
+/// `cudaEglFrame`.
+///
+/// **Parameters:**
+/// - `conn`: Connection on which to acquire
+/// - `pCudaResource`: CUDA resource on which the EGLStream frame will be mapped for use.
+/// - `pStream`: CUDA stream for synchronization and any data migrations implied by `cudaEglResourceLocationFlags`.
+/// - `timeout`: Desired timeout in usec.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`,
+/// `cudaErrorLaunchTimeout`
+///
+/// **See also:**
+/// `cudaEGLStreamConsumerConnect`,
+/// `cudaEGLStreamConsumerDisconnect`,
+/// `cudaEGLStreamConsumerReleaseFrame`,
+/// `cuEGLStreamConsumerAcquireFrame`
+#[doc(alias = "cudaEGLStreamConsumerAcquireFrame")]
+#[inline]
+pub fn egl_stream_consumer_acquire_frame(conn: &mut cudaEglStreamConnection, p_cuda_resource: &mut cudaGraphicsResource_t, p_stream: &mut cudaStream_t, timeout: c_uint) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaEGLStreamConsumerAcquireFrame(core::ptr::from_mut(conn), core::ptr::from_mut(p_cuda_resource), core::ptr::from_mut(p_stream), timeout) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Releases the last frame acquired from the EGLStream.
+///
+/// Release the acquired image frame specified by `pCudaResource` to EGLStreamKHR.
+///
+/// **Parameters:**
+/// - `conn`: Connection on which to release
+/// - `pCudaResource`: CUDA resource whose corresponding frame is to be released
+/// - `pStream`: CUDA stream on which release will be done.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamConsumerConnect`,
+/// `cudaEGLStreamConsumerDisconnect`,
+/// `cudaEGLStreamConsumerAcquireFrame`,
+/// `cuEGLStreamConsumerReleaseFrame`
+#[doc(alias = "cudaEGLStreamConsumerReleaseFrame")]
+#[inline]
+pub fn egl_stream_consumer_release_frame(conn: &mut cudaEglStreamConnection, p_cuda_resource: cudaGraphicsResource_t, p_stream: &mut cudaStream_t) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaEGLStreamConsumerReleaseFrame(core::ptr::from_mut(conn), p_cuda_resource, core::ptr::from_mut(p_stream)) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Connect CUDA to EGLStream as a producer.
+///
+/// Connect CUDA as a producer to EGLStreamKHR specified by `stream`.
+///
+/// The EGLStreamKHR is an EGL object that transfers a sequence of image frames from one
+/// API to another.
+///
+/// **Parameters:**
+/// - `conn`: Pointer to the returned connection handle
+/// - `eglStream`: EGLStreamKHR handle
+/// - `width`: width of the image to be submitted to the stream
+/// - `height`: height of the image to be submitted to the stream
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamProducerDisconnect`,
+/// `cudaEGLStreamProducerPresentFrame`,
+/// `cudaEGLStreamProducerReturnFrame`,
+/// `cuEGLStreamProducerConnect`
+#[doc(alias = "cudaEGLStreamProducerConnect")]
+#[inline]
+pub fn egl_stream_producer_connect(egl_stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<cudaEglStreamConnection, Error> {
+    let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
+    let __r = unsafe { sys::call_cudaEGLStreamProducerConnect(__conn.as_mut_ptr(), egl_stream, width, height) }?;
+    error::check(__r)?;
+    Ok(unsafe { __conn.assume_init() })
+}
+
+/// Disconnect CUDA as a producer  to EGLStream .
+///
+/// Disconnect CUDA as a producer to EGLStreamKHR.
+///
+/// **Parameters:**
+/// - `conn`: Conection to disconnect.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamProducerConnect`,
+/// `cudaEGLStreamProducerPresentFrame`,
+/// `cudaEGLStreamProducerReturnFrame`,
+/// `cuEGLStreamProducerDisconnect`
+#[doc(alias = "cudaEGLStreamProducerDisconnect")]
+#[inline]
+pub fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaEGLStreamProducerDisconnect(core::ptr::from_mut(conn)) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Present a CUDA eglFrame to the EGLStream with CUDA as a producer.
+///
+/// The `cudaEglFrame` is defined as:
+/// ```c
+/// typedef struct cudaEglFrame_st {
+///     union {
+///         cudaArray_t            pArray[CUDA_EGL_MAX_PLANES];
+///         struct cudaPitchedPtr  pPitch[CUDA_EGL_MAX_PLANES];
+///     } frame;
+///     cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
+///     unsigned int planeCount;
+///     cudaEglFrameType frameType;
+///     cudaEglColorFormat eglColorFormat;
+/// } cudaEglFrame;
+/// ```
+///
+/// For `cudaEglFrame` of type `cudaEglFrameTypePitch`, the application may present sub-region of a memory
+/// allocation. In that case, `cudaPitchedPtr::ptr` will specify the start address of the sub-region in
+/// the allocation and `cudaEglPlaneDesc` will specify the dimensions of the sub-region.
+///
+/// **Parameters:**
+/// - `conn`: Connection on which to present the CUDA array
+/// - `eglframe`: CUDA Eglstream Proucer Frame handle to be sent to the consumer over EglStream.
+/// - `pStream`: CUDA stream on which to present the frame.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamProducerConnect`,
+/// `cudaEGLStreamProducerDisconnect`,
+/// `cudaEGLStreamProducerReturnFrame`,
+/// `cuEGLStreamProducerPresentFrame`
+#[doc(alias = "cudaEGLStreamProducerPresentFrame")]
+#[inline]
+pub fn egl_stream_producer_present_frame(conn: &mut cudaEglStreamConnection, eglframe: cudaEglFrame, p_stream: &mut cudaStream_t) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaEGLStreamProducerPresentFrame(core::ptr::from_mut(conn), eglframe, core::ptr::from_mut(p_stream)) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Return the CUDA eglFrame to the EGLStream last released by the consumer.
+///
+/// This API can potentially return cudaErrorLaunchTimeout if the consumer has not
+/// returned a frame to EGL stream. If timeout is returned the application can retry.
+///
+/// **Parameters:**
+/// - `conn`: Connection on which to present the CUDA array
+/// - `eglframe`: CUDA Eglstream Proucer Frame handle returned from the consumer over EglStream.
+/// - `pStream`: CUDA stream on which to return the frame.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorLaunchTimeout`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **See also:**
+/// `cudaEGLStreamProducerConnect`,
+/// `cudaEGLStreamProducerDisconnect`,
+/// `cudaEGLStreamProducerPresentFrame`,
+/// `cuEGLStreamProducerReturnFrame`
+#[doc(alias = "cudaEGLStreamProducerReturnFrame")]
+#[inline]
+pub fn egl_stream_producer_return_frame(conn: &mut cudaEglStreamConnection, eglframe: &mut cudaEglFrame, p_stream: &mut cudaStream_t) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaEGLStreamProducerReturnFrame(core::ptr::from_mut(conn), core::ptr::from_mut(eglframe), core::ptr::from_mut(p_stream)) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Get an eglFrame through which to access a registered EGL graphics resource.
+///
+/// Returns in `*eglFrame` an eglFrame pointer through which the registered graphics resource
+/// `resource` may be accessed.
+/// This API can only be called for EGL graphics resources.
+///
+/// The `cudaEglFrame` is defined as
+/// ```c
+/// typedef struct cudaEglFrame_st {
+///     union {
+///         cudaArray_t             pArray[CUDA_EGL_MAX_PLANES];
+///         struct cudaPitchedPtr   pPitch[CUDA_EGL_MAX_PLANES];
+///     } frame;
+///     cudaEglPlaneDesc planeDesc[CUDA_EGL_MAX_PLANES];
+///     unsigned int planeCount;
+///     cudaEglFrameType frameType;
+///     cudaEglColorFormat eglColorFormat;
+/// } cudaEglFrame;
+/// ```
+///
+/// **Parameters:**
+/// - `eglFrame`: Returned eglFrame.
+/// - `resource`: Registered resource to access.
+/// - `index`: Index for cubemap surfaces.
+/// - `mipLevel`: Mipmap level for the subresource to access.
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorUnknown`
+///
+/// **Note:** Note that in case of multiplanar `*eglFrame`, pitch of only first plane (unsigned int cudaEglPlaneDesc::pitch) is to be considered by the application.
+///
+/// **See also:**
+/// `cudaGraphicsSubResourceGetMappedArray`,
+/// `cudaGraphicsResourceGetMappedPointer`,
+/// `cuGraphicsResourceGetMappedEglFrame`
+#[doc(alias = "cudaGraphicsResourceGetMappedEglFrame")]
+#[inline]
+pub fn graphics_resource_get_mapped_egl_frame(resource: cudaGraphicsResource_t, index: c_uint, mip_level: c_uint) -> Result<cudaEglFrame, Error> {
+    let mut __egl_frame = MaybeUninit::<cudaEglFrame>::uninit();
+    let __r = unsafe { sys::call_cudaGraphicsResourceGetMappedEglFrame(__egl_frame.as_mut_ptr(), resource, index, mip_level) }?;
+    error::check(__r)?;
+    Ok(unsafe { __egl_frame.assume_init() })
+}
+
+/// Creates an event from EGLSync object
+///
+/// Creates an event *phEvent from an EGLSyncKHR eglSync with the flages specified
+/// via `flags`. Valid flags include:
+/// - `cudaEventDefault`: Default event creation flag.
+/// - `cudaEventBlockingSync`: Specifies that the created event should use blocking
+/// synchronization.  A CPU thread that uses `cudaEventSynchronize()` to wait on
+/// an event created with this flag will block until the event has actually
+/// been completed.
+///
+/// `cudaEventRecord` and TimingData are not supported for events created from EGLSync.
+///
+/// The EGLSyncKHR is an opaque handle to an EGL sync object.
+/// typedef void* EGLSyncKHR
+///
+/// **Parameters:**
+/// - `phEvent`: Returns newly created event
+/// - `eglSync`: Opaque handle to EGLSync object
+/// - `flags`: Event creation flags
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInitializationError`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorLaunchFailure`,
+/// `cudaErrorMemoryAllocation`
+///
+/// **See also:**
+/// `cudaEventQuery`,
+/// `cudaEventSynchronize`,
+/// `cudaEventDestroy`
+#[doc(alias = "cudaEventCreateFromEGLSync")]
+#[inline]
+pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<cudaEvent_t, Error> {
+    let mut __ph_event = MaybeUninit::<cudaEvent_t>::uninit();
+    let __r = unsafe { sys::call_cudaEventCreateFromEGLSync(__ph_event.as_mut_ptr(), egl_sync, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __ph_event.assume_init() })
+}
+
+/// Gets the CUDA device associated with a VdpDevice.
+///
+/// Returns the CUDA device associated with a VdpDevice, if applicable.
+///
+/// **Parameters:**
+/// - `device`: Returns the device associated with vdpDevice, or -1 if the device associated with vdpDevice is not a compute device.
+/// - `vdpDevice`: A VdpDevice handle
+/// - `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer
+///
+/// **Returns:**
+/// `cudaSuccess`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaVDPAUSetVDPAUDevice`,
+/// `cuVDPAUGetDevice`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+#[doc(alias = "cudaVDPAUGetDevice")]
+#[inline]
+pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<c_int, Error> {
+    let mut __device = MaybeUninit::<c_int>::uninit();
+    let __r = unsafe { sys::call_cudaVDPAUGetDevice(__device.as_mut_ptr(), vdp_device, vdp_get_proc_address) }?;
+    error::check(__r)?;
+    Ok(unsafe { __device.assume_init() })
+}
+
+/// Sets a CUDA device to use VDPAU interoperability
+///
+/// Records `vdpDevice` as the VdpDevice for VDPAU interoperability
+/// with the CUDA device `device` and sets `device` as the current
+/// device for the calling host thread.
+///
+/// This function will immediately initialize the primary context on
+/// `device` if needed.
+///
+/// If `device` has already been initialized then this call will fail
+/// with the error `cudaErrorSetOnActiveProcess`.  In this case it is
+/// necessary to reset `device` using `cudaDeviceReset()` before
+/// VDPAU interoperability on `device` may be enabled.
+///
+/// **Parameters:**
+/// - `device`: Device to use for VDPAU interoperability
+/// - `vdpDevice`: The VdpDevice to interoperate with
+/// - `vdpGetProcAddress`: VDPAU's VdpGetProcAddress function pointer
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidDevice`,
+/// `cudaErrorSetOnActiveProcess`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:** `cudaGraphicsVDPAURegisterVideoSurface`,
+/// `cudaGraphicsVDPAURegisterOutputSurface`,
+/// `cudaDeviceReset`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+#[doc(alias = "cudaVDPAUSetVDPAUDevice")]
+#[inline]
+pub unsafe fn vdpau_set_vdpau_device(device: c_int, vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address) }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Register a VdpVideoSurface object
+///
+/// Registers the VdpVideoSurface specified by `vdpSurface` for access by CUDA.
+/// A handle to the registered object is returned as `resource`.
+/// The surface's intended usage is specified using `flags`, as follows:
+///
+/// - `cudaGraphicsMapFlagsNone`: Specifies no hints about how this
+/// resource will be used. It is therefore assumed that this resource will be
+/// read from and written to by CUDA. This is the default value.
+/// - `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA
+/// will not write to this resource.
+/// - `cudaGraphicsMapFlagsWriteDiscard`: Specifies that
+/// CUDA will not read from this resource and will write over the
+/// entire contents of the resource, so none of the data previously
+/// stored in the resource will be preserved.
+///
+/// **Parameters:**
+/// - `resource`: Pointer to the returned object handle
+/// - `vdpSurface`: VDPAU object to be registered
+/// - `flags`: Map flags
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidDevice`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorInvalidResourceHandle`,
+/// `cudaErrorUnknown`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaVDPAUSetVDPAUDevice`,
+/// `cudaGraphicsUnregisterResource`,
+/// `cudaGraphicsSubResourceGetMappedArray`,
+/// `cuGraphicsVDPAURegisterVideoSurface`
+#[doc(alias = "cudaGraphicsVDPAURegisterVideoSurface")]
+#[inline]
+pub fn graphics_vdpau_register_video_surface(vdp_surface: VdpVideoSurface, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+    let mut __resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
+    let __r = unsafe { sys::call_cudaGraphicsVDPAURegisterVideoSurface(__resource.as_mut_ptr(), vdp_surface, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __resource.assume_init() })
+}
+
+/// Register a VdpOutputSurface object
+///
+/// Registers the VdpOutputSurface specified by `vdpSurface` for access by CUDA.
+/// A handle to the registered object is returned as `resource`.
+/// The surface's intended usage is specified using `flags`, as follows:
+///
+/// - `cudaGraphicsMapFlagsNone`: Specifies no hints about how this
+/// resource will be used. It is therefore assumed that this resource will be
+/// read from and written to by CUDA. This is the default value.
+/// - `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA
+/// will not write to this resource.
+/// - `cudaGraphicsMapFlagsWriteDiscard`: Specifies that
+/// CUDA will not read from this resource and will write over the
+/// entire contents of the resource, so none of the data previously
+/// stored in the resource will be preserved.
+///
+/// **Parameters:**
+/// - `resource`: Pointer to the returned object handle
+/// - `vdpSurface`: VDPAU object to be registered
+/// - `flags`: Map flags
+///
+/// **Returns:**
+/// `cudaSuccess`,
+/// `cudaErrorInvalidDevice`,
+/// `cudaErrorInvalidValue`,
+/// `cudaErrorInvalidResourceHandle`,
+/// `cudaErrorUnknown`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaVDPAUSetVDPAUDevice`,
+/// `cudaGraphicsUnregisterResource`,
+/// `cudaGraphicsSubResourceGetMappedArray`,
+/// `cuGraphicsVDPAURegisterOutputSurface`
+#[doc(alias = "cudaGraphicsVDPAURegisterOutputSurface")]
+#[inline]
+pub fn graphics_vdpau_register_output_surface(vdp_surface: VdpOutputSurface, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+    let mut __resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
+    let __r = unsafe { sys::call_cudaGraphicsVDPAURegisterOutputSurface(__resource.as_mut_ptr(), vdp_surface, flags) }?;
+    error::check(__r)?;
+    Ok(unsafe { __resource.assume_init() })
+}
+
+/// Enable profiling.
+///
+/// Enables profile collection by the active profiling tool for the
+/// current context. If profiling is already enabled, then
+/// cudaProfilerStart() has no effect.
+///
+/// cudaProfilerStart and cudaProfilerStop APIs are used to
+/// programmatically control the profiling granularity by allowing
+/// profiling to be done only on selective pieces of code.
+///
+/// **Returns:**
+/// `cudaSuccess`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaProfilerStop`,
+/// `cuProfilerStart`
+#[doc(alias = "cudaProfilerStart")]
+#[inline]
+pub fn profiler_start() -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaProfilerStart() }?;
+    error::check(__r)?;
+    Ok(())
+}
+
+/// Disable profiling.
+///
+/// Disables profile collection by the active profiling tool for the
+/// current context. If profiling is already disabled, then
+/// cudaProfilerStop() has no effect.
+///
+/// cudaProfilerStart and cudaProfilerStop APIs are used to
+/// programmatically control the profiling granularity by allowing
+/// profiling to be done only on selective pieces of code.
+///
+/// **Returns:**
+/// `cudaSuccess`
+/// *Note that this function may also return error codes from previous, asynchronous launches.*
+///
+/// **See also:**
+/// `cudaProfilerStart`,
+/// `cuProfilerStop`
+#[doc(alias = "cudaProfilerStop")]
+#[inline]
+pub fn profiler_stop() -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaProfilerStop() }?;
+    error::check(__r)?;
+    Ok(())
 }

@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! `cuda_runtime_api.h`: raw entry points with their C names and exact C signatures.
 //!
@@ -40,7 +44,7 @@ use super::types::*;
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
 
 /// Every exported symbol, in table order.
-pub(crate) static ENTRIES: [Entry; 411] = [
+pub(crate) static ENTRIES: [Entry; 432] = [
     Entry { symbol: "cudaDeviceReset", proc_name: "cudaDeviceReset", version: 13050, per_thread: false },
     Entry { symbol: "cudaDeviceSynchronize", proc_name: "cudaDeviceSynchronize", version: 13050, per_thread: false },
     Entry { symbol: "cudaDeviceSetLimit", proc_name: "cudaDeviceSetLimit", version: 13050, per_thread: false },
@@ -452,10 +456,31 @@ pub(crate) static ENTRIES: [Entry; 411] = [
     Entry { symbol: "cudaGetExportTable", proc_name: "cudaGetExportTable", version: 13050, per_thread: false },
     Entry { symbol: "cudaGetFuncBySymbol", proc_name: "cudaGetFuncBySymbol", version: 13050, per_thread: false },
     Entry { symbol: "cudaGetKernel", proc_name: "cudaGetKernel", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGLGetDevices", proc_name: "cudaGLGetDevices", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGraphicsGLRegisterImage", proc_name: "cudaGraphicsGLRegisterImage", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGraphicsGLRegisterBuffer", proc_name: "cudaGraphicsGLRegisterBuffer", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGraphicsEGLRegisterImage", proc_name: "cudaGraphicsEGLRegisterImage", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamConsumerConnect", proc_name: "cudaEGLStreamConsumerConnect", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamConsumerConnectWithFlags", proc_name: "cudaEGLStreamConsumerConnectWithFlags", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamConsumerDisconnect", proc_name: "cudaEGLStreamConsumerDisconnect", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamConsumerAcquireFrame", proc_name: "cudaEGLStreamConsumerAcquireFrame", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamConsumerReleaseFrame", proc_name: "cudaEGLStreamConsumerReleaseFrame", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamProducerConnect", proc_name: "cudaEGLStreamProducerConnect", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamProducerDisconnect", proc_name: "cudaEGLStreamProducerDisconnect", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamProducerPresentFrame", proc_name: "cudaEGLStreamProducerPresentFrame", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEGLStreamProducerReturnFrame", proc_name: "cudaEGLStreamProducerReturnFrame", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGraphicsResourceGetMappedEglFrame", proc_name: "cudaGraphicsResourceGetMappedEglFrame", version: 13050, per_thread: false },
+    Entry { symbol: "cudaEventCreateFromEGLSync", proc_name: "cudaEventCreateFromEGLSync", version: 13050, per_thread: false },
+    Entry { symbol: "cudaVDPAUGetDevice", proc_name: "cudaVDPAUGetDevice", version: 13050, per_thread: false },
+    Entry { symbol: "cudaVDPAUSetVDPAUDevice", proc_name: "cudaVDPAUSetVDPAUDevice", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGraphicsVDPAURegisterVideoSurface", proc_name: "cudaGraphicsVDPAURegisterVideoSurface", version: 13050, per_thread: false },
+    Entry { symbol: "cudaGraphicsVDPAURegisterOutputSurface", proc_name: "cudaGraphicsVDPAURegisterOutputSurface", version: 13050, per_thread: false },
+    Entry { symbol: "cudaProfilerStart", proc_name: "cudaProfilerStart", version: 13050, per_thread: false },
+    Entry { symbol: "cudaProfilerStop", proc_name: "cudaProfilerStop", version: 13050, per_thread: false },
 ];
 
 /// The entry-point table of `cuda_runtime_api.h`.
-pub(crate) static TABLE: Table<411> = Table::new(LibraryKind::Runtime, &ENTRIES);
+pub(crate) static TABLE: Table<432> = Table::new(LibraryKind::Runtime, &ENTRIES);
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
@@ -6381,6 +6406,294 @@ raw_fn! {
     trace |__r, __w| "kernelPtr,entryFuncAddr" [
         crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !kernelPtr.is_null() { __w |= 1 << 0; (*kernelPtr).0 as usize as u64 } else { kernelPtr as usize as u64 },
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => entryFuncAddr as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGLGetDevices`. Typed: [`gl_get_devices`](super::gl_get_devices).
+    fn cudaGLGetDevices(pCudaDeviceCount: *mut c_uint, pCudaDevices: *mut c_int, cudaDeviceCount: c_uint, deviceList: cudaGLDeviceList) -> cudaError_t = 411;
+    helpers call_cudaGLGetDevices, slow_cudaGLGetDevices, traced_cudaGLGetDevices, record_cudaGLGetDevices, DESC_cudaGLGetDevices;
+    trace |__r, __w| "pCudaDeviceCount,pCudaDevices,cudaDeviceCount,deviceList" [
+        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !pCudaDeviceCount.is_null() { __w |= 1 << 0; (*pCudaDeviceCount) as u64 } else { pCudaDeviceCount as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCudaDevices as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => cudaDeviceCount as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => deviceList.0 as i64 as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [cudaGLDeviceList::trace_name, cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGraphicsGLRegisterImage`. Typed: [`graphics_gl_register_image`](super::graphics_gl_register_image).
+    fn cudaGraphicsGLRegisterImage(resource: *mut cudaGraphicsResource_t, image: GLuint, target: GLenum, flags: c_uint) -> cudaError_t = 412;
+    helpers call_cudaGraphicsGLRegisterImage, slow_cudaGraphicsGLRegisterImage, traced_cudaGraphicsGLRegisterImage, record_cudaGraphicsGLRegisterImage, DESC_cudaGraphicsGLRegisterImage;
+    trace |__r, __w| "resource,image,target,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !resource.is_null() { __w |= 1 << 0; (*resource).0 as usize as u64 } else { resource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => image.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => target as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGraphicsGLRegisterBuffer`. Typed: [`graphics_gl_register_buffer`](super::graphics_gl_register_buffer).
+    fn cudaGraphicsGLRegisterBuffer(resource: *mut cudaGraphicsResource_t, buffer: GLuint, flags: c_uint) -> cudaError_t = 413;
+    helpers call_cudaGraphicsGLRegisterBuffer, slow_cudaGraphicsGLRegisterBuffer, traced_cudaGraphicsGLRegisterBuffer, record_cudaGraphicsGLRegisterBuffer, DESC_cudaGraphicsGLRegisterBuffer;
+    trace |__r, __w| "resource,buffer,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !resource.is_null() { __w |= 1 << 0; (*resource).0 as usize as u64 } else { resource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => buffer.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGraphicsEGLRegisterImage`. Typed: [`graphics_egl_register_image`](super::graphics_egl_register_image).
+    fn cudaGraphicsEGLRegisterImage(pCudaResource: *mut cudaGraphicsResource_t, image: EGLImageKHR, flags: c_uint) -> cudaError_t = 414;
+    helpers call_cudaGraphicsEGLRegisterImage, slow_cudaGraphicsEGLRegisterImage, traced_cudaGraphicsEGLRegisterImage, record_cudaGraphicsEGLRegisterImage, DESC_cudaGraphicsEGLRegisterImage;
+    trace |__r, __w| "pCudaResource,image,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !pCudaResource.is_null() { __w |= 1 << 0; (*pCudaResource).0 as usize as u64 } else { pCudaResource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => image as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamConsumerConnect`. Typed: [`egl_stream_consumer_connect`](super::egl_stream_consumer_connect).
+    fn cudaEGLStreamConsumerConnect(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR) -> cudaError_t = 415;
+    helpers call_cudaEGLStreamConsumerConnect, slow_cudaEGLStreamConsumerConnect, traced_cudaEGLStreamConsumerConnect, record_cudaEGLStreamConsumerConnect, DESC_cudaEGLStreamConsumerConnect;
+    trace |__r, __w| "conn,eglStream" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamConsumerConnectWithFlags`. Typed: [`egl_stream_consumer_connect_with_flags`](super::egl_stream_consumer_connect_with_flags).
+    fn cudaEGLStreamConsumerConnectWithFlags(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR, flags: c_uint) -> cudaError_t = 416;
+    helpers call_cudaEGLStreamConsumerConnectWithFlags, slow_cudaEGLStreamConsumerConnectWithFlags, traced_cudaEGLStreamConsumerConnectWithFlags, record_cudaEGLStreamConsumerConnectWithFlags, DESC_cudaEGLStreamConsumerConnectWithFlags;
+    trace |__r, __w| "conn,eglStream,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglStream as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamConsumerDisconnect`. Typed: [`egl_stream_consumer_disconnect`](super::egl_stream_consumer_disconnect).
+    fn cudaEGLStreamConsumerDisconnect(conn: *mut cudaEglStreamConnection) -> cudaError_t = 417;
+    helpers call_cudaEGLStreamConsumerDisconnect, slow_cudaEGLStreamConsumerDisconnect, traced_cudaEGLStreamConsumerDisconnect, record_cudaEGLStreamConsumerDisconnect, DESC_cudaEGLStreamConsumerDisconnect;
+    trace |__r, __w| "conn" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamConsumerAcquireFrame`. Typed: [`egl_stream_consumer_acquire_frame`](super::egl_stream_consumer_acquire_frame).
+    fn cudaEGLStreamConsumerAcquireFrame(conn: *mut cudaEglStreamConnection, pCudaResource: *mut cudaGraphicsResource_t, pStream: *mut cudaStream_t, timeout: c_uint) -> cudaError_t = 418;
+    helpers call_cudaEGLStreamConsumerAcquireFrame, slow_cudaEGLStreamConsumerAcquireFrame, traced_cudaEGLStreamConsumerAcquireFrame, record_cudaEGLStreamConsumerAcquireFrame, DESC_cudaEGLStreamConsumerAcquireFrame;
+    trace |__r, __w| "conn,pCudaResource,pStream,timeout" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pCudaResource as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => timeout as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamConsumerReleaseFrame`. Typed: [`egl_stream_consumer_release_frame`](super::egl_stream_consumer_release_frame).
+    fn cudaEGLStreamConsumerReleaseFrame(conn: *mut cudaEglStreamConnection, pCudaResource: cudaGraphicsResource_t, pStream: *mut cudaStream_t) -> cudaError_t = 419;
+    helpers call_cudaEGLStreamConsumerReleaseFrame, slow_cudaEGLStreamConsumerReleaseFrame, traced_cudaEGLStreamConsumerReleaseFrame, record_cudaEGLStreamConsumerReleaseFrame, DESC_cudaEGLStreamConsumerReleaseFrame;
+    trace |__r, __w| "conn,pCudaResource,pStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => pCudaResource.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamProducerConnect`. Typed: [`egl_stream_producer_connect`](super::egl_stream_producer_connect).
+    fn cudaEGLStreamProducerConnect(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR, width: EGLint, height: EGLint) -> cudaError_t = 420;
+    helpers call_cudaEGLStreamProducerConnect, slow_cudaEGLStreamProducerConnect, traced_cudaEGLStreamProducerConnect, record_cudaEGLStreamProducerConnect, DESC_cudaEGLStreamProducerConnect;
+    trace |__r, __w| "conn,eglStream,width,height" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !conn.is_null() { __w |= 1 << 0; (*conn).0 as usize as u64 } else { conn as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglStream as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => width as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::I64) => height as i64 as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamProducerDisconnect`. Typed: [`egl_stream_producer_disconnect`](super::egl_stream_producer_disconnect).
+    fn cudaEGLStreamProducerDisconnect(conn: *mut cudaEglStreamConnection) -> cudaError_t = 421;
+    helpers call_cudaEGLStreamProducerDisconnect, slow_cudaEGLStreamProducerDisconnect, traced_cudaEGLStreamProducerDisconnect, record_cudaEGLStreamProducerDisconnect, DESC_cudaEGLStreamProducerDisconnect;
+    trace |__r, __w| "conn" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamProducerPresentFrame`. Typed: [`egl_stream_producer_present_frame`](super::egl_stream_producer_present_frame).
+    fn cudaEGLStreamProducerPresentFrame(conn: *mut cudaEglStreamConnection, eglframe: cudaEglFrame, pStream: *mut cudaStream_t) -> cudaError_t = 422;
+    helpers call_cudaEGLStreamProducerPresentFrame, slow_cudaEGLStreamProducerPresentFrame, traced_cudaEGLStreamProducerPresentFrame, record_cudaEGLStreamProducerPresentFrame, DESC_cudaEGLStreamProducerPresentFrame;
+    trace |__r, __w| "conn,eglframe,pStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => core::ptr::addr_of!(eglframe) as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEGLStreamProducerReturnFrame`. Typed: [`egl_stream_producer_return_frame`](super::egl_stream_producer_return_frame).
+    fn cudaEGLStreamProducerReturnFrame(conn: *mut cudaEglStreamConnection, eglframe: *mut cudaEglFrame, pStream: *mut cudaStream_t) -> cudaError_t = 423;
+    helpers call_cudaEGLStreamProducerReturnFrame, slow_cudaEGLStreamProducerReturnFrame, traced_cudaEGLStreamProducerReturnFrame, record_cudaEGLStreamProducerReturnFrame, DESC_cudaEGLStreamProducerReturnFrame;
+    trace |__r, __w| "conn,eglframe,pStream" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => conn as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglframe as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => pStream as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGraphicsResourceGetMappedEglFrame`. Typed: [`graphics_resource_get_mapped_egl_frame`](super::graphics_resource_get_mapped_egl_frame).
+    fn cudaGraphicsResourceGetMappedEglFrame(eglFrame: *mut cudaEglFrame, resource: cudaGraphicsResource_t, index: c_uint, mipLevel: c_uint) -> cudaError_t = 424;
+    helpers call_cudaGraphicsResourceGetMappedEglFrame, slow_cudaGraphicsResourceGetMappedEglFrame, traced_cudaGraphicsResourceGetMappedEglFrame, record_cudaGraphicsResourceGetMappedEglFrame, DESC_cudaGraphicsResourceGetMappedEglFrame;
+    trace |__r, __w| "eglFrame,resource,index,mipLevel" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglFrame as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => resource.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => index as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => mipLevel as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaEventCreateFromEGLSync`. Typed: [`event_create_from_egl_sync`](super::event_create_from_egl_sync).
+    fn cudaEventCreateFromEGLSync(phEvent: *mut cudaEvent_t, eglSync: EGLSyncKHR, flags: c_uint) -> cudaError_t = 425;
+    helpers call_cudaEventCreateFromEGLSync, slow_cudaEventCreateFromEGLSync, traced_cudaEventCreateFromEGLSync, record_cudaEventCreateFromEGLSync, DESC_cudaEventCreateFromEGLSync;
+    trace |__r, __w| "phEvent,eglSync,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Handle(crate::trace::Class::Event)) => if __r.0 == 0 && !phEvent.is_null() { __w |= 1 << 0; (*phEvent).0 as usize as u64 } else { phEvent as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => eglSync as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaVDPAUGetDevice`. Typed: [`vdpau_get_device`](super::vdpau_get_device).
+    fn cudaVDPAUGetDevice(device: *mut c_int, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> cudaError_t = 426;
+    helpers call_cudaVDPAUGetDevice, slow_cudaVDPAUGetDevice, traced_cudaVDPAUGetDevice, record_cudaVDPAUGetDevice, DESC_cudaVDPAUGetDevice;
+    trace |__r, __w| "device,vdpDevice,vdpGetProcAddress" [
+        crate::trace::Arg::out(crate::trace::Kind::I64) => if __r.0 == 0 && !device.is_null() { __w |= 1 << 0; (*device) as i64 as u64 } else { device as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => vdpGetProcAddress.map_or(0, |f| f as usize as u64),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaVDPAUSetVDPAUDevice`. Typed: [`vdpau_set_vdpau_device`](super::vdpau_set_vdpau_device).
+    fn cudaVDPAUSetVDPAUDevice(device: c_int, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> cudaError_t = 427;
+    helpers call_cudaVDPAUSetVDPAUDevice, slow_cudaVDPAUSetVDPAUDevice, traced_cudaVDPAUSetVDPAUDevice, record_cudaVDPAUSetVDPAUDevice, DESC_cudaVDPAUSetVDPAUDevice;
+    trace |__r, __w| "device,vdpDevice,vdpGetProcAddress" [
+        crate::trace::Arg::new(crate::trace::Kind::I64) => device as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpDevice.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => vdpGetProcAddress.map_or(0, |f| f as usize as u64),
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGraphicsVDPAURegisterVideoSurface`. Typed: [`graphics_vdpau_register_video_surface`](super::graphics_vdpau_register_video_surface).
+    fn cudaGraphicsVDPAURegisterVideoSurface(resource: *mut cudaGraphicsResource_t, vdpSurface: VdpVideoSurface, flags: c_uint) -> cudaError_t = 428;
+    helpers call_cudaGraphicsVDPAURegisterVideoSurface, slow_cudaGraphicsVDPAURegisterVideoSurface, traced_cudaGraphicsVDPAURegisterVideoSurface, record_cudaGraphicsVDPAURegisterVideoSurface, DESC_cudaGraphicsVDPAURegisterVideoSurface;
+    trace |__r, __w| "resource,vdpSurface,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !resource.is_null() { __w |= 1 << 0; (*resource).0 as usize as u64 } else { resource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpSurface.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaGraphicsVDPAURegisterOutputSurface`. Typed: [`graphics_vdpau_register_output_surface`](super::graphics_vdpau_register_output_surface).
+    fn cudaGraphicsVDPAURegisterOutputSurface(resource: *mut cudaGraphicsResource_t, vdpSurface: VdpOutputSurface, flags: c_uint) -> cudaError_t = 429;
+    helpers call_cudaGraphicsVDPAURegisterOutputSurface, slow_cudaGraphicsVDPAURegisterOutputSurface, traced_cudaGraphicsVDPAURegisterOutputSurface, record_cudaGraphicsVDPAURegisterOutputSurface, DESC_cudaGraphicsVDPAURegisterOutputSurface;
+    trace |__r, __w| "resource,vdpSurface,flags" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !resource.is_null() { __w |= 1 << 0; (*resource).0 as usize as u64 } else { resource as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => vdpSurface.0 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaProfilerStart`. Typed: [`profiler_start`](super::profiler_start).
+    fn cudaProfilerStart() -> cudaError_t = 430;
+    helpers call_cudaProfilerStart, slow_cudaProfilerStart, traced_cudaProfilerStart, record_cudaProfilerStart, DESC_cudaProfilerStart;
+    trace |__r, __w| "" [
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [cudaError_t::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic cudaError_t(999);
+}
+
+raw_fn! {
+    /// `cudaProfilerStop`. Typed: [`profiler_stop`](super::profiler_stop).
+    fn cudaProfilerStop() -> cudaError_t = 431;
+    helpers call_cudaProfilerStop, slow_cudaProfilerStop, traced_cudaProfilerStop, record_cudaProfilerStop, DESC_cudaProfilerStop;
+    trace |__r, __w| "" [
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);

@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! Handles (`#[repr(transparent)]` newtypes), aliases and callback types.
 
@@ -341,6 +345,89 @@ impl From<cudaTextureObject_t> for c_ulonglong {
 
 /// Type of stream callback functions.
 pub type cudaStreamCallback_t = Option<unsafe extern "C" fn(stream: cudaStream_t, status: cudaError_t, userData: *mut c_void)>;
+
+pub type GLenum = c_uint;
+
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GLuint(pub c_uint);
+
+impl From<c_uint> for GLuint {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<GLuint> for c_uint {
+    fn from(v: GLuint) -> Self {
+        v.0
+    }
+}
+
+pub type EGLint = i32;
+
+pub type EGLImageKHR = *mut c_void;
+
+pub type EGLStreamKHR = *mut c_void;
+
+pub type EGLSyncKHR = *mut c_void;
+
+/// CUDA EGLSream Connection
+pub type cudaEglStreamConnection = crate::driver::CUeglStreamConnection;
+
+pub type VdpStatus = c_uint;
+
+pub type VdpFuncId = u32;
+
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VdpDevice(pub u32);
+
+impl From<u32> for VdpDevice {
+    fn from(v: u32) -> Self {
+        Self(v)
+    }
+}
+
+impl From<VdpDevice> for u32 {
+    fn from(v: VdpDevice) -> Self {
+        v.0
+    }
+}
+
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VdpVideoSurface(pub u32);
+
+impl From<u32> for VdpVideoSurface {
+    fn from(v: u32) -> Self {
+        Self(v)
+    }
+}
+
+impl From<VdpVideoSurface> for u32 {
+    fn from(v: VdpVideoSurface) -> Self {
+        v.0
+    }
+}
+
+#[repr(transparent)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VdpOutputSurface(pub u32);
+
+impl From<u32> for VdpOutputSurface {
+    fn from(v: u32) -> Self {
+        Self(v)
+    }
+}
+
+impl From<VdpOutputSurface> for u32 {
+    fn from(v: VdpOutputSurface) -> Self {
+        v.0
+    }
+}
+
+pub type VdpGetProcAddress = Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
 
 pub type cudaStreamAttrID = cudaLaunchAttributeID;
 

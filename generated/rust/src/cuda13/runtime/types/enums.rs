@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! Enums as `#[repr(transparent)]` newtypes: values from a newer library stay representable.
 
@@ -6746,6 +6750,670 @@ impl From<c_uint> for cudaTextureReadMode {
 
 impl From<cudaTextureReadMode> for c_uint {
     fn from(v: cudaTextureReadMode) -> Self {
+        v.0
+    }
+}
+
+/// CUDA devices corresponding to the current OpenGL context
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct cudaGLDeviceList(pub c_uint);
+
+impl cudaGLDeviceList {
+    /// The CUDA devices for all GPUs used by the current OpenGL context
+    pub const cudaGLDeviceListAll: Self = Self(1);
+    /// The CUDA devices for the GPUs used by the current OpenGL context in its currently rendering frame
+    pub const cudaGLDeviceListCurrentFrame: Self = Self(2);
+    /// The CUDA devices for the GPUs to be used by the current OpenGL context in the next frame
+    pub const cudaGLDeviceListNextFrame: Self = Self(3);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            1 => Some("cudaGLDeviceListAll"),
+            2 => Some("cudaGLDeviceListCurrentFrame"),
+            3 => Some("cudaGLDeviceListNextFrame"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for cudaGLDeviceList {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "cudaGLDeviceList({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for cudaGLDeviceList {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<cudaGLDeviceList> for c_uint {
+    fn from(v: cudaGLDeviceList) -> Self {
+        v.0
+    }
+}
+
+/// CUDA GL Map Flags
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct cudaGLMapFlags(pub c_uint);
+
+impl cudaGLMapFlags {
+    /// Default; Assume resource can be read/written
+    pub const cudaGLMapFlagsNone: Self = Self(0);
+    /// CUDA kernels will not write to this resource
+    pub const cudaGLMapFlagsReadOnly: Self = Self(1);
+    /// CUDA kernels will only write to and will not read from this resource
+    pub const cudaGLMapFlagsWriteDiscard: Self = Self(2);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaGLMapFlagsNone"),
+            1 => Some("cudaGLMapFlagsReadOnly"),
+            2 => Some("cudaGLMapFlagsWriteDiscard"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for cudaGLMapFlags {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "cudaGLMapFlags({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for cudaGLMapFlags {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<cudaGLMapFlags> for c_uint {
+    fn from(v: cudaGLMapFlags) -> Self {
+        v.0
+    }
+}
+
+impl cudaGLMapFlags {
+    /// No flag set.
+    pub const fn empty() -> Self {
+        Self(0)
+    }
+    /// True when every flag of `other` is set in `self`.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl core::ops::BitOr for cudaGLMapFlags {
+    type Output = Self;
+    fn bitor(self, rhs: Self) -> Self {
+        Self(self.0 | rhs.0)
+    }
+}
+
+impl core::ops::BitOrAssign for cudaGLMapFlags {
+    fn bitor_assign(&mut self, rhs: Self) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl core::ops::BitAnd for cudaGLMapFlags {
+    type Output = Self;
+    fn bitand(self, rhs: Self) -> Self {
+        Self(self.0 & rhs.0)
+    }
+}
+
+/// CUDA EglFrame type - array or pointer
+#[doc(alias = "cudaEglFrameType_enum")]
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct cudaEglFrameType(pub c_uint);
+
+impl cudaEglFrameType {
+    /// Frame type CUDA array
+    pub const cudaEglFrameTypeArray: Self = Self(0);
+    /// Frame type CUDA pointer
+    pub const cudaEglFrameTypePitch: Self = Self(1);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaEglFrameTypeArray"),
+            1 => Some("cudaEglFrameTypePitch"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for cudaEglFrameType {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "cudaEglFrameType({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for cudaEglFrameType {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<cudaEglFrameType> for c_uint {
+    fn from(v: cudaEglFrameType) -> Self {
+        v.0
+    }
+}
+
+/// Resource location flags- sysmem or vidmem
+///
+/// For CUDA context on iGPU, since video and system memory are equivalent -
+/// these flags will not have an effect on the execution.
+///
+/// For CUDA context on dGPU, applications can use the flag `cudaEglResourceLocationFlags`
+/// to give a hint about the desired location.
+///
+/// `cudaEglResourceLocationSysmem` - the frame data is made resident on the system memory
+/// to be accessed by CUDA.
+///
+/// `cudaEglResourceLocationVidmem` - the frame data is made resident on the dedicated
+/// video memory to be accessed by CUDA.
+///
+/// There may be an additional latency due to new allocation and data migration,
+/// if the frame is produced on a different memory.
+#[doc(alias = "cudaEglResourceLocationFlags_enum")]
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct cudaEglResourceLocationFlags(pub c_uint);
+
+impl cudaEglResourceLocationFlags {
+    /// Resource location sysmem
+    pub const cudaEglResourceLocationSysmem: Self = Self(0);
+    /// Resource location vidmem
+    pub const cudaEglResourceLocationVidmem: Self = Self(1);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaEglResourceLocationSysmem"),
+            1 => Some("cudaEglResourceLocationVidmem"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for cudaEglResourceLocationFlags {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "cudaEglResourceLocationFlags({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for cudaEglResourceLocationFlags {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<cudaEglResourceLocationFlags> for c_uint {
+    fn from(v: cudaEglResourceLocationFlags) -> Self {
+        v.0
+    }
+}
+
+impl cudaEglResourceLocationFlags {
+    /// No flag set.
+    pub const fn empty() -> Self {
+        Self(0)
+    }
+    /// True when every flag of `other` is set in `self`.
+    pub const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl core::ops::BitOr for cudaEglResourceLocationFlags {
+    type Output = Self;
+    fn bitor(self, rhs: Self) -> Self {
+        Self(self.0 | rhs.0)
+    }
+}
+
+impl core::ops::BitOrAssign for cudaEglResourceLocationFlags {
+    fn bitor_assign(&mut self, rhs: Self) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl core::ops::BitAnd for cudaEglResourceLocationFlags {
+    type Output = Self;
+    fn bitand(self, rhs: Self) -> Self {
+        Self(self.0 & rhs.0)
+    }
+}
+
+/// CUDA EGL Color Format - The different planar and multiplanar formats currently supported for CUDA_EGL interops.
+#[doc(alias = "cudaEglColorFormat_enum")]
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct cudaEglColorFormat(pub c_uint);
+
+impl cudaEglColorFormat {
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420Planar: Self = Self(0);
+    /// Y, UV in two surfaces (UV as one surface) with VU byte ordering, width, height ratio same as YUV420Planar.
+    pub const cudaEglColorFormatYUV420SemiPlanar: Self = Self(1);
+    /// Y, U, V  each in a separate  surface, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYUV422Planar: Self = Self(2);
+    /// Y, UV in two surfaces with VU byte ordering, width, height ratio same as YUV422Planar.
+    pub const cudaEglColorFormatYUV422SemiPlanar: Self = Self(3);
+    /// R/G/B/A four channels in one surface with BGRA byte ordering.
+    pub const cudaEglColorFormatARGB: Self = Self(6);
+    /// R/G/B/A four channels in one surface with ABGR byte ordering.
+    pub const cudaEglColorFormatRGBA: Self = Self(7);
+    /// single luminance channel in one surface.
+    pub const cudaEglColorFormatL: Self = Self(8);
+    /// single color channel in one surface.
+    pub const cudaEglColorFormatR: Self = Self(9);
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYUV444Planar: Self = Self(10);
+    /// Y, UV in two surfaces (UV as one surface) with VU byte ordering, width, height ratio same as YUV444Planar.
+    pub const cudaEglColorFormatYUV444SemiPlanar: Self = Self(11);
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    pub const cudaEglColorFormatYUYV422: Self = Self(12);
+    /// Y, U, V in one surface, interleaved as YUYV in one channel.
+    pub const cudaEglColorFormatUYVY422: Self = Self(13);
+    /// R/G/B/A four channels in one surface with RGBA byte ordering.
+    pub const cudaEglColorFormatABGR: Self = Self(14);
+    /// R/G/B/A four channels in one surface with ARGB byte ordering.
+    pub const cudaEglColorFormatBGRA: Self = Self(15);
+    /// Alpha color format - one channel in one surface.
+    pub const cudaEglColorFormatA: Self = Self(16);
+    /// R/G color format - two channels in one surface with GR byte ordering
+    pub const cudaEglColorFormatRG: Self = Self(17);
+    /// Y, U, V, A four channels in one surface, interleaved as VUYA.
+    pub const cudaEglColorFormatAYUV: Self = Self(18);
+    /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU444SemiPlanar: Self = Self(19);
+    /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU422SemiPlanar: Self = Self(20);
+    /// Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420SemiPlanar: Self = Self(21);
+    /// Y10, V10U10 in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatY10V10U10_444SemiPlanar: Self = Self(22);
+    /// Y10, V10U10 in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY10V10U10_420SemiPlanar: Self = Self(23);
+    /// Y12, V12U12 in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatY12V12U12_444SemiPlanar: Self = Self(24);
+    /// Y12, V12U12 in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY12V12U12_420SemiPlanar: Self = Self(25);
+    /// Extended Range Y, U, V in one surface, interleaved as YVYU in one channel.
+    pub const cudaEglColorFormatVYUY_ER: Self = Self(26);
+    /// Extended Range Y, U, V in one surface, interleaved as YUYV in one channel.
+    pub const cudaEglColorFormatUYVY_ER: Self = Self(27);
+    /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
+    pub const cudaEglColorFormatYUYV_ER: Self = Self(28);
+    /// Extended Range Y, U, V in one surface, interleaved as VYUY in one channel.
+    pub const cudaEglColorFormatYVYU_ER: Self = Self(29);
+    /// Extended Range Y, U, V, A four channels in one surface, interleaved as AVUY.
+    pub const cudaEglColorFormatYUVA_ER: Self = Self(31);
+    /// Extended Range Y, U, V, A four channels in one surface, interleaved as VUYA.
+    pub const cudaEglColorFormatAYUV_ER: Self = Self(32);
+    /// Extended Range Y, U, V in three surfaces, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYUV444Planar_ER: Self = Self(33);
+    /// Extended Range Y, U, V in three surfaces, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYUV422Planar_ER: Self = Self(34);
+    /// Extended Range Y, U, V in three surfaces, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420Planar_ER: Self = Self(35);
+    /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYUV444SemiPlanar_ER: Self = Self(36);
+    /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYUV422SemiPlanar_ER: Self = Self(37);
+    /// Extended Range Y, UV in two surfaces (UV as one surface) with VU byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420SemiPlanar_ER: Self = Self(38);
+    /// Extended Range Y, V, U in three surfaces, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU444Planar_ER: Self = Self(39);
+    /// Extended Range Y, V, U in three surfaces, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU422Planar_ER: Self = Self(40);
+    /// Extended Range Y, V, U in three surfaces, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420Planar_ER: Self = Self(41);
+    /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU444SemiPlanar_ER: Self = Self(42);
+    /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU422SemiPlanar_ER: Self = Self(43);
+    /// Extended Range Y, VU in two surfaces (VU as one surface) with UV byte ordering, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420SemiPlanar_ER: Self = Self(44);
+    /// Bayer format - one channel in one surface with interleaved RGGB ordering.
+    pub const cudaEglColorFormatBayerRGGB: Self = Self(45);
+    /// Bayer format - one channel in one surface with interleaved BGGR ordering.
+    pub const cudaEglColorFormatBayerBGGR: Self = Self(46);
+    /// Bayer format - one channel in one surface with interleaved GRBG ordering.
+    pub const cudaEglColorFormatBayerGRBG: Self = Self(47);
+    /// Bayer format - one channel in one surface with interleaved GBRG ordering.
+    pub const cudaEglColorFormatBayerGBRG: Self = Self(48);
+    /// Bayer10 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    pub const cudaEglColorFormatBayer10RGGB: Self = Self(49);
+    /// Bayer10 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    pub const cudaEglColorFormatBayer10BGGR: Self = Self(50);
+    /// Bayer10 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    pub const cudaEglColorFormatBayer10GRBG: Self = Self(51);
+    /// Bayer10 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    pub const cudaEglColorFormatBayer10GBRG: Self = Self(52);
+    /// Bayer12 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12RGGB: Self = Self(53);
+    /// Bayer12 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12BGGR: Self = Self(54);
+    /// Bayer12 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12GRBG: Self = Self(55);
+    /// Bayer12 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12GBRG: Self = Self(56);
+    /// Bayer14 format - one channel in one surface with interleaved RGGB ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    pub const cudaEglColorFormatBayer14RGGB: Self = Self(57);
+    /// Bayer14 format - one channel in one surface with interleaved BGGR ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    pub const cudaEglColorFormatBayer14BGGR: Self = Self(58);
+    /// Bayer14 format - one channel in one surface with interleaved GRBG ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    pub const cudaEglColorFormatBayer14GRBG: Self = Self(59);
+    /// Bayer14 format - one channel in one surface with interleaved GBRG ordering. Out of 16 bits, 14 bits used 2 bits No-op.
+    pub const cudaEglColorFormatBayer14GBRG: Self = Self(60);
+    /// Bayer20 format - one channel in one surface with interleaved RGGB ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    pub const cudaEglColorFormatBayer20RGGB: Self = Self(61);
+    /// Bayer20 format - one channel in one surface with interleaved BGGR ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    pub const cudaEglColorFormatBayer20BGGR: Self = Self(62);
+    /// Bayer20 format - one channel in one surface with interleaved GRBG ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    pub const cudaEglColorFormatBayer20GRBG: Self = Self(63);
+    /// Bayer20 format - one channel in one surface with interleaved GBRG ordering. Out of 32 bits, 20 bits used 12 bits No-op.
+    pub const cudaEglColorFormatBayer20GBRG: Self = Self(64);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU444Planar: Self = Self(65);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = Y height.
+    pub const cudaEglColorFormatYVU422Planar: Self = Self(66);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420Planar: Self = Self(67);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved RGGB ordering and mapped to opaque integer datatype.
+    pub const cudaEglColorFormatBayerIspRGGB: Self = Self(68);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved BGGR ordering and mapped to opaque integer datatype.
+    pub const cudaEglColorFormatBayerIspBGGR: Self = Self(69);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved GRBG ordering and mapped to opaque integer datatype.
+    pub const cudaEglColorFormatBayerIspGRBG: Self = Self(70);
+    /// Nvidia proprietary Bayer ISP format - one channel in one surface with interleaved GBRG ordering and mapped to opaque integer datatype.
+    pub const cudaEglColorFormatBayerIspGBRG: Self = Self(71);
+    /// Bayer format - one channel in one surface with interleaved BCCR ordering.
+    pub const cudaEglColorFormatBayerBCCR: Self = Self(72);
+    /// Bayer format - one channel in one surface with interleaved RCCB ordering.
+    pub const cudaEglColorFormatBayerRCCB: Self = Self(73);
+    /// Bayer format - one channel in one surface with interleaved CRBC ordering.
+    pub const cudaEglColorFormatBayerCRBC: Self = Self(74);
+    /// Bayer format - one channel in one surface with interleaved CBRC ordering.
+    pub const cudaEglColorFormatBayerCBRC: Self = Self(75);
+    /// Bayer10 format - one channel in one surface with interleaved CCCC ordering. Out of 16 bits, 10 bits used 6 bits No-op.
+    pub const cudaEglColorFormatBayer10CCCC: Self = Self(76);
+    /// Bayer12 format - one channel in one surface with interleaved BCCR ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12BCCR: Self = Self(77);
+    /// Bayer12 format - one channel in one surface with interleaved RCCB ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12RCCB: Self = Self(78);
+    /// Bayer12 format - one channel in one surface with interleaved CRBC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12CRBC: Self = Self(79);
+    /// Bayer12 format - one channel in one surface with interleaved CBRC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12CBRC: Self = Self(80);
+    /// Bayer12 format - one channel in one surface with interleaved CCCC ordering. Out of 16 bits, 12 bits used 4 bits No-op.
+    pub const cudaEglColorFormatBayer12CCCC: Self = Self(81);
+    /// Color format for single Y plane.
+    pub const cudaEglColorFormatY: Self = Self(82);
+    /// Y, UV in two surfaces (UV as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420SemiPlanar_2020: Self = Self(83);
+    /// Y, VU in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420SemiPlanar_2020: Self = Self(84);
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420Planar_2020: Self = Self(85);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420Planar_2020: Self = Self(86);
+    /// Y, UV in two surfaces (UV as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420SemiPlanar_709: Self = Self(87);
+    /// Y, VU in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420SemiPlanar_709: Self = Self(88);
+    /// Y, U, V in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYUV420Planar_709: Self = Self(89);
+    /// Y, V, U in three surfaces, each in a separate surface, U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatYVU420Planar_709: Self = Self(90);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY10V10U10_420SemiPlanar_709: Self = Self(91);
+    /// Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY10V10U10_420SemiPlanar_2020: Self = Self(92);
+    /// Y10, V10U10  in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height =  Y height.
+    pub const cudaEglColorFormatY10V10U10_422SemiPlanar_2020: Self = Self(93);
+    /// Y10, V10U10  in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height =  Y height.
+    pub const cudaEglColorFormatY10V10U10_422SemiPlanar: Self = Self(94);
+    /// Y10, V10U10  in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height =  Y height.
+    pub const cudaEglColorFormatY10V10U10_422SemiPlanar_709: Self = Self(95);
+    /// Extended Range Color format for single Y plane.
+    pub const cudaEglColorFormatY_ER: Self = Self(96);
+    /// Extended Range Color format for single Y plane.
+    pub const cudaEglColorFormatY_709_ER: Self = Self(97);
+    /// Extended Range Color format for single Y10 plane.
+    pub const cudaEglColorFormatY10_ER: Self = Self(98);
+    /// Extended Range Color format for single Y10 plane.
+    pub const cudaEglColorFormatY10_709_ER: Self = Self(99);
+    /// Extended Range Color format for single Y12 plane.
+    pub const cudaEglColorFormatY12_ER: Self = Self(100);
+    /// Extended Range Color format for single Y12 plane.
+    pub const cudaEglColorFormatY12_709_ER: Self = Self(101);
+    /// Y, U, V, A four channels in one surface, interleaved as AVUY.
+    pub const cudaEglColorFormatYUVA: Self = Self(102);
+    /// Y, U, V in one surface, interleaved as YVYU in one channel.
+    pub const cudaEglColorFormatYVYU: Self = Self(104);
+    /// Y, U, V in one surface, interleaved as VYUY in one channel.
+    pub const cudaEglColorFormatVYUY: Self = Self(105);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY10V10U10_420SemiPlanar_ER: Self = Self(106);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER: Self = Self(107);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatY10V10U10_444SemiPlanar_ER: Self = Self(108);
+    /// Extended Range Y10, V10U10 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER: Self = Self(109);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY12V12U12_420SemiPlanar_ER: Self = Self(110);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = 1/2 Y width, U/V height = 1/2 Y height.
+    pub const cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER: Self = Self(111);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatY12V12U12_444SemiPlanar_ER: Self = Self(112);
+    /// Extended Range Y12, V12U12 in two surfaces (VU as one surface) U/V width = Y width, U/V height = Y height.
+    pub const cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER: Self = Self(113);
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    pub const cudaEglColorFormatUYVY709: Self = Self(114);
+    /// Extended Range Y, U, V in one surface, interleaved as UYVY in one channel.
+    pub const cudaEglColorFormatUYVY709_ER: Self = Self(115);
+    /// Y, U, V in one surface, interleaved as UYVY in one channel.
+    pub const cudaEglColorFormatUYVY2020: Self = Self(116);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("cudaEglColorFormatYUV420Planar"),
+            1 => Some("cudaEglColorFormatYUV420SemiPlanar"),
+            2 => Some("cudaEglColorFormatYUV422Planar"),
+            3 => Some("cudaEglColorFormatYUV422SemiPlanar"),
+            6 => Some("cudaEglColorFormatARGB"),
+            7 => Some("cudaEglColorFormatRGBA"),
+            8 => Some("cudaEglColorFormatL"),
+            9 => Some("cudaEglColorFormatR"),
+            10 => Some("cudaEglColorFormatYUV444Planar"),
+            11 => Some("cudaEglColorFormatYUV444SemiPlanar"),
+            12 => Some("cudaEglColorFormatYUYV422"),
+            13 => Some("cudaEglColorFormatUYVY422"),
+            14 => Some("cudaEglColorFormatABGR"),
+            15 => Some("cudaEglColorFormatBGRA"),
+            16 => Some("cudaEglColorFormatA"),
+            17 => Some("cudaEglColorFormatRG"),
+            18 => Some("cudaEglColorFormatAYUV"),
+            19 => Some("cudaEglColorFormatYVU444SemiPlanar"),
+            20 => Some("cudaEglColorFormatYVU422SemiPlanar"),
+            21 => Some("cudaEglColorFormatYVU420SemiPlanar"),
+            22 => Some("cudaEglColorFormatY10V10U10_444SemiPlanar"),
+            23 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar"),
+            24 => Some("cudaEglColorFormatY12V12U12_444SemiPlanar"),
+            25 => Some("cudaEglColorFormatY12V12U12_420SemiPlanar"),
+            26 => Some("cudaEglColorFormatVYUY_ER"),
+            27 => Some("cudaEglColorFormatUYVY_ER"),
+            28 => Some("cudaEglColorFormatYUYV_ER"),
+            29 => Some("cudaEglColorFormatYVYU_ER"),
+            31 => Some("cudaEglColorFormatYUVA_ER"),
+            32 => Some("cudaEglColorFormatAYUV_ER"),
+            33 => Some("cudaEglColorFormatYUV444Planar_ER"),
+            34 => Some("cudaEglColorFormatYUV422Planar_ER"),
+            35 => Some("cudaEglColorFormatYUV420Planar_ER"),
+            36 => Some("cudaEglColorFormatYUV444SemiPlanar_ER"),
+            37 => Some("cudaEglColorFormatYUV422SemiPlanar_ER"),
+            38 => Some("cudaEglColorFormatYUV420SemiPlanar_ER"),
+            39 => Some("cudaEglColorFormatYVU444Planar_ER"),
+            40 => Some("cudaEglColorFormatYVU422Planar_ER"),
+            41 => Some("cudaEglColorFormatYVU420Planar_ER"),
+            42 => Some("cudaEglColorFormatYVU444SemiPlanar_ER"),
+            43 => Some("cudaEglColorFormatYVU422SemiPlanar_ER"),
+            44 => Some("cudaEglColorFormatYVU420SemiPlanar_ER"),
+            45 => Some("cudaEglColorFormatBayerRGGB"),
+            46 => Some("cudaEglColorFormatBayerBGGR"),
+            47 => Some("cudaEglColorFormatBayerGRBG"),
+            48 => Some("cudaEglColorFormatBayerGBRG"),
+            49 => Some("cudaEglColorFormatBayer10RGGB"),
+            50 => Some("cudaEglColorFormatBayer10BGGR"),
+            51 => Some("cudaEglColorFormatBayer10GRBG"),
+            52 => Some("cudaEglColorFormatBayer10GBRG"),
+            53 => Some("cudaEglColorFormatBayer12RGGB"),
+            54 => Some("cudaEglColorFormatBayer12BGGR"),
+            55 => Some("cudaEglColorFormatBayer12GRBG"),
+            56 => Some("cudaEglColorFormatBayer12GBRG"),
+            57 => Some("cudaEglColorFormatBayer14RGGB"),
+            58 => Some("cudaEglColorFormatBayer14BGGR"),
+            59 => Some("cudaEglColorFormatBayer14GRBG"),
+            60 => Some("cudaEglColorFormatBayer14GBRG"),
+            61 => Some("cudaEglColorFormatBayer20RGGB"),
+            62 => Some("cudaEglColorFormatBayer20BGGR"),
+            63 => Some("cudaEglColorFormatBayer20GRBG"),
+            64 => Some("cudaEglColorFormatBayer20GBRG"),
+            65 => Some("cudaEglColorFormatYVU444Planar"),
+            66 => Some("cudaEglColorFormatYVU422Planar"),
+            67 => Some("cudaEglColorFormatYVU420Planar"),
+            68 => Some("cudaEglColorFormatBayerIspRGGB"),
+            69 => Some("cudaEglColorFormatBayerIspBGGR"),
+            70 => Some("cudaEglColorFormatBayerIspGRBG"),
+            71 => Some("cudaEglColorFormatBayerIspGBRG"),
+            72 => Some("cudaEglColorFormatBayerBCCR"),
+            73 => Some("cudaEglColorFormatBayerRCCB"),
+            74 => Some("cudaEglColorFormatBayerCRBC"),
+            75 => Some("cudaEglColorFormatBayerCBRC"),
+            76 => Some("cudaEglColorFormatBayer10CCCC"),
+            77 => Some("cudaEglColorFormatBayer12BCCR"),
+            78 => Some("cudaEglColorFormatBayer12RCCB"),
+            79 => Some("cudaEglColorFormatBayer12CRBC"),
+            80 => Some("cudaEglColorFormatBayer12CBRC"),
+            81 => Some("cudaEglColorFormatBayer12CCCC"),
+            82 => Some("cudaEglColorFormatY"),
+            83 => Some("cudaEglColorFormatYUV420SemiPlanar_2020"),
+            84 => Some("cudaEglColorFormatYVU420SemiPlanar_2020"),
+            85 => Some("cudaEglColorFormatYUV420Planar_2020"),
+            86 => Some("cudaEglColorFormatYVU420Planar_2020"),
+            87 => Some("cudaEglColorFormatYUV420SemiPlanar_709"),
+            88 => Some("cudaEglColorFormatYVU420SemiPlanar_709"),
+            89 => Some("cudaEglColorFormatYUV420Planar_709"),
+            90 => Some("cudaEglColorFormatYVU420Planar_709"),
+            91 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_709"),
+            92 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_2020"),
+            93 => Some("cudaEglColorFormatY10V10U10_422SemiPlanar_2020"),
+            94 => Some("cudaEglColorFormatY10V10U10_422SemiPlanar"),
+            95 => Some("cudaEglColorFormatY10V10U10_422SemiPlanar_709"),
+            96 => Some("cudaEglColorFormatY_ER"),
+            97 => Some("cudaEglColorFormatY_709_ER"),
+            98 => Some("cudaEglColorFormatY10_ER"),
+            99 => Some("cudaEglColorFormatY10_709_ER"),
+            100 => Some("cudaEglColorFormatY12_ER"),
+            101 => Some("cudaEglColorFormatY12_709_ER"),
+            102 => Some("cudaEglColorFormatYUVA"),
+            104 => Some("cudaEglColorFormatYVYU"),
+            105 => Some("cudaEglColorFormatVYUY"),
+            106 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_ER"),
+            107 => Some("cudaEglColorFormatY10V10U10_420SemiPlanar_709_ER"),
+            108 => Some("cudaEglColorFormatY10V10U10_444SemiPlanar_ER"),
+            109 => Some("cudaEglColorFormatY10V10U10_444SemiPlanar_709_ER"),
+            110 => Some("cudaEglColorFormatY12V12U12_420SemiPlanar_ER"),
+            111 => Some("cudaEglColorFormatY12V12U12_420SemiPlanar_709_ER"),
+            112 => Some("cudaEglColorFormatY12V12U12_444SemiPlanar_ER"),
+            113 => Some("cudaEglColorFormatY12V12U12_444SemiPlanar_709_ER"),
+            114 => Some("cudaEglColorFormatUYVY709"),
+            115 => Some("cudaEglColorFormatUYVY709_ER"),
+            116 => Some("cudaEglColorFormatUYVY2020"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for cudaEglColorFormat {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "cudaEglColorFormat({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for cudaEglColorFormat {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<cudaEglColorFormat> for c_uint {
+    fn from(v: cudaEglColorFormat) -> Self {
         v.0
     }
 }

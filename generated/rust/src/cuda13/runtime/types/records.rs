@@ -19,6 +19,10 @@
 // texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! Structs and unions with C field names. `Default` is all-zero bytes (valid: callbacks are
 //! `Option`s, handles nullable). Each complete record asserts its size, alignment and field
@@ -5067,3 +5071,122 @@ const _: () = {
     assert!(core::mem::offset_of!(cudaGraphRecaptureCallbackData, callbackFunc) == 0);
     assert!(core::mem::offset_of!(cudaGraphRecaptureCallbackData, userData) == 8);
 };
+
+/// CUDA EGL Plane Descriptor - structure defining each plane of a CUDA EGLFrame
+#[doc(alias = "cudaEglPlaneDesc_st")]
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct cudaEglPlaneDesc {
+    /// Width of plane
+    pub width: c_uint,
+    /// Height of plane
+    pub height: c_uint,
+    /// Depth of plane
+    pub depth: c_uint,
+    /// Pitch of plane
+    pub pitch: c_uint,
+    /// Number of channels for the plane
+    pub numChannels: c_uint,
+    /// Channel Format Descriptor
+    pub channelDesc: cudaChannelFormatDesc,
+    /// Reserved for future use
+    pub reserved: [c_uint; 4],
+}
+
+impl Default for cudaEglPlaneDesc {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<cudaEglPlaneDesc>() == 56);
+    assert!(core::mem::align_of::<cudaEglPlaneDesc>() == 4);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, width) == 0);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, height) == 4);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, depth) == 8);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, pitch) == 12);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, numChannels) == 16);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, channelDesc) == 20);
+    assert!(core::mem::offset_of!(cudaEglPlaneDesc, reserved) == 40);
+};
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union cudaEglFrame_frame {
+    /// Array of CUDA arrays corresponding to each plane
+    pub pArray: [cudaArray_t; 3],
+    /// Array of Pointers corresponding to each plane
+    pub pPitch: [cudaPitchedPtr; 3],
+}
+
+impl Default for cudaEglFrame_frame {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+impl core::fmt::Debug for cudaEglFrame_frame {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("cudaEglFrame_frame").finish_non_exhaustive()
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<cudaEglFrame_frame>() == 96);
+    assert!(core::mem::align_of::<cudaEglFrame_frame>() == 8);
+};
+
+/// CUDA EGLFrame Descriptor - structure defining one frame of EGL.
+///
+/// Each frame may contain one or more planes depending on whether the surface is Multiplanar or not.
+/// Each plane of EGLFrame is represented by `cudaEglPlaneDesc` which is defined as:
+/// ```c
+/// typedef struct cudaEglPlaneDesc_st {
+///     unsigned int width;
+///     unsigned int height;
+///     unsigned int depth;
+///     unsigned int pitch;
+///     unsigned int numChannels;
+///     struct cudaChannelFormatDesc channelDesc;
+///     unsigned int reserved[4];
+/// } cudaEglPlaneDesc;
+/// ```
+#[doc(alias = "cudaEglFrame_st")]
+#[repr(C)]
+#[derive(Copy, Clone, Debug)]
+pub struct cudaEglFrame {
+    pub frame: cudaEglFrame_frame,
+    /// CUDA EGL Plane Descriptor `cudaEglPlaneDesc`
+    pub planeDesc: [cudaEglPlaneDesc; 3],
+    /// Number of planes
+    pub planeCount: c_uint,
+    /// Array or Pitch
+    pub frameType: cudaEglFrameType,
+    /// CUDA EGL Color Format
+    pub eglColorFormat: cudaEglColorFormat,
+}
+
+impl Default for cudaEglFrame {
+    fn default() -> Self {
+        // SAFETY: every field type of a record is valid as all-zero bytes.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+const _: () = {
+    assert!(core::mem::size_of::<cudaEglFrame>() == 280);
+    assert!(core::mem::align_of::<cudaEglFrame>() == 8);
+    assert!(core::mem::offset_of!(cudaEglFrame, frame) == 0);
+    assert!(core::mem::offset_of!(cudaEglFrame, planeDesc) == 96);
+    assert!(core::mem::offset_of!(cudaEglFrame, planeCount) == 264);
+    assert!(core::mem::offset_of!(cudaEglFrame, frameType) == 268);
+    assert!(core::mem::offset_of!(cudaEglFrame, eglColorFormat) == 272);
+};
+
+#[repr(C)]
+pub struct CUeglStreamConnection_st {
+    _opaque: [u8; 0],
+}
