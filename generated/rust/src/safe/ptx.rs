@@ -19,6 +19,10 @@
 // 12.9 texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // 12.9 device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // 12.9 cuda_device_runtime_api.h sha256 c5a8f03766272be3c7801b8c8ffc4b9c5411e7fb0d85d7b2c713cb5cc170b021
+// 12.9 cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// 12.9 cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// 12.9 cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// 12.9 cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // 13.5 cuda.h sha256 f4250132eae986e244c693f562f81bdaa919c378665228bece23182da33a39b0
 // 13.5 cudaTypedefs.h sha256 0becf4355b73b40411f4aefc87b4dc77f327da7a947b09b31063043169d16fc3
 // 13.5 cudaGL.h sha256 80c4f51cf19afac8ae8e2d2002c298af85f8e4b736f472a0942fedb4d486c943
@@ -39,6 +43,10 @@
 // 13.5 texture_types.h sha256 ef79ed57283cafc7f32b2e55224eb2baf0b8e460de59ea5a2c8a8893e337462f
 // 13.5 device_types.h sha256 d8b171a190493e80395741f511b29311a5c38b718324fb7338f7511c36ae7084
 // 13.5 cuda_device_runtime_api.h sha256 0a159d4210c02213df336c8582700b617d6d298a7d74d9eb16c561bc5f4e9b7c
+// 13.5 cuda_gl_interop.h sha256 55012cc0578e045e8937a434a5d964bdce564fb6c3d459d37ca7b0bc036e9427
+// 13.5 cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
+// 13.5 cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
+// 13.5 cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // Regenerate with `cargo xtask regen`.
 //! Kernel parameter layouts read from PTX text: each `.entry`'s parameter list, laid out by the
 //! PTX parameter-space rules (each parameter at the next multiple of its alignment: the
