@@ -123,10 +123,13 @@ def measure(theirs, streams, floor, number=20000):
     """Prints the BENCH lines (see `bench`) for cudagen.runtime against ``theirs`` with the
     stream objects ``streams`` (``s`` ours, ``ts`` theirs, ``si`` an int) and the floor modules
     ``floor``."""
-    env = {"rt": rt, "th": theirs, **streams}
+    env = {"rt": rt, "th": theirs, "ours_get": rt.cudaGetDevice, "theirs_get": theirs.cudaGetDevice, **streams}
     env.update({"f_" + k: m for k, m in floor.items()})
     cases = {
         "cudaGetDevice": ("rt.cudaGetDevice()", "th.cudaGetDevice()", "get_device()"),
+        # the same call without the module attribute lookup (CPython does not specialize it on a
+        # module with `__getattr__`, which cudagen's modules have: NOTES "Module attribute cost")
+        "cudaGetDevice_bound": ("ours_get()", "theirs_get()", "get_device()"),
         "cudaGetDeviceCount": ("rt.cudaGetDeviceCount()", "th.cudaGetDeviceCount()", "get_device_count()"),
         "cudaStreamQuery": ("rt.cudaStreamQuery(s)", "th.cudaStreamQuery(ts)", "query(si)"),
     }
