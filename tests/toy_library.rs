@@ -36,6 +36,7 @@ static TOY: LibraryProfile = LibraryProfile {
     resolver: None,
     cudarc: false,
     python: PythonConvention::Tuple,
+    python_helpers: None,
     loader: LoaderProfile {
         sonames: &["libtoy.so.1"],
         override_var: "CUDAGEN_LIBTOY",

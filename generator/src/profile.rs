@@ -50,6 +50,10 @@ pub struct LibraryProfile {
     pub cudarc: bool,
     /// How the Python module answers: cuda.bindings' convention for this module.
     pub python: PythonConvention,
+    /// A hand-written module of `templates/python/support/py/cudagen/` (no `.py`) whose public
+    /// names the Python module re-exports: helpers cuda.bindings' module of the same name has
+    /// beside the C API (the runtime's `make_cudaExtent`, `getLocalRuntimeVersion`, ...).
+    pub python_helpers: Option<&'static str>,
     /// How the runtime loader finds and resolves the library.
     pub loader: LoaderProfile,
 }
@@ -211,6 +215,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
         }),
         cudarc: true,
         python: PythonConvention::Tuple,
+        python_helpers: None,
         loader: LoaderProfile {
             sonames: &["libcuda.so.1"],
             override_var: "CUDAGEN_LIBCUDA",
@@ -257,6 +262,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
         resolver: None,
         cudarc: false,
         python: PythonConvention::Tuple,
+        python_helpers: None,
         loader: LoaderProfile {
             // The headers' major first (a 13.x build must not bind NVRTC 12's library); the next
             // major is the fallback where only a newer toolkit is installed: it keeps the C API
@@ -299,6 +305,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
         resolver: None,
         cudarc: false,
         python: PythonConvention::Exceptions { error_class: "nvJitLinkError" },
+        python_helpers: None,
         loader: LoaderProfile {
             // As NVRTC: the headers' major first, the next one as fallback. The entries are the
             // versioned ABI symbols the header's inline wrappers call (`__nvJitLinkCreate_12_9`),
@@ -342,6 +349,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
         resolver: None,
         cudarc: false,
         python: PythonConvention::Exceptions { error_class: "nvvmError" },
+        python_helpers: None,
         loader: LoaderProfile {
             // libnvvm's soname has been `.4` since CUDA 11.x; the toolkit and the 12.x wheel also
             // carry the bare development name.
@@ -407,6 +415,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
         resolver: None,
         cudarc: false,
         python: PythonConvention::Tuple,
+        python_helpers: Some("_runtime_helpers"),
         loader: LoaderProfile {
             // The headers' major only: record layouts (`cudaDeviceProp`) change between majors.
             sonames: &["libcudart.so.{major}"],

@@ -42,4 +42,11 @@ maturin=.venv/bin/maturin
 "$maturin" build --release --strip --quiet -m target/v13_0/gen/python/Cargo.toml -o "$out/whl" \
   -i "$py312" --no-default-features --features extension-module
 cp tests/gpu/runtime_py.py "$out/"
+# the bench's floors: the dynamic one built here for CPython 3.12; the source for the static one,
+# which runtime.sh builds there against the wheel's libcudart_static.a
+mkdir -p "$out/floor"
+cp tests/python/bench_rt_floor.c "$out/floor/"
+sysconfig() { "$py312" -c "import sysconfig; print(sysconfig.$1)"; }
+gcc -O2 -shared -fPIC -I"$(sysconfig "get_paths()['include']")" -DFLOOR_DYNAMIC -DCUDART_MAJOR=13 \
+  tests/python/bench_rt_floor.c -ldl -o "$out/floor/bench_rt_floor_dyn$(sysconfig "get_config_var('EXT_SUFFIX')")"
 du -sh "$out"

@@ -28,9 +28,20 @@ row "rust: runtime SAXPY + driver launch" "$(result "$work/rust.txt")" "$(grep -
 # The wheel into a folder of its own on the machine's Python's path (numpy and cuda.bindings
 # come from its site-packages; a venv over a venv would not see them).
 "$py" -m pip install -q --no-deps --target "$work/site" "$c"/whl/*.whl
-PYTHONPATH="$work/site" "$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
+# The bench's floors (tests/python/bench_rt_floor.c): the dynamic one comes built; the static one
+# is built here when this machine has Python's headers and the wheel's libcudart_static.a.
+floor="$work/floor"; mkdir -p "$floor"; cp "$c"/floor/*.so "$floor/" 2>/dev/null || true
+pyinc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
+suffix=$("$py" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
+static_a=$(ls "$(dirname "${CUDAGEN_CUDART_PATH:-/nonexistent/x}")"/libcudart_static.a 2>/dev/null | head -1)
+if [ -f "$pyinc/Python.h" ] && [ -n "$static_a" ] && [ -f "$c/floor/bench_rt_floor.c" ]; then
+  gcc -O2 -shared -fPIC -I"$pyinc" "$c/floor/bench_rt_floor.c" "$static_a" -Wl,--exclude-libs,ALL -ldl -lrt -lpthread \
+    -o "$floor/bench_rt_floor_static$suffix" || echo "static floor: build failed"
+fi
+CUDAGEN_BENCH_FLOOR="$floor" PYTHONPATH="$work/site" "$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
 row "python: runtime SAXPY + mixing" "$(result "$work/py.txt")" "$(grep -c ' ok$' "$work/py.txt") checks ok"
-while read -r _ name ours theirs ratio; do row "python bench $name (ns ours/theirs)" INFO "$ours / $theirs = $ratio"; done < <(grep '^BENCH ' "$work/py.txt" | grep -v skipped)
+while read -r _ name ours theirs ratio floors; do row "python bench $name (ns ours/theirs)" INFO "$ours / $theirs = $ratio ${floors:+floors $floors}"; done < <(grep '^BENCH ' "$work/py.txt" | grep -v 'skipped\|note')
+grep '^BENCH note' "$work/py.txt"
 
 if gcc -std=c99 -O2 -I "$c/c/include" "$c/c/runtime_saxpy.c" -L "$c/c" -Wl,-rpath,"$PWD/$c/c" -lcudagen -lm -o "$work/csaxpy" > "$work/cc.txt" 2>&1; then
   CUDAGEN_TRACE=1 CUDAGEN_TRACE_FILE="$work/trace.txt" "$work/csaxpy" > "$work/c.txt" 2>&1

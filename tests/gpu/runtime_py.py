@@ -2,7 +2,8 @@
 mixed, and a bench of small runtime calls against cuda.bindings.runtime.
 
 Prints `RESULT: PASS|FAIL ...` for the SAXPY/mixing part and one `BENCH <call> ours_ns theirs_ns`
-line per call (median of alternating rounds, each call a statement in timeit's compiled loop).
+line per call (median of alternating rounds, each call a statement in timeit's compiled loop),
+with the floors of tests/python/bench_rt_floor.c when they are built.
 """
 
 import statistics
@@ -14,6 +15,7 @@ from cudagen import driver as dr
 from cudagen import nvrtc
 from cudagen import runtime as rt
 
+ROUNDS = 21
 SAXPY = b"""extern "C" __global__
 void saxpy(float a, float *x, float *y, float *out, size_t n)
 {
@@ -85,26 +87,63 @@ def saxpy():
     return stream, all(checks.values())
 
 
+def floors():
+    """{"dyn": module, "static": module} of the floors tests/python/bench_rt_floor.c builds (from
+    $CUDAGEN_BENCH_FLOOR), each left out when not built or not loadable."""
+    import importlib
+    import os
+
+    sys.path.insert(0, os.environ.get("CUDAGEN_BENCH_FLOOR", ".carry/runtime/floor"))
+    out = {}
+    for key in ("dyn", "static"):
+        try:
+            out[key] = importlib.import_module("bench_rt_floor_" + key)
+        except (ImportError, RuntimeError) as e:
+            print("BENCH note: no %s floor (%s)" % (key, e))
+    return out
+
+
 def bench(stream):
+    """One `BENCH <call> ours theirs ratio [dyn_floor static_floor]` line per call: medians of
+    ROUNDS rounds, the order of the sides swapping every round; the ratio is the median of the
+    per-round ratios. The floors call the same runtime entries from a few lines of C (ints in and
+    out, GIL released): `dyn` through the libcudart cudagen loads, `static` linked with
+    libcudart_static.a as cuda.bindings is."""
     try:
         from cuda.bindings import runtime as theirs
     except ImportError:
         print("BENCH skipped: no cuda.bindings.runtime")
         return
-    tstream = theirs.cudaStreamCreate()[1]
-    pairs = {
-        "cudaGetDevice": ("rt.cudaGetDevice()", "th.cudaGetDevice()"),
-        "cudaGetDeviceCount": ("rt.cudaGetDeviceCount()", "th.cudaGetDeviceCount()"),
-        "cudaStreamQuery": ("rt.cudaStreamQuery(s)", "th.cudaStreamQuery(ts)"),
+    ours_stream = rt.cudaStreamCreate()[1]
+    streams = {"s": ours_stream, "ts": theirs.cudaStreamCreate()[1], "si": int(ours_stream)}
+    measure(theirs, streams, floors())
+
+
+def measure(theirs, streams, floor, number=20000):
+    """Prints the BENCH lines (see `bench`) for cudagen.runtime against ``theirs`` with the
+    stream objects ``streams`` (``s`` ours, ``ts`` theirs, ``si`` an int) and the floor modules
+    ``floor``."""
+    env = {"rt": rt, "th": theirs, "ours_get": rt.cudaGetDevice, "theirs_get": theirs.cudaGetDevice, **streams}
+    env.update({"f_" + k: m for k, m in floor.items()})
+    cases = {
+        "cudaGetDevice": ("rt.cudaGetDevice()", "th.cudaGetDevice()", "get_device()"),
+        # the same call without the module attribute lookup (CPython does not specialize it on a
+        # module with `__getattr__`, which cudagen's modules have: NOTES "Module attribute cost")
+        "cudaGetDevice_bound": ("ours_get()", "theirs_get()", "get_device()"),
+        "cudaGetDeviceCount": ("rt.cudaGetDeviceCount()", "th.cudaGetDeviceCount()", "get_device_count()"),
+        "cudaStreamQuery": ("rt.cudaStreamQuery(s)", "th.cudaStreamQuery(ts)", "query(si)"),
     }
-    env = {"rt": rt, "th": theirs, "s": rt.cudaStreamCreate()[1], "ts": tstream}
-    number = 20000
-    for name, (ours, theirs_stmt) in pairs.items():
-        a, b = [], []
-        for _ in range(15):
-            a.append(timeit.timeit(ours, globals=env, number=number) / number * 1e9)
-            b.append(timeit.timeit(theirs_stmt, globals=env, number=number) / number * 1e9)
-        print("BENCH %-20s %8.1f %8.1f %.2fx" % (name, statistics.median(a), statistics.median(b), statistics.median(a) / statistics.median(b)))
+    for name, (ours, theirs_stmt, floor_stmt) in cases.items():
+        stmts = [ours, theirs_stmt] + ["f_%s.%s" % (k, floor_stmt) for k in floor]
+        runs = [[] for _ in stmts]
+        for r in range(ROUNDS):
+            order = range(len(stmts)) if r % 2 == 0 else reversed(range(len(stmts)))
+            for i in order:
+                runs[i].append(timeit.timeit(stmts[i], globals=env, number=number) / number * 1e9)
+        med = [statistics.median(x) for x in runs]
+        ratio = statistics.median(a / b for a, b in zip(runs[0], runs[1]))
+        floors_text = " ".join("%s=%.1f" % (k, m) for k, m in zip(floor, med[2:]))
+        print("BENCH %-20s %8.1f %8.1f %.2fx %s" % (name, med[0], med[1], ratio, floors_text))
 
 
 def main():

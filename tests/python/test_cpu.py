@@ -2,6 +2,7 @@
 
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 
@@ -236,3 +237,30 @@ def test_import_builds_no_enum_or_record_eagerly():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0", "2"], out
+
+
+def test_status_members_of_a_wide_enum(tmp_path):
+    """cudaError_t spans 0 ... 10000 (cudaErrorApiFailureBase): every status a call returns is
+    its member (the low codes from the indexed table, the far one from the sparse one), and an
+    unknown code a pseudo-member. A fake libcudart returns the code it is given."""
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the fake libcudart")
+    src = tmp_path / "cudart.c"
+    src.write_text("static int next;\nint cudaGetDevice(int *d) { if (d) *d = 3; return next; }\n"
+                   "int cudaSetDevice(int code) { next = code; return 0; }\n")
+    lib = tmp_path / "libcudart.so.12"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    code = (
+        "from cudagen import runtime as rt\n"
+        "for c in (0, 1, 999, 10000, 123456):\n"
+        "    rt.cudaSetDevice(c)\n"
+        "    err, dev = rt.cudaGetDevice()\n"
+        "    print(type(err).__name__, int(err), err.name, dev)\n"
+    )
+    env = dict(os.environ, CUDAGEN_CUDART_PATH=str(lib))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    lines = out.stdout.split("\n")
+    assert lines[:4] == ["cudaError_t 0 cudaSuccess 3", "cudaError_t 1 cudaErrorInvalidValue None",
+                         "cudaError_t 999 cudaErrorUnknown None", "cudaError_t 10000 cudaErrorApiFailureBase None"], out.stdout + out.stderr
+    assert lines[4].startswith("cudaError_t 123456 ") and lines[4].endswith(" None"), out.stdout + out.stderr

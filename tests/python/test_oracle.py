@@ -1,6 +1,6 @@
 """NVIDIA's cuda.bindings as the oracle of the Python surface (no GPU needed).
 
-For every public name of `cuda.bindings.driver` / `.nvrtc`: cudagen has it as the same kind of
+For every public name of `cuda.bindings.driver` / `.nvrtc` / `.runtime` / `.nvjitlink` / `.nvvm`: cudagen has it as the same kind of
 thing (function, IntEnum with the same members, record with the same fields, value class, int
 constant); every function has the same parameter names in the same order; and a differential
 run calls every function of both packages with the same arguments against one fake libcuda /
@@ -21,6 +21,7 @@ subprocess that makes the calls, so a crash is named instead of killing pytest.
 
 import enum
 import fnmatch
+import importlib
 import inspect
 from collections.abc import Mapping
 import itertools
@@ -42,20 +43,23 @@ MODULES = ("driver", "nvrtc")
 # Modules of cuda.bindings' other convention (snake_case, exceptions): names, kinds and
 # signatures are compared; the fake-library runs cover MODULES.
 RAISING = ("nvjitlink", "nvvm")
+# Modules whose oracle links its C library statically: cuda.bindings.runtime carries NVIDIA's
+# static cudart inside its extension (12.9.5: `_bindings/cyruntime*.so`, 13.x:
+# `_internal/runtime*.so`; no libcudart is loaded, only libcuda.so.1), so no fake libcudart can
+# stand under it. Names, kinds and signatures are compared; the fake-library runs cover MODULES.
+STATIC = ("runtime",)
+# Every module whose names, kinds and signatures are compared.
+COMPARED = MODULES + RAISING + STATIC
 
 
 # ---------------------------------------------------------------- shared by test and runner
 
 
 def _theirs(module):
-    import importlib
-
     return importlib.import_module(THEIRS + "." + module)
 
 
 def _ours(module):
-    import importlib
-
     return importlib.import_module(OURS + "." + module)
 
 
@@ -89,10 +93,12 @@ def _param_types(fn):
     m = re.match(r"^\w+\((.*)\)", first)
     if m and m.group(1):
         for item in re.split(r",\s*(?![^\[]*\])", m.group(1)):
-            item = item.split(":")[0].strip()
-            words = item.replace("*", "* ").split()
+            name, _, annotation = item.partition(":")
+            words = name.strip().replace("*", "* ").split()
             if len(words) >= 2:
                 out[words[-1]] = " ".join(words[:-1]).replace("* ", "*").replace(" *", " *")
+            elif len(words) == 1 and re.match(r"^\w+$", annotation.strip()):  # `attr: cudaDeviceP2PAttr`
+                out[words[0]] = annotation.strip()
     i = doc.find("Parameters\n")
     j = doc.find("Returns\n", i)
     if i >= 0:
@@ -132,8 +138,10 @@ def _candidates(mod, text):
             except Exception:
                 pass
     extras = [0, None, b"", []]  # the fallbacks, for types the text did not tell ("Any")
-    if hasattr(mod, "cuuint64_t"):
-        extras.append(mod.cuuint64_t(0))
+    # the driver's cuuint64_t (graph memory attribute values; the runtime module has none)
+    cu64 = getattr(mod, "cuuint64_t", None) or getattr(importlib.import_module(mod.__name__.rsplit(".", 1)[0] + ".driver"), "cuuint64_t", None)
+    if cu64 is not None:
+        extras.append(cu64(0))
     for extra in extras:
         if not any(type(x) is type(extra) and x == extra for x in out):
             out.append(extra)
@@ -258,8 +266,6 @@ def oracle_major_minor():
 
 def oracle_or_skip():
     """Skips (fails in CI) unless cuda-bindings ORACLE_VERSION is importable as THEIRS."""
-    import importlib
-
     try:
         found = importlib.import_module(THEIRS).__version__
         _theirs("driver")
@@ -327,7 +333,7 @@ def _kind(x):
 @pytest.mark.parametrize("check", ["name", "kind"])
 def test_public_names_and_kinds(oracle, check):
     found = []
-    for module in MODULES + RAISING:
+    for module in COMPARED:
         theirs, ours = _theirs(module), _ours(module)
         for name in _public(theirs):
             if not hasattr(ours, name):
@@ -360,7 +366,7 @@ def _params(fn):
 
 def test_signatures(oracle):
     found = []
-    for module in MODULES + RAISING:
+    for module in COMPARED:
         theirs, ours = _theirs(module), _ours(module)
         for name in _functions(module):
             if not hasattr(ours, name):
@@ -398,14 +404,21 @@ int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, in
 """
 
 
-def _fake_nvrtc_source(names):
-    lines = ["/* Every entry returns NVRTC_ERROR_INVALID_INPUT without touching its arguments. */"]
+def _fake_source(names, strings):
+    """A fake library whose entries ``names`` all return STATUS without touching their arguments;
+    those in ``strings`` return a C string instead (the error-text functions)."""
+    lines = ["/* Every entry returns STATUS without touching its arguments. */"]
     for n in sorted(names):
-        if n == "nvrtcGetErrorString":
-            lines.append('const char *nvrtcGetErrorString(int r) { (void)r; return "fake"; }')
+        if n in strings:
+            lines.append('const char *%s(int r) { (void)r; return "fake"; }' % n)
         else:
             lines.append("int %s(void) { return STATUS; }" % n)
     return "\n".join(lines) + "\n"
+
+
+def _entry_names(module, prefix):
+    """The C entries both packages' ``module`` may call (the oracle's functions and ours)."""
+    return set(_functions(module)) | {n for n in _public(_ours(module)) if n.startswith(prefix)}
 
 
 @pytest.fixture(scope="module")
@@ -413,16 +426,18 @@ def fakes(oracle, tmp_path_factory):
     gcc = shutil.which("gcc") or shutil.which("cc")
     if gcc is None:
         pytest.skip("no C compiler to build the fake libraries")
-    names = {n for n in _functions("nvrtc")} | {n for n in _public(_ours("nvrtc")) if n.startswith("nvrtc")}
+    nvrtc = _fake_source(_entry_names("nvrtc", "nvrtc"), ("nvrtcGetErrorString",))
+    cudart = _fake_source(_entry_names("runtime", "cuda"), ("cudaGetErrorName", "cudaGetErrorString"))
     major, minor = oracle_major_minor()
-    nvrtc_so = _fake_nvrtc_soname()
     out = {}
-    # "fail": every entry returns CUDA_ERROR_INVALID_VALUE / NVRTC_ERROR_INVALID_INPUT, so nothing is
-    # decoded; "ok": every entry returns success without writing, so each output is decoded (from
-    # whatever its memory held) and its type shows where it is in the tuple
-    for mode, cuda_status, nvrtc_status in (("fail", 1, 3), ("ok", 0, 0)):
+    # "fail": every entry returns CUDA_ERROR_INVALID_VALUE / NVRTC_ERROR_INVALID_INPUT /
+    # cudaErrorInvalidValue, so nothing is decoded; "ok": every entry returns success without
+    # writing, so each output is decoded (from whatever its memory held) and its type shows where
+    # it is in the tuple
+    for mode, cuda_status, nvrtc_status, cudart_status in (("fail", 1, 3, 1), ("ok", 0, 0, 0)):
         d = tmp_path_factory.mktemp("oracle_fakes_" + mode)
-        for soname, src, status in (("libcuda.so.1", _FAKE_CUDA, cuda_status), (nvrtc_so, _fake_nvrtc_source(names), nvrtc_status)):
+        for soname, src, status in (("libcuda.so.1", _FAKE_CUDA, cuda_status), (_fake_nvrtc_soname(), nvrtc, nvrtc_status),
+                                    (_fake_cudart_soname(), cudart, cudart_status)):
             c = d / (soname + ".c")
             c.write_text(src)
             subprocess.run([gcc, "-shared", "-fPIC", "-O0", "-DSTATUS=%d" % status, "-DVERSION=%d" % (major * 1000 + minor * 10),
@@ -437,13 +452,25 @@ def _fake_nvrtc_soname():
     return "libnvrtc.so.%d" % oracle_major_minor()[0]
 
 
+def _fake_cudart_soname():
+    """libcudart.so.<major>: the one name cudagen's runtime loads (cuda.bindings' runtime carries
+    a static cudart that calls the fake libcuda instead)."""
+    return "libcudart.so.%d" % oracle_major_minor()[0]
+
+
 def _fake_env(fakes):
     """The environment of a runner whose libcuda and libnvrtc are the fakes in folder ``fakes``."""
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = str(fakes) + os.pathsep + env.get("LD_LIBRARY_PATH", "")
     env["CUDAGEN_LIBCUDA"] = str(fakes / "libcuda.so.1")
     env["CUDAGEN_NVRTC_PATH"] = str(fakes / _fake_nvrtc_soname())
+    env["CUDAGEN_CUDART_PATH"] = str(fakes / _fake_cudart_soname())
     return env
+
+
+# the fakes each module's runner loads first (the runtime: cuda.bindings' static cudart calls
+# libcuda, cudagen loads libcudart)
+_PRELOAD = {"driver": ("libcuda.so.1",), "nvrtc": (_fake_nvrtc_soname(),), "runtime": ("libcuda.so.1", _fake_cudart_soname())}
 
 
 def _differential(fakes, package, module):
@@ -452,7 +479,7 @@ def _differential(fakes, package, module):
     if out.exists():
         out.unlink()
     env = _fake_env(fakes)
-    env["CUDAGEN_ORACLE_PRELOAD"] = str(fakes / ("libcuda.so.1" if module == "driver" else _fake_nvrtc_soname()))
+    env["CUDAGEN_ORACLE_PRELOAD"] = os.pathsep.join(str(fakes / so) for so in _PRELOAD[module])
     names = _functions(module)
     results = {}
     start = 0
@@ -480,8 +507,10 @@ def _differential(fakes, package, module):
 
 
 def test_return_shapes(fakes):
+    """The number of values each function returns when its call fails (every fake entry fails;
+    cuda.bindings' static cudart fails over the fake libcuda)."""
     found = []
-    for module in MODULES:
+    for module in MODULES + STATIC:
         theirs = _differential(fakes["fail"], "theirs", module)
         ours = _differential(fakes["fail"], "ours", module)
         for name in _functions(module):
@@ -519,6 +548,7 @@ def test_return_types(fakes):
 if __name__ == "__main__" and len(sys.argv) == 6 and sys.argv[1] == "run":
     import ctypes
 
-    # the fake is loaded first under its soname, so both packages' loaders find it
-    ctypes.CDLL(os.environ["CUDAGEN_ORACLE_PRELOAD"], mode=ctypes.RTLD_GLOBAL)
+    # the fakes are loaded first under their sonames, so both packages' loaders find them
+    for path in os.environ["CUDAGEN_ORACLE_PRELOAD"].split(os.pathsep):
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
     _run(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])

@@ -416,6 +416,9 @@ cudaTextureType2DLayered = 242
 cudaTextureTypeCubemapLayered = 252
 CUDA_EGL_MAX_PLANES = 3
 
+# cuda.bindings' helpers beside the C API (hand-written: support/py/cudagen/_runtime_helpers.py)
+from cudagen._runtime_helpers import *  # noqa: E402,F401,F403
+
 
 def __getattr__(name):
     target = _ALIASES.get(name)

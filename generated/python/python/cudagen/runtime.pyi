@@ -32,6 +32,8 @@ from typing import Any, SupportsInt, final
 
 def __dir__() -> list[str]: ...
 
+from cudagen._runtime_helpers import *
+
 
 @final
 class cudaArray_t:

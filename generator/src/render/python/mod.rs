@@ -52,6 +52,8 @@ struct ModuleView {
     bindings_major: u32,
     /// Classes registered with `cuda.bindings.utils.get_cuda_native_handle` (`cudagen/__init__.py`).
     native_handles: Vec<String>,
+    /// The profile's `python_helpers` module, whose public names the module re-exports.
+    helpers: Option<&'static str>,
 }
 
 /// `cudagen/_<module>_docs.py`: the doc text of the module's classes, read on first use.
@@ -127,6 +129,7 @@ fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Temp
         aliases: types::aliases(lib),
         bindings_major,
         native_handles,
+        helpers: profile.python_helpers,
     };
     if let PythonConvention::Exceptions { error_class } = profile.python {
         let w = wrapper::view(lib, public, error_class, &view.functions);

@@ -5,11 +5,31 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use std::collections::HashMap;
 
+/// Values from `min` below `min + DENSE_SPAN` are looked up by index; the few beyond (the
+/// runtime's `cudaErrorApiFailureBase = 10000` beside codes up to 999) in `sparse`, so one far
+/// value does not send every status of its enum to the slow path.
+const DENSE_SPAN: i64 = 4096;
+
 struct EnumTable {
     cls: Py<PyAny>,
     min: i64,
     dense: Vec<Option<Py<PyAny>>>,
     sparse: HashMap<i64, Py<PyAny>>,
+}
+
+impl EnumTable {
+    /// The index of `v` in `dense` when it falls in the dense span.
+    fn index(min: i64, v: i64) -> Option<usize> {
+        v.checked_sub(min).filter(|i| *i < DENSE_SPAN).and_then(|i| usize::try_from(i).ok())
+    }
+
+    /// The member of value `v`: the first declared one of that value.
+    fn lookup(&self, v: i64) -> Option<&Py<PyAny>> {
+        match Self::index(self.min, v).and_then(|i| self.dense.get(i)) {
+            Some(slot) => slot.as_ref(),
+            None => self.sparse.get(&v),
+        }
+    }
 }
 
 /// Members of one enum class, by value.
@@ -33,19 +53,18 @@ impl EnumCache {
             members.push((v, m.unbind()));
         }
         let min = members.iter().map(|m| m.0).min().unwrap_or(0);
-        let max = members.iter().map(|m| m.0).max().unwrap_or(0);
-        let mut t = EnumTable { cls: cls.unbind(), min, dense: Vec::new(), sparse: HashMap::new() };
-        if max.saturating_sub(min) < 4096 {
-            t.dense = (min..=max).map(|_| None).collect();
-            for (v, m) in members {
-                let slot = &mut t.dense[(v - min) as usize];
-                if slot.is_none() {
-                    *slot = Some(m);
+        let dense_len = members.iter().filter_map(|m| EnumTable::index(min, m.0)).max().map_or(0, |i| i + 1);
+        let mut t = EnumTable { cls: cls.unbind(), min, dense: (0..dense_len).map(|_| None).collect(), sparse: HashMap::new() };
+        for (v, m) in members {
+            match EnumTable::index(min, v) {
+                Some(i) => {
+                    if t.dense[i].is_none() {
+                        t.dense[i] = Some(m);
+                    }
                 }
-            }
-        } else {
-            for (v, m) in members {
-                t.sparse.entry(v).or_insert(m);
+                None => {
+                    t.sparse.entry(v).or_insert(m);
+                }
             }
         }
         Ok(t)
@@ -68,12 +87,7 @@ impl EnumCache {
     #[inline(never)]
     fn get_slow(&self, py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
         let t = self.cell.get_or_try_init(py, || self.build(py))?;
-        let hit = if t.dense.is_empty() {
-            t.sparse.get(&v)
-        } else {
-            v.checked_sub(t.min).and_then(|i| usize::try_from(i).ok()).and_then(|i| t.dense.get(i)).and_then(|m| m.as_ref())
-        };
-        match hit {
+        match t.lookup(v) {
             Some(m) => Ok(m.clone_ref(py)),
             None => Ok(t.cls.call1(py, (v,))?),
         }

@@ -7714,11 +7714,10 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(dptrs: *mut *mut c_void, size
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemGetLocationInfo")]
 #[inline]
-pub unsafe fn mem_get_location_info(dev_ptr: *mut c_void, size: usize, summary_granularity: usize, sampling_granularity: usize) -> Result<cudaMemLocation, Error> {
-    let mut __location_out = MaybeUninit::<cudaMemLocation>::uninit();
-    let __r = unsafe { sys::call_cudaMemGetLocationInfo(dev_ptr, size, summary_granularity, sampling_granularity, __location_out.as_mut_ptr()) }?;
+pub unsafe fn mem_get_location_info(dev_ptr: *mut c_void, size: usize, summary_granularity: usize, sampling_granularity: usize, location_out: *mut cudaMemLocation) -> Result<(), Error> {
+    let __r = unsafe { sys::call_cudaMemGetLocationInfo(dev_ptr, size, summary_granularity, sampling_granularity, location_out) }?;
     error::check(__r)?;
-    Ok(unsafe { __location_out.assume_init() })
+    Ok(())
 }
 
 /// Advise about the usage of a given memory range
@@ -13393,14 +13392,17 @@ pub fn device_get_dev_resource(device: c_int, r#type: cudaDevResourceType) -> Re
 /// `cudaDeviceGetDevResource`,
 /// `cudaExecutionCtxGetDevResource`,
 /// `cudaDevResourceGenerateDesc`
+///
+/// # Safety
+///
+/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDevSmResourceSplitByCount")]
 #[inline]
-pub fn dev_sm_resource_split_by_count(result: Option<&mut [cudaDevResource]>, input: &cudaDevResource, remaining: &mut cudaDevResource, flags: c_uint) -> Result<c_uint, Error> {
-    let mut __nb_groups = MaybeUninit::<c_uint>::uninit();
-    let __min_count: c_uint = crate::util::array_len(&[result.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaDevSmResourceSplitByCount(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __nb_groups.as_mut_ptr(), core::ptr::from_ref(input), core::ptr::from_mut(remaining), flags, __min_count) }?;
+pub unsafe fn dev_sm_resource_split_by_count(result: Option<&mut [cudaDevResource]>, nb_groups: &mut c_uint, input: &cudaDevResource, flags: c_uint, min_count: c_uint) -> Result<cudaDevResource, Error> {
+    let mut __remaining = MaybeUninit::<cudaDevResource>::uninit();
+    let __r = unsafe { sys::call_cudaDevSmResourceSplitByCount(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(nb_groups), core::ptr::from_ref(input), __remaining.as_mut_ptr(), flags, min_count) }?;
     error::check(__r)?;
-    Ok(unsafe { __nb_groups.assume_init() })
+    Ok(unsafe { __remaining.assume_init() })
 }
 
 /// Splits a `cudaDevResourceTypeSm` resource into structured groups.
@@ -13524,11 +13526,12 @@ pub fn dev_sm_resource_split_by_count(result: Option<&mut [cudaDevResource]>, in
 /// `cudaDevResourceGenerateDesc`
 #[doc(alias = "cudaDevSmResourceSplit")]
 #[inline]
-pub fn dev_sm_resource_split(result: Option<&mut [cudaDevResource]>, input: &cudaDevResource, remainder: &mut cudaDevResource, flags: c_uint, group_params: &[cudaDevSmResourceGroupParams]) -> Result<(), Error> {
+pub fn dev_sm_resource_split(result: Option<&mut [cudaDevResource]>, input: &cudaDevResource, flags: c_uint, group_params: &[cudaDevSmResourceGroupParams]) -> Result<cudaDevResource, Error> {
+    let mut __remainder = MaybeUninit::<cudaDevResource>::uninit();
     let __nb_groups: c_uint = crate::util::array_len(&[result.as_ref().map(|s| s.len()), Some(group_params.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaDevSmResourceSplit(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __nb_groups, core::ptr::from_ref(input), core::ptr::from_mut(remainder), flags, group_params.as_ptr().cast_mut()) }?;
+    let __r = unsafe { sys::call_cudaDevSmResourceSplit(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __nb_groups, core::ptr::from_ref(input), __remainder.as_mut_ptr(), flags, group_params.as_ptr().cast_mut()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __remainder.assume_init() })
 }
 
 /// Generate a resource descriptor

@@ -6170,7 +6170,7 @@ raw_fn! {
     helpers call_cudaDevSmResourceSplitByCount, slow_cudaDevSmResourceSplitByCount, traced_cudaDevSmResourceSplitByCount, record_cudaDevSmResourceSplitByCount, DESC_cudaDevSmResourceSplitByCount;
     trace |__r, __w| "result,nbGroups,input,remaining,flags,minCount" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => result as usize as u64,
-        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !nbGroups.is_null() { __w |= 1 << 1; (*nbGroups) as u64 } else { nbGroups as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => nbGroups as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => input as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => remaining as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => flags as u64,
