@@ -33,10 +33,13 @@ use cudagen_rs::nvjitlink::types::*;
 
 /// `__nvJitLinkCreate_12_9` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_9(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_9(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_9(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`).
@@ -44,23 +47,30 @@ pub unsafe extern "C" fn __nvJitLinkCreate_12_9(handle: *mut nvJitLinkHandle, nu
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_9(handle) }
-
 }
 
 /// `__nvJitLinkAddData_12_9` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_9(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_9(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_9(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkComplete_12_9` (`nvJitLinkComplete`).
@@ -68,7 +78,6 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputT
 pub unsafe extern "C" fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_9(handle) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`).
@@ -76,15 +85,16 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_9` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_9(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_9(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`).
@@ -92,7 +102,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_9` (`nvJitLinkGetLinkedPtx`).
@@ -100,7 +109,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_9(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`).
@@ -108,7 +116,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_9` (`nvJitLinkGetErrorLog`).
@@ -116,7 +123,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_9(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`).
@@ -124,7 +130,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`).
@@ -132,7 +137,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_9(handle, log) }
-
 }
 
 /// `nvJitLinkVersion`.
@@ -140,5 +144,4 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn nvJitLinkVersion(major: *mut ::core::ffi::c_uint, minor: *mut ::core::ffi::c_uint) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvJitLinkVersion(major, minor) }
-
 }

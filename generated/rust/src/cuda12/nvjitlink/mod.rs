@@ -28,8 +28,7 @@
 
 #[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
 };
 #[allow(unused_imports)]
 use core::mem::MaybeUninit;
@@ -109,8 +108,16 @@ pub fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvJitLinkAddData")]
 #[inline]
-pub unsafe fn add_data(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, data: *const c_void, size: usize, name: Option<&CStr>) -> Result<(), Error> {
-    let __r = unsafe { sys::call___nvJitLinkAddData_12_9(handle, input_type, data, size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+pub unsafe fn add_data(
+    handle: nvJitLinkHandle,
+    input_type: nvJitLinkInputType,
+    data: *const c_void,
+    size: usize,
+    name: Option<&CStr>,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call___nvJitLinkAddData_12_9(handle, input_type, data, size, name.map_or(core::ptr::null(), |s| s.as_ptr()))
+    }?;
     error::check(__r)?;
     Ok(())
 }

@@ -30,14 +30,13 @@
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 14] = [
@@ -46,13 +45,43 @@ pub(crate) static ENTRIES: [Entry; 14] = [
     Entry { symbol: "__nvJitLinkAddData_12_9", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_9", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_9", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_12_9", proc_name: "__nvJitLinkGetLinkedCubinSize_12_9", version: 12090, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedCubin_12_9", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_12_9", proc_name: "__nvJitLinkGetLinkedPtxSize_12_9", version: 12090, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedPtx_12_9", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetErrorLogSize_12_9", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedCubinSize_12_9",
+        proc_name: "__nvJitLinkGetLinkedCubinSize_12_9",
+        version: 12090,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedCubin_12_9",
+        proc_name: "__nvJitLinkGetLinkedCubin_12_9",
+        version: 12090,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedPtxSize_12_9",
+        proc_name: "__nvJitLinkGetLinkedPtxSize_12_9",
+        version: 12090,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedPtx_12_9",
+        proc_name: "__nvJitLinkGetLinkedPtx_12_9",
+        version: 12090,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetErrorLogSize_12_9",
+        proc_name: "__nvJitLinkGetErrorLogSize_12_9",
+        version: 12090,
+        per_thread: false,
+    },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_9", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetInfoLogSize_12_9", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
+    Entry {
+        symbol: "__nvJitLinkGetInfoLogSize_12_9",
+        proc_name: "__nvJitLinkGetInfoLogSize_12_9",
+        version: 12090,
+        per_thread: false,
+    },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_9", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "nvJitLinkVersion", proc_name: "nvJitLinkVersion", version: 12090, per_thread: false },
 ];

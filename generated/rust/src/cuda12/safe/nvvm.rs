@@ -24,12 +24,11 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use crate::nvvm::{self as lib, types::*, Error};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -117,7 +116,12 @@ impl NvvmProgram {
     ///
     /// As for [`lib::lazy_add_module_to_program`](lib::lazy_add_module_to_program): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn lazy_add_module_to_program(&self, buffer: *const c_char, size: usize, name: Option<&CStr>) -> Result<(), Error> {
+    pub unsafe fn lazy_add_module_to_program(
+        &self,
+        buffer: *const c_char,
+        size: usize,
+        name: Option<&CStr>,
+    ) -> Result<(), Error> {
         unsafe { lib::lazy_add_module_to_program(self.raw, buffer, size, name) }
     }
 

@@ -30,14 +30,13 @@
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 16] = [
@@ -46,15 +45,55 @@ pub(crate) static ENTRIES: [Entry; 16] = [
     Entry { symbol: "__nvJitLinkAddData_13_5", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_5", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_5", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedCubinSize_13_5", proc_name: "__nvJitLinkGetLinkedCubinSize_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedCubin_13_5", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedPtxSize_13_5", proc_name: "__nvJitLinkGetLinkedPtxSize_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedPtx_13_5", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedLTOIRSize_13_5", proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetLinkedLTOIR_13_5", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetErrorLogSize_13_5", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedCubinSize_13_5",
+        proc_name: "__nvJitLinkGetLinkedCubinSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedCubin_13_5",
+        proc_name: "__nvJitLinkGetLinkedCubin_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedPtxSize_13_5",
+        proc_name: "__nvJitLinkGetLinkedPtxSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedPtx_13_5",
+        proc_name: "__nvJitLinkGetLinkedPtx_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedLTOIRSize_13_5",
+        proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetLinkedLTOIR_13_5",
+        proc_name: "__nvJitLinkGetLinkedLTOIR_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "__nvJitLinkGetErrorLogSize_13_5",
+        proc_name: "__nvJitLinkGetErrorLogSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_5", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
-    Entry { symbol: "__nvJitLinkGetInfoLogSize_13_5", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
+    Entry {
+        symbol: "__nvJitLinkGetInfoLogSize_13_5",
+        proc_name: "__nvJitLinkGetInfoLogSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_5", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "nvJitLinkVersion", proc_name: "nvJitLinkVersion", version: 13050, per_thread: false },
 ];

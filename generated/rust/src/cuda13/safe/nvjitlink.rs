@@ -24,12 +24,11 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use crate::nvjitlink::{self as lib, types::*, Error};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -107,7 +106,13 @@ impl JitLinker {
     ///
     /// As for [`lib::add_data`](lib::add_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_data(&self, input_type: nvJitLinkInputType, data: *const c_void, size: usize, name: Option<&CStr>) -> Result<(), Error> {
+    pub unsafe fn add_data(
+        &self,
+        input_type: nvJitLinkInputType,
+        data: *const c_void,
+        size: usize,
+        name: Option<&CStr>,
+    ) -> Result<(), Error> {
         unsafe { lib::add_data(self.raw, input_type, data, size, name) }
     }
 

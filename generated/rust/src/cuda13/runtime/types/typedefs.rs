@@ -23,12 +23,11 @@
 //! Handles (`#[repr(transparent)]` newtypes), aliases and callback types.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 /// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources.
 /// Created via `cudaDeviceResourceGenerateDesc`
@@ -336,7 +335,8 @@ impl Default for cudaAsyncCallbackHandle_t {
 unsafe impl Send for cudaAsyncCallbackHandle_t {}
 unsafe impl Sync for cudaAsyncCallbackHandle_t {}
 
-pub type cudaAsyncCallback = Option<unsafe extern "C" fn(arg0: *mut cudaAsyncNotificationInfo_t, arg1: *mut c_void, arg2: cudaAsyncCallbackHandle_t)>;
+pub type cudaAsyncCallback =
+    Option<unsafe extern "C" fn(arg0: *mut cudaAsyncNotificationInfo_t, arg1: *mut c_void, arg2: cudaAsyncCallbackHandle_t)>;
 
 pub type cudaLogsCallbackHandle = crate::driver::CUlogsCallbackHandle;
 
@@ -383,10 +383,19 @@ pub type cudaStreamCallback_t = Option<unsafe extern "C" fn(stream: cudaStream_t
 /// Parameter struct pointers are only valid within the callback.
 ///
 /// **Returns:** Error code for the callback. Anything other than cudaSuccess will cause the recapture to fail immediately.
-pub type cudaGraphRecaptureCallback_t = Option<unsafe extern "C" fn(data: *mut c_void, node: cudaGraphNode_t, originalParams: *const cudaGraphNodeParams, recaptureParams: *const cudaGraphNodeParams, status: cudaGraphRecaptureStatus) -> cudaError_t>;
+pub type cudaGraphRecaptureCallback_t = Option<
+    unsafe extern "C" fn(
+        data: *mut c_void,
+        node: cudaGraphNode_t,
+        originalParams: *const cudaGraphNodeParams,
+        recaptureParams: *const cudaGraphNodeParams,
+        status: cudaGraphRecaptureStatus,
+    ) -> cudaError_t,
+>;
 
 /// Type of public error reporting callback functions.
-pub type cudaLogsCallback_t = Option<unsafe extern "C" fn(data: *mut c_void, logLevel: cudaLogLevel, message: *mut c_char, length: usize)>;
+pub type cudaLogsCallback_t =
+    Option<unsafe extern "C" fn(data: *mut c_void, logLevel: cudaLogLevel, message: *mut c_char, length: usize)>;
 
 pub type cudaStreamAttrID = cudaLaunchAttributeID;
 
