@@ -1,39 +1,12 @@
 """The kernel and NVVM IR of the nvJitLink / NVVM tests (tests/python/test_jitlink.py and the GPU
-script tests/gpu/jitnvvm.py), kept free of pytest."""
+script tests/gpu/jitnvvm.py), kept free of pytest: the files under tests/kernels/, which the Rust
+tests (tests/jit.rs) include too."""
 
-KERNEL = b'extern "C" __global__ void scale(float *x, float a, int n)\n' \
-         b'{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }\n'
+import pathlib
 
-# The NVVM IR of tests/lib.rs' SCALE_NVVM_IR (typed pointers, nvvmir.version 2.0).
-NVVM_IR = b"""target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
+_KERNELS = pathlib.Path(__file__).resolve().parent.parent / "kernels"
 
-define void @scale(float* %x, float %a, i32 %n) {
-entry:
-  %ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %base = mul i32 %ctaid, %ntid
-  %i = add i32 %base, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %done
-body:
-  %idx = sext i32 %i to i64
-  %p = getelementptr float, float* %x, i64 %idx
-  %v = load float, float* %p
-  %r = fmul float %v, %a
-  store float %r, float* %p
-  br label %done
-done:
-  ret void
-}
-
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-
-!nvvm.annotations = !{!0}
-!0 = !{void (float*, float, i32)* @scale, !"kernel", i32 1}
-!nvvmir.version = !{!1}
-!1 = !{i32 2, i32 0}
-"""
+# `scale(x, a, n)`: x[i] *= a for i < n, as CUDA C++ (NVRTC) and as NVVM IR (typed pointers,
+# nvvmir.version 2.0).
+KERNEL = (_KERNELS / "scale.cu").read_bytes()
+NVVM_IR = (_KERNELS / "scale.ll").read_bytes()
