@@ -4,6 +4,7 @@
 #   bash tests/gpu/runtime.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
 c=.carry/runtime
 py=${PYTHON:-/opt/torch/.venv/bin/python}
 work=$(mktemp -d)
@@ -25,10 +26,9 @@ echo "libcudart: ${CUDAGEN_CUDART_PATH:-(system)}"
 "$c/rust/rtsaxpy" > "$work/rust.txt" 2>&1
 row "rust: runtime SAXPY + driver launch" "$(result "$work/rust.txt")" "$(grep -o 'max |gpu - cpu| = [^ ]*' "$work/rust.txt")"
 
-# The wheel into a folder of its own on the machine's Python's path (numpy and cuda.bindings
-# come from its site-packages; a venv over a venv would not see them).
-"$py" -m pip install -q --no-deps --target "$work/site" "$c"/whl/*.whl
-PYTHONPATH="$work/site" "$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
+# The wheel into a folder of its own on the machine's Python's path (lib.sh).
+pip_target "$py" "$work/site" "$c"/whl/*.whl
+"$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
 row "python: runtime SAXPY + mixing" "$(result "$work/py.txt")" "$(grep -c ' ok$' "$work/py.txt") checks ok"
 while read -r _ name ours theirs ratio; do row "python bench $name (ns ours/theirs)" INFO "$ours / $theirs = $ratio"; done < <(grep '^BENCH ' "$work/py.txt" | grep -v skipped)
 
