@@ -1,5 +1,6 @@
 //! NVRTC `-dlto` LTO-IR linked by nvJitLink, and NVVM IR compiled by NVVM: no GPU needed. A
-//! module of `cudagen_tests` and of the GPU binary `tests/gpu/jitnvvm` (`#[path]`).
+//! module of `cudagen_tests` and of the GPU binary `tests/gpu/jitnvvm` (`#[path]`). The kernel
+//! sources are files under `tests/kernels/`, shared with the Python tests.
 
 use cudagen::nvrtc;
 use std::ffi::{CStr, CString};
@@ -26,40 +27,16 @@ pub fn link_lto_cubin(source: &CStr, name: &CStr, sm: u32) -> Result<Vec<u8>, St
     cubin
 }
 
-/// A hand-written NVVM IR kernel (`scale`: `x[i] *= a` for `i < n`), text form, typed pointers
-/// (the IR dialect of libnvvm 12.x and 13.x, `nvvmir.version` 2.0).
-pub const SCALE_NVVM_IR: &str = r#"target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
+/// The `scale` kernel (`x[i] *= a` for `i < n`) as CUDA C++ source: `tests/kernels/scale.cu`,
+/// which the Python tests read too (`tests/python/jit_sources.py`).
+pub const SCALE_KERNEL: &CStr = match CStr::from_bytes_with_nul(concat!(include_str!("kernels/scale.cu"), "\0").as_bytes()) {
+    Ok(source) => source,
+    Err(_) => panic!("tests/kernels/scale.cu holds a NUL byte"),
+};
 
-define void @scale(float* %x, float %a, i32 %n) {
-entry:
-  %ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %base = mul i32 %ctaid, %ntid
-  %i = add i32 %base, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %done
-body:
-  %idx = sext i32 %i to i64
-  %p = getelementptr float, float* %x, i64 %idx
-  %v = load float, float* %p
-  %r = fmul float %v, %a
-  store float %r, float* %p
-  br label %done
-done:
-  ret void
-}
-
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-
-!nvvm.annotations = !{!0}
-!0 = !{void (float*, float, i32)* @scale, !"kernel", i32 1}
-!nvvmir.version = !{!1}
-!1 = !{i32 2, i32 0}
-"#;
+/// The same kernel as hand-written NVVM IR, text form, typed pointers (the IR dialect of libnvvm
+/// 12.x and 13.x, `nvvmir.version` 2.0): `tests/kernels/scale.ll`.
+pub const SCALE_NVVM_IR: &str = include_str!("kernels/scale.ll");
 
 /// NVVM compiles the IR module `ir` to PTX for `compute_<sm>`. Errors carry the program log.
 pub fn nvvm_ptx(ir: &str, sm: u32) -> Result<String, String> {

@@ -3,7 +3,7 @@
 //! LTO-IR linked into an sm_90 cubin, and a hand-written NVVM IR kernel compiled to PTX.
 
 use cudagen::{nvjitlink, nvrtc, nvvm};
-use cudagen_tests::{link_lto_cubin, nvvm_ptx, SAXPY, SCALE_NVVM_IR};
+use cudagen_tests::{link_lto_cubin, nvvm_ptx, SAXPY, SCALE_KERNEL, SCALE_NVVM_IR};
 
 /// True when `what` loaded; else prints why and skips (outside CI) or fails (in CI).
 fn available_or_skip<E: std::fmt::Display>(what: &str, probe: Result<(), E>) -> bool {
@@ -28,6 +28,9 @@ fn nvrtc_lto_ir_links_into_an_sm_90_cubin() {
     // The ELF's e_flags hold the SM (low byte 90 for sm_90 in the CUDA ELF ABI), and the kernel's
     // name is in its string table.
     assert!(cubin.windows(5).any(|w| w == b"saxpy"), "no saxpy symbol in the cubin");
+    // The kernel the GPU binary and the Python tests link (tests/kernels/scale.cu).
+    let cubin = link_lto_cubin(SCALE_KERNEL, c"scale.cu", 90).expect("link scale.cu");
+    assert!(cubin.windows(5).any(|w| w == b"scale"), "no scale symbol in the cubin");
 }
 
 #[test]

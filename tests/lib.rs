@@ -268,4 +268,4 @@ pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
 // NVRTC -dlto -> nvJitLink and NVVM IR -> PTX, shared with the GPU binary tests/gpu/jitnvvm.
 #[path = "jit.rs"]
 mod jit;
-pub use jit::{link_lto_cubin, nvvm_ptx, SCALE_NVVM_IR};
+pub use jit::{link_lto_cubin, nvvm_ptx, SCALE_KERNEL, SCALE_NVVM_IR};

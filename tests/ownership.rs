@@ -245,6 +245,25 @@ fn generated_owned_types_are_the_irs() {
     }
 }
 
+/// The signature starting at `first`, taking the lines rustfmt split it over from `rest` (up to
+/// the one that opens the body or ends the item), on one line as written before formatting:
+/// `f(a, b) -> R {`.
+fn one_line<'a>(first: &'a str, rest: &mut impl Iterator<Item = &'a str>) -> String {
+    let ends = |s: &str| s.ends_with('{') || s.ends_with('}') || s.ends_with(';');
+    let mut sig = first.to_string();
+    while !ends(&sig) {
+        let Some(part) = rest.next().map(str::trim) else { break };
+        if part.starts_with(')') || part.starts_with('>') || part.starts_with('{') {
+            sig = sig.trim_end_matches(',').to_string();
+            sig.push_str(if part.starts_with('{') { " " } else { "" });
+        } else if !sig.ends_with('(') && !sig.ends_with('<') {
+            sig.push(' ');
+        }
+        sig.push_str(part);
+    }
+    sig
+}
+
 /// The safe API surface as generated (12.9): every owned type, trait impl and signature, so a
 /// change of lifetimes, `Send`/`Sync`, `unsafe` or argument types shows in review.
 #[test]
@@ -254,14 +273,15 @@ fn safe_api_12_9() {
     for module in ["driver", "nvrtc", "nvjitlink", "nvvm", "runtime"] {
         let text = std::fs::read_to_string(root.join(format!("generated/rust/src/cuda12/safe/{module}.rs"))).unwrap();
         surface.push_str(&format!("# {module}\n"));
-        for line in text.lines() {
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
             let t = line.trim_start();
             let item = ["pub struct ", "impl", "unsafe impl"].iter().any(|p| line.starts_with(p));
             let function = ["pub fn ", "pub unsafe fn "].iter().any(|p| t.starts_with(p));
             if item || function {
-                let sig = t.trim_end_matches(['{', ' ']).trim_end_matches(" {}");
+                let sig = one_line(t, &mut lines);
                 surface.push_str(if function { "    " } else { "" });
-                surface.push_str(sig);
+                surface.push_str(sig.trim_end_matches(['{', ' ']).trim_end_matches(" {}"));
                 surface.push('\n');
             }
         }

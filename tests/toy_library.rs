@@ -72,6 +72,11 @@ fn a_toy_library_comes_out_on_every_surface() {
         assert!(FUNCTIONS.iter().all(|f| text.contains(f)), "{surface}: {file} names every function");
     }
     assert!(out.files["c/include/toy.h"].contains("toyStatus toyCounterAdd(toyCounter counter, int amount);"));
+    let stub = &out.files["python/python/cudagen/_cudagen.pyi"];
+    assert!(
+        stub.contains("\ntoy: ModuleType\n") && stub.contains("\"toy\"]"),
+        "the extension's stub names the toy module:\n{stub}"
+    );
 }
 
 #[test]

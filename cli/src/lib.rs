@@ -13,6 +13,7 @@ pub mod versions;
 
 use anyhow::{anyhow, bail, Context, Result};
 use cudagen_generator::annotations::Annotations;
+use cudagen_generator::emit::Rustfmt;
 use cudagen_generator::{build_api_until, emit, ir::Api, render::Output, HeaderSet};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -75,11 +76,25 @@ pub fn build_until(source: &HeaderSource, last: Option<&str>) -> Result<Api> {
     build_api_until(&headers, &annotations, last).map_err(|e| anyhow!("{e}"))
 }
 
+/// Fails (naming `rustup component add rustfmt`) when the rustfmt that formats the generated Rust
+/// cannot be run; checked before the headers are parsed.
+pub fn require_rustfmt() -> Result<()> {
+    cudagen_generator::format::require_rustfmt().map_err(|e| anyhow!("{e}"))
+}
+
 /// Every surface of one release (a crate without era features), with every function on every
 /// surface (else an error with the coverage report).
 pub fn generate(source: &HeaderSource) -> Result<Output> {
+    generate_with(source, Rustfmt::Run)
+}
+
+/// [`generate`], with the Rust formatted or not (the release sweep only checks its crates).
+pub fn generate_with(source: &HeaderSource, rustfmt: Rustfmt) -> Result<Output> {
+    if rustfmt == Rustfmt::Run {
+        require_rustfmt()?;
+    }
     let api = build_until(source, None).with_context(|| format!("CUDA {}", source.cuda))?;
-    let output = emit::generate(&api, &paths().templates).map_err(|e| anyhow!("CUDA {}: {e}", source.cuda))?;
+    let output = emit::generate_with(&api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {}: {e}", source.cuda))?;
     if output.coverage.problems() > 0 {
         bail!(
             "CUDA {}: {} functions are missing from a surface or skipped:\n{}",

@@ -1,21 +1,40 @@
 //! Assembles the output: every file gets the `@generated ... DO NOT EDIT` banner naming the CUDA
-//! version and the sha256 of each header it came from.
+//! version and the sha256 of each header it came from; every Rust file is formatted
+//! (`format`), and every crate gets that configuration as its `rustfmt.toml`.
 
 use crate::coverage::Coverage;
 use crate::diag::Result;
+use crate::format;
 use crate::ir::Api;
 use crate::render::{self, Output, Templates};
 use std::path::Path;
 
-/// Renders every surface of `api` and stamps each file with the banner.
+/// Whether the Rust files go through rustfmt. Only output nobody reads (the release sweep's
+/// crates, which are only `cargo check`ed) skips it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rustfmt {
+    Run,
+    Skip,
+}
+
+/// Renders every surface of `api`, stamps each file with the banner and formats the Rust.
 pub fn generate(api: &Api, templates_dir: &Path) -> Result<Output> {
+    generate_with(api, templates_dir, Rustfmt::Run)
+}
+
+/// [`generate`], with the Rust formatted or not.
+pub fn generate_with(api: &Api, templates_dir: &Path, rustfmt: Rustfmt) -> Result<Output> {
     let mut out = render::render_all(api, templates_dir)?;
     out.coverage.check_output(api, &out.files);
+    format::add_crate_configs(&mut out.files);
     let banner = banner_text(api);
     for (path, text) in out.files.iter_mut() {
         if let Some(stamped) = stamp(path, &banner, text) {
             *text = stamped;
         }
+    }
+    if rustfmt == Rustfmt::Run {
+        format::format_rust_files(&mut out.files)?;
     }
     Ok(out)
 }
@@ -32,6 +51,7 @@ pub fn generate_eras(apis: &[Api], templates_dir: &Path) -> Result<(Output, Vec<
     let mut out = render::render_all(first, templates_dir)?;
     out.coverage.check_output(first, &out.files);
     out.files.retain(|path, _| !path.starts_with("rust/"));
+    format::add_crate_configs(&mut out.files);
     let mut eras = Vec::new();
     let mut coverages = Vec::new();
     for (i, api) in apis.iter().enumerate() {
@@ -53,6 +73,7 @@ pub fn generate_eras(apis: &[Api], templates_dir: &Path) -> Result<(Output, Vec<
     }
     let mut root = Output::default();
     render::rust::render_root(eras, &templates, &mut root)?;
+    format::add_crate_configs(&mut root.files);
     let banner = eras_banner(apis);
     for (path, text) in root.files {
         let text = stamp(&path, &banner, &text).unwrap_or(text);
@@ -64,6 +85,7 @@ pub fn generate_eras(apis: &[Api], templates_dir: &Path) -> Result<(Output, Vec<
             *text = stamped;
         }
     }
+    format::format_rust_files(&mut out.files)?;
     Ok((out, coverages))
 }
 

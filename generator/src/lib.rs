@@ -10,6 +10,7 @@ pub mod coverage;
 mod diag;
 pub mod diff;
 pub mod emit;
+pub mod format;
 pub mod ir;
 pub mod parse;
 pub mod passes;

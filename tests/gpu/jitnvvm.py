@@ -16,7 +16,7 @@ from cudagen import driver, nvjitlink, nvrtc, nvvm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
-from jit_sources import KERNEL, NVVM_IR  # noqa: E402  (the same kernel and IR as the CPU tests)
+from jit_sources import KERNEL, NVVM_IR, link, nvvm_ptx  # noqa: E402  (the same kernel and IR as the CPU tests)
 
 N = 1 << 20
 
@@ -36,26 +36,6 @@ def ltoir(sm):
     check("nvrtcGetLTOIR", nvrtc.nvrtcGetLTOIR(prog, buf)[0])
     nvrtc.nvrtcDestroyProgram(prog)
     return buf
-
-
-def link(jl, data, sm):
-    h = jl.create(2, ["-arch=sm_%d" % sm, "-lto"])
-    jl.add_data(h, jl.InputType.LTOIR, data, len(data), "scale.ltoir")
-    jl.complete(h)
-    cubin = bytearray(jl.get_linked_cubin_size(h))
-    jl.get_linked_cubin(h, cubin)
-    jl.destroy(h)
-    return bytes(cubin)
-
-
-def compile_ir(nv, sm):
-    prog = nv.create_program()
-    nv.add_module_to_program(prog, NVVM_IR, len(NVVM_IR), "scale.ll")
-    nv.compile_program(prog, 1, ["-arch=compute_%d" % sm])
-    ptx = bytearray(nv.get_compiled_result_size(prog))
-    nv.get_compiled_result(prog, ptx)
-    nv.destroy_program(prog)
-    return bytes(ptx)
 
 
 def launch(image):
@@ -89,14 +69,14 @@ def main():
     data = ltoir(sm)
     cubin = link(nvjitlink, data, sm)
     print("nvjitlink: nvJitLink %d.%d linked %d bytes of cubin for sm_%d" % (nvjitlink.version() + (len(cubin), sm)))
-    ptx = compile_ir(nvvm, sm)
+    ptx = nvvm_ptx(nvvm, NVVM_IR, sm)
     print("nvvm: NVVM %d.%d compiled %d bytes of PTX" % (nvvm.version() + (len(ptx),)))
     try:
         with_theirs = importlib.import_module("cuda.bindings.nvjitlink"), importlib.import_module("cuda.bindings.nvvm")
     except ImportError as e:
         print("oracle: cuda.bindings not importable (%s)" % e)
     else:
-        same = link(with_theirs[0], data, sm) == cubin and compile_ir(with_theirs[1], sm) == ptx
+        same = link(with_theirs[0], data, sm) == cubin and nvvm_ptx(with_theirs[1], NVVM_IR, sm) == ptx
         print("oracle: cuda.bindings %s gives the %s cubin and PTX" % (importlib.import_module("cuda.bindings").__version__, "same" if same else "DIFFERENT"))
         if not same:
             raise SystemExit("RESULT: FAIL cuda.bindings differs")

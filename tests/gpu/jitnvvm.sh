@@ -13,6 +13,7 @@
 #   c-cudagen jitlink.c built against the shim's own 13.0 headers, linked -lcudagen only
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
 carry=.carry/jitnvvm
 cuda=${CUDA_HOME:-/usr/local/cuda}
 work=$(mktemp -d "${TMPDIR:-/tmp}/jitnvvm.XXXXXX")
@@ -36,10 +37,9 @@ judge "rust (13.0 crate)" "$work/rust.out"
 
 echo "== python"
 python=/opt/torch/.venv/bin/python
-# The wheel into a folder of its own, on the PYTHONPATH of the machine's Python (numpy and
-# NVIDIA's cuda.bindings come from its own site-packages; a venv over it would not see them).
-$python -m pip install -q --no-deps --target "$work/site" "$carry"/whl/*.whl
-PYTHONPATH="$work/site" $python tests/gpu/jitnvvm.py > "$work/py.out" 2>&1
+# The wheel into a folder of its own, on the PYTHONPATH of the machine's Python (lib.sh).
+pip_target $python "$work/site" "$carry"/whl/*.whl
+$python tests/gpu/jitnvvm.py > "$work/py.out" 2>&1
 judge "python (13.0 wheel)" "$work/py.out"
 
 echo "== C against NVIDIA's headers, plain and under LD_PRELOAD"

@@ -3,6 +3,7 @@
 # Each suite's full log goes to $OUT/gpu.log; a summary table is printed last.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
 carry=.carry
 log=${OUT:-/tmp}/gpu.log
 : > "$log"
@@ -26,10 +27,9 @@ suite rust-overhead-bench "$carry/rust/rust_overhead"
 
 if ls "$carry"/whl/cudagen-*.whl >/dev/null 2>&1; then
   # pip picks the best wheel for this interpreter (cp312 over abi3 when both are there)
-  python3 -m pip install -q --no-index --no-deps --target /tmp/site --find-links "$carry/whl" \
+  pip_target python3 /tmp/site --no-index --find-links "$carry/whl" \
     cudagen pytest iniconfig packaging pluggy pygments >> "$log" 2>&1
   python3 -c "import sys; sys.path.insert(0, '/tmp/site'); import cudagen._cudagen as m; print('cudagen module:', m.__file__)" | tee -a "$log"
-  export PYTHONPATH=/tmp/site
   suite python-pytest python3 -m pytest -q -rs tests/python
   suite python-bench python3 tests/python/bench_python.py
   if [ -x "$carry/peer/run.sh" ] || [ -f "$carry/peer/run.sh" ]; then

@@ -19,6 +19,7 @@
 #                          RUN13_GPU_SH=0 skips it
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
 carry=.carry/v13
 out=${OUT:-/tmp}
 log=$out/gpu13.log
@@ -109,7 +110,7 @@ fi
 # ---- 3. Python module generated from 13.0 -----------------------------------------------------
 site=$work/site13
 echo "=== python: install $(ls "$carry"/whl/*.whl) into $site" | tee -a "$log"
-python3 -m pip install -q --no-index --no-deps --target "$site" "$carry"/whl/cudagen-*.whl >> "$log" 2>&1
+pip_target python3 "$site" --no-index "$carry"/whl/cudagen-*.whl >> "$log" 2>&1
 module=$(PYTHONPATH=$site python3 -c "import cudagen.driver as d, cudagen.nvrtc; print('cudagen', d.__file__, 'CUDA_VERSION', d.CUDA_VERSION)" 2>&1)
 echo "$module" | tee -a "$log"
 if [[ $module == *"CUDA_VERSION 13000" ]]; then
@@ -142,7 +143,7 @@ EOF
   if [ -f .carry/peer/run.sh ]; then
     pyt=$site
     if ! python3 -c "import pytest" 2>/dev/null && ls .carry/whl/pytest-*.whl >/dev/null 2>&1; then
-      python3 -m pip install -q --no-index --no-deps --target "$work/pytest" --find-links .carry/whl \
+      pip_target python3 "$work/pytest" --no-index --find-links .carry/whl \
         pytest iniconfig packaging pluggy pygments >> "$log" 2>&1
       pyt=$site:$work/pytest
     fi

@@ -4,6 +4,7 @@
 #   bash tests/gpu/runtime.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
 c=.carry/runtime
 py=${PYTHON:-/opt/torch/.venv/bin/python}
 work=$(mktemp -d)
@@ -25,9 +26,8 @@ echo "libcudart: ${CUDAGEN_CUDART_PATH:-(system)}"
 "$c/rust/rtsaxpy" > "$work/rust.txt" 2>&1
 row "rust: runtime SAXPY + driver launch" "$(result "$work/rust.txt")" "$(grep -o 'max |gpu - cpu| = [^ ]*' "$work/rust.txt")"
 
-# The wheel into a folder of its own on the machine's Python's path (numpy and cuda.bindings
-# come from its site-packages; a venv over a venv would not see them).
-"$py" -m pip install -q --no-deps --target "$work/site" "$c"/whl/*.whl
+# The wheel into a folder of its own on the machine's Python's path (lib.sh).
+pip_target "$py" "$work/site" "$c"/whl/*.whl
 # The bench's floors (tests/python/bench_rt_floor.c): the dynamic one comes built; the static one
 # is built here when this machine has Python's headers and the wheel's libcudart_static.a.
 floor="$work/floor"; mkdir -p "$floor"; cp "$c"/floor/*.so "$floor/" 2>/dev/null || true
@@ -38,7 +38,7 @@ if [ -f "$pyinc/Python.h" ] && [ -n "$static_a" ] && [ -f "$c/floor/bench_rt_flo
   gcc -O2 -shared -fPIC -I"$pyinc" "$c/floor/bench_rt_floor.c" "$static_a" -Wl,--exclude-libs,ALL -ldl -lrt -lpthread \
     -o "$floor/bench_rt_floor_static$suffix" || echo "static floor: build failed"
 fi
-CUDAGEN_BENCH_FLOOR="$floor" PYTHONPATH="$work/site" "$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
+CUDAGEN_BENCH_FLOOR="$floor" "$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
 row "python: runtime SAXPY + mixing" "$(result "$work/py.txt")" "$(grep -c ' ok$' "$work/py.txt") checks ok"
 while read -r _ name ours theirs ratio floors; do row "python bench $name (ns ours/theirs)" INFO "$ours / $theirs = $ratio ${floors:+floors $floors}"; done < <(grep '^BENCH ' "$work/py.txt" | grep -v 'skipped\|note')
 grep '^BENCH note' "$work/py.txt"

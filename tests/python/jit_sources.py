@@ -1,39 +1,40 @@
 """The kernel and NVVM IR of the nvJitLink / NVVM tests (tests/python/test_jitlink.py and the GPU
-script tests/gpu/jitnvvm.py), kept free of pytest."""
+script tests/gpu/jitnvvm.py), kept free of pytest: the files under tests/kernels/, which the Rust
+tests (tests/jit.rs) include too, and the link and compile steps both run through either
+package's module (cudagen's or cuda.bindings')."""
 
-KERNEL = b'extern "C" __global__ void scale(float *x, float a, int n)\n' \
-         b'{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }\n'
+import pathlib
 
-# The NVVM IR of tests/lib.rs' SCALE_NVVM_IR (typed pointers, nvvmir.version 2.0).
-NVVM_IR = b"""target datalayout = "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
+_KERNELS = pathlib.Path(__file__).resolve().parent.parent / "kernels"
 
-define void @scale(float* %x, float %a, i32 %n) {
-entry:
-  %ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %ntid = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %base = mul i32 %ctaid, %ntid
-  %i = add i32 %base, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %done
-body:
-  %idx = sext i32 %i to i64
-  %p = getelementptr float, float* %x, i64 %idx
-  %v = load float, float* %p
-  %r = fmul float %v, %a
-  store float %r, float* %p
-  br label %done
-done:
-  ret void
-}
+# `scale(x, a, n)`: x[i] *= a for i < n, as CUDA C++ (NVRTC) and as NVVM IR (typed pointers,
+# nvvmir.version 2.0).
+KERNEL = (_KERNELS / "scale.cu").read_bytes()
+NVVM_IR = (_KERNELS / "scale.ll").read_bytes()
 
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
-!nvvm.annotations = !{!0}
-!0 = !{void (float*, float, i32)* @scale, !"kernel", i32 1}
-!nvvmir.version = !{!1}
-!1 = !{i32 2, i32 0}
-"""
+def link(jl, data, sm):
+    """nvJitLink (the module `jl`) links the LTO-IR `data` into a cubin for sm_<sm>."""
+    h = jl.create(2, ["-arch=sm_%d" % sm, "-lto"])
+    if not isinstance(h, int) or h == 0:
+        raise RuntimeError("nvJitLinkCreate gave the handle %r" % (h,))
+    jl.add_data(h, jl.InputType.LTOIR, data, len(data), "scale.ltoir")
+    jl.complete(h)
+    cubin = bytearray(jl.get_linked_cubin_size(h))
+    jl.get_linked_cubin(h, cubin)
+    jl.destroy(h)
+    return bytes(cubin)
+
+
+def nvvm_ptx(nv, ir, sm):
+    """NVVM (the module `nv`) verifies and compiles the IR `ir` for compute_<sm>: the PTX as NVVM
+    gives it (with its NUL, as cuModuleLoadData takes it)."""
+    prog = nv.create_program()
+    nv.add_module_to_program(prog, ir, len(ir), "scale.ll")
+    options = ["-arch=compute_%d" % sm]
+    nv.verify_program(prog, len(options), options)
+    nv.compile_program(prog, len(options), options)
+    ptx = bytearray(nv.get_compiled_result_size(prog))
+    nv.get_compiled_result(prog, ptx)
+    nv.destroy_program(prog)
+    return bytes(ptx)

@@ -9,6 +9,7 @@ import pytest
 
 from cudagen import nvrtc
 
+import jit_sources  # noqa: E402
 from jit_sources import KERNEL, NVVM_IR  # noqa: E402
 
 PACKAGES = ("cudagen", "cuda.bindings")
@@ -38,39 +39,22 @@ def ltoir():
     return buf
 
 
-def link(jl, data):
-    h = jl.create(2, ["-arch=sm_90", "-lto"])
-    assert isinstance(h, int) and h != 0
-    jl.add_data(h, jl.InputType.LTOIR, data, len(data), "scale.ltoir")
-    jl.complete(h)
-    cubin = bytearray(jl.get_linked_cubin_size(h))
-    jl.get_linked_cubin(h, cubin)
-    jl.destroy(h)
-    return bytes(cubin)
-
-
 def nvvm_ptx(nv, ir):
-    prog = nv.create_program()
-    nv.add_module_to_program(prog, ir, len(ir), "scale.ll")
-    nv.verify_program(prog, 1, ["-arch=compute_90"])
-    nv.compile_program(prog, 1, ["-arch=compute_90"])
-    ptx = bytearray(nv.get_compiled_result_size(prog))
-    nv.get_compiled_result(prog, ptx)
-    nv.destroy_program(prog)
-    return bytes(ptx).rstrip(b"\0").decode()
+    """The PTX NVVM compiles `ir` to for compute_90, as text."""
+    return jit_sources.nvvm_ptx(nv, ir, 90).rstrip(b"\0").decode()
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_lto_ir_links_into_an_sm_90_cubin(package):
     jl = _module(package, "nvjitlink")
-    cubin = link(jl, ltoir())
+    cubin = jit_sources.link(jl, ltoir(), 90)
     assert cubin[:4] == b"\x7fELF" and b"scale" in cubin
 
 
 def test_both_packages_link_the_same_cubin():
     ours, theirs = _module("cudagen", "nvjitlink"), _module("cuda.bindings", "nvjitlink")
     data = ltoir()
-    assert link(ours, data) == link(theirs, data)
+    assert jit_sources.link(ours, data, 90) == jit_sources.link(theirs, data, 90)
     assert ours.version() == theirs.version()
 
 

@@ -40,7 +40,7 @@ pub fn run() -> Result<()> {
     let root = root();
     let dir = root.join("target/v13");
     let t = Instant::now();
-    let output = regen::generate_release(CUDA)?;
+    let output = regen::generate_release(CUDA, cudagen_generator::emit::Rustfmt::Run)?;
     regen::write(&output.files, &dir.join("gen"))?;
     std::fs::write(
         dir.join("Cargo.toml"),

@@ -4,6 +4,7 @@ use crate::{root, HeaderSource};
 use anyhow::{anyhow, bail, Context, Result};
 use cudagen_cli::output::compare;
 pub(crate) use cudagen_cli::output::write;
+use cudagen_generator::emit::Rustfmt;
 use cudagen_generator::{emit, ir::Api, render::Output};
 use std::path::PathBuf;
 
@@ -16,9 +17,9 @@ pub(crate) fn build(source: &HeaderSource) -> Result<Api> {
 }
 
 /// Every surface of release `minor` of headers/versions.toml, with every function on every
-/// surface (else an error with the coverage report).
-pub(crate) fn generate_release(minor: &str) -> Result<Output> {
-    cudagen_cli::generate(&HeaderSource::release(minor))
+/// surface (else an error with the coverage report); its Rust formatted or not.
+pub(crate) fn generate_release(minor: &str, rustfmt: Rustfmt) -> Result<Output> {
+    cudagen_cli::generate_with(&HeaderSource::release(minor), rustfmt)
 }
 
 /// `generated/` from [`ERAS`], or (with `--out`) every surface of one release in a crate without
@@ -58,6 +59,7 @@ fn single(source: &HeaderSource) -> Result<Output> {
 
 /// The two-era output of [`ERAS`], coverage of each printed.
 fn eras() -> Result<Output> {
+    cudagen_cli::require_rustfmt()?;
     let mut apis = Vec::new();
     for minor in ERAS {
         apis.push(build(&HeaderSource::release(minor)).with_context(|| format!("CUDA {minor}"))?);

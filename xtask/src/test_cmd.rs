@@ -59,7 +59,9 @@ pub fn run_all() -> Result<()> {
     })?;
     let nvrtc_lib = nvrtc_lib.context("the NVRTC wheel holds no libnvrtc.so")?;
     step("regen --check (generated/ is fresh)", || regen::regen(&source, None, true))?;
-    step("cargo fmt --check and clippy -D warnings (hand-written crates and support files)", || lint(&root))?;
+    step("cargo fmt --check (hand-written and generated crates, support files) and clippy -D warnings (hand-written)", || {
+        lint(&root)
+    })?;
     let env = |cmd: &mut Command| {
         cmd.current_dir(&root)
             .env("CUDAGEN_HEADERS_DIR", &headers_dir)
@@ -102,12 +104,16 @@ pub fn run_all() -> Result<()> {
 const HAND_WRITTEN: [&str; 10] =
     ["-p", "cudagen-generator", "-p", "cudagen-cli", "-p", "xtask", "-p", "cudagen-tests", "-p", "cudagen-runtime"];
 
-/// `cargo fmt --check` over the hand-written crates, `rustfmt --check` over the support files
-/// that ship verbatim in the generated crates (`templates/**/*.rs`), and clippy with warnings
-/// as errors over the hand-written crates.
+/// The generated crates: formatted by the generator (each with its own `rustfmt.toml`).
+const GENERATED: [&str; 6] = ["-p", "cudagen", "-p", "cudagen-python", "-p", "cudagen-shim"];
+
+/// `cargo fmt --check` over the hand-written and the generated crates, `rustfmt --check` over the
+/// support files that ship verbatim in the generated crates (`templates/**/*.rs`), and clippy with
+/// warnings as errors over the hand-written crates.
 fn lint(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     run::status(Command::new(&cargo).arg("fmt").args(HAND_WRITTEN).arg("--check").current_dir(root))?;
+    run::status(Command::new(&cargo).arg("fmt").args(GENERATED).arg("--check").current_dir(root))?;
     let mut support = Vec::new();
     rust_files(&root.join("templates"), &mut support)?;
     support.sort();

@@ -30,18 +30,17 @@
 //! cross the boundary: sys catches them in its cold path, `guard` around the intercepted ones.
 #![allow(non_snake_case, deprecated, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
+use crate::guard::guard;
 #[allow(unused_imports)]
 use cudagen_rs::driver::sys;
 #[allow(unused_imports)]
 use cudagen_rs::driver::types::*;
-use crate::guard::guard;
 
 /// `cuGetErrorString`.
 #[no_mangle]
 pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const ::core::ffi::c_char) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGetErrorString(error, pStr) }
-
 }
 
 /// `cuGetErrorName`.
@@ -49,7 +48,6 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, pStr: *mut *const ::c
 pub unsafe extern "C" fn cuGetErrorName(error: CUresult, pStr: *mut *const ::core::ffi::c_char) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGetErrorName(error, pStr) }
-
 }
 
 /// `cuInit`.
@@ -57,7 +55,6 @@ pub unsafe extern "C" fn cuGetErrorName(error: CUresult, pStr: *mut *const ::cor
 pub unsafe extern "C" fn cuInit(Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuInit(Flags) }
-
 }
 
 /// `cuDriverGetVersion`.
@@ -65,7 +62,6 @@ pub unsafe extern "C" fn cuInit(Flags: ::core::ffi::c_uint) -> CUresult {
 pub unsafe extern "C" fn cuDriverGetVersion(driverVersion: *mut ::core::ffi::c_int) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDriverGetVersion(driverVersion) }
-
 }
 
 /// `cuDeviceGet`.
@@ -73,7 +69,6 @@ pub unsafe extern "C" fn cuDriverGetVersion(driverVersion: *mut ::core::ffi::c_i
 pub unsafe extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: ::core::ffi::c_int) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGet(device, ordinal) }
-
 }
 
 /// `cuDeviceGetCount`.
@@ -81,7 +76,6 @@ pub unsafe extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: ::core::ffi
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut ::core::ffi::c_int) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetCount(count) }
-
 }
 
 /// `cuDeviceGetName`.
@@ -89,7 +83,6 @@ pub unsafe extern "C" fn cuDeviceGetCount(count: *mut ::core::ffi::c_int) -> CUr
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut ::core::ffi::c_char, len: ::core::ffi::c_int, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetName(name, len, dev) }
-
 }
 
 /// `cuDeviceGetUuid`.
@@ -97,7 +90,6 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut ::core::ffi::c_char, len: ::
 pub unsafe extern "C" fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetUuid(uuid, dev) }
-
 }
 
 /// `cuDeviceGetUuid_v2`.
@@ -105,15 +97,17 @@ pub unsafe extern "C" fn cuDeviceGetUuid(uuid: *mut CUuuid, dev: CUdevice) -> CU
 pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetUuid_v2(uuid, dev) }
-
 }
 
 /// `cuDeviceGetLuid`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetLuid(luid: *mut ::core::ffi::c_char, deviceNodeMask: *mut ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetLuid(
+    luid: *mut ::core::ffi::c_char,
+    deviceNodeMask: *mut ::core::ffi::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetLuid(luid, deviceNodeMask, dev) }
-
 }
 
 /// `cuDeviceTotalMem_v2` (`cuDeviceTotalMem`).
@@ -121,31 +115,40 @@ pub unsafe extern "C" fn cuDeviceGetLuid(luid: *mut ::core::ffi::c_char, deviceN
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceTotalMem_v2(bytes, dev) }
-
 }
 
 /// `cuDeviceGetTexture1DLinearMaxWidth`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, format: CUarray_format, numChannels: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
+    maxWidthInElements: *mut usize,
+    format: CUarray_format,
+    numChannels: ::core::ffi::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev) }
-
 }
 
 /// `cuDeviceGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut ::core::ffi::c_int, attrib: CUdevice_attribute, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetAttribute(
+    pi: *mut ::core::ffi::c_int,
+    attrib: CUdevice_attribute,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetAttribute(pi, attrib, dev) }
-
 }
 
 /// `cuDeviceGetNvSciSyncAttributes`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut ::core::ffi::c_void, dev: CUdevice, flags: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
+    nvSciSyncAttrList: *mut ::core::ffi::c_void,
+    dev: CUdevice,
+    flags: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags) }
-
 }
 
 /// `cuDeviceSetMemPool`.
@@ -153,7 +156,6 @@ pub unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut 
 pub unsafe extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceSetMemPool(dev, pool) }
-
 }
 
 /// `cuDeviceGetMemPool`.
@@ -161,7 +163,6 @@ pub unsafe extern "C" fn cuDeviceSetMemPool(dev: CUdevice, pool: CUmemoryPool) -
 pub unsafe extern "C" fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetMemPool(pool, dev) }
-
 }
 
 /// `cuDeviceGetDefaultMemPool`.
@@ -169,23 +170,27 @@ pub unsafe extern "C" fn cuDeviceGetMemPool(pool: *mut CUmemoryPool, dev: CUdevi
 pub unsafe extern "C" fn cuDeviceGetDefaultMemPool(pool_out: *mut CUmemoryPool, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetDefaultMemPool(pool_out, dev) }
-
 }
 
 /// `cuDeviceGetExecAffinitySupport`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetExecAffinitySupport(pi: *mut ::core::ffi::c_int, r#type: CUexecAffinityType, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
+    pi: *mut ::core::ffi::c_int,
+    r#type: CUexecAffinityType,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetExecAffinitySupport(pi, r#type, dev) }
-
 }
 
 /// `cuFlushGPUDirectRDMAWrites`.
 #[no_mangle]
-pub unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> CUresult {
+pub unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(
+    target: CUflushGPUDirectRDMAWritesTarget,
+    scope: CUflushGPUDirectRDMAWritesScope,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFlushGPUDirectRDMAWrites(target, scope) }
-
 }
 
 /// `cuDeviceGetProperties`.
@@ -193,15 +198,17 @@ pub unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(target: CUflushGPUDirectRDMA
 pub unsafe extern "C" fn cuDeviceGetProperties(prop: *mut CUdevprop, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetProperties(prop, dev) }
-
 }
 
 /// `cuDeviceComputeCapability`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceComputeCapability(major: *mut ::core::ffi::c_int, minor: *mut ::core::ffi::c_int, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceComputeCapability(
+    major: *mut ::core::ffi::c_int,
+    minor: *mut ::core::ffi::c_int,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceComputeCapability(major, minor, dev) }
-
 }
 
 /// `cuDevicePrimaryCtxRetain`.
@@ -209,7 +216,6 @@ pub unsafe extern "C" fn cuDeviceComputeCapability(major: *mut ::core::ffi::c_in
 pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevicePrimaryCtxRetain(pctx, dev) }
-
 }
 
 /// `cuDevicePrimaryCtxRelease_v2` (`cuDevicePrimaryCtxRelease`).
@@ -217,7 +223,6 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut CUcontext, dev: CUd
 pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevicePrimaryCtxRelease_v2(dev) }
-
 }
 
 /// `cuDevicePrimaryCtxSetFlags_v2` (`cuDevicePrimaryCtxSetFlags`).
@@ -225,15 +230,17 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult
 pub unsafe extern "C" fn cuDevicePrimaryCtxSetFlags_v2(dev: CUdevice, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevicePrimaryCtxSetFlags_v2(dev, flags) }
-
 }
 
 /// `cuDevicePrimaryCtxGetState`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut ::core::ffi::c_uint, active: *mut ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(
+    dev: CUdevice,
+    flags: *mut ::core::ffi::c_uint,
+    active: *mut ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevicePrimaryCtxGetState(dev, flags, active) }
-
 }
 
 /// `cuDevicePrimaryCtxReset_v2` (`cuDevicePrimaryCtxReset`).
@@ -241,7 +248,6 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxGetState(dev: CUdevice, flags: *mut :
 pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevicePrimaryCtxReset_v2(dev) }
-
 }
 
 /// `cuCtxCreate_v2` (`cuCtxCreate`).
@@ -249,23 +255,31 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
 pub unsafe extern "C" fn cuCtxCreate_v2(pctx: *mut CUcontext, flags: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxCreate_v2(pctx, flags, dev) }
-
 }
 
 /// `cuCtxCreate_v3`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCtxCreate_v3(pctx: *mut CUcontext, paramsArray: *mut CUexecAffinityParam, numParams: ::core::ffi::c_int, flags: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuCtxCreate_v3(
+    pctx: *mut CUcontext,
+    paramsArray: *mut CUexecAffinityParam,
+    numParams: ::core::ffi::c_int,
+    flags: ::core::ffi::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev) }
-
 }
 
 /// `cuCtxCreate_v4`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *mut CUctxCreateParams, flags: ::core::ffi::c_uint, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuCtxCreate_v4(
+    pctx: *mut CUcontext,
+    ctxCreateParams: *mut CUctxCreateParams,
+    flags: ::core::ffi::c_uint,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev) }
-
 }
 
 /// `cuCtxDestroy_v2` (`cuCtxDestroy`).
@@ -273,7 +287,6 @@ pub unsafe extern "C" fn cuCtxCreate_v4(pctx: *mut CUcontext, ctxCreateParams: *
 pub unsafe extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxDestroy_v2(ctx) }
-
 }
 
 /// `cuCtxPushCurrent_v2` (`cuCtxPushCurrent`).
@@ -281,7 +294,6 @@ pub unsafe extern "C" fn cuCtxDestroy_v2(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxPushCurrent_v2(ctx) }
-
 }
 
 /// `cuCtxPopCurrent_v2` (`cuCtxPopCurrent`).
@@ -289,7 +301,6 @@ pub unsafe extern "C" fn cuCtxPushCurrent_v2(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxPopCurrent_v2(pctx) }
-
 }
 
 /// `cuCtxSetCurrent`.
@@ -297,7 +308,6 @@ pub unsafe extern "C" fn cuCtxPopCurrent_v2(pctx: *mut CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxSetCurrent(ctx) }
-
 }
 
 /// `cuCtxGetCurrent`.
@@ -305,7 +315,6 @@ pub unsafe extern "C" fn cuCtxSetCurrent(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetCurrent(pctx) }
-
 }
 
 /// `cuCtxGetDevice`.
@@ -313,7 +322,6 @@ pub unsafe extern "C" fn cuCtxGetCurrent(pctx: *mut CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetDevice(device) }
-
 }
 
 /// `cuCtxGetFlags`.
@@ -321,7 +329,6 @@ pub unsafe extern "C" fn cuCtxGetDevice(device: *mut CUdevice) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetFlags(flags) }
-
 }
 
 /// `cuCtxSetFlags`.
@@ -329,7 +336,6 @@ pub unsafe extern "C" fn cuCtxGetFlags(flags: *mut ::core::ffi::c_uint) -> CUres
 pub unsafe extern "C" fn cuCtxSetFlags(flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxSetFlags(flags) }
-
 }
 
 /// `cuCtxGetId`.
@@ -337,7 +343,6 @@ pub unsafe extern "C" fn cuCtxSetFlags(flags: ::core::ffi::c_uint) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetId(ctx: CUcontext, ctxId: *mut ::core::ffi::c_ulonglong) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetId(ctx, ctxId) }
-
 }
 
 /// `cuCtxSynchronize`.
@@ -345,7 +350,6 @@ pub unsafe extern "C" fn cuCtxGetId(ctx: CUcontext, ctxId: *mut ::core::ffi::c_u
 pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxSynchronize() }
-
 }
 
 /// `cuCtxSetLimit`.
@@ -353,7 +357,6 @@ pub unsafe extern "C" fn cuCtxSynchronize() -> CUresult {
 pub unsafe extern "C" fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxSetLimit(limit, value) }
-
 }
 
 /// `cuCtxGetLimit`.
@@ -361,7 +364,6 @@ pub unsafe extern "C" fn cuCtxSetLimit(limit: CUlimit, value: usize) -> CUresult
 pub unsafe extern "C" fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetLimit(pvalue, limit) }
-
 }
 
 /// `cuCtxGetCacheConfig`.
@@ -369,7 +371,6 @@ pub unsafe extern "C" fn cuCtxGetLimit(pvalue: *mut usize, limit: CUlimit) -> CU
 pub unsafe extern "C" fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetCacheConfig(pconfig) }
-
 }
 
 /// `cuCtxSetCacheConfig`.
@@ -377,7 +378,6 @@ pub unsafe extern "C" fn cuCtxGetCacheConfig(pconfig: *mut CUfunc_cache) -> CUre
 pub unsafe extern "C" fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxSetCacheConfig(config) }
-
 }
 
 /// `cuCtxGetApiVersion`.
@@ -385,15 +385,16 @@ pub unsafe extern "C" fn cuCtxSetCacheConfig(config: CUfunc_cache) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetApiVersion(ctx: CUcontext, version: *mut ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetApiVersion(ctx, version) }
-
 }
 
 /// `cuCtxGetStreamPriorityRange`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(leastPriority: *mut ::core::ffi::c_int, greatestPriority: *mut ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(
+    leastPriority: *mut ::core::ffi::c_int,
+    greatestPriority: *mut ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetStreamPriorityRange(leastPriority, greatestPriority) }
-
 }
 
 /// `cuCtxResetPersistingL2Cache`.
@@ -401,7 +402,6 @@ pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(leastPriority: *mut ::core:
 pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxResetPersistingL2Cache() }
-
 }
 
 /// `cuCtxGetExecAffinity`.
@@ -409,7 +409,6 @@ pub unsafe extern "C" fn cuCtxResetPersistingL2Cache() -> CUresult {
 pub unsafe extern "C" fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinityParam, r#type: CUexecAffinityType) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetExecAffinity(pExecAffinity, r#type) }
-
 }
 
 /// `cuCtxRecordEvent`.
@@ -417,7 +416,6 @@ pub unsafe extern "C" fn cuCtxGetExecAffinity(pExecAffinity: *mut CUexecAffinity
 pub unsafe extern "C" fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxRecordEvent(hCtx, hEvent) }
-
 }
 
 /// `cuCtxWaitEvent`.
@@ -425,7 +423,6 @@ pub unsafe extern "C" fn cuCtxRecordEvent(hCtx: CUcontext, hEvent: CUevent) -> C
 pub unsafe extern "C" fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxWaitEvent(hCtx, hEvent) }
-
 }
 
 /// `cuCtxAttach`.
@@ -433,7 +430,6 @@ pub unsafe extern "C" fn cuCtxWaitEvent(hCtx: CUcontext, hEvent: CUevent) -> CUr
 pub unsafe extern "C" fn cuCtxAttach(pctx: *mut CUcontext, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxAttach(pctx, flags) }
-
 }
 
 /// `cuCtxDetach`.
@@ -441,7 +437,6 @@ pub unsafe extern "C" fn cuCtxAttach(pctx: *mut CUcontext, flags: ::core::ffi::c
 pub unsafe extern "C" fn cuCtxDetach(ctx: CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxDetach(ctx) }
-
 }
 
 /// `cuCtxGetSharedMemConfig`.
@@ -449,7 +444,6 @@ pub unsafe extern "C" fn cuCtxDetach(ctx: CUcontext) -> CUresult {
 pub unsafe extern "C" fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetSharedMemConfig(pConfig) }
-
 }
 
 /// `cuCtxSetSharedMemConfig`.
@@ -457,7 +451,6 @@ pub unsafe extern "C" fn cuCtxGetSharedMemConfig(pConfig: *mut CUsharedconfig) -
 pub unsafe extern "C" fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxSetSharedMemConfig(config) }
-
 }
 
 /// `cuModuleLoad`.
@@ -465,7 +458,6 @@ pub unsafe extern "C" fn cuCtxSetSharedMemConfig(config: CUsharedconfig) -> CUre
 pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, fname: *const ::core::ffi::c_char) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleLoad(module, fname) }
-
 }
 
 /// `cuModuleLoadData`.
@@ -473,15 +465,19 @@ pub unsafe extern "C" fn cuModuleLoad(module: *mut CUmodule, fname: *const ::cor
 pub unsafe extern "C" fn cuModuleLoadData(module: *mut CUmodule, image: *const ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleLoadData(module, image) }
-
 }
 
 /// `cuModuleLoadDataEx`.
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const ::core::ffi::c_void, numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuModuleLoadDataEx(
+    module: *mut CUmodule,
+    image: *const ::core::ffi::c_void,
+    numOptions: ::core::ffi::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleLoadDataEx(module, image, numOptions, options, optionValues) }
-
 }
 
 /// `cuModuleLoadFatBinary`.
@@ -489,7 +485,6 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(module: *mut CUmodule, image: *const
 pub unsafe extern "C" fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: *const ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleLoadFatBinary(module, fatCubin) }
-
 }
 
 /// `cuModuleUnload`.
@@ -497,7 +492,6 @@ pub unsafe extern "C" fn cuModuleLoadFatBinary(module: *mut CUmodule, fatCubin: 
 pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleUnload(hmod) }
-
 }
 
 /// `cuModuleGetLoadingMode`.
@@ -505,15 +499,17 @@ pub unsafe extern "C" fn cuModuleUnload(hmod: CUmodule) -> CUresult {
 pub unsafe extern "C" fn cuModuleGetLoadingMode(mode: *mut CUmoduleLoadingMode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleGetLoadingMode(mode) }
-
 }
 
 /// `cuModuleGetFunction`.
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetFunction(
+    hfunc: *mut CUfunction,
+    hmod: CUmodule,
+    name: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleGetFunction(hfunc, hmod, name) }
-
 }
 
 /// `cuModuleGetFunctionCount`.
@@ -521,55 +517,82 @@ pub unsafe extern "C" fn cuModuleGetFunction(hfunc: *mut CUfunction, hmod: CUmod
 pub unsafe extern "C" fn cuModuleGetFunctionCount(count: *mut ::core::ffi::c_uint, r#mod: CUmodule) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleGetFunctionCount(count, r#mod) }
-
 }
 
 /// `cuModuleEnumerateFunctions`.
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleEnumerateFunctions(functions: *mut CUfunction, numFunctions: ::core::ffi::c_uint, r#mod: CUmodule) -> CUresult {
+pub unsafe extern "C" fn cuModuleEnumerateFunctions(
+    functions: *mut CUfunction,
+    numFunctions: ::core::ffi::c_uint,
+    r#mod: CUmodule,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleEnumerateFunctions(functions, numFunctions, r#mod) }
-
 }
 
 /// `cuModuleGetGlobal_v2` (`cuModuleGetGlobal`).
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetGlobal_v2(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    hmod: CUmodule,
+    name: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleGetGlobal_v2(dptr, bytes, hmod, name) }
-
 }
 
 /// `cuLinkCreate_v2` (`cuLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkCreate_v2(numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void, stateOut: *mut CUlinkState) -> CUresult {
+pub unsafe extern "C" fn cuLinkCreate_v2(
+    numOptions: ::core::ffi::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::core::ffi::c_void,
+    stateOut: *mut CUlinkState,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLinkCreate_v2(numOptions, options, optionValues, stateOut) }
-
 }
 
 /// `cuLinkAddData_v2` (`cuLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkAddData_v2(state: CUlinkState, r#type: CUjitInputType, data: *mut ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char, numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLinkAddData_v2(
+    state: CUlinkState,
+    r#type: CUjitInputType,
+    data: *mut ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+    numOptions: ::core::ffi::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLinkAddData_v2(state, r#type, data, size, name, numOptions, options, optionValues) }
-
 }
 
 /// `cuLinkAddFile_v2` (`cuLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkAddFile_v2(state: CUlinkState, r#type: CUjitInputType, path: *const ::core::ffi::c_char, numOptions: ::core::ffi::c_uint, options: *mut CUjit_option, optionValues: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLinkAddFile_v2(
+    state: CUlinkState,
+    r#type: CUjitInputType,
+    path: *const ::core::ffi::c_char,
+    numOptions: ::core::ffi::c_uint,
+    options: *mut CUjit_option,
+    optionValues: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLinkAddFile_v2(state, r#type, path, numOptions, options, optionValues) }
-
 }
 
 /// `cuLinkComplete`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut ::core::ffi::c_void, sizeOut: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuLinkComplete(
+    state: CUlinkState,
+    cubinOut: *mut *mut ::core::ffi::c_void,
+    sizeOut: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLinkComplete(state, cubinOut, sizeOut) }
-
 }
 
 /// `cuLinkDestroy`.
@@ -577,7 +600,6 @@ pub unsafe extern "C" fn cuLinkComplete(state: CUlinkState, cubinOut: *mut *mut 
 pub unsafe extern "C" fn cuLinkDestroy(state: CUlinkState) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLinkDestroy(state) }
-
 }
 
 /// `cuModuleGetTexRef`.
@@ -585,31 +607,71 @@ pub unsafe extern "C" fn cuLinkDestroy(state: CUlinkState) -> CUresult {
 pub unsafe extern "C" fn cuModuleGetTexRef(pTexRef: *mut CUtexref, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleGetTexRef(pTexRef, hmod, name) }
-
 }
 
 /// `cuModuleGetSurfRef`.
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleGetSurfRef(pSurfRef: *mut CUsurfref, hmod: CUmodule, name: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuModuleGetSurfRef(
+    pSurfRef: *mut CUsurfref,
+    hmod: CUmodule,
+    name: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuModuleGetSurfRef(pSurfRef, hmod, name) }
-
 }
 
 /// `cuLibraryLoadData`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryLoadData(library: *mut CUlibrary, code: *const ::core::ffi::c_void, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut ::core::ffi::c_void, numJitOptions: ::core::ffi::c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut ::core::ffi::c_void, numLibraryOptions: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuLibraryLoadData(
+    library: *mut CUlibrary,
+    code: *const ::core::ffi::c_void,
+    jitOptions: *mut CUjit_option,
+    jitOptionsValues: *mut *mut ::core::ffi::c_void,
+    numJitOptions: ::core::ffi::c_uint,
+    libraryOptions: *mut CUlibraryOption,
+    libraryOptionValues: *mut *mut ::core::ffi::c_void,
+    numLibraryOptions: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }
-
+    unsafe {
+        sys::cuLibraryLoadData(
+            library,
+            code,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    }
 }
 
 /// `cuLibraryLoadFromFile`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName: *const ::core::ffi::c_char, jitOptions: *mut CUjit_option, jitOptionsValues: *mut *mut ::core::ffi::c_void, numJitOptions: ::core::ffi::c_uint, libraryOptions: *mut CUlibraryOption, libraryOptionValues: *mut *mut ::core::ffi::c_void, numLibraryOptions: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuLibraryLoadFromFile(
+    library: *mut CUlibrary,
+    fileName: *const ::core::ffi::c_char,
+    jitOptions: *mut CUjit_option,
+    jitOptionsValues: *mut *mut ::core::ffi::c_void,
+    numJitOptions: ::core::ffi::c_uint,
+    libraryOptions: *mut CUlibraryOption,
+    libraryOptionValues: *mut *mut ::core::ffi::c_void,
+    numLibraryOptions: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }
-
+    unsafe {
+        sys::cuLibraryLoadFromFile(
+            library,
+            fileName,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    }
 }
 
 /// `cuLibraryUnload`.
@@ -617,15 +679,17 @@ pub unsafe extern "C" fn cuLibraryLoadFromFile(library: *mut CUlibrary, fileName
 pub unsafe extern "C" fn cuLibraryUnload(library: CUlibrary) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryUnload(library) }
-
 }
 
 /// `cuLibraryGetKernel`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUlibrary, name: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuLibraryGetKernel(
+    pKernel: *mut CUkernel,
+    library: CUlibrary,
+    name: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryGetKernel(pKernel, library, name) }
-
 }
 
 /// `cuLibraryGetKernelCount`.
@@ -633,15 +697,17 @@ pub unsafe extern "C" fn cuLibraryGetKernel(pKernel: *mut CUkernel, library: CUl
 pub unsafe extern "C" fn cuLibraryGetKernelCount(count: *mut ::core::ffi::c_uint, lib: CUlibrary) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryGetKernelCount(count, lib) }
-
 }
 
 /// `cuLibraryEnumerateKernels`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKernels: ::core::ffi::c_uint, lib: CUlibrary) -> CUresult {
+pub unsafe extern "C" fn cuLibraryEnumerateKernels(
+    kernels: *mut CUkernel,
+    numKernels: ::core::ffi::c_uint,
+    lib: CUlibrary,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryEnumerateKernels(kernels, numKernels, lib) }
-
 }
 
 /// `cuLibraryGetModule`.
@@ -649,7 +715,6 @@ pub unsafe extern "C" fn cuLibraryEnumerateKernels(kernels: *mut CUkernel, numKe
 pub unsafe extern "C" fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibrary) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryGetModule(pMod, library) }
-
 }
 
 /// `cuKernelGetFunction`.
@@ -657,7 +722,6 @@ pub unsafe extern "C" fn cuLibraryGetModule(pMod: *mut CUmodule, library: CUlibr
 pub unsafe extern "C" fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUkernel) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelGetFunction(pFunc, kernel) }
-
 }
 
 /// `cuKernelGetLibrary`.
@@ -665,47 +729,65 @@ pub unsafe extern "C" fn cuKernelGetFunction(pFunc: *mut CUfunction, kernel: CUk
 pub unsafe extern "C" fn cuKernelGetLibrary(pLib: *mut CUlibrary, kernel: CUkernel) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelGetLibrary(pLib, kernel) }
-
 }
 
 /// `cuLibraryGetGlobal`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuLibraryGetGlobal(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    library: CUlibrary,
+    name: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryGetGlobal(dptr, bytes, library, name) }
-
 }
 
 /// `cuLibraryGetManaged`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, library: CUlibrary, name: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuLibraryGetManaged(
+    dptr: *mut CUdeviceptr,
+    bytes: *mut usize,
+    library: CUlibrary,
+    name: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryGetManaged(dptr, bytes, library, name) }
-
 }
 
 /// `cuLibraryGetUnifiedFunction`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLibraryGetUnifiedFunction(fptr: *mut *mut ::core::ffi::c_void, library: CUlibrary, symbol: *const ::core::ffi::c_char) -> CUresult {
+pub unsafe extern "C" fn cuLibraryGetUnifiedFunction(
+    fptr: *mut *mut ::core::ffi::c_void,
+    library: CUlibrary,
+    symbol: *const ::core::ffi::c_char,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLibraryGetUnifiedFunction(fptr, library, symbol) }
-
 }
 
 /// `cuKernelGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuKernelGetAttribute(pi: *mut ::core::ffi::c_int, attrib: CUfunction_attribute, kernel: CUkernel, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuKernelGetAttribute(
+    pi: *mut ::core::ffi::c_int,
+    attrib: CUfunction_attribute,
+    kernel: CUkernel,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelGetAttribute(pi, attrib, kernel, dev) }
-
 }
 
 /// `cuKernelSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuKernelSetAttribute(attrib: CUfunction_attribute, val: ::core::ffi::c_int, kernel: CUkernel, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuKernelSetAttribute(
+    attrib: CUfunction_attribute,
+    val: ::core::ffi::c_int,
+    kernel: CUkernel,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelSetAttribute(attrib, val, kernel, dev) }
-
 }
 
 /// `cuKernelSetCacheConfig`.
@@ -713,7 +795,6 @@ pub unsafe extern "C" fn cuKernelSetAttribute(attrib: CUfunction_attribute, val:
 pub unsafe extern "C" fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc_cache, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelSetCacheConfig(kernel, config, dev) }
-
 }
 
 /// `cuKernelGetName`.
@@ -721,15 +802,18 @@ pub unsafe extern "C" fn cuKernelSetCacheConfig(kernel: CUkernel, config: CUfunc
 pub unsafe extern "C" fn cuKernelGetName(name: *mut *const ::core::ffi::c_char, hfunc: CUkernel) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelGetName(name, hfunc) }
-
 }
 
 /// `cuKernelGetParamInfo`.
 #[no_mangle]
-pub unsafe extern "C" fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuKernelGetParamInfo(
+    kernel: CUkernel,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize) }
-
 }
 
 /// `cuMemGetInfo_v2` (`cuMemGetInfo`).
@@ -737,7 +821,6 @@ pub unsafe extern "C" fn cuKernelGetParamInfo(kernel: CUkernel, paramIndex: usiz
 pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemGetInfo_v2(free, total) }
-
 }
 
 /// `cuMemAlloc_v2` (`cuMemAlloc`).
@@ -745,15 +828,19 @@ pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) ->
 pub unsafe extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytesize: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAlloc_v2(dptr, bytesize) }
-
 }
 
 /// `cuMemAllocPitch_v2` (`cuMemAllocPitch`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut usize, WidthInBytes: usize, Height: usize, ElementSizeBytes: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocPitch_v2(
+    dptr: *mut CUdeviceptr,
+    pPitch: *mut usize,
+    WidthInBytes: usize,
+    Height: usize,
+    ElementSizeBytes: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes) }
-
 }
 
 /// `cuMemFree_v2` (`cuMemFree`).
@@ -761,7 +848,6 @@ pub unsafe extern "C" fn cuMemAllocPitch_v2(dptr: *mut CUdeviceptr, pPitch: *mut
 pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemFree_v2(dptr) }
-
 }
 
 /// `cuMemGetAddressRange_v2` (`cuMemGetAddressRange`).
@@ -769,7 +855,6 @@ pub unsafe extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
 pub unsafe extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize: *mut usize, dptr: CUdeviceptr) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemGetAddressRange_v2(pbase, psize, dptr) }
-
 }
 
 /// `cuMemAllocHost_v2` (`cuMemAllocHost`).
@@ -777,7 +862,6 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize:
 pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut ::core::ffi::c_void, bytesize: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocHost_v2(pp, bytesize) }
-
 }
 
 /// `cuMemFreeHost`.
@@ -785,23 +869,28 @@ pub unsafe extern "C" fn cuMemAllocHost_v2(pp: *mut *mut ::core::ffi::c_void, by
 pub unsafe extern "C" fn cuMemFreeHost(p: *mut ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemFreeHost(p) }
-
 }
 
 /// `cuMemHostAlloc`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemHostAlloc(pp: *mut *mut ::core::ffi::c_void, bytesize: usize, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemHostAlloc(
+    pp: *mut *mut ::core::ffi::c_void,
+    bytesize: usize,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemHostAlloc(pp, bytesize, Flags) }
-
 }
 
 /// `cuMemHostGetDevicePointer_v2` (`cuMemHostGetDevicePointer`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p: *mut ::core::ffi::c_void, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(
+    pdptr: *mut CUdeviceptr,
+    p: *mut ::core::ffi::c_void,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemHostGetDevicePointer_v2(pdptr, p, Flags) }
-
 }
 
 /// `cuMemHostGetFlags`.
@@ -809,7 +898,6 @@ pub unsafe extern "C" fn cuMemHostGetDevicePointer_v2(pdptr: *mut CUdeviceptr, p
 pub unsafe extern "C" fn cuMemHostGetFlags(pFlags: *mut ::core::ffi::c_uint, p: *mut ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemHostGetFlags(pFlags, p) }
-
 }
 
 /// `cuMemAllocManaged`.
@@ -817,15 +905,18 @@ pub unsafe extern "C" fn cuMemHostGetFlags(pFlags: *mut ::core::ffi::c_uint, p: 
 pub unsafe extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytesize: usize, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocManaged(dptr, bytesize, flags) }
-
 }
 
 /// `cuDeviceRegisterAsyncNotification`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceRegisterAsyncNotification(device: CUdevice, callbackFunc: CUasyncCallback, userData: *mut ::core::ffi::c_void, callback: *mut CUasyncCallbackHandle) -> CUresult {
+pub unsafe extern "C" fn cuDeviceRegisterAsyncNotification(
+    device: CUdevice,
+    callbackFunc: CUasyncCallback,
+    userData: *mut ::core::ffi::c_void,
+    callback: *mut CUasyncCallbackHandle,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) }
-
 }
 
 /// `cuDeviceUnregisterAsyncNotification`.
@@ -833,7 +924,6 @@ pub unsafe extern "C" fn cuDeviceRegisterAsyncNotification(device: CUdevice, cal
 pub unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(device: CUdevice, callback: CUasyncCallbackHandle) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceUnregisterAsyncNotification(device, callback) }
-
 }
 
 /// `cuDeviceGetByPCIBusId`.
@@ -841,15 +931,17 @@ pub unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(device: CUdevice, c
 pub unsafe extern "C" fn cuDeviceGetByPCIBusId(dev: *mut CUdevice, pciBusId: *const ::core::ffi::c_char) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetByPCIBusId(dev, pciBusId) }
-
 }
 
 /// `cuDeviceGetPCIBusId`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetPCIBusId(pciBusId: *mut ::core::ffi::c_char, len: ::core::ffi::c_int, dev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetPCIBusId(
+    pciBusId: *mut ::core::ffi::c_char,
+    len: ::core::ffi::c_int,
+    dev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetPCIBusId(pciBusId, len, dev) }
-
 }
 
 /// `cuIpcGetEventHandle`.
@@ -857,7 +949,6 @@ pub unsafe extern "C" fn cuDeviceGetPCIBusId(pciBusId: *mut ::core::ffi::c_char,
 pub unsafe extern "C" fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, event: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuIpcGetEventHandle(pHandle, event) }
-
 }
 
 /// `cuIpcOpenEventHandle`.
@@ -865,7 +956,6 @@ pub unsafe extern "C" fn cuIpcGetEventHandle(pHandle: *mut CUipcEventHandle, eve
 pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUipcEventHandle) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuIpcOpenEventHandle(phEvent, handle) }
-
 }
 
 /// `cuIpcGetMemHandle`.
@@ -873,15 +963,17 @@ pub unsafe extern "C" fn cuIpcOpenEventHandle(phEvent: *mut CUevent, handle: CUi
 pub unsafe extern "C" fn cuIpcGetMemHandle(pHandle: *mut CUipcMemHandle, dptr: CUdeviceptr) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuIpcGetMemHandle(pHandle, dptr) }
-
 }
 
 /// `cuIpcOpenMemHandle_v2` (`cuIpcOpenMemHandle`).
 #[no_mangle]
-pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: CUipcMemHandle, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(
+    pdptr: *mut CUdeviceptr,
+    handle: CUipcMemHandle,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuIpcOpenMemHandle_v2(pdptr, handle, Flags) }
-
 }
 
 /// `cuIpcCloseMemHandle`.
@@ -889,15 +981,17 @@ pub unsafe extern "C" fn cuIpcOpenMemHandle_v2(pdptr: *mut CUdeviceptr, handle: 
 pub unsafe extern "C" fn cuIpcCloseMemHandle(dptr: CUdeviceptr) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuIpcCloseMemHandle(dptr) }
-
 }
 
 /// `cuMemHostRegister_v2` (`cuMemHostRegister`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemHostRegister_v2(p: *mut ::core::ffi::c_void, bytesize: usize, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMemHostRegister_v2(
+    p: *mut ::core::ffi::c_void,
+    bytesize: usize,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemHostRegister_v2(p, bytesize, Flags) }
-
 }
 
 /// `cuMemHostUnregister`.
@@ -905,7 +999,6 @@ pub unsafe extern "C" fn cuMemHostRegister_v2(p: *mut ::core::ffi::c_void, bytes
 pub unsafe extern "C" fn cuMemHostUnregister(p: *mut ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemHostUnregister(p) }
-
 }
 
 /// `cuMemcpy`.
@@ -913,7 +1006,6 @@ pub unsafe extern "C" fn cuMemHostUnregister(p: *mut ::core::ffi::c_void) -> CUr
 pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy(dst, src, ByteCount) }
-
 }
 
 /// `cuMemcpy_ptds` (`cuMemcpy`, per-thread default stream).
@@ -921,55 +1013,76 @@ pub unsafe extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, ByteCount:
 pub unsafe extern "C" fn cuMemcpy_ptds(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy_ptds(dst, src, ByteCount) }
-
 }
 
 /// `cuMemcpyPeer`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyPeer(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyPeer(
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount) }
-
 }
 
 /// `cuMemcpyPeer_ptds` (`cuMemcpyPeer`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyPeer_ptds(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyPeer_ptds(
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount) }
-
 }
 
 /// `cuMemcpyHtoD_v2` (`cuMemcpyHtoD`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD_v2(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoD_v2(
+    dstDevice: CUdeviceptr,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount) }
-
 }
 
 /// `cuMemcpyHtoD_v2_ptds` (`cuMemcpyHtoD`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoD_v2_ptds(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoD_v2_ptds(
+    dstDevice: CUdeviceptr,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount) }
-
 }
 
 /// `cuMemcpyDtoH_v2` (`cuMemcpyDtoH`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH_v2(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoH_v2(
+    dstHost: *mut ::core::ffi::c_void,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount) }
-
 }
 
 /// `cuMemcpyDtoH_v2_ptds` (`cuMemcpyDtoH`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoH_v2_ptds(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoH_v2_ptds(
+    dstHost: *mut ::core::ffi::c_void,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount) }
-
 }
 
 /// `cuMemcpyDtoD_v2` (`cuMemcpyDtoD`).
@@ -977,7 +1090,6 @@ pub unsafe extern "C" fn cuMemcpyDtoH_v2_ptds(dstHost: *mut ::core::ffi::c_void,
 pub unsafe extern "C" fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount) }
-
 }
 
 /// `cuMemcpyDtoD_v2_ptds` (`cuMemcpyDtoD`, per-thread default stream).
@@ -985,87 +1097,128 @@ pub unsafe extern "C" fn cuMemcpyDtoD_v2(dstDevice: CUdeviceptr, srcDevice: CUde
 pub unsafe extern "C" fn cuMemcpyDtoD_v2_ptds(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount) }
-
 }
 
 /// `cuMemcpyDtoA_v2` (`cuMemcpyDtoA`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoA_v2(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoA_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount) }
-
 }
 
 /// `cuMemcpyDtoA_v2_ptds` (`cuMemcpyDtoA`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcDevice: CUdeviceptr, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoA_v2_ptds(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount) }
-
 }
 
 /// `cuMemcpyAtoD_v2` (`cuMemcpyAtoD`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoD_v2(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoD_v2(
+    dstDevice: CUdeviceptr,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount) }
-
 }
 
 /// `cuMemcpyAtoD_v2_ptds` (`cuMemcpyAtoD`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoD_v2_ptds(dstDevice: CUdeviceptr, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoD_v2_ptds(
+    dstDevice: CUdeviceptr,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount) }
-
 }
 
 /// `cuMemcpyHtoA_v2` (`cuMemcpyHtoA`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoA_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoA_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount) }
-
 }
 
 /// `cuMemcpyHtoA_v2_ptds` (`cuMemcpyHtoA`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoA_v2_ptds(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount) }
-
 }
 
 /// `cuMemcpyAtoH_v2` (`cuMemcpyAtoH`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoH_v2(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoH_v2(
+    dstHost: *mut ::core::ffi::c_void,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount) }
-
 }
 
 /// `cuMemcpyAtoH_v2_ptds` (`cuMemcpyAtoH`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoH_v2_ptds(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoH_v2_ptds(
+    dstHost: *mut ::core::ffi::c_void,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount) }
-
 }
 
 /// `cuMemcpyAtoA_v2` (`cuMemcpyAtoA`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoA_v2(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoA_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount) }
-
 }
 
 /// `cuMemcpyAtoA_v2_ptds` (`cuMemcpyAtoA`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usize, srcArray: CUarray, srcOffset: usize, ByteCount: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoA_v2_ptds(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount) }
-
 }
 
 /// `cuMemcpy2D_v2` (`cuMemcpy2D`).
@@ -1073,7 +1226,6 @@ pub unsafe extern "C" fn cuMemcpyAtoA_v2_ptds(dstArray: CUarray, dstOffset: usiz
 pub unsafe extern "C" fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy2D_v2(pCopy) }
-
 }
 
 /// `cuMemcpy2D_v2_ptds` (`cuMemcpy2D`, per-thread default stream).
@@ -1081,7 +1233,6 @@ pub unsafe extern "C" fn cuMemcpy2D_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult 
 pub unsafe extern "C" fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy2D_v2_ptds(pCopy) }
-
 }
 
 /// `cuMemcpy2DUnaligned_v2` (`cuMemcpy2DUnaligned`).
@@ -1089,7 +1240,6 @@ pub unsafe extern "C" fn cuMemcpy2D_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUre
 pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy2DUnaligned_v2(pCopy) }
-
 }
 
 /// `cuMemcpy2DUnaligned_v2_ptds` (`cuMemcpy2DUnaligned`, per-thread default stream).
@@ -1097,7 +1247,6 @@ pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2(pCopy: *const CUDA_MEMCPY2D) -> 
 pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy2DUnaligned_v2_ptds(pCopy) }
-
 }
 
 /// `cuMemcpy3D_v2` (`cuMemcpy3D`).
@@ -1105,7 +1254,6 @@ pub unsafe extern "C" fn cuMemcpy2DUnaligned_v2_ptds(pCopy: *const CUDA_MEMCPY2D
 pub unsafe extern "C" fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3D_v2(pCopy) }
-
 }
 
 /// `cuMemcpy3D_v2_ptds` (`cuMemcpy3D`, per-thread default stream).
@@ -1113,7 +1261,6 @@ pub unsafe extern "C" fn cuMemcpy3D_v2(pCopy: *const CUDA_MEMCPY3D) -> CUresult 
 pub unsafe extern "C" fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3D_v2_ptds(pCopy) }
-
 }
 
 /// `cuMemcpy3DPeer`.
@@ -1121,7 +1268,6 @@ pub unsafe extern "C" fn cuMemcpy3D_v2_ptds(pCopy: *const CUDA_MEMCPY3D) -> CUre
 pub unsafe extern "C" fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DPeer(pCopy) }
-
 }
 
 /// `cuMemcpy3DPeer_ptds` (`cuMemcpy3DPeer`, per-thread default stream).
@@ -1129,7 +1275,6 @@ pub unsafe extern "C" fn cuMemcpy3DPeer(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUr
 pub unsafe extern "C" fn cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DPeer_ptds(pCopy) }
-
 }
 
 /// `cuMemcpyAsync`.
@@ -1137,7 +1282,6 @@ pub unsafe extern "C" fn cuMemcpy3DPeer_ptds(pCopy: *const CUDA_MEMCPY3D_PEER) -
 pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAsync(dst, src, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyAsync_ptsz` (`cuMemcpyAsync`, per-thread default stream).
@@ -1145,103 +1289,158 @@ pub unsafe extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, ByteC
 pub unsafe extern "C" fn cuMemcpyAsync_ptsz(dst: CUdeviceptr, src: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyPeerAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyPeerAsync(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyPeerAsync(
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyPeerAsync_ptsz` (`cuMemcpyPeerAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyPeerAsync_ptsz(dstDevice: CUdeviceptr, dstContext: CUcontext, srcDevice: CUdeviceptr, srcContext: CUcontext, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyPeerAsync_ptsz(
+    dstDevice: CUdeviceptr,
+    dstContext: CUcontext,
+    srcDevice: CUdeviceptr,
+    srcContext: CUcontext,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyHtoDAsync_v2` (`cuMemcpyHtoDAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2(
+    dstDevice: CUdeviceptr,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyHtoDAsync_v2_ptsz` (`cuMemcpyHtoDAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoDAsync_v2_ptsz(
+    dstDevice: CUdeviceptr,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyDtoHAsync_v2` (`cuMemcpyDtoHAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2(
+    dstHost: *mut ::core::ffi::c_void,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyDtoHAsync_v2_ptsz` (`cuMemcpyDtoHAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2_ptsz(dstHost: *mut ::core::ffi::c_void, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoHAsync_v2_ptsz(
+    dstHost: *mut ::core::ffi::c_void,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyDtoDAsync_v2` (`cuMemcpyDtoDAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2(
+    dstDevice: CUdeviceptr,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyDtoDAsync_v2_ptsz` (`cuMemcpyDtoDAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2_ptsz(dstDevice: CUdeviceptr, srcDevice: CUdeviceptr, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyDtoDAsync_v2_ptsz(
+    dstDevice: CUdeviceptr,
+    srcDevice: CUdeviceptr,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyHtoAAsync_v2` (`cuMemcpyHtoAAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyHtoAAsync_v2_ptsz` (`cuMemcpyHtoAAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2_ptsz(dstArray: CUarray, dstOffset: usize, srcHost: *const ::core::ffi::c_void, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyHtoAAsync_v2_ptsz(
+    dstArray: CUarray,
+    dstOffset: usize,
+    srcHost: *const ::core::ffi::c_void,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyAtoHAsync_v2` (`cuMemcpyAtoHAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2(
+    dstHost: *mut ::core::ffi::c_void,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpyAtoHAsync_v2_ptsz` (`cuMemcpyAtoHAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut ::core::ffi::c_void, srcArray: CUarray, srcOffset: usize, ByteCount: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2_ptsz(
+    dstHost: *mut ::core::ffi::c_void,
+    srcArray: CUarray,
+    srcOffset: usize,
+    ByteCount: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream) }
-
 }
 
 /// `cuMemcpy2DAsync_v2` (`cuMemcpy2DAsync`).
@@ -1249,7 +1448,6 @@ pub unsafe extern "C" fn cuMemcpyAtoHAsync_v2_ptsz(dstHost: *mut ::core::ffi::c_
 pub unsafe extern "C" fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy2DAsync_v2(pCopy, hStream) }
-
 }
 
 /// `cuMemcpy2DAsync_v2_ptsz` (`cuMemcpy2DAsync`, per-thread default stream).
@@ -1257,7 +1455,6 @@ pub unsafe extern "C" fn cuMemcpy2DAsync_v2(pCopy: *const CUDA_MEMCPY2D, hStream
 pub unsafe extern "C" fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy2DAsync_v2_ptsz(pCopy, hStream) }
-
 }
 
 /// `cuMemcpy3DAsync_v2` (`cuMemcpy3DAsync`).
@@ -1265,7 +1462,6 @@ pub unsafe extern "C" fn cuMemcpy2DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY2D, hS
 pub unsafe extern "C" fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DAsync_v2(pCopy, hStream) }
-
 }
 
 /// `cuMemcpy3DAsync_v2_ptsz` (`cuMemcpy3DAsync`, per-thread default stream).
@@ -1273,7 +1469,6 @@ pub unsafe extern "C" fn cuMemcpy3DAsync_v2(pCopy: *const CUDA_MEMCPY3D, hStream
 pub unsafe extern "C" fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DAsync_v2_ptsz(pCopy, hStream) }
-
 }
 
 /// `cuMemcpy3DPeerAsync`.
@@ -1281,7 +1476,6 @@ pub unsafe extern "C" fn cuMemcpy3DAsync_v2_ptsz(pCopy: *const CUDA_MEMCPY3D, hS
 pub unsafe extern "C" fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DPeerAsync(pCopy, hStream) }
-
 }
 
 /// `cuMemcpy3DPeerAsync_ptsz` (`cuMemcpy3DPeerAsync`, per-thread default stream).
@@ -1289,39 +1483,66 @@ pub unsafe extern "C" fn cuMemcpy3DPeerAsync(pCopy: *const CUDA_MEMCPY3D_PEER, h
 pub unsafe extern "C" fn cuMemcpy3DPeerAsync_ptsz(pCopy: *const CUDA_MEMCPY3D_PEER, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DPeerAsync_ptsz(pCopy, hStream) }
-
 }
 
 /// `cuMemcpyBatchAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyBatchAsync(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyBatchAsync(
+    dsts: *mut CUdeviceptr,
+    srcs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut CUmemcpyAttributes,
+    attrsIdxs: *mut usize,
+    numAttrs: usize,
+    failIdx: *mut usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) }
-
 }
 
 /// `cuMemcpyBatchAsync_ptsz` (`cuMemcpyBatchAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpyBatchAsync_ptsz(dsts: *mut CUdeviceptr, srcs: *mut CUdeviceptr, sizes: *mut usize, count: usize, attrs: *mut CUmemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpyBatchAsync_ptsz(
+    dsts: *mut CUdeviceptr,
+    srcs: *mut CUdeviceptr,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut CUmemcpyAttributes,
+    attrsIdxs: *mut usize,
+    numAttrs: usize,
+    failIdx: *mut usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream) }
-
 }
 
 /// `cuMemcpy3DBatchAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy3DBatchAsync(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: ::core::ffi::c_ulonglong, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpy3DBatchAsync(
+    numOps: usize,
+    opList: *mut CUDA_MEMCPY3D_BATCH_OP,
+    failIdx: *mut usize,
+    flags: ::core::ffi::c_ulonglong,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream) }
-
 }
 
 /// `cuMemcpy3DBatchAsync_ptsz` (`cuMemcpy3DBatchAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut CUDA_MEMCPY3D_BATCH_OP, failIdx: *mut usize, flags: ::core::ffi::c_ulonglong, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemcpy3DBatchAsync_ptsz(
+    numOps: usize,
+    opList: *mut CUDA_MEMCPY3D_BATCH_OP,
+    failIdx: *mut usize,
+    flags: ::core::ffi::c_ulonglong,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream) }
-
 }
 
 /// `cuMemsetD8_v2` (`cuMemsetD8`).
@@ -1329,7 +1550,6 @@ pub unsafe extern "C" fn cuMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut C
 pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD8_v2(dstDevice, uc, N) }
-
 }
 
 /// `cuMemsetD8_v2_ptds` (`cuMemsetD8`, per-thread default stream).
@@ -1337,7 +1557,6 @@ pub unsafe extern "C" fn cuMemsetD8_v2(dstDevice: CUdeviceptr, uc: ::core::ffi::
 pub unsafe extern "C" fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD8_v2_ptds(dstDevice, uc, N) }
-
 }
 
 /// `cuMemsetD16_v2` (`cuMemsetD16`).
@@ -1345,7 +1564,6 @@ pub unsafe extern "C" fn cuMemsetD8_v2_ptds(dstDevice: CUdeviceptr, uc: ::core::
 pub unsafe extern "C" fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD16_v2(dstDevice, us, N) }
-
 }
 
 /// `cuMemsetD16_v2_ptds` (`cuMemsetD16`, per-thread default stream).
@@ -1353,7 +1571,6 @@ pub unsafe extern "C" fn cuMemsetD16_v2(dstDevice: CUdeviceptr, us: ::core::ffi:
 pub unsafe extern "C" fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD16_v2_ptds(dstDevice, us, N) }
-
 }
 
 /// `cuMemsetD32_v2` (`cuMemsetD32`).
@@ -1361,7 +1578,6 @@ pub unsafe extern "C" fn cuMemsetD16_v2_ptds(dstDevice: CUdeviceptr, us: ::core:
 pub unsafe extern "C" fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD32_v2(dstDevice, ui, N) }
-
 }
 
 /// `cuMemsetD32_v2_ptds` (`cuMemsetD32`, per-thread default stream).
@@ -1369,151 +1585,240 @@ pub unsafe extern "C" fn cuMemsetD32_v2(dstDevice: CUdeviceptr, ui: ::core::ffi:
 pub unsafe extern "C" fn cuMemsetD32_v2_ptds(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD32_v2_ptds(dstDevice, ui, N) }
-
 }
 
 /// `cuMemsetD2D8_v2` (`cuMemsetD2D8`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D8_v2(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D8_v2(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    uc: ::core::ffi::c_uchar,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height) }
-
 }
 
 /// `cuMemsetD2D8_v2_ptds` (`cuMemsetD2D8`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D8_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D8_v2_ptds(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    uc: ::core::ffi::c_uchar,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height) }
-
 }
 
 /// `cuMemsetD2D16_v2` (`cuMemsetD2D16`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D16_v2(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D16_v2(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    us: ::core::ffi::c_ushort,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height) }
-
 }
 
 /// `cuMemsetD2D16_v2_ptds` (`cuMemsetD2D16`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D16_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D16_v2_ptds(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    us: ::core::ffi::c_ushort,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height) }
-
 }
 
 /// `cuMemsetD2D32_v2` (`cuMemsetD2D32`).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D32_v2(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D32_v2(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    ui: ::core::ffi::c_uint,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height) }
-
 }
 
 /// `cuMemsetD2D32_v2_ptds` (`cuMemsetD2D32`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D32_v2_ptds(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D32_v2_ptds(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    ui: ::core::ffi::c_uint,
+    Width: usize,
+    Height: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height) }
-
 }
 
 /// `cuMemsetD8Async`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8Async(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD8Async(
+    dstDevice: CUdeviceptr,
+    uc: ::core::ffi::c_uchar,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD8Async(dstDevice, uc, N, hStream) }
-
 }
 
 /// `cuMemsetD8Async_ptsz` (`cuMemsetD8Async`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD8Async_ptsz(dstDevice: CUdeviceptr, uc: ::core::ffi::c_uchar, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD8Async_ptsz(
+    dstDevice: CUdeviceptr,
+    uc: ::core::ffi::c_uchar,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream) }
-
 }
 
 /// `cuMemsetD16Async`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD16Async(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD16Async(
+    dstDevice: CUdeviceptr,
+    us: ::core::ffi::c_ushort,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD16Async(dstDevice, us, N, hStream) }
-
 }
 
 /// `cuMemsetD16Async_ptsz` (`cuMemsetD16Async`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD16Async_ptsz(dstDevice: CUdeviceptr, us: ::core::ffi::c_ushort, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD16Async_ptsz(
+    dstDevice: CUdeviceptr,
+    us: ::core::ffi::c_ushort,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD16Async_ptsz(dstDevice, us, N, hStream) }
-
 }
 
 /// `cuMemsetD32Async`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD32Async(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD32Async(
+    dstDevice: CUdeviceptr,
+    ui: ::core::ffi::c_uint,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD32Async(dstDevice, ui, N, hStream) }
-
 }
 
 /// `cuMemsetD32Async_ptsz` (`cuMemsetD32Async`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD32Async_ptsz(dstDevice: CUdeviceptr, ui: ::core::ffi::c_uint, N: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD32Async_ptsz(
+    dstDevice: CUdeviceptr,
+    ui: ::core::ffi::c_uint,
+    N: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream) }
-
 }
 
 /// `cuMemsetD2D8Async`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D8Async(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D8Async(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    uc: ::core::ffi::c_uchar,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream) }
-
 }
 
 /// `cuMemsetD2D8Async_ptsz` (`cuMemsetD2D8Async`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D8Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, uc: ::core::ffi::c_uchar, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D8Async_ptsz(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    uc: ::core::ffi::c_uchar,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream) }
-
 }
 
 /// `cuMemsetD2D16Async`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D16Async(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D16Async(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    us: ::core::ffi::c_ushort,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream) }
-
 }
 
 /// `cuMemsetD2D16Async_ptsz` (`cuMemsetD2D16Async`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D16Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, us: ::core::ffi::c_ushort, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D16Async_ptsz(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    us: ::core::ffi::c_ushort,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream) }
-
 }
 
 /// `cuMemsetD2D32Async`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D32Async(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D32Async(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    ui: ::core::ffi::c_uint,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream) }
-
 }
 
 /// `cuMemsetD2D32Async_ptsz` (`cuMemsetD2D32Async`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitch: usize, ui: ::core::ffi::c_uint, Width: usize, Height: usize, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemsetD2D32Async_ptsz(
+    dstDevice: CUdeviceptr,
+    dstPitch: usize,
+    ui: ::core::ffi::c_uint,
+    Width: usize,
+    Height: usize,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream) }
-
 }
 
 /// `cuArrayCreate_v2` (`cuArrayCreate`).
@@ -1521,7 +1826,6 @@ pub unsafe extern "C" fn cuMemsetD2D32Async_ptsz(dstDevice: CUdeviceptr, dstPitc
 pub unsafe extern "C" fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY_DESCRIPTOR) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArrayCreate_v2(pHandle, pAllocateArray) }
-
 }
 
 /// `cuArrayGetDescriptor_v2` (`cuArrayGetDescriptor`).
@@ -1529,39 +1833,48 @@ pub unsafe extern "C" fn cuArrayCreate_v2(pHandle: *mut CUarray, pAllocateArray:
 pub unsafe extern "C" fn cuArrayGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY_DESCRIPTOR, hArray: CUarray) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArrayGetDescriptor_v2(pArrayDescriptor, hArray) }
-
 }
 
 /// `cuArrayGetSparseProperties`.
 #[no_mangle]
-pub unsafe extern "C" fn cuArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, array: CUarray) -> CUresult {
+pub unsafe extern "C" fn cuArrayGetSparseProperties(
+    sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
+    array: CUarray,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArrayGetSparseProperties(sparseProperties, array) }
-
 }
 
 /// `cuMipmappedArrayGetSparseProperties`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES, mipmap: CUmipmappedArray) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut CUDA_ARRAY_SPARSE_PROPERTIES,
+    mipmap: CUmipmappedArray,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap) }
-
 }
 
 /// `cuArrayGetMemoryRequirements`.
 #[no_mangle]
-pub unsafe extern "C" fn cuArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, array: CUarray, device: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuArrayGetMemoryRequirements(
+    memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS,
+    array: CUarray,
+    device: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArrayGetMemoryRequirements(memoryRequirements, array, device) }
-
 }
 
 /// `cuMipmappedArrayGetMemoryRequirements`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS, mipmap: CUmipmappedArray, device: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(
+    memoryRequirements: *mut CUDA_ARRAY_MEMORY_REQUIREMENTS,
+    mipmap: CUmipmappedArray,
+    device: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) }
-
 }
 
 /// `cuArrayGetPlane`.
@@ -1569,7 +1882,6 @@ pub unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(memoryRequirement
 pub unsafe extern "C" fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUarray, planeIdx: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArrayGetPlane(pPlaneArray, hArray, planeIdx) }
-
 }
 
 /// `cuArrayDestroy`.
@@ -1577,7 +1889,6 @@ pub unsafe extern "C" fn cuArrayGetPlane(pPlaneArray: *mut CUarray, hArray: CUar
 pub unsafe extern "C" fn cuArrayDestroy(hArray: CUarray) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArrayDestroy(hArray) }
-
 }
 
 /// `cuArray3DCreate_v2` (`cuArray3DCreate`).
@@ -1585,7 +1896,6 @@ pub unsafe extern "C" fn cuArrayDestroy(hArray: CUarray) -> CUresult {
 pub unsafe extern "C" fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArray: *const CUDA_ARRAY3D_DESCRIPTOR) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArray3DCreate_v2(pHandle, pAllocateArray) }
-
 }
 
 /// `cuArray3DGetDescriptor_v2` (`cuArray3DGetDescriptor`).
@@ -1593,23 +1903,28 @@ pub unsafe extern "C" fn cuArray3DCreate_v2(pHandle: *mut CUarray, pAllocateArra
 pub unsafe extern "C" fn cuArray3DGetDescriptor_v2(pArrayDescriptor: *mut CUDA_ARRAY3D_DESCRIPTOR, hArray: CUarray) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray) }
-
 }
 
 /// `cuMipmappedArrayCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMipmappedArrayCreate(pHandle: *mut CUmipmappedArray, pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR, numMipmapLevels: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayCreate(
+    pHandle: *mut CUmipmappedArray,
+    pMipmappedArrayDesc: *const CUDA_ARRAY3D_DESCRIPTOR,
+    numMipmapLevels: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels) }
-
 }
 
 /// `cuMipmappedArrayGetLevel`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMipmappedArray: CUmipmappedArray, level: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuMipmappedArrayGetLevel(
+    pLevelArray: *mut CUarray,
+    hMipmappedArray: CUmipmappedArray,
+    level: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level) }
-
 }
 
 /// `cuMipmappedArrayDestroy`.
@@ -1617,39 +1932,58 @@ pub unsafe extern "C" fn cuMipmappedArrayGetLevel(pLevelArray: *mut CUarray, hMi
 pub unsafe extern "C" fn cuMipmappedArrayDestroy(hMipmappedArray: CUmipmappedArray) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMipmappedArrayDestroy(hMipmappedArray) }
-
 }
 
 /// `cuMemGetHandleForAddressRange`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemGetHandleForAddressRange(handle: *mut ::core::ffi::c_void, dptr: CUdeviceptr, size: usize, handleType: CUmemRangeHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemGetHandleForAddressRange(
+    handle: *mut ::core::ffi::c_void,
+    dptr: CUdeviceptr,
+    size: usize,
+    handleType: CUmemRangeHandleType,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags) }
-
 }
 
 /// `cuMemBatchDecompressAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemBatchDecompressAsync(paramsArray: *mut CUmemDecompressParams, count: usize, flags: ::core::ffi::c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemBatchDecompressAsync(
+    paramsArray: *mut CUmemDecompressParams,
+    count: usize,
+    flags: ::core::ffi::c_uint,
+    errorIndex: *mut usize,
+    stream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream) }
-
 }
 
 /// `cuMemBatchDecompressAsync_ptsz` (`cuMemBatchDecompressAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemBatchDecompressAsync_ptsz(paramsArray: *mut CUmemDecompressParams, count: usize, flags: ::core::ffi::c_uint, errorIndex: *mut usize, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemBatchDecompressAsync_ptsz(
+    paramsArray: *mut CUmemDecompressParams,
+    count: usize,
+    flags: ::core::ffi::c_uint,
+    errorIndex: *mut usize,
+    stream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream) }
-
 }
 
 /// `cuMemAddressReserve`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize, alignment: usize, addr: CUdeviceptr, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemAddressReserve(
+    ptr: *mut CUdeviceptr,
+    size: usize,
+    alignment: usize,
+    addr: CUdeviceptr,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAddressReserve(ptr, size, alignment, addr, flags) }
-
 }
 
 /// `cuMemAddressFree`.
@@ -1657,15 +1991,18 @@ pub unsafe extern "C" fn cuMemAddressReserve(ptr: *mut CUdeviceptr, size: usize,
 pub unsafe extern "C" fn cuMemAddressFree(ptr: CUdeviceptr, size: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAddressFree(ptr, size) }
-
 }
 
 /// `cuMemCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, size: usize, prop: *const CUmemAllocationProp, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemCreate(
+    handle: *mut CUmemGenericAllocationHandle,
+    size: usize,
+    prop: *const CUmemAllocationProp,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemCreate(handle, size, prop, flags) }
-
 }
 
 /// `cuMemRelease`.
@@ -1673,31 +2010,41 @@ pub unsafe extern "C" fn cuMemCreate(handle: *mut CUmemGenericAllocationHandle, 
 pub unsafe extern "C" fn cuMemRelease(handle: CUmemGenericAllocationHandle) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemRelease(handle) }
-
 }
 
 /// `cuMemMap`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemMap(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemMap(
+    ptr: CUdeviceptr,
+    size: usize,
+    offset: usize,
+    handle: CUmemGenericAllocationHandle,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemMap(ptr, size, offset, handle, flags) }
-
 }
 
 /// `cuMemMapArrayAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemMapArrayAsync(mapInfoList: *mut CUarrayMapInfo, count: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemMapArrayAsync(
+    mapInfoList: *mut CUarrayMapInfo,
+    count: ::core::ffi::c_uint,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemMapArrayAsync(mapInfoList, count, hStream) }
-
 }
 
 /// `cuMemMapArrayAsync_ptsz` (`cuMemMapArrayAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInfo, count: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemMapArrayAsync_ptsz(
+    mapInfoList: *mut CUarrayMapInfo,
+    count: ::core::ffi::c_uint,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream) }
-
 }
 
 /// `cuMemUnmap`.
@@ -1705,7 +2052,6 @@ pub unsafe extern "C" fn cuMemMapArrayAsync_ptsz(mapInfoList: *mut CUarrayMapInf
 pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemUnmap(ptr, size) }
-
 }
 
 /// `cuMemSetAccess`.
@@ -1713,55 +2059,71 @@ pub unsafe extern "C" fn cuMemUnmap(ptr: CUdeviceptr, size: usize) -> CUresult {
 pub unsafe extern "C" fn cuMemSetAccess(ptr: CUdeviceptr, size: usize, desc: *const CUmemAccessDesc, count: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemSetAccess(ptr, size, desc, count) }
-
 }
 
 /// `cuMemGetAccess`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemGetAccess(flags: *mut ::core::ffi::c_ulonglong, location: *const CUmemLocation, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAccess(
+    flags: *mut ::core::ffi::c_ulonglong,
+    location: *const CUmemLocation,
+    ptr: CUdeviceptr,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemGetAccess(flags, location, ptr) }
-
 }
 
 /// `cuMemExportToShareableHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemExportToShareableHandle(shareableHandle: *mut ::core::ffi::c_void, handle: CUmemGenericAllocationHandle, handleType: CUmemAllocationHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemExportToShareableHandle(
+    shareableHandle: *mut ::core::ffi::c_void,
+    handle: CUmemGenericAllocationHandle,
+    handleType: CUmemAllocationHandleType,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags) }
-
 }
 
 /// `cuMemImportFromShareableHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemImportFromShareableHandle(handle: *mut CUmemGenericAllocationHandle, osHandle: *mut ::core::ffi::c_void, shHandleType: CUmemAllocationHandleType) -> CUresult {
+pub unsafe extern "C" fn cuMemImportFromShareableHandle(
+    handle: *mut CUmemGenericAllocationHandle,
+    osHandle: *mut ::core::ffi::c_void,
+    shHandleType: CUmemAllocationHandleType,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemImportFromShareableHandle(handle, osHandle, shHandleType) }
-
 }
 
 /// `cuMemGetAllocationGranularity`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemGetAllocationGranularity(granularity: *mut usize, prop: *const CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAllocationGranularity(
+    granularity: *mut usize,
+    prop: *const CUmemAllocationProp,
+    option: CUmemAllocationGranularity_flags,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemGetAllocationGranularity(granularity, prop, option) }
-
 }
 
 /// `cuMemGetAllocationPropertiesFromHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(prop: *mut CUmemAllocationProp, handle: CUmemGenericAllocationHandle) -> CUresult {
+pub unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
+    prop: *mut CUmemAllocationProp,
+    handle: CUmemGenericAllocationHandle,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemGetAllocationPropertiesFromHandle(prop, handle) }
-
 }
 
 /// `cuMemRetainAllocationHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAllocationHandle, addr: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemRetainAllocationHandle(
+    handle: *mut CUmemGenericAllocationHandle,
+    addr: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemRetainAllocationHandle(handle, addr) }
-
 }
 
 /// `cuMemFreeAsync`.
@@ -1769,7 +2131,6 @@ pub unsafe extern "C" fn cuMemRetainAllocationHandle(handle: *mut CUmemGenericAl
 pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemFreeAsync(dptr, hStream) }
-
 }
 
 /// `cuMemFreeAsync_ptsz` (`cuMemFreeAsync`, per-thread default stream).
@@ -1777,7 +2138,6 @@ pub unsafe extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, hStream: CUstream) ->
 pub unsafe extern "C" fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemFreeAsync_ptsz(dptr, hStream) }
-
 }
 
 /// `cuMemAllocAsync`.
@@ -1785,7 +2145,6 @@ pub unsafe extern "C" fn cuMemFreeAsync_ptsz(dptr: CUdeviceptr, hStream: CUstrea
 pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocAsync(dptr, bytesize, hStream) }
-
 }
 
 /// `cuMemAllocAsync_ptsz` (`cuMemAllocAsync`, per-thread default stream).
@@ -1793,7 +2152,6 @@ pub unsafe extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytesize: usize
 pub unsafe extern "C" fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocAsync_ptsz(dptr, bytesize, hStream) }
-
 }
 
 /// `cuMemPoolTrimTo`.
@@ -1801,23 +2159,28 @@ pub unsafe extern "C" fn cuMemAllocAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: 
 pub unsafe extern "C" fn cuMemPoolTrimTo(pool: CUmemoryPool, minBytesToKeep: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolTrimTo(pool, minBytesToKeep) }
-
 }
 
 /// `cuMemPoolSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolSetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolSetAttribute(
+    pool: CUmemoryPool,
+    attr: CUmemPool_attribute,
+    value: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolSetAttribute(pool, attr, value) }
-
 }
 
 /// `cuMemPoolGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPool_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolGetAttribute(
+    pool: CUmemoryPool,
+    attr: CUmemPool_attribute,
+    value: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolGetAttribute(pool, attr, value) }
-
 }
 
 /// `cuMemPoolSetAccess`.
@@ -1825,15 +2188,17 @@ pub unsafe extern "C" fn cuMemPoolGetAttribute(pool: CUmemoryPool, attr: CUmemPo
 pub unsafe extern "C" fn cuMemPoolSetAccess(pool: CUmemoryPool, map: *const CUmemAccessDesc, count: usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolSetAccess(pool, map, count) }
-
 }
 
 /// `cuMemPoolGetAccess`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPool: CUmemoryPool, location: *mut CUmemLocation) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolGetAccess(
+    flags: *mut CUmemAccess_flags,
+    memPool: CUmemoryPool,
+    location: *mut CUmemLocation,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolGetAccess(flags, memPool, location) }
-
 }
 
 /// `cuMemPoolCreate`.
@@ -1841,7 +2206,6 @@ pub unsafe extern "C" fn cuMemPoolGetAccess(flags: *mut CUmemAccess_flags, memPo
 pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *const CUmemPoolProps) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolCreate(pool, poolProps) }
-
 }
 
 /// `cuMemPoolDestroy`.
@@ -1849,39 +2213,54 @@ pub unsafe extern "C" fn cuMemPoolCreate(pool: *mut CUmemoryPool, poolProps: *co
 pub unsafe extern "C" fn cuMemPoolDestroy(pool: CUmemoryPool) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolDestroy(pool) }
-
 }
 
 /// `cuMemAllocFromPoolAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAllocFromPoolAsync(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocFromPoolAsync(
+    dptr: *mut CUdeviceptr,
+    bytesize: usize,
+    pool: CUmemoryPool,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream) }
-
 }
 
 /// `cuMemAllocFromPoolAsync_ptsz` (`cuMemAllocFromPoolAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAllocFromPoolAsync_ptsz(dptr: *mut CUdeviceptr, bytesize: usize, pool: CUmemoryPool, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemAllocFromPoolAsync_ptsz(
+    dptr: *mut CUdeviceptr,
+    bytesize: usize,
+    pool: CUmemoryPool,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream) }
-
 }
 
 /// `cuMemPoolExportToShareableHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(handle_out: *mut ::core::ffi::c_void, pool: CUmemoryPool, handleType: CUmemAllocationHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolExportToShareableHandle(
+    handle_out: *mut ::core::ffi::c_void,
+    pool: CUmemoryPool,
+    handleType: CUmemAllocationHandleType,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags) }
-
 }
 
 /// `cuMemPoolImportFromShareableHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmemoryPool, handle: *mut ::core::ffi::c_void, handleType: CUmemAllocationHandleType, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
+    pool_out: *mut CUmemoryPool,
+    handle: *mut ::core::ffi::c_void,
+    handleType: CUmemAllocationHandleType,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags) }
-
 }
 
 /// `cuMemPoolExportPointer`.
@@ -1889,23 +2268,27 @@ pub unsafe extern "C" fn cuMemPoolImportFromShareableHandle(pool_out: *mut CUmem
 pub unsafe extern "C" fn cuMemPoolExportPointer(shareData_out: *mut CUmemPoolPtrExportData, ptr: CUdeviceptr) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolExportPointer(shareData_out, ptr) }
-
 }
 
 /// `cuMemPoolImportPointer`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPoolImportPointer(ptr_out: *mut CUdeviceptr, pool: CUmemoryPool, shareData: *mut CUmemPoolPtrExportData) -> CUresult {
+pub unsafe extern "C" fn cuMemPoolImportPointer(
+    ptr_out: *mut CUdeviceptr,
+    pool: CUmemoryPool,
+    shareData: *mut CUmemPoolPtrExportData,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPoolImportPointer(ptr_out, pool, shareData) }
-
 }
 
 /// `cuMulticastCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocationHandle, prop: *const CUmulticastObjectProp) -> CUresult {
+pub unsafe extern "C" fn cuMulticastCreate(
+    mcHandle: *mut CUmemGenericAllocationHandle,
+    prop: *const CUmulticastObjectProp,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMulticastCreate(mcHandle, prop) }
-
 }
 
 /// `cuMulticastAddDevice`.
@@ -1913,79 +2296,117 @@ pub unsafe extern "C" fn cuMulticastCreate(mcHandle: *mut CUmemGenericAllocation
 pub unsafe extern "C" fn cuMulticastAddDevice(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMulticastAddDevice(mcHandle, dev) }
-
 }
 
 /// `cuMulticastBindMem`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMulticastBindMem(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memHandle: CUmemGenericAllocationHandle, memOffset: usize, size: usize, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMulticastBindMem(
+    mcHandle: CUmemGenericAllocationHandle,
+    mcOffset: usize,
+    memHandle: CUmemGenericAllocationHandle,
+    memOffset: usize,
+    size: usize,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags) }
-
 }
 
 /// `cuMulticastBindAddr`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMulticastBindAddr(mcHandle: CUmemGenericAllocationHandle, mcOffset: usize, memptr: CUdeviceptr, size: usize, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuMulticastBindAddr(
+    mcHandle: CUmemGenericAllocationHandle,
+    mcOffset: usize,
+    memptr: CUdeviceptr,
+    size: usize,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags) }
-
 }
 
 /// `cuMulticastUnbind`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle, dev: CUdevice, mcOffset: usize, size: usize) -> CUresult {
+pub unsafe extern "C" fn cuMulticastUnbind(
+    mcHandle: CUmemGenericAllocationHandle,
+    dev: CUdevice,
+    mcOffset: usize,
+    size: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMulticastUnbind(mcHandle, dev, mcOffset, size) }
-
 }
 
 /// `cuMulticastGetGranularity`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMulticastGetGranularity(granularity: *mut usize, prop: *const CUmulticastObjectProp, option: CUmulticastGranularity_flags) -> CUresult {
+pub unsafe extern "C" fn cuMulticastGetGranularity(
+    granularity: *mut usize,
+    prop: *const CUmulticastObjectProp,
+    option: CUmulticastGranularity_flags,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMulticastGetGranularity(granularity, prop, option) }
-
 }
 
 /// `cuPointerGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuPointerGetAttribute(data: *mut ::core::ffi::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuPointerGetAttribute(
+    data: *mut ::core::ffi::c_void,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuPointerGetAttribute(data, attribute, ptr) }
-
 }
 
 /// `cuMemPrefetchAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPrefetchAsync(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemPrefetchAsync(
+    devPtr: CUdeviceptr,
+    count: usize,
+    dstDevice: CUdevice,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPrefetchAsync(devPtr, count, dstDevice, hStream) }
-
 }
 
 /// `cuMemPrefetchAsync_ptsz` (`cuMemPrefetchAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPrefetchAsync_ptsz(devPtr: CUdeviceptr, count: usize, dstDevice: CUdevice, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemPrefetchAsync_ptsz(
+    devPtr: CUdeviceptr,
+    count: usize,
+    dstDevice: CUdevice,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream) }
-
 }
 
 /// `cuMemPrefetchAsync_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPrefetchAsync_v2(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemPrefetchAsync_v2(
+    devPtr: CUdeviceptr,
+    count: usize,
+    location: CUmemLocation,
+    flags: ::core::ffi::c_uint,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream) }
-
 }
 
 /// `cuMemPrefetchAsync_v2_ptsz` (`cuMemPrefetchAsync_v2`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: usize, location: CUmemLocation, flags: ::core::ffi::c_uint, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuMemPrefetchAsync_v2_ptsz(
+    devPtr: CUdeviceptr,
+    count: usize,
+    location: CUmemLocation,
+    flags: ::core::ffi::c_uint,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream) }
-
 }
 
 /// `cuMemAdvise`.
@@ -1993,47 +2414,68 @@ pub unsafe extern "C" fn cuMemPrefetchAsync_v2_ptsz(devPtr: CUdeviceptr, count: 
 pub unsafe extern "C" fn cuMemAdvise(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAdvise(devPtr, count, advice, device) }
-
 }
 
 /// `cuMemAdvise_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemAdvise_v2(devPtr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> CUresult {
+pub unsafe extern "C" fn cuMemAdvise_v2(
+    devPtr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    location: CUmemLocation,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemAdvise_v2(devPtr, count, advice, location) }
-
 }
 
 /// `cuMemRangeGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemRangeGetAttribute(data: *mut ::core::ffi::c_void, dataSize: usize, attribute: CUmem_range_attribute, devPtr: CUdeviceptr, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemRangeGetAttribute(
+    data: *mut ::core::ffi::c_void,
+    dataSize: usize,
+    attribute: CUmem_range_attribute,
+    devPtr: CUdeviceptr,
+    count: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) }
-
 }
 
 /// `cuMemRangeGetAttributes`.
 #[no_mangle]
-pub unsafe extern "C" fn cuMemRangeGetAttributes(data: *mut *mut ::core::ffi::c_void, dataSizes: *mut usize, attributes: *mut CUmem_range_attribute, numAttributes: usize, devPtr: CUdeviceptr, count: usize) -> CUresult {
+pub unsafe extern "C" fn cuMemRangeGetAttributes(
+    data: *mut *mut ::core::ffi::c_void,
+    dataSizes: *mut usize,
+    attributes: *mut CUmem_range_attribute,
+    numAttributes: usize,
+    devPtr: CUdeviceptr,
+    count: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) }
-
 }
 
 /// `cuPointerSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuPointerSetAttribute(value: *const ::core::ffi::c_void, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuPointerSetAttribute(
+    value: *const ::core::ffi::c_void,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuPointerSetAttribute(value, attribute, ptr) }
-
 }
 
 /// `cuPointerGetAttributes`.
 #[no_mangle]
-pub unsafe extern "C" fn cuPointerGetAttributes(numAttributes: ::core::ffi::c_uint, attributes: *mut CUpointer_attribute, data: *mut *mut ::core::ffi::c_void, ptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuPointerGetAttributes(
+    numAttributes: ::core::ffi::c_uint,
+    attributes: *mut CUpointer_attribute,
+    data: *mut *mut ::core::ffi::c_void,
+    ptr: CUdeviceptr,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuPointerGetAttributes(numAttributes, attributes, data, ptr) }
-
 }
 
 /// `cuStreamCreate`.
@@ -2041,15 +2483,17 @@ pub unsafe extern "C" fn cuPointerGetAttributes(numAttributes: ::core::ffi::c_ui
 pub unsafe extern "C" fn cuStreamCreate(phStream: *mut CUstream, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamCreate(phStream, Flags) }
-
 }
 
 /// `cuStreamCreateWithPriority`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, flags: ::core::ffi::c_uint, priority: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuStreamCreateWithPriority(
+    phStream: *mut CUstream,
+    flags: ::core::ffi::c_uint,
+    priority: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamCreateWithPriority(phStream, flags, priority) }
-
 }
 
 /// `cuStreamGetPriority`.
@@ -2057,7 +2501,6 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(phStream: *mut CUstream, fla
 pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut ::core::ffi::c_int) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetPriority(hStream, priority) }
-
 }
 
 /// `cuStreamGetPriority_ptsz` (`cuStreamGetPriority`, per-thread default stream).
@@ -2065,7 +2508,6 @@ pub unsafe extern "C" fn cuStreamGetPriority(hStream: CUstream, priority: *mut :
 pub unsafe extern "C" fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *mut ::core::ffi::c_int) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetPriority_ptsz(hStream, priority) }
-
 }
 
 /// `cuStreamGetDevice`.
@@ -2073,7 +2515,6 @@ pub unsafe extern "C" fn cuStreamGetPriority_ptsz(hStream: CUstream, priority: *
 pub unsafe extern "C" fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetDevice(hStream, device) }
-
 }
 
 /// `cuStreamGetDevice_ptsz` (`cuStreamGetDevice`, per-thread default stream).
@@ -2081,7 +2522,6 @@ pub unsafe extern "C" fn cuStreamGetDevice(hStream: CUstream, device: *mut CUdev
 pub unsafe extern "C" fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetDevice_ptsz(hStream, device) }
-
 }
 
 /// `cuStreamGetFlags`.
@@ -2089,7 +2529,6 @@ pub unsafe extern "C" fn cuStreamGetDevice_ptsz(hStream: CUstream, device: *mut 
 pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetFlags(hStream, flags) }
-
 }
 
 /// `cuStreamGetFlags_ptsz` (`cuStreamGetFlags`, per-thread default stream).
@@ -2097,7 +2536,6 @@ pub unsafe extern "C" fn cuStreamGetFlags(hStream: CUstream, flags: *mut ::core:
 pub unsafe extern "C" fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetFlags_ptsz(hStream, flags) }
-
 }
 
 /// `cuStreamGetId`.
@@ -2105,7 +2543,6 @@ pub unsafe extern "C" fn cuStreamGetFlags_ptsz(hStream: CUstream, flags: *mut ::
 pub unsafe extern "C" fn cuStreamGetId(hStream: CUstream, streamId: *mut ::core::ffi::c_ulonglong) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetId(hStream, streamId) }
-
 }
 
 /// `cuStreamGetId_ptsz` (`cuStreamGetId`, per-thread default stream).
@@ -2113,7 +2550,6 @@ pub unsafe extern "C" fn cuStreamGetId(hStream: CUstream, streamId: *mut ::core:
 pub unsafe extern "C" fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut ::core::ffi::c_ulonglong) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetId_ptsz(hStream, streamId) }
-
 }
 
 /// `cuStreamGetCtx`.
@@ -2121,7 +2557,6 @@ pub unsafe extern "C" fn cuStreamGetId_ptsz(hStream: CUstream, streamId: *mut ::
 pub unsafe extern "C" fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetCtx(hStream, pctx) }
-
 }
 
 /// `cuStreamGetCtx_ptsz` (`cuStreamGetCtx`, per-thread default stream).
@@ -2129,7 +2564,6 @@ pub unsafe extern "C" fn cuStreamGetCtx(hStream: CUstream, pctx: *mut CUcontext)
 pub unsafe extern "C" fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetCtx_ptsz(hStream, pctx) }
-
 }
 
 /// `cuStreamGetCtx_v2`.
@@ -2137,7 +2571,6 @@ pub unsafe extern "C" fn cuStreamGetCtx_ptsz(hStream: CUstream, pctx: *mut CUcon
 pub unsafe extern "C" fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx) }
-
 }
 
 /// `cuStreamGetCtx_v2_ptsz` (`cuStreamGetCtx_v2`, per-thread default stream).
@@ -2145,7 +2578,6 @@ pub unsafe extern "C" fn cuStreamGetCtx_v2(hStream: CUstream, pCtx: *mut CUconte
 pub unsafe extern "C" fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CUcontext, pGreenCtx: *mut CUgreenCtx) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx) }
-
 }
 
 /// `cuStreamWaitEvent`.
@@ -2153,7 +2585,6 @@ pub unsafe extern "C" fn cuStreamGetCtx_v2_ptsz(hStream: CUstream, pCtx: *mut CU
 pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWaitEvent(hStream, hEvent, Flags) }
-
 }
 
 /// `cuStreamWaitEvent_ptsz` (`cuStreamWaitEvent`, per-thread default stream).
@@ -2161,23 +2592,30 @@ pub unsafe extern "C" fn cuStreamWaitEvent(hStream: CUstream, hEvent: CUevent, F
 pub unsafe extern "C" fn cuStreamWaitEvent_ptsz(hStream: CUstream, hEvent: CUevent, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWaitEvent_ptsz(hStream, hEvent, Flags) }
-
 }
 
 /// `cuStreamAddCallback`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamAddCallback(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamAddCallback(
+    hStream: CUstream,
+    callback: CUstreamCallback,
+    userData: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamAddCallback(hStream, callback, userData, flags) }
-
 }
 
 /// `cuStreamAddCallback_ptsz` (`cuStreamAddCallback`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: CUstreamCallback, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamAddCallback_ptsz(
+    hStream: CUstream,
+    callback: CUstreamCallback,
+    userData: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamAddCallback_ptsz(hStream, callback, userData, flags) }
-
 }
 
 /// `cuStreamBeginCapture_v2` (`cuStreamBeginCapture`).
@@ -2185,7 +2623,6 @@ pub unsafe extern "C" fn cuStreamAddCallback_ptsz(hStream: CUstream, callback: C
 pub unsafe extern "C" fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamBeginCapture_v2(hStream, mode) }
-
 }
 
 /// `cuStreamBeginCapture_v2_ptsz` (`cuStreamBeginCapture`, per-thread default stream).
@@ -2193,23 +2630,34 @@ pub unsafe extern "C" fn cuStreamBeginCapture_v2(hStream: CUstream, mode: CUstre
 pub unsafe extern "C" fn cuStreamBeginCapture_v2_ptsz(hStream: CUstream, mode: CUstreamCaptureMode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamBeginCapture_v2_ptsz(hStream, mode) }
-
 }
 
 /// `cuStreamBeginCaptureToGraph`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+pub unsafe extern "C" fn cuStreamBeginCaptureToGraph(
+    hStream: CUstream,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    mode: CUstreamCaptureMode,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) }
-
 }
 
 /// `cuStreamBeginCaptureToGraph_ptsz` (`cuStreamBeginCaptureToGraph`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, mode: CUstreamCaptureMode) -> CUresult {
+pub unsafe extern "C" fn cuStreamBeginCaptureToGraph_ptsz(
+    hStream: CUstream,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    mode: CUstreamCaptureMode,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode) }
-
 }
 
 /// `cuThreadExchangeStreamCaptureMode`.
@@ -2217,7 +2665,6 @@ pub unsafe extern "C" fn cuStreamBeginCaptureToGraph_ptsz(hStream: CUstream, hGr
 pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCaptureMode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuThreadExchangeStreamCaptureMode(mode) }
-
 }
 
 /// `cuStreamEndCapture`.
@@ -2225,7 +2672,6 @@ pub unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(mode: *mut CUstreamCa
 pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamEndCapture(hStream, phGraph) }
-
 }
 
 /// `cuStreamEndCapture_ptsz` (`cuStreamEndCapture`, per-thread default stream).
@@ -2233,7 +2679,6 @@ pub unsafe extern "C" fn cuStreamEndCapture(hStream: CUstream, phGraph: *mut CUg
 pub unsafe extern "C" fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mut CUgraph) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamEndCapture_ptsz(hStream, phGraph) }
-
 }
 
 /// `cuStreamIsCapturing`.
@@ -2241,7 +2686,6 @@ pub unsafe extern "C" fn cuStreamEndCapture_ptsz(hStream: CUstream, phGraph: *mu
 pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamIsCapturing(hStream, captureStatus) }
-
 }
 
 /// `cuStreamIsCapturing_ptsz` (`cuStreamIsCapturing`, per-thread default stream).
@@ -2249,87 +2693,162 @@ pub unsafe extern "C" fn cuStreamIsCapturing(hStream: CUstream, captureStatus: *
 pub unsafe extern "C" fn cuStreamIsCapturing_ptsz(hStream: CUstream, captureStatus: *mut CUstreamCaptureStatus) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamIsCapturing_ptsz(hStream, captureStatus) }
-
 }
 
 /// `cuStreamGetCaptureInfo_v2` (`cuStreamGetCaptureInfo`).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2(
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    numDependencies_out: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
-
+    unsafe {
+        sys::cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+    }
 }
 
 /// `cuStreamGetCaptureInfo_v2_ptsz` (`cuStreamGetCaptureInfo`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, numDependencies_out: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v2_ptsz(
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    numDependencies_out: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
-
+    unsafe {
+        sys::cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+    }
 }
 
 /// `cuStreamGetCaptureInfo_v3`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    edgeData_out: *mut *const CUgraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }
-
+    unsafe {
+        sys::cuStreamGetCaptureInfo_v3(
+            hStream,
+            captureStatus_out,
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    }
 }
 
 /// `cuStreamGetCaptureInfo_v3_ptsz` (`cuStreamGetCaptureInfo_v3`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3_ptsz(hStream: CUstream, captureStatus_out: *mut CUstreamCaptureStatus, id_out: *mut cuuint64_t, graph_out: *mut CUgraph, dependencies_out: *mut *const CUgraphNode, edgeData_out: *mut *const CUgraphEdgeData, numDependencies_out: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetCaptureInfo_v3_ptsz(
+    hStream: CUstream,
+    captureStatus_out: *mut CUstreamCaptureStatus,
+    id_out: *mut cuuint64_t,
+    graph_out: *mut CUgraph,
+    dependencies_out: *mut *const CUgraphNode,
+    edgeData_out: *mut *const CUgraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }
-
+    unsafe {
+        sys::cuStreamGetCaptureInfo_v3_ptsz(
+            hStream,
+            captureStatus_out,
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    }
 }
 
 /// `cuStreamUpdateCaptureDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags) }
-
 }
 
 /// `cuStreamUpdateCaptureDependencies_ptsz` (`cuStreamUpdateCaptureDependencies`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_ptsz(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags) }
-
 }
 
 /// `cuStreamUpdateCaptureDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags) }
-
 }
 
 /// `cuStreamUpdateCaptureDependencies_v2_ptsz` (`cuStreamUpdateCaptureDependencies_v2`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2_ptsz(hStream: CUstream, dependencies: *mut CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2_ptsz(
+    hStream: CUstream,
+    dependencies: *mut CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags) }
-
 }
 
 /// `cuStreamAttachMemAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamAttachMemAsync(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamAttachMemAsync(
+    hStream: CUstream,
+    dptr: CUdeviceptr,
+    length: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamAttachMemAsync(hStream, dptr, length, flags) }
-
 }
 
 /// `cuStreamAttachMemAsync_ptsz` (`cuStreamAttachMemAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CUdeviceptr, length: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamAttachMemAsync_ptsz(
+    hStream: CUstream,
+    dptr: CUdeviceptr,
+    length: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags) }
-
 }
 
 /// `cuStreamQuery`.
@@ -2337,7 +2856,6 @@ pub unsafe extern "C" fn cuStreamAttachMemAsync_ptsz(hStream: CUstream, dptr: CU
 pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamQuery(hStream) }
-
 }
 
 /// `cuStreamQuery_ptsz` (`cuStreamQuery`, per-thread default stream).
@@ -2345,7 +2863,6 @@ pub unsafe extern "C" fn cuStreamQuery(hStream: CUstream) -> CUresult {
 pub unsafe extern "C" fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamQuery_ptsz(hStream) }
-
 }
 
 /// `cuStreamSynchronize`.
@@ -2353,7 +2870,6 @@ pub unsafe extern "C" fn cuStreamQuery_ptsz(hStream: CUstream) -> CUresult {
 pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamSynchronize(hStream) }
-
 }
 
 /// `cuStreamSynchronize_ptsz` (`cuStreamSynchronize`, per-thread default stream).
@@ -2361,7 +2877,6 @@ pub unsafe extern "C" fn cuStreamSynchronize(hStream: CUstream) -> CUresult {
 pub unsafe extern "C" fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamSynchronize_ptsz(hStream) }
-
 }
 
 /// `cuStreamDestroy_v2` (`cuStreamDestroy`).
@@ -2369,7 +2884,6 @@ pub unsafe extern "C" fn cuStreamSynchronize_ptsz(hStream: CUstream) -> CUresult
 pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamDestroy_v2(hStream) }
-
 }
 
 /// `cuStreamCopyAttributes`.
@@ -2377,7 +2891,6 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(hStream: CUstream) -> CUresult {
 pub unsafe extern "C" fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamCopyAttributes(dst, src) }
-
 }
 
 /// `cuStreamCopyAttributes_ptsz` (`cuStreamCopyAttributes`, per-thread default stream).
@@ -2385,39 +2898,50 @@ pub unsafe extern "C" fn cuStreamCopyAttributes(dst: CUstream, src: CUstream) ->
 pub unsafe extern "C" fn cuStreamCopyAttributes_ptsz(dst: CUstream, src: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamCopyAttributes_ptsz(dst, src) }
-
 }
 
 /// `cuStreamGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetAttribute(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetAttribute(
+    hStream: CUstream,
+    attr: CUstreamAttrID,
+    value_out: *mut CUstreamAttrValue,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetAttribute(hStream, attr, value_out) }
-
 }
 
 /// `cuStreamGetAttribute_ptsz` (`cuStreamGetAttribute`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamGetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value_out: *mut CUstreamAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuStreamGetAttribute_ptsz(
+    hStream: CUstream,
+    attr: CUstreamAttrID,
+    value_out: *mut CUstreamAttrValue,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetAttribute_ptsz(hStream, attr, value_out) }
-
 }
 
 /// `cuStreamSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamSetAttribute(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuStreamSetAttribute(
+    hStream: CUstream,
+    attr: CUstreamAttrID,
+    value: *const CUstreamAttrValue,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamSetAttribute(hStream, attr, value) }
-
 }
 
 /// `cuStreamSetAttribute_ptsz` (`cuStreamSetAttribute`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUstreamAttrID, value: *const CUstreamAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuStreamSetAttribute_ptsz(
+    hStream: CUstream,
+    attr: CUstreamAttrID,
+    value: *const CUstreamAttrValue,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamSetAttribute_ptsz(hStream, attr, value) }
-
 }
 
 /// `cuEventCreate`.
@@ -2425,7 +2949,6 @@ pub unsafe extern "C" fn cuStreamSetAttribute_ptsz(hStream: CUstream, attr: CUst
 pub unsafe extern "C" fn cuEventCreate(phEvent: *mut CUevent, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventCreate(phEvent, Flags) }
-
 }
 
 /// `cuEventRecord`.
@@ -2433,7 +2956,6 @@ pub unsafe extern "C" fn cuEventCreate(phEvent: *mut CUevent, Flags: ::core::ffi
 pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventRecord(hEvent, hStream) }
-
 }
 
 /// `cuEventRecord_ptsz` (`cuEventRecord`, per-thread default stream).
@@ -2441,7 +2963,6 @@ pub unsafe extern "C" fn cuEventRecord(hEvent: CUevent, hStream: CUstream) -> CU
 pub unsafe extern "C" fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventRecord_ptsz(hEvent, hStream) }
-
 }
 
 /// `cuEventRecordWithFlags`.
@@ -2449,7 +2970,6 @@ pub unsafe extern "C" fn cuEventRecord_ptsz(hEvent: CUevent, hStream: CUstream) 
 pub unsafe extern "C" fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstream, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventRecordWithFlags(hEvent, hStream, flags) }
-
 }
 
 /// `cuEventRecordWithFlags_ptsz` (`cuEventRecordWithFlags`, per-thread default stream).
@@ -2457,7 +2977,6 @@ pub unsafe extern "C" fn cuEventRecordWithFlags(hEvent: CUevent, hStream: CUstre
 pub unsafe extern "C" fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: CUstream, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventRecordWithFlags_ptsz(hEvent, hStream, flags) }
-
 }
 
 /// `cuEventQuery`.
@@ -2465,7 +2984,6 @@ pub unsafe extern "C" fn cuEventRecordWithFlags_ptsz(hEvent: CUevent, hStream: C
 pub unsafe extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventQuery(hEvent) }
-
 }
 
 /// `cuEventSynchronize`.
@@ -2473,7 +2991,6 @@ pub unsafe extern "C" fn cuEventQuery(hEvent: CUevent) -> CUresult {
 pub unsafe extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventSynchronize(hEvent) }
-
 }
 
 /// `cuEventDestroy_v2` (`cuEventDestroy`).
@@ -2481,7 +2998,6 @@ pub unsafe extern "C" fn cuEventSynchronize(hEvent: CUevent) -> CUresult {
 pub unsafe extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventDestroy_v2(hEvent) }
-
 }
 
 /// `cuEventElapsedTime`.
@@ -2489,7 +3005,6 @@ pub unsafe extern "C" fn cuEventDestroy_v2(hEvent: CUevent) -> CUresult {
 pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventElapsedTime(pMilliseconds, hStart, hEnd) }
-
 }
 
 /// `cuEventElapsedTime_v2`.
@@ -2497,31 +3012,38 @@ pub unsafe extern "C" fn cuEventElapsedTime(pMilliseconds: *mut f32, hStart: CUe
 pub unsafe extern "C" fn cuEventElapsedTime_v2(pMilliseconds: *mut f32, hStart: CUevent, hEnd: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd) }
-
 }
 
 /// `cuImportExternalMemory`.
 #[no_mangle]
-pub unsafe extern "C" fn cuImportExternalMemory(extMem_out: *mut CUexternalMemory, memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> CUresult {
+pub unsafe extern "C" fn cuImportExternalMemory(
+    extMem_out: *mut CUexternalMemory,
+    memHandleDesc: *const CUDA_EXTERNAL_MEMORY_HANDLE_DESC,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuImportExternalMemory(extMem_out, memHandleDesc) }
-
 }
 
 /// `cuExternalMemoryGetMappedBuffer`.
 #[no_mangle]
-pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(devPtr: *mut CUdeviceptr, extMem: CUexternalMemory, bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> CUresult {
+pub unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
+    devPtr: *mut CUdeviceptr,
+    extMem: CUexternalMemory,
+    bufferDesc: *const CUDA_EXTERNAL_MEMORY_BUFFER_DESC,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) }
-
 }
 
 /// `cuExternalMemoryGetMappedMipmappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CUmipmappedArray, extMem: CUexternalMemory, mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> CUresult {
+pub unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
+    mipmap: *mut CUmipmappedArray,
+    extMem: CUexternalMemory,
+    mipmapDesc: *const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) }
-
 }
 
 /// `cuDestroyExternalMemory`.
@@ -2529,47 +3051,64 @@ pub unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(mipmap: *mut CU
 pub unsafe extern "C" fn cuDestroyExternalMemory(extMem: CUexternalMemory) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDestroyExternalMemory(extMem) }
-
 }
 
 /// `cuImportExternalSemaphore`.
 #[no_mangle]
-pub unsafe extern "C" fn cuImportExternalSemaphore(extSem_out: *mut CUexternalSemaphore, semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> CUresult {
+pub unsafe extern "C" fn cuImportExternalSemaphore(
+    extSem_out: *mut CUexternalSemaphore,
+    semHandleDesc: *const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuImportExternalSemaphore(extSem_out, semHandleDesc) }
-
 }
 
 /// `cuSignalExternalSemaphoresAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    numExtSems: ::core::ffi::c_uint,
+    stream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cuSignalExternalSemaphoresAsync_ptsz` (`cuSignalExternalSemaphoresAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuSignalExternalSemaphoresAsync_ptsz(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS,
+    numExtSems: ::core::ffi::c_uint,
+    stream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cuWaitExternalSemaphoresAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    numExtSems: ::core::ffi::c_uint,
+    stream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cuWaitExternalSemaphoresAsync_ptsz` (`cuWaitExternalSemaphoresAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const CUexternalSemaphore, paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS, numExtSems: ::core::ffi::c_uint, stream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync_ptsz(
+    extSemArray: *const CUexternalSemaphore,
+    paramsArray: *const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS,
+    numExtSems: ::core::ffi::c_uint,
+    stream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cuDestroyExternalSemaphore`.
@@ -2577,103 +3116,148 @@ pub unsafe extern "C" fn cuWaitExternalSemaphoresAsync_ptsz(extSemArray: *const 
 pub unsafe extern "C" fn cuDestroyExternalSemaphore(extSem: CUexternalSemaphore) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDestroyExternalSemaphore(extSem) }
-
 }
 
 /// `cuStreamWaitValue32_v2` (`cuStreamWaitValue32`).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitValue32_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWaitValue32_v2(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWaitValue32_v2_ptsz` (`cuStreamWaitValue32`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitValue32_v2_ptsz(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWaitValue64_v2` (`cuStreamWaitValue64`).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitValue64_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWaitValue64_v2(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWaitValue64_v2_ptsz` (`cuStreamWaitValue64`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWaitValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWaitValue64_v2_ptsz(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWriteValue32_v2` (`cuStreamWriteValue32`).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue32_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWriteValue32_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWriteValue32_v2(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWriteValue32_v2_ptsz` (`cuStreamWriteValue32`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue32_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWriteValue32_v2_ptsz(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint32_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWriteValue64_v2` (`cuStreamWriteValue64`).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue64_v2(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWriteValue64_v2(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWriteValue64_v2(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamWriteValue64_v2_ptsz` (`cuStreamWriteValue64`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamWriteValue64_v2_ptsz(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamWriteValue64_v2_ptsz(
+    stream: CUstream,
+    addr: CUdeviceptr,
+    value: cuuint64_t,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags) }
-
 }
 
 /// `cuStreamBatchMemOp_v2` (`cuStreamBatchMemOp`).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBatchMemOp_v2(stream: CUstream, count: ::core::ffi::c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamBatchMemOp_v2(
+    stream: CUstream,
+    count: ::core::ffi::c_uint,
+    paramArray: *mut CUstreamBatchMemOpParams,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamBatchMemOp_v2(stream, count, paramArray, flags) }
-
 }
 
 /// `cuStreamBatchMemOp_v2_ptsz` (`cuStreamBatchMemOp`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamBatchMemOp_v2_ptsz(stream: CUstream, count: ::core::ffi::c_uint, paramArray: *mut CUstreamBatchMemOpParams, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamBatchMemOp_v2_ptsz(
+    stream: CUstream,
+    count: ::core::ffi::c_uint,
+    paramArray: *mut CUstreamBatchMemOpParams,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags) }
-
 }
 
 /// `cuFuncGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuFuncGetAttribute(pi: *mut ::core::ffi::c_int, attrib: CUfunction_attribute, hfunc: CUfunction) -> CUresult {
+pub unsafe extern "C" fn cuFuncGetAttribute(
+    pi: *mut ::core::ffi::c_int,
+    attrib: CUfunction_attribute,
+    hfunc: CUfunction,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncGetAttribute(pi, attrib, hfunc) }
-
 }
 
 /// `cuFuncSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunction_attribute, value: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuFuncSetAttribute(
+    hfunc: CUfunction,
+    attrib: CUfunction_attribute,
+    value: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncSetAttribute(hfunc, attrib, value) }
-
 }
 
 /// `cuFuncSetCacheConfig`.
@@ -2681,7 +3265,6 @@ pub unsafe extern "C" fn cuFuncSetAttribute(hfunc: CUfunction, attrib: CUfunctio
 pub unsafe extern "C" fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_cache) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncSetCacheConfig(hfunc, config) }
-
 }
 
 /// `cuFuncGetModule`.
@@ -2689,7 +3272,6 @@ pub unsafe extern "C" fn cuFuncSetCacheConfig(hfunc: CUfunction, config: CUfunc_
 pub unsafe extern "C" fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncGetModule(hmod, hfunc) }
-
 }
 
 /// `cuFuncGetName`.
@@ -2697,15 +3279,18 @@ pub unsafe extern "C" fn cuFuncGetModule(hmod: *mut CUmodule, hfunc: CUfunction)
 pub unsafe extern "C" fn cuFuncGetName(name: *mut *const ::core::ffi::c_char, hfunc: CUfunction) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncGetName(name, hfunc) }
-
 }
 
 /// `cuFuncGetParamInfo`.
 #[no_mangle]
-pub unsafe extern "C" fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuFuncGetParamInfo(
+    func: CUfunction,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) }
-
 }
 
 /// `cuFuncIsLoaded`.
@@ -2713,7 +3298,6 @@ pub unsafe extern "C" fn cuFuncGetParamInfo(func: CUfunction, paramIndex: usize,
 pub unsafe extern "C" fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, function: CUfunction) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncIsLoaded(state, function) }
-
 }
 
 /// `cuFuncLoad`.
@@ -2721,63 +3305,169 @@ pub unsafe extern "C" fn cuFuncIsLoaded(state: *mut CUfunctionLoadingState, func
 pub unsafe extern "C" fn cuFuncLoad(function: CUfunction) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncLoad(function) }
-
 }
 
 /// `cuLaunchKernel`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchKernel(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchKernel(
+    f: CUfunction,
+    gridDimX: ::core::ffi::c_uint,
+    gridDimY: ::core::ffi::c_uint,
+    gridDimZ: ::core::ffi::c_uint,
+    blockDimX: ::core::ffi::c_uint,
+    blockDimY: ::core::ffi::c_uint,
+    blockDimZ: ::core::ffi::c_uint,
+    sharedMemBytes: ::core::ffi::c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut ::core::ffi::c_void,
+    extra: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) }
-
+    unsafe {
+        sys::cuLaunchKernel(
+            f,
+            gridDimX,
+            gridDimY,
+            gridDimZ,
+            blockDimX,
+            blockDimY,
+            blockDimZ,
+            sharedMemBytes,
+            hStream,
+            kernelParams,
+            extra,
+        )
+    }
 }
 
 /// `cuLaunchKernel_ptsz` (`cuLaunchKernel`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchKernel_ptsz(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchKernel_ptsz(
+    f: CUfunction,
+    gridDimX: ::core::ffi::c_uint,
+    gridDimY: ::core::ffi::c_uint,
+    gridDimZ: ::core::ffi::c_uint,
+    blockDimX: ::core::ffi::c_uint,
+    blockDimY: ::core::ffi::c_uint,
+    blockDimZ: ::core::ffi::c_uint,
+    sharedMemBytes: ::core::ffi::c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut ::core::ffi::c_void,
+    extra: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra) }
-
+    unsafe {
+        sys::cuLaunchKernel_ptsz(
+            f,
+            gridDimX,
+            gridDimY,
+            gridDimZ,
+            blockDimX,
+            blockDimY,
+            blockDimZ,
+            sharedMemBytes,
+            hStream,
+            kernelParams,
+            extra,
+        )
+    }
 }
 
 /// `cuLaunchKernelEx`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchKernelEx(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchKernelEx(
+    config: *const CUlaunchConfig,
+    f: CUfunction,
+    kernelParams: *mut *mut ::core::ffi::c_void,
+    extra: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchKernelEx(config, f, kernelParams, extra) }
-
 }
 
 /// `cuLaunchKernelEx_ptsz` (`cuLaunchKernelEx`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchKernelEx_ptsz(config: *const CUlaunchConfig, f: CUfunction, kernelParams: *mut *mut ::core::ffi::c_void, extra: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchKernelEx_ptsz(
+    config: *const CUlaunchConfig,
+    f: CUfunction,
+    kernelParams: *mut *mut ::core::ffi::c_void,
+    extra: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchKernelEx_ptsz(config, f, kernelParams, extra) }
-
 }
 
 /// `cuLaunchCooperativeKernel`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchCooperativeKernel(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchCooperativeKernel(
+    f: CUfunction,
+    gridDimX: ::core::ffi::c_uint,
+    gridDimY: ::core::ffi::c_uint,
+    gridDimZ: ::core::ffi::c_uint,
+    blockDimX: ::core::ffi::c_uint,
+    blockDimY: ::core::ffi::c_uint,
+    blockDimZ: ::core::ffi::c_uint,
+    sharedMemBytes: ::core::ffi::c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) }
-
+    unsafe {
+        sys::cuLaunchCooperativeKernel(
+            f,
+            gridDimX,
+            gridDimY,
+            gridDimZ,
+            blockDimX,
+            blockDimY,
+            blockDimZ,
+            sharedMemBytes,
+            hStream,
+            kernelParams,
+        )
+    }
 }
 
 /// `cuLaunchCooperativeKernel_ptsz` (`cuLaunchCooperativeKernel`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchCooperativeKernel_ptsz(f: CUfunction, gridDimX: ::core::ffi::c_uint, gridDimY: ::core::ffi::c_uint, gridDimZ: ::core::ffi::c_uint, blockDimX: ::core::ffi::c_uint, blockDimY: ::core::ffi::c_uint, blockDimZ: ::core::ffi::c_uint, sharedMemBytes: ::core::ffi::c_uint, hStream: CUstream, kernelParams: *mut *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchCooperativeKernel_ptsz(
+    f: CUfunction,
+    gridDimX: ::core::ffi::c_uint,
+    gridDimY: ::core::ffi::c_uint,
+    gridDimZ: ::core::ffi::c_uint,
+    blockDimX: ::core::ffi::c_uint,
+    blockDimY: ::core::ffi::c_uint,
+    blockDimZ: ::core::ffi::c_uint,
+    sharedMemBytes: ::core::ffi::c_uint,
+    hStream: CUstream,
+    kernelParams: *mut *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams) }
-
+    unsafe {
+        sys::cuLaunchCooperativeKernel_ptsz(
+            f,
+            gridDimX,
+            gridDimY,
+            gridDimZ,
+            blockDimX,
+            blockDimY,
+            blockDimZ,
+            sharedMemBytes,
+            hStream,
+            kernelParams,
+        )
+    }
 }
 
 /// `cuLaunchCooperativeKernelMultiDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: *mut CUDA_LAUNCH_PARAMS, numDevices: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(
+    launchParamsList: *mut CUDA_LAUNCH_PARAMS,
+    numDevices: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) }
-
 }
 
 /// `cuLaunchHostFunc`.
@@ -2785,23 +3475,29 @@ pub unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(launchParamsList: 
 pub unsafe extern "C" fn cuLaunchHostFunc(hStream: CUstream, r#fn: CUhostFn, userData: *mut ::core::ffi::c_void) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchHostFunc(hStream, r#fn, userData) }
-
 }
 
 /// `cuLaunchHostFunc_ptsz` (`cuLaunchHostFunc`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchHostFunc_ptsz(hStream: CUstream, r#fn: CUhostFn, userData: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuLaunchHostFunc_ptsz(
+    hStream: CUstream,
+    r#fn: CUhostFn,
+    userData: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchHostFunc_ptsz(hStream, r#fn, userData) }
-
 }
 
 /// `cuFuncSetBlockShape`.
 #[no_mangle]
-pub unsafe extern "C" fn cuFuncSetBlockShape(hfunc: CUfunction, x: ::core::ffi::c_int, y: ::core::ffi::c_int, z: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuFuncSetBlockShape(
+    hfunc: CUfunction,
+    x: ::core::ffi::c_int,
+    y: ::core::ffi::c_int,
+    z: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncSetBlockShape(hfunc, x, y, z) }
-
 }
 
 /// `cuFuncSetSharedSize`.
@@ -2809,7 +3505,6 @@ pub unsafe extern "C" fn cuFuncSetBlockShape(hfunc: CUfunction, x: ::core::ffi::
 pub unsafe extern "C" fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncSetSharedSize(hfunc, bytes) }
-
 }
 
 /// `cuParamSetSize`.
@@ -2817,7 +3512,6 @@ pub unsafe extern "C" fn cuFuncSetSharedSize(hfunc: CUfunction, bytes: ::core::f
 pub unsafe extern "C" fn cuParamSetSize(hfunc: CUfunction, numbytes: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuParamSetSize(hfunc, numbytes) }
-
 }
 
 /// `cuParamSeti`.
@@ -2825,7 +3519,6 @@ pub unsafe extern "C" fn cuParamSetSize(hfunc: CUfunction, numbytes: ::core::ffi
 pub unsafe extern "C" fn cuParamSeti(hfunc: CUfunction, offset: ::core::ffi::c_int, value: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuParamSeti(hfunc, offset, value) }
-
 }
 
 /// `cuParamSetf`.
@@ -2833,15 +3526,18 @@ pub unsafe extern "C" fn cuParamSeti(hfunc: CUfunction, offset: ::core::ffi::c_i
 pub unsafe extern "C" fn cuParamSetf(hfunc: CUfunction, offset: ::core::ffi::c_int, value: f32) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuParamSetf(hfunc, offset, value) }
-
 }
 
 /// `cuParamSetv`.
 #[no_mangle]
-pub unsafe extern "C" fn cuParamSetv(hfunc: CUfunction, offset: ::core::ffi::c_int, ptr: *mut ::core::ffi::c_void, numbytes: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuParamSetv(
+    hfunc: CUfunction,
+    offset: ::core::ffi::c_int,
+    ptr: *mut ::core::ffi::c_void,
+    numbytes: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuParamSetv(hfunc, offset, ptr, numbytes) }
-
 }
 
 /// `cuLaunch`.
@@ -2849,23 +3545,29 @@ pub unsafe extern "C" fn cuParamSetv(hfunc: CUfunction, offset: ::core::ffi::c_i
 pub unsafe extern "C" fn cuLaunch(f: CUfunction) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunch(f) }
-
 }
 
 /// `cuLaunchGrid`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchGrid(f: CUfunction, grid_width: ::core::ffi::c_int, grid_height: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuLaunchGrid(
+    f: CUfunction,
+    grid_width: ::core::ffi::c_int,
+    grid_height: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchGrid(f, grid_width, grid_height) }
-
 }
 
 /// `cuLaunchGridAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLaunchGridAsync(f: CUfunction, grid_width: ::core::ffi::c_int, grid_height: ::core::ffi::c_int, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuLaunchGridAsync(
+    f: CUfunction,
+    grid_width: ::core::ffi::c_int,
+    grid_height: ::core::ffi::c_int,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLaunchGridAsync(f, grid_width, grid_height, hStream) }
-
 }
 
 /// `cuParamSetTexRef`.
@@ -2873,7 +3575,6 @@ pub unsafe extern "C" fn cuLaunchGridAsync(f: CUfunction, grid_width: ::core::ff
 pub unsafe extern "C" fn cuParamSetTexRef(hfunc: CUfunction, texunit: ::core::ffi::c_int, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuParamSetTexRef(hfunc, texunit, hTexRef) }
-
 }
 
 /// `cuFuncSetSharedMemConfig`.
@@ -2881,7 +3582,6 @@ pub unsafe extern "C" fn cuParamSetTexRef(hfunc: CUfunction, texunit: ::core::ff
 pub unsafe extern "C" fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUsharedconfig) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuFuncSetSharedMemConfig(hfunc, config) }
-
 }
 
 /// `cuGraphCreate`.
@@ -2889,15 +3589,19 @@ pub unsafe extern "C" fn cuFuncSetSharedMemConfig(hfunc: CUfunction, config: CUs
 pub unsafe extern "C" fn cuGraphCreate(phGraph: *mut CUgraph, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphCreate(phGraph, flags) }
-
 }
 
 /// `cuGraphAddKernelNode_v2` (`cuGraphAddKernelNode`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddKernelNode_v2(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphKernelNodeGetParams_v2` (`cuGraphKernelNodeGetParams`).
@@ -2905,23 +3609,30 @@ pub unsafe extern "C" fn cuGraphAddKernelNode_v2(phGraphNode: *mut CUgraphNode, 
 pub unsafe extern "C" fn cuGraphKernelNodeGetParams_v2(hNode: CUgraphNode, nodeParams: *mut CUDA_KERNEL_NODE_PARAMS) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphKernelNodeGetParams_v2(hNode, nodeParams) }
-
 }
 
 /// `cuGraphKernelNodeSetParams_v2` (`cuGraphKernelNodeSetParams`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphKernelNodeSetParams_v2(hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeSetParams_v2(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphKernelNodeSetParams_v2(hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddMemcpyNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemcpyNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx) }
-
 }
 
 /// `cuGraphMemcpyNodeGetParams`.
@@ -2929,7 +3640,6 @@ pub unsafe extern "C" fn cuGraphAddMemcpyNode(phGraphNode: *mut CUgraphNode, hGr
 pub unsafe extern "C" fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMCPY3D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphMemcpyNodeGetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphMemcpyNodeSetParams`.
@@ -2937,15 +3647,20 @@ pub unsafe extern "C" fn cuGraphMemcpyNodeGetParams(hNode: CUgraphNode, nodePara
 pub unsafe extern "C" fn cuGraphMemcpyNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMCPY3D) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphMemcpyNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddMemsetNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemsetNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx) }
-
 }
 
 /// `cuGraphMemsetNodeGetParams`.
@@ -2953,7 +3668,6 @@ pub unsafe extern "C" fn cuGraphAddMemsetNode(phGraphNode: *mut CUgraphNode, hGr
 pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_MEMSET_NODE_PARAMS) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphMemsetNodeGetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphMemsetNodeSetParams`.
@@ -2961,15 +3675,19 @@ pub unsafe extern "C" fn cuGraphMemsetNodeGetParams(hNode: CUgraphNode, nodePara
 pub unsafe extern "C" fn cuGraphMemsetNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_MEMSET_NODE_PARAMS) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphMemsetNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddHostNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddHostNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphHostNodeGetParams`.
@@ -2977,7 +3695,6 @@ pub unsafe extern "C" fn cuGraphAddHostNode(phGraphNode: *mut CUgraphNode, hGrap
 pub unsafe extern "C" fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams: *mut CUDA_HOST_NODE_PARAMS) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphHostNodeGetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphHostNodeSetParams`.
@@ -2985,15 +3702,19 @@ pub unsafe extern "C" fn cuGraphHostNodeGetParams(hNode: CUgraphNode, nodeParams
 pub unsafe extern "C" fn cuGraphHostNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphHostNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddChildGraphNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, childGraph: CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddChildGraphNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    childGraph: CUgraph,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph) }
-
 }
 
 /// `cuGraphChildGraphNodeGetGraph`.
@@ -3001,23 +3722,31 @@ pub unsafe extern "C" fn cuGraphAddChildGraphNode(phGraphNode: *mut CUgraphNode,
 pub unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(hNode: CUgraphNode, phGraph: *mut CUgraph) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphChildGraphNodeGetGraph(hNode, phGraph) }
-
 }
 
 /// `cuGraphAddEmptyNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddEmptyNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddEmptyNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies) }
-
 }
 
 /// `cuGraphAddEventRecordNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddEventRecordNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    event: CUevent,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event) }
-
 }
 
 /// `cuGraphEventRecordNodeGetEvent`.
@@ -3025,7 +3754,6 @@ pub unsafe extern "C" fn cuGraphAddEventRecordNode(phGraphNode: *mut CUgraphNode
 pub unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphEventRecordNodeGetEvent(hNode, event_out) }
-
 }
 
 /// `cuGraphEventRecordNodeSetEvent`.
@@ -3033,15 +3761,19 @@ pub unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(hNode: CUgraphNode, even
 pub unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphEventRecordNodeSetEvent(hNode, event) }
-
 }
 
 /// `cuGraphAddEventWaitNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddEventWaitNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    event: CUevent,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event) }
-
 }
 
 /// `cuGraphEventWaitNodeGetEvent`.
@@ -3049,7 +3781,6 @@ pub unsafe extern "C" fn cuGraphAddEventWaitNode(phGraphNode: *mut CUgraphNode, 
 pub unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_out: *mut CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphEventWaitNodeGetEvent(hNode, event_out) }
-
 }
 
 /// `cuGraphEventWaitNodeSetEvent`.
@@ -3057,111 +3788,152 @@ pub unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(hNode: CUgraphNode, event_
 pub unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode, event: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphEventWaitNodeSetEvent(hNode, event) }
-
 }
 
 /// `cuGraphAddExternalSemaphoresSignalNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphExternalSemaphoresSignalNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) }
-
 }
 
 /// `cuGraphExternalSemaphoresSignalNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddExternalSemaphoresWaitNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphExternalSemaphoresWaitNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) }
-
 }
 
 /// `cuGraphExternalSemaphoresWaitNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddBatchMemOpNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddBatchMemOpNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddBatchMemOpNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphBatchMemOpNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode, nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(
+    hNode: CUgraphNode,
+    nodeParams_out: *mut CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out) }
-
 }
 
 /// `cuGraphBatchMemOpNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphBatchMemOpNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphExecBatchMemOpNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cuGraphAddMemAllocNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddMemAllocNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemAllocNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphMemAllocNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphMemAllocNodeGetParams(hNode: CUgraphNode, params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphMemAllocNodeGetParams(
+    hNode: CUgraphNode,
+    params_out: *mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphMemAllocNodeGetParams(hNode, params_out) }
-
 }
 
 /// `cuGraphAddMemFreeNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, dptr: CUdeviceptr) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddMemFreeNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    dptr: CUdeviceptr,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr) }
-
 }
 
 /// `cuGraphMemFreeNodeGetParams`.
@@ -3169,7 +3941,6 @@ pub unsafe extern "C" fn cuGraphAddMemFreeNode(phGraphNode: *mut CUgraphNode, hG
 pub unsafe extern "C" fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_out: *mut CUdeviceptr) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphMemFreeNodeGetParams(hNode, dptr_out) }
-
 }
 
 /// `cuDeviceGraphMemTrim`.
@@ -3177,23 +3948,28 @@ pub unsafe extern "C" fn cuGraphMemFreeNodeGetParams(hNode: CUgraphNode, dptr_ou
 pub unsafe extern "C" fn cuDeviceGraphMemTrim(device: CUdevice) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGraphMemTrim(device) }
-
 }
 
 /// `cuDeviceGetGraphMemAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetGraphMemAttribute(
+    device: CUdevice,
+    attr: CUgraphMem_attribute,
+    value: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetGraphMemAttribute(device, attr, value) }
-
 }
 
 /// `cuDeviceSetGraphMemAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CUgraphMem_attribute, value: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
+    device: CUdevice,
+    attr: CUgraphMem_attribute,
+    value: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceSetGraphMemAttribute(device, attr, value) }
-
 }
 
 /// `cuGraphClone`.
@@ -3201,15 +3977,17 @@ pub unsafe extern "C" fn cuDeviceSetGraphMemAttribute(device: CUdevice, attr: CU
 pub unsafe extern "C" fn cuGraphClone(phGraphClone: *mut CUgraph, originalGraph: CUgraph) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphClone(phGraphClone, originalGraph) }
-
 }
 
 /// `cuGraphNodeFindInClone`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOriginalNode: CUgraphNode, hClonedGraph: CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeFindInClone(
+    phNode: *mut CUgraphNode,
+    hOriginalNode: CUgraphNode,
+    hClonedGraph: CUgraph,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph) }
-
 }
 
 /// `cuGraphNodeGetType`.
@@ -3217,7 +3995,6 @@ pub unsafe extern "C" fn cuGraphNodeFindInClone(phNode: *mut CUgraphNode, hOrigi
 pub unsafe extern "C" fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUgraphNodeType) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeGetType(hNode, r#type) }
-
 }
 
 /// `cuGraphGetNodes`.
@@ -3225,7 +4002,6 @@ pub unsafe extern "C" fn cuGraphNodeGetType(hNode: CUgraphNode, r#type: *mut CUg
 pub unsafe extern "C" fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNode, numNodes: *mut usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphGetNodes(hGraph, nodes, numNodes) }
-
 }
 
 /// `cuGraphGetRootNodes`.
@@ -3233,87 +4009,127 @@ pub unsafe extern "C" fn cuGraphGetNodes(hGraph: CUgraph, nodes: *mut CUgraphNod
 pub unsafe extern "C" fn cuGraphGetRootNodes(hGraph: CUgraph, rootNodes: *mut CUgraphNode, numRootNodes: *mut usize) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes) }
-
 }
 
 /// `cuGraphGetEdges`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphGetEdges(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, numEdges: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphGetEdges(
+    hGraph: CUgraph,
+    from: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    numEdges: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphGetEdges(hGraph, from, to, numEdges) }
-
 }
 
 /// `cuGraphGetEdges_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphGetEdges_v2(hGraph: CUgraph, from: *mut CUgraphNode, to: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numEdges: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphGetEdges_v2(
+    hGraph: CUgraph,
+    from: *mut CUgraphNode,
+    to: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numEdges: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges) }
-
 }
 
 /// `cuGraphNodeGetDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeGetDependencies(hNode: CUgraphNode, dependencies: *mut CUgraphNode, numDependencies: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetDependencies(
+    hNode: CUgraphNode,
+    dependencies: *mut CUgraphNode,
+    numDependencies: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeGetDependencies(hNode, dependencies, numDependencies) }
-
 }
 
 /// `cuGraphNodeGetDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeGetDependencies_v2(hNode: CUgraphNode, dependencies: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependencies: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetDependencies_v2(
+    hNode: CUgraphNode,
+    dependencies: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numDependencies: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies) }
-
 }
 
 /// `cuGraphNodeGetDependentNodes`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeGetDependentNodes(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, numDependentNodes: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetDependentNodes(
+    hNode: CUgraphNode,
+    dependentNodes: *mut CUgraphNode,
+    numDependentNodes: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes) }
-
 }
 
 /// `cuGraphNodeGetDependentNodes_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(hNode: CUgraphNode, dependentNodes: *mut CUgraphNode, edgeData: *mut CUgraphEdgeData, numDependentNodes: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(
+    hNode: CUgraphNode,
+    dependentNodes: *mut CUgraphNode,
+    edgeData: *mut CUgraphEdgeData,
+    numDependentNodes: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes) }
-
 }
 
 /// `cuGraphAddDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddDependencies(
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddDependencies(hGraph, from, to, numDependencies) }
-
 }
 
 /// `cuGraphAddDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddDependencies_v2(
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edgeData: *const CUgraphEdgeData,
+    numDependencies: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies) }
-
 }
 
 /// `cuGraphRemoveDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphRemoveDependencies(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphRemoveDependencies(
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    numDependencies: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphRemoveDependencies(hGraph, from, to, numDependencies) }
-
 }
 
 /// `cuGraphRemoveDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *const CUgraphNode, to: *const CUgraphNode, edgeData: *const CUgraphEdgeData, numDependencies: usize) -> CUresult {
+pub unsafe extern "C" fn cuGraphRemoveDependencies_v2(
+    hGraph: CUgraph,
+    from: *const CUgraphNode,
+    to: *const CUgraphNode,
+    edgeData: *const CUgraphEdgeData,
+    numDependencies: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies) }
-
 }
 
 /// `cuGraphDestroyNode`.
@@ -3321,31 +4137,39 @@ pub unsafe extern "C" fn cuGraphRemoveDependencies_v2(hGraph: CUgraph, from: *co
 pub unsafe extern "C" fn cuGraphDestroyNode(hNode: CUgraphNode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphDestroyNode(hNode) }
-
 }
 
 /// `cuGraphInstantiateWithFlags` (`cuGraphInstantiate`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphInstantiateWithFlags(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, flags: ::core::ffi::c_ulonglong) -> CUresult {
+pub unsafe extern "C" fn cuGraphInstantiateWithFlags(
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    flags: ::core::ffi::c_ulonglong,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags) }
-
 }
 
 /// `cuGraphInstantiateWithParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphInstantiateWithParams(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphInstantiateWithParams(
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams) }
-
 }
 
 /// `cuGraphInstantiateWithParams_ptsz` (`cuGraphInstantiateWithParams`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUgraphExec, hGraph: CUgraph, instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphInstantiateWithParams_ptsz(
+    phGraphExec: *mut CUgraphExec,
+    hGraph: CUgraph,
+    instantiateParams: *mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams) }
-
 }
 
 /// `cuGraphExecGetFlags`.
@@ -3353,95 +4177,129 @@ pub unsafe extern "C" fn cuGraphInstantiateWithParams_ptsz(phGraphExec: *mut CUg
 pub unsafe extern "C" fn cuGraphExecGetFlags(hGraphExec: CUgraphExec, flags: *mut cuuint64_t) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecGetFlags(hGraphExec, flags) }
-
 }
 
 /// `cuGraphExecKernelNodeSetParams_v2` (`cuGraphExecKernelNodeSetParams`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams_v2(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_KERNEL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecKernelNodeSetParams_v2(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_KERNEL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cuGraphExecMemcpyNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, copyParams: *const CUDA_MEMCPY3D, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    copyParams: *const CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx) }
-
 }
 
 /// `cuGraphExecMemsetNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, memsetParams: *const CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    memsetParams: *const CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx) }
-
 }
 
 /// `cuGraphExecHostNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_HOST_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecHostNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_HOST_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cuGraphExecChildGraphNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, childGraph: CUgraph) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    childGraph: CUgraph,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph) }
-
 }
 
 /// `cuGraphExecEventRecordNodeSetEvent`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    event: CUevent,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) }
-
 }
 
 /// `cuGraphExecEventWaitNodeSetEvent`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec, hNode: CUgraphNode, event: CUevent) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    event: CUevent,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) }
-
 }
 
 /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *const CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cuGraphNodeSetEnabled`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeSetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeSetEnabled(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    isEnabled: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) }
-
 }
 
 /// `cuGraphNodeGetEnabled`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: CUgraphNode, isEnabled: *mut ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphNodeGetEnabled(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    isEnabled: *mut ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) }
-
 }
 
 /// `cuGraphUpload`.
@@ -3449,7 +4307,6 @@ pub unsafe extern "C" fn cuGraphNodeGetEnabled(hGraphExec: CUgraphExec, hNode: C
 pub unsafe extern "C" fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphUpload(hGraphExec, hStream) }
-
 }
 
 /// `cuGraphUpload_ptsz` (`cuGraphUpload`, per-thread default stream).
@@ -3457,7 +4314,6 @@ pub unsafe extern "C" fn cuGraphUpload(hGraphExec: CUgraphExec, hStream: CUstrea
 pub unsafe extern "C" fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphUpload_ptsz(hGraphExec, hStream) }
-
 }
 
 /// `cuGraphLaunch`.
@@ -3465,7 +4321,6 @@ pub unsafe extern "C" fn cuGraphUpload_ptsz(hGraphExec: CUgraphExec, hStream: CU
 pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphLaunch(hGraphExec, hStream) }
-
 }
 
 /// `cuGraphLaunch_ptsz` (`cuGraphLaunch`, per-thread default stream).
@@ -3473,7 +4328,6 @@ pub unsafe extern "C" fn cuGraphLaunch(hGraphExec: CUgraphExec, hStream: CUstrea
 pub unsafe extern "C" fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CUstream) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphLaunch_ptsz(hGraphExec, hStream) }
-
 }
 
 /// `cuGraphExecDestroy`.
@@ -3481,7 +4335,6 @@ pub unsafe extern "C" fn cuGraphLaunch_ptsz(hGraphExec: CUgraphExec, hStream: CU
 pub unsafe extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecDestroy(hGraphExec) }
-
 }
 
 /// `cuGraphDestroy`.
@@ -3489,15 +4342,17 @@ pub unsafe extern "C" fn cuGraphExecDestroy(hGraphExec: CUgraphExec) -> CUresult
 pub unsafe extern "C" fn cuGraphDestroy(hGraph: CUgraph) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphDestroy(hGraph) }
-
 }
 
 /// `cuGraphExecUpdate_v2` (`cuGraphExecUpdate`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: CUgraph, resultInfo: *mut CUgraphExecUpdateResultInfo) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecUpdate_v2(
+    hGraphExec: CUgraphExec,
+    hGraph: CUgraph,
+    resultInfo: *mut CUgraphExecUpdateResultInfo,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo) }
-
 }
 
 /// `cuGraphKernelNodeCopyAttributes`.
@@ -3505,39 +4360,52 @@ pub unsafe extern "C" fn cuGraphExecUpdate_v2(hGraphExec: CUgraphExec, hGraph: C
 pub unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(dst: CUgraphNode, src: CUgraphNode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphKernelNodeCopyAttributes(dst, src) }
-
 }
 
 /// `cuGraphKernelNodeGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value_out: *mut CUkernelNodeAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
+    hNode: CUgraphNode,
+    attr: CUkernelNodeAttrID,
+    value_out: *mut CUkernelNodeAttrValue,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphKernelNodeGetAttribute(hNode, attr, value_out) }
-
 }
 
 /// `cuGraphKernelNodeSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(hNode: CUgraphNode, attr: CUkernelNodeAttrID, value: *const CUkernelNodeAttrValue) -> CUresult {
+pub unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
+    hNode: CUgraphNode,
+    attr: CUkernelNodeAttrID,
+    value: *const CUkernelNodeAttrValue,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphKernelNodeSetAttribute(hNode, attr, value) }
-
 }
 
 /// `cuGraphDebugDotPrint`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphDebugDotPrint(hGraph: CUgraph, path: *const ::core::ffi::c_char, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphDebugDotPrint(
+    hGraph: CUgraph,
+    path: *const ::core::ffi::c_char,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphDebugDotPrint(hGraph, path, flags) }
-
 }
 
 /// `cuUserObjectCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: *mut ::core::ffi::c_void, destroy: CUhostFn, initialRefcount: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuUserObjectCreate(
+    object_out: *mut CUuserObject,
+    ptr: *mut ::core::ffi::c_void,
+    destroy: CUhostFn,
+    initialRefcount: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) }
-
 }
 
 /// `cuUserObjectRetain`.
@@ -3545,7 +4413,6 @@ pub unsafe extern "C" fn cuUserObjectCreate(object_out: *mut CUuserObject, ptr: 
 pub unsafe extern "C" fn cuUserObjectRetain(object: CUuserObject, count: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuUserObjectRetain(object, count) }
-
 }
 
 /// `cuUserObjectRelease`.
@@ -3553,15 +4420,18 @@ pub unsafe extern "C" fn cuUserObjectRetain(object: CUuserObject, count: ::core:
 pub unsafe extern "C" fn cuUserObjectRelease(object: CUuserObject, count: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuUserObjectRelease(object, count) }
-
 }
 
 /// `cuGraphRetainUserObject`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserObject, count: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphRetainUserObject(
+    graph: CUgraph,
+    object: CUuserObject,
+    count: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphRetainUserObject(graph, object, count, flags) }
-
 }
 
 /// `cuGraphReleaseUserObject`.
@@ -3569,23 +4439,33 @@ pub unsafe extern "C" fn cuGraphRetainUserObject(graph: CUgraph, object: CUuserO
 pub unsafe extern "C" fn cuGraphReleaseUserObject(graph: CUgraph, object: CUuserObject, count: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphReleaseUserObject(graph, object, count) }
-
 }
 
 /// `cuGraphAddNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddNode(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddNode(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    numDependencies: usize,
+    nodeParams: *mut CUgraphNodeParams,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphAddNode_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph: CUgraph, dependencies: *const CUgraphNode, dependencyData: *const CUgraphEdgeData, numDependencies: usize, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+pub unsafe extern "C" fn cuGraphAddNode_v2(
+    phGraphNode: *mut CUgraphNode,
+    hGraph: CUgraph,
+    dependencies: *const CUgraphNode,
+    dependencyData: *const CUgraphEdgeData,
+    numDependencies: usize,
+    nodeParams: *mut CUgraphNodeParams,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams) }
-
 }
 
 /// `cuGraphNodeSetParams`.
@@ -3593,79 +4473,137 @@ pub unsafe extern "C" fn cuGraphAddNode_v2(phGraphNode: *mut CUgraphNode, hGraph
 pub unsafe extern "C" fn cuGraphNodeSetParams(hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cuGraphExecNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphExecNodeSetParams(hGraphExec: CUgraphExec, hNode: CUgraphNode, nodeParams: *mut CUgraphNodeParams) -> CUresult {
+pub unsafe extern "C" fn cuGraphExecNodeSetParams(
+    hGraphExec: CUgraphExec,
+    hNode: CUgraphNode,
+    nodeParams: *mut CUgraphNodeParams,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cuGraphConditionalHandleCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphConditionalHandleCreate(pHandle_out: *mut CUgraphConditionalHandle, hGraph: CUgraph, ctx: CUcontext, defaultLaunchValue: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphConditionalHandleCreate(
+    pHandle_out: *mut CUgraphConditionalHandle,
+    hGraph: CUgraph,
+    ctx: CUcontext,
+    defaultLaunchValue: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags) }
-
 }
 
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut ::core::ffi::c_int, func: CUfunction, blockSize: ::core::ffi::c_int, dynamicSMemSize: usize) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    numBlocks: *mut ::core::ffi::c_int,
+    func: CUfunction,
+    blockSize: ::core::ffi::c_int,
+    dynamicSMemSize: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) }
-
 }
 
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut ::core::ffi::c_int, func: CUfunction, blockSize: ::core::ffi::c_int, dynamicSMemSize: usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    numBlocks: *mut ::core::ffi::c_int,
+    func: CUfunction,
+    blockSize: ::core::ffi::c_int,
+    dynamicSMemSize: usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) }
-
 }
 
 /// `cuOccupancyMaxPotentialBlockSize`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(minGridSize: *mut ::core::ffi::c_int, blockSize: *mut ::core::ffi::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    minGridSize: *mut ::core::ffi::c_int,
+    blockSize: *mut ::core::ffi::c_int,
+    func: CUfunction,
+    blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+    dynamicSMemSize: usize,
+    blockSizeLimit: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) }
-
+    unsafe {
+        sys::cuOccupancyMaxPotentialBlockSize(
+            minGridSize,
+            blockSize,
+            func,
+            blockSizeToDynamicSMemSize,
+            dynamicSMemSize,
+            blockSizeLimit,
+        )
+    }
 }
 
 /// `cuOccupancyMaxPotentialBlockSizeWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize: *mut ::core::ffi::c_int, blockSize: *mut ::core::ffi::c_int, func: CUfunction, blockSizeToDynamicSMemSize: CUoccupancyB2DSize, dynamicSMemSize: usize, blockSizeLimit: ::core::ffi::c_int, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    minGridSize: *mut ::core::ffi::c_int,
+    blockSize: *mut ::core::ffi::c_int,
+    func: CUfunction,
+    blockSizeToDynamicSMemSize: CUoccupancyB2DSize,
+    dynamicSMemSize: usize,
+    blockSizeLimit: ::core::ffi::c_int,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) }
-
+    unsafe {
+        sys::cuOccupancyMaxPotentialBlockSizeWithFlags(
+            minGridSize,
+            blockSize,
+            func,
+            blockSizeToDynamicSMemSize,
+            dynamicSMemSize,
+            blockSizeLimit,
+            flags,
+        )
+    }
 }
 
 /// `cuOccupancyAvailableDynamicSMemPerBlock`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: CUfunction, numBlocks: ::core::ffi::c_int, blockSize: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
+    dynamicSmemSize: *mut usize,
+    func: CUfunction,
+    numBlocks: ::core::ffi::c_int,
+    blockSize: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) }
-
 }
 
 /// `cuOccupancyMaxPotentialClusterSize`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(clusterSize: *mut ::core::ffi::c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
+    clusterSize: *mut ::core::ffi::c_int,
+    func: CUfunction,
+    config: *const CUlaunchConfig,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuOccupancyMaxPotentialClusterSize(clusterSize, func, config) }
-
 }
 
 /// `cuOccupancyMaxActiveClusters`.
 #[no_mangle]
-pub unsafe extern "C" fn cuOccupancyMaxActiveClusters(numClusters: *mut ::core::ffi::c_int, func: CUfunction, config: *const CUlaunchConfig) -> CUresult {
+pub unsafe extern "C" fn cuOccupancyMaxActiveClusters(
+    numClusters: *mut ::core::ffi::c_int,
+    func: CUfunction,
+    config: *const CUlaunchConfig,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuOccupancyMaxActiveClusters(numClusters, func, config) }
-
 }
 
 /// `cuTexRefSetArray`.
@@ -3673,39 +4611,52 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveClusters(numClusters: *mut ::core::
 pub unsafe extern "C" fn cuTexRefSetArray(hTexRef: CUtexref, hArray: CUarray, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetArray(hTexRef, hArray, Flags) }
-
 }
 
 /// `cuTexRefSetMipmappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetMipmappedArray(hTexRef: CUtexref, hMipmappedArray: CUmipmappedArray, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetMipmappedArray(
+    hTexRef: CUtexref,
+    hMipmappedArray: CUmipmappedArray,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags) }
-
 }
 
 /// `cuTexRefSetAddress_v2` (`cuTexRefSetAddress`).
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress_v2(ByteOffset: *mut usize, hTexRef: CUtexref, dptr: CUdeviceptr, bytes: usize) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetAddress_v2(
+    ByteOffset: *mut usize,
+    hTexRef: CUtexref,
+    dptr: CUdeviceptr,
+    bytes: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes) }
-
 }
 
 /// `cuTexRefSetAddress2D_v3` (`cuTexRefSetAddress2D`).
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(hTexRef: CUtexref, desc: *const CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, Pitch: usize) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetAddress2D_v3(
+    hTexRef: CUtexref,
+    desc: *const CUDA_ARRAY_DESCRIPTOR,
+    dptr: CUdeviceptr,
+    Pitch: usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch) }
-
 }
 
 /// `cuTexRefSetFormat`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_format, NumPackedComponents: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetFormat(
+    hTexRef: CUtexref,
+    fmt: CUarray_format,
+    NumPackedComponents: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents) }
-
 }
 
 /// `cuTexRefSetAddressMode`.
@@ -3713,7 +4664,6 @@ pub unsafe extern "C" fn cuTexRefSetFormat(hTexRef: CUtexref, fmt: CUarray_forma
 pub unsafe extern "C" fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: ::core::ffi::c_int, am: CUaddress_mode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetAddressMode(hTexRef, dim, am) }
-
 }
 
 /// `cuTexRefSetFilterMode`.
@@ -3721,7 +4671,6 @@ pub unsafe extern "C" fn cuTexRefSetAddressMode(hTexRef: CUtexref, dim: ::core::
 pub unsafe extern "C" fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetFilterMode(hTexRef, fm) }
-
 }
 
 /// `cuTexRefSetMipmapFilterMode`.
@@ -3729,7 +4678,6 @@ pub unsafe extern "C" fn cuTexRefSetFilterMode(hTexRef: CUtexref, fm: CUfilter_m
 pub unsafe extern "C" fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfilter_mode) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetMipmapFilterMode(hTexRef, fm) }
-
 }
 
 /// `cuTexRefSetMipmapLevelBias`.
@@ -3737,15 +4685,17 @@ pub unsafe extern "C" fn cuTexRefSetMipmapFilterMode(hTexRef: CUtexref, fm: CUfi
 pub unsafe extern "C" fn cuTexRefSetMipmapLevelBias(hTexRef: CUtexref, bias: f32) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetMipmapLevelBias(hTexRef, bias) }
-
 }
 
 /// `cuTexRefSetMipmapLevelClamp`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipmapLevelClamp: f32, maxMipmapLevelClamp: f32) -> CUresult {
+pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(
+    hTexRef: CUtexref,
+    minMipmapLevelClamp: f32,
+    maxMipmapLevelClamp: f32,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp) }
-
 }
 
 /// `cuTexRefSetMaxAnisotropy`.
@@ -3753,7 +4703,6 @@ pub unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(hTexRef: CUtexref, minMipma
 pub unsafe extern "C" fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetMaxAnisotropy(hTexRef, maxAniso) }
-
 }
 
 /// `cuTexRefSetBorderColor`.
@@ -3761,7 +4710,6 @@ pub unsafe extern "C" fn cuTexRefSetMaxAnisotropy(hTexRef: CUtexref, maxAniso: :
 pub unsafe extern "C" fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor: *mut f32) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetBorderColor(hTexRef, pBorderColor) }
-
 }
 
 /// `cuTexRefSetFlags`.
@@ -3769,7 +4717,6 @@ pub unsafe extern "C" fn cuTexRefSetBorderColor(hTexRef: CUtexref, pBorderColor:
 pub unsafe extern "C" fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefSetFlags(hTexRef, Flags) }
-
 }
 
 /// `cuTexRefGetAddress_v2` (`cuTexRefGetAddress`).
@@ -3777,7 +4724,6 @@ pub unsafe extern "C" fn cuTexRefSetFlags(hTexRef: CUtexref, Flags: ::core::ffi:
 pub unsafe extern "C" fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetAddress_v2(pdptr, hTexRef) }
-
 }
 
 /// `cuTexRefGetArray`.
@@ -3785,7 +4731,6 @@ pub unsafe extern "C" fn cuTexRefGetAddress_v2(pdptr: *mut CUdeviceptr, hTexRef:
 pub unsafe extern "C" fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetArray(phArray, hTexRef) }
-
 }
 
 /// `cuTexRefGetMipmappedArray`.
@@ -3793,15 +4738,17 @@ pub unsafe extern "C" fn cuTexRefGetArray(phArray: *mut CUarray, hTexRef: CUtexr
 pub unsafe extern "C" fn cuTexRefGetMipmappedArray(phMipmappedArray: *mut CUmipmappedArray, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef) }
-
 }
 
 /// `cuTexRefGetAddressMode`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRef: CUtexref, dim: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetAddressMode(
+    pam: *mut CUaddress_mode,
+    hTexRef: CUtexref,
+    dim: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetAddressMode(pam, hTexRef, dim) }
-
 }
 
 /// `cuTexRefGetFilterMode`.
@@ -3809,15 +4756,17 @@ pub unsafe extern "C" fn cuTexRefGetAddressMode(pam: *mut CUaddress_mode, hTexRe
 pub unsafe extern "C" fn cuTexRefGetFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetFilterMode(pfm, hTexRef) }
-
 }
 
 /// `cuTexRefGetFormat`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumChannels: *mut ::core::ffi::c_int, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetFormat(
+    pFormat: *mut CUarray_format,
+    pNumChannels: *mut ::core::ffi::c_int,
+    hTexRef: CUtexref,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetFormat(pFormat, pNumChannels, hTexRef) }
-
 }
 
 /// `cuTexRefGetMipmapFilterMode`.
@@ -3825,7 +4774,6 @@ pub unsafe extern "C" fn cuTexRefGetFormat(pFormat: *mut CUarray_format, pNumCha
 pub unsafe extern "C" fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetMipmapFilterMode(pfm, hTexRef) }
-
 }
 
 /// `cuTexRefGetMipmapLevelBias`.
@@ -3833,15 +4781,17 @@ pub unsafe extern "C" fn cuTexRefGetMipmapFilterMode(pfm: *mut CUfilter_mode, hT
 pub unsafe extern "C" fn cuTexRefGetMipmapLevelBias(pbias: *mut f32, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetMipmapLevelBias(pbias, hTexRef) }
-
 }
 
 /// `cuTexRefGetMipmapLevelClamp`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut f32, pmaxMipmapLevelClamp: *mut f32, hTexRef: CUtexref) -> CUresult {
+pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
+    pminMipmapLevelClamp: *mut f32,
+    pmaxMipmapLevelClamp: *mut f32,
+    hTexRef: CUtexref,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef) }
-
 }
 
 /// `cuTexRefGetMaxAnisotropy`.
@@ -3849,7 +4799,6 @@ pub unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp: *mut 
 pub unsafe extern "C" fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut ::core::ffi::c_int, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef) }
-
 }
 
 /// `cuTexRefGetBorderColor`.
@@ -3857,7 +4806,6 @@ pub unsafe extern "C" fn cuTexRefGetMaxAnisotropy(pmaxAniso: *mut ::core::ffi::c
 pub unsafe extern "C" fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetBorderColor(pBorderColor, hTexRef) }
-
 }
 
 /// `cuTexRefGetFlags`.
@@ -3865,7 +4813,6 @@ pub unsafe extern "C" fn cuTexRefGetBorderColor(pBorderColor: *mut f32, hTexRef:
 pub unsafe extern "C" fn cuTexRefGetFlags(pFlags: *mut ::core::ffi::c_uint, hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefGetFlags(pFlags, hTexRef) }
-
 }
 
 /// `cuTexRefCreate`.
@@ -3873,7 +4820,6 @@ pub unsafe extern "C" fn cuTexRefGetFlags(pFlags: *mut ::core::ffi::c_uint, hTex
 pub unsafe extern "C" fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefCreate(pTexRef) }
-
 }
 
 /// `cuTexRefDestroy`.
@@ -3881,7 +4827,6 @@ pub unsafe extern "C" fn cuTexRefCreate(pTexRef: *mut CUtexref) -> CUresult {
 pub unsafe extern "C" fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexRefDestroy(hTexRef) }
-
 }
 
 /// `cuSurfRefSetArray`.
@@ -3889,7 +4834,6 @@ pub unsafe extern "C" fn cuTexRefDestroy(hTexRef: CUtexref) -> CUresult {
 pub unsafe extern "C" fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSurfRefSetArray(hSurfRef, hArray, Flags) }
-
 }
 
 /// `cuSurfRefGetArray`.
@@ -3897,15 +4841,18 @@ pub unsafe extern "C" fn cuSurfRefSetArray(hSurfRef: CUsurfref, hArray: CUarray,
 pub unsafe extern "C" fn cuSurfRefGetArray(phArray: *mut CUarray, hSurfRef: CUsurfref) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSurfRefGetArray(phArray, hSurfRef) }
-
 }
 
 /// `cuTexObjectCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDesc: *const CUDA_RESOURCE_DESC, pTexDesc: *const CUDA_TEXTURE_DESC, pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC) -> CUresult {
+pub unsafe extern "C" fn cuTexObjectCreate(
+    pTexObject: *mut CUtexObject,
+    pResDesc: *const CUDA_RESOURCE_DESC,
+    pTexDesc: *const CUDA_TEXTURE_DESC,
+    pResViewDesc: *const CUDA_RESOURCE_VIEW_DESC,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc) }
-
 }
 
 /// `cuTexObjectDestroy`.
@@ -3913,7 +4860,6 @@ pub unsafe extern "C" fn cuTexObjectCreate(pTexObject: *mut CUtexObject, pResDes
 pub unsafe extern "C" fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexObjectDestroy(texObject) }
-
 }
 
 /// `cuTexObjectGetResourceDesc`.
@@ -3921,7 +4867,6 @@ pub unsafe extern "C" fn cuTexObjectDestroy(texObject: CUtexObject) -> CUresult 
 pub unsafe extern "C" fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, texObject: CUtexObject) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexObjectGetResourceDesc(pResDesc, texObject) }
-
 }
 
 /// `cuTexObjectGetTextureDesc`.
@@ -3929,15 +4874,16 @@ pub unsafe extern "C" fn cuTexObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE
 pub unsafe extern "C" fn cuTexObjectGetTextureDesc(pTexDesc: *mut CUDA_TEXTURE_DESC, texObject: CUtexObject) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexObjectGetTextureDesc(pTexDesc, texObject) }
-
 }
 
 /// `cuTexObjectGetResourceViewDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC, texObject: CUtexObject) -> CUresult {
+pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(
+    pResViewDesc: *mut CUDA_RESOURCE_VIEW_DESC,
+    texObject: CUtexObject,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTexObjectGetResourceViewDesc(pResViewDesc, texObject) }
-
 }
 
 /// `cuSurfObjectCreate`.
@@ -3945,7 +4891,6 @@ pub unsafe extern "C" fn cuTexObjectGetResourceViewDesc(pResViewDesc: *mut CUDA_
 pub unsafe extern "C" fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pResDesc: *const CUDA_RESOURCE_DESC) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSurfObjectCreate(pSurfObject, pResDesc) }
-
 }
 
 /// `cuSurfObjectDestroy`.
@@ -3953,7 +4898,6 @@ pub unsafe extern "C" fn cuSurfObjectCreate(pSurfObject: *mut CUsurfObject, pRes
 pub unsafe extern "C" fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSurfObjectDestroy(surfObject) }
-
 }
 
 /// `cuSurfObjectGetResourceDesc`.
@@ -3961,47 +4905,146 @@ pub unsafe extern "C" fn cuSurfObjectDestroy(surfObject: CUsurfObject) -> CUresu
 pub unsafe extern "C" fn cuSurfObjectGetResourceDesc(pResDesc: *mut CUDA_RESOURCE_DESC, surfObject: CUsurfObject) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuSurfObjectGetResourceDesc(pResDesc, surfObject) }
-
 }
 
 /// `cuTensorMapEncodeTiled`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTensorMapEncodeTiled(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut ::core::ffi::c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, boxDim: *const cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
+pub unsafe extern "C" fn cuTensorMapEncodeTiled(
+    tensorMap: *mut CUtensorMap,
+    tensorDataType: CUtensorMapDataType,
+    tensorRank: cuuint32_t,
+    globalAddress: *mut ::core::ffi::c_void,
+    globalDim: *const cuuint64_t,
+    globalStrides: *const cuuint64_t,
+    boxDim: *const cuuint32_t,
+    elementStrides: *const cuuint32_t,
+    interleave: CUtensorMapInterleave,
+    swizzle: CUtensorMapSwizzle,
+    l2Promotion: CUtensorMapL2promotion,
+    oobFill: CUtensorMapFloatOOBfill,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill) }
-
+    unsafe {
+        sys::cuTensorMapEncodeTiled(
+            tensorMap,
+            tensorDataType,
+            tensorRank,
+            globalAddress,
+            globalDim,
+            globalStrides,
+            boxDim,
+            elementStrides,
+            interleave,
+            swizzle,
+            l2Promotion,
+            oobFill,
+        )
+    }
 }
 
 /// `cuTensorMapEncodeIm2col`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTensorMapEncodeIm2col(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut ::core::ffi::c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCorner: *const ::core::ffi::c_int, pixelBoxUpperCorner: *const ::core::ffi::c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
+pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
+    tensorMap: *mut CUtensorMap,
+    tensorDataType: CUtensorMapDataType,
+    tensorRank: cuuint32_t,
+    globalAddress: *mut ::core::ffi::c_void,
+    globalDim: *const cuuint64_t,
+    globalStrides: *const cuuint64_t,
+    pixelBoxLowerCorner: *const ::core::ffi::c_int,
+    pixelBoxUpperCorner: *const ::core::ffi::c_int,
+    channelsPerPixel: cuuint32_t,
+    pixelsPerColumn: cuuint32_t,
+    elementStrides: *const cuuint32_t,
+    interleave: CUtensorMapInterleave,
+    swizzle: CUtensorMapSwizzle,
+    l2Promotion: CUtensorMapL2promotion,
+    oobFill: CUtensorMapFloatOOBfill,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill) }
-
+    unsafe {
+        sys::cuTensorMapEncodeIm2col(
+            tensorMap,
+            tensorDataType,
+            tensorRank,
+            globalAddress,
+            globalDim,
+            globalStrides,
+            pixelBoxLowerCorner,
+            pixelBoxUpperCorner,
+            channelsPerPixel,
+            pixelsPerColumn,
+            elementStrides,
+            interleave,
+            swizzle,
+            l2Promotion,
+            oobFill,
+        )
+    }
 }
 
 /// `cuTensorMapEncodeIm2colWide`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(tensorMap: *mut CUtensorMap, tensorDataType: CUtensorMapDataType, tensorRank: cuuint32_t, globalAddress: *mut ::core::ffi::c_void, globalDim: *const cuuint64_t, globalStrides: *const cuuint64_t, pixelBoxLowerCornerWidth: ::core::ffi::c_int, pixelBoxUpperCornerWidth: ::core::ffi::c_int, channelsPerPixel: cuuint32_t, pixelsPerColumn: cuuint32_t, elementStrides: *const cuuint32_t, interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2Promotion: CUtensorMapL2promotion, oobFill: CUtensorMapFloatOOBfill) -> CUresult {
+pub unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
+    tensorMap: *mut CUtensorMap,
+    tensorDataType: CUtensorMapDataType,
+    tensorRank: cuuint32_t,
+    globalAddress: *mut ::core::ffi::c_void,
+    globalDim: *const cuuint64_t,
+    globalStrides: *const cuuint64_t,
+    pixelBoxLowerCornerWidth: ::core::ffi::c_int,
+    pixelBoxUpperCornerWidth: ::core::ffi::c_int,
+    channelsPerPixel: cuuint32_t,
+    pixelsPerColumn: cuuint32_t,
+    elementStrides: *const cuuint32_t,
+    interleave: CUtensorMapInterleave,
+    mode: CUtensorMapIm2ColWideMode,
+    swizzle: CUtensorMapSwizzle,
+    l2Promotion: CUtensorMapL2promotion,
+    oobFill: CUtensorMapFloatOOBfill,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill) }
-
+    unsafe {
+        sys::cuTensorMapEncodeIm2colWide(
+            tensorMap,
+            tensorDataType,
+            tensorRank,
+            globalAddress,
+            globalDim,
+            globalStrides,
+            pixelBoxLowerCornerWidth,
+            pixelBoxUpperCornerWidth,
+            channelsPerPixel,
+            pixelsPerColumn,
+            elementStrides,
+            interleave,
+            mode,
+            swizzle,
+            l2Promotion,
+            oobFill,
+        )
+    }
 }
 
 /// `cuTensorMapReplaceAddress`.
 #[no_mangle]
-pub unsafe extern "C" fn cuTensorMapReplaceAddress(tensorMap: *mut CUtensorMap, globalAddress: *mut ::core::ffi::c_void) -> CUresult {
+pub unsafe extern "C" fn cuTensorMapReplaceAddress(
+    tensorMap: *mut CUtensorMap,
+    globalAddress: *mut ::core::ffi::c_void,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuTensorMapReplaceAddress(tensorMap, globalAddress) }
-
 }
 
 /// `cuDeviceCanAccessPeer`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceCanAccessPeer(canAccessPeer: *mut ::core::ffi::c_int, dev: CUdevice, peerDev: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceCanAccessPeer(
+    canAccessPeer: *mut ::core::ffi::c_int,
+    dev: CUdevice,
+    peerDev: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev) }
-
 }
 
 /// `cuCtxEnablePeerAccess`.
@@ -4009,7 +5052,6 @@ pub unsafe extern "C" fn cuDeviceCanAccessPeer(canAccessPeer: *mut ::core::ffi::
 pub unsafe extern "C" fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxEnablePeerAccess(peerContext, Flags) }
-
 }
 
 /// `cuCtxDisablePeerAccess`.
@@ -4017,15 +5059,18 @@ pub unsafe extern "C" fn cuCtxEnablePeerAccess(peerContext: CUcontext, Flags: ::
 pub unsafe extern "C" fn cuCtxDisablePeerAccess(peerContext: CUcontext) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxDisablePeerAccess(peerContext) }
-
 }
 
 /// `cuDeviceGetP2PAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetP2PAttribute(value: *mut ::core::ffi::c_int, attrib: CUdevice_P2PAttribute, srcDevice: CUdevice, dstDevice: CUdevice) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetP2PAttribute(
+    value: *mut ::core::ffi::c_int,
+    attrib: CUdevice_P2PAttribute,
+    srcDevice: CUdevice,
+    dstDevice: CUdevice,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice) }
-
 }
 
 /// `cuGraphicsUnregisterResource`.
@@ -4033,31 +5078,39 @@ pub unsafe extern "C" fn cuDeviceGetP2PAttribute(value: *mut ::core::ffi::c_int,
 pub unsafe extern "C" fn cuGraphicsUnregisterResource(resource: CUgraphicsResource) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsUnregisterResource(resource) }
-
 }
 
 /// `cuGraphicsSubResourceGetMappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(pArray: *mut CUarray, resource: CUgraphicsResource, arrayIndex: ::core::ffi::c_uint, mipLevel: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(
+    pArray: *mut CUarray,
+    resource: CUgraphicsResource,
+    arrayIndex: ::core::ffi::c_uint,
+    mipLevel: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel) }
-
 }
 
 /// `cuGraphicsResourceGetMappedMipmappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray: *mut CUmipmappedArray, resource: CUgraphicsResource) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(
+    pMipmappedArray: *mut CUmipmappedArray,
+    resource: CUgraphicsResource,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource) }
-
 }
 
 /// `cuGraphicsResourceGetMappedPointer_v2` (`cuGraphicsResourceGetMappedPointer`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUdeviceptr, pSize: *mut usize, resource: CUgraphicsResource) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(
+    pDevPtr: *mut CUdeviceptr,
+    pSize: *mut usize,
+    resource: CUgraphicsResource,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource) }
-
 }
 
 /// `cuGraphicsResourceSetMapFlags_v2` (`cuGraphicsResourceSetMapFlags`).
@@ -4065,94 +5118,128 @@ pub unsafe extern "C" fn cuGraphicsResourceGetMappedPointer_v2(pDevPtr: *mut CUd
 pub unsafe extern "C" fn cuGraphicsResourceSetMapFlags_v2(resource: CUgraphicsResource, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsResourceSetMapFlags_v2(resource, flags) }
-
 }
 
 /// `cuGraphicsMapResources`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsMapResources(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsMapResources(
+    count: ::core::ffi::c_uint,
+    resources: *mut CUgraphicsResource,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsMapResources(count, resources, hStream) }
-
 }
 
 /// `cuGraphicsMapResources_ptsz` (`cuGraphicsMapResources`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsMapResources_ptsz(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsMapResources_ptsz(
+    count: ::core::ffi::c_uint,
+    resources: *mut CUgraphicsResource,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsMapResources_ptsz(count, resources, hStream) }
-
 }
 
 /// `cuGraphicsUnmapResources`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsUnmapResources(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsUnmapResources(
+    count: ::core::ffi::c_uint,
+    resources: *mut CUgraphicsResource,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsUnmapResources(count, resources, hStream) }
-
 }
 
 /// `cuGraphicsUnmapResources_ptsz` (`cuGraphicsUnmapResources`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsUnmapResources_ptsz(count: ::core::ffi::c_uint, resources: *mut CUgraphicsResource, hStream: CUstream) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsUnmapResources_ptsz(
+    count: ::core::ffi::c_uint,
+    resources: *mut CUgraphicsResource,
+    hStream: CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsUnmapResources_ptsz(count, resources, hStream) }
-
 }
 
 /// `cuGetProcAddress_v2` (`cuGetProcAddress`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGetProcAddress_v2(symbol: *const ::core::ffi::c_char, pfn: *mut *mut ::core::ffi::c_void, cudaVersion: ::core::ffi::c_int, flags: cuuint64_t, symbolStatus: *mut CUdriverProcAddressQueryResult) -> CUresult {
+pub unsafe extern "C" fn cuGetProcAddress_v2(
+    symbol: *const ::core::ffi::c_char,
+    pfn: *mut *mut ::core::ffi::c_void,
+    cudaVersion: ::core::ffi::c_int,
+    flags: cuuint64_t,
+    symbolStatus: *mut CUdriverProcAddressQueryResult,
+) -> CUresult {
     guard(|| unsafe { crate::getproc::get_proc_address(symbol, pfn, cudaVersion, flags, symbolStatus) }, CUresult(999))
-
 }
 
 /// `cuCoredumpGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCoredumpGetAttribute(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuCoredumpGetAttribute(
+    attrib: CUcoredumpSettings,
+    value: *mut ::core::ffi::c_void,
+    size: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCoredumpGetAttribute(attrib, value, size) }
-
 }
 
 /// `cuCoredumpGetAttributeGlobal`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCoredumpGetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuCoredumpGetAttributeGlobal(
+    attrib: CUcoredumpSettings,
+    value: *mut ::core::ffi::c_void,
+    size: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCoredumpGetAttributeGlobal(attrib, value, size) }
-
 }
 
 /// `cuCoredumpSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCoredumpSetAttribute(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuCoredumpSetAttribute(
+    attrib: CUcoredumpSettings,
+    value: *mut ::core::ffi::c_void,
+    size: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCoredumpSetAttribute(attrib, value, size) }
-
 }
 
 /// `cuCoredumpSetAttributeGlobal`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings, value: *mut ::core::ffi::c_void, size: *mut usize) -> CUresult {
+pub unsafe extern "C" fn cuCoredumpSetAttributeGlobal(
+    attrib: CUcoredumpSettings,
+    value: *mut ::core::ffi::c_void,
+    size: *mut usize,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCoredumpSetAttributeGlobal(attrib, value, size) }
-
 }
 
 /// `cuGetExportTable`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGetExportTable(ppExportTable: *mut *const ::core::ffi::c_void, pExportTableId: *const CUuuid) -> CUresult {
+pub unsafe extern "C" fn cuGetExportTable(
+    ppExportTable: *mut *const ::core::ffi::c_void,
+    pExportTableId: *const CUuuid,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGetExportTable(ppExportTable, pExportTableId) }
-
 }
 
 /// `cuGreenCtxCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevResourceDesc, dev: CUdevice, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGreenCtxCreate(
+    phCtx: *mut CUgreenCtx,
+    desc: CUdevResourceDesc,
+    dev: CUdevice,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGreenCtxCreate(phCtx, desc, dev, flags) }
-
 }
 
 /// `cuGreenCtxDestroy`.
@@ -4160,7 +5247,6 @@ pub unsafe extern "C" fn cuGreenCtxCreate(phCtx: *mut CUgreenCtx, desc: CUdevRes
 pub unsafe extern "C" fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGreenCtxDestroy(hCtx) }
-
 }
 
 /// `cuCtxFromGreenCtx`.
@@ -4168,47 +5254,64 @@ pub unsafe extern "C" fn cuGreenCtxDestroy(hCtx: CUgreenCtx) -> CUresult {
 pub unsafe extern "C" fn cuCtxFromGreenCtx(pContext: *mut CUcontext, hCtx: CUgreenCtx) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxFromGreenCtx(pContext, hCtx) }
-
 }
 
 /// `cuDeviceGetDevResource`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDeviceGetDevResource(device: CUdevice, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
+pub unsafe extern "C" fn cuDeviceGetDevResource(
+    device: CUdevice,
+    resource: *mut CUdevResource,
+    r#type: CUdevResourceType,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDeviceGetDevResource(device, resource, r#type) }
-
 }
 
 /// `cuCtxGetDevResource`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCtxGetDevResource(hCtx: CUcontext, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
+pub unsafe extern "C" fn cuCtxGetDevResource(
+    hCtx: CUcontext,
+    resource: *mut CUdevResource,
+    r#type: CUdevResourceType,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCtxGetDevResource(hCtx, resource, r#type) }
-
 }
 
 /// `cuGreenCtxGetDevResource`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGreenCtxGetDevResource(hCtx: CUgreenCtx, resource: *mut CUdevResource, r#type: CUdevResourceType) -> CUresult {
+pub unsafe extern "C" fn cuGreenCtxGetDevResource(
+    hCtx: CUgreenCtx,
+    resource: *mut CUdevResource,
+    r#type: CUdevResourceType,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGreenCtxGetDevResource(hCtx, resource, r#type) }
-
 }
 
 /// `cuDevSmResourceSplitByCount`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDevSmResourceSplitByCount(result: *mut CUdevResource, nbGroups: *mut ::core::ffi::c_uint, input: *const CUdevResource, remaining: *mut CUdevResource, useFlags: ::core::ffi::c_uint, minCount: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuDevSmResourceSplitByCount(
+    result: *mut CUdevResource,
+    nbGroups: *mut ::core::ffi::c_uint,
+    input: *const CUdevResource,
+    remaining: *mut CUdevResource,
+    useFlags: ::core::ffi::c_uint,
+    minCount: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount) }
-
 }
 
 /// `cuDevResourceGenerateDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDesc, resources: *mut CUdevResource, nbResources: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuDevResourceGenerateDesc(
+    phDesc: *mut CUdevResourceDesc,
+    resources: *mut CUdevResource,
+    nbResources: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuDevResourceGenerateDesc(phDesc, resources, nbResources) }
-
 }
 
 /// `cuGreenCtxRecordEvent`.
@@ -4216,7 +5319,6 @@ pub unsafe extern "C" fn cuDevResourceGenerateDesc(phDesc: *mut CUdevResourceDes
 pub unsafe extern "C" fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGreenCtxRecordEvent(hCtx, hEvent) }
-
 }
 
 /// `cuGreenCtxWaitEvent`.
@@ -4224,7 +5326,6 @@ pub unsafe extern "C" fn cuGreenCtxRecordEvent(hCtx: CUgreenCtx, hEvent: CUevent
 pub unsafe extern "C" fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGreenCtxWaitEvent(hCtx, hEvent) }
-
 }
 
 /// `cuStreamGetGreenCtx`.
@@ -4232,23 +5333,29 @@ pub unsafe extern "C" fn cuGreenCtxWaitEvent(hCtx: CUgreenCtx, hEvent: CUevent) 
 pub unsafe extern "C" fn cuStreamGetGreenCtx(hStream: CUstream, phCtx: *mut CUgreenCtx) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuStreamGetGreenCtx(hStream, phCtx) }
-
 }
 
 /// `cuGreenCtxStreamCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGreenCtxStreamCreate(phStream: *mut CUstream, greenCtx: CUgreenCtx, flags: ::core::ffi::c_uint, priority: ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuGreenCtxStreamCreate(
+    phStream: *mut CUstream,
+    greenCtx: CUgreenCtx,
+    flags: ::core::ffi::c_uint,
+    priority: ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority) }
-
 }
 
 /// `cuLogsRegisterCallback`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, userData: *mut ::core::ffi::c_void, callback_out: *mut CUlogsCallbackHandle) -> CUresult {
+pub unsafe extern "C" fn cuLogsRegisterCallback(
+    callbackFunc: CUlogsCallback,
+    userData: *mut ::core::ffi::c_void,
+    callback_out: *mut CUlogsCallbackHandle,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLogsRegisterCallback(callbackFunc, userData, callback_out) }
-
 }
 
 /// `cuLogsUnregisterCallback`.
@@ -4256,7 +5363,6 @@ pub unsafe extern "C" fn cuLogsRegisterCallback(callbackFunc: CUlogsCallback, us
 pub unsafe extern "C" fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLogsUnregisterCallback(callback) }
-
 }
 
 /// `cuLogsCurrent`.
@@ -4264,31 +5370,39 @@ pub unsafe extern "C" fn cuLogsUnregisterCallback(callback: CUlogsCallbackHandle
 pub unsafe extern "C" fn cuLogsCurrent(iterator_out: *mut CUlogIterator, flags: ::core::ffi::c_uint) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLogsCurrent(iterator_out, flags) }
-
 }
 
 /// `cuLogsDumpToFile`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLogsDumpToFile(iterator: *mut CUlogIterator, pathToFile: *const ::core::ffi::c_char, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuLogsDumpToFile(
+    iterator: *mut CUlogIterator,
+    pathToFile: *const ::core::ffi::c_char,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLogsDumpToFile(iterator, pathToFile, flags) }
-
 }
 
 /// `cuLogsDumpToMemory`.
 #[no_mangle]
-pub unsafe extern "C" fn cuLogsDumpToMemory(iterator: *mut CUlogIterator, buffer: *mut ::core::ffi::c_char, size: *mut usize, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuLogsDumpToMemory(
+    iterator: *mut CUlogIterator,
+    buffer: *mut ::core::ffi::c_char,
+    size: *mut usize,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuLogsDumpToMemory(iterator, buffer, size, flags) }
-
 }
 
 /// `cuCheckpointProcessGetRestoreThreadId`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(pid: ::core::ffi::c_int, tid: *mut ::core::ffi::c_int) -> CUresult {
+pub unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(
+    pid: ::core::ffi::c_int,
+    tid: *mut ::core::ffi::c_int,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCheckpointProcessGetRestoreThreadId(pid, tid) }
-
 }
 
 /// `cuCheckpointProcessGetState`.
@@ -4296,7 +5410,6 @@ pub unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(pid: ::core::ffi:
 pub unsafe extern "C" fn cuCheckpointProcessGetState(pid: ::core::ffi::c_int, state: *mut CUprocessState) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCheckpointProcessGetState(pid, state) }
-
 }
 
 /// `cuCheckpointProcessLock`.
@@ -4304,15 +5417,16 @@ pub unsafe extern "C" fn cuCheckpointProcessGetState(pid: ::core::ffi::c_int, st
 pub unsafe extern "C" fn cuCheckpointProcessLock(pid: ::core::ffi::c_int, args: *mut CUcheckpointLockArgs) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCheckpointProcessLock(pid, args) }
-
 }
 
 /// `cuCheckpointProcessCheckpoint`.
 #[no_mangle]
-pub unsafe extern "C" fn cuCheckpointProcessCheckpoint(pid: ::core::ffi::c_int, args: *mut CUcheckpointCheckpointArgs) -> CUresult {
+pub unsafe extern "C" fn cuCheckpointProcessCheckpoint(
+    pid: ::core::ffi::c_int,
+    args: *mut CUcheckpointCheckpointArgs,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCheckpointProcessCheckpoint(pid, args) }
-
 }
 
 /// `cuCheckpointProcessRestore`.
@@ -4320,7 +5434,6 @@ pub unsafe extern "C" fn cuCheckpointProcessCheckpoint(pid: ::core::ffi::c_int, 
 pub unsafe extern "C" fn cuCheckpointProcessRestore(pid: ::core::ffi::c_int, args: *mut CUcheckpointRestoreArgs) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCheckpointProcessRestore(pid, args) }
-
 }
 
 /// `cuCheckpointProcessUnlock`.
@@ -4328,39 +5441,52 @@ pub unsafe extern "C" fn cuCheckpointProcessRestore(pid: ::core::ffi::c_int, arg
 pub unsafe extern "C" fn cuCheckpointProcessUnlock(pid: ::core::ffi::c_int, args: *mut CUcheckpointUnlockArgs) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuCheckpointProcessUnlock(pid, args) }
-
 }
 
 /// `cuGraphicsGLRegisterBuffer`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsGLRegisterBuffer(pCudaResource: *mut CUgraphicsResource, buffer: GLuint, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsGLRegisterBuffer(
+    pCudaResource: *mut CUgraphicsResource,
+    buffer: GLuint,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsGLRegisterBuffer(pCudaResource, buffer, Flags) }
-
 }
 
 /// `cuGraphicsGLRegisterImage`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsGLRegisterImage(pCudaResource: *mut CUgraphicsResource, image: GLuint, target: GLenum, Flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsGLRegisterImage(
+    pCudaResource: *mut CUgraphicsResource,
+    image: GLuint,
+    target: GLenum,
+    Flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsGLRegisterImage(pCudaResource, image, target, Flags) }
-
 }
 
 /// `cuGLGetDevices_v2` (`cuGLGetDevices`).
 #[no_mangle]
-pub unsafe extern "C" fn cuGLGetDevices_v2(pCudaDeviceCount: *mut ::core::ffi::c_uint, pCudaDevices: *mut CUdevice, cudaDeviceCount: ::core::ffi::c_uint, deviceList: CUGLDeviceList) -> CUresult {
+pub unsafe extern "C" fn cuGLGetDevices_v2(
+    pCudaDeviceCount: *mut ::core::ffi::c_uint,
+    pCudaDevices: *mut CUdevice,
+    cudaDeviceCount: ::core::ffi::c_uint,
+    deviceList: CUGLDeviceList,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGLGetDevices_v2(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList) }
-
 }
 
 /// `cuGraphicsEGLRegisterImage`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsEGLRegisterImage(pCudaResource: *mut CUgraphicsResource, image: EGLImageKHR, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsEGLRegisterImage(
+    pCudaResource: *mut CUgraphicsResource,
+    image: EGLImageKHR,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsEGLRegisterImage(pCudaResource, image, flags) }
-
 }
 
 /// `cuEGLStreamConsumerConnect`.
@@ -4368,15 +5494,17 @@ pub unsafe extern "C" fn cuGraphicsEGLRegisterImage(pCudaResource: *mut CUgraphi
 pub unsafe extern "C" fn cuEGLStreamConsumerConnect(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamConsumerConnect(conn, stream) }
-
 }
 
 /// `cuEGLStreamConsumerConnectWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
+    conn: *mut CUeglStreamConnection,
+    stream: EGLStreamKHR,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamConsumerConnectWithFlags(conn, stream, flags) }
-
 }
 
 /// `cuEGLStreamConsumerDisconnect`.
@@ -4384,31 +5512,41 @@ pub unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(conn: *mut CUeglStr
 pub unsafe extern "C" fn cuEGLStreamConsumerDisconnect(conn: *mut CUeglStreamConnection) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamConsumerDisconnect(conn) }
-
 }
 
 /// `cuEGLStreamConsumerAcquireFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(conn: *mut CUeglStreamConnection, pCudaResource: *mut CUgraphicsResource, pStream: *mut CUstream, timeout: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(
+    conn: *mut CUeglStreamConnection,
+    pCudaResource: *mut CUgraphicsResource,
+    pStream: *mut CUstream,
+    timeout: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout) }
-
 }
 
 /// `cuEGLStreamConsumerReleaseFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(conn: *mut CUeglStreamConnection, pCudaResource: CUgraphicsResource, pStream: *mut CUstream) -> CUresult {
+pub unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(
+    conn: *mut CUeglStreamConnection,
+    pCudaResource: CUgraphicsResource,
+    pStream: *mut CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream) }
-
 }
 
 /// `cuEGLStreamProducerConnect`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEGLStreamProducerConnect(conn: *mut CUeglStreamConnection, stream: EGLStreamKHR, width: EGLint, height: EGLint) -> CUresult {
+pub unsafe extern "C" fn cuEGLStreamProducerConnect(
+    conn: *mut CUeglStreamConnection,
+    stream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamProducerConnect(conn, stream, width, height) }
-
 }
 
 /// `cuEGLStreamProducerDisconnect`.
@@ -4416,71 +5554,97 @@ pub unsafe extern "C" fn cuEGLStreamProducerConnect(conn: *mut CUeglStreamConnec
 pub unsafe extern "C" fn cuEGLStreamProducerDisconnect(conn: *mut CUeglStreamConnection) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamProducerDisconnect(conn) }
-
 }
 
 /// `cuEGLStreamProducerPresentFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEGLStreamProducerPresentFrame(conn: *mut CUeglStreamConnection, eglframe: CUeglFrame, pStream: *mut CUstream) -> CUresult {
+pub unsafe extern "C" fn cuEGLStreamProducerPresentFrame(
+    conn: *mut CUeglStreamConnection,
+    eglframe: CUeglFrame,
+    pStream: *mut CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamProducerPresentFrame(conn, eglframe, pStream) }
-
 }
 
 /// `cuEGLStreamProducerReturnFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEGLStreamProducerReturnFrame(conn: *mut CUeglStreamConnection, eglframe: *mut CUeglFrame, pStream: *mut CUstream) -> CUresult {
+pub unsafe extern "C" fn cuEGLStreamProducerReturnFrame(
+    conn: *mut CUeglStreamConnection,
+    eglframe: *mut CUeglFrame,
+    pStream: *mut CUstream,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEGLStreamProducerReturnFrame(conn, eglframe, pStream) }
-
 }
 
 /// `cuGraphicsResourceGetMappedEglFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(eglFrame: *mut CUeglFrame, resource: CUgraphicsResource, index: ::core::ffi::c_uint, mipLevel: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(
+    eglFrame: *mut CUeglFrame,
+    resource: CUgraphicsResource,
+    index: ::core::ffi::c_uint,
+    mipLevel: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsResourceGetMappedEglFrame(eglFrame, resource, index, mipLevel) }
-
 }
 
 /// `cuEventCreateFromEGLSync`.
 #[no_mangle]
-pub unsafe extern "C" fn cuEventCreateFromEGLSync(phEvent: *mut CUevent, eglSync: EGLSyncKHR, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuEventCreateFromEGLSync(
+    phEvent: *mut CUevent,
+    eglSync: EGLSyncKHR,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuEventCreateFromEGLSync(phEvent, eglSync, flags) }
-
 }
 
 /// `cuVDPAUGetDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cuVDPAUGetDevice(pDevice: *mut CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult {
+pub unsafe extern "C" fn cuVDPAUGetDevice(
+    pDevice: *mut CUdevice,
+    vdpDevice: VdpDevice,
+    vdpGetProcAddress: VdpGetProcAddress,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuVDPAUGetDevice(pDevice, vdpDevice, vdpGetProcAddress) }
-
 }
 
 /// `cuVDPAUCtxCreate_v2` (`cuVDPAUCtxCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn cuVDPAUCtxCreate_v2(pCtx: *mut CUcontext, flags: ::core::ffi::c_uint, device: CUdevice, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> CUresult {
+pub unsafe extern "C" fn cuVDPAUCtxCreate_v2(
+    pCtx: *mut CUcontext,
+    flags: ::core::ffi::c_uint,
+    device: CUdevice,
+    vdpDevice: VdpDevice,
+    vdpGetProcAddress: VdpGetProcAddress,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuVDPAUCtxCreate_v2(pCtx, flags, device, vdpDevice, vdpGetProcAddress) }
-
 }
 
 /// `cuGraphicsVDPAURegisterVideoSurface`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(pCudaResource: *mut CUgraphicsResource, vdpSurface: VdpVideoSurface, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(
+    pCudaResource: *mut CUgraphicsResource,
+    vdpSurface: VdpVideoSurface,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsVDPAURegisterVideoSurface(pCudaResource, vdpSurface, flags) }
-
 }
 
 /// `cuGraphicsVDPAURegisterOutputSurface`.
 #[no_mangle]
-pub unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(pCudaResource: *mut CUgraphicsResource, vdpSurface: VdpOutputSurface, flags: ::core::ffi::c_uint) -> CUresult {
+pub unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(
+    pCudaResource: *mut CUgraphicsResource,
+    vdpSurface: VdpOutputSurface,
+    flags: ::core::ffi::c_uint,
+) -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuGraphicsVDPAURegisterOutputSurface(pCudaResource, vdpSurface, flags) }
-
 }
 
 /// `cuProfilerStart`.
@@ -4488,7 +5652,6 @@ pub unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(pCudaResource: *mu
 pub unsafe extern "C" fn cuProfilerStart() -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuProfilerStart() }
-
 }
 
 /// `cuProfilerStop`.
@@ -4496,5 +5659,4 @@ pub unsafe extern "C" fn cuProfilerStart() -> CUresult {
 pub unsafe extern "C" fn cuProfilerStop() -> CUresult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cuProfilerStop() }
-
 }

@@ -180,7 +180,10 @@ extern "C" fn resolve(i: usize) -> *mut c_void {
     if cudagen_rs::trace::active() {
         cudagen_rs::trace::record(
             "legacy ABI (forwarded untraced)",
-            &[("symbol", cudagen_rs::trace::Value::Name(symbol)), ("cudaVersion", cudagen_rs::trace::Value::I64(i64::from(*version)))],
+            &[
+                ("symbol", cudagen_rs::trace::Value::Name(symbol)),
+                ("cudaVersion", cudagen_rs::trace::Value::I64(i64::from(*version))),
+            ],
             cudagen_rs::trace::Value::Ptr(p),
             std::time::Duration::ZERO,
         );
@@ -190,7 +193,11 @@ extern "C" fn resolve(i: usize) -> *mut c_void {
 
 /// `CUDA_ERROR_STUB_LIBRARY` without a driver, else `CUDA_ERROR_NOT_FOUND`.
 extern "C" fn missing() -> i32 {
-    if cudagen_rs::loader::driver_version().is_some() { 500 } else { 34 }
+    if cudagen_rs::loader::driver_version().is_some() {
+        500
+    } else {
+        34
+    }
 }
 
 #[unsafe(naked)]

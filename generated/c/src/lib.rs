@@ -35,16 +35,15 @@
 #![allow(non_snake_case, non_upper_case_globals)]
 
 mod driver;
-mod nvrtc;
-mod nvjitlink;
-mod nvvm;
-mod runtime;
 mod getproc;
 mod guard;
 mod last_error;
 mod legacy;
+mod nvjitlink;
+mod nvrtc;
+mod nvvm;
 mod proc_table;
-
+mod runtime;
 
 /// Marks this library as the cudagen shim: the shared loader skips any `libcuda.so.1`
 /// candidate that exports it, so the shim installed as `libcuda.so.1` never loads itself.

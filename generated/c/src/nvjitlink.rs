@@ -37,82 +37,112 @@ use cudagen_rs::nvjitlink::types::*;
 
 /// `__nvJitLinkCreate_12_9` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_9(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_9(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_9(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_0` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_0(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_0(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_0(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_1` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_1(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_1(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_1(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_2` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_2(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_2(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_2(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_3` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_3(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_3(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_3(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_4` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_4(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_4(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_4(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_5` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_5(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_5(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_5(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_6` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_6(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_6(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_6(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_7` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_7(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_7(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_7(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkCreate_12_8` (`nvJitLinkCreate`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkCreate_12_8(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkCreate_12_8(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkCreate_12_8(handle, numOptions, options) }
-
 }
 
 /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`).
@@ -120,7 +150,6 @@ pub unsafe extern "C" fn __nvJitLinkCreate_12_8(handle: *mut nvJitLinkHandle, nu
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_9(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_0` (`nvJitLinkDestroy`).
@@ -128,7 +157,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_0(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_1` (`nvJitLinkDestroy`).
@@ -136,7 +164,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_0(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_1(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_2` (`nvJitLinkDestroy`).
@@ -144,7 +171,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_1(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_2(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_3` (`nvJitLinkDestroy`).
@@ -152,7 +178,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_2(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_3(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_4` (`nvJitLinkDestroy`).
@@ -160,7 +185,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_3(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_4(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_5` (`nvJitLinkDestroy`).
@@ -168,7 +192,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_4(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_5(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_6` (`nvJitLinkDestroy`).
@@ -176,7 +199,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_5(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_6(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_6(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_7` (`nvJitLinkDestroy`).
@@ -184,7 +206,6 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_6(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_7(handle) }
-
 }
 
 /// `__nvJitLinkDestroy_12_8` (`nvJitLinkDestroy`).
@@ -192,167 +213,246 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_8(handle) }
-
 }
 
 /// `__nvJitLinkAddData_12_9` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_9(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_9(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_0` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_0(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_0(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_1` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_1(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_1(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_2` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_2(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_2(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_3` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_3(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_3(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_4` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_4(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_4(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_5` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_5(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_5(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_6` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_6(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_6(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_7` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_7(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_7(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddData_12_8` (`nvJitLinkAddData`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddData_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddData_12_8(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddData_12_8(handle, inputType, data, size, name) }
-
 }
 
 /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_9(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_0` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_0(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_0(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_1` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_1(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_1(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_2` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_2(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_2(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_3` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_3(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_3(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_4` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_4(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_4(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_5` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_5(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_5(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_6` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_6(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_6(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_7` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_7(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_7(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkAddFile_12_8` (`nvJitLinkAddFile`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkAddFile_12_8(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_8(handle, inputType, fileName) }
-
 }
 
 /// `__nvJitLinkComplete_12_9` (`nvJitLinkComplete`).
@@ -360,7 +460,6 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputT
 pub unsafe extern "C" fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_9(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_0` (`nvJitLinkComplete`).
@@ -368,7 +467,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_0(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_0(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_1` (`nvJitLinkComplete`).
@@ -376,7 +474,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_0(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_1(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_1(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_2` (`nvJitLinkComplete`).
@@ -384,7 +481,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_1(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_2(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_2(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_3` (`nvJitLinkComplete`).
@@ -392,7 +488,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_2(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_3(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_3(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_4` (`nvJitLinkComplete`).
@@ -400,7 +495,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_3(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_4(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_4(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_5` (`nvJitLinkComplete`).
@@ -408,7 +502,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_4(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_5(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_5(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_6` (`nvJitLinkComplete`).
@@ -416,7 +509,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_5(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_6(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_6(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_7` (`nvJitLinkComplete`).
@@ -424,7 +516,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_6(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_7(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_7(handle) }
-
 }
 
 /// `__nvJitLinkComplete_12_8` (`nvJitLinkComplete`).
@@ -432,7 +523,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_7(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkComplete_12_8(handle) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`).
@@ -440,7 +530,6 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nv
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_0` (`nvJitLinkGetLinkedCubinSize`).
@@ -448,7 +537,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_0(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_1` (`nvJitLinkGetLinkedCubinSize`).
@@ -456,7 +544,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_0(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_1(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_2` (`nvJitLinkGetLinkedCubinSize`).
@@ -464,7 +551,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_1(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_2(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_3` (`nvJitLinkGetLinkedCubinSize`).
@@ -472,7 +558,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_2(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_3(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_4` (`nvJitLinkGetLinkedCubinSize`).
@@ -480,7 +565,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_3(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_4(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_5` (`nvJitLinkGetLinkedCubinSize`).
@@ -488,7 +572,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_4(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_5(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_6` (`nvJitLinkGetLinkedCubinSize`).
@@ -496,7 +579,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_5(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_6(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_7` (`nvJitLinkGetLinkedCubinSize`).
@@ -504,7 +586,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_6(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_7(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubinSize_12_8` (`nvJitLinkGetLinkedCubinSize`).
@@ -512,87 +593,106 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_8(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_9` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_9(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_9(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_0` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_0(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_0(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_0(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_1` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_1(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_1(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_1(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_2` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_2(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_2(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_2(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_3` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_3(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_3(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_3(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_4` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_4(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_4(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_4(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_5` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_5(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_5(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_5(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_6` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_6(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_6(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_6(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_7` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_7(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_7(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_7(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_8` (`nvJitLinkGetLinkedCubin`).
 #[no_mangle]
-pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_8(
+    handle: nvJitLinkHandle,
+    cubin: *mut ::core::ffi::c_void,
+) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_8(handle, cubin) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`).
@@ -600,7 +700,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_0` (`nvJitLinkGetLinkedPtxSize`).
@@ -608,7 +707,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_0(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_1` (`nvJitLinkGetLinkedPtxSize`).
@@ -616,7 +714,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_0(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_1(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_2` (`nvJitLinkGetLinkedPtxSize`).
@@ -624,7 +721,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_1(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_2(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_3` (`nvJitLinkGetLinkedPtxSize`).
@@ -632,7 +728,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_2(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_3(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_4` (`nvJitLinkGetLinkedPtxSize`).
@@ -640,7 +735,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_3(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_4(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_5` (`nvJitLinkGetLinkedPtxSize`).
@@ -648,7 +742,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_4(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_5(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_6` (`nvJitLinkGetLinkedPtxSize`).
@@ -656,7 +749,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_5(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_6(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_7` (`nvJitLinkGetLinkedPtxSize`).
@@ -664,7 +756,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_6(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_7(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtxSize_12_8` (`nvJitLinkGetLinkedPtxSize`).
@@ -672,7 +763,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_8(handle, size) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_9` (`nvJitLinkGetLinkedPtx`).
@@ -680,7 +770,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_9(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_0` (`nvJitLinkGetLinkedPtx`).
@@ -688,7 +777,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_0(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_0(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_1` (`nvJitLinkGetLinkedPtx`).
@@ -696,7 +784,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_0(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_1(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_1(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_2` (`nvJitLinkGetLinkedPtx`).
@@ -704,7 +791,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_1(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_2(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_2(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_3` (`nvJitLinkGetLinkedPtx`).
@@ -712,7 +798,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_2(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_3(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_3(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_4` (`nvJitLinkGetLinkedPtx`).
@@ -720,7 +805,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_3(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_4(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_4(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_5` (`nvJitLinkGetLinkedPtx`).
@@ -728,7 +812,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_4(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_5(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_5(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_6` (`nvJitLinkGetLinkedPtx`).
@@ -736,7 +819,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_5(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_6(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_6(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_7` (`nvJitLinkGetLinkedPtx`).
@@ -744,7 +826,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_6(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_7(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_7(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_8` (`nvJitLinkGetLinkedPtx`).
@@ -752,7 +833,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_7(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_8(handle, ptx) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`).
@@ -760,7 +840,6 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, p
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_0` (`nvJitLinkGetErrorLogSize`).
@@ -768,7 +847,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_0(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_1` (`nvJitLinkGetErrorLogSize`).
@@ -776,7 +854,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_0(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_1(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_2` (`nvJitLinkGetErrorLogSize`).
@@ -784,7 +861,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_1(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_2(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_3` (`nvJitLinkGetErrorLogSize`).
@@ -792,7 +868,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_2(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_3(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_4` (`nvJitLinkGetErrorLogSize`).
@@ -800,7 +875,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_3(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_4(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_5` (`nvJitLinkGetErrorLogSize`).
@@ -808,7 +882,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_4(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_5(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_6` (`nvJitLinkGetErrorLogSize`).
@@ -816,7 +889,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_5(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_6(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_7` (`nvJitLinkGetErrorLogSize`).
@@ -824,7 +896,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_6(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_7(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLogSize_12_8` (`nvJitLinkGetErrorLogSize`).
@@ -832,7 +903,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_8(handle, size) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_9` (`nvJitLinkGetErrorLog`).
@@ -840,7 +910,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_9(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_0` (`nvJitLinkGetErrorLog`).
@@ -848,7 +917,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_0(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_0(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_1` (`nvJitLinkGetErrorLog`).
@@ -856,7 +924,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_0(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_1(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_1(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_2` (`nvJitLinkGetErrorLog`).
@@ -864,7 +931,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_1(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_2(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_2(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_3` (`nvJitLinkGetErrorLog`).
@@ -872,7 +938,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_2(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_3(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_3(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_4` (`nvJitLinkGetErrorLog`).
@@ -880,7 +945,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_3(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_4(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_4(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_5` (`nvJitLinkGetErrorLog`).
@@ -888,7 +952,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_4(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_5(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_5(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_6` (`nvJitLinkGetErrorLog`).
@@ -896,7 +959,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_5(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_6(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_6(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_7` (`nvJitLinkGetErrorLog`).
@@ -904,7 +966,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_6(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_7(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_7(handle, log) }
-
 }
 
 /// `__nvJitLinkGetErrorLog_12_8` (`nvJitLinkGetErrorLog`).
@@ -912,7 +973,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_7(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLog_12_8(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`).
@@ -920,7 +980,6 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, lo
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_9(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_0` (`nvJitLinkGetInfoLogSize`).
@@ -928,7 +987,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_0(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_1` (`nvJitLinkGetInfoLogSize`).
@@ -936,7 +994,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_0(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_1(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_2` (`nvJitLinkGetInfoLogSize`).
@@ -944,7 +1001,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_1(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_2(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_3` (`nvJitLinkGetInfoLogSize`).
@@ -952,7 +1008,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_2(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_3(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_4` (`nvJitLinkGetInfoLogSize`).
@@ -960,7 +1015,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_3(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_4(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_5` (`nvJitLinkGetInfoLogSize`).
@@ -968,7 +1022,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_4(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_5(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_6` (`nvJitLinkGetInfoLogSize`).
@@ -976,7 +1029,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_5(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_6(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_7` (`nvJitLinkGetInfoLogSize`).
@@ -984,7 +1036,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_6(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_7(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLogSize_12_8` (`nvJitLinkGetInfoLogSize`).
@@ -992,7 +1043,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_7(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_8(handle, size) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`).
@@ -1000,7 +1050,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle,
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_9(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_0` (`nvJitLinkGetInfoLog`).
@@ -1008,7 +1057,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_0(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_0(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_1` (`nvJitLinkGetInfoLog`).
@@ -1016,7 +1064,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_0(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_1(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_1(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_2` (`nvJitLinkGetInfoLog`).
@@ -1024,7 +1071,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_1(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_2(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_2(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_3` (`nvJitLinkGetInfoLog`).
@@ -1032,7 +1078,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_2(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_3(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_3(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_4` (`nvJitLinkGetInfoLog`).
@@ -1040,7 +1085,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_3(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_4(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_4(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_5` (`nvJitLinkGetInfoLog`).
@@ -1048,7 +1092,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_4(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_5(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_5(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_6` (`nvJitLinkGetInfoLog`).
@@ -1056,7 +1099,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_5(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_6(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_6(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_7` (`nvJitLinkGetInfoLog`).
@@ -1064,7 +1106,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_6(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_7(handle, log) }
-
 }
 
 /// `__nvJitLinkGetInfoLog_12_8` (`nvJitLinkGetInfoLog`).
@@ -1072,7 +1113,6 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_8(handle, log) }
-
 }
 
 /// `nvJitLinkVersion`.
@@ -1080,5 +1120,4 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn nvJitLinkVersion(major: *mut ::core::ffi::c_uint, minor: *mut ::core::ffi::c_uint) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvJitLinkVersion(major, minor) }
-
 }

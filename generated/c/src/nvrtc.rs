@@ -40,7 +40,6 @@ use cudagen_rs::nvrtc::types::*;
 pub unsafe extern "C" fn nvrtcGetErrorString(result: nvrtcResult) -> *const ::core::ffi::c_char {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetErrorString(result) }
-
 }
 
 /// `nvrtcVersion`.
@@ -48,7 +47,6 @@ pub unsafe extern "C" fn nvrtcGetErrorString(result: nvrtcResult) -> *const ::co
 pub unsafe extern "C" fn nvrtcVersion(major: *mut ::core::ffi::c_int, minor: *mut ::core::ffi::c_int) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcVersion(major, minor) }
-
 }
 
 /// `nvrtcGetNumSupportedArchs`.
@@ -56,7 +54,6 @@ pub unsafe extern "C" fn nvrtcVersion(major: *mut ::core::ffi::c_int, minor: *mu
 pub unsafe extern "C" fn nvrtcGetNumSupportedArchs(numArchs: *mut ::core::ffi::c_int) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetNumSupportedArchs(numArchs) }
-
 }
 
 /// `nvrtcGetSupportedArchs`.
@@ -64,15 +61,20 @@ pub unsafe extern "C" fn nvrtcGetNumSupportedArchs(numArchs: *mut ::core::ffi::c
 pub unsafe extern "C" fn nvrtcGetSupportedArchs(supportedArchs: *mut ::core::ffi::c_int) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetSupportedArchs(supportedArchs) }
-
 }
 
 /// `nvrtcCreateProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const ::core::ffi::c_char, name: *const ::core::ffi::c_char, numHeaders: ::core::ffi::c_int, headers: *const *const ::core::ffi::c_char, includeNames: *const *const ::core::ffi::c_char) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcCreateProgram(
+    prog: *mut nvrtcProgram,
+    src: *const ::core::ffi::c_char,
+    name: *const ::core::ffi::c_char,
+    numHeaders: ::core::ffi::c_int,
+    headers: *const *const ::core::ffi::c_char,
+    includeNames: *const *const ::core::ffi::c_char,
+) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcCreateProgram(prog, src, name, numHeaders, headers, includeNames) }
-
 }
 
 /// `nvrtcDestroyProgram`.
@@ -80,15 +82,17 @@ pub unsafe extern "C" fn nvrtcCreateProgram(prog: *mut nvrtcProgram, src: *const
 pub unsafe extern "C" fn nvrtcDestroyProgram(prog: *mut nvrtcProgram) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcDestroyProgram(prog) }
-
 }
 
 /// `nvrtcCompileProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: ::core::ffi::c_int, options: *const *const ::core::ffi::c_char) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcCompileProgram(
+    prog: nvrtcProgram,
+    numOptions: ::core::ffi::c_int,
+    options: *const *const ::core::ffi::c_char,
+) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcCompileProgram(prog, numOptions, options) }
-
 }
 
 /// `nvrtcGetPTXSize`.
@@ -96,7 +100,6 @@ pub unsafe extern "C" fn nvrtcCompileProgram(prog: nvrtcProgram, numOptions: ::c
 pub unsafe extern "C" fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPTXSize(prog, ptxSizeRet) }
-
 }
 
 /// `nvrtcGetPTX`.
@@ -104,7 +107,6 @@ pub unsafe extern "C" fn nvrtcGetPTXSize(prog: nvrtcProgram, ptxSizeRet: *mut us
 pub unsafe extern "C" fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPTX(prog, ptx) }
-
 }
 
 /// `nvrtcGetCUBINSize`.
@@ -112,7 +114,6 @@ pub unsafe extern "C" fn nvrtcGetPTX(prog: nvrtcProgram, ptx: *mut ::core::ffi::
 pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetCUBINSize(prog, cubinSizeRet) }
-
 }
 
 /// `nvrtcGetCUBIN`.
@@ -120,7 +121,6 @@ pub unsafe extern "C" fn nvrtcGetCUBINSize(prog: nvrtcProgram, cubinSizeRet: *mu
 pub unsafe extern "C" fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetCUBIN(prog, cubin) }
-
 }
 
 /// `nvrtcGetNVVMSize`.
@@ -128,7 +128,6 @@ pub unsafe extern "C" fn nvrtcGetCUBIN(prog: nvrtcProgram, cubin: *mut ::core::f
 pub unsafe extern "C" fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetNVVMSize(prog, nvvmSizeRet) }
-
 }
 
 /// `nvrtcGetNVVM`.
@@ -136,7 +135,6 @@ pub unsafe extern "C" fn nvrtcGetNVVMSize(prog: nvrtcProgram, nvvmSizeRet: *mut 
 pub unsafe extern "C" fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetNVVM(prog, nvvm) }
-
 }
 
 /// `nvrtcGetLTOIRSize`.
@@ -144,7 +142,6 @@ pub unsafe extern "C" fn nvrtcGetNVVM(prog: nvrtcProgram, nvvm: *mut ::core::ffi
 pub unsafe extern "C" fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetLTOIRSize(prog, LTOIRSizeRet) }
-
 }
 
 /// `nvrtcGetLTOIR`.
@@ -152,7 +149,6 @@ pub unsafe extern "C" fn nvrtcGetLTOIRSize(prog: nvrtcProgram, LTOIRSizeRet: *mu
 pub unsafe extern "C" fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetLTOIR(prog, LTOIR) }
-
 }
 
 /// `nvrtcGetOptiXIRSize`.
@@ -160,7 +156,6 @@ pub unsafe extern "C" fn nvrtcGetLTOIR(prog: nvrtcProgram, LTOIR: *mut ::core::f
 pub unsafe extern "C" fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetOptiXIRSize(prog, optixirSizeRet) }
-
 }
 
 /// `nvrtcGetOptiXIR`.
@@ -168,7 +163,6 @@ pub unsafe extern "C" fn nvrtcGetOptiXIRSize(prog: nvrtcProgram, optixirSizeRet:
 pub unsafe extern "C" fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetOptiXIR(prog, optixir) }
-
 }
 
 /// `nvrtcGetProgramLogSize`.
@@ -176,7 +170,6 @@ pub unsafe extern "C" fn nvrtcGetOptiXIR(prog: nvrtcProgram, optixir: *mut ::cor
 pub unsafe extern "C" fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetProgramLogSize(prog, logSizeRet) }
-
 }
 
 /// `nvrtcGetProgramLog`.
@@ -184,7 +177,6 @@ pub unsafe extern "C" fn nvrtcGetProgramLogSize(prog: nvrtcProgram, logSizeRet: 
 pub unsafe extern "C" fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetProgramLog(prog, log) }
-
 }
 
 /// `nvrtcAddNameExpression`.
@@ -192,15 +184,17 @@ pub unsafe extern "C" fn nvrtcGetProgramLog(prog: nvrtcProgram, log: *mut ::core
 pub unsafe extern "C" fn nvrtcAddNameExpression(prog: nvrtcProgram, name_expression: *const ::core::ffi::c_char) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcAddNameExpression(prog, name_expression) }
-
 }
 
 /// `nvrtcGetLoweredName`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression: *const ::core::ffi::c_char, lowered_name: *mut *const ::core::ffi::c_char) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcGetLoweredName(
+    prog: nvrtcProgram,
+    name_expression: *const ::core::ffi::c_char,
+    lowered_name: *mut *const ::core::ffi::c_char,
+) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetLoweredName(prog, name_expression, lowered_name) }
-
 }
 
 /// `nvrtcGetPCHHeapSize`.
@@ -208,7 +202,6 @@ pub unsafe extern "C" fn nvrtcGetLoweredName(prog: nvrtcProgram, name_expression
 pub unsafe extern "C" fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPCHHeapSize(ret) }
-
 }
 
 /// `nvrtcSetPCHHeapSize`.
@@ -216,7 +209,6 @@ pub unsafe extern "C" fn nvrtcGetPCHHeapSize(ret: *mut usize) -> nvrtcResult {
 pub unsafe extern "C" fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcSetPCHHeapSize(size) }
-
 }
 
 /// `nvrtcGetPCHCreateStatus`.
@@ -224,7 +216,6 @@ pub unsafe extern "C" fn nvrtcSetPCHHeapSize(size: usize) -> nvrtcResult {
 pub unsafe extern "C" fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPCHCreateStatus(prog) }
-
 }
 
 /// `nvrtcGetPCHHeapSizeRequired`.
@@ -232,13 +223,15 @@ pub unsafe extern "C" fn nvrtcGetPCHCreateStatus(prog: nvrtcProgram) -> nvrtcRes
 pub unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(prog: nvrtcProgram, size: *mut usize) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcGetPCHHeapSizeRequired(prog, size) }
-
 }
 
 /// `nvrtcSetFlowCallback`.
 #[no_mangle]
-pub unsafe extern "C" fn nvrtcSetFlowCallback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut ::core::ffi::c_void, *mut ::core::ffi::c_void) -> ::core::ffi::c_int>, payload: *mut ::core::ffi::c_void) -> nvrtcResult {
+pub unsafe extern "C" fn nvrtcSetFlowCallback(
+    prog: nvrtcProgram,
+    callback: Option<unsafe extern "C" fn(*mut ::core::ffi::c_void, *mut ::core::ffi::c_void) -> ::core::ffi::c_int>,
+    payload: *mut ::core::ffi::c_void,
+) -> nvrtcResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvrtcSetFlowCallback(prog, callback, payload) }
-
 }

@@ -40,7 +40,6 @@ use cudagen_rs::nvvm::types::*;
 pub unsafe extern "C" fn nvvmGetErrorString(result: nvvmResult) -> *const ::core::ffi::c_char {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmGetErrorString(result) }
-
 }
 
 /// `nvvmVersion`.
@@ -48,15 +47,18 @@ pub unsafe extern "C" fn nvvmGetErrorString(result: nvvmResult) -> *const ::core
 pub unsafe extern "C" fn nvvmVersion(major: *mut ::core::ffi::c_int, minor: *mut ::core::ffi::c_int) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmVersion(major, minor) }
-
 }
 
 /// `nvvmIRVersion`.
 #[no_mangle]
-pub unsafe extern "C" fn nvvmIRVersion(majorIR: *mut ::core::ffi::c_int, minorIR: *mut ::core::ffi::c_int, majorDbg: *mut ::core::ffi::c_int, minorDbg: *mut ::core::ffi::c_int) -> nvvmResult {
+pub unsafe extern "C" fn nvvmIRVersion(
+    majorIR: *mut ::core::ffi::c_int,
+    minorIR: *mut ::core::ffi::c_int,
+    majorDbg: *mut ::core::ffi::c_int,
+    minorDbg: *mut ::core::ffi::c_int,
+) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmIRVersion(majorIR, minorIR, majorDbg, minorDbg) }
-
 }
 
 /// `nvvmCreateProgram`.
@@ -64,7 +66,6 @@ pub unsafe extern "C" fn nvvmIRVersion(majorIR: *mut ::core::ffi::c_int, minorIR
 pub unsafe extern "C" fn nvvmCreateProgram(prog: *mut nvvmProgram) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmCreateProgram(prog) }
-
 }
 
 /// `nvvmDestroyProgram`.
@@ -72,39 +73,52 @@ pub unsafe extern "C" fn nvvmCreateProgram(prog: *mut nvvmProgram) -> nvvmResult
 pub unsafe extern "C" fn nvvmDestroyProgram(prog: *mut nvvmProgram) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmDestroyProgram(prog) }
-
 }
 
 /// `nvvmAddModuleToProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvvmAddModuleToProgram(prog: nvvmProgram, buffer: *const ::core::ffi::c_char, size: usize, name: *const ::core::ffi::c_char) -> nvvmResult {
+pub unsafe extern "C" fn nvvmAddModuleToProgram(
+    prog: nvvmProgram,
+    buffer: *const ::core::ffi::c_char,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmAddModuleToProgram(prog, buffer, size, name) }
-
 }
 
 /// `nvvmLazyAddModuleToProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvvmLazyAddModuleToProgram(prog: nvvmProgram, buffer: *const ::core::ffi::c_char, size: usize, name: *const ::core::ffi::c_char) -> nvvmResult {
+pub unsafe extern "C" fn nvvmLazyAddModuleToProgram(
+    prog: nvvmProgram,
+    buffer: *const ::core::ffi::c_char,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmLazyAddModuleToProgram(prog, buffer, size, name) }
-
 }
 
 /// `nvvmCompileProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvvmCompileProgram(prog: nvvmProgram, numOptions: ::core::ffi::c_int, options: *mut *const ::core::ffi::c_char) -> nvvmResult {
+pub unsafe extern "C" fn nvvmCompileProgram(
+    prog: nvvmProgram,
+    numOptions: ::core::ffi::c_int,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmCompileProgram(prog, numOptions, options) }
-
 }
 
 /// `nvvmVerifyProgram`.
 #[no_mangle]
-pub unsafe extern "C" fn nvvmVerifyProgram(prog: nvvmProgram, numOptions: ::core::ffi::c_int, options: *mut *const ::core::ffi::c_char) -> nvvmResult {
+pub unsafe extern "C" fn nvvmVerifyProgram(
+    prog: nvvmProgram,
+    numOptions: ::core::ffi::c_int,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmVerifyProgram(prog, numOptions, options) }
-
 }
 
 /// `nvvmGetCompiledResultSize`.
@@ -112,7 +126,6 @@ pub unsafe extern "C" fn nvvmVerifyProgram(prog: nvvmProgram, numOptions: ::core
 pub unsafe extern "C" fn nvvmGetCompiledResultSize(prog: nvvmProgram, bufferSizeRet: *mut usize) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmGetCompiledResultSize(prog, bufferSizeRet) }
-
 }
 
 /// `nvvmGetCompiledResult`.
@@ -120,7 +133,6 @@ pub unsafe extern "C" fn nvvmGetCompiledResultSize(prog: nvvmProgram, bufferSize
 pub unsafe extern "C" fn nvvmGetCompiledResult(prog: nvvmProgram, buffer: *mut ::core::ffi::c_char) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmGetCompiledResult(prog, buffer) }
-
 }
 
 /// `nvvmGetProgramLogSize`.
@@ -128,7 +140,6 @@ pub unsafe extern "C" fn nvvmGetCompiledResult(prog: nvvmProgram, buffer: *mut :
 pub unsafe extern "C" fn nvvmGetProgramLogSize(prog: nvvmProgram, bufferSizeRet: *mut usize) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmGetProgramLogSize(prog, bufferSizeRet) }
-
 }
 
 /// `nvvmGetProgramLog`.
@@ -136,5 +147,4 @@ pub unsafe extern "C" fn nvvmGetProgramLogSize(prog: nvvmProgram, bufferSizeRet:
 pub unsafe extern "C" fn nvvmGetProgramLog(prog: nvvmProgram, buffer: *mut ::core::ffi::c_char) -> nvvmResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::nvvmGetProgramLog(prog, buffer) }
-
 }

@@ -40,7 +40,6 @@ use cudagen_rs::runtime::types::*;
 pub unsafe extern "C" fn cudaDeviceReset() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceReset() }
-
 }
 
 /// `cudaDeviceSynchronize`.
@@ -48,7 +47,6 @@ pub unsafe extern "C" fn cudaDeviceReset() -> cudaError_t {
 pub unsafe extern "C" fn cudaDeviceSynchronize() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceSynchronize() }
-
 }
 
 /// `cudaDeviceSetLimit`.
@@ -56,7 +54,6 @@ pub unsafe extern "C" fn cudaDeviceSynchronize() -> cudaError_t {
 pub unsafe extern "C" fn cudaDeviceSetLimit(limit: cudaLimit, value: usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceSetLimit(limit, value) }
-
 }
 
 /// `cudaDeviceGetLimit`.
@@ -64,15 +61,17 @@ pub unsafe extern "C" fn cudaDeviceSetLimit(limit: cudaLimit, value: usize) -> c
 pub unsafe extern "C" fn cudaDeviceGetLimit(pValue: *mut usize, limit: cudaLimit) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetLimit(pValue, limit) }
-
 }
 
 /// `cudaDeviceGetTexture1DLinearMaxWidth`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements: *mut usize, fmtDesc: *const cudaChannelFormatDesc, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(
+    maxWidthInElements: *mut usize,
+    fmtDesc: *const cudaChannelFormatDesc,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, fmtDesc, device) }
-
 }
 
 /// `cudaDeviceGetCacheConfig`.
@@ -80,15 +79,16 @@ pub unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(maxWidthInElements
 pub unsafe extern "C" fn cudaDeviceGetCacheConfig(pCacheConfig: *mut cudaFuncCache) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetCacheConfig(pCacheConfig) }
-
 }
 
 /// `cudaDeviceGetStreamPriorityRange`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(leastPriority: *mut ::core::ffi::c_int, greatestPriority: *mut ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(
+    leastPriority: *mut ::core::ffi::c_int,
+    greatestPriority: *mut ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetStreamPriorityRange(leastPriority, greatestPriority) }
-
 }
 
 /// `cudaDeviceSetCacheConfig`.
@@ -96,23 +96,27 @@ pub unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(leastPriority: *mut ::
 pub unsafe extern "C" fn cudaDeviceSetCacheConfig(cacheConfig: cudaFuncCache) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceSetCacheConfig(cacheConfig) }
-
 }
 
 /// `cudaDeviceGetByPCIBusId`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetByPCIBusId(device: *mut ::core::ffi::c_int, pciBusId: *const ::core::ffi::c_char) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetByPCIBusId(
+    device: *mut ::core::ffi::c_int,
+    pciBusId: *const ::core::ffi::c_char,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetByPCIBusId(device, pciBusId) }
-
 }
 
 /// `cudaDeviceGetPCIBusId`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetPCIBusId(pciBusId: *mut ::core::ffi::c_char, len: ::core::ffi::c_int, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetPCIBusId(
+    pciBusId: *mut ::core::ffi::c_char,
+    len: ::core::ffi::c_int,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetPCIBusId(pciBusId, len, device) }
-
 }
 
 /// `cudaIpcGetEventHandle`.
@@ -120,7 +124,6 @@ pub unsafe extern "C" fn cudaDeviceGetPCIBusId(pciBusId: *mut ::core::ffi::c_cha
 pub unsafe extern "C" fn cudaIpcGetEventHandle(handle: *mut cudaIpcEventHandle_t, event: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaIpcGetEventHandle(handle, event) }
-
 }
 
 /// `cudaIpcOpenEventHandle`.
@@ -128,7 +131,6 @@ pub unsafe extern "C" fn cudaIpcGetEventHandle(handle: *mut cudaIpcEventHandle_t
 pub unsafe extern "C" fn cudaIpcOpenEventHandle(event: *mut cudaEvent_t, handle: cudaIpcEventHandle_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaIpcOpenEventHandle(event, handle) }
-
 }
 
 /// `cudaIpcGetMemHandle`.
@@ -136,15 +138,17 @@ pub unsafe extern "C" fn cudaIpcOpenEventHandle(event: *mut cudaEvent_t, handle:
 pub unsafe extern "C" fn cudaIpcGetMemHandle(handle: *mut cudaIpcMemHandle_t, devPtr: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaIpcGetMemHandle(handle, devPtr) }
-
 }
 
 /// `cudaIpcOpenMemHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaIpcOpenMemHandle(devPtr: *mut *mut ::core::ffi::c_void, handle: cudaIpcMemHandle_t, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaIpcOpenMemHandle(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    handle: cudaIpcMemHandle_t,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaIpcOpenMemHandle(devPtr, handle, flags) }
-
 }
 
 /// `cudaIpcCloseMemHandle`.
@@ -152,31 +156,38 @@ pub unsafe extern "C" fn cudaIpcOpenMemHandle(devPtr: *mut *mut ::core::ffi::c_v
 pub unsafe extern "C" fn cudaIpcCloseMemHandle(devPtr: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaIpcCloseMemHandle(devPtr) }
-
 }
 
 /// `cudaDeviceFlushGPUDirectRDMAWrites`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceFlushGPUDirectRDMAWrites(target: cudaFlushGPUDirectRDMAWritesTarget, scope: cudaFlushGPUDirectRDMAWritesScope) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceFlushGPUDirectRDMAWrites(
+    target: cudaFlushGPUDirectRDMAWritesTarget,
+    scope: cudaFlushGPUDirectRDMAWritesScope,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }
-
 }
 
 /// `cudaDeviceRegisterAsyncNotification`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(device: ::core::ffi::c_int, callbackFunc: cudaAsyncCallback, userData: *mut ::core::ffi::c_void, callback: *mut cudaAsyncCallbackHandle_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(
+    device: ::core::ffi::c_int,
+    callbackFunc: cudaAsyncCallback,
+    userData: *mut ::core::ffi::c_void,
+    callback: *mut cudaAsyncCallbackHandle_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback) }
-
 }
 
 /// `cudaDeviceUnregisterAsyncNotification`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceUnregisterAsyncNotification(device: ::core::ffi::c_int, callback: cudaAsyncCallbackHandle_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceUnregisterAsyncNotification(
+    device: ::core::ffi::c_int,
+    callback: cudaAsyncCallbackHandle_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceUnregisterAsyncNotification(device, callback) }
-
 }
 
 /// `cudaDeviceGetSharedMemConfig`.
@@ -184,7 +195,6 @@ pub unsafe extern "C" fn cudaDeviceUnregisterAsyncNotification(device: ::core::f
 pub unsafe extern "C" fn cudaDeviceGetSharedMemConfig(pConfig: *mut cudaSharedMemConfig) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetSharedMemConfig(pConfig) }
-
 }
 
 /// `cudaDeviceSetSharedMemConfig`.
@@ -192,7 +202,6 @@ pub unsafe extern "C" fn cudaDeviceGetSharedMemConfig(pConfig: *mut cudaSharedMe
 pub unsafe extern "C" fn cudaDeviceSetSharedMemConfig(config: cudaSharedMemConfig) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceSetSharedMemConfig(config) }
-
 }
 
 /// `cudaThreadExit`.
@@ -200,7 +209,6 @@ pub unsafe extern "C" fn cudaDeviceSetSharedMemConfig(config: cudaSharedMemConfi
 pub unsafe extern "C" fn cudaThreadExit() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadExit() }
-
 }
 
 /// `cudaThreadSynchronize`.
@@ -208,7 +216,6 @@ pub unsafe extern "C" fn cudaThreadExit() -> cudaError_t {
 pub unsafe extern "C" fn cudaThreadSynchronize() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadSynchronize() }
-
 }
 
 /// `cudaThreadSetLimit`.
@@ -216,7 +223,6 @@ pub unsafe extern "C" fn cudaThreadSynchronize() -> cudaError_t {
 pub unsafe extern "C" fn cudaThreadSetLimit(limit: cudaLimit, value: usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadSetLimit(limit, value) }
-
 }
 
 /// `cudaThreadGetLimit`.
@@ -224,7 +230,6 @@ pub unsafe extern "C" fn cudaThreadSetLimit(limit: cudaLimit, value: usize) -> c
 pub unsafe extern "C" fn cudaThreadGetLimit(pValue: *mut usize, limit: cudaLimit) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadGetLimit(pValue, limit) }
-
 }
 
 /// `cudaThreadGetCacheConfig`.
@@ -232,7 +237,6 @@ pub unsafe extern "C" fn cudaThreadGetLimit(pValue: *mut usize, limit: cudaLimit
 pub unsafe extern "C" fn cudaThreadGetCacheConfig(pCacheConfig: *mut cudaFuncCache) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadGetCacheConfig(pCacheConfig) }
-
 }
 
 /// `cudaThreadSetCacheConfig`.
@@ -240,7 +244,6 @@ pub unsafe extern "C" fn cudaThreadGetCacheConfig(pCacheConfig: *mut cudaFuncCac
 pub unsafe extern "C" fn cudaThreadSetCacheConfig(cacheConfig: cudaFuncCache) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadSetCacheConfig(cacheConfig) }
-
 }
 
 /// `cudaGetLastError`.
@@ -248,7 +251,6 @@ pub unsafe extern "C" fn cudaThreadSetCacheConfig(cacheConfig: cudaFuncCache) ->
 pub unsafe extern "C" fn cudaGetLastError() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetLastError() }
-
 }
 
 /// `cudaPeekAtLastError`.
@@ -256,7 +258,6 @@ pub unsafe extern "C" fn cudaGetLastError() -> cudaError_t {
 pub unsafe extern "C" fn cudaPeekAtLastError() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaPeekAtLastError() }
-
 }
 
 /// `cudaGetErrorName`.
@@ -264,7 +265,6 @@ pub unsafe extern "C" fn cudaPeekAtLastError() -> cudaError_t {
 pub unsafe extern "C" fn cudaGetErrorName(error: cudaError_t) -> *const ::core::ffi::c_char {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetErrorName(error) }
-
 }
 
 /// `cudaGetErrorString`.
@@ -272,7 +272,6 @@ pub unsafe extern "C" fn cudaGetErrorName(error: cudaError_t) -> *const ::core::
 pub unsafe extern "C" fn cudaGetErrorString(error: cudaError_t) -> *const ::core::ffi::c_char {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetErrorString(error) }
-
 }
 
 /// `cudaGetDeviceCount`.
@@ -280,7 +279,6 @@ pub unsafe extern "C" fn cudaGetErrorString(error: cudaError_t) -> *const ::core
 pub unsafe extern "C" fn cudaGetDeviceCount(count: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDeviceCount(count) }
-
 }
 
 /// `cudaGetDeviceProperties_v2` (`cudaGetDeviceProperties`).
@@ -288,15 +286,17 @@ pub unsafe extern "C" fn cudaGetDeviceCount(count: *mut ::core::ffi::c_int) -> c
 pub unsafe extern "C" fn cudaGetDeviceProperties_v2(prop: *mut cudaDeviceProp, device: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDeviceProperties_v2(prop, device) }
-
 }
 
 /// `cudaDeviceGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetAttribute(value: *mut ::core::ffi::c_int, attr: cudaDeviceAttr, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetAttribute(
+    value: *mut ::core::ffi::c_int,
+    attr: cudaDeviceAttr,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetAttribute(value, attr, device) }
-
 }
 
 /// `cudaDeviceGetDefaultMemPool`.
@@ -304,7 +304,6 @@ pub unsafe extern "C" fn cudaDeviceGetAttribute(value: *mut ::core::ffi::c_int, 
 pub unsafe extern "C" fn cudaDeviceGetDefaultMemPool(memPool: *mut cudaMemPool_t, device: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetDefaultMemPool(memPool, device) }
-
 }
 
 /// `cudaDeviceSetMemPool`.
@@ -312,7 +311,6 @@ pub unsafe extern "C" fn cudaDeviceGetDefaultMemPool(memPool: *mut cudaMemPool_t
 pub unsafe extern "C" fn cudaDeviceSetMemPool(device: ::core::ffi::c_int, memPool: cudaMemPool_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceSetMemPool(device, memPool) }
-
 }
 
 /// `cudaDeviceGetMemPool`.
@@ -320,23 +318,29 @@ pub unsafe extern "C" fn cudaDeviceSetMemPool(device: ::core::ffi::c_int, memPoo
 pub unsafe extern "C" fn cudaDeviceGetMemPool(memPool: *mut cudaMemPool_t, device: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetMemPool(memPool, device) }
-
 }
 
 /// `cudaDeviceGetNvSciSyncAttributes`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList: *mut ::core::ffi::c_void, device: ::core::ffi::c_int, flags: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(
+    nvSciSyncAttrList: *mut ::core::ffi::c_void,
+    device: ::core::ffi::c_int,
+    flags: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, device, flags) }
-
 }
 
 /// `cudaDeviceGetP2PAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetP2PAttribute(value: *mut ::core::ffi::c_int, attr: cudaDeviceP2PAttr, srcDevice: ::core::ffi::c_int, dstDevice: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetP2PAttribute(
+    value: *mut ::core::ffi::c_int,
+    attr: cudaDeviceP2PAttr,
+    srcDevice: ::core::ffi::c_int,
+    dstDevice: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice) }
-
 }
 
 /// `cudaChooseDevice`.
@@ -344,15 +348,17 @@ pub unsafe extern "C" fn cudaDeviceGetP2PAttribute(value: *mut ::core::ffi::c_in
 pub unsafe extern "C" fn cudaChooseDevice(device: *mut ::core::ffi::c_int, prop: *const cudaDeviceProp) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaChooseDevice(device, prop) }
-
 }
 
 /// `cudaInitDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaInitDevice(device: ::core::ffi::c_int, deviceFlags: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaInitDevice(
+    device: ::core::ffi::c_int,
+    deviceFlags: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaInitDevice(device, deviceFlags, flags) }
-
 }
 
 /// `cudaSetDevice`.
@@ -360,7 +366,6 @@ pub unsafe extern "C" fn cudaInitDevice(device: ::core::ffi::c_int, deviceFlags:
 pub unsafe extern "C" fn cudaSetDevice(device: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSetDevice(device) }
-
 }
 
 /// `cudaGetDevice`.
@@ -368,7 +373,6 @@ pub unsafe extern "C" fn cudaSetDevice(device: ::core::ffi::c_int) -> cudaError_
 pub unsafe extern "C" fn cudaGetDevice(device: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDevice(device) }
-
 }
 
 /// `cudaSetValidDevices`.
@@ -376,7 +380,6 @@ pub unsafe extern "C" fn cudaGetDevice(device: *mut ::core::ffi::c_int) -> cudaE
 pub unsafe extern "C" fn cudaSetValidDevices(device_arr: *mut ::core::ffi::c_int, len: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSetValidDevices(device_arr, len) }
-
 }
 
 /// `cudaSetDeviceFlags`.
@@ -384,7 +387,6 @@ pub unsafe extern "C" fn cudaSetValidDevices(device_arr: *mut ::core::ffi::c_int
 pub unsafe extern "C" fn cudaSetDeviceFlags(flags: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSetDeviceFlags(flags) }
-
 }
 
 /// `cudaGetDeviceFlags`.
@@ -392,7 +394,6 @@ pub unsafe extern "C" fn cudaSetDeviceFlags(flags: ::core::ffi::c_uint) -> cudaE
 pub unsafe extern "C" fn cudaGetDeviceFlags(flags: *mut ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDeviceFlags(flags) }
-
 }
 
 /// `cudaStreamCreate`.
@@ -400,7 +401,6 @@ pub unsafe extern "C" fn cudaGetDeviceFlags(flags: *mut ::core::ffi::c_uint) -> 
 pub unsafe extern "C" fn cudaStreamCreate(pStream: *mut cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamCreate(pStream) }
-
 }
 
 /// `cudaStreamCreateWithFlags`.
@@ -408,15 +408,17 @@ pub unsafe extern "C" fn cudaStreamCreate(pStream: *mut cudaStream_t) -> cudaErr
 pub unsafe extern "C" fn cudaStreamCreateWithFlags(pStream: *mut cudaStream_t, flags: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamCreateWithFlags(pStream, flags) }
-
 }
 
 /// `cudaStreamCreateWithPriority`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamCreateWithPriority(pStream: *mut cudaStream_t, flags: ::core::ffi::c_uint, priority: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamCreateWithPriority(
+    pStream: *mut cudaStream_t,
+    flags: ::core::ffi::c_uint,
+    priority: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamCreateWithPriority(pStream, flags, priority) }
-
 }
 
 /// `cudaStreamGetPriority`.
@@ -424,7 +426,6 @@ pub unsafe extern "C" fn cudaStreamCreateWithPriority(pStream: *mut cudaStream_t
 pub unsafe extern "C" fn cudaStreamGetPriority(hStream: cudaStream_t, priority: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetPriority(hStream, priority) }
-
 }
 
 /// `cudaStreamGetPriority_ptsz` (`cudaStreamGetPriority`, per-thread default stream).
@@ -432,7 +433,6 @@ pub unsafe extern "C" fn cudaStreamGetPriority(hStream: cudaStream_t, priority: 
 pub unsafe extern "C" fn cudaStreamGetPriority_ptsz(hStream: cudaStream_t, priority: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetPriority_ptsz(hStream, priority) }
-
 }
 
 /// `cudaStreamGetFlags`.
@@ -440,7 +440,6 @@ pub unsafe extern "C" fn cudaStreamGetPriority_ptsz(hStream: cudaStream_t, prior
 pub unsafe extern "C" fn cudaStreamGetFlags(hStream: cudaStream_t, flags: *mut ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetFlags(hStream, flags) }
-
 }
 
 /// `cudaStreamGetFlags_ptsz` (`cudaStreamGetFlags`, per-thread default stream).
@@ -448,7 +447,6 @@ pub unsafe extern "C" fn cudaStreamGetFlags(hStream: cudaStream_t, flags: *mut :
 pub unsafe extern "C" fn cudaStreamGetFlags_ptsz(hStream: cudaStream_t, flags: *mut ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetFlags_ptsz(hStream, flags) }
-
 }
 
 /// `cudaStreamGetId`.
@@ -456,7 +454,6 @@ pub unsafe extern "C" fn cudaStreamGetFlags_ptsz(hStream: cudaStream_t, flags: *
 pub unsafe extern "C" fn cudaStreamGetId(hStream: cudaStream_t, streamId: *mut ::core::ffi::c_ulonglong) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetId(hStream, streamId) }
-
 }
 
 /// `cudaStreamGetId_ptsz` (`cudaStreamGetId`, per-thread default stream).
@@ -464,7 +461,6 @@ pub unsafe extern "C" fn cudaStreamGetId(hStream: cudaStream_t, streamId: *mut :
 pub unsafe extern "C" fn cudaStreamGetId_ptsz(hStream: cudaStream_t, streamId: *mut ::core::ffi::c_ulonglong) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetId_ptsz(hStream, streamId) }
-
 }
 
 /// `cudaStreamGetDevice`.
@@ -472,7 +468,6 @@ pub unsafe extern "C" fn cudaStreamGetId_ptsz(hStream: cudaStream_t, streamId: *
 pub unsafe extern "C" fn cudaStreamGetDevice(hStream: cudaStream_t, device: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetDevice(hStream, device) }
-
 }
 
 /// `cudaStreamGetDevice_ptsz` (`cudaStreamGetDevice`, per-thread default stream).
@@ -480,7 +475,6 @@ pub unsafe extern "C" fn cudaStreamGetDevice(hStream: cudaStream_t, device: *mut
 pub unsafe extern "C" fn cudaStreamGetDevice_ptsz(hStream: cudaStream_t, device: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetDevice_ptsz(hStream, device) }
-
 }
 
 /// `cudaCtxResetPersistingL2Cache`.
@@ -488,7 +482,6 @@ pub unsafe extern "C" fn cudaStreamGetDevice_ptsz(hStream: cudaStream_t, device:
 pub unsafe extern "C" fn cudaCtxResetPersistingL2Cache() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaCtxResetPersistingL2Cache() }
-
 }
 
 /// `cudaStreamCopyAttributes`.
@@ -496,7 +489,6 @@ pub unsafe extern "C" fn cudaCtxResetPersistingL2Cache() -> cudaError_t {
 pub unsafe extern "C" fn cudaStreamCopyAttributes(dst: cudaStream_t, src: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamCopyAttributes(dst, src) }
-
 }
 
 /// `cudaStreamCopyAttributes_ptsz` (`cudaStreamCopyAttributes`, per-thread default stream).
@@ -504,39 +496,50 @@ pub unsafe extern "C" fn cudaStreamCopyAttributes(dst: cudaStream_t, src: cudaSt
 pub unsafe extern "C" fn cudaStreamCopyAttributes_ptsz(dst: cudaStream_t, src: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamCopyAttributes_ptsz(dst, src) }
-
 }
 
 /// `cudaStreamGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamGetAttribute(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value_out: *mut cudaLaunchAttributeValue) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamGetAttribute(
+    hStream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value_out: *mut cudaLaunchAttributeValue,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetAttribute(hStream, attr, value_out) }
-
 }
 
 /// `cudaStreamGetAttribute_ptsz` (`cudaStreamGetAttribute`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamGetAttribute_ptsz(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value_out: *mut cudaLaunchAttributeValue) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamGetAttribute_ptsz(
+    hStream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value_out: *mut cudaLaunchAttributeValue,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamGetAttribute_ptsz(hStream, attr, value_out) }
-
 }
 
 /// `cudaStreamSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamSetAttribute(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value: *const cudaLaunchAttributeValue) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamSetAttribute(
+    hStream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value: *const cudaLaunchAttributeValue,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamSetAttribute(hStream, attr, value) }
-
 }
 
 /// `cudaStreamSetAttribute_ptsz` (`cudaStreamSetAttribute`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamSetAttribute_ptsz(hStream: cudaStream_t, attr: cudaLaunchAttributeID, value: *const cudaLaunchAttributeValue) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamSetAttribute_ptsz(
+    hStream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value: *const cudaLaunchAttributeValue,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamSetAttribute_ptsz(hStream, attr, value) }
-
 }
 
 /// `cudaStreamDestroy`.
@@ -544,39 +547,52 @@ pub unsafe extern "C" fn cudaStreamSetAttribute_ptsz(hStream: cudaStream_t, attr
 pub unsafe extern "C" fn cudaStreamDestroy(stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamDestroy(stream) }
-
 }
 
 /// `cudaStreamWaitEvent`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamWaitEvent(stream: cudaStream_t, event: cudaEvent_t, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamWaitEvent(
+    stream: cudaStream_t,
+    event: cudaEvent_t,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamWaitEvent(stream, event, flags) }
-
 }
 
 /// `cudaStreamWaitEvent_ptsz` (`cudaStreamWaitEvent`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamWaitEvent_ptsz(stream: cudaStream_t, event: cudaEvent_t, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamWaitEvent_ptsz(
+    stream: cudaStream_t,
+    event: cudaEvent_t,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamWaitEvent_ptsz(stream, event, flags) }
-
 }
 
 /// `cudaStreamAddCallback`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamAddCallback(stream: cudaStream_t, callback: cudaStreamCallback_t, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamAddCallback(
+    stream: cudaStream_t,
+    callback: cudaStreamCallback_t,
+    userData: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamAddCallback(stream, callback, userData, flags) }
-
 }
 
 /// `cudaStreamAddCallback_ptsz` (`cudaStreamAddCallback`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamAddCallback_ptsz(stream: cudaStream_t, callback: cudaStreamCallback_t, userData: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamAddCallback_ptsz(
+    stream: cudaStream_t,
+    callback: cudaStreamCallback_t,
+    userData: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamAddCallback_ptsz(stream, callback, userData, flags) }
-
 }
 
 /// `cudaStreamSynchronize`.
@@ -584,7 +600,6 @@ pub unsafe extern "C" fn cudaStreamAddCallback_ptsz(stream: cudaStream_t, callba
 pub unsafe extern "C" fn cudaStreamSynchronize(stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamSynchronize(stream) }
-
 }
 
 /// `cudaStreamSynchronize_ptsz` (`cudaStreamSynchronize`, per-thread default stream).
@@ -592,7 +607,6 @@ pub unsafe extern "C" fn cudaStreamSynchronize(stream: cudaStream_t) -> cudaErro
 pub unsafe extern "C" fn cudaStreamSynchronize_ptsz(stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamSynchronize_ptsz(stream) }
-
 }
 
 /// `cudaStreamQuery`.
@@ -600,7 +614,6 @@ pub unsafe extern "C" fn cudaStreamSynchronize_ptsz(stream: cudaStream_t) -> cud
 pub unsafe extern "C" fn cudaStreamQuery(stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamQuery(stream) }
-
 }
 
 /// `cudaStreamQuery_ptsz` (`cudaStreamQuery`, per-thread default stream).
@@ -608,23 +621,30 @@ pub unsafe extern "C" fn cudaStreamQuery(stream: cudaStream_t) -> cudaError_t {
 pub unsafe extern "C" fn cudaStreamQuery_ptsz(stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamQuery_ptsz(stream) }
-
 }
 
 /// `cudaStreamAttachMemAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamAttachMemAsync(stream: cudaStream_t, devPtr: *mut ::core::ffi::c_void, length: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamAttachMemAsync(
+    stream: cudaStream_t,
+    devPtr: *mut ::core::ffi::c_void,
+    length: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamAttachMemAsync(stream, devPtr, length, flags) }
-
 }
 
 /// `cudaStreamAttachMemAsync_ptsz` (`cudaStreamAttachMemAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamAttachMemAsync_ptsz(stream: cudaStream_t, devPtr: *mut ::core::ffi::c_void, length: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamAttachMemAsync_ptsz(
+    stream: cudaStream_t,
+    devPtr: *mut ::core::ffi::c_void,
+    length: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamAttachMemAsync_ptsz(stream, devPtr, length, flags) }
-
 }
 
 /// `cudaStreamBeginCapture`.
@@ -632,7 +652,6 @@ pub unsafe extern "C" fn cudaStreamAttachMemAsync_ptsz(stream: cudaStream_t, dev
 pub unsafe extern "C" fn cudaStreamBeginCapture(stream: cudaStream_t, mode: cudaStreamCaptureMode) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamBeginCapture(stream, mode) }
-
 }
 
 /// `cudaStreamBeginCapture_ptsz` (`cudaStreamBeginCapture`, per-thread default stream).
@@ -640,23 +659,34 @@ pub unsafe extern "C" fn cudaStreamBeginCapture(stream: cudaStream_t, mode: cuda
 pub unsafe extern "C" fn cudaStreamBeginCapture_ptsz(stream: cudaStream_t, mode: cudaStreamCaptureMode) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamBeginCapture_ptsz(stream, mode) }
-
 }
 
 /// `cudaStreamBeginCaptureToGraph`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamBeginCaptureToGraph(stream: cudaStream_t, graph: cudaGraph_t, dependencies: *const cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, mode: cudaStreamCaptureMode) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamBeginCaptureToGraph(
+    stream: cudaStream_t,
+    graph: cudaGraph_t,
+    dependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    mode: cudaStreamCaptureMode,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamBeginCaptureToGraph(stream, graph, dependencies, dependencyData, numDependencies, mode) }
-
 }
 
 /// `cudaStreamBeginCaptureToGraph_ptsz` (`cudaStreamBeginCaptureToGraph`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamBeginCaptureToGraph_ptsz(stream: cudaStream_t, graph: cudaGraph_t, dependencies: *const cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, mode: cudaStreamCaptureMode) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamBeginCaptureToGraph_ptsz(
+    stream: cudaStream_t,
+    graph: cudaGraph_t,
+    dependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    mode: cudaStreamCaptureMode,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamBeginCaptureToGraph_ptsz(stream, graph, dependencies, dependencyData, numDependencies, mode) }
-
 }
 
 /// `cudaThreadExchangeStreamCaptureMode`.
@@ -664,7 +694,6 @@ pub unsafe extern "C" fn cudaStreamBeginCaptureToGraph_ptsz(stream: cudaStream_t
 pub unsafe extern "C" fn cudaThreadExchangeStreamCaptureMode(mode: *mut cudaStreamCaptureMode) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaThreadExchangeStreamCaptureMode(mode) }
-
 }
 
 /// `cudaStreamEndCapture`.
@@ -672,7 +701,6 @@ pub unsafe extern "C" fn cudaThreadExchangeStreamCaptureMode(mode: *mut cudaStre
 pub unsafe extern "C" fn cudaStreamEndCapture(stream: cudaStream_t, pGraph: *mut cudaGraph_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamEndCapture(stream, pGraph) }
-
 }
 
 /// `cudaStreamEndCapture_ptsz` (`cudaStreamEndCapture`, per-thread default stream).
@@ -680,87 +708,158 @@ pub unsafe extern "C" fn cudaStreamEndCapture(stream: cudaStream_t, pGraph: *mut
 pub unsafe extern "C" fn cudaStreamEndCapture_ptsz(stream: cudaStream_t, pGraph: *mut cudaGraph_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamEndCapture_ptsz(stream, pGraph) }
-
 }
 
 /// `cudaStreamIsCapturing`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamIsCapturing(stream: cudaStream_t, pCaptureStatus: *mut cudaStreamCaptureStatus) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamIsCapturing(
+    stream: cudaStream_t,
+    pCaptureStatus: *mut cudaStreamCaptureStatus,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamIsCapturing(stream, pCaptureStatus) }
-
 }
 
 /// `cudaStreamIsCapturing_ptsz` (`cudaStreamIsCapturing`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamIsCapturing_ptsz(stream: cudaStream_t, pCaptureStatus: *mut cudaStreamCaptureStatus) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamIsCapturing_ptsz(
+    stream: cudaStream_t,
+    pCaptureStatus: *mut cudaStreamCaptureStatus,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamIsCapturing_ptsz(stream, pCaptureStatus) }
-
 }
 
 /// `cudaStreamGetCaptureInfo_v2` (`cudaStreamGetCaptureInfo`).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v2(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut ::core::ffi::c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, numDependencies_out: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v2(
+    stream: cudaStream_t,
+    captureStatus_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut ::core::ffi::c_ulonglong,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    numDependencies_out: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
-
+    unsafe {
+        sys::cudaStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+    }
 }
 
 /// `cudaStreamGetCaptureInfo_v2_ptsz` (`cudaStreamGetCaptureInfo`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v2_ptsz(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut ::core::ffi::c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, numDependencies_out: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v2_ptsz(
+    stream: cudaStream_t,
+    captureStatus_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut ::core::ffi::c_ulonglong,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    numDependencies_out: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaStreamGetCaptureInfo_v2_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out) }
-
+    unsafe {
+        sys::cudaStreamGetCaptureInfo_v2_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out)
+    }
 }
 
 /// `cudaStreamGetCaptureInfo_v3`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v3(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut ::core::ffi::c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, edgeData_out: *mut *const cudaGraphEdgeData, numDependencies_out: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v3(
+    stream: cudaStream_t,
+    captureStatus_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut ::core::ffi::c_ulonglong,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    edgeData_out: *mut *const cudaGraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaStreamGetCaptureInfo_v3(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }
-
+    unsafe {
+        sys::cudaStreamGetCaptureInfo_v3(
+            stream,
+            captureStatus_out,
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    }
 }
 
 /// `cudaStreamGetCaptureInfo_v3_ptsz` (`cudaStreamGetCaptureInfo_v3`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v3_ptsz(stream: cudaStream_t, captureStatus_out: *mut cudaStreamCaptureStatus, id_out: *mut ::core::ffi::c_ulonglong, graph_out: *mut cudaGraph_t, dependencies_out: *mut *const cudaGraphNode_t, edgeData_out: *mut *const cudaGraphEdgeData, numDependencies_out: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamGetCaptureInfo_v3_ptsz(
+    stream: cudaStream_t,
+    captureStatus_out: *mut cudaStreamCaptureStatus,
+    id_out: *mut ::core::ffi::c_ulonglong,
+    graph_out: *mut cudaGraph_t,
+    dependencies_out: *mut *const cudaGraphNode_t,
+    edgeData_out: *mut *const cudaGraphEdgeData,
+    numDependencies_out: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaStreamGetCaptureInfo_v3_ptsz(stream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out) }
-
+    unsafe {
+        sys::cudaStreamGetCaptureInfo_v3_ptsz(
+            stream,
+            captureStatus_out,
+            id_out,
+            graph_out,
+            dependencies_out,
+            edgeData_out,
+            numDependencies_out,
+        )
+    }
 }
 
 /// `cudaStreamUpdateCaptureDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, numDependencies: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies(
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags) }
-
 }
 
 /// `cudaStreamUpdateCaptureDependencies_ptsz` (`cudaStreamUpdateCaptureDependencies`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_ptsz(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, numDependencies: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_ptsz(
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamUpdateCaptureDependencies_ptsz(stream, dependencies, numDependencies, flags) }
-
 }
 
 /// `cudaStreamUpdateCaptureDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2(
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamUpdateCaptureDependencies_v2(stream, dependencies, dependencyData, numDependencies, flags) }
-
 }
 
 /// `cudaStreamUpdateCaptureDependencies_v2_ptsz` (`cudaStreamUpdateCaptureDependencies_v2`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2_ptsz(stream: cudaStream_t, dependencies: *mut cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2_ptsz(
+    stream: cudaStream_t,
+    dependencies: *mut cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaStreamUpdateCaptureDependencies_v2_ptsz(stream, dependencies, dependencyData, numDependencies, flags) }
-
 }
 
 /// `cudaEventCreate`.
@@ -768,7 +867,6 @@ pub unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2_ptsz(stream: cud
 pub unsafe extern "C" fn cudaEventCreate(event: *mut cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventCreate(event) }
-
 }
 
 /// `cudaEventCreateWithFlags`.
@@ -776,7 +874,6 @@ pub unsafe extern "C" fn cudaEventCreate(event: *mut cudaEvent_t) -> cudaError_t
 pub unsafe extern "C" fn cudaEventCreateWithFlags(event: *mut cudaEvent_t, flags: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventCreateWithFlags(event, flags) }
-
 }
 
 /// `cudaEventRecord`.
@@ -784,7 +881,6 @@ pub unsafe extern "C" fn cudaEventCreateWithFlags(event: *mut cudaEvent_t, flags
 pub unsafe extern "C" fn cudaEventRecord(event: cudaEvent_t, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventRecord(event, stream) }
-
 }
 
 /// `cudaEventRecord_ptsz` (`cudaEventRecord`, per-thread default stream).
@@ -792,23 +888,28 @@ pub unsafe extern "C" fn cudaEventRecord(event: cudaEvent_t, stream: cudaStream_
 pub unsafe extern "C" fn cudaEventRecord_ptsz(event: cudaEvent_t, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventRecord_ptsz(event, stream) }
-
 }
 
 /// `cudaEventRecordWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEventRecordWithFlags(event: cudaEvent_t, stream: cudaStream_t, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaEventRecordWithFlags(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventRecordWithFlags(event, stream, flags) }
-
 }
 
 /// `cudaEventRecordWithFlags_ptsz` (`cudaEventRecordWithFlags`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaEventRecordWithFlags_ptsz(event: cudaEvent_t, stream: cudaStream_t, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaEventRecordWithFlags_ptsz(
+    event: cudaEvent_t,
+    stream: cudaStream_t,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventRecordWithFlags_ptsz(event, stream, flags) }
-
 }
 
 /// `cudaEventQuery`.
@@ -816,7 +917,6 @@ pub unsafe extern "C" fn cudaEventRecordWithFlags_ptsz(event: cudaEvent_t, strea
 pub unsafe extern "C" fn cudaEventQuery(event: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventQuery(event) }
-
 }
 
 /// `cudaEventSynchronize`.
@@ -824,7 +924,6 @@ pub unsafe extern "C" fn cudaEventQuery(event: cudaEvent_t) -> cudaError_t {
 pub unsafe extern "C" fn cudaEventSynchronize(event: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventSynchronize(event) }
-
 }
 
 /// `cudaEventDestroy`.
@@ -832,7 +931,6 @@ pub unsafe extern "C" fn cudaEventSynchronize(event: cudaEvent_t) -> cudaError_t
 pub unsafe extern "C" fn cudaEventDestroy(event: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventDestroy(event) }
-
 }
 
 /// `cudaEventElapsedTime`.
@@ -840,7 +938,6 @@ pub unsafe extern "C" fn cudaEventDestroy(event: cudaEvent_t) -> cudaError_t {
 pub unsafe extern "C" fn cudaEventElapsedTime(ms: *mut f32, start: cudaEvent_t, end: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventElapsedTime(ms, start, end) }
-
 }
 
 /// `cudaEventElapsedTime_v2`.
@@ -848,31 +945,38 @@ pub unsafe extern "C" fn cudaEventElapsedTime(ms: *mut f32, start: cudaEvent_t, 
 pub unsafe extern "C" fn cudaEventElapsedTime_v2(ms: *mut f32, start: cudaEvent_t, end: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventElapsedTime_v2(ms, start, end) }
-
 }
 
 /// `cudaImportExternalMemory`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaImportExternalMemory(extMem_out: *mut cudaExternalMemory_t, memHandleDesc: *const cudaExternalMemoryHandleDesc) -> cudaError_t {
+pub unsafe extern "C" fn cudaImportExternalMemory(
+    extMem_out: *mut cudaExternalMemory_t,
+    memHandleDesc: *const cudaExternalMemoryHandleDesc,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaImportExternalMemory(extMem_out, memHandleDesc) }
-
 }
 
 /// `cudaExternalMemoryGetMappedBuffer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(devPtr: *mut *mut ::core::ffi::c_void, extMem: cudaExternalMemory_t, bufferDesc: *const cudaExternalMemoryBufferDesc) -> cudaError_t {
+pub unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    extMem: cudaExternalMemory_t,
+    bufferDesc: *const cudaExternalMemoryBufferDesc,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc) }
-
 }
 
 /// `cudaExternalMemoryGetMappedMipmappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(mipmap: *mut cudaMipmappedArray_t, extMem: cudaExternalMemory_t, mipmapDesc: *const cudaExternalMemoryMipmappedArrayDesc) -> cudaError_t {
+pub unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(
+    mipmap: *mut cudaMipmappedArray_t,
+    extMem: cudaExternalMemory_t,
+    mipmapDesc: *const cudaExternalMemoryMipmappedArrayDesc,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc) }
-
 }
 
 /// `cudaDestroyExternalMemory`.
@@ -880,47 +984,64 @@ pub unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(mipmap: *mut 
 pub unsafe extern "C" fn cudaDestroyExternalMemory(extMem: cudaExternalMemory_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDestroyExternalMemory(extMem) }
-
 }
 
 /// `cudaImportExternalSemaphore`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaImportExternalSemaphore(extSem_out: *mut cudaExternalSemaphore_t, semHandleDesc: *const cudaExternalSemaphoreHandleDesc) -> cudaError_t {
+pub unsafe extern "C" fn cudaImportExternalSemaphore(
+    extSem_out: *mut cudaExternalSemaphore_t,
+    semHandleDesc: *const cudaExternalSemaphoreHandleDesc,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaImportExternalSemaphore(extSem_out, semHandleDesc) }
-
 }
 
 /// `cudaSignalExternalSemaphoresAsync_v2` (`cudaSignalExternalSemaphoresAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cudaSignalExternalSemaphoresAsync_v2(extSemArray: *const cudaExternalSemaphore_t, paramsArray: *const cudaExternalSemaphoreSignalParams, numExtSems: ::core::ffi::c_uint, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaSignalExternalSemaphoresAsync_v2(
+    extSemArray: *const cudaExternalSemaphore_t,
+    paramsArray: *const cudaExternalSemaphoreSignalParams,
+    numExtSems: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSignalExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cudaSignalExternalSemaphoresAsync_v2_ptsz` (`cudaSignalExternalSemaphoresAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray: *const cudaExternalSemaphore_t, paramsArray: *const cudaExternalSemaphoreSignalParams, numExtSems: ::core::ffi::c_uint, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaSignalExternalSemaphoresAsync_v2_ptsz(
+    extSemArray: *const cudaExternalSemaphore_t,
+    paramsArray: *const cudaExternalSemaphoreSignalParams,
+    numExtSems: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSignalExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cudaWaitExternalSemaphoresAsync_v2` (`cudaWaitExternalSemaphoresAsync`).
 #[no_mangle]
-pub unsafe extern "C" fn cudaWaitExternalSemaphoresAsync_v2(extSemArray: *const cudaExternalSemaphore_t, paramsArray: *const cudaExternalSemaphoreWaitParams, numExtSems: ::core::ffi::c_uint, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaWaitExternalSemaphoresAsync_v2(
+    extSemArray: *const cudaExternalSemaphore_t,
+    paramsArray: *const cudaExternalSemaphoreWaitParams,
+    numExtSems: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaWaitExternalSemaphoresAsync_v2(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cudaWaitExternalSemaphoresAsync_v2_ptsz` (`cudaWaitExternalSemaphoresAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray: *const cudaExternalSemaphore_t, paramsArray: *const cudaExternalSemaphoreWaitParams, numExtSems: ::core::ffi::c_uint, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaWaitExternalSemaphoresAsync_v2_ptsz(
+    extSemArray: *const cudaExternalSemaphore_t,
+    paramsArray: *const cudaExternalSemaphoreWaitParams,
+    numExtSems: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray, paramsArray, numExtSems, stream) }
-
 }
 
 /// `cudaDestroyExternalSemaphore`.
@@ -928,63 +1049,95 @@ pub unsafe extern "C" fn cudaWaitExternalSemaphoresAsync_v2_ptsz(extSemArray: *c
 pub unsafe extern "C" fn cudaDestroyExternalSemaphore(extSem: cudaExternalSemaphore_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDestroyExternalSemaphore(extSem) }
-
 }
 
 /// `cudaLaunchKernel`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernel(func: *const ::core::ffi::c_void, gridDim: dim3, blockDim: dim3, args: *mut *mut ::core::ffi::c_void, sharedMem: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchKernel(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream) }
-
 }
 
 /// `cudaLaunchKernel_ptsz` (`cudaLaunchKernel`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernel_ptsz(func: *const ::core::ffi::c_void, gridDim: dim3, blockDim: dim3, args: *mut *mut ::core::ffi::c_void, sharedMem: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchKernel_ptsz(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream) }
-
 }
 
 /// `cudaLaunchKernelExC`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernelExC(config: *const cudaLaunchConfig_t, func: *const ::core::ffi::c_void, args: *mut *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchKernelExC(
+    config: *const cudaLaunchConfig_t,
+    func: *const ::core::ffi::c_void,
+    args: *mut *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchKernelExC(config, func, args) }
-
 }
 
 /// `cudaLaunchKernelExC_ptsz` (`cudaLaunchKernelExC`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernelExC_ptsz(config: *const cudaLaunchConfig_t, func: *const ::core::ffi::c_void, args: *mut *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchKernelExC_ptsz(
+    config: *const cudaLaunchConfig_t,
+    func: *const ::core::ffi::c_void,
+    args: *mut *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchKernelExC_ptsz(config, func, args) }
-
 }
 
 /// `cudaLaunchCooperativeKernel`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchCooperativeKernel(func: *const ::core::ffi::c_void, gridDim: dim3, blockDim: dim3, args: *mut *mut ::core::ffi::c_void, sharedMem: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchCooperativeKernel(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchCooperativeKernel(func, gridDim, blockDim, args, sharedMem, stream) }
-
 }
 
 /// `cudaLaunchCooperativeKernel_ptsz` (`cudaLaunchCooperativeKernel`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchCooperativeKernel_ptsz(func: *const ::core::ffi::c_void, gridDim: dim3, blockDim: dim3, args: *mut *mut ::core::ffi::c_void, sharedMem: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchCooperativeKernel_ptsz(
+    func: *const ::core::ffi::c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    args: *mut *mut ::core::ffi::c_void,
+    sharedMem: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchCooperativeKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream) }
-
 }
 
 /// `cudaLaunchCooperativeKernelMultiDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchCooperativeKernelMultiDevice(launchParamsList: *mut cudaLaunchParams, numDevices: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchCooperativeKernelMultiDevice(
+    launchParamsList: *mut cudaLaunchParams,
+    numDevices: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags) }
-
 }
 
 /// `cudaFuncSetCacheConfig`.
@@ -992,7 +1145,6 @@ pub unsafe extern "C" fn cudaLaunchCooperativeKernelMultiDevice(launchParamsList
 pub unsafe extern "C" fn cudaFuncSetCacheConfig(func: *const ::core::ffi::c_void, cacheConfig: cudaFuncCache) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFuncSetCacheConfig(func, cacheConfig) }
-
 }
 
 /// `cudaFuncGetAttributes`.
@@ -1000,15 +1152,17 @@ pub unsafe extern "C" fn cudaFuncSetCacheConfig(func: *const ::core::ffi::c_void
 pub unsafe extern "C" fn cudaFuncGetAttributes(attr: *mut cudaFuncAttributes, func: *const ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFuncGetAttributes(attr, func) }
-
 }
 
 /// `cudaFuncSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaFuncSetAttribute(func: *const ::core::ffi::c_void, attr: cudaFuncAttribute, value: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaFuncSetAttribute(
+    func: *const ::core::ffi::c_void,
+    attr: cudaFuncAttribute,
+    value: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFuncSetAttribute(func, attr, value) }
-
 }
 
 /// `cudaFuncGetName`.
@@ -1016,15 +1170,18 @@ pub unsafe extern "C" fn cudaFuncSetAttribute(func: *const ::core::ffi::c_void, 
 pub unsafe extern "C" fn cudaFuncGetName(name: *mut *const ::core::ffi::c_char, func: *const ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFuncGetName(name, func) }
-
 }
 
 /// `cudaFuncGetParamInfo`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaFuncGetParamInfo(func: *const ::core::ffi::c_void, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaFuncGetParamInfo(
+    func: *const ::core::ffi::c_void,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFuncGetParamInfo(func, paramIndex, paramOffset, paramSize) }
-
 }
 
 /// `cudaSetDoubleForDevice`.
@@ -1032,7 +1189,6 @@ pub unsafe extern "C" fn cudaFuncGetParamInfo(func: *const ::core::ffi::c_void, 
 pub unsafe extern "C" fn cudaSetDoubleForDevice(d: *mut f64) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSetDoubleForDevice(d) }
-
 }
 
 /// `cudaSetDoubleForHost`.
@@ -1040,79 +1196,108 @@ pub unsafe extern "C" fn cudaSetDoubleForDevice(d: *mut f64) -> cudaError_t {
 pub unsafe extern "C" fn cudaSetDoubleForHost(d: *mut f64) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaSetDoubleForHost(d) }
-
 }
 
 /// `cudaLaunchHostFunc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchHostFunc(stream: cudaStream_t, r#fn: cudaHostFn_t, userData: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchHostFunc(
+    stream: cudaStream_t,
+    r#fn: cudaHostFn_t,
+    userData: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchHostFunc(stream, r#fn, userData) }
-
 }
 
 /// `cudaLaunchHostFunc_ptsz` (`cudaLaunchHostFunc`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaLaunchHostFunc_ptsz(stream: cudaStream_t, r#fn: cudaHostFn_t, userData: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaLaunchHostFunc_ptsz(
+    stream: cudaStream_t,
+    r#fn: cudaHostFn_t,
+    userData: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLaunchHostFunc_ptsz(stream, r#fn, userData) }
-
 }
 
 /// `cudaFuncSetSharedMemConfig`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaFuncSetSharedMemConfig(func: *const ::core::ffi::c_void, config: cudaSharedMemConfig) -> cudaError_t {
+pub unsafe extern "C" fn cudaFuncSetSharedMemConfig(
+    func: *const ::core::ffi::c_void,
+    config: cudaSharedMemConfig,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFuncSetSharedMemConfig(func, config) }
-
 }
 
 /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks: *mut ::core::ffi::c_int, func: *const ::core::ffi::c_void, blockSize: ::core::ffi::c_int, dynamicSMemSize: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    numBlocks: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    blockSize: ::core::ffi::c_int,
+    dynamicSMemSize: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize) }
-
 }
 
 /// `cudaOccupancyAvailableDynamicSMemPerBlock`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize: *mut usize, func: *const ::core::ffi::c_void, numBlocks: ::core::ffi::c_int, blockSize: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
+    dynamicSmemSize: *mut usize,
+    func: *const ::core::ffi::c_void,
+    numBlocks: ::core::ffi::c_int,
+    blockSize: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize) }
-
 }
 
 /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks: *mut ::core::ffi::c_int, func: *const ::core::ffi::c_void, blockSize: ::core::ffi::c_int, dynamicSMemSize: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    numBlocks: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    blockSize: ::core::ffi::c_int,
+    dynamicSMemSize: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags) }
-
 }
 
 /// `cudaOccupancyMaxPotentialClusterSize`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(clusterSize: *mut ::core::ffi::c_int, func: *const ::core::ffi::c_void, launchConfig: *const cudaLaunchConfig_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(
+    clusterSize: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    launchConfig: *const cudaLaunchConfig_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaOccupancyMaxPotentialClusterSize(clusterSize, func, launchConfig) }
-
 }
 
 /// `cudaOccupancyMaxActiveClusters`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaOccupancyMaxActiveClusters(numClusters: *mut ::core::ffi::c_int, func: *const ::core::ffi::c_void, launchConfig: *const cudaLaunchConfig_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaOccupancyMaxActiveClusters(
+    numClusters: *mut ::core::ffi::c_int,
+    func: *const ::core::ffi::c_void,
+    launchConfig: *const cudaLaunchConfig_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaOccupancyMaxActiveClusters(numClusters, func, launchConfig) }
-
 }
 
 /// `cudaMallocManaged`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocManaged(devPtr: *mut *mut ::core::ffi::c_void, size: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocManaged(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocManaged(devPtr, size, flags) }
-
 }
 
 /// `cudaMalloc`.
@@ -1120,7 +1305,6 @@ pub unsafe extern "C" fn cudaMallocManaged(devPtr: *mut *mut ::core::ffi::c_void
 pub unsafe extern "C" fn cudaMalloc(devPtr: *mut *mut ::core::ffi::c_void, size: usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMalloc(devPtr, size) }
-
 }
 
 /// `cudaMallocHost`.
@@ -1128,23 +1312,31 @@ pub unsafe extern "C" fn cudaMalloc(devPtr: *mut *mut ::core::ffi::c_void, size:
 pub unsafe extern "C" fn cudaMallocHost(ptr: *mut *mut ::core::ffi::c_void, size: usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocHost(ptr, size) }
-
 }
 
 /// `cudaMallocPitch`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocPitch(devPtr: *mut *mut ::core::ffi::c_void, pitch: *mut usize, width: usize, height: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocPitch(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocPitch(devPtr, pitch, width, height) }
-
 }
 
 /// `cudaMallocArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocArray(array: *mut cudaArray_t, desc: *const cudaChannelFormatDesc, width: usize, height: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocArray(
+    array: *mut cudaArray_t,
+    desc: *const cudaChannelFormatDesc,
+    width: usize,
+    height: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocArray(array, desc, width, height, flags) }
-
 }
 
 /// `cudaFree`.
@@ -1152,7 +1344,6 @@ pub unsafe extern "C" fn cudaMallocArray(array: *mut cudaArray_t, desc: *const c
 pub unsafe extern "C" fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFree(devPtr) }
-
 }
 
 /// `cudaFreeHost`.
@@ -1160,7 +1351,6 @@ pub unsafe extern "C" fn cudaFree(devPtr: *mut ::core::ffi::c_void) -> cudaError
 pub unsafe extern "C" fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFreeHost(ptr) }
-
 }
 
 /// `cudaFreeArray`.
@@ -1168,7 +1358,6 @@ pub unsafe extern "C" fn cudaFreeHost(ptr: *mut ::core::ffi::c_void) -> cudaErro
 pub unsafe extern "C" fn cudaFreeArray(array: cudaArray_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFreeArray(array) }
-
 }
 
 /// `cudaFreeMipmappedArray`.
@@ -1176,15 +1365,17 @@ pub unsafe extern "C" fn cudaFreeArray(array: cudaArray_t) -> cudaError_t {
 pub unsafe extern "C" fn cudaFreeMipmappedArray(mipmappedArray: cudaMipmappedArray_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFreeMipmappedArray(mipmappedArray) }
-
 }
 
 /// `cudaHostAlloc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaHostAlloc(pHost: *mut *mut ::core::ffi::c_void, size: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaHostAlloc(
+    pHost: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaHostAlloc(pHost, size, flags) }
-
 }
 
 /// `cudaHostRegister`.
@@ -1192,7 +1383,6 @@ pub unsafe extern "C" fn cudaHostAlloc(pHost: *mut *mut ::core::ffi::c_void, siz
 pub unsafe extern "C" fn cudaHostRegister(ptr: *mut ::core::ffi::c_void, size: usize, flags: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaHostRegister(ptr, size, flags) }
-
 }
 
 /// `cudaHostUnregister`.
@@ -1200,15 +1390,17 @@ pub unsafe extern "C" fn cudaHostRegister(ptr: *mut ::core::ffi::c_void, size: u
 pub unsafe extern "C" fn cudaHostUnregister(ptr: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaHostUnregister(ptr) }
-
 }
 
 /// `cudaHostGetDevicePointer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaHostGetDevicePointer(pDevice: *mut *mut ::core::ffi::c_void, pHost: *mut ::core::ffi::c_void, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaHostGetDevicePointer(
+    pDevice: *mut *mut ::core::ffi::c_void,
+    pHost: *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaHostGetDevicePointer(pDevice, pHost, flags) }
-
 }
 
 /// `cudaHostGetFlags`.
@@ -1216,7 +1408,6 @@ pub unsafe extern "C" fn cudaHostGetDevicePointer(pDevice: *mut *mut ::core::ffi
 pub unsafe extern "C" fn cudaHostGetFlags(pFlags: *mut ::core::ffi::c_uint, pHost: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaHostGetFlags(pFlags, pHost) }
-
 }
 
 /// `cudaMalloc3D`.
@@ -1224,31 +1415,42 @@ pub unsafe extern "C" fn cudaHostGetFlags(pFlags: *mut ::core::ffi::c_uint, pHos
 pub unsafe extern "C" fn cudaMalloc3D(pitchedDevPtr: *mut cudaPitchedPtr, extent: cudaExtent) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMalloc3D(pitchedDevPtr, extent) }
-
 }
 
 /// `cudaMalloc3DArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMalloc3DArray(array: *mut cudaArray_t, desc: *const cudaChannelFormatDesc, extent: cudaExtent, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMalloc3DArray(
+    array: *mut cudaArray_t,
+    desc: *const cudaChannelFormatDesc,
+    extent: cudaExtent,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMalloc3DArray(array, desc, extent, flags) }
-
 }
 
 /// `cudaMallocMipmappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocMipmappedArray(mipmappedArray: *mut cudaMipmappedArray_t, desc: *const cudaChannelFormatDesc, extent: cudaExtent, numLevels: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocMipmappedArray(
+    mipmappedArray: *mut cudaMipmappedArray_t,
+    desc: *const cudaChannelFormatDesc,
+    extent: cudaExtent,
+    numLevels: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags) }
-
 }
 
 /// `cudaGetMipmappedArrayLevel`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetMipmappedArrayLevel(levelArray: *mut cudaArray_t, mipmappedArray: cudaMipmappedArray_const_t, level: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetMipmappedArrayLevel(
+    levelArray: *mut cudaArray_t,
+    mipmappedArray: cudaMipmappedArray_const_t,
+    level: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetMipmappedArrayLevel(levelArray, mipmappedArray, level) }
-
 }
 
 /// `cudaMemcpy3D`.
@@ -1256,7 +1458,6 @@ pub unsafe extern "C" fn cudaGetMipmappedArrayLevel(levelArray: *mut cudaArray_t
 pub unsafe extern "C" fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3D(p) }
-
 }
 
 /// `cudaMemcpy3D_ptds` (`cudaMemcpy3D`, per-thread default stream).
@@ -1264,7 +1465,6 @@ pub unsafe extern "C" fn cudaMemcpy3D(p: *const cudaMemcpy3DParms) -> cudaError_
 pub unsafe extern "C" fn cudaMemcpy3D_ptds(p: *const cudaMemcpy3DParms) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3D_ptds(p) }
-
 }
 
 /// `cudaMemcpy3DPeer`.
@@ -1272,7 +1472,6 @@ pub unsafe extern "C" fn cudaMemcpy3D_ptds(p: *const cudaMemcpy3DParms) -> cudaE
 pub unsafe extern "C" fn cudaMemcpy3DPeer(p: *const cudaMemcpy3DPeerParms) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DPeer(p) }
-
 }
 
 /// `cudaMemcpy3DPeer_ptds` (`cudaMemcpy3DPeer`, per-thread default stream).
@@ -1280,7 +1479,6 @@ pub unsafe extern "C" fn cudaMemcpy3DPeer(p: *const cudaMemcpy3DPeerParms) -> cu
 pub unsafe extern "C" fn cudaMemcpy3DPeer_ptds(p: *const cudaMemcpy3DPeerParms) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DPeer_ptds(p) }
-
 }
 
 /// `cudaMemcpy3DAsync`.
@@ -1288,7 +1486,6 @@ pub unsafe extern "C" fn cudaMemcpy3DPeer_ptds(p: *const cudaMemcpy3DPeerParms) 
 pub unsafe extern "C" fn cudaMemcpy3DAsync(p: *const cudaMemcpy3DParms, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DAsync(p, stream) }
-
 }
 
 /// `cudaMemcpy3DAsync_ptsz` (`cudaMemcpy3DAsync`, per-thread default stream).
@@ -1296,7 +1493,6 @@ pub unsafe extern "C" fn cudaMemcpy3DAsync(p: *const cudaMemcpy3DParms, stream: 
 pub unsafe extern "C" fn cudaMemcpy3DAsync_ptsz(p: *const cudaMemcpy3DParms, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DAsync_ptsz(p, stream) }
-
 }
 
 /// `cudaMemcpy3DPeerAsync`.
@@ -1304,7 +1500,6 @@ pub unsafe extern "C" fn cudaMemcpy3DAsync_ptsz(p: *const cudaMemcpy3DParms, str
 pub unsafe extern "C" fn cudaMemcpy3DPeerAsync(p: *const cudaMemcpy3DPeerParms, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DPeerAsync(p, stream) }
-
 }
 
 /// `cudaMemcpy3DPeerAsync_ptsz` (`cudaMemcpy3DPeerAsync`, per-thread default stream).
@@ -1312,7 +1507,6 @@ pub unsafe extern "C" fn cudaMemcpy3DPeerAsync(p: *const cudaMemcpy3DPeerParms, 
 pub unsafe extern "C" fn cudaMemcpy3DPeerAsync_ptsz(p: *const cudaMemcpy3DPeerParms, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DPeerAsync_ptsz(p, stream) }
-
 }
 
 /// `cudaMemGetInfo`.
@@ -1320,311 +1514,544 @@ pub unsafe extern "C" fn cudaMemcpy3DPeerAsync_ptsz(p: *const cudaMemcpy3DPeerPa
 pub unsafe extern "C" fn cudaMemGetInfo(free: *mut usize, total: *mut usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemGetInfo(free, total) }
-
 }
 
 /// `cudaArrayGetInfo`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaArrayGetInfo(desc: *mut cudaChannelFormatDesc, extent: *mut cudaExtent, flags: *mut ::core::ffi::c_uint, array: cudaArray_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaArrayGetInfo(
+    desc: *mut cudaChannelFormatDesc,
+    extent: *mut cudaExtent,
+    flags: *mut ::core::ffi::c_uint,
+    array: cudaArray_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaArrayGetInfo(desc, extent, flags, array) }
-
 }
 
 /// `cudaArrayGetPlane`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaArrayGetPlane(pPlaneArray: *mut cudaArray_t, hArray: cudaArray_t, planeIdx: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaArrayGetPlane(
+    pPlaneArray: *mut cudaArray_t,
+    hArray: cudaArray_t,
+    planeIdx: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaArrayGetPlane(pPlaneArray, hArray, planeIdx) }
-
 }
 
 /// `cudaArrayGetMemoryRequirements`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaArrayGetMemoryRequirements(memoryRequirements: *mut cudaArrayMemoryRequirements, array: cudaArray_t, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaArrayGetMemoryRequirements(
+    memoryRequirements: *mut cudaArrayMemoryRequirements,
+    array: cudaArray_t,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaArrayGetMemoryRequirements(memoryRequirements, array, device) }
-
 }
 
 /// `cudaMipmappedArrayGetMemoryRequirements`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMipmappedArrayGetMemoryRequirements(memoryRequirements: *mut cudaArrayMemoryRequirements, mipmap: cudaMipmappedArray_t, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMipmappedArrayGetMemoryRequirements(
+    memoryRequirements: *mut cudaArrayMemoryRequirements,
+    mipmap: cudaMipmappedArray_t,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device) }
-
 }
 
 /// `cudaArrayGetSparseProperties`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaArrayGetSparseProperties(sparseProperties: *mut cudaArraySparseProperties, array: cudaArray_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    array: cudaArray_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaArrayGetSparseProperties(sparseProperties, array) }
-
 }
 
 /// `cudaMipmappedArrayGetSparseProperties`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMipmappedArrayGetSparseProperties(sparseProperties: *mut cudaArraySparseProperties, mipmap: cudaMipmappedArray_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMipmappedArrayGetSparseProperties(
+    sparseProperties: *mut cudaArraySparseProperties,
+    mipmap: cudaMipmappedArray_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMipmappedArrayGetSparseProperties(sparseProperties, mipmap) }
-
 }
 
 /// `cudaMemcpy`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy(dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy(dst, src, count, kind) }
-
 }
 
 /// `cudaMemcpy_ptds` (`cudaMemcpy`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy_ptds(dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy_ptds(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy_ptds(dst, src, count, kind) }
-
 }
 
 /// `cudaMemcpyPeer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyPeer(dst: *mut ::core::ffi::c_void, dstDevice: ::core::ffi::c_int, src: *const ::core::ffi::c_void, srcDevice: ::core::ffi::c_int, count: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyPeer(
+    dst: *mut ::core::ffi::c_void,
+    dstDevice: ::core::ffi::c_int,
+    src: *const ::core::ffi::c_void,
+    srcDevice: ::core::ffi::c_int,
+    count: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyPeer(dst, dstDevice, src, srcDevice, count) }
-
 }
 
 /// `cudaMemcpy2D`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2D(dst: *mut ::core::ffi::c_void, dpitch: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2D(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2D_ptds` (`cudaMemcpy2D`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2D_ptds(dst: *mut ::core::ffi::c_void, dpitch: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2D_ptds(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2D_ptds(dst, dpitch, src, spitch, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2DToArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DToArray(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DToArray(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2DToArray_ptds` (`cudaMemcpy2DToArray`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DToArray_ptds(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DToArray_ptds(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DToArray_ptds(dst, wOffset, hOffset, src, spitch, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2DFromArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DFromArray(dst: *mut ::core::ffi::c_void, dpitch: usize, src: cudaArray_const_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DFromArray(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2DFromArray_ptds` (`cudaMemcpy2DFromArray`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DFromArray_ptds(dst: *mut ::core::ffi::c_void, dpitch: usize, src: cudaArray_const_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DFromArray_ptds(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DFromArray_ptds(dst, dpitch, src, wOffset, hOffset, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2DArrayToArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DArrayToArray(dst: cudaArray_t, wOffsetDst: usize, hOffsetDst: usize, src: cudaArray_const_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DArrayToArray(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) }
-
 }
 
 /// `cudaMemcpy2DArrayToArray_ptds` (`cudaMemcpy2DArrayToArray`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DArrayToArray_ptds(dst: cudaArray_t, wOffsetDst: usize, hOffsetDst: usize, src: cudaArray_const_t, wOffsetSrc: usize, hOffsetSrc: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DArrayToArray_ptds(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind) }
-
 }
 
 /// `cudaMemcpyToSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToSymbol(symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToSymbol(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToSymbol(symbol, src, count, offset, kind) }
-
 }
 
 /// `cudaMemcpyToSymbol_ptds` (`cudaMemcpyToSymbol`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToSymbol_ptds(symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToSymbol_ptds(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToSymbol_ptds(symbol, src, count, offset, kind) }
-
 }
 
 /// `cudaMemcpyFromSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromSymbol(dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromSymbol(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }
-
 }
 
 /// `cudaMemcpyFromSymbol_ptds` (`cudaMemcpyFromSymbol`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromSymbol_ptds(dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromSymbol_ptds(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromSymbol_ptds(dst, symbol, count, offset, kind) }
-
 }
 
 /// `cudaMemcpyAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyAsync(dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyAsync(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyAsync(dst, src, count, kind, stream) }
-
 }
 
 /// `cudaMemcpyAsync_ptsz` (`cudaMemcpyAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyAsync_ptsz(dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyAsync_ptsz(
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyAsync_ptsz(dst, src, count, kind, stream) }
-
 }
 
 /// `cudaMemcpyPeerAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyPeerAsync(dst: *mut ::core::ffi::c_void, dstDevice: ::core::ffi::c_int, src: *const ::core::ffi::c_void, srcDevice: ::core::ffi::c_int, count: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyPeerAsync(
+    dst: *mut ::core::ffi::c_void,
+    dstDevice: ::core::ffi::c_int,
+    src: *const ::core::ffi::c_void,
+    srcDevice: ::core::ffi::c_int,
+    count: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, count, stream) }
-
 }
 
 /// `cudaMemcpyBatchAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyBatchAsync(dsts: *mut *mut ::core::ffi::c_void, srcs: *mut *mut ::core::ffi::c_void, sizes: *mut usize, count: usize, attrs: *mut cudaMemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyBatchAsync(
+    dsts: *mut *mut ::core::ffi::c_void,
+    srcs: *mut *mut ::core::ffi::c_void,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut cudaMemcpyAttributes,
+    attrsIdxs: *mut usize,
+    numAttrs: usize,
+    failIdx: *mut usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream) }
-
 }
 
 /// `cudaMemcpyBatchAsync_ptsz` (`cudaMemcpyBatchAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyBatchAsync_ptsz(dsts: *mut *mut ::core::ffi::c_void, srcs: *mut *mut ::core::ffi::c_void, sizes: *mut usize, count: usize, attrs: *mut cudaMemcpyAttributes, attrsIdxs: *mut usize, numAttrs: usize, failIdx: *mut usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyBatchAsync_ptsz(
+    dsts: *mut *mut ::core::ffi::c_void,
+    srcs: *mut *mut ::core::ffi::c_void,
+    sizes: *mut usize,
+    count: usize,
+    attrs: *mut cudaMemcpyAttributes,
+    attrsIdxs: *mut usize,
+    numAttrs: usize,
+    failIdx: *mut usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, stream) }
-
 }
 
 /// `cudaMemcpy3DBatchAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy3DBatchAsync(numOps: usize, opList: *mut cudaMemcpy3DBatchOp, failIdx: *mut usize, flags: ::core::ffi::c_ulonglong, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy3DBatchAsync(
+    numOps: usize,
+    opList: *mut cudaMemcpy3DBatchOp,
+    failIdx: *mut usize,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DBatchAsync(numOps, opList, failIdx, flags, stream) }
-
 }
 
 /// `cudaMemcpy3DBatchAsync_ptsz` (`cudaMemcpy3DBatchAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy3DBatchAsync_ptsz(numOps: usize, opList: *mut cudaMemcpy3DBatchOp, failIdx: *mut usize, flags: ::core::ffi::c_ulonglong, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy3DBatchAsync_ptsz(
+    numOps: usize,
+    opList: *mut cudaMemcpy3DBatchOp,
+    failIdx: *mut usize,
+    flags: ::core::ffi::c_ulonglong,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, stream) }
-
 }
 
 /// `cudaMemcpy2DAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DAsync(dst: *mut ::core::ffi::c_void, dpitch: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DAsync(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) }
-
 }
 
 /// `cudaMemcpy2DAsync_ptsz` (`cudaMemcpy2DAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DAsync_ptsz(dst: *mut ::core::ffi::c_void, dpitch: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DAsync_ptsz(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DAsync_ptsz(dst, dpitch, src, spitch, width, height, kind, stream) }
-
 }
 
 /// `cudaMemcpy2DToArrayAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DToArrayAsync(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DToArrayAsync(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) }
-
 }
 
 /// `cudaMemcpy2DToArrayAsync_ptsz` (`cudaMemcpy2DToArrayAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DToArrayAsync_ptsz(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DToArrayAsync_ptsz(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DToArrayAsync_ptsz(dst, wOffset, hOffset, src, spitch, width, height, kind, stream) }
-
 }
 
 /// `cudaMemcpy2DFromArrayAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(dst: *mut ::core::ffi::c_void, dpitch: usize, src: cudaArray_const_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) }
-
 }
 
 /// `cudaMemcpy2DFromArrayAsync_ptsz` (`cudaMemcpy2DFromArrayAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2DFromArrayAsync_ptsz(dst: *mut ::core::ffi::c_void, dpitch: usize, src: cudaArray_const_t, wOffset: usize, hOffset: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpy2DFromArrayAsync_ptsz(
+    dst: *mut ::core::ffi::c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpy2DFromArrayAsync_ptsz(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream) }
-
 }
 
 /// `cudaMemcpyToSymbolAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToSymbolAsync(symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToSymbolAsync(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) }
-
 }
 
 /// `cudaMemcpyToSymbolAsync_ptsz` (`cudaMemcpyToSymbolAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToSymbolAsync_ptsz(symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToSymbolAsync_ptsz(
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToSymbolAsync_ptsz(symbol, src, count, offset, kind, stream) }
-
 }
 
 /// `cudaMemcpyFromSymbolAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync(dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) }
-
 }
 
 /// `cudaMemcpyFromSymbolAsync_ptsz` (`cudaMemcpyFromSymbolAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync_ptsz(dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync_ptsz(
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromSymbolAsync_ptsz(dst, symbol, count, offset, kind, stream) }
-
 }
 
 /// `cudaMemset`.
@@ -1632,103 +2059,151 @@ pub unsafe extern "C" fn cudaMemcpyFromSymbolAsync_ptsz(dst: *mut ::core::ffi::c
 pub unsafe extern "C" fn cudaMemset(devPtr: *mut ::core::ffi::c_void, value: ::core::ffi::c_int, count: usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset(devPtr, value, count) }
-
 }
 
 /// `cudaMemset_ptds` (`cudaMemset`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset_ptds(devPtr: *mut ::core::ffi::c_void, value: ::core::ffi::c_int, count: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset_ptds(
+    devPtr: *mut ::core::ffi::c_void,
+    value: ::core::ffi::c_int,
+    count: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset_ptds(devPtr, value, count) }
-
 }
 
 /// `cudaMemset2D`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset2D(devPtr: *mut ::core::ffi::c_void, pitch: usize, value: ::core::ffi::c_int, width: usize, height: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset2D(
+    devPtr: *mut ::core::ffi::c_void,
+    pitch: usize,
+    value: ::core::ffi::c_int,
+    width: usize,
+    height: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset2D(devPtr, pitch, value, width, height) }
-
 }
 
 /// `cudaMemset2D_ptds` (`cudaMemset2D`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset2D_ptds(devPtr: *mut ::core::ffi::c_void, pitch: usize, value: ::core::ffi::c_int, width: usize, height: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset2D_ptds(
+    devPtr: *mut ::core::ffi::c_void,
+    pitch: usize,
+    value: ::core::ffi::c_int,
+    width: usize,
+    height: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset2D_ptds(devPtr, pitch, value, width, height) }
-
 }
 
 /// `cudaMemset3D`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset3D(pitchedDevPtr: cudaPitchedPtr, value: ::core::ffi::c_int, extent: cudaExtent) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset3D(
+    pitchedDevPtr: cudaPitchedPtr,
+    value: ::core::ffi::c_int,
+    extent: cudaExtent,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset3D(pitchedDevPtr, value, extent) }
-
 }
 
 /// `cudaMemset3D_ptds` (`cudaMemset3D`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset3D_ptds(pitchedDevPtr: cudaPitchedPtr, value: ::core::ffi::c_int, extent: cudaExtent) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset3D_ptds(
+    pitchedDevPtr: cudaPitchedPtr,
+    value: ::core::ffi::c_int,
+    extent: cudaExtent,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset3D_ptds(pitchedDevPtr, value, extent) }
-
 }
 
 /// `cudaMemsetAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemsetAsync(devPtr: *mut ::core::ffi::c_void, value: ::core::ffi::c_int, count: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemsetAsync(
+    devPtr: *mut ::core::ffi::c_void,
+    value: ::core::ffi::c_int,
+    count: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemsetAsync(devPtr, value, count, stream) }
-
 }
 
 /// `cudaMemsetAsync_ptsz` (`cudaMemsetAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemsetAsync_ptsz(devPtr: *mut ::core::ffi::c_void, value: ::core::ffi::c_int, count: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemsetAsync_ptsz(
+    devPtr: *mut ::core::ffi::c_void,
+    value: ::core::ffi::c_int,
+    count: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemsetAsync_ptsz(devPtr, value, count, stream) }
-
 }
 
 /// `cudaMemset2DAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset2DAsync(devPtr: *mut ::core::ffi::c_void, pitch: usize, value: ::core::ffi::c_int, width: usize, height: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset2DAsync(
+    devPtr: *mut ::core::ffi::c_void,
+    pitch: usize,
+    value: ::core::ffi::c_int,
+    width: usize,
+    height: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset2DAsync(devPtr, pitch, value, width, height, stream) }
-
 }
 
 /// `cudaMemset2DAsync_ptsz` (`cudaMemset2DAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset2DAsync_ptsz(devPtr: *mut ::core::ffi::c_void, pitch: usize, value: ::core::ffi::c_int, width: usize, height: usize, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset2DAsync_ptsz(
+    devPtr: *mut ::core::ffi::c_void,
+    pitch: usize,
+    value: ::core::ffi::c_int,
+    width: usize,
+    height: usize,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset2DAsync_ptsz(devPtr, pitch, value, width, height, stream) }
-
 }
 
 /// `cudaMemset3DAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset3DAsync(pitchedDevPtr: cudaPitchedPtr, value: ::core::ffi::c_int, extent: cudaExtent, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset3DAsync(
+    pitchedDevPtr: cudaPitchedPtr,
+    value: ::core::ffi::c_int,
+    extent: cudaExtent,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset3DAsync(pitchedDevPtr, value, extent, stream) }
-
 }
 
 /// `cudaMemset3DAsync_ptsz` (`cudaMemset3DAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemset3DAsync_ptsz(pitchedDevPtr: cudaPitchedPtr, value: ::core::ffi::c_int, extent: cudaExtent, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemset3DAsync_ptsz(
+    pitchedDevPtr: cudaPitchedPtr,
+    value: ::core::ffi::c_int,
+    extent: cudaExtent,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemset3DAsync_ptsz(pitchedDevPtr, value, extent, stream) }
-
 }
 
 /// `cudaGetSymbolAddress`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetSymbolAddress(devPtr: *mut *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetSymbolAddress(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetSymbolAddress(devPtr, symbol) }
-
 }
 
 /// `cudaGetSymbolSize`.
@@ -1736,167 +2211,277 @@ pub unsafe extern "C" fn cudaGetSymbolAddress(devPtr: *mut *mut ::core::ffi::c_v
 pub unsafe extern "C" fn cudaGetSymbolSize(size: *mut usize, symbol: *const ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetSymbolSize(size, symbol) }
-
 }
 
 /// `cudaMemPrefetchAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPrefetchAsync(devPtr: *const ::core::ffi::c_void, count: usize, dstDevice: ::core::ffi::c_int, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPrefetchAsync(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    dstDevice: ::core::ffi::c_int,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPrefetchAsync(devPtr, count, dstDevice, stream) }
-
 }
 
 /// `cudaMemPrefetchAsync_ptsz` (`cudaMemPrefetchAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPrefetchAsync_ptsz(devPtr: *const ::core::ffi::c_void, count: usize, dstDevice: ::core::ffi::c_int, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPrefetchAsync_ptsz(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    dstDevice: ::core::ffi::c_int,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPrefetchAsync_ptsz(devPtr, count, dstDevice, stream) }
-
 }
 
 /// `cudaMemPrefetchAsync_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPrefetchAsync_v2(devPtr: *const ::core::ffi::c_void, count: usize, location: cudaMemLocation, flags: ::core::ffi::c_uint, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPrefetchAsync_v2(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPrefetchAsync_v2(devPtr, count, location, flags, stream) }
-
 }
 
 /// `cudaMemPrefetchAsync_v2_ptsz` (`cudaMemPrefetchAsync_v2`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPrefetchAsync_v2_ptsz(devPtr: *const ::core::ffi::c_void, count: usize, location: cudaMemLocation, flags: ::core::ffi::c_uint, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPrefetchAsync_v2_ptsz(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: ::core::ffi::c_uint,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, stream) }
-
 }
 
 /// `cudaMemAdvise`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemAdvise(devPtr: *const ::core::ffi::c_void, count: usize, advice: cudaMemoryAdvise, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemAdvise(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemAdvise(devPtr, count, advice, device) }
-
 }
 
 /// `cudaMemAdvise_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemAdvise_v2(devPtr: *const ::core::ffi::c_void, count: usize, advice: cudaMemoryAdvise, location: cudaMemLocation) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemAdvise_v2(
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemAdvise_v2(devPtr, count, advice, location) }
-
 }
 
 /// `cudaMemRangeGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemRangeGetAttribute(data: *mut ::core::ffi::c_void, dataSize: usize, attribute: cudaMemRangeAttribute, devPtr: *const ::core::ffi::c_void, count: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemRangeGetAttribute(
+    data: *mut ::core::ffi::c_void,
+    dataSize: usize,
+    attribute: cudaMemRangeAttribute,
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemRangeGetAttribute(data, dataSize, attribute, devPtr, count) }
-
 }
 
 /// `cudaMemRangeGetAttributes`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemRangeGetAttributes(data: *mut *mut ::core::ffi::c_void, dataSizes: *mut usize, attributes: *mut cudaMemRangeAttribute, numAttributes: usize, devPtr: *const ::core::ffi::c_void, count: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemRangeGetAttributes(
+    data: *mut *mut ::core::ffi::c_void,
+    dataSizes: *mut usize,
+    attributes: *mut cudaMemRangeAttribute,
+    numAttributes: usize,
+    devPtr: *const ::core::ffi::c_void,
+    count: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count) }
-
 }
 
 /// `cudaMemcpyToArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToArray(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToArray(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToArray(dst, wOffset, hOffset, src, count, kind) }
-
 }
 
 /// `cudaMemcpyToArray_ptds` (`cudaMemcpyToArray`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToArray_ptds(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToArray_ptds(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToArray_ptds(dst, wOffset, hOffset, src, count, kind) }
-
 }
 
 /// `cudaMemcpyFromArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromArray(dst: *mut ::core::ffi::c_void, src: cudaArray_const_t, wOffset: usize, hOffset: usize, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromArray(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromArray(dst, src, wOffset, hOffset, count, kind) }
-
 }
 
 /// `cudaMemcpyFromArray_ptds` (`cudaMemcpyFromArray`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromArray_ptds(dst: *mut ::core::ffi::c_void, src: cudaArray_const_t, wOffset: usize, hOffset: usize, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromArray_ptds(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromArray_ptds(dst, src, wOffset, hOffset, count, kind) }
-
 }
 
 /// `cudaMemcpyArrayToArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyArrayToArray(dst: cudaArray_t, wOffsetDst: usize, hOffsetDst: usize, src: cudaArray_const_t, wOffsetSrc: usize, hOffsetSrc: usize, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyArrayToArray(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyArrayToArray(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) }
-
 }
 
 /// `cudaMemcpyArrayToArray_ptds` (`cudaMemcpyArrayToArray`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyArrayToArray_ptds(dst: cudaArray_t, wOffsetDst: usize, hOffsetDst: usize, src: cudaArray_const_t, wOffsetSrc: usize, hOffsetSrc: usize, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyArrayToArray_ptds(
+    dst: cudaArray_t,
+    wOffsetDst: usize,
+    hOffsetDst: usize,
+    src: cudaArray_const_t,
+    wOffsetSrc: usize,
+    hOffsetSrc: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyArrayToArray_ptds(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind) }
-
 }
 
 /// `cudaMemcpyToArrayAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToArrayAsync(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToArrayAsync(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToArrayAsync(dst, wOffset, hOffset, src, count, kind, stream) }
-
 }
 
 /// `cudaMemcpyToArrayAsync_ptsz` (`cudaMemcpyToArrayAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyToArrayAsync_ptsz(dst: cudaArray_t, wOffset: usize, hOffset: usize, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyToArrayAsync_ptsz(
+    dst: cudaArray_t,
+    wOffset: usize,
+    hOffset: usize,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyToArrayAsync_ptsz(dst, wOffset, hOffset, src, count, kind, stream) }
-
 }
 
 /// `cudaMemcpyFromArrayAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromArrayAsync(dst: *mut ::core::ffi::c_void, src: cudaArray_const_t, wOffset: usize, hOffset: usize, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromArrayAsync(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromArrayAsync(dst, src, wOffset, hOffset, count, kind, stream) }
-
 }
 
 /// `cudaMemcpyFromArrayAsync_ptsz` (`cudaMemcpyFromArrayAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemcpyFromArrayAsync_ptsz(dst: *mut ::core::ffi::c_void, src: cudaArray_const_t, wOffset: usize, hOffset: usize, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemcpyFromArrayAsync_ptsz(
+    dst: *mut ::core::ffi::c_void,
+    src: cudaArray_const_t,
+    wOffset: usize,
+    hOffset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemcpyFromArrayAsync_ptsz(dst, src, wOffset, hOffset, count, kind, stream) }
-
 }
 
 /// `cudaMallocAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocAsync(devPtr: *mut *mut ::core::ffi::c_void, size: usize, hStream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocAsync(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    hStream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocAsync(devPtr, size, hStream) }
-
 }
 
 /// `cudaMallocAsync_ptsz` (`cudaMallocAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocAsync_ptsz(devPtr: *mut *mut ::core::ffi::c_void, size: usize, hStream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocAsync_ptsz(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    hStream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocAsync_ptsz(devPtr, size, hStream) }
-
 }
 
 /// `cudaFreeAsync`.
@@ -1904,7 +2489,6 @@ pub unsafe extern "C" fn cudaMallocAsync_ptsz(devPtr: *mut *mut ::core::ffi::c_v
 pub unsafe extern "C" fn cudaFreeAsync(devPtr: *mut ::core::ffi::c_void, hStream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFreeAsync(devPtr, hStream) }
-
 }
 
 /// `cudaFreeAsync_ptsz` (`cudaFreeAsync`, per-thread default stream).
@@ -1912,7 +2496,6 @@ pub unsafe extern "C" fn cudaFreeAsync(devPtr: *mut ::core::ffi::c_void, hStream
 pub unsafe extern "C" fn cudaFreeAsync_ptsz(devPtr: *mut ::core::ffi::c_void, hStream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaFreeAsync_ptsz(devPtr, hStream) }
-
 }
 
 /// `cudaMemPoolTrimTo`.
@@ -1920,39 +2503,50 @@ pub unsafe extern "C" fn cudaFreeAsync_ptsz(devPtr: *mut ::core::ffi::c_void, hS
 pub unsafe extern "C" fn cudaMemPoolTrimTo(memPool: cudaMemPool_t, minBytesToKeep: usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolTrimTo(memPool, minBytesToKeep) }
-
 }
 
 /// `cudaMemPoolSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolSetAttribute(memPool: cudaMemPool_t, attr: cudaMemPoolAttr, value: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolSetAttribute(
+    memPool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+    value: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolSetAttribute(memPool, attr, value) }
-
 }
 
 /// `cudaMemPoolGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolGetAttribute(memPool: cudaMemPool_t, attr: cudaMemPoolAttr, value: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolGetAttribute(
+    memPool: cudaMemPool_t,
+    attr: cudaMemPoolAttr,
+    value: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolGetAttribute(memPool, attr, value) }
-
 }
 
 /// `cudaMemPoolSetAccess`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolSetAccess(memPool: cudaMemPool_t, descList: *const cudaMemAccessDesc, count: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolSetAccess(
+    memPool: cudaMemPool_t,
+    descList: *const cudaMemAccessDesc,
+    count: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolSetAccess(memPool, descList, count) }
-
 }
 
 /// `cudaMemPoolGetAccess`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolGetAccess(flags: *mut cudaMemAccessFlags, memPool: cudaMemPool_t, location: *mut cudaMemLocation) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolGetAccess(
+    flags: *mut cudaMemAccessFlags,
+    memPool: cudaMemPool_t,
+    location: *mut cudaMemLocation,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolGetAccess(flags, memPool, location) }
-
 }
 
 /// `cudaMemPoolCreate`.
@@ -1960,7 +2554,6 @@ pub unsafe extern "C" fn cudaMemPoolGetAccess(flags: *mut cudaMemAccessFlags, me
 pub unsafe extern "C" fn cudaMemPoolCreate(memPool: *mut cudaMemPool_t, poolProps: *const cudaMemPoolProps) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolCreate(memPool, poolProps) }
-
 }
 
 /// `cudaMemPoolDestroy`.
@@ -1968,71 +2561,96 @@ pub unsafe extern "C" fn cudaMemPoolCreate(memPool: *mut cudaMemPool_t, poolProp
 pub unsafe extern "C" fn cudaMemPoolDestroy(memPool: cudaMemPool_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolDestroy(memPool) }
-
 }
 
 /// `cudaMallocFromPoolAsync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocFromPoolAsync(ptr: *mut *mut ::core::ffi::c_void, size: usize, memPool: cudaMemPool_t, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocFromPoolAsync(
+    ptr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    memPool: cudaMemPool_t,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocFromPoolAsync(ptr, size, memPool, stream) }
-
 }
 
 /// `cudaMallocFromPoolAsync_ptsz` (`cudaMallocFromPoolAsync`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaMallocFromPoolAsync_ptsz(ptr: *mut *mut ::core::ffi::c_void, size: usize, memPool: cudaMemPool_t, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaMallocFromPoolAsync_ptsz(
+    ptr: *mut *mut ::core::ffi::c_void,
+    size: usize,
+    memPool: cudaMemPool_t,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream) }
-
 }
 
 /// `cudaMemPoolExportToShareableHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolExportToShareableHandle(shareableHandle: *mut ::core::ffi::c_void, memPool: cudaMemPool_t, handleType: cudaMemAllocationHandleType, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolExportToShareableHandle(
+    shareableHandle: *mut ::core::ffi::c_void,
+    memPool: cudaMemPool_t,
+    handleType: cudaMemAllocationHandleType,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolExportToShareableHandle(shareableHandle, memPool, handleType, flags) }
-
 }
 
 /// `cudaMemPoolImportFromShareableHandle`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(memPool: *mut cudaMemPool_t, shareableHandle: *mut ::core::ffi::c_void, handleType: cudaMemAllocationHandleType, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(
+    memPool: *mut cudaMemPool_t,
+    shareableHandle: *mut ::core::ffi::c_void,
+    handleType: cudaMemAllocationHandleType,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolImportFromShareableHandle(memPool, shareableHandle, handleType, flags) }
-
 }
 
 /// `cudaMemPoolExportPointer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolExportPointer(exportData: *mut cudaMemPoolPtrExportData, ptr: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolExportPointer(
+    exportData: *mut cudaMemPoolPtrExportData,
+    ptr: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolExportPointer(exportData, ptr) }
-
 }
 
 /// `cudaMemPoolImportPointer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaMemPoolImportPointer(ptr: *mut *mut ::core::ffi::c_void, memPool: cudaMemPool_t, exportData: *mut cudaMemPoolPtrExportData) -> cudaError_t {
+pub unsafe extern "C" fn cudaMemPoolImportPointer(
+    ptr: *mut *mut ::core::ffi::c_void,
+    memPool: cudaMemPool_t,
+    exportData: *mut cudaMemPoolPtrExportData,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaMemPoolImportPointer(ptr, memPool, exportData) }
-
 }
 
 /// `cudaPointerGetAttributes`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaPointerGetAttributes(attributes: *mut cudaPointerAttributes, ptr: *const ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaPointerGetAttributes(
+    attributes: *mut cudaPointerAttributes,
+    ptr: *const ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaPointerGetAttributes(attributes, ptr) }
-
 }
 
 /// `cudaDeviceCanAccessPeer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceCanAccessPeer(canAccessPeer: *mut ::core::ffi::c_int, device: ::core::ffi::c_int, peerDevice: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceCanAccessPeer(
+    canAccessPeer: *mut ::core::ffi::c_int,
+    device: ::core::ffi::c_int,
+    peerDevice: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceCanAccessPeer(canAccessPeer, device, peerDevice) }
-
 }
 
 /// `cudaDeviceEnablePeerAccess`.
@@ -2040,7 +2658,6 @@ pub unsafe extern "C" fn cudaDeviceCanAccessPeer(canAccessPeer: *mut ::core::ffi
 pub unsafe extern "C" fn cudaDeviceEnablePeerAccess(peerDevice: ::core::ffi::c_int, flags: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceEnablePeerAccess(peerDevice, flags) }
-
 }
 
 /// `cudaDeviceDisablePeerAccess`.
@@ -2048,7 +2665,6 @@ pub unsafe extern "C" fn cudaDeviceEnablePeerAccess(peerDevice: ::core::ffi::c_i
 pub unsafe extern "C" fn cudaDeviceDisablePeerAccess(peerDevice: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceDisablePeerAccess(peerDevice) }
-
 }
 
 /// `cudaGraphicsUnregisterResource`.
@@ -2056,55 +2672,71 @@ pub unsafe extern "C" fn cudaDeviceDisablePeerAccess(peerDevice: ::core::ffi::c_
 pub unsafe extern "C" fn cudaGraphicsUnregisterResource(resource: cudaGraphicsResource_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsUnregisterResource(resource) }
-
 }
 
 /// `cudaGraphicsResourceSetMapFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsResourceSetMapFlags(resource: cudaGraphicsResource_t, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsResourceSetMapFlags(
+    resource: cudaGraphicsResource_t,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsResourceSetMapFlags(resource, flags) }
-
 }
 
 /// `cudaGraphicsMapResources`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsMapResources(count: ::core::ffi::c_int, resources: *mut cudaGraphicsResource_t, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsMapResources(
+    count: ::core::ffi::c_int,
+    resources: *mut cudaGraphicsResource_t,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsMapResources(count, resources, stream) }
-
 }
 
 /// `cudaGraphicsUnmapResources`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsUnmapResources(count: ::core::ffi::c_int, resources: *mut cudaGraphicsResource_t, stream: cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsUnmapResources(
+    count: ::core::ffi::c_int,
+    resources: *mut cudaGraphicsResource_t,
+    stream: cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsUnmapResources(count, resources, stream) }
-
 }
 
 /// `cudaGraphicsResourceGetMappedPointer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsResourceGetMappedPointer(devPtr: *mut *mut ::core::ffi::c_void, size: *mut usize, resource: cudaGraphicsResource_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsResourceGetMappedPointer(
+    devPtr: *mut *mut ::core::ffi::c_void,
+    size: *mut usize,
+    resource: cudaGraphicsResource_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsResourceGetMappedPointer(devPtr, size, resource) }
-
 }
 
 /// `cudaGraphicsSubResourceGetMappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsSubResourceGetMappedArray(array: *mut cudaArray_t, resource: cudaGraphicsResource_t, arrayIndex: ::core::ffi::c_uint, mipLevel: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsSubResourceGetMappedArray(
+    array: *mut cudaArray_t,
+    resource: cudaGraphicsResource_t,
+    arrayIndex: ::core::ffi::c_uint,
+    mipLevel: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel) }
-
 }
 
 /// `cudaGraphicsResourceGetMappedMipmappedArray`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray: *mut cudaMipmappedArray_t, resource: cudaGraphicsResource_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsResourceGetMappedMipmappedArray(
+    mipmappedArray: *mut cudaMipmappedArray_t,
+    resource: cudaGraphicsResource_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsResourceGetMappedMipmappedArray(mipmappedArray, resource) }
-
 }
 
 /// `cudaGetChannelDesc`.
@@ -2112,23 +2744,31 @@ pub unsafe extern "C" fn cudaGraphicsResourceGetMappedMipmappedArray(mipmappedAr
 pub unsafe extern "C" fn cudaGetChannelDesc(desc: *mut cudaChannelFormatDesc, array: cudaArray_const_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetChannelDesc(desc, array) }
-
 }
 
 /// `cudaCreateChannelDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaCreateChannelDesc(x: ::core::ffi::c_int, y: ::core::ffi::c_int, z: ::core::ffi::c_int, w: ::core::ffi::c_int, f: cudaChannelFormatKind) -> cudaChannelFormatDesc {
+pub unsafe extern "C" fn cudaCreateChannelDesc(
+    x: ::core::ffi::c_int,
+    y: ::core::ffi::c_int,
+    z: ::core::ffi::c_int,
+    w: ::core::ffi::c_int,
+    f: cudaChannelFormatKind,
+) -> cudaChannelFormatDesc {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaCreateChannelDesc(x, y, z, w, f) }
-
 }
 
 /// `cudaCreateTextureObject`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaCreateTextureObject(pTexObject: *mut cudaTextureObject_t, pResDesc: *const cudaResourceDesc, pTexDesc: *const cudaTextureDesc, pResViewDesc: *const cudaResourceViewDesc) -> cudaError_t {
+pub unsafe extern "C" fn cudaCreateTextureObject(
+    pTexObject: *mut cudaTextureObject_t,
+    pResDesc: *const cudaResourceDesc,
+    pTexDesc: *const cudaTextureDesc,
+    pResViewDesc: *const cudaResourceViewDesc,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc) }
-
 }
 
 /// `cudaDestroyTextureObject`.
@@ -2136,39 +2776,46 @@ pub unsafe extern "C" fn cudaCreateTextureObject(pTexObject: *mut cudaTextureObj
 pub unsafe extern "C" fn cudaDestroyTextureObject(texObject: cudaTextureObject_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDestroyTextureObject(texObject) }
-
 }
 
 /// `cudaGetTextureObjectResourceDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetTextureObjectResourceDesc(pResDesc: *mut cudaResourceDesc, texObject: cudaTextureObject_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetTextureObjectResourceDesc(
+    pResDesc: *mut cudaResourceDesc,
+    texObject: cudaTextureObject_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetTextureObjectResourceDesc(pResDesc, texObject) }
-
 }
 
 /// `cudaGetTextureObjectTextureDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetTextureObjectTextureDesc(pTexDesc: *mut cudaTextureDesc, texObject: cudaTextureObject_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetTextureObjectTextureDesc(
+    pTexDesc: *mut cudaTextureDesc,
+    texObject: cudaTextureObject_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetTextureObjectTextureDesc(pTexDesc, texObject) }
-
 }
 
 /// `cudaGetTextureObjectResourceViewDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetTextureObjectResourceViewDesc(pResViewDesc: *mut cudaResourceViewDesc, texObject: cudaTextureObject_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetTextureObjectResourceViewDesc(
+    pResViewDesc: *mut cudaResourceViewDesc,
+    texObject: cudaTextureObject_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetTextureObjectResourceViewDesc(pResViewDesc, texObject) }
-
 }
 
 /// `cudaCreateSurfaceObject`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaCreateSurfaceObject(pSurfObject: *mut cudaSurfaceObject_t, pResDesc: *const cudaResourceDesc) -> cudaError_t {
+pub unsafe extern "C" fn cudaCreateSurfaceObject(
+    pSurfObject: *mut cudaSurfaceObject_t,
+    pResDesc: *const cudaResourceDesc,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaCreateSurfaceObject(pSurfObject, pResDesc) }
-
 }
 
 /// `cudaDestroySurfaceObject`.
@@ -2176,15 +2823,16 @@ pub unsafe extern "C" fn cudaCreateSurfaceObject(pSurfObject: *mut cudaSurfaceOb
 pub unsafe extern "C" fn cudaDestroySurfaceObject(surfObject: cudaSurfaceObject_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDestroySurfaceObject(surfObject) }
-
 }
 
 /// `cudaGetSurfaceObjectResourceDesc`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetSurfaceObjectResourceDesc(pResDesc: *mut cudaResourceDesc, surfObject: cudaSurfaceObject_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetSurfaceObjectResourceDesc(
+    pResDesc: *mut cudaResourceDesc,
+    surfObject: cudaSurfaceObject_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetSurfaceObjectResourceDesc(pResDesc, surfObject) }
-
 }
 
 /// `cudaDriverGetVersion`.
@@ -2192,7 +2840,6 @@ pub unsafe extern "C" fn cudaGetSurfaceObjectResourceDesc(pResDesc: *mut cudaRes
 pub unsafe extern "C" fn cudaDriverGetVersion(driverVersion: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDriverGetVersion(driverVersion) }
-
 }
 
 /// `cudaRuntimeGetVersion`.
@@ -2200,7 +2847,6 @@ pub unsafe extern "C" fn cudaDriverGetVersion(driverVersion: *mut ::core::ffi::c
 pub unsafe extern "C" fn cudaRuntimeGetVersion(runtimeVersion: *mut ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaRuntimeGetVersion(runtimeVersion) }
-
 }
 
 /// `cudaGraphCreate`.
@@ -2208,31 +2854,39 @@ pub unsafe extern "C" fn cudaRuntimeGetVersion(runtimeVersion: *mut ::core::ffi:
 pub unsafe extern "C" fn cudaGraphCreate(pGraph: *mut cudaGraph_t, flags: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphCreate(pGraph, flags) }
-
 }
 
 /// `cudaGraphAddKernelNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddKernelNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pNodeParams: *const cudaKernelNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddKernelNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) }
-
 }
 
 /// `cudaGraphKernelNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphKernelNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaKernelNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphKernelNodeGetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *mut cudaKernelNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphKernelNodeGetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphKernelNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphKernelNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaKernelNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphKernelNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphKernelNodeSetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphKernelNodeCopyAttributes`.
@@ -2240,55 +2894,95 @@ pub unsafe extern "C" fn cudaGraphKernelNodeSetParams(node: cudaGraphNode_t, pNo
 pub unsafe extern "C" fn cudaGraphKernelNodeCopyAttributes(hSrc: cudaGraphNode_t, hDst: cudaGraphNode_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphKernelNodeCopyAttributes(hSrc, hDst) }
-
 }
 
 /// `cudaGraphKernelNodeGetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphKernelNodeGetAttribute(hNode: cudaGraphNode_t, attr: cudaLaunchAttributeID, value_out: *mut cudaLaunchAttributeValue) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphKernelNodeGetAttribute(
+    hNode: cudaGraphNode_t,
+    attr: cudaLaunchAttributeID,
+    value_out: *mut cudaLaunchAttributeValue,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphKernelNodeGetAttribute(hNode, attr, value_out) }
-
 }
 
 /// `cudaGraphKernelNodeSetAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t, attr: cudaLaunchAttributeID, value: *const cudaLaunchAttributeValue) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(
+    hNode: cudaGraphNode_t,
+    attr: cudaLaunchAttributeID,
+    value: *const cudaLaunchAttributeValue,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphKernelNodeSetAttribute(hNode, attr, value) }
-
 }
 
 /// `cudaGraphAddMemcpyNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemcpyNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pCopyParams: *const cudaMemcpy3DParms) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemcpyNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pCopyParams: *const cudaMemcpy3DParms,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams) }
-
 }
 
 /// `cudaGraphAddMemcpyNodeToSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind) }
-
+    unsafe {
+        sys::cudaGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind)
+    }
 }
 
 /// `cudaGraphAddMemcpyNodeFromSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind) }
-
+    unsafe {
+        sys::cudaGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind)
+    }
 }
 
 /// `cudaGraphAddMemcpyNode1D`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind) }
-
 }
 
 /// `cudaGraphMemcpyNodeGetParams`.
@@ -2296,47 +2990,70 @@ pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(pGraphNode: *mut cudaGraphNode
 pub unsafe extern "C" fn cudaGraphMemcpyNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaMemcpy3DParms) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemcpyNodeGetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphMemcpyNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaMemcpy3DParms) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemcpy3DParms,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemcpyNodeSetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphMemcpyNodeSetParamsToSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(node: cudaGraphNode_t, symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) }
-
 }
 
 /// `cudaGraphMemcpyNodeSetParamsFromSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(node: cudaGraphNode_t, dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) }
-
 }
 
 /// `cudaGraphMemcpyNodeSetParams1D`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(node: cudaGraphNode_t, dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }
-
 }
 
 /// `cudaGraphAddMemsetNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemsetNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pMemsetParams: *const cudaMemsetParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemsetNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pMemsetParams: *const cudaMemsetParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams) }
-
 }
 
 /// `cudaGraphMemsetNodeGetParams`.
@@ -2344,23 +3061,29 @@ pub unsafe extern "C" fn cudaGraphAddMemsetNode(pGraphNode: *mut cudaGraphNode_t
 pub unsafe extern "C" fn cudaGraphMemsetNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaMemsetParams) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemsetNodeGetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphMemsetNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaMemsetParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphMemsetNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemsetNodeSetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphAddHostNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddHostNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, pNodeParams: *const cudaHostNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddHostNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    pNodeParams: *const cudaHostNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams) }
-
 }
 
 /// `cudaGraphHostNodeGetParams`.
@@ -2368,23 +3091,29 @@ pub unsafe extern "C" fn cudaGraphAddHostNode(pGraphNode: *mut cudaGraphNode_t, 
 pub unsafe extern "C" fn cudaGraphHostNodeGetParams(node: cudaGraphNode_t, pNodeParams: *mut cudaHostNodeParams) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphHostNodeGetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphHostNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphHostNodeSetParams(node: cudaGraphNode_t, pNodeParams: *const cudaHostNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphHostNodeSetParams(
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaHostNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphHostNodeSetParams(node, pNodeParams) }
-
 }
 
 /// `cudaGraphAddChildGraphNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddChildGraphNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, childGraph: cudaGraph_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddChildGraphNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    childGraph: cudaGraph_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph) }
-
 }
 
 /// `cudaGraphChildGraphNodeGetGraph`.
@@ -2392,23 +3121,31 @@ pub unsafe extern "C" fn cudaGraphAddChildGraphNode(pGraphNode: *mut cudaGraphNo
 pub unsafe extern "C" fn cudaGraphChildGraphNodeGetGraph(node: cudaGraphNode_t, pGraph: *mut cudaGraph_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphChildGraphNodeGetGraph(node, pGraph) }
-
 }
 
 /// `cudaGraphAddEmptyNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddEmptyNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddEmptyNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies) }
-
 }
 
 /// `cudaGraphAddEventRecordNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddEventRecordNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, event: cudaEvent_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddEventRecordNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event) }
-
 }
 
 /// `cudaGraphEventRecordNodeGetEvent`.
@@ -2416,7 +3153,6 @@ pub unsafe extern "C" fn cudaGraphAddEventRecordNode(pGraphNode: *mut cudaGraphN
 pub unsafe extern "C" fn cudaGraphEventRecordNodeGetEvent(node: cudaGraphNode_t, event_out: *mut cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphEventRecordNodeGetEvent(node, event_out) }
-
 }
 
 /// `cudaGraphEventRecordNodeSetEvent`.
@@ -2424,15 +3160,19 @@ pub unsafe extern "C" fn cudaGraphEventRecordNodeGetEvent(node: cudaGraphNode_t,
 pub unsafe extern "C" fn cudaGraphEventRecordNodeSetEvent(node: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphEventRecordNodeSetEvent(node, event) }
-
 }
 
 /// `cudaGraphAddEventWaitNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddEventWaitNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, event: cudaEvent_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddEventWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    event: cudaEvent_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event) }
-
 }
 
 /// `cudaGraphEventWaitNodeGetEvent`.
@@ -2440,7 +3180,6 @@ pub unsafe extern "C" fn cudaGraphAddEventWaitNode(pGraphNode: *mut cudaGraphNod
 pub unsafe extern "C" fn cudaGraphEventWaitNodeGetEvent(node: cudaGraphNode_t, event_out: *mut cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphEventWaitNodeGetEvent(node, event_out) }
-
 }
 
 /// `cudaGraphEventWaitNodeSetEvent`.
@@ -2448,79 +3187,108 @@ pub unsafe extern "C" fn cudaGraphEventWaitNodeGetEvent(node: cudaGraphNode_t, e
 pub unsafe extern "C" fn cudaGraphEventWaitNodeSetEvent(node: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphEventWaitNodeSetEvent(node, event) }
-
 }
 
 /// `cudaGraphAddExternalSemaphoresSignalNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddExternalSemaphoresSignalNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cudaGraphExternalSemaphoresSignalNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: cudaGraphNode_t, params_out: *mut cudaExternalSemaphoreSignalNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreSignalNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out) }
-
 }
 
 /// `cudaGraphExternalSemaphoresSignalNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cudaGraphAddExternalSemaphoresWaitNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddExternalSemaphoresWaitNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cudaGraphExternalSemaphoresWaitNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: cudaGraphNode_t, params_out: *mut cudaExternalSemaphoreWaitNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeGetParams(
+    hNode: cudaGraphNode_t,
+    params_out: *mut cudaExternalSemaphoreWaitNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out) }
-
 }
 
 /// `cudaGraphExternalSemaphoresWaitNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams) }
-
 }
 
 /// `cudaGraphAddMemAllocNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemAllocNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *mut cudaMemAllocNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemAllocNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaMemAllocNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddMemAllocNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cudaGraphMemAllocNodeGetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t, params_out: *mut cudaMemAllocNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphMemAllocNodeGetParams(
+    node: cudaGraphNode_t,
+    params_out: *mut cudaMemAllocNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemAllocNodeGetParams(node, params_out) }
-
 }
 
 /// `cudaGraphAddMemFreeNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemFreeNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, dptr: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddMemFreeNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    dptr: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddMemFreeNode(pGraphNode, graph, pDependencies, numDependencies, dptr) }
-
 }
 
 /// `cudaGraphMemFreeNodeGetParams`.
@@ -2528,7 +3296,6 @@ pub unsafe extern "C" fn cudaGraphAddMemFreeNode(pGraphNode: *mut cudaGraphNode_
 pub unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t, dptr_out: *mut ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphMemFreeNodeGetParams(node, dptr_out) }
-
 }
 
 /// `cudaDeviceGraphMemTrim`.
@@ -2536,23 +3303,28 @@ pub unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t, dp
 pub unsafe extern "C" fn cudaDeviceGraphMemTrim(device: ::core::ffi::c_int) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGraphMemTrim(device) }
-
 }
 
 /// `cudaDeviceGetGraphMemAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceGetGraphMemAttribute(device: ::core::ffi::c_int, attr: cudaGraphMemAttributeType, value: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceGetGraphMemAttribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceGetGraphMemAttribute(device, attr, value) }
-
 }
 
 /// `cudaDeviceSetGraphMemAttribute`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(device: ::core::ffi::c_int, attr: cudaGraphMemAttributeType, value: *mut ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(
+    device: ::core::ffi::c_int,
+    attr: cudaGraphMemAttributeType,
+    value: *mut ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaDeviceSetGraphMemAttribute(device, attr, value) }
-
 }
 
 /// `cudaGraphClone`.
@@ -2560,15 +3332,17 @@ pub unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(device: ::core::ffi::c_i
 pub unsafe extern "C" fn cudaGraphClone(pGraphClone: *mut cudaGraph_t, originalGraph: cudaGraph_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphClone(pGraphClone, originalGraph) }
-
 }
 
 /// `cudaGraphNodeFindInClone`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeFindInClone(pNode: *mut cudaGraphNode_t, originalNode: cudaGraphNode_t, clonedGraph: cudaGraph_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeFindInClone(
+    pNode: *mut cudaGraphNode_t,
+    originalNode: cudaGraphNode_t,
+    clonedGraph: cudaGraph_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeFindInClone(pNode, originalNode, clonedGraph) }
-
 }
 
 /// `cudaGraphNodeGetType`.
@@ -2576,7 +3350,6 @@ pub unsafe extern "C" fn cudaGraphNodeFindInClone(pNode: *mut cudaGraphNode_t, o
 pub unsafe extern "C" fn cudaGraphNodeGetType(node: cudaGraphNode_t, pType: *mut cudaGraphNodeType) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeGetType(node, pType) }
-
 }
 
 /// `cudaGraphGetNodes`.
@@ -2584,95 +3357,138 @@ pub unsafe extern "C" fn cudaGraphNodeGetType(node: cudaGraphNode_t, pType: *mut
 pub unsafe extern "C" fn cudaGraphGetNodes(graph: cudaGraph_t, nodes: *mut cudaGraphNode_t, numNodes: *mut usize) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphGetNodes(graph, nodes, numNodes) }
-
 }
 
 /// `cudaGraphGetRootNodes`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphGetRootNodes(graph: cudaGraph_t, pRootNodes: *mut cudaGraphNode_t, pNumRootNodes: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphGetRootNodes(
+    graph: cudaGraph_t,
+    pRootNodes: *mut cudaGraphNode_t,
+    pNumRootNodes: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphGetRootNodes(graph, pRootNodes, pNumRootNodes) }
-
 }
 
 /// `cudaGraphGetEdges`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphGetEdges(graph: cudaGraph_t, from: *mut cudaGraphNode_t, to: *mut cudaGraphNode_t, numEdges: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphGetEdges(
+    graph: cudaGraph_t,
+    from: *mut cudaGraphNode_t,
+    to: *mut cudaGraphNode_t,
+    numEdges: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphGetEdges(graph, from, to, numEdges) }
-
 }
 
 /// `cudaGraphGetEdges_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphGetEdges_v2(graph: cudaGraph_t, from: *mut cudaGraphNode_t, to: *mut cudaGraphNode_t, edgeData: *mut cudaGraphEdgeData, numEdges: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphGetEdges_v2(
+    graph: cudaGraph_t,
+    from: *mut cudaGraphNode_t,
+    to: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    numEdges: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphGetEdges_v2(graph, from, to, edgeData, numEdges) }
-
 }
 
 /// `cudaGraphNodeGetDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeGetDependencies(node: cudaGraphNode_t, pDependencies: *mut cudaGraphNode_t, pNumDependencies: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeGetDependencies(
+    node: cudaGraphNode_t,
+    pDependencies: *mut cudaGraphNode_t,
+    pNumDependencies: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeGetDependencies(node, pDependencies, pNumDependencies) }
-
 }
 
 /// `cudaGraphNodeGetDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeGetDependencies_v2(node: cudaGraphNode_t, pDependencies: *mut cudaGraphNode_t, edgeData: *mut cudaGraphEdgeData, pNumDependencies: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeGetDependencies_v2(
+    node: cudaGraphNode_t,
+    pDependencies: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    pNumDependencies: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeGetDependencies_v2(node, pDependencies, edgeData, pNumDependencies) }
-
 }
 
 /// `cudaGraphNodeGetDependentNodes`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeGetDependentNodes(node: cudaGraphNode_t, pDependentNodes: *mut cudaGraphNode_t, pNumDependentNodes: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeGetDependentNodes(
+    node: cudaGraphNode_t,
+    pDependentNodes: *mut cudaGraphNode_t,
+    pNumDependentNodes: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes) }
-
 }
 
 /// `cudaGraphNodeGetDependentNodes_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeGetDependentNodes_v2(node: cudaGraphNode_t, pDependentNodes: *mut cudaGraphNode_t, edgeData: *mut cudaGraphEdgeData, pNumDependentNodes: *mut usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeGetDependentNodes_v2(
+    node: cudaGraphNode_t,
+    pDependentNodes: *mut cudaGraphNode_t,
+    edgeData: *mut cudaGraphEdgeData,
+    pNumDependentNodes: *mut usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeGetDependentNodes_v2(node, pDependentNodes, edgeData, pNumDependentNodes) }
-
 }
 
 /// `cudaGraphAddDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddDependencies(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, numDependencies: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddDependencies(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    numDependencies: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddDependencies(graph, from, to, numDependencies) }
-
 }
 
 /// `cudaGraphAddDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddDependencies_v2(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, edgeData: *const cudaGraphEdgeData, numDependencies: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddDependencies_v2(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    edgeData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddDependencies_v2(graph, from, to, edgeData, numDependencies) }
-
 }
 
 /// `cudaGraphRemoveDependencies`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphRemoveDependencies(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, numDependencies: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphRemoveDependencies(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    numDependencies: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphRemoveDependencies(graph, from, to, numDependencies) }
-
 }
 
 /// `cudaGraphRemoveDependencies_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphRemoveDependencies_v2(graph: cudaGraph_t, from: *const cudaGraphNode_t, to: *const cudaGraphNode_t, edgeData: *const cudaGraphEdgeData, numDependencies: usize) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphRemoveDependencies_v2(
+    graph: cudaGraph_t,
+    from: *const cudaGraphNode_t,
+    to: *const cudaGraphNode_t,
+    edgeData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphRemoveDependencies_v2(graph, from, to, edgeData, numDependencies) }
-
 }
 
 /// `cudaGraphDestroyNode`.
@@ -2680,39 +3496,50 @@ pub unsafe extern "C" fn cudaGraphRemoveDependencies_v2(graph: cudaGraph_t, from
 pub unsafe extern "C" fn cudaGraphDestroyNode(node: cudaGraphNode_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphDestroyNode(node) }
-
 }
 
 /// `cudaGraphInstantiate`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphInstantiate(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, flags: ::core::ffi::c_ulonglong) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphInstantiate(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: ::core::ffi::c_ulonglong,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphInstantiate(pGraphExec, graph, flags) }
-
 }
 
 /// `cudaGraphInstantiateWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphInstantiateWithFlags(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, flags: ::core::ffi::c_ulonglong) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphInstantiateWithFlags(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    flags: ::core::ffi::c_ulonglong,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphInstantiateWithFlags(pGraphExec, graph, flags) }
-
 }
 
 /// `cudaGraphInstantiateWithParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphInstantiateWithParams(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, instantiateParams: *mut cudaGraphInstantiateParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphInstantiateWithParams(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    instantiateParams: *mut cudaGraphInstantiateParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphInstantiateWithParams(pGraphExec, graph, instantiateParams) }
-
 }
 
 /// `cudaGraphInstantiateWithParams_ptsz` (`cudaGraphInstantiateWithParams`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphInstantiateWithParams_ptsz(pGraphExec: *mut cudaGraphExec_t, graph: cudaGraph_t, instantiateParams: *mut cudaGraphInstantiateParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphInstantiateWithParams_ptsz(
+    pGraphExec: *mut cudaGraphExec_t,
+    graph: cudaGraph_t,
+    instantiateParams: *mut cudaGraphInstantiateParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphInstantiateWithParams_ptsz(pGraphExec, graph, instantiateParams) }
-
 }
 
 /// `cudaGraphExecGetFlags`.
@@ -2720,127 +3547,182 @@ pub unsafe extern "C" fn cudaGraphInstantiateWithParams_ptsz(pGraphExec: *mut cu
 pub unsafe extern "C" fn cudaGraphExecGetFlags(graphExec: cudaGraphExec_t, flags: *mut ::core::ffi::c_ulonglong) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecGetFlags(graphExec, flags) }
-
 }
 
 /// `cudaGraphExecKernelNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaKernelNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaKernelNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams) }
-
 }
 
 /// `cudaGraphExecMemcpyNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaMemcpy3DParms) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemcpy3DParms,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams) }
-
 }
 
 /// `cudaGraphExecMemcpyNodeSetParamsToSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, symbol: *const ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    symbol: *const ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind) }
-
 }
 
 /// `cudaGraphExecMemcpyNodeSetParamsFromSymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, dst: *mut ::core::ffi::c_void, symbol: *const ::core::ffi::c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    symbol: *const ::core::ffi::c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind) }
-
 }
 
 /// `cudaGraphExecMemcpyNodeSetParams1D`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, dst: *mut ::core::ffi::c_void, src: *const ::core::ffi::c_void, count: usize, kind: cudaMemcpyKind) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut ::core::ffi::c_void,
+    src: *const ::core::ffi::c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind) }
-
 }
 
 /// `cudaGraphExecMemsetNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaMemsetParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaMemsetParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams) }
-
 }
 
 /// `cudaGraphExecHostNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecHostNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, pNodeParams: *const cudaHostNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecHostNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    pNodeParams: *const cudaHostNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams) }
-
 }
 
 /// `cudaGraphExecChildGraphNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecChildGraphNodeSetParams(hGraphExec: cudaGraphExec_t, node: cudaGraphNode_t, childGraph: cudaGraph_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecChildGraphNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    childGraph: cudaGraph_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph) }
-
 }
 
 /// `cudaGraphExecEventRecordNodeSetEvent`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecEventRecordNodeSetEvent(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecEventRecordNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event) }
-
 }
 
 /// `cudaGraphExecEventWaitNodeSetEvent`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecEventWaitNodeSetEvent(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, event: cudaEvent_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecEventWaitNodeSetEvent(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event) }
-
 }
 
 /// `cudaGraphExecExternalSemaphoresSignalNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreSignalNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreSignalNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, nodeParams: *const cudaExternalSemaphoreWaitNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    nodeParams: *const cudaExternalSemaphoreWaitNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams) }
-
 }
 
 /// `cudaGraphNodeSetEnabled`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeSetEnabled(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, isEnabled: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeSetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeSetEnabled(hGraphExec, hNode, isEnabled) }
-
 }
 
 /// `cudaGraphNodeGetEnabled`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphNodeGetEnabled(hGraphExec: cudaGraphExec_t, hNode: cudaGraphNode_t, isEnabled: *mut ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphNodeGetEnabled(
+    hGraphExec: cudaGraphExec_t,
+    hNode: cudaGraphNode_t,
+    isEnabled: *mut ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeGetEnabled(hGraphExec, hNode, isEnabled) }
-
 }
 
 /// `cudaGraphExecUpdate`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecUpdate(hGraphExec: cudaGraphExec_t, hGraph: cudaGraph_t, resultInfo: *mut cudaGraphExecUpdateResultInfo) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecUpdate(
+    hGraphExec: cudaGraphExec_t,
+    hGraph: cudaGraph_t,
+    resultInfo: *mut cudaGraphExecUpdateResultInfo,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecUpdate(hGraphExec, hGraph, resultInfo) }
-
 }
 
 /// `cudaGraphUpload`.
@@ -2848,7 +3730,6 @@ pub unsafe extern "C" fn cudaGraphExecUpdate(hGraphExec: cudaGraphExec_t, hGraph
 pub unsafe extern "C" fn cudaGraphUpload(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphUpload(graphExec, stream) }
-
 }
 
 /// `cudaGraphUpload_ptsz` (`cudaGraphUpload`, per-thread default stream).
@@ -2856,7 +3737,6 @@ pub unsafe extern "C" fn cudaGraphUpload(graphExec: cudaGraphExec_t, stream: cud
 pub unsafe extern "C" fn cudaGraphUpload_ptsz(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphUpload_ptsz(graphExec, stream) }
-
 }
 
 /// `cudaGraphLaunch`.
@@ -2864,7 +3744,6 @@ pub unsafe extern "C" fn cudaGraphUpload_ptsz(graphExec: cudaGraphExec_t, stream
 pub unsafe extern "C" fn cudaGraphLaunch(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphLaunch(graphExec, stream) }
-
 }
 
 /// `cudaGraphLaunch_ptsz` (`cudaGraphLaunch`, per-thread default stream).
@@ -2872,7 +3751,6 @@ pub unsafe extern "C" fn cudaGraphLaunch(graphExec: cudaGraphExec_t, stream: cud
 pub unsafe extern "C" fn cudaGraphLaunch_ptsz(graphExec: cudaGraphExec_t, stream: cudaStream_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphLaunch_ptsz(graphExec, stream) }
-
 }
 
 /// `cudaGraphExecDestroy`.
@@ -2880,7 +3758,6 @@ pub unsafe extern "C" fn cudaGraphLaunch_ptsz(graphExec: cudaGraphExec_t, stream
 pub unsafe extern "C" fn cudaGraphExecDestroy(graphExec: cudaGraphExec_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecDestroy(graphExec) }
-
 }
 
 /// `cudaGraphDestroy`.
@@ -2888,23 +3765,30 @@ pub unsafe extern "C" fn cudaGraphExecDestroy(graphExec: cudaGraphExec_t) -> cud
 pub unsafe extern "C" fn cudaGraphDestroy(graph: cudaGraph_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphDestroy(graph) }
-
 }
 
 /// `cudaGraphDebugDotPrint`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphDebugDotPrint(graph: cudaGraph_t, path: *const ::core::ffi::c_char, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphDebugDotPrint(
+    graph: cudaGraph_t,
+    path: *const ::core::ffi::c_char,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphDebugDotPrint(graph, path, flags) }
-
 }
 
 /// `cudaUserObjectCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaUserObjectCreate(object_out: *mut cudaUserObject_t, ptr: *mut ::core::ffi::c_void, destroy: cudaHostFn_t, initialRefcount: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaUserObjectCreate(
+    object_out: *mut cudaUserObject_t,
+    ptr: *mut ::core::ffi::c_void,
+    destroy: cudaHostFn_t,
+    initialRefcount: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags) }
-
 }
 
 /// `cudaUserObjectRetain`.
@@ -2912,7 +3796,6 @@ pub unsafe extern "C" fn cudaUserObjectCreate(object_out: *mut cudaUserObject_t,
 pub unsafe extern "C" fn cudaUserObjectRetain(object: cudaUserObject_t, count: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaUserObjectRetain(object, count) }
-
 }
 
 /// `cudaUserObjectRelease`.
@@ -2920,39 +3803,56 @@ pub unsafe extern "C" fn cudaUserObjectRetain(object: cudaUserObject_t, count: :
 pub unsafe extern "C" fn cudaUserObjectRelease(object: cudaUserObject_t, count: ::core::ffi::c_uint) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaUserObjectRelease(object, count) }
-
 }
 
 /// `cudaGraphRetainUserObject`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphRetainUserObject(graph: cudaGraph_t, object: cudaUserObject_t, count: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphRetainUserObject(
+    graph: cudaGraph_t,
+    object: cudaUserObject_t,
+    count: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphRetainUserObject(graph, object, count, flags) }
-
 }
 
 /// `cudaGraphReleaseUserObject`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphReleaseUserObject(graph: cudaGraph_t, object: cudaUserObject_t, count: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphReleaseUserObject(
+    graph: cudaGraph_t,
+    object: cudaUserObject_t,
+    count: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphReleaseUserObject(graph, object, count) }
-
 }
 
 /// `cudaGraphAddNode`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddNode(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, numDependencies: usize, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddNode(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    numDependencies: usize,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddNode(pGraphNode, graph, pDependencies, numDependencies, nodeParams) }
-
 }
 
 /// `cudaGraphAddNode_v2`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddNode_v2(pGraphNode: *mut cudaGraphNode_t, graph: cudaGraph_t, pDependencies: *const cudaGraphNode_t, dependencyData: *const cudaGraphEdgeData, numDependencies: usize, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphAddNode_v2(
+    pGraphNode: *mut cudaGraphNode_t,
+    graph: cudaGraph_t,
+    pDependencies: *const cudaGraphNode_t,
+    dependencyData: *const cudaGraphEdgeData,
+    numDependencies: usize,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphAddNode_v2(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams) }
-
 }
 
 /// `cudaGraphNodeSetParams`.
@@ -2960,71 +3860,133 @@ pub unsafe extern "C" fn cudaGraphAddNode_v2(pGraphNode: *mut cudaGraphNode_t, g
 pub unsafe extern "C" fn cudaGraphNodeSetParams(node: cudaGraphNode_t, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphNodeSetParams(node, nodeParams) }
-
 }
 
 /// `cudaGraphExecNodeSetParams`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphExecNodeSetParams(graphExec: cudaGraphExec_t, node: cudaGraphNode_t, nodeParams: *mut cudaGraphNodeParams) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphExecNodeSetParams(
+    graphExec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    nodeParams: *mut cudaGraphNodeParams,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphExecNodeSetParams(graphExec, node, nodeParams) }
-
 }
 
 /// `cudaGraphConditionalHandleCreate`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphConditionalHandleCreate(pHandle_out: *mut cudaGraphConditionalHandle, graph: cudaGraph_t, defaultLaunchValue: ::core::ffi::c_uint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphConditionalHandleCreate(
+    pHandle_out: *mut cudaGraphConditionalHandle,
+    graph: cudaGraph_t,
+    defaultLaunchValue: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphConditionalHandleCreate(pHandle_out, graph, defaultLaunchValue, flags) }
-
 }
 
 /// `cudaGetDriverEntryPoint`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetDriverEntryPoint(symbol: *const ::core::ffi::c_char, funcPtr: *mut *mut ::core::ffi::c_void, flags: ::core::ffi::c_ulonglong, driverStatus: *mut cudaDriverEntryPointQueryResult) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetDriverEntryPoint(
+    symbol: *const ::core::ffi::c_char,
+    funcPtr: *mut *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_ulonglong,
+    driverStatus: *mut cudaDriverEntryPointQueryResult,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDriverEntryPoint(symbol, funcPtr, flags, driverStatus) }
-
 }
 
 /// `cudaGetDriverEntryPoint_ptsz` (`cudaGetDriverEntryPoint`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetDriverEntryPoint_ptsz(symbol: *const ::core::ffi::c_char, funcPtr: *mut *mut ::core::ffi::c_void, flags: ::core::ffi::c_ulonglong, driverStatus: *mut cudaDriverEntryPointQueryResult) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetDriverEntryPoint_ptsz(
+    symbol: *const ::core::ffi::c_char,
+    funcPtr: *mut *mut ::core::ffi::c_void,
+    flags: ::core::ffi::c_ulonglong,
+    driverStatus: *mut cudaDriverEntryPointQueryResult,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDriverEntryPoint_ptsz(symbol, funcPtr, flags, driverStatus) }
-
 }
 
 /// `cudaGetDriverEntryPointByVersion`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetDriverEntryPointByVersion(symbol: *const ::core::ffi::c_char, funcPtr: *mut *mut ::core::ffi::c_void, cudaVersion: ::core::ffi::c_uint, flags: ::core::ffi::c_ulonglong, driverStatus: *mut cudaDriverEntryPointQueryResult) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetDriverEntryPointByVersion(
+    symbol: *const ::core::ffi::c_char,
+    funcPtr: *mut *mut ::core::ffi::c_void,
+    cudaVersion: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_ulonglong,
+    driverStatus: *mut cudaDriverEntryPointQueryResult,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDriverEntryPointByVersion(symbol, funcPtr, cudaVersion, flags, driverStatus) }
-
 }
 
 /// `cudaGetDriverEntryPointByVersion_ptsz` (`cudaGetDriverEntryPointByVersion`, per-thread default stream).
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetDriverEntryPointByVersion_ptsz(symbol: *const ::core::ffi::c_char, funcPtr: *mut *mut ::core::ffi::c_void, cudaVersion: ::core::ffi::c_uint, flags: ::core::ffi::c_ulonglong, driverStatus: *mut cudaDriverEntryPointQueryResult) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetDriverEntryPointByVersion_ptsz(
+    symbol: *const ::core::ffi::c_char,
+    funcPtr: *mut *mut ::core::ffi::c_void,
+    cudaVersion: ::core::ffi::c_uint,
+    flags: ::core::ffi::c_ulonglong,
+    driverStatus: *mut cudaDriverEntryPointQueryResult,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetDriverEntryPointByVersion_ptsz(symbol, funcPtr, cudaVersion, flags, driverStatus) }
-
 }
 
 /// `cudaLibraryLoadData`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryLoadData(library: *mut cudaLibrary_t, code: *const ::core::ffi::c_void, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut ::core::ffi::c_void, numJitOptions: ::core::ffi::c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut ::core::ffi::c_void, numLibraryOptions: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryLoadData(
+    library: *mut cudaLibrary_t,
+    code: *const ::core::ffi::c_void,
+    jitOptions: *mut cudaJitOption,
+    jitOptionsValues: *mut *mut ::core::ffi::c_void,
+    numJitOptions: ::core::ffi::c_uint,
+    libraryOptions: *mut cudaLibraryOption,
+    libraryOptionValues: *mut *mut ::core::ffi::c_void,
+    numLibraryOptions: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }
-
+    unsafe {
+        sys::cudaLibraryLoadData(
+            library,
+            code,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    }
 }
 
 /// `cudaLibraryLoadFromFile`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryLoadFromFile(library: *mut cudaLibrary_t, fileName: *const ::core::ffi::c_char, jitOptions: *mut cudaJitOption, jitOptionsValues: *mut *mut ::core::ffi::c_void, numJitOptions: ::core::ffi::c_uint, libraryOptions: *mut cudaLibraryOption, libraryOptionValues: *mut *mut ::core::ffi::c_void, numLibraryOptions: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryLoadFromFile(
+    library: *mut cudaLibrary_t,
+    fileName: *const ::core::ffi::c_char,
+    jitOptions: *mut cudaJitOption,
+    jitOptionsValues: *mut *mut ::core::ffi::c_void,
+    numJitOptions: ::core::ffi::c_uint,
+    libraryOptions: *mut cudaLibraryOption,
+    libraryOptionValues: *mut *mut ::core::ffi::c_void,
+    numLibraryOptions: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
-    unsafe { sys::cudaLibraryLoadFromFile(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions) }
-
+    unsafe {
+        sys::cudaLibraryLoadFromFile(
+            library,
+            fileName,
+            jitOptions,
+            jitOptionsValues,
+            numJitOptions,
+            libraryOptions,
+            libraryOptionValues,
+            numLibraryOptions,
+        )
+    }
 }
 
 /// `cudaLibraryUnload`.
@@ -3032,39 +3994,52 @@ pub unsafe extern "C" fn cudaLibraryLoadFromFile(library: *mut cudaLibrary_t, fi
 pub unsafe extern "C" fn cudaLibraryUnload(library: cudaLibrary_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryUnload(library) }
-
 }
 
 /// `cudaLibraryGetKernel`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryGetKernel(pKernel: *mut cudaKernel_t, library: cudaLibrary_t, name: *const ::core::ffi::c_char) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryGetKernel(
+    pKernel: *mut cudaKernel_t,
+    library: cudaLibrary_t,
+    name: *const ::core::ffi::c_char,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryGetKernel(pKernel, library, name) }
-
 }
 
 /// `cudaLibraryGetGlobal`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryGetGlobal(dptr: *mut *mut ::core::ffi::c_void, bytes: *mut usize, library: cudaLibrary_t, name: *const ::core::ffi::c_char) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryGetGlobal(
+    dptr: *mut *mut ::core::ffi::c_void,
+    bytes: *mut usize,
+    library: cudaLibrary_t,
+    name: *const ::core::ffi::c_char,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryGetGlobal(dptr, bytes, library, name) }
-
 }
 
 /// `cudaLibraryGetManaged`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryGetManaged(dptr: *mut *mut ::core::ffi::c_void, bytes: *mut usize, library: cudaLibrary_t, name: *const ::core::ffi::c_char) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryGetManaged(
+    dptr: *mut *mut ::core::ffi::c_void,
+    bytes: *mut usize,
+    library: cudaLibrary_t,
+    name: *const ::core::ffi::c_char,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryGetManaged(dptr, bytes, library, name) }
-
 }
 
 /// `cudaLibraryGetUnifiedFunction`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryGetUnifiedFunction(fptr: *mut *mut ::core::ffi::c_void, library: cudaLibrary_t, symbol: *const ::core::ffi::c_char) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryGetUnifiedFunction(
+    fptr: *mut *mut ::core::ffi::c_void,
+    library: cudaLibrary_t,
+    symbol: *const ::core::ffi::c_char,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryGetUnifiedFunction(fptr, library, symbol) }
-
 }
 
 /// `cudaLibraryGetKernelCount`.
@@ -3072,39 +4047,49 @@ pub unsafe extern "C" fn cudaLibraryGetUnifiedFunction(fptr: *mut *mut ::core::f
 pub unsafe extern "C" fn cudaLibraryGetKernelCount(count: *mut ::core::ffi::c_uint, lib: cudaLibrary_t) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryGetKernelCount(count, lib) }
-
 }
 
 /// `cudaLibraryEnumerateKernels`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaLibraryEnumerateKernels(kernels: *mut cudaKernel_t, numKernels: ::core::ffi::c_uint, lib: cudaLibrary_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaLibraryEnumerateKernels(
+    kernels: *mut cudaKernel_t,
+    numKernels: ::core::ffi::c_uint,
+    lib: cudaLibrary_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaLibraryEnumerateKernels(kernels, numKernels, lib) }
-
 }
 
 /// `cudaKernelSetAttributeForDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaKernelSetAttributeForDevice(kernel: cudaKernel_t, attr: cudaFuncAttribute, value: ::core::ffi::c_int, device: ::core::ffi::c_int) -> cudaError_t {
+pub unsafe extern "C" fn cudaKernelSetAttributeForDevice(
+    kernel: cudaKernel_t,
+    attr: cudaFuncAttribute,
+    value: ::core::ffi::c_int,
+    device: ::core::ffi::c_int,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaKernelSetAttributeForDevice(kernel, attr, value, device) }
-
 }
 
 /// `cudaGetExportTable`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetExportTable(ppExportTable: *mut *const ::core::ffi::c_void, pExportTableId: *const cudaUUID_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetExportTable(
+    ppExportTable: *mut *const ::core::ffi::c_void,
+    pExportTableId: *const cudaUUID_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetExportTable(ppExportTable, pExportTableId) }
-
 }
 
 /// `cudaGetFuncBySymbol`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGetFuncBySymbol(functionPtr: *mut cudaFunction_t, symbolPtr: *const ::core::ffi::c_void) -> cudaError_t {
+pub unsafe extern "C" fn cudaGetFuncBySymbol(
+    functionPtr: *mut cudaFunction_t,
+    symbolPtr: *const ::core::ffi::c_void,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetFuncBySymbol(functionPtr, symbolPtr) }
-
 }
 
 /// `cudaGetKernel`.
@@ -3112,55 +4097,73 @@ pub unsafe extern "C" fn cudaGetFuncBySymbol(functionPtr: *mut cudaFunction_t, s
 pub unsafe extern "C" fn cudaGetKernel(kernelPtr: *mut cudaKernel_t, entryFuncAddr: *const ::core::ffi::c_void) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGetKernel(kernelPtr, entryFuncAddr) }
-
 }
 
 /// `cudaGLGetDevices`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGLGetDevices(pCudaDeviceCount: *mut ::core::ffi::c_uint, pCudaDevices: *mut ::core::ffi::c_int, cudaDeviceCount: ::core::ffi::c_uint, deviceList: cudaGLDeviceList) -> cudaError_t {
+pub unsafe extern "C" fn cudaGLGetDevices(
+    pCudaDeviceCount: *mut ::core::ffi::c_uint,
+    pCudaDevices: *mut ::core::ffi::c_int,
+    cudaDeviceCount: ::core::ffi::c_uint,
+    deviceList: cudaGLDeviceList,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGLGetDevices(pCudaDeviceCount, pCudaDevices, cudaDeviceCount, deviceList) }
-
 }
 
 /// `cudaGraphicsGLRegisterImage`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsGLRegisterImage(resource: *mut cudaGraphicsResource_t, image: GLuint, target: GLenum, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsGLRegisterImage(
+    resource: *mut cudaGraphicsResource_t,
+    image: GLuint,
+    target: GLenum,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsGLRegisterImage(resource, image, target, flags) }
-
 }
 
 /// `cudaGraphicsGLRegisterBuffer`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(resource: *mut cudaGraphicsResource_t, buffer: GLuint, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(
+    resource: *mut cudaGraphicsResource_t,
+    buffer: GLuint,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsGLRegisterBuffer(resource, buffer, flags) }
-
 }
 
 /// `cudaGraphicsEGLRegisterImage`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsEGLRegisterImage(pCudaResource: *mut cudaGraphicsResource_t, image: EGLImageKHR, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsEGLRegisterImage(
+    pCudaResource: *mut cudaGraphicsResource_t,
+    image: EGLImageKHR,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsEGLRegisterImage(pCudaResource, image, flags) }
-
 }
 
 /// `cudaEGLStreamConsumerConnect`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamConsumerConnect(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamConsumerConnect(
+    conn: *mut cudaEglStreamConnection,
+    eglStream: EGLStreamKHR,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamConsumerConnect(conn, eglStream) }
-
 }
 
 /// `cudaEGLStreamConsumerConnectWithFlags`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(
+    conn: *mut cudaEglStreamConnection,
+    eglStream: EGLStreamKHR,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamConsumerConnectWithFlags(conn, eglStream, flags) }
-
 }
 
 /// `cudaEGLStreamConsumerDisconnect`.
@@ -3168,31 +4171,41 @@ pub unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(conn: *mut cudaEg
 pub unsafe extern "C" fn cudaEGLStreamConsumerDisconnect(conn: *mut cudaEglStreamConnection) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamConsumerDisconnect(conn) }
-
 }
 
 /// `cudaEGLStreamConsumerAcquireFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(conn: *mut cudaEglStreamConnection, pCudaResource: *mut cudaGraphicsResource_t, pStream: *mut cudaStream_t, timeout: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(
+    conn: *mut cudaEglStreamConnection,
+    pCudaResource: *mut cudaGraphicsResource_t,
+    pStream: *mut cudaStream_t,
+    timeout: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamConsumerAcquireFrame(conn, pCudaResource, pStream, timeout) }
-
 }
 
 /// `cudaEGLStreamConsumerReleaseFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(conn: *mut cudaEglStreamConnection, pCudaResource: cudaGraphicsResource_t, pStream: *mut cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(
+    conn: *mut cudaEglStreamConnection,
+    pCudaResource: cudaGraphicsResource_t,
+    pStream: *mut cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamConsumerReleaseFrame(conn, pCudaResource, pStream) }
-
 }
 
 /// `cudaEGLStreamProducerConnect`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamProducerConnect(conn: *mut cudaEglStreamConnection, eglStream: EGLStreamKHR, width: EGLint, height: EGLint) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamProducerConnect(
+    conn: *mut cudaEglStreamConnection,
+    eglStream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamProducerConnect(conn, eglStream, width, height) }
-
 }
 
 /// `cudaEGLStreamProducerDisconnect`.
@@ -3200,71 +4213,95 @@ pub unsafe extern "C" fn cudaEGLStreamProducerConnect(conn: *mut cudaEglStreamCo
 pub unsafe extern "C" fn cudaEGLStreamProducerDisconnect(conn: *mut cudaEglStreamConnection) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamProducerDisconnect(conn) }
-
 }
 
 /// `cudaEGLStreamProducerPresentFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(conn: *mut cudaEglStreamConnection, eglframe: cudaEglFrame, pStream: *mut cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(
+    conn: *mut cudaEglStreamConnection,
+    eglframe: cudaEglFrame,
+    pStream: *mut cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamProducerPresentFrame(conn, eglframe, pStream) }
-
 }
 
 /// `cudaEGLStreamProducerReturnFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(conn: *mut cudaEglStreamConnection, eglframe: *mut cudaEglFrame, pStream: *mut cudaStream_t) -> cudaError_t {
+pub unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(
+    conn: *mut cudaEglStreamConnection,
+    eglframe: *mut cudaEglFrame,
+    pStream: *mut cudaStream_t,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEGLStreamProducerReturnFrame(conn, eglframe, pStream) }
-
 }
 
 /// `cudaGraphicsResourceGetMappedEglFrame`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(eglFrame: *mut cudaEglFrame, resource: cudaGraphicsResource_t, index: ::core::ffi::c_uint, mipLevel: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(
+    eglFrame: *mut cudaEglFrame,
+    resource: cudaGraphicsResource_t,
+    index: ::core::ffi::c_uint,
+    mipLevel: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsResourceGetMappedEglFrame(eglFrame, resource, index, mipLevel) }
-
 }
 
 /// `cudaEventCreateFromEGLSync`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaEventCreateFromEGLSync(phEvent: *mut cudaEvent_t, eglSync: EGLSyncKHR, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaEventCreateFromEGLSync(
+    phEvent: *mut cudaEvent_t,
+    eglSync: EGLSyncKHR,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaEventCreateFromEGLSync(phEvent, eglSync, flags) }
-
 }
 
 /// `cudaVDPAUGetDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaVDPAUGetDevice(device: *mut ::core::ffi::c_int, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> cudaError_t {
+pub unsafe extern "C" fn cudaVDPAUGetDevice(
+    device: *mut ::core::ffi::c_int,
+    vdpDevice: VdpDevice,
+    vdpGetProcAddress: VdpGetProcAddress,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaVDPAUGetDevice(device, vdpDevice, vdpGetProcAddress) }
-
 }
 
 /// `cudaVDPAUSetVDPAUDevice`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(device: ::core::ffi::c_int, vdpDevice: VdpDevice, vdpGetProcAddress: VdpGetProcAddress) -> cudaError_t {
+pub unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(
+    device: ::core::ffi::c_int,
+    vdpDevice: VdpDevice,
+    vdpGetProcAddress: VdpGetProcAddress,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaVDPAUSetVDPAUDevice(device, vdpDevice, vdpGetProcAddress) }
-
 }
 
 /// `cudaGraphicsVDPAURegisterVideoSurface`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(resource: *mut cudaGraphicsResource_t, vdpSurface: VdpVideoSurface, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(
+    resource: *mut cudaGraphicsResource_t,
+    vdpSurface: VdpVideoSurface,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsVDPAURegisterVideoSurface(resource, vdpSurface, flags) }
-
 }
 
 /// `cudaGraphicsVDPAURegisterOutputSurface`.
 #[no_mangle]
-pub unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(resource: *mut cudaGraphicsResource_t, vdpSurface: VdpOutputSurface, flags: ::core::ffi::c_uint) -> cudaError_t {
+pub unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(
+    resource: *mut cudaGraphicsResource_t,
+    vdpSurface: VdpOutputSurface,
+    flags: ::core::ffi::c_uint,
+) -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaGraphicsVDPAURegisterOutputSurface(resource, vdpSurface, flags) }
-
 }
 
 /// `cudaProfilerStart`.
@@ -3272,7 +4309,6 @@ pub unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(resource: *mut c
 pub unsafe extern "C" fn cudaProfilerStart() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaProfilerStart() }
-
 }
 
 /// `cudaProfilerStop`.
@@ -3280,5 +4316,4 @@ pub unsafe extern "C" fn cudaProfilerStart() -> cudaError_t {
 pub unsafe extern "C" fn cudaProfilerStop() -> cudaError_t {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::cudaProfilerStop() }
-
 }

@@ -28,7 +28,17 @@
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::nvjitlink::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(nvJitLinkResult, outputs...)`.
-#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
+#![allow(
+    unused_variables,
+    unused_mut,
+    unused_unsafe,
+    unused_imports,
+    dead_code,
+    deprecated,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::all
+)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
 use crate::entry;
@@ -45,12 +55,15 @@ pub(crate) static nvJitLinkHandle: HandleType = HandleType::new(MODULE, "nvJitLi
 static E_nvJitLinkResult: EnumCache = EnumCache::new(MODULE, "nvJitLinkResult");
 static E_nvJitLinkInputType: EnumCache = EnumCache::new(MODULE, "nvJitLinkInputType");
 
-
-
-unsafe extern "C" fn nvJitLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkCreate";
-        let a = unsafe { entry::args(py, F, &["num_options", "options", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["num_options", "options"], 2, args, nargs, kwnames)? };
         let num_options = unsafe { entry::arg(py, &a[0]) };
         let options = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(num_options, 32, false, &Ctx { func: F, param: "num_options", expected: "int" })?;
@@ -60,7 +73,9 @@ unsafe extern "C" fn nvJitLinkCreate(_m: *mut ffi::PyObject, args: *const *mut f
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkCreate_12_9(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::__nvJitLinkCreate_12_9(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 1);
@@ -69,15 +84,25 @@ unsafe extern "C" fn nvJitLinkCreate(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn nvJitLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkDestroy";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&nvJitLinkHandle, handle, &mut t0, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &nvJitLinkHandle,
+            handle,
+            &mut t0,
+            &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkDestroy_12_9(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkDestroy_12_9(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -86,23 +111,39 @@ unsafe extern "C" fn nvJitLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn nvJitLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkAddData(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkAddData";
-        let a = unsafe { entry::args(py, F, &["handle", "input_type", "data", "size", "name", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "input_type", "data", "size", "name"], 5, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let input_type = unsafe { entry::arg(py, &a[1]) };
         let data = unsafe { entry::arg(py, &a[2]) };
         let size = unsafe { entry::arg(py, &a[3]) };
         let name = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
         let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkAddData_12_9(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::__nvJitLinkAddData_12_9(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -111,18 +152,25 @@ unsafe extern "C" fn nvJitLinkAddData(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn nvJitLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkAddFile(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkAddFile";
-        let a = unsafe { entry::args(py, F, &["handle", "input_type", "file_name", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "input_type", "file_name"], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let input_type = unsafe { entry::arg(py, &a[1]) };
         let file_name = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
         let (a2, _k2) = conv::cstr(file_name, false, &Ctx { func: F, param: "file_name", expected: "bytes" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkAddFile_12_9(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::__nvJitLinkAddFile_12_9(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -131,14 +179,20 @@ unsafe extern "C" fn nvJitLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn nvJitLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkComplete(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkComplete";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkComplete_12_9(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkComplete_12_9(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -147,16 +201,22 @@ unsafe extern "C" fn nvJitLinkComplete(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetLinkedCubinSize";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedCubinSize_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedCubinSize_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 1);
@@ -165,13 +225,19 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetLinkedCubin(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetLinkedCubin(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetLinkedCubin";
-        let a = unsafe { entry::args(py, F, &["handle", "cubin", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "cubin"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let h1 = conv::Held::buffer(cubin, true, false, &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -182,7 +248,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(_m: *mut ffi::PyObject, args: *cons
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "cubin", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedCubin_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedCubin_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -191,16 +257,22 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetLinkedPtxSize";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedPtxSize_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedPtxSize_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 1);
@@ -209,13 +281,19 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetLinkedPtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetLinkedPtx(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetLinkedPtx";
-        let a = unsafe { entry::args(py, F, &["handle", "ptx", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "ptx"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let h1 = conv::Held::buffer(ptx, true, false, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -226,7 +304,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(_m: *mut ffi::PyObject, args: *const 
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "ptx", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedPtx_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedPtx_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -235,16 +313,22 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetErrorLogSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetErrorLogSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetErrorLogSize";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetErrorLogSize_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetErrorLogSize_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 1);
@@ -253,13 +337,19 @@ unsafe extern "C" fn nvJitLinkGetErrorLogSize(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetErrorLog(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetErrorLog(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetErrorLog";
-        let a = unsafe { entry::args(py, F, &["handle", "log", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "log"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -270,7 +360,7 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(_m: *mut ffi::PyObject, args: *const *
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetErrorLog_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetErrorLog_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -279,16 +369,22 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetInfoLogSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetInfoLogSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetInfoLogSize";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetInfoLogSize_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetInfoLogSize_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 1);
@@ -297,13 +393,19 @@ unsafe extern "C" fn nvJitLinkGetInfoLogSize(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn nvJitLinkGetInfoLog(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkGetInfoLog(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkGetInfoLog";
-        let a = unsafe { entry::args(py, F, &["handle", "log", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "log"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
+        let a0: u64 =
+            conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
         let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -314,7 +416,7 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(_m: *mut ffi::PyObject, args: *const *m
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetInfoLog_12_9(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetInfoLog_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 0);
@@ -323,7 +425,12 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvJitLinkVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvJitLinkVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvJitLinkVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -332,12 +439,15 @@ unsafe extern "C" fn nvJitLinkVersion(_m: *mut ffi::PyObject, args: *const *mut 
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvJitLinkVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvJitLinkVersion(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvJitLinkResult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_nvJitLinkResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?, conv::py_int(py, o1.u64(), 32, false)?])
+        conv::tuple(
+            py,
+            [E_nvJitLinkResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?, conv::py_int(py, o1.u64(), 32, false)?],
+        )
     })
 }
 

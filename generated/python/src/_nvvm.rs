@@ -28,7 +28,17 @@
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::nvvm::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(nvvmResult, outputs...)`.
-#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
+#![allow(
+    unused_variables,
+    unused_mut,
+    unused_unsafe,
+    unused_imports,
+    dead_code,
+    deprecated,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::all
+)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
 use crate::entry;
@@ -44,21 +54,29 @@ pub(crate) static nvvmProgram: HandleType = HandleType::new(MODULE, "nvvmProgram
 
 static E_nvvmResult: EnumCache = EnumCache::new(MODULE, "nvvmResult");
 
-
-
-unsafe extern "C" fn nvvmGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmGetErrorString(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmGetErrorString";
-        let a = unsafe { entry::args(py, F, &["result", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["result"], 1, args, nargs, kwnames)? };
         let result = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmGetErrorString(conv::bits(a0), ) as usize) };
+        let r = unsafe { conv::nogil(move || sys::nvvmGetErrorString(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_nvvmResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
 
-unsafe extern "C" fn nvvmVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -67,7 +85,7 @@ unsafe extern "C" fn nvvmVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvvmVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmVersion(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 2);
@@ -76,7 +94,12 @@ unsafe extern "C" fn nvvmVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn nvvmIRVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmIRVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmIRVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -89,23 +112,41 @@ unsafe extern "C" fn nvvmIRVersion(_m: *mut ffi::PyObject, args: *const *mut ffi
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvvmIRVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::nvvmIRVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(py, [E_nvvmResult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, true)?, conv::py_int(py, o1.u64(), 32, true)?, conv::py_int(py, o2.u64(), 32, true)?, conv::py_int(py, o3.u64(), 32, true)?])
+        conv::tuple(
+            py,
+            [
+                E_nvvmResult.get(py, 0)?,
+                conv::py_int(py, o0.u64(), 32, true)?,
+                conv::py_int(py, o1.u64(), 32, true)?,
+                conv::py_int(py, o2.u64(), 32, true)?,
+                conv::py_int(py, o3.u64(), 32, true)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn nvvmCreateProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmCreateProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmCreateProgram";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvvmCreateProgram(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmCreateProgram(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 1);
@@ -114,15 +155,21 @@ unsafe extern "C" fn nvvmCreateProgram(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn nvvmDestroyProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmDestroyProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmDestroyProgram";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&nvvmProgram, prog, &mut t0, &Ctx { func: F, param: "prog", expected: "nvvmProgram, int or None" })?;
+        let a0: usize =
+            conv::handle_ref(&nvvmProgram, prog, &mut t0, &Ctx { func: F, param: "prog", expected: "nvvmProgram, int or None" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmDestroyProgram(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmDestroyProgram(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);
@@ -131,10 +178,15 @@ unsafe extern "C" fn nvvmDestroyProgram(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn nvvmAddModuleToProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmAddModuleToProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmAddModuleToProgram";
-        let a = unsafe { entry::args(py, F, &["prog", "buffer", "size", "name", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "buffer", "size", "name"], 4, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
@@ -145,7 +197,11 @@ unsafe extern "C" fn nvvmAddModuleToProgram(_m: *mut ffi::PyObject, args: *const
         let a2: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a3, _k3) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmAddModuleToProgram(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::nvvmAddModuleToProgram(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);
@@ -154,10 +210,15 @@ unsafe extern "C" fn nvvmAddModuleToProgram(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn nvvmLazyAddModuleToProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmLazyAddModuleToProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmLazyAddModuleToProgram";
-        let a = unsafe { entry::args(py, F, &["prog", "buffer", "size", "name", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "buffer", "size", "name"], 4, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
@@ -168,7 +229,11 @@ unsafe extern "C" fn nvvmLazyAddModuleToProgram(_m: *mut ffi::PyObject, args: *c
         let a2: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a3, _k3) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmLazyAddModuleToProgram(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::nvvmLazyAddModuleToProgram(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);
@@ -177,10 +242,15 @@ unsafe extern "C" fn nvvmLazyAddModuleToProgram(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn nvvmCompileProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmCompileProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmCompileProgram";
-        let a = unsafe { entry::args(py, F, &["prog", "num_options", "options", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "num_options", "options"], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let num_options = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -190,7 +260,7 @@ unsafe extern "C" fn nvvmCompileProgram(_m: *mut ffi::PyObject, args: *const *mu
         let a2: usize = arr2.addr();
         arr2.holds(conv::wide(a1, 32, true), &Ctx { func: F, param: "options", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);
@@ -199,10 +269,15 @@ unsafe extern "C" fn nvvmCompileProgram(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn nvvmVerifyProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmVerifyProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmVerifyProgram";
-        let a = unsafe { entry::args(py, F, &["prog", "num_options", "options", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "num_options", "options"], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let num_options = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -212,7 +287,7 @@ unsafe extern "C" fn nvvmVerifyProgram(_m: *mut ffi::PyObject, args: *const *mut
         let a2: usize = arr2.addr();
         arr2.holds(conv::wide(a1, 32, true), &Ctx { func: F, param: "options", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmVerifyProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmVerifyProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);
@@ -221,16 +296,21 @@ unsafe extern "C" fn nvvmVerifyProgram(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn nvvmGetCompiledResultSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmGetCompiledResultSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmGetCompiledResultSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvvmGetCompiledResultSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmGetCompiledResultSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 1);
@@ -239,14 +319,20 @@ unsafe extern "C" fn nvvmGetCompiledResultSize(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn nvvmGetCompiledResult(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmGetCompiledResult(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmGetCompiledResult";
-        let a = unsafe { entry::args(py, F, &["prog", "buffer", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "buffer"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
-        let h1 = conv::Held::buffer(buffer, true, false, &Ctx { func: F, param: "buffer", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(buffer, true, false, &Ctx { func: F, param: "buffer", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -256,7 +342,7 @@ unsafe extern "C" fn nvvmGetCompiledResult(_m: *mut ffi::PyObject, args: *const 
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "buffer", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmGetCompiledResult(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmGetCompiledResult(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);
@@ -265,16 +351,21 @@ unsafe extern "C" fn nvvmGetCompiledResult(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn nvvmGetProgramLogSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmGetProgramLogSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmGetProgramLogSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvvmGetProgramLogSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmGetProgramLogSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 1);
@@ -283,14 +374,20 @@ unsafe extern "C" fn nvvmGetProgramLogSize(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn nvvmGetProgramLog(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvvmGetProgramLog(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvvmGetProgramLog";
-        let a = unsafe { entry::args(py, F, &["prog", "buffer", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "buffer"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
-        let h1 = conv::Held::buffer(buffer, true, false, &Ctx { func: F, param: "buffer", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(buffer, true, false, &Ctx { func: F, param: "buffer", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -300,7 +397,7 @@ unsafe extern "C" fn nvvmGetProgramLog(_m: *mut ffi::PyObject, args: *const *mut
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "buffer", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvvmGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvvmGetProgramLog(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvvmResult, code, LIBRARY_MISSING, 0);

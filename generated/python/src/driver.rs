@@ -28,7 +28,17 @@
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::driver::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(CUresult, outputs...)`.
-#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
+#![allow(
+    unused_variables,
+    unused_mut,
+    unused_unsafe,
+    unused_imports,
+    dead_code,
+    deprecated,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::all
+)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
 use crate::entry;
@@ -40,43 +50,249 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.driver";
 const LIBRARY_MISSING: i64 = 34;
 
-pub(crate) static CUdeviceptr: HandleType = HandleType::new(MODULE, "CUdeviceptr", 64, false, false, &[], &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2", ]);
-pub(crate) static CUdevice: HandleType = HandleType::new(MODULE, "CUdevice", 32, true, false, &[], &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1", ]);
-pub(crate) static CUcontext: HandleType = HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext", ]);
-pub(crate) static CUmodule: HandleType = HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule", ]);
-pub(crate) static CUfunction: HandleType = HandleType::new(MODULE, "CUfunction", 64, false, true, &[&CUkernel, ], &["cuda.bindings.driver.CUfunction", "cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaFunction_t", "cuda.bindings.runtime.cudaKernel_t", ]);
-pub(crate) static CUlibrary: HandleType = HandleType::new(MODULE, "CUlibrary", 64, false, true, &[], &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t", ]);
-pub(crate) static CUkernel: HandleType = HandleType::new(MODULE, "CUkernel", 64, false, true, &[], &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t", ]);
-pub(crate) static CUarray: HandleType = HandleType::new(MODULE, "CUarray", 64, false, true, &[], &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t", ]);
-pub(crate) static CUmipmappedArray: HandleType = HandleType::new(MODULE, "CUmipmappedArray", 64, false, true, &[], &["cuda.bindings.driver.CUmipmappedArray", "cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t", ]);
-pub(crate) static CUtexref: HandleType = HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref", ]);
-pub(crate) static CUsurfref: HandleType = HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref", ]);
-pub(crate) static CUevent: HandleType = HandleType::new(MODULE, "CUevent", 64, false, true, &[], &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t", ]);
-pub(crate) static CUstream: HandleType = HandleType::new(MODULE, "CUstream", 64, false, true, &[], &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t", ]);
-pub(crate) static CUgraphicsResource: HandleType = HandleType::new(MODULE, "CUgraphicsResource", 64, false, true, &[], &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t", ]);
-pub(crate) static CUtexObject: HandleType = HandleType::new(MODULE, "CUtexObject", 64, false, false, &[], &["cuda.bindings.driver.CUtexObject", "cuda.bindings.driver.CUtexObject_v1", "cuda.bindings.runtime.cudaTextureObject_t", ]);
-pub(crate) static CUsurfObject: HandleType = HandleType::new(MODULE, "CUsurfObject", 64, false, false, &[], &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t", ]);
-pub(crate) static CUexternalMemory: HandleType = HandleType::new(MODULE, "CUexternalMemory", 64, false, true, &[], &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t", ]);
-pub(crate) static CUexternalSemaphore: HandleType = HandleType::new(MODULE, "CUexternalSemaphore", 64, false, true, &[], &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t", ]);
-pub(crate) static CUgraph: HandleType = HandleType::new(MODULE, "CUgraph", 64, false, true, &[], &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t", ]);
-pub(crate) static CUgraphNode: HandleType = HandleType::new(MODULE, "CUgraphNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t", ]);
-pub(crate) static CUgraphExec: HandleType = HandleType::new(MODULE, "CUgraphExec", 64, false, true, &[], &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t", ]);
-pub(crate) static CUmemoryPool: HandleType = HandleType::new(MODULE, "CUmemoryPool", 64, false, true, &[], &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t", ]);
-pub(crate) static CUuserObject: HandleType = HandleType::new(MODULE, "CUuserObject", 64, false, true, &[], &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t", ]);
-pub(crate) static CUgraphConditionalHandle: HandleType = HandleType::new(MODULE, "CUgraphConditionalHandle", 64, false, false, &[], &["cuda.bindings.driver.CUgraphConditionalHandle", "cuda.bindings.runtime.cudaGraphConditionalHandle", ]);
-pub(crate) static CUgraphDeviceNode: HandleType = HandleType::new(MODULE, "CUgraphDeviceNode", 64, false, true, &[], &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t", ]);
-pub(crate) static CUasyncCallbackHandle: HandleType = HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle", ]);
-pub(crate) static CUgreenCtx: HandleType = HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx", ]);
-pub(crate) static CUlinkState: HandleType = HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState", ]);
-pub(crate) static CUmemGenericAllocationHandle: HandleType = HandleType::new(MODULE, "CUmemGenericAllocationHandle", 64, false, false, &[], &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1", ]);
-pub(crate) static CUdevResourceDesc: HandleType = HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc", ]);
-pub(crate) static CUlogsCallbackHandle: HandleType = HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle", ]);
-pub(crate) static CUlogIterator: HandleType = HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator", ]);
-pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint", ]);
-pub(crate) static CUeglStreamConnection: HandleType = HandleType::new(MODULE, "CUeglStreamConnection", 64, false, true, &[], &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection", ]);
-pub(crate) static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice", ]);
-pub(crate) static VdpVideoSurface: HandleType = HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface", ]);
-pub(crate) static VdpOutputSurface: HandleType = HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface", ]);
+pub(crate) static CUdeviceptr: HandleType = HandleType::new(
+    MODULE,
+    "CUdeviceptr",
+    64,
+    false,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2"],
+);
+pub(crate) static CUdevice: HandleType = HandleType::new(
+    MODULE,
+    "CUdevice",
+    32,
+    true,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1"],
+);
+pub(crate) static CUcontext: HandleType =
+    HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext"]);
+pub(crate) static CUmodule: HandleType =
+    HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule"]);
+pub(crate) static CUfunction: HandleType = HandleType::new(
+    MODULE,
+    "CUfunction",
+    64,
+    false,
+    true,
+    &[&CUkernel],
+    &[
+        "cuda.bindings.driver.CUfunction",
+        "cuda.bindings.driver.CUkernel",
+        "cuda.bindings.runtime.cudaFunction_t",
+        "cuda.bindings.runtime.cudaKernel_t",
+    ],
+);
+pub(crate) static CUlibrary: HandleType = HandleType::new(
+    MODULE,
+    "CUlibrary",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t"],
+);
+pub(crate) static CUkernel: HandleType = HandleType::new(
+    MODULE,
+    "CUkernel",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t"],
+);
+pub(crate) static CUarray: HandleType = HandleType::new(
+    MODULE,
+    "CUarray",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
+);
+pub(crate) static CUmipmappedArray: HandleType = HandleType::new(
+    MODULE,
+    "CUmipmappedArray",
+    64,
+    false,
+    true,
+    &[],
+    &[
+        "cuda.bindings.driver.CUmipmappedArray",
+        "cuda.bindings.runtime.cudaMipmappedArray_const_t",
+        "cuda.bindings.runtime.cudaMipmappedArray_t",
+    ],
+);
+pub(crate) static CUtexref: HandleType =
+    HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref"]);
+pub(crate) static CUsurfref: HandleType =
+    HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref"]);
+pub(crate) static CUevent: HandleType = HandleType::new(
+    MODULE,
+    "CUevent",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t"],
+);
+pub(crate) static CUstream: HandleType = HandleType::new(
+    MODULE,
+    "CUstream",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t"],
+);
+pub(crate) static CUgraphicsResource: HandleType = HandleType::new(
+    MODULE,
+    "CUgraphicsResource",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t"],
+);
+pub(crate) static CUtexObject: HandleType = HandleType::new(
+    MODULE,
+    "CUtexObject",
+    64,
+    false,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUtexObject", "cuda.bindings.driver.CUtexObject_v1", "cuda.bindings.runtime.cudaTextureObject_t"],
+);
+pub(crate) static CUsurfObject: HandleType = HandleType::new(
+    MODULE,
+    "CUsurfObject",
+    64,
+    false,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t"],
+);
+pub(crate) static CUexternalMemory: HandleType = HandleType::new(
+    MODULE,
+    "CUexternalMemory",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t"],
+);
+pub(crate) static CUexternalSemaphore: HandleType = HandleType::new(
+    MODULE,
+    "CUexternalSemaphore",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t"],
+);
+pub(crate) static CUgraph: HandleType = HandleType::new(
+    MODULE,
+    "CUgraph",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t"],
+);
+pub(crate) static CUgraphNode: HandleType = HandleType::new(
+    MODULE,
+    "CUgraphNode",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t"],
+);
+pub(crate) static CUgraphExec: HandleType = HandleType::new(
+    MODULE,
+    "CUgraphExec",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t"],
+);
+pub(crate) static CUmemoryPool: HandleType = HandleType::new(
+    MODULE,
+    "CUmemoryPool",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t"],
+);
+pub(crate) static CUuserObject: HandleType = HandleType::new(
+    MODULE,
+    "CUuserObject",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t"],
+);
+pub(crate) static CUgraphConditionalHandle: HandleType = HandleType::new(
+    MODULE,
+    "CUgraphConditionalHandle",
+    64,
+    false,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUgraphConditionalHandle", "cuda.bindings.runtime.cudaGraphConditionalHandle"],
+);
+pub(crate) static CUgraphDeviceNode: HandleType = HandleType::new(
+    MODULE,
+    "CUgraphDeviceNode",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t"],
+);
+pub(crate) static CUasyncCallbackHandle: HandleType =
+    HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle"]);
+pub(crate) static CUgreenCtx: HandleType =
+    HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx"]);
+pub(crate) static CUlinkState: HandleType =
+    HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState"]);
+pub(crate) static CUmemGenericAllocationHandle: HandleType = HandleType::new(
+    MODULE,
+    "CUmemGenericAllocationHandle",
+    64,
+    false,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1"],
+);
+pub(crate) static CUdevResourceDesc: HandleType =
+    HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc"]);
+pub(crate) static CUlogsCallbackHandle: HandleType =
+    HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle"]);
+pub(crate) static CUlogIterator: HandleType =
+    HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator"]);
+pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint"]);
+pub(crate) static CUeglStreamConnection: HandleType = HandleType::new(
+    MODULE,
+    "CUeglStreamConnection",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection"],
+);
+pub(crate) static VdpDevice: HandleType =
+    HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice"]);
+pub(crate) static VdpVideoSurface: HandleType =
+    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface"]);
+pub(crate) static VdpOutputSurface: HandleType =
+    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface"]);
 
 static E_CUipcMem_flags: EnumCache = EnumCache::new(MODULE, "CUipcMem_flags");
 static E_CUmemAttach_flags: EnumCache = EnumCache::new(MODULE, "CUmemAttach_flags");
@@ -236,10 +452,14 @@ static R_CUgraphEdgeData: ClassCache = ClassCache::new(MODULE, "CUgraphEdgeData"
 static R_CUDA_GRAPH_INSTANTIATE_PARAMS: ClassCache = ClassCache::new(MODULE, "CUDA_GRAPH_INSTANTIATE_PARAMS");
 static R_CUlaunchMemSyncDomainMap: ClassCache = ClassCache::new(MODULE, "CUlaunchMemSyncDomainMap");
 static R_CUlaunchAttributeValue_clusterDim: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_clusterDim");
-static R_CUlaunchAttributeValue_programmaticEvent: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_programmaticEvent");
-static R_CUlaunchAttributeValue_launchCompletionEvent: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_launchCompletionEvent");
-static R_CUlaunchAttributeValue_preferredClusterDim: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_preferredClusterDim");
-static R_CUlaunchAttributeValue_deviceUpdatableKernelNode: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue_deviceUpdatableKernelNode");
+static R_CUlaunchAttributeValue_programmaticEvent: ClassCache =
+    ClassCache::new(MODULE, "CUlaunchAttributeValue_programmaticEvent");
+static R_CUlaunchAttributeValue_launchCompletionEvent: ClassCache =
+    ClassCache::new(MODULE, "CUlaunchAttributeValue_launchCompletionEvent");
+static R_CUlaunchAttributeValue_preferredClusterDim: ClassCache =
+    ClassCache::new(MODULE, "CUlaunchAttributeValue_preferredClusterDim");
+static R_CUlaunchAttributeValue_deviceUpdatableKernelNode: ClassCache =
+    ClassCache::new(MODULE, "CUlaunchAttributeValue_deviceUpdatableKernelNode");
 static R_CUlaunchAttributeValue: ClassCache = ClassCache::new(MODULE, "CUlaunchAttributeValue");
 static R_CUlaunchAttribute: ClassCache = ClassCache::new(MODULE, "CUlaunchAttribute");
 static R_CUlaunchConfig: ClassCache = ClassCache::new(MODULE, "CUlaunchConfig");
@@ -248,14 +468,16 @@ static R_CUexecAffinityParam_v1_param: ClassCache = ClassCache::new(MODULE, "CUe
 static R_CUexecAffinityParam_v1: ClassCache = ClassCache::new(MODULE, "CUexecAffinityParam_v1");
 static R_CUctxCigParam: ClassCache = ClassCache::new(MODULE, "CUctxCigParam");
 static R_CUctxCreateParams: ClassCache = ClassCache::new(MODULE, "CUctxCreateParams");
-static R_CUlibraryHostUniversalFunctionAndDataTable: ClassCache = ClassCache::new(MODULE, "CUlibraryHostUniversalFunctionAndDataTable");
+static R_CUlibraryHostUniversalFunctionAndDataTable: ClassCache =
+    ClassCache::new(MODULE, "CUlibraryHostUniversalFunctionAndDataTable");
 static R_CUDA_MEMCPY2D_v2: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY2D_v2");
 static R_CUDA_MEMCPY3D_v2: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY3D_v2");
 static R_CUDA_MEMCPY3D_PEER_v1: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY3D_PEER_v1");
 static R_CUDA_MEMCPY_NODE_PARAMS: ClassCache = ClassCache::new(MODULE, "CUDA_MEMCPY_NODE_PARAMS");
 static R_CUDA_ARRAY_DESCRIPTOR_v2: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_DESCRIPTOR_v2");
 static R_CUDA_ARRAY3D_DESCRIPTOR_v2: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY3D_DESCRIPTOR_v2");
-static R_CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent");
+static R_CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent: ClassCache =
+    ClassCache::new(MODULE, "CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent");
 static R_CUDA_ARRAY_SPARSE_PROPERTIES_v1: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_SPARSE_PROPERTIES_v1");
 static R_CUDA_ARRAY_MEMORY_REQUIREMENTS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_ARRAY_MEMORY_REQUIREMENTS_v1");
 static R_CUDA_RESOURCE_DESC_v1_res_array: ClassCache = ClassCache::new(MODULE, "CUDA_RESOURCE_DESC_v1_res_array");
@@ -270,30 +492,45 @@ static R_CUDA_RESOURCE_VIEW_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_
 static R_CUtensorMap: ClassCache = ClassCache::new(MODULE, "CUtensorMap");
 static R_CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1");
 static R_CUDA_LAUNCH_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_LAUNCH_PARAMS_v1");
-static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32");
-static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle");
+static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32");
+static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle");
 static R_CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1");
 static R_CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1");
-static R_CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1");
-static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32");
-static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle");
+static R_CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1");
+static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32");
+static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle");
 static R_CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params");
-static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex");
-static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params");
+static R_CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex");
+static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params: ClassCache =
+    ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params");
 static R_CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1");
 static R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1");
 static R_CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2");
 static R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1");
 static R_CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2: ClassCache = ClassCache::new(MODULE, "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2");
 static R_CUarrayMapInfo_v1_resource: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_resource");
-static R_CUarrayMapInfo_v1_subresource_sparseLevel: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource_sparseLevel");
+static R_CUarrayMapInfo_v1_subresource_sparseLevel: ClassCache =
+    ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource_sparseLevel");
 static R_CUarrayMapInfo_v1_subresource_miptail: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource_miptail");
 static R_CUarrayMapInfo_v1_subresource: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_subresource");
 static R_CUarrayMapInfo_v1_memHandle: ClassCache = ClassCache::new(MODULE, "CUarrayMapInfo_v1_memHandle");
@@ -333,17 +570,21 @@ static R_CUdevResource_v1: ClassCache = ClassCache::new(MODULE, "CUdevResource_v
 static R_CUeglFrame_v1_frame: ClassCache = ClassCache::new(MODULE, "CUeglFrame_v1_frame");
 static R_CUeglFrame_v1: ClassCache = ClassCache::new(MODULE, "CUeglFrame_v1");
 
-
-unsafe extern "C" fn cuGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetErrorString(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetErrorString";
-        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuGetErrorString(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGetErrorString(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -352,16 +593,21 @@ unsafe extern "C" fn cuGetErrorString(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuGetErrorName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetErrorName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetErrorName";
-        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuGetErrorName(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGetErrorName(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -370,14 +616,19 @@ unsafe extern "C" fn cuGetErrorName(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuInit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuInit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuInit";
-        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags"], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuInit(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuInit(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -386,14 +637,19 @@ unsafe extern "C" fn cuInit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObj
     })
 }
 
-unsafe extern "C" fn cuDriverGetVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDriverGetVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDriverGetVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDriverGetVersion(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDriverGetVersion(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -402,16 +658,21 @@ unsafe extern "C" fn cuDriverGetVersion(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuDeviceGet(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGet(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGet";
-        let a = unsafe { entry::args(py, F, &["ordinal", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ordinal"], 1, args, nargs, kwnames)? };
         let ordinal = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(ordinal, 32, true, &Ctx { func: F, param: "ordinal", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGet(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -420,14 +681,19 @@ unsafe extern "C" fn cuDeviceGet(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuDeviceGetCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetCount(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetCount";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetCount(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetCount(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -436,10 +702,15 @@ unsafe extern "C" fn cuDeviceGetCount(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetName";
-        let a = unsafe { entry::args(py, F, &["length", "dev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "dev"], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -448,7 +719,7 @@ unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetName(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -457,16 +728,21 @@ unsafe extern "C" fn cuDeviceGetName(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuDeviceGetUuid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetUuid(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetUuid";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -475,16 +751,21 @@ unsafe extern "C" fn cuDeviceGetUuid(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuDeviceGetUuid_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetUuid_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetUuid_v2";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<2>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetUuid_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -493,10 +774,15 @@ unsafe extern "C" fn cuDeviceGetUuid_v2(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuDeviceGetLuid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetLuid(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetLuid";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let n0: usize = 8;
@@ -505,7 +791,8 @@ unsafe extern "C" fn cuDeviceGetLuid(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuDeviceGetLuid(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -514,16 +801,21 @@ unsafe extern "C" fn cuDeviceGetLuid(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuDeviceTotalMem(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceTotalMem(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceTotalMem";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceTotalMem_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -532,10 +824,15 @@ unsafe extern "C" fn cuDeviceTotalMem(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetTexture1DLinearMaxWidth";
-        let a = unsafe { entry::args(py, F, &["pformat", "numChannels", "dev", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pformat", "numChannels", "dev"], 3, args, nargs, kwnames)? };
         let pformat = unsafe { entry::arg(py, &a[0]) };
         let numChannels = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -545,7 +842,11 @@ unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -554,10 +855,15 @@ unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "dev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "dev"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -565,7 +871,7 @@ unsafe extern "C" fn cuDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -574,19 +880,30 @@ unsafe extern "C" fn cuDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetNvSciSyncAttributes";
-        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "dev", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "dev", "flags"], 3, args, nargs, kwnames)? };
         let nvSciSyncAttrList = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(nvSciSyncAttrList, true, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(
+            nvSciSyncAttrList,
+            true,
+            &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(flags, 32, true, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -595,16 +912,21 @@ unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceSetMemPool(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceSetMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", "pool", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "pool"], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let pool = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceSetMemPool(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceSetMemPool(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -613,16 +935,21 @@ unsafe extern "C" fn cuDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetMemPool(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -631,16 +958,21 @@ unsafe extern "C" fn cuDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetDefaultMemPool(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetDefaultMemPool";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -649,10 +981,15 @@ unsafe extern "C" fn cuDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuDeviceGetExecAffinitySupport(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetExecAffinitySupport";
-        let a = unsafe { entry::args(py, F, &["typename", "dev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["typename", "dev"], 2, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
@@ -660,7 +997,9 @@ unsafe extern "C" fn cuDeviceGetExecAffinitySupport(_m: *mut ffi::PyObject, args
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDeviceGetExecAffinitySupport(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -669,16 +1008,21 @@ unsafe extern "C" fn cuDeviceGetExecAffinitySupport(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFlushGPUDirectRDMAWrites";
-        let a = unsafe { entry::args(py, F, &["target", "scope", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["target", "scope"], 2, args, nargs, kwnames)? };
         let target = unsafe { entry::arg(py, &a[0]) };
         let scope = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
         let a1: u64 = conv::int(scope, 32, false, &Ctx { func: F, param: "scope", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -687,16 +1031,21 @@ unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuDeviceGetProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetProperties(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetProperties";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<7>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetProperties(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -705,10 +1054,15 @@ unsafe extern "C" fn cuDeviceGetProperties(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuDeviceComputeCapability(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceComputeCapability(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceComputeCapability";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -716,7 +1070,9 @@ unsafe extern "C" fn cuDeviceComputeCapability(_m: *mut ffi::PyObject, args: *co
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDeviceComputeCapability(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -725,16 +1081,21 @@ unsafe extern "C" fn cuDeviceComputeCapability(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxRetain(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxRetain";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRetain(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -743,14 +1104,19 @@ unsafe extern "C" fn cuDevicePrimaryCtxRetain(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxRelease(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxRelease";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRelease_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxRelease_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -759,16 +1125,21 @@ unsafe extern "C" fn cuDevicePrimaryCtxRelease(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxSetFlags";
-        let a = unsafe { entry::args(py, F, &["dev", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "flags"], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxSetFlags_v2(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxSetFlags_v2(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -777,10 +1148,15 @@ unsafe extern "C" fn cuDevicePrimaryCtxSetFlags(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxGetState(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxGetState(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxGetState";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o1 = Out::<1>::new();
@@ -788,7 +1164,9 @@ unsafe extern "C" fn cuDevicePrimaryCtxGetState(_m: *mut ffi::PyObject, args: *c
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxGetState(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDevicePrimaryCtxGetState(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -797,14 +1175,19 @@ unsafe extern "C" fn cuDevicePrimaryCtxGetState(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuDevicePrimaryCtxReset(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevicePrimaryCtxReset(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevicePrimaryCtxReset";
-        let a = unsafe { entry::args(py, F, &["dev", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev"], 1, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxReset_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDevicePrimaryCtxReset_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -813,10 +1196,15 @@ unsafe extern "C" fn cuDevicePrimaryCtxReset(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate";
-        let a = unsafe { entry::args(py, F, &["flags", "dev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "dev"], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -824,7 +1212,7 @@ unsafe extern "C" fn cuCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -833,15 +1221,24 @@ unsafe extern "C" fn cuCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxCreate_v3(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate_v3";
-        let a = unsafe { entry::args(py, F, &["paramsArray", "numParams", "flags", "dev", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["paramsArray", "numParams", "flags", "dev"], 4, args, nargs, kwnames)? };
         let paramsArray = unsafe { entry::arg(py, &a[0]) };
         let numParams = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let dev = unsafe { entry::arg(py, &a[3]) };
-        let arr1 = InArray::records(paramsArray, 8, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUexecAffinityParam_v1" })?;
+        let arr1 = InArray::records(
+            paramsArray,
+            8,
+            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUexecAffinityParam_v1" },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numParams, 32, true, &Ctx { func: F, param: "numParams", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -850,7 +1247,11 @@ unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ff
         let a0: usize = o0.addr();
         arr1.holds(conv::wide(a2, 32, true), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuCtxCreate_v3(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -859,21 +1260,34 @@ unsafe extern "C" fn cuCtxCreate_v3(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxCreate_v4(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxCreate_v4";
-        let a = unsafe { entry::args(py, F, &["ctxCreateParams", "flags", "dev", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctxCreateParams", "flags", "dev"], 3, args, nargs, kwnames)? };
         let ctxCreateParams = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(ctxCreateParams, 24, true, true, &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" })?;
+        let h1 = conv::Held::record(
+            ctxCreateParams,
+            24,
+            true,
+            true,
+            &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuCtxCreate_v4(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -882,14 +1296,19 @@ unsafe extern "C" fn cuCtxCreate_v4(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDestroy";
-        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxDestroy_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxDestroy_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -898,14 +1317,19 @@ unsafe extern "C" fn cuCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuCtxPushCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxPushCurrent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxPushCurrent";
-        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxPushCurrent_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxPushCurrent_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -914,14 +1338,19 @@ unsafe extern "C" fn cuCtxPushCurrent(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuCtxPopCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxPopCurrent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxPopCurrent";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxPopCurrent_v2(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxPopCurrent_v2(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -930,14 +1359,19 @@ unsafe extern "C" fn cuCtxPopCurrent(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuCtxSetCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetCurrent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetCurrent";
-        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetCurrent(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetCurrent(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -946,14 +1380,19 @@ unsafe extern "C" fn cuCtxSetCurrent(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuCtxGetCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetCurrent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetCurrent";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetCurrent(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetCurrent(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -962,14 +1401,19 @@ unsafe extern "C" fn cuCtxGetCurrent(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuCtxGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetDevice";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevice(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevice(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -978,14 +1422,19 @@ unsafe extern "C" fn cuCtxGetDevice(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuCtxGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetFlags";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetFlags(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetFlags(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -994,14 +1443,19 @@ unsafe extern "C" fn cuCtxGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetFlags";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetFlags(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetFlags(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1010,16 +1464,21 @@ unsafe extern "C" fn cuCtxSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuCtxGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetId";
-        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetId(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1028,7 +1487,12 @@ unsafe extern "C" fn cuCtxGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuCtxSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSynchronize";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1042,16 +1506,21 @@ unsafe extern "C" fn cuCtxSynchronize(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuCtxSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetLimit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", "value", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1060,16 +1529,21 @@ unsafe extern "C" fn cuCtxSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuCtxGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetLimit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetLimit(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1078,14 +1552,19 @@ unsafe extern "C" fn cuCtxGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuCtxGetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetCacheConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetCacheConfig(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetCacheConfig(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1094,14 +1573,19 @@ unsafe extern "C" fn cuCtxGetCacheConfig(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuCtxSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetCacheConfig(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetCacheConfig(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1110,16 +1594,21 @@ unsafe extern "C" fn cuCtxSetCacheConfig(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuCtxGetApiVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetApiVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetApiVersion";
-        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetApiVersion(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetApiVersion(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1128,7 +1617,12 @@ unsafe extern "C" fn cuCtxGetApiVersion(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuCtxGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetStreamPriorityRange(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetStreamPriorityRange";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1137,7 +1631,7 @@ unsafe extern "C" fn cuCtxGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1146,7 +1640,12 @@ unsafe extern "C" fn cuCtxGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxResetPersistingL2Cache(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxResetPersistingL2Cache";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1160,16 +1659,21 @@ unsafe extern "C" fn cuCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuCtxGetExecAffinity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetExecAffinity(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetExecAffinity";
-        let a = unsafe { entry::args(py, F, &["typename", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["typename"], 1, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetExecAffinity(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1178,16 +1682,21 @@ unsafe extern "C" fn cuCtxGetExecAffinity(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxRecordEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxRecordEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxRecordEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxRecordEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1196,16 +1705,21 @@ unsafe extern "C" fn cuCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxWaitEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxWaitEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxWaitEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1214,16 +1728,21 @@ unsafe extern "C" fn cuCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuCtxAttach(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxAttach(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxAttach";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxAttach(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1232,14 +1751,19 @@ unsafe extern "C" fn cuCtxAttach(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuCtxDetach(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxDetach(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDetach";
-        let a = unsafe { entry::args(py, F, &["ctx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ctx"], 1, args, nargs, kwnames)? };
         let ctx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxDetach(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxDetach(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1248,14 +1772,19 @@ unsafe extern "C" fn cuCtxDetach(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuCtxGetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetSharedMemConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetSharedMemConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetSharedMemConfig(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetSharedMemConfig(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1264,14 +1793,19 @@ unsafe extern "C" fn cuCtxGetSharedMemConfig(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuCtxSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxSetSharedMemConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxSetSharedMemConfig(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxSetSharedMemConfig(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1280,16 +1814,21 @@ unsafe extern "C" fn cuCtxSetSharedMemConfig(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuModuleLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoad(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoad";
-        let a = unsafe { entry::args(py, F, &["fname", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fname"], 1, args, nargs, kwnames)? };
         let fname = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(fname, false, &Ctx { func: F, param: "fname", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoad(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1298,17 +1837,22 @@ unsafe extern "C" fn cuModuleLoad(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoadData(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadData";
-        let a = unsafe { entry::args(py, F, &["image", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image"], 1, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1317,10 +1861,15 @@ unsafe extern "C" fn cuModuleLoadData(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoadDataEx(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadDataEx";
-        let a = unsafe { entry::args(py, F, &["image", "numOptions", "options", "optionValues", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "numOptions", "options", "optionValues"], 4, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -1328,16 +1877,36 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr3 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
+        let arr3 =
+            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
+            })?;
         let a3: usize = arr3.addr();
-        let arr4 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr4 = InArray::scalars(
+            optionValues,
+            8,
+            &Ctx { func: F, param: "optionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a4: usize = arr4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr3.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr4.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoadDataEx(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuModuleLoadDataEx(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1346,17 +1915,22 @@ unsafe extern "C" fn cuModuleLoadDataEx(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleLoadFatBinary(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleLoadFatBinary";
-        let a = unsafe { entry::args(py, F, &["fatCubin", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fatCubin"], 1, args, nargs, kwnames)? };
         let fatCubin = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(fatCubin, false, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleLoadFatBinary(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1365,14 +1939,19 @@ unsafe extern "C" fn cuModuleLoadFatBinary(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuModuleUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleUnload(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleUnload";
-        let a = unsafe { entry::args(py, F, &["hmod", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod"], 1, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleUnload(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleUnload(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1381,14 +1960,19 @@ unsafe extern "C" fn cuModuleUnload(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuModuleGetLoadingMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetLoadingMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetLoadingMode";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetLoadingMode(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetLoadingMode(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1397,10 +1981,15 @@ unsafe extern "C" fn cuModuleGetLoadingMode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuModuleGetFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetFunction(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetFunction";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1408,7 +1997,9 @@ unsafe extern "C" fn cuModuleGetFunction(_m: *mut ffi::PyObject, args: *const *m
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuModuleGetFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1417,16 +2008,21 @@ unsafe extern "C" fn cuModuleGetFunction(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuModuleGetFunctionCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetFunctionCount(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetFunctionCount";
-        let a = unsafe { entry::args(py, F, &["mod", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mod"], 1, args, nargs, kwnames)? };
         let r#mod = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUmodule, r#mod, &Ctx { func: F, param: "mod", expected: "CUmodule or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuModuleGetFunctionCount(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1435,10 +2031,15 @@ unsafe extern "C" fn cuModuleGetFunctionCount(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleEnumerateFunctions(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleEnumerateFunctions";
-        let a = unsafe { entry::args(py, F, &["numFunctions", "mod", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numFunctions", "mod"], 2, args, nargs, kwnames)? };
         let numFunctions = unsafe { entry::arg(py, &a[0]) };
         let r#mod = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numFunctions, 32, false, &Ctx { func: F, param: "numFunctions", expected: "int" })?;
@@ -1447,19 +2048,32 @@ unsafe extern "C" fn cuModuleEnumerateFunctions(_m: *mut ffi::PyObject, args: *c
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuModuleEnumerateFunctions(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUfunction.wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUfunction.wrap(py, conv::elem(&o0, k, 8))?))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuModuleGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetGlobal(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetGlobal";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1469,7 +2083,11 @@ unsafe extern "C" fn cuModuleGetGlobal(_m: *mut ffi::PyObject, args: *const *mut
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuModuleGetGlobal_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1478,24 +2096,43 @@ unsafe extern "C" fn cuModuleGetGlobal(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkCreate";
-        let a = unsafe { entry::args(py, F, &["numOptions", "options", "optionValues", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOptions", "options", "optionValues"], 3, args, nargs, kwnames)? };
         let numOptions = unsafe { entry::arg(py, &a[0]) };
         let options = unsafe { entry::arg(py, &a[1]) };
         let optionValues = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr1 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
+        let arr1 =
+            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr2 = InArray::scalars(
+            optionValues,
+            8,
+            &Ctx { func: F, param: "optionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a2: usize = arr2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr2.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLinkCreate_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1504,10 +2141,25 @@ unsafe extern "C" fn cuLinkCreate(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkAddData(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkAddData";
-        let a = unsafe { entry::args(py, F, &["state", "typename", "data", "size", "name", "numOptions", "options", "optionValues", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["state", "typename", "data", "size", "name", "numOptions", "options", "optionValues"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let state = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let data = unsafe { entry::arg(py, &a[2]) };
@@ -1523,14 +2175,37 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let a5: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr6 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
+        let arr6 =
+            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
+            })?;
         let a6: usize = arr6.addr();
-        let arr7 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr7 = InArray::scalars(
+            optionValues,
+            8,
+            &Ctx { func: F, param: "optionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a7: usize = arr7.addr();
         arr6.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr7.holds(conv::wide(a5, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkAddData_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), conv::bits(a6 as u64), conv::bits(a7 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLinkAddData_v2(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1539,10 +2214,17 @@ unsafe extern "C" fn cuLinkAddData(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkAddFile(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkAddFile";
-        let a = unsafe { entry::args(py, F, &["state", "typename", "path", "numOptions", "options", "optionValues", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["state", "typename", "path", "numOptions", "options", "optionValues"], 6, args, nargs, kwnames)?
+        };
         let state = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let path = unsafe { entry::arg(py, &a[2]) };
@@ -1553,14 +2235,35 @@ unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
         let (a2, _k2) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a3: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
-        let arr4 = InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" }))?;
+        let arr4 =
+            InArray::scalars(options, 4, &Ctx { func: F, param: "options", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 32, false, &Ctx { func: F, param: "options", expected: "int" })
+            })?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(optionValues, 8, &Ctx { func: F, param: "optionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr5 = InArray::scalars(
+            optionValues,
+            8,
+            &Ctx { func: F, param: "optionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "optionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a5: usize = arr5.addr();
         arr4.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "options", expected: "" })?;
         arr5.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "optionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkAddFile_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLinkAddFile_v2(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1569,10 +2272,15 @@ unsafe extern "C" fn cuLinkAddFile(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkComplete(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkComplete";
-        let a = unsafe { entry::args(py, F, &["state", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state"], 1, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1580,7 +2288,7 @@ unsafe extern "C" fn cuLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ff
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkComplete(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLinkComplete(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1589,14 +2297,19 @@ unsafe extern "C" fn cuLinkComplete(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLinkDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLinkDestroy";
-        let a = unsafe { entry::args(py, F, &["state", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["state"], 1, args, nargs, kwnames)? };
         let state = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLinkDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLinkDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1605,10 +2318,15 @@ unsafe extern "C" fn cuLinkDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuModuleGetTexRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetTexRef(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetTexRef";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1616,7 +2334,8 @@ unsafe extern "C" fn cuModuleGetTexRef(_m: *mut ffi::PyObject, args: *const *mut
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuModuleGetTexRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1625,10 +2344,15 @@ unsafe extern "C" fn cuModuleGetTexRef(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuModuleGetSurfRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuModuleGetSurfRef(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuModuleGetSurfRef";
-        let a = unsafe { entry::args(py, F, &["hmod", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hmod", "name"], 2, args, nargs, kwnames)? };
         let hmod = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmodule, hmod, &Ctx { func: F, param: "hmod", expected: "CUmodule or int" })?;
@@ -1636,7 +2360,8 @@ unsafe extern "C" fn cuModuleGetSurfRef(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuModuleGetSurfRef(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1645,10 +2370,33 @@ unsafe extern "C" fn cuModuleGetSurfRef(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryLoadData(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryLoadData";
-        let a = unsafe { entry::args(py, F, &["code", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "code",
+                    "jitOptions",
+                    "jitOptionsValues",
+                    "numJitOptions",
+                    "libraryOptions",
+                    "libraryOptionValues",
+                    "numLibraryOptions",
+                ],
+                7,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let code = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -1658,14 +2406,38 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
         let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
+        let arr2 = InArray::scalars(
+            jitOptions,
+            4,
+            &Ctx { func: F, param: "jitOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }),
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr3 = InArray::scalars(
+            jitOptionsValues,
+            8,
+            &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
-        let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            libraryOptions,
+            4,
+            &Ctx { func: F, param: "libraryOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr6 = InArray::scalars(
+            libraryOptionValues,
+            8,
+            &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -1675,7 +2447,20 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
         arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLibraryLoadData(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1684,10 +2469,33 @@ unsafe extern "C" fn cuLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryLoadFromFile(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryLoadFromFile";
-        let a = unsafe { entry::args(py, F, &["fileName", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "fileName",
+                    "jitOptions",
+                    "jitOptionsValues",
+                    "numJitOptions",
+                    "libraryOptions",
+                    "libraryOptionValues",
+                    "numLibraryOptions",
+                ],
+                7,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let fileName = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -1696,14 +2504,38 @@ unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const 
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
         let (a1, _k1) = conv::cstr(fileName, false, &Ctx { func: F, param: "fileName", expected: "bytes" })?;
-        let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
+        let arr2 = InArray::scalars(
+            jitOptions,
+            4,
+            &Ctx { func: F, param: "jitOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }),
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr3 = InArray::scalars(
+            jitOptionsValues,
+            8,
+            &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
-        let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            libraryOptions,
+            4,
+            &Ctx { func: F, param: "libraryOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr6 = InArray::scalars(
+            libraryOptionValues,
+            8,
+            &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -1713,7 +2545,20 @@ unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const 
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
         arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLibraryLoadFromFile(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1722,14 +2567,19 @@ unsafe extern "C" fn cuLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryUnload(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryUnload";
-        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library"], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryUnload(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryUnload(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1738,10 +2588,15 @@ unsafe extern "C" fn cuLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetKernel";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1749,7 +2604,8 @@ unsafe extern "C" fn cuLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1758,16 +2614,21 @@ unsafe extern "C" fn cuLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetKernelCount(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetKernelCount";
-        let a = unsafe { entry::args(py, F, &["lib", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["lib"], 1, args, nargs, kwnames)? };
         let lib = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUlibrary, lib, &Ctx { func: F, param: "lib", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1776,10 +2637,15 @@ unsafe extern "C" fn cuLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryEnumerateKernels(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryEnumerateKernels";
-        let a = unsafe { entry::args(py, F, &["numKernels", "lib", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numKernels", "lib"], 2, args, nargs, kwnames)? };
         let numKernels = unsafe { entry::arg(py, &a[0]) };
         let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
@@ -1788,25 +2654,37 @@ unsafe extern "C" fn cuLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *co
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUkernel.wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(CUkernel.wrap(py, conv::elem(&o0, k, 8))?))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuLibraryGetModule(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetModule(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetModule";
-        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library"], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLibraryGetModule(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1815,16 +2693,21 @@ unsafe extern "C" fn cuLibraryGetModule(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuKernelGetFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetFunction(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetFunction";
-        let a = unsafe { entry::args(py, F, &["kernel", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel"], 1, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetFunction(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1833,16 +2716,21 @@ unsafe extern "C" fn cuKernelGetFunction(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuKernelGetLibrary(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetLibrary(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetLibrary";
-        let a = unsafe { entry::args(py, F, &["kernel", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel"], 1, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetLibrary(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1851,10 +2739,15 @@ unsafe extern "C" fn cuKernelGetLibrary(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetGlobal(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetGlobal";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1864,7 +2757,11 @@ unsafe extern "C" fn cuLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mu
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1873,10 +2770,15 @@ unsafe extern "C" fn cuLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetManaged(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetManaged";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1886,7 +2788,11 @@ unsafe extern "C" fn cuLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *m
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -1895,10 +2801,15 @@ unsafe extern "C" fn cuLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLibraryGetUnifiedFunction(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLibraryGetUnifiedFunction";
-        let a = unsafe { entry::args(py, F, &["library", "symbol", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "symbol"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUlibrary, library, &Ctx { func: F, param: "library", expected: "CUlibrary or int" })?;
@@ -1906,7 +2817,9 @@ unsafe extern "C" fn cuLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1915,10 +2828,15 @@ unsafe extern "C" fn cuLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuKernelGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "kernel", "dev", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "kernel", "dev"], 3, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let kernel = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -1928,7 +2846,9 @@ unsafe extern "C" fn cuKernelGetAttribute(_m: *mut ffi::PyObject, args: *const *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuKernelGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1937,10 +2857,15 @@ unsafe extern "C" fn cuKernelGetAttribute(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuKernelSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelSetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "val", "kernel", "dev", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "val", "kernel", "dev"], 4, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let val = unsafe { entry::arg(py, &a[1]) };
         let kernel = unsafe { entry::arg(py, &a[2]) };
@@ -1950,7 +2875,9 @@ unsafe extern "C" fn cuKernelSetAttribute(_m: *mut ffi::PyObject, args: *const *
         let a2: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuKernelSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1959,10 +2886,15 @@ unsafe extern "C" fn cuKernelSetAttribute(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuKernelSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelSetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["kernel", "config", "dev", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "config", "dev"], 3, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
@@ -1970,7 +2902,7 @@ unsafe extern "C" fn cuKernelSetCacheConfig(_m: *mut ffi::PyObject, args: *const
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -1979,16 +2911,21 @@ unsafe extern "C" fn cuKernelSetCacheConfig(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuKernelGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetName";
-        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc"], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUkernel, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUkernel or int" })?;
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuKernelGetName(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -1997,10 +2934,15 @@ unsafe extern "C" fn cuKernelGetName(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuKernelGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuKernelGetParamInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuKernelGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["kernel", "paramIndex", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "paramIndex"], 2, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
@@ -2010,7 +2952,11 @@ unsafe extern "C" fn cuKernelGetParamInfo(_m: *mut ffi::PyObject, args: *const *
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuKernelGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuKernelGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2019,7 +2965,12 @@ unsafe extern "C" fn cuKernelGetParamInfo(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetInfo";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -2028,7 +2979,7 @@ unsafe extern "C" fn cuMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetInfo_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetInfo_v2(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2037,16 +2988,21 @@ unsafe extern "C" fn cuMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAlloc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAlloc";
-        let a = unsafe { entry::args(py, F, &["bytesize", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize"], 1, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAlloc_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2055,10 +3011,15 @@ unsafe extern "C" fn cuMemAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuMemAllocPitch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocPitch(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocPitch";
-        let a = unsafe { entry::args(py, F, &["WidthInBytes", "Height", "ElementSizeBytes", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["WidthInBytes", "Height", "ElementSizeBytes"], 3, args, nargs, kwnames)? };
         let WidthInBytes = unsafe { entry::arg(py, &a[0]) };
         let Height = unsafe { entry::arg(py, &a[1]) };
         let ElementSizeBytes = unsafe { entry::arg(py, &a[2]) };
@@ -2070,7 +3031,17 @@ unsafe extern "C" fn cuMemAllocPitch(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocPitch_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemAllocPitch_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2079,14 +3050,19 @@ unsafe extern "C" fn cuMemAllocPitch(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemFree(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFree";
-        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemFree_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemFree_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2095,10 +3071,15 @@ unsafe extern "C" fn cuMemFree(_m: *mut ffi::PyObject, args: *const *mut ffi::Py
     })
 }
 
-unsafe extern "C" fn cuMemGetAddressRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAddressRange(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAddressRange";
-        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
@@ -2106,7 +3087,9 @@ unsafe extern "C" fn cuMemGetAddressRange(_m: *mut ffi::PyObject, args: *const *
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemGetAddressRange_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -2115,16 +3098,21 @@ unsafe extern "C" fn cuMemGetAddressRange(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuMemAllocHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocHost(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocHost";
-        let a = unsafe { entry::args(py, F, &["bytesize", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize"], 1, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocHost_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2133,15 +3121,20 @@ unsafe extern "C" fn cuMemAllocHost(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemFreeHost(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFreeHost";
-        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2150,10 +3143,15 @@ unsafe extern "C" fn cuMemFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuMemHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostAlloc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostAlloc";
-        let a = unsafe { entry::args(py, F, &["bytesize", "Flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "Flags"], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -2161,7 +3159,7 @@ unsafe extern "C" fn cuMemHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ff
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2170,10 +3168,15 @@ unsafe extern "C" fn cuMemHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostGetDevicePointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostGetDevicePointer";
-        let a = unsafe { entry::args(py, F, &["p", "Flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "Flags"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
@@ -2182,7 +3185,9 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *co
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemHostGetDevicePointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2191,17 +3196,22 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostGetFlags";
-        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2210,10 +3220,15 @@ unsafe extern "C" fn cuMemHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemAllocManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocManaged(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocManaged";
-        let a = unsafe { entry::args(py, F, &["bytesize", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "flags"], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -2221,7 +3236,7 @@ unsafe extern "C" fn cuMemAllocManaged(_m: *mut ffi::PyObject, args: *const *mut
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2230,20 +3245,39 @@ unsafe extern "C" fn cuMemAllocManaged(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceRegisterAsyncNotification(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceRegisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData"], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callbackFunc = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::python(callbackFunc, ud1, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" }, crate::callbacks::async_notification_trampoline as *const ())?;
+        let (a1, a2, cb1) = crate::callbacks::python(
+            callbackFunc,
+            ud1,
+            &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" },
+            crate::callbacks::async_notification_trampoline as *const (),
+        )?;
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceRegisterAsyncNotification(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuDeviceRegisterAsyncNotification(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2253,17 +3287,26 @@ unsafe extern "C" fn cuDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceUnregisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callback", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callback"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
-        let a1: u64 = conv::handle(&CUasyncCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUasyncCallbackHandle or int" })?;
+        let a1: u64 = conv::handle(
+            &CUasyncCallbackHandle,
+            callback,
+            &Ctx { func: F, param: "callback", expected: "CUasyncCallbackHandle or int" },
+        )?;
 
         let released: Option<u64> = Some(a1);
-        let r = unsafe { conv::nogil(move || sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2275,16 +3318,21 @@ unsafe extern "C" fn cuDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cuDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetByPCIBusId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetByPCIBusId";
-        let a = unsafe { entry::args(py, F, &["pciBusId", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pciBusId"], 1, args, nargs, kwnames)? };
         let pciBusId = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(pciBusId, false, &Ctx { func: F, param: "pciBusId", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2293,10 +3341,15 @@ unsafe extern "C" fn cuDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetPCIBusId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetPCIBusId";
-        let a = unsafe { entry::args(py, F, &["length", "dev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "dev"], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -2305,7 +3358,7 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *m
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2314,16 +3367,21 @@ unsafe extern "C" fn cuDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcGetEventHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcGetEventHandle";
-        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event"], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2332,17 +3390,23 @@ unsafe extern "C" fn cuIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcOpenEventHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcOpenEventHandle";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let h1 =
+            conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2351,16 +3415,21 @@ unsafe extern "C" fn cuIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcGetMemHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcGetMemHandle";
-        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2369,10 +3438,15 @@ unsafe extern "C" fn cuIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcOpenMemHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcOpenMemHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "Flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "Flags"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
@@ -2381,7 +3455,7 @@ unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcOpenMemHandle_v2(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -2390,14 +3464,19 @@ unsafe extern "C" fn cuIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuIpcCloseMemHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuIpcCloseMemHandle";
-        let a = unsafe { entry::args(py, F, &["dptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr"], 1, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuIpcCloseMemHandle(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuIpcCloseMemHandle(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2406,10 +3485,15 @@ unsafe extern "C" fn cuIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostRegister(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostRegister";
-        let a = unsafe { entry::args(py, F, &["p", "bytesize", "Flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "bytesize", "Flags"], 3, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let bytesize = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -2419,7 +3503,7 @@ unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         h0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "p", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2428,15 +3512,20 @@ unsafe extern "C" fn cuMemHostRegister(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemHostUnregister(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemHostUnregister";
-        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2445,10 +3534,15 @@ unsafe extern "C" fn cuMemHostUnregister(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount"], 3, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2456,7 +3550,7 @@ unsafe extern "C" fn cuMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
         let a1: u64 = conv::handle(&CUdeviceptr, src, &Ctx { func: F, param: "src", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2465,22 +3559,33 @@ unsafe extern "C" fn cuMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cuMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyPeer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyPeer";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount"], 5, args, nargs, kwnames)?
+        };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstContext = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
         let srcContext = unsafe { entry::arg(py, &a[3]) };
         let ByteCount = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUcontext, dstContext, &Ctx { func: F, param: "dstContext", expected: "CUcontext or int" })?;
-        let a2: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a2: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::handle(&CUcontext, srcContext, &Ctx { func: F, param: "srcContext", expected: "CUcontext or int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyPeer(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemcpyPeer(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2489,20 +3594,26 @@ unsafe extern "C" fn cuMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoD(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount"], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2511,20 +3622,31 @@ unsafe extern "C" fn cuMemcpyHtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoH(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoH";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount"], 3, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let h0 = conv::Held::buffer(
+            dstHost,
+            true,
+            true,
+            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2533,18 +3655,25 @@ unsafe extern "C" fn cuMemcpyDtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoD(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount"], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2553,20 +3682,27 @@ unsafe extern "C" fn cuMemcpyDtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoA(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcDevice", "ByteCount", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcDevice", "ByteCount"], 4, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let a2: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a2: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemcpyDtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2575,20 +3711,27 @@ unsafe extern "C" fn cuMemcpyDtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoD(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoD(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoD";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcArray", "srcOffset", "ByteCount", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcArray", "srcOffset", "ByteCount"], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemcpyAtoD_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2597,10 +3740,15 @@ unsafe extern "C" fn cuMemcpyAtoD(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoA(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount"], 4, args, nargs, kwnames)? };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcHost = unsafe { entry::arg(py, &a[2]) };
@@ -2612,7 +3760,9 @@ unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2621,22 +3771,34 @@ unsafe extern "C" fn cuMemcpyHtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoH(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoH";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount"], 4, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let h0 = conv::Held::buffer(
+            dstHost,
+            true,
+            true,
+            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2645,10 +3807,17 @@ unsafe extern "C" fn cuMemcpyAtoH(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoA(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoA(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoA";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcArray", "srcOffset", "ByteCount", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstArray", "dstOffset", "srcArray", "srcOffset", "ByteCount"], 5, args, nargs, kwnames)?
+        };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcArray = unsafe { entry::arg(py, &a[2]) };
@@ -2660,7 +3829,11 @@ unsafe extern "C" fn cuMemcpyAtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a3: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemcpyAtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2669,15 +3842,20 @@ unsafe extern "C" fn cuMemcpyAtoA(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy2D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2D";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2686,15 +3864,20 @@ unsafe extern "C" fn cuMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy2DUnaligned(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2DUnaligned";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2703,15 +3886,20 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3D";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2720,15 +3908,21 @@ unsafe extern "C" fn cuMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DPeer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DPeer";
-        let a = unsafe { entry::args(py, F, &["pCopy", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 =
+            conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2737,10 +3931,15 @@ unsafe extern "C" fn cuMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
@@ -2750,7 +3949,8 @@ unsafe extern "C" fn cuMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemcpyAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2759,24 +3959,52 @@ unsafe extern "C" fn cuMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyPeerAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyPeerAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", "hStream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dstDevice", "dstContext", "srcDevice", "srcContext", "ByteCount", "hStream"],
+                6,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstContext = unsafe { entry::arg(py, &a[1]) };
         let srcDevice = unsafe { entry::arg(py, &a[2]) };
         let srcContext = unsafe { entry::arg(py, &a[3]) };
         let ByteCount = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUcontext, dstContext, &Ctx { func: F, param: "dstContext", expected: "CUcontext or int" })?;
-        let a2: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a2: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::handle(&CUcontext, srcContext, &Ctx { func: F, param: "srcContext", expected: "CUcontext or int" })?;
         let a4: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyPeerAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemcpyPeerAsync(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2785,22 +4013,30 @@ unsafe extern "C" fn cuMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoDAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoDAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcHost", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcHost = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2809,22 +4045,35 @@ unsafe extern "C" fn cuMemcpyHtoDAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoHAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoHAsync";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstHost", "srcDevice", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let h0 = conv::Held::buffer(
+            dstHost,
+            true,
+            true,
+            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2833,20 +4082,29 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemcpyDtoDAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyDtoDAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyDtoDAsync";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "srcDevice", "ByteCount", "hStream"], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let a1: u64 = conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a1: u64 =
+            conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoDAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemcpyDtoDAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2855,10 +4113,17 @@ unsafe extern "C" fn cuMemcpyDtoDAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyHtoAAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyHtoAAsync";
-        let a = unsafe { entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", "hStream", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstArray", "dstOffset", "srcHost", "ByteCount", "hStream"], 5, args, nargs, kwnames)?
+        };
         let dstArray = unsafe { entry::arg(py, &a[0]) };
         let dstOffset = unsafe { entry::arg(py, &a[1]) };
         let srcHost = unsafe { entry::arg(py, &a[2]) };
@@ -2872,7 +4137,11 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemcpyHtoAAsync_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2881,16 +4150,28 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyAtoHAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyAtoHAsync";
-        let a = unsafe { entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", "hStream", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstHost", "srcArray", "srcOffset", "ByteCount", "hStream"], 5, args, nargs, kwnames)?
+        };
         let dstHost = unsafe { entry::arg(py, &a[0]) };
         let srcArray = unsafe { entry::arg(py, &a[1]) };
         let srcOffset = unsafe { entry::arg(py, &a[2]) };
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let hStream = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::buffer(dstHost, true, true, &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" })?;
+        let h0 = conv::Held::buffer(
+            dstHost,
+            true,
+            true,
+            &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
@@ -2898,7 +4179,11 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemcpyAtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2907,17 +4192,22 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy2DAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy2DAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy2DAsync_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2926,17 +4216,22 @@ unsafe extern "C" fn cuMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DAsync_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2945,17 +4240,23 @@ unsafe extern "C" fn cuMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DPeerAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DPeerAsync";
-        let a = unsafe { entry::args(py, F, &["pCopy", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 =
+            conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -2964,10 +4265,25 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpyBatchAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpyBatchAsync";
-        let a = unsafe { entry::args(py, F, &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "hStream", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "hStream"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dsts = unsafe { entry::arg(py, &a[0]) };
         let srcs = unsafe { entry::arg(py, &a[1]) };
         let sizes = unsafe { entry::arg(py, &a[2]) };
@@ -2976,16 +4292,28 @@ unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mu
         let attrsIdxs = unsafe { entry::arg(py, &a[5]) };
         let numAttrs = unsafe { entry::arg(py, &a[6]) };
         let hStream = unsafe { entry::arg(py, &a[7]) };
-        let arr0 = InArray::scalars(dsts, 8, &Ctx { func: F, param: "dsts", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "dsts", expected: "CUdeviceptr or int" }))?;
+        let arr0 = InArray::scalars(dsts, 8, &Ctx { func: F, param: "dsts", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "dsts", expected: "CUdeviceptr or int" })
+        })?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::scalars(srcs, 8, &Ctx { func: F, param: "srcs", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "srcs", expected: "CUdeviceptr or int" }))?;
+        let arr1 = InArray::scalars(srcs, 8, &Ctx { func: F, param: "srcs", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&CUdeviceptr, it, &Ctx { func: F, param: "srcs", expected: "CUdeviceptr or int" })
+        })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "sizes", expected: "int" }))?;
+        let arr2 =
+            InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 64, false, &Ctx { func: F, param: "sizes", expected: "int" })
+            })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let arr4 = InArray::records(attrs, 24, &Ctx { func: F, param: "attrs", expected: "sequence of CUmemcpyAttributes_v1" })?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(attrsIdxs, 8, &Ctx { func: F, param: "attrsIdxs", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            attrsIdxs,
+            8,
+            &Ctx { func: F, param: "attrsIdxs", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
         let a6: u64 = conv::int(numAttrs, 64, false, &Ctx { func: F, param: "numAttrs", expected: "int" })?;
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -2997,7 +4325,21 @@ unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mu
         arr4.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrs", expected: "" })?;
         arr5.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrsIdxs", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemcpyBatchAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6),
+                    conv::bits(a7 as u64),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3006,16 +4348,22 @@ unsafe extern "C" fn cuMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemcpy3DBatchAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemcpy3DBatchAsync";
-        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "hStream"], 4, args, nargs, kwnames)? };
         let numOps = unsafe { entry::arg(py, &a[0]) };
         let opList = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::int(numOps, 64, false, &Ctx { func: F, param: "numOps", expected: "int" })?;
-        let arr1 = InArray::records(opList, 112, &Ctx { func: F, param: "opList", expected: "sequence of CUDA_MEMCPY3D_BATCH_OP_v1" })?;
+        let arr1 =
+            InArray::records(opList, 112, &Ctx { func: F, param: "opList", expected: "sequence of CUDA_MEMCPY3D_BATCH_OP_v1" })?;
         let a1: usize = arr1.addr();
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -3023,7 +4371,17 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *
         let a2: usize = o2.addr();
         arr1.holds(conv::wide(a0, 64, false), &Ctx { func: F, param: "opList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemcpy3DBatchAsync(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3032,18 +4390,24 @@ unsafe extern "C" fn cuMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuMemsetD8(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD8(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD8";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N"], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let uc = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3052,18 +4416,24 @@ unsafe extern "C" fn cuMemsetD8(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuMemsetD16(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD16(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD16";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N"], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let us = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3072,18 +4442,24 @@ unsafe extern "C" fn cuMemsetD16(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuMemsetD32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD32(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD32";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N"], 3, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let ui = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemsetD32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3092,22 +4468,32 @@ unsafe extern "C" fn cuMemsetD32(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D8(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D8(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D8";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height"], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let uc = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemsetD2D8_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3116,22 +4502,32 @@ unsafe extern "C" fn cuMemsetD2D8(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D16(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D16(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D16";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height"], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let us = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemsetD2D16_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3140,22 +4536,32 @@ unsafe extern "C" fn cuMemsetD2D16(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D32(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D32";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height"], 5, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let ui = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemsetD2D32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3164,20 +4570,27 @@ unsafe extern "C" fn cuMemsetD2D32(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuMemsetD8Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD8Async(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD8Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "uc", "N", "hStream"], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let uc = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemsetD8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3186,20 +4599,27 @@ unsafe extern "C" fn cuMemsetD8Async(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemsetD16Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD16Async(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD16Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "us", "N", "hStream"], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let us = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemsetD16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3208,20 +4628,27 @@ unsafe extern "C" fn cuMemsetD16Async(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuMemsetD32Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD32Async(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD32Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dstDevice", "ui", "N", "hStream"], 4, args, nargs, kwnames)? };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let ui = unsafe { entry::arg(py, &a[1]) };
         let N = unsafe { entry::arg(py, &a[2]) };
         let hStream = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a2: u64 = conv::int(N, 64, false, &Ctx { func: F, param: "N", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemsetD32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3230,24 +4657,43 @@ unsafe extern "C" fn cuMemsetD32Async(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D8Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D8Async(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D8Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstDevice", "dstPitch", "uc", "Width", "Height", "hStream"], 6, args, nargs, kwnames)?
+        };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let uc = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(uc, 8, false, &Ctx { func: F, param: "uc", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D8Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemsetD2D8Async(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3256,24 +4702,43 @@ unsafe extern "C" fn cuMemsetD2D8Async(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D16Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D16Async(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D16Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstDevice", "dstPitch", "us", "Width", "Height", "hStream"], 6, args, nargs, kwnames)?
+        };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let us = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(us, 16, false, &Ctx { func: F, param: "us", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D16Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemsetD2D16Async(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3282,24 +4747,43 @@ unsafe extern "C" fn cuMemsetD2D16Async(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMemsetD2D32Async(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemsetD2D32Async(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemsetD2D32Async";
-        let a = unsafe { entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", "hStream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dstDevice", "dstPitch", "ui", "Width", "Height", "hStream"], 6, args, nargs, kwnames)?
+        };
         let dstDevice = unsafe { entry::arg(py, &a[0]) };
         let dstPitch = unsafe { entry::arg(py, &a[1]) };
         let ui = unsafe { entry::arg(py, &a[2]) };
         let Width = unsafe { entry::arg(py, &a[3]) };
         let Height = unsafe { entry::arg(py, &a[4]) };
         let hStream = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
+        let a0: u64 =
+            conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(dstPitch, 64, false, &Ctx { func: F, param: "dstPitch", expected: "int" })?;
         let a2: u64 = conv::int(ui, 32, false, &Ctx { func: F, param: "ui", expected: "int" })?;
         let a3: u64 = conv::int(Width, 64, false, &Ctx { func: F, param: "Width", expected: "int" })?;
         let a4: u64 = conv::int(Height, 64, false, &Ctx { func: F, param: "Height", expected: "int" })?;
         let a5: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemsetD2D32Async(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemsetD2D32Async(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3308,17 +4792,28 @@ unsafe extern "C" fn cuMemsetD2D32Async(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayCreate";
-        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pAllocateArray"], 1, args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(pAllocateArray, 24, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(
+            pAllocateArray,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3327,16 +4822,21 @@ unsafe extern "C" fn cuArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuArrayGetDescriptor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetDescriptor(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetDescriptor";
-        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray"], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3345,16 +4845,21 @@ unsafe extern "C" fn cuArrayGetDescriptor(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetSparseProperties(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array"], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3363,16 +4868,22 @@ unsafe extern "C" fn cuArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["mipmap", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap"], 1, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
+        let a1: u64 =
+            conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3381,10 +4892,15 @@ unsafe extern "C" fn cuMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cuArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetMemoryRequirements(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["array", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array", "device"], 2, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUarray, array, &Ctx { func: F, param: "array", expected: "CUarray or int" })?;
@@ -3392,7 +4908,9 @@ unsafe extern "C" fn cuArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: 
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3401,18 +4919,26 @@ unsafe extern "C" fn cuArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["mipmap", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap", "device"], 2, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
+        let a1: u64 =
+            conv::handle(&CUmipmappedArray, mipmap, &Ctx { func: F, param: "mipmap", expected: "CUmipmappedArray or int" })?;
         let a2: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3421,10 +4947,15 @@ unsafe extern "C" fn cuMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cuArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayGetPlane(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayGetPlane";
-        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx"], 2, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let planeIdx = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
@@ -3432,7 +4963,7 @@ unsafe extern "C" fn cuArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3441,14 +4972,19 @@ unsafe extern "C" fn cuArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArrayDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArrayDestroy";
-        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray"], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuArrayDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArrayDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3457,17 +4993,28 @@ unsafe extern "C" fn cuArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArray3DCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArray3DCreate";
-        let a = unsafe { entry::args(py, F, &["pAllocateArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pAllocateArray"], 1, args, nargs, kwnames)? };
         let pAllocateArray = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(pAllocateArray, 40, false, false, &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(
+            pAllocateArray,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArray3DCreate_v2(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3476,16 +5023,21 @@ unsafe extern "C" fn cuArray3DCreate(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuArray3DGetDescriptor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuArray3DGetDescriptor(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuArray3DGetDescriptor";
-        let a = unsafe { entry::args(py, F, &["hArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray"], 1, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let mut o0 = Out::<5>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuArray3DGetDescriptor_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3494,19 +5046,32 @@ unsafe extern "C" fn cuArray3DGetDescriptor(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayCreate";
-        let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pMipmappedArrayDesc", "numMipmapLevels"], 2, args, nargs, kwnames)? };
         let pMipmappedArrayDesc = unsafe { entry::arg(py, &a[0]) };
         let numMipmapLevels = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(pMipmappedArrayDesc, 40, false, false, &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(
+            pMipmappedArrayDesc,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numMipmapLevels, 32, false, &Ctx { func: F, param: "numMipmapLevels", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMipmappedArrayCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3515,18 +5080,28 @@ unsafe extern "C" fn cuMipmappedArrayCreate(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayGetLevel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayGetLevel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayGetLevel";
-        let a = unsafe { entry::args(py, F, &["hMipmappedArray", "level", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hMipmappedArray", "level"], 2, args, nargs, kwnames)? };
         let hMipmappedArray = unsafe { entry::arg(py, &a[0]) };
         let level = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
+        let a1: u64 = conv::handle(
+            &CUmipmappedArray,
+            hMipmappedArray,
+            &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" },
+        )?;
         let a2: u64 = conv::int(level, 32, false, &Ctx { func: F, param: "level", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMipmappedArrayGetLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3535,14 +5110,23 @@ unsafe extern "C" fn cuMipmappedArrayGetLevel(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuMipmappedArrayDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMipmappedArrayDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMipmappedArrayDestroy";
-        let a = unsafe { entry::args(py, F, &["hMipmappedArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hMipmappedArray"], 1, args, nargs, kwnames)? };
         let hMipmappedArray = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
+        let a0: u64 = conv::handle(
+            &CUmipmappedArray,
+            hMipmappedArray,
+            &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMipmappedArrayDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3551,10 +5135,15 @@ unsafe extern "C" fn cuMipmappedArrayDestroy(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuMemGetHandleForAddressRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetHandleForAddressRange(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetHandleForAddressRange";
-        let a = unsafe { entry::args(py, F, &["dptr", "size", "handleType", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", "size", "handleType", "flags"], 4, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let handleType = unsafe { entry::arg(py, &a[2]) };
@@ -3564,30 +5153,59 @@ unsafe extern "C" fn cuMemGetHandleForAddressRange(_m: *mut ffi::PyObject, args:
         let a3: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a3 as i64;
-        let sz0: usize = match sel0 { 1 => 4,
+        let sz0: usize = match sel0 {
+            1 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetHandleForAddressRange(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemGetHandleForAddressRange(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel0 {
+                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemBatchDecompressAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemBatchDecompressAsync";
-        let a = unsafe { entry::args(py, F, &["paramsArray", "count", "flags", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["paramsArray", "count", "flags", "stream"], 4, args, nargs, kwnames)? };
         let paramsArray = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::records(paramsArray, 64, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUmemDecompressParams" })?;
+        let arr0 = InArray::records(
+            paramsArray,
+            64,
+            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUmemDecompressParams" },
+        )?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3596,7 +5214,17 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *co
         let a3: usize = o3.addr();
         arr0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemBatchDecompressAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemBatchDecompressAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3605,10 +5233,15 @@ unsafe extern "C" fn cuMemBatchDecompressAsync(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuMemAddressReserve(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAddressReserve(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAddressReserve";
-        let a = unsafe { entry::args(py, F, &["size", "alignment", "addr", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "alignment", "addr", "flags"], 4, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let alignment = unsafe { entry::arg(py, &a[1]) };
         let addr = unsafe { entry::arg(py, &a[2]) };
@@ -3620,7 +5253,11 @@ unsafe extern "C" fn cuMemAddressReserve(_m: *mut ffi::PyObject, args: *const *m
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemAddressReserve(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3629,16 +5266,21 @@ unsafe extern "C" fn cuMemAddressReserve(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuMemAddressFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAddressFree(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAddressFree";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size"], 2, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAddressFree(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAddressFree(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3647,10 +5289,15 @@ unsafe extern "C" fn cuMemAddressFree(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemCreate";
-        let a = unsafe { entry::args(py, F, &["size", "prop", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "prop", "flags"], 3, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let prop = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -3661,7 +5308,9 @@ unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3670,14 +5319,23 @@ unsafe extern "C" fn cuMemCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuMemRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRelease(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRelease";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a0: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            handle,
+            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemRelease(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemRelease(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3686,10 +5344,15 @@ unsafe extern "C" fn cuMemRelease(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuMemMap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemMap(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemMap";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "offset", "handle", "flags", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "offset", "handle", "flags"], 5, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let offset = unsafe { entry::arg(py, &a[2]) };
@@ -3698,10 +5361,16 @@ unsafe extern "C" fn cuMemMap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a3: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a3: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            handle,
+            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemMap(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemMap(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3710,20 +5379,26 @@ unsafe extern "C" fn cuMemMap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemMapArrayAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemMapArrayAsync";
-        let a = unsafe { entry::args(py, F, &["mapInfoList", "count", "hStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mapInfoList", "count", "hStream"], 3, args, nargs, kwnames)? };
         let mapInfoList = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
-        let arr0 = InArray::records(mapInfoList, 96, &Ctx { func: F, param: "mapInfoList", expected: "sequence of CUarrayMapInfo_v1" })?;
+        let arr0 =
+            InArray::records(mapInfoList, 96, &Ctx { func: F, param: "mapInfoList", expected: "sequence of CUarrayMapInfo_v1" })?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "mapInfoList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemMapArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3732,16 +5407,21 @@ unsafe extern "C" fn cuMemMapArrayAsync(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMemUnmap(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemUnmap(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemUnmap";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size"], 2, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemUnmap(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemUnmap(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3750,10 +5430,15 @@ unsafe extern "C" fn cuMemUnmap(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemSetAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemSetAccess";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "desc", "count", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "desc", "count"], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let desc = unsafe { entry::arg(py, &a[2]) };
@@ -3765,7 +5450,9 @@ unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "desc", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemSetAccess(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3774,19 +5461,25 @@ unsafe extern "C" fn cuMemSetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAccess";
-        let a = unsafe { entry::args(py, F, &["location", "ptr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["location", "ptr"], 2, args, nargs, kwnames)? };
         let location = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h1 =
+            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemGetAccess(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3795,36 +5488,70 @@ unsafe extern "C" fn cuMemGetAccess(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemExportToShareableHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags"], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a1: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            handle,
+            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 { 1 => 4, 2 => 8, 4 => 4, 8 => 64,
+        let sz0: usize = match sel0 {
+            1 => 4,
+            2 => 8,
+            4 => 4,
+            8 => 64,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel0 {
+                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
+                    8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemImportFromShareableHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType"], 2, args, nargs, kwnames)? };
         let osHandle = unsafe { entry::arg(py, &a[0]) };
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
@@ -3833,7 +5560,9 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3842,10 +5571,15 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAllocationGranularity(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAllocationGranularity";
-        let a = unsafe { entry::args(py, F, &["prop", "option", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", "option"], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
@@ -3854,7 +5588,9 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemGetAllocationGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3863,16 +5599,26 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemGetAllocationPropertiesFromHandle";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUmemGenericAllocationHandle, handle, &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a1: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            handle,
+            &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemGetAllocationPropertiesFromHandle(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3881,17 +5627,22 @@ unsafe extern "C" fn cuMemGetAllocationPropertiesFromHandle(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRetainAllocationHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRetainAllocationHandle";
-        let a = unsafe { entry::args(py, F, &["addr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["addr"], 1, args, nargs, kwnames)? };
         let addr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(addr, false, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemRetainAllocationHandle(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3900,16 +5651,21 @@ unsafe extern "C" fn cuMemRetainAllocationHandle(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuMemFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemFreeAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemFreeAsync";
-        let a = unsafe { entry::args(py, F, &["dptr", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dptr", "hStream"], 2, args, nargs, kwnames)? };
         let dptr = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemFreeAsync(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemFreeAsync(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3918,10 +5674,15 @@ unsafe extern "C" fn cuMemFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemAllocAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocAsync";
-        let a = unsafe { entry::args(py, F, &["bytesize", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "hStream"], 2, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
@@ -3929,7 +5690,7 @@ unsafe extern "C" fn cuMemAllocAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAllocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -3938,16 +5699,21 @@ unsafe extern "C" fn cuMemAllocAsync(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolTrimTo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolTrimTo";
-        let a = unsafe { entry::args(py, F, &["pool", "minBytesToKeep", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "minBytesToKeep"], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let minBytesToKeep = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(minBytesToKeep, 64, false, &Ctx { func: F, param: "minBytesToKeep", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolTrimTo(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolTrimTo(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3956,17 +5722,30 @@ unsafe extern "C" fn cuMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolSetAttribute";
-        let a = unsafe { entry::args(py, F, &["pool", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "attr", "value"], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 1 => 4, 2 => 4, 3 => 4, 4 => 8, 5 => 8, 6 => 8, 7 => 8, 8 => 8,
+        let sz2: usize = match sel2 {
+            1 => 4,
+            2 => 4,
+            3 => 4,
+            4 => 8,
+            5 => 8,
+            6 => 8,
+            7 => 8,
+            8 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
@@ -3983,7 +5762,7 @@ unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const 
         }
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -3992,34 +5771,68 @@ unsafe extern "C" fn cuMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolGetAttribute";
-        let a = unsafe { entry::args(py, F, &["pool", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "attr"], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 1 => 4, 2 => 4, 3 => 4, 4 => 8, 5 => 8, 6 => 8, 7 => 8, 8 => 8,
+        let sz2: usize = match sel2 {
+            1 => 4,
+            2 => 4,
+            3 => 4,
+            4 => 8,
+            5 => 8,
+            6 => 8,
+            7 => 8,
+            8 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 4 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 5 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 6 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 7 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 8 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel2 {
+                    1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
+                    3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
+                    4 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    5 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    6 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    7 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    8 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolSetAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolSetAccess";
-        let a = unsafe { entry::args(py, F, &["pool", "map", "count", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "map", "count"], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let map = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -4029,7 +5842,7 @@ unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mu
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "map", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4038,19 +5851,26 @@ unsafe extern "C" fn cuMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolGetAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolGetAccess";
-        let a = unsafe { entry::args(py, F, &["memPool", "location", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "location"], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
-        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 =
+            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4059,17 +5879,23 @@ unsafe extern "C" fn cuMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolCreate";
-        let a = unsafe { entry::args(py, F, &["poolProps", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["poolProps"], 1, args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let h1 =
+            conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4078,14 +5904,19 @@ unsafe extern "C" fn cuMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolDestroy";
-        let a = unsafe { entry::args(py, F, &["pool", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool"], 1, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4094,10 +5925,15 @@ unsafe extern "C" fn cuMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuMemAllocFromPoolAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAllocFromPoolAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAllocFromPoolAsync";
-        let a = unsafe { entry::args(py, F, &["bytesize", "pool", "hStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["bytesize", "pool", "hStream"], 3, args, nargs, kwnames)? };
         let bytesize = unsafe { entry::arg(py, &a[0]) };
         let pool = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
@@ -4107,7 +5943,11 @@ unsafe extern "C" fn cuMemAllocFromPoolAsync(_m: *mut ffi::PyObject, args: *cons
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemAllocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4116,10 +5956,15 @@ unsafe extern "C" fn cuMemAllocFromPoolAsync(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolExportToShareableHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["pool", "handleType", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "handleType", "flags"], 3, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -4127,25 +5972,50 @@ unsafe extern "C" fn cuMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, ar
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 { 1 => 4, 2 => 8, 4 => 4, 8 => 64,
+        let sz0: usize = match sel0 {
+            1 => 4,
+            2 => 8,
+            4 => 4,
+            8 => 64,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel0 {
+                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
+                    8 => R_CUmemFabricHandle_v1.from_ptr(py, o0.as_ptr() as usize, 64)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "handleType", "flags"], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -4156,7 +6026,16 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemPoolImportFromShareableHandle(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4165,16 +6044,21 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuMemPoolExportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolExportPointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolExportPointer";
-        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4183,19 +6067,32 @@ unsafe extern "C" fn cuMemPoolExportPointer(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPoolImportPointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPoolImportPointer";
-        let a = unsafe { entry::args(py, F, &["pool", "shareData", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pool", "shareData"], 2, args, nargs, kwnames)? };
         let pool = unsafe { entry::arg(py, &a[0]) };
         let shareData = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let h2 = conv::Held::record(shareData, 64, false, false, &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" })?;
+        let h2 = conv::Held::record(
+            shareData,
+            64,
+            false,
+            false,
+            &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4204,17 +6101,23 @@ unsafe extern "C" fn cuMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastCreate";
-        let a = unsafe { entry::args(py, F, &["prop", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 =
+            conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4223,16 +6126,25 @@ unsafe extern "C" fn cuMulticastCreate(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMulticastAddDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastAddDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastAddDevice";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "dev"], 2, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a0: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            mcHandle,
+            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastAddDevice(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMulticastAddDevice(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4241,24 +6153,50 @@ unsafe extern "C" fn cuMulticastAddDevice(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuMulticastBindMem(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastBindMem(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastBindMem";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memHandle", "memOffset", "size", "flags", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["mcHandle", "mcOffset", "memHandle", "memOffset", "size", "flags"], 6, args, nargs, kwnames)?
+        };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let mcOffset = unsafe { entry::arg(py, &a[1]) };
         let memHandle = unsafe { entry::arg(py, &a[2]) };
         let memOffset = unsafe { entry::arg(py, &a[3]) };
         let size = unsafe { entry::arg(py, &a[4]) };
         let flags = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a0: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            mcHandle,
+            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a1: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
-        let a2: u64 = conv::handle(&CUmemGenericAllocationHandle, memHandle, &Ctx { func: F, param: "memHandle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a2: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            memHandle,
+            &Ctx { func: F, param: "memHandle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a3: u64 = conv::int(memOffset, 64, false, &Ctx { func: F, param: "memOffset", expected: "int" })?;
         let a4: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a5: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastBindMem(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMulticastBindMem(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4267,22 +6205,35 @@ unsafe extern "C" fn cuMulticastBindMem(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMulticastBindAddr(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastBindAddr(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastBindAddr";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memptr", "size", "flags", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "mcOffset", "memptr", "size", "flags"], 5, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let mcOffset = unsafe { entry::arg(py, &a[1]) };
         let memptr = unsafe { entry::arg(py, &a[2]) };
         let size = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
-        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a0: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            mcHandle,
+            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a1: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, memptr, &Ctx { func: F, param: "memptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastBindAddr(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMulticastBindAddr(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4291,20 +6242,31 @@ unsafe extern "C" fn cuMulticastBindAddr(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuMulticastUnbind(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastUnbind(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastUnbind";
-        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", "mcOffset", "size", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mcHandle", "dev", "mcOffset", "size"], 4, args, nargs, kwnames)? };
         let mcHandle = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let mcOffset = unsafe { entry::arg(py, &a[2]) };
         let size = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUmemGenericAllocationHandle, mcHandle, &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" })?;
+        let a0: u64 = conv::handle(
+            &CUmemGenericAllocationHandle,
+            mcHandle,
+            &Ctx { func: F, param: "mcHandle", expected: "CUmemGenericAllocationHandle or int" },
+        )?;
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a2: u64 = conv::int(mcOffset, 64, false, &Ctx { func: F, param: "mcOffset", expected: "int" })?;
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastUnbind(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMulticastUnbind(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4313,19 +6275,27 @@ unsafe extern "C" fn cuMulticastUnbind(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMulticastGetGranularity(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMulticastGetGranularity";
-        let a = unsafe { entry::args(py, F, &["prop", "option", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop", "option"], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 =
+            conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMulticastGetGranularity(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4334,34 +6304,92 @@ unsafe extern "C" fn cuMulticastGetGranularity(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuPointerGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuPointerGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attribute", "ptr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attribute", "ptr"], 2, args, nargs, kwnames)? };
         let attribute = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
-        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
+        let sz0: usize = match sel0 {
+            1 => 8,
+            2 => 4,
+            3 => 8,
+            4 => 8,
+            6 => 1,
+            7 => 8,
+            8 => 1,
+            9 => 4,
+            10 => 1,
+            11 => 8,
+            12 => 8,
+            13 => 1,
+            14 => 8,
+            15 => 1,
+            16 => 4,
+            17 => 8,
+            18 => 8,
+            19 => 8,
+            20 => 8,
+            21 => 1,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => CUcontext.wrap(py, conv::elem(&o0, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 7 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 9 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 11 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?, 12 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 14 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), 16 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&o0, 0, 8))?, 18 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)), _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel0 {
+                    1 => CUcontext.wrap(py, conv::elem(&o0, 0, 8))?,
+                    2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
+                    3 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?,
+                    4 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    6 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
+                    7 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    8 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
+                    9 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    10 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
+                    11 => CUdeviceptr.wrap(py, conv::elem(&o0, 0, 8))?,
+                    12 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    13 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
+                    14 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    15 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
+                    16 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
+                    17 => CUmemoryPool.wrap(py, conv::elem(&o0, 0, 8))?,
+                    18 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    19 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    20 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    21 => crate::values::py_bool(py, conv::elem(&o0, 0, 1)),
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPrefetchAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPrefetchAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "hStream"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -4371,7 +6399,9 @@ unsafe extern "C" fn cuMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mu
         let a2: u64 = conv::handle(&CUdevice, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPrefetchAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuMemPrefetchAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4380,10 +6410,15 @@ unsafe extern "C" fn cuMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemPrefetchAsync_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemPrefetchAsync_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "hStream", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "hStream"], 5, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let location = unsafe { entry::arg(py, &a[2]) };
@@ -4391,12 +6426,17 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const 
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 =
+            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemPrefetchAsync_v2(conv::bits(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemPrefetchAsync_v2(conv::bits(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4405,10 +6445,15 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAdvise(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAdvise";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -4418,7 +6463,7 @@ unsafe extern "C" fn cuMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe { conv::nogil(move || sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4427,10 +6472,15 @@ unsafe extern "C" fn cuMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemAdvise_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemAdvise_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -4438,10 +6488,12 @@ unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ff
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
-        let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h3 =
+            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a3: usize = h3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuMemAdvise_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::read(a3))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4450,10 +6502,15 @@ unsafe extern "C" fn cuMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRangeGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRangeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count"], 4, args, nargs, kwnames)? };
         let dataSize = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let devPtr = unsafe { entry::arg(py, &a[2]) };
@@ -4463,50 +6520,105 @@ unsafe extern "C" fn cuMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const
         let a3: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 { 1 => 4, 2 => 4, 3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
+        let sz0: usize = match sel0 {
+            1 => 4,
+            2 => 4,
+            3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?,
+            4 => 4,
+            5 => 4,
+            6 => 4,
+            7 => 4,
+            8 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let sz0: usize = sz0.max(conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 3 => conv::list(py, sz0 / 4, |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 6 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 8 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel0 {
+                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    3 => conv::list(py, sz0 / 4, |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?,
+                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
+                    6 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
+                    8 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuMemRangeGetAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuMemRangeGetAttributes";
-        let a = unsafe { entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count"], 5, args, nargs, kwnames)?
+        };
         let dataSizes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let numAttributes = unsafe { entry::arg(py, &a[2]) };
         let devPtr = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
-        let arr1 = InArray::scalars(dataSizes, 8, &Ctx { func: F, param: "dataSizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }))?;
+        let arr1 = InArray::scalars(
+            dataSizes,
+            8,
+            &Ctx { func: F, param: "dataSizes", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }),
+        )?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
+        let arr2 = InArray::scalars(
+            attributes,
+            4,
+            &Ctx { func: F, param: "attributes", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }),
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numAttributes, 64, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
         let a4: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sels0: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if sels0.len() as u64 != a3 as u64 {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the attribute list and its count differ"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
+                .value_error("the attribute list and its count differ"));
         }
         let szs0: Vec<i64> = crate::values::ints(dataSizes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if szs0.len() != sels0.len() {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the size list and the attribute list differ in length"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
+                .value_error("the size list and the attribute list differ in length"));
         }
         let mut o0: Vec<Vec<u64>> = Vec::with_capacity(sels0.len());
         let mut szl0: Vec<usize> = Vec::with_capacity(sels0.len());
         for (k, s) in sels0.iter().enumerate() {
-            let sz: usize = match *s { 1 => 4, 2 => 4, 3 => 0, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
+            let sz: usize = match *s {
+                1 => 4,
+                2 => 4,
+                3 => 0,
+                4 => 4,
+                5 => 4,
+                6 => 4,
+                7 => 4,
+                8 => 4,
                 _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
             };
             let sz = sz.max(conv::count(szs0[k] as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
@@ -4518,26 +6630,81 @@ unsafe extern "C" fn cuMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *cons
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dataSizes", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuMemRangeGetAttributes(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, sels0.len(), |k| { let w = &o0[k]; Ok(match sels0[k] { 1 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 3 => conv::list(py, szl0[k] / 4, |k| Ok(conv::py_int(py, conv::elem(&w, k, 4), 32, true)?))?, 4 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 6 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 8 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, _ => py.None() }) })?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, sels0.len(), |k| {
+                    let w = &o0[k];
+                    Ok(match sels0[k] {
+                        1 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        2 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        3 => conv::list(py, szl0[k] / 4, |k| Ok(conv::py_int(py, conv::elem(&w, k, 4), 32, true)?))?,
+                        4 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        5 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
+                        6 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        7 => E_CUmemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
+                        8 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        _ => py.None(),
+                    })
+                })?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuPointerSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerSetAttribute";
-        let a = unsafe { entry::args(py, F, &["value", "attribute", "ptr", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["value", "attribute", "ptr"], 3, args, nargs, kwnames)? };
         let value = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
-        let sz0: usize = match sel0 { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
+        let sz0: usize = match sel0 {
+            1 => 8,
+            2 => 4,
+            3 => 8,
+            4 => 8,
+            6 => 1,
+            7 => 8,
+            8 => 1,
+            9 => 4,
+            10 => 1,
+            11 => 8,
+            12 => 8,
+            13 => 1,
+            14 => 8,
+            15 => 1,
+            16 => 4,
+            17 => 8,
+            18 => 8,
+            19 => 8,
+            20 => 8,
+            21 => 1,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
@@ -4566,7 +6733,7 @@ unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const 
         }
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuPointerSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuPointerSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4575,25 +6742,56 @@ unsafe extern "C" fn cuPointerSetAttribute(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuPointerGetAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuPointerGetAttributes";
-        let a = unsafe { entry::args(py, F, &["numAttributes", "attributes", "ptr", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numAttributes", "attributes", "ptr"], 3, args, nargs, kwnames)? };
         let numAttributes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(numAttributes, 32, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
-        let arr1 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
+        let arr1 = InArray::scalars(
+            attributes,
+            4,
+            &Ctx { func: F, param: "attributes", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }),
+        )?;
         let a1: usize = arr1.addr();
         let a3: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sels2: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if sels2.len() as u64 != a0 as u64 {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the attribute list and its count differ"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
+                .value_error("the attribute list and its count differ"));
         }
         let mut o2: Vec<Vec<u64>> = Vec::with_capacity(sels2.len());
         let mut szl2: Vec<usize> = Vec::with_capacity(sels2.len());
         for (k, s) in sels2.iter().enumerate() {
-            let sz: usize = match *s { 1 => 8, 2 => 4, 3 => 8, 4 => 8, 6 => 1, 7 => 8, 8 => 1, 9 => 4, 10 => 1, 11 => 8, 12 => 8, 13 => 1, 14 => 8, 15 => 1, 16 => 4, 17 => 8, 18 => 8, 19 => 8, 20 => 8, 21 => 1,
+            let sz: usize = match *s {
+                1 => 8,
+                2 => 4,
+                3 => 8,
+                4 => 8,
+                6 => 1,
+                7 => 8,
+                8 => 1,
+                9 => 4,
+                10 => 1,
+                11 => 8,
+                12 => 8,
+                13 => 1,
+                14 => 8,
+                15 => 1,
+                16 => 4,
+                17 => 8,
+                18 => 8,
+                19 => 8,
+                20 => 8,
+                21 => 1,
                 _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
             };
             szl2.push(sz);
@@ -4603,25 +6801,65 @@ unsafe extern "C" fn cuPointerGetAttributes(_m: *mut ffi::PyObject, args: *const
         let a2: usize = p2.as_mut_ptr() as usize;
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuPointerGetAttributes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, sels2.len(), |k| { let w = &o2[k]; Ok(match sels2[k] { 1 => CUcontext.wrap(py, conv::elem(&w, 0, 8))?, 2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 3 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 4 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 6 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 7 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 8 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 9 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 10 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 11 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?, 12 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 13 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 14 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 15 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), 16 => conv::py_int(py, conv::elem(&w, 0, 4), 32, false)?, 17 => CUmemoryPool.wrap(py, conv::elem(&w, 0, 8))?, 18 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 19 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 20 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?, 21 => crate::values::py_bool(py, conv::elem(&w, 0, 1)), _ => py.None() }) })?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, sels2.len(), |k| {
+                    let w = &o2[k];
+                    Ok(match sels2[k] {
+                        1 => CUcontext.wrap(py, conv::elem(&w, 0, 8))?,
+                        2 => E_CUmemorytype.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
+                        3 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?,
+                        4 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        6 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
+                        7 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        8 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
+                        9 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        10 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
+                        11 => CUdeviceptr.wrap(py, conv::elem(&w, 0, 8))?,
+                        12 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        13 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
+                        14 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        15 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
+                        16 => conv::py_int(py, conv::elem(&w, 0, 4), 32, false)?,
+                        17 => CUmemoryPool.wrap(py, conv::elem(&w, 0, 8))?,
+                        18 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        19 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        20 => conv::py_int(py, conv::elem(&w, 0, 8), 64, false)?,
+                        21 => crate::values::py_bool(py, conv::elem(&w, 0, 1)),
+                        _ => py.None(),
+                    })
+                })?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCreate";
-        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags"], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamCreate(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4630,10 +6868,15 @@ unsafe extern "C" fn cuStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamCreateWithPriority(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCreateWithPriority";
-        let a = unsafe { entry::args(py, F, &["flags", "priority", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "priority"], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let priority = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -4641,7 +6884,9 @@ unsafe extern "C" fn cuStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *c
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4650,16 +6895,21 @@ unsafe extern "C" fn cuStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuStreamGetPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetPriority(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetPriority";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4668,16 +6918,21 @@ unsafe extern "C" fn cuStreamGetPriority(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetDevice";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4686,16 +6941,21 @@ unsafe extern "C" fn cuStreamGetDevice(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetFlags";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4704,16 +6964,21 @@ unsafe extern "C" fn cuStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuStreamGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetId";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetId(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4722,16 +6987,21 @@ unsafe extern "C" fn cuStreamGetId(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuStreamGetCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCtx(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCtx";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4740,10 +7010,15 @@ unsafe extern "C" fn cuStreamGetCtx(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuStreamGetCtx_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCtx_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCtx_v2";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4751,7 +7026,8 @@ unsafe extern "C" fn cuStreamGetCtx_v2(_m: *mut ffi::PyObject, args: *const *mut
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetCtx_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuStreamGetCtx_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -4760,10 +7036,15 @@ unsafe extern "C" fn cuStreamGetCtx_v2(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWaitEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hStream", "hEvent", "Flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "hEvent", "Flags"], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -4771,7 +7052,7 @@ unsafe extern "C" fn cuStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4780,20 +7061,34 @@ unsafe extern "C" fn cuStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuStreamAddCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamAddCallback(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamAddCallback";
-        let a = unsafe { entry::args(py, F, &["hStream", "callback", "userData", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "callback", "userData", "flags"], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::python(callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" }, crate::callbacks::stream_trampoline as *const ())?;
+        let (a1, a2, cb1) = crate::callbacks::python(
+            callback,
+            ud1,
+            &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" },
+            crate::callbacks::stream_trampoline as *const (),
+        )?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4803,16 +7098,21 @@ unsafe extern "C" fn cuStreamAddCallback(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamBeginCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamBeginCapture(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBeginCapture";
-        let a = unsafe { entry::args(py, F, &["hStream", "mode", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "mode"], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let mode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4821,10 +7121,25 @@ unsafe extern "C" fn cuStreamBeginCapture(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamBeginCaptureToGraph(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBeginCaptureToGraph";
-        let a = unsafe { entry::args(py, F, &["hStream", "hGraph", "dependencies", "dependencyData", "numDependencies", "mode", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["hStream", "hGraph", "dependencies", "dependencyData", "numDependencies", "mode"],
+                6,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
         let dependencies = unsafe { entry::arg(py, &a[2]) };
@@ -4833,9 +7148,20 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *
         let mode = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
+        let arr3 = InArray::records(
+            dependencyData,
+            8,
+            &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
@@ -4844,7 +7170,18 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuStreamBeginCaptureToGraph(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4853,15 +7190,21 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuThreadExchangeStreamCaptureMode";
-        let a = unsafe { entry::args(py, F, &["mode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mode"], 1, args, nargs, kwnames)? };
         let mode = unsafe { entry::arg(py, &a[0]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
+        let mut o0: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
         let a0: usize = &mut o0 as *mut u64 as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuThreadExchangeStreamCaptureMode(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuThreadExchangeStreamCaptureMode(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4870,16 +7213,21 @@ unsafe extern "C" fn cuThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cuStreamEndCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamEndCapture(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamEndCapture";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4888,16 +7236,21 @@ unsafe extern "C" fn cuStreamEndCapture(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuStreamIsCapturing(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamIsCapturing(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamIsCapturing";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -4906,10 +7259,15 @@ unsafe extern "C" fn cuStreamIsCapturing(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCaptureInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCaptureInfo";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4923,19 +7281,51 @@ unsafe extern "C" fn cuStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const
         let mut o5 = Out::<1>::new();
         let a5: usize = o5.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetCaptureInfo_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuStreamGetCaptureInfo_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 5);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?, CUgraph.wrap(py, o3.u64())?, conv::owned_list(py, o4.u64() as usize, conv::wide(o5.u64(), 64, false), 8, |v, at| Ok(CUgraphNode.wrap(py, v)?))?, conv::py_int(py, o5.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?,
+                T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?,
+                CUgraph.wrap(py, o3.u64())?,
+                conv::owned_list(
+                    py,
+                    o4.u64() as usize,
+                    conv::wide(o5.u64(), 64, false),
+                    8,
+                    |v, at| Ok(CUgraphNode.wrap(py, v)?),
+                )?,
+                conv::py_int(py, o5.u64(), 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetCaptureInfo_v3(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetCaptureInfo_v3";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
@@ -4951,31 +7341,78 @@ unsafe extern "C" fn cuStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *co
         let mut o6 = Out::<1>::new();
         let a6: usize = o6.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetCaptureInfo_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuStreamGetCaptureInfo_v3(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 6);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?, CUgraph.wrap(py, o3.u64())?, conv::owned_list(py, o4.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| Ok(CUgraphNode.wrap(py, v)?))?, conv::owned_list(py, o5.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| Ok(R_CUgraphEdgeData.from_ptr(py, at, 8)?))?, conv::py_int(py, o6.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                E_CUstreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?,
+                T_cuuint64_t.from_int(py, o2.u64() & conv::mask(8))?,
+                CUgraph.wrap(py, o3.u64())?,
+                conv::owned_list(
+                    py,
+                    o4.u64() as usize,
+                    conv::wide(o6.u64(), 64, false),
+                    8,
+                    |v, at| Ok(CUgraphNode.wrap(py, v)?),
+                )?,
+                conv::owned_list(py, o5.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| {
+                    Ok(R_CUgraphEdgeData.from_ptr(py, at, 8)?)
+                })?,
+                conv::py_int(py, o6.u64(), 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamUpdateCaptureDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamUpdateCaptureDependencies";
-        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "numDependencies", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "numDependencies", "flags"], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let arr1 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr1 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -4984,19 +7421,45 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamUpdateCaptureDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hStream", "dependencies", "dependencyData", "numDependencies", "flags", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["hStream", "dependencies", "dependencyData", "numDependencies", "flags"],
+                5,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let arr1 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr1 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
+        let arr2 = InArray::records(
+            dependencyData,
+            8,
+            &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -5005,7 +7468,17 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject
             arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuStreamUpdateCaptureDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5014,10 +7487,15 @@ unsafe extern "C" fn cuStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cuStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamAttachMemAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamAttachMemAsync";
-        let a = unsafe { entry::args(py, F, &["hStream", "dptr", "length", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "dptr", "length", "flags"], 4, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let dptr = unsafe { entry::arg(py, &a[1]) };
         let length = unsafe { entry::arg(py, &a[2]) };
@@ -5027,7 +7505,9 @@ unsafe extern "C" fn cuStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const
         let a2: u64 = conv::int(length, 64, false, &Ctx { func: F, param: "length", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamAttachMemAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamAttachMemAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5036,14 +7516,19 @@ unsafe extern "C" fn cuStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuStreamQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamQuery(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamQuery";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamQuery(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamQuery(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5052,14 +7537,19 @@ unsafe extern "C" fn cuStreamQuery(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuStreamSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamSynchronize";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamSynchronize(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamSynchronize(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5068,14 +7558,19 @@ unsafe extern "C" fn cuStreamSynchronize(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamDestroy";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamDestroy_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamDestroy_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5084,16 +7579,21 @@ unsafe extern "C" fn cuStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuStreamCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamCopyAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src"], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, dst, &Ctx { func: F, param: "dst", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUstream, src, &Ctx { func: F, param: "src", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamCopyAttributes(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5102,10 +7602,15 @@ unsafe extern "C" fn cuStreamCopyAttributes(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr"], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -5113,7 +7618,7 @@ unsafe extern "C" fn cuStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5122,19 +7627,25 @@ unsafe extern "C" fn cuStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value"], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 =
+            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5143,16 +7654,21 @@ unsafe extern "C" fn cuStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuEventCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventCreate";
-        let a = unsafe { entry::args(py, F, &["Flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["Flags"], 1, args, nargs, kwnames)? };
         let Flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventCreate(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5161,16 +7677,21 @@ unsafe extern "C" fn cuEventCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuEventRecord(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventRecord(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventRecord";
-        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", "hStream"], 2, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventRecord(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventRecord(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5179,10 +7700,15 @@ unsafe extern "C" fn cuEventRecord(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventRecordWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventRecordWithFlags";
-        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent", "hStream", "flags"], 3, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -5190,7 +7716,7 @@ unsafe extern "C" fn cuEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5199,14 +7725,19 @@ unsafe extern "C" fn cuEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuEventQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventQuery(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventQuery";
-        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent"], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventQuery(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventQuery(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5215,14 +7746,19 @@ unsafe extern "C" fn cuEventQuery(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuEventSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventSynchronize";
-        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent"], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventSynchronize(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventSynchronize(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5231,14 +7767,19 @@ unsafe extern "C" fn cuEventSynchronize(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuEventDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventDestroy";
-        let a = unsafe { entry::args(py, F, &["hEvent", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hEvent"], 1, args, nargs, kwnames)? };
         let hEvent = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEventDestroy_v2(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventDestroy_v2(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5247,10 +7788,15 @@ unsafe extern "C" fn cuEventDestroy(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventElapsedTime(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventElapsedTime";
-        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStart", "hEnd"], 2, args, nargs, kwnames)? };
         let hStart = unsafe { entry::arg(py, &a[0]) };
         let hEnd = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUevent, hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
@@ -5258,7 +7804,7 @@ unsafe extern "C" fn cuEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5267,10 +7813,15 @@ unsafe extern "C" fn cuEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventElapsedTime_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventElapsedTime_v2";
-        let a = unsafe { entry::args(py, F, &["hStart", "hEnd", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStart", "hEnd"], 2, args, nargs, kwnames)? };
         let hStart = unsafe { entry::arg(py, &a[0]) };
         let hEnd = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUevent, hStart, &Ctx { func: F, param: "hStart", expected: "CUevent or int" })?;
@@ -5278,7 +7829,7 @@ unsafe extern "C" fn cuEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5287,17 +7838,28 @@ unsafe extern "C" fn cuEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuImportExternalMemory(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuImportExternalMemory";
-        let a = unsafe { entry::args(py, F, &["memHandleDesc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memHandleDesc"], 1, args, nargs, kwnames)? };
         let memHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(memHandleDesc, 104, false, false, &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" })?;
+        let h1 = conv::Held::record(
+            memHandleDesc,
+            104,
+            false,
+            false,
+            &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5306,19 +7868,35 @@ unsafe extern "C" fn cuImportExternalMemory(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuExternalMemoryGetMappedBuffer";
-        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc"], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let bufferDesc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let h2 = conv::Held::record(bufferDesc, 88, false, false, &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" })?;
+        let a1: u64 =
+            conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
+        let h2 = conv::Held::record(
+            bufferDesc,
+            88,
+            false,
+            false,
+            &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5327,19 +7905,35 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuExternalMemoryGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc"], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let mipmapDesc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
-        let h2 = conv::Held::record(mipmapDesc, 120, false, false, &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" })?;
+        let a1: u64 =
+            conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
+        let h2 = conv::Held::record(
+            mipmapDesc,
+            120,
+            false,
+            false,
+            &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5348,14 +7942,20 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObj
     })
 }
 
-unsafe extern "C" fn cuDestroyExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDestroyExternalMemory(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDestroyExternalMemory";
-        let a = unsafe { entry::args(py, F, &["extMem", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem"], 1, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
+        let a0: u64 =
+            conv::handle(&CUexternalMemory, extMem, &Ctx { func: F, param: "extMem", expected: "CUexternalMemory or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalMemory(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalMemory(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5364,17 +7964,28 @@ unsafe extern "C" fn cuDestroyExternalMemory(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuImportExternalSemaphore(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuImportExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["semHandleDesc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["semHandleDesc"], 1, args, nargs, kwnames)? };
         let semHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(semHandleDesc, 96, false, false, &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" })?;
+        let h1 = conv::Held::record(
+            semHandleDesc,
+            96,
+            false,
+            false,
+            &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5383,24 +7994,48 @@ unsafe extern "C" fn cuImportExternalSemaphore(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSignalExternalSemaphoresAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSignalExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream"], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::scalars(extSemArray, 8, &Ctx { func: F, param: "extSemArray", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUexternalSemaphore, it, &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" }))?;
+        let arr0 = InArray::scalars(
+            extSemArray,
+            8,
+            &Ctx { func: F, param: "extSemArray", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(
+                    &CUexternalSemaphore,
+                    it,
+                    &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" },
+                )
+            },
+        )?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::records(paramsArray, 144, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1" })?;
+        let arr1 = InArray::records(
+            paramsArray,
+            144,
+            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1" },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuSignalExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5409,24 +8044,48 @@ unsafe extern "C" fn cuSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuWaitExternalSemaphoresAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuWaitExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream"], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::scalars(extSemArray, 8, &Ctx { func: F, param: "extSemArray", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUexternalSemaphore, it, &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" }))?;
+        let arr0 = InArray::scalars(
+            extSemArray,
+            8,
+            &Ctx { func: F, param: "extSemArray", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(
+                    &CUexternalSemaphore,
+                    it,
+                    &Ctx { func: F, param: "extSemArray", expected: "CUexternalSemaphore or int" },
+                )
+            },
+        )?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::records(paramsArray, 144, &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1" })?;
+        let arr1 = InArray::records(
+            paramsArray,
+            144,
+            &Ctx { func: F, param: "paramsArray", expected: "sequence of CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1" },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuWaitExternalSemaphoresAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5435,14 +8094,23 @@ unsafe extern "C" fn cuWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDestroyExternalSemaphore(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDestroyExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["extSem", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSem"], 1, args, nargs, kwnames)? };
         let extSem = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUexternalSemaphore, extSem, &Ctx { func: F, param: "extSem", expected: "CUexternalSemaphore or int" })?;
+        let a0: u64 = conv::handle(
+            &CUexternalSemaphore,
+            extSem,
+            &Ctx { func: F, param: "extSem", expected: "CUexternalSemaphore or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalSemaphore(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDestroyExternalSemaphore(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5451,10 +8119,15 @@ unsafe extern "C" fn cuDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuStreamWaitValue32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWaitValue32(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitValue32";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5464,7 +8137,9 @@ unsafe extern "C" fn cuStreamWaitValue32(_m: *mut ffi::PyObject, args: *const *m
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamWaitValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamWaitValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5473,10 +8148,15 @@ unsafe extern "C" fn cuStreamWaitValue32(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamWaitValue64(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWaitValue64(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWaitValue64";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5486,7 +8166,9 @@ unsafe extern "C" fn cuStreamWaitValue64(_m: *mut ffi::PyObject, args: *const *m
         let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamWaitValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamWaitValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5495,10 +8177,15 @@ unsafe extern "C" fn cuStreamWaitValue64(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamWriteValue32(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWriteValue32(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWriteValue32";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5508,7 +8195,9 @@ unsafe extern "C" fn cuStreamWriteValue32(_m: *mut ffi::PyObject, args: *const *
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamWriteValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamWriteValue32_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5517,10 +8206,15 @@ unsafe extern "C" fn cuStreamWriteValue32(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuStreamWriteValue64(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamWriteValue64(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamWriteValue64";
-        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "addr", "value", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let addr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5530,7 +8224,9 @@ unsafe extern "C" fn cuStreamWriteValue64(_m: *mut ffi::PyObject, args: *const *
         let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamWriteValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamWriteValue64_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5539,22 +8235,33 @@ unsafe extern "C" fn cuStreamWriteValue64(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamBatchMemOp(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamBatchMemOp";
-        let a = unsafe { entry::args(py, F, &["stream", "count", "paramArray", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "count", "paramArray", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let paramArray = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr2 = InArray::records(paramArray, 48, &Ctx { func: F, param: "paramArray", expected: "sequence of CUstreamBatchMemOpParams_v1" })?;
+        let arr2 = InArray::records(
+            paramArray,
+            48,
+            &Ctx { func: F, param: "paramArray", expected: "sequence of CUstreamBatchMemOpParams_v1" },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr2.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "paramArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuStreamBatchMemOp_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5563,10 +8270,15 @@ unsafe extern "C" fn cuStreamBatchMemOp(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuFuncGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "hfunc", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "hfunc"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let hfunc = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
@@ -5574,7 +8286,7 @@ unsafe extern "C" fn cuFuncGetAttribute(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5583,10 +8295,15 @@ unsafe extern "C" fn cuFuncGetAttribute(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hfunc", "attrib", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "attrib", "value"], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let attrib = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5594,7 +8311,7 @@ unsafe extern "C" fn cuFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mu
         let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5603,16 +8320,21 @@ unsafe extern "C" fn cuFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "config"], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5621,16 +8343,21 @@ unsafe extern "C" fn cuFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuFuncGetModule(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetModule(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetModule";
-        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc"], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetModule(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5639,16 +8366,21 @@ unsafe extern "C" fn cuFuncGetModule(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuFuncGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetName";
-        let a = unsafe { entry::args(py, F, &["hfunc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc"], 1, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncGetName(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5657,10 +8389,15 @@ unsafe extern "C" fn cuFuncGetName(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncGetParamInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["func", "paramIndex", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "paramIndex"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -5670,7 +8407,11 @@ unsafe extern "C" fn cuFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mu
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuFuncGetParamInfo(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -5679,16 +8420,21 @@ unsafe extern "C" fn cuFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuFuncIsLoaded(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncIsLoaded(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncIsLoaded";
-        let a = unsafe { entry::args(py, F, &["function", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["function"], 1, args, nargs, kwnames)? };
         let function = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUfunction, function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncIsLoaded(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -5697,14 +8443,19 @@ unsafe extern "C" fn cuFuncIsLoaded(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuFuncLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncLoad(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncLoad";
-        let a = unsafe { entry::args(py, F, &["function", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["function"], 1, args, nargs, kwnames)? };
         let function = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUfunction, function, &Ctx { func: F, param: "function", expected: "CUfunction or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncLoad(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncLoad(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5713,10 +8464,37 @@ unsafe extern "C" fn cuFuncLoad(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchKernel";
-        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", "extra", ], 11, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "f",
+                    "gridDimX",
+                    "gridDimY",
+                    "gridDimZ",
+                    "blockDimX",
+                    "blockDimY",
+                    "blockDimZ",
+                    "sharedMemBytes",
+                    "hStream",
+                    "kernelParams",
+                    "extra",
+                ],
+                11,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let f = unsafe { entry::arg(py, &a[0]) };
         let gridDimX = unsafe { entry::arg(py, &a[1]) };
         let gridDimY = unsafe { entry::arg(py, &a[2]) };
@@ -5737,12 +8515,32 @@ unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ff
         let a6: u64 = conv::int(blockDimZ, 32, false, &Ctx { func: F, param: "blockDimZ", expected: "int" })?;
         let a7: u64 = conv::int(sharedMemBytes, 32, false, &Ctx { func: F, param: "sharedMemBytes", expected: "int" })?;
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
+        let kp9 = crate::launch::KernelParams::new(
+            py,
+            kernelParams,
+            &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
+        )?;
         let a9: usize = kp9.addr();
         let h10 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
         let a10: usize = h10.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), conv::bits(a10 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLaunchKernel(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                    conv::bits(a9 as u64),
+                    conv::bits(a10 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5751,10 +8549,15 @@ unsafe extern "C" fn cuLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchKernelEx(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchKernelEx";
-        let a = unsafe { entry::args(py, F, &["config", "f", "kernelParams", "extra", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", "f", "kernelParams", "extra"], 4, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
@@ -5762,12 +8565,20 @@ unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut 
         let h0 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
-        let kp2 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
+        let kp2 = crate::launch::KernelParams::new(
+            py,
+            kernelParams,
+            &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
+        )?;
         let a2: usize = kp2.addr();
         let h3 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLaunchKernelEx(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5776,10 +8587,36 @@ unsafe extern "C" fn cuLaunchKernelEx(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchCooperativeKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchCooperativeKernel";
-        let a = unsafe { entry::args(py, F, &["f", "gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes", "hStream", "kernelParams", ], 10, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "f",
+                    "gridDimX",
+                    "gridDimY",
+                    "gridDimZ",
+                    "blockDimX",
+                    "blockDimY",
+                    "blockDimZ",
+                    "sharedMemBytes",
+                    "hStream",
+                    "kernelParams",
+                ],
+                10,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let f = unsafe { entry::arg(py, &a[0]) };
         let gridDimX = unsafe { entry::arg(py, &a[1]) };
         let gridDimY = unsafe { entry::arg(py, &a[2]) };
@@ -5799,10 +8636,29 @@ unsafe extern "C" fn cuLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *co
         let a6: u64 = conv::int(blockDimZ, 32, false, &Ctx { func: F, param: "blockDimZ", expected: "int" })?;
         let a7: u64 = conv::int(sharedMemBytes, 32, false, &Ctx { func: F, param: "sharedMemBytes", expected: "int" })?;
         let a8: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let kp9 = crate::launch::KernelParams::new(py, kernelParams, &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" })?;
+        let kp9 = crate::launch::KernelParams::new(
+            py,
+            kernelParams,
+            &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
+        )?;
         let a9: usize = kp9.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernel(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLaunchCooperativeKernel(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                    conv::bits(a9 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5811,20 +8667,31 @@ unsafe extern "C" fn cuLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchCooperativeKernelMultiDevice";
-        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags"], 3, args, nargs, kwnames)? };
         let launchParamsList = unsafe { entry::arg(py, &a[0]) };
         let numDevices = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let arr0 = InArray::records(launchParamsList, 56, &Ctx { func: F, param: "launchParamsList", expected: "sequence of CUDA_LAUNCH_PARAMS_v1" })?;
+        let arr0 = InArray::records(
+            launchParamsList,
+            56,
+            &Ctx { func: F, param: "launchParamsList", expected: "sequence of CUDA_LAUNCH_PARAMS_v1" },
+        )?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(numDevices, 32, false, &Ctx { func: F, param: "numDevices", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "launchParamsList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5833,18 +8700,29 @@ unsafe extern "C" fn cuLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cuLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchHostFunc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchHostFunc";
-        let a = unsafe { entry::args(py, F, &["hStream", "fn", "userData", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "fn", "userData"], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let r#fn = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let ud1 = userData;
-        let (a1, a2, cb1) = crate::callbacks::python(r#fn, ud1, &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" }, crate::callbacks::host_trampoline as *const ())?;
+        let (a1, a2, cb1) = crate::callbacks::python(
+            r#fn,
+            ud1,
+            &Ctx { func: F, param: "fn", expected: "callable or ctypes function pointer" },
+            crate::callbacks::host_trampoline as *const (),
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5854,10 +8732,15 @@ unsafe extern "C" fn cuLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuFuncSetBlockShape(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetBlockShape(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetBlockShape";
-        let a = unsafe { entry::args(py, F, &["hfunc", "x", "y", "z", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "x", "y", "z"], 4, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let x = unsafe { entry::arg(py, &a[1]) };
         let y = unsafe { entry::arg(py, &a[2]) };
@@ -5867,7 +8750,9 @@ unsafe extern "C" fn cuFuncSetBlockShape(_m: *mut ffi::PyObject, args: *const *m
         let a2: u64 = conv::int(y, 32, true, &Ctx { func: F, param: "y", expected: "int" })?;
         let a3: u64 = conv::int(z, 32, true, &Ctx { func: F, param: "z", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetBlockShape(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuFuncSetBlockShape(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5876,16 +8761,21 @@ unsafe extern "C" fn cuFuncSetBlockShape(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuFuncSetSharedSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetSharedSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetSharedSize";
-        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes"], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let numbytes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedSize(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedSize(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5894,16 +8784,21 @@ unsafe extern "C" fn cuFuncSetSharedSize(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuParamSetSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetSize";
-        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "numbytes"], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let numbytes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetSize(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetSize(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5912,10 +8807,15 @@ unsafe extern "C" fn cuParamSetSize(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuParamSeti(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSeti(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSeti";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value"], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5923,7 +8823,7 @@ unsafe extern "C" fn cuParamSeti(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSeti(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSeti(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5932,10 +8832,15 @@ unsafe extern "C" fn cuParamSeti(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuParamSetf(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetf(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetf";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "value"], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -5943,7 +8848,7 @@ unsafe extern "C" fn cuParamSetf(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a2: u64 = conv::float(value, 32, &Ctx { func: F, param: "value", expected: "float" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetf(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetf(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5952,10 +8857,15 @@ unsafe extern "C" fn cuParamSetf(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetv(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetv";
-        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "ptr", "numbytes", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "offset", "ptr", "numbytes"], 4, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let offset = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
@@ -5967,7 +8877,9 @@ unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::
         let a3: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
         h2.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "ptr", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5976,14 +8888,19 @@ unsafe extern "C" fn cuParamSetv(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunch(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunch";
-        let a = unsafe { entry::args(py, F, &["f", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f"], 1, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunch(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLaunch(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -5992,10 +8909,15 @@ unsafe extern "C" fn cuLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cuLaunchGrid(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchGrid(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchGrid";
-        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height"], 3, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let grid_width = unsafe { entry::arg(py, &a[1]) };
         let grid_height = unsafe { entry::arg(py, &a[2]) };
@@ -6003,7 +8925,7 @@ unsafe extern "C" fn cuLaunchGrid(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a1: u64 = conv::int(grid_width, 32, true, &Ctx { func: F, param: "grid_width", expected: "int" })?;
         let a2: u64 = conv::int(grid_height, 32, true, &Ctx { func: F, param: "grid_height", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchGrid(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLaunchGrid(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6012,10 +8934,15 @@ unsafe extern "C" fn cuLaunchGrid(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuLaunchGridAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLaunchGridAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLaunchGridAsync";
-        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", "hStream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["f", "grid_width", "grid_height", "hStream"], 4, args, nargs, kwnames)? };
         let f = unsafe { entry::arg(py, &a[0]) };
         let grid_width = unsafe { entry::arg(py, &a[1]) };
         let grid_height = unsafe { entry::arg(py, &a[2]) };
@@ -6025,7 +8952,9 @@ unsafe extern "C" fn cuLaunchGridAsync(_m: *mut ffi::PyObject, args: *const *mut
         let a2: u64 = conv::int(grid_height, 32, true, &Ctx { func: F, param: "grid_height", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLaunchGridAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuLaunchGridAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6034,10 +8963,15 @@ unsafe extern "C" fn cuLaunchGridAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuParamSetTexRef(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuParamSetTexRef(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuParamSetTexRef";
-        let a = unsafe { entry::args(py, F, &["hfunc", "texunit", "hTexRef", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "texunit", "hTexRef"], 3, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let texunit = unsafe { entry::arg(py, &a[1]) };
         let hTexRef = unsafe { entry::arg(py, &a[2]) };
@@ -6045,7 +8979,7 @@ unsafe extern "C" fn cuParamSetTexRef(_m: *mut ffi::PyObject, args: *const *mut 
         let a1: u64 = conv::int(texunit, 32, true, &Ctx { func: F, param: "texunit", expected: "int" })?;
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuParamSetTexRef(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuParamSetTexRef(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6054,16 +8988,21 @@ unsafe extern "C" fn cuParamSetTexRef(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuFuncSetSharedMemConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuFuncSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["hfunc", "config", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hfunc", "config"], 2, args, nargs, kwnames)? };
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6072,16 +9011,21 @@ unsafe extern "C" fn cuFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphCreate";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphCreate(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6090,25 +9034,54 @@ unsafe extern "C" fn cuGraphCreate(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddKernelNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddKernelNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            72,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddKernelNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddKernelNode_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6117,16 +9090,21 @@ unsafe extern "C" fn cuGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<9>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetParams_v2(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6135,17 +9113,28 @@ unsafe extern "C" fn cuGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            72,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6154,27 +9143,58 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemcpyNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemcpyNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "copyParams", "ctx", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "copyParams", "ctx"], 5, args, nargs, kwnames)?
+        };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let copyParams = unsafe { entry::arg(py, &a[3]) };
         let ctx = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h4 = conv::Held::record(
+            copyParams,
+            200,
+            false,
+            false,
+            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" },
+        )?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddMemcpyNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6183,16 +9203,21 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemcpyNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemcpyNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<25>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6201,17 +9226,28 @@ unsafe extern "C" fn cuGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 200, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            200,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6220,27 +9256,58 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemsetNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemsetNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "memsetParams", "ctx", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "memsetParams", "ctx"], 5, args, nargs, kwnames)?
+        };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let memsetParams = unsafe { entry::arg(py, &a[3]) };
         let ctx = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(
+            memsetParams,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
+        )?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddMemsetNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6249,16 +9316,21 @@ unsafe extern "C" fn cuGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemsetNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemsetNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<5>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6267,17 +9339,28 @@ unsafe extern "C" fn cuGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemsetNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 40, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6286,25 +9369,54 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddHostNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddHostNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            16,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddHostNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6313,16 +9425,21 @@ unsafe extern "C" fn cuGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphHostNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphHostNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<2>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6331,17 +9448,28 @@ unsafe extern "C" fn cuGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphHostNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            16,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6350,16 +9478,29 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddChildGraphNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddChildGraphNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "childGraph", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "childGraph"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let childGraph = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUgraph, childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
@@ -6367,7 +9508,17 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *con
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddChildGraphNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6376,16 +9527,21 @@ unsafe extern "C" fn cuGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphChildGraphNodeGetGraph";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6394,22 +9550,38 @@ unsafe extern "C" fn cuGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddEmptyNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEmptyNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies"], 3, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6418,16 +9590,28 @@ unsafe extern "C" fn cuGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddEventRecordNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEventRecordNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let event = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
@@ -6435,7 +9619,17 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *co
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddEventRecordNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6444,16 +9638,21 @@ unsafe extern "C" fn cuGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventRecordNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6462,16 +9661,21 @@ unsafe extern "C" fn cuGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", "event", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "event"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6480,16 +9684,28 @@ unsafe extern "C" fn cuGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddEventWaitNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddEventWaitNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "event"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let event = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
@@ -6497,7 +9713,17 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *cons
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddEventWaitNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6506,16 +9732,21 @@ unsafe extern "C" fn cuGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventWaitNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6524,16 +9755,21 @@ unsafe extern "C" fn cuGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hNode", "event", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "event"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6542,25 +9778,54 @@ unsafe extern "C" fn cuGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddExternalSemaphoresSignalNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddExternalSemaphoresSignalNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6569,16 +9834,23 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresSignalNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6587,17 +9859,30 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6606,25 +9891,54 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::
     })
 }
 
-unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddExternalSemaphoresWaitNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddExternalSemaphoresWaitNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6633,16 +9947,23 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresWaitNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6651,17 +9972,30 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::Py
     })
 }
 
-unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6670,25 +10004,54 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::Py
     })
 }
 
-unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddBatchMemOpNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddBatchMemOpNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            32,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddBatchMemOpNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddBatchMemOpNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6697,16 +10060,21 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphBatchMemOpNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<4>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6715,17 +10083,28 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeGetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphBatchMemOpNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            32,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6734,19 +10113,33 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecBatchMemOpNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(nodeParams, 32, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            32,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExecBatchMemOpNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6755,25 +10148,54 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemAllocNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemAllocNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 120, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            120,
+            false,
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddMemAllocNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6782,16 +10204,21 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemAllocNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemAllocNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<15>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6800,16 +10227,28 @@ unsafe extern "C" fn cuGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddMemFreeNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddMemFreeNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "dptr", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "dptr"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let dptr = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
@@ -6817,7 +10256,17 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const 
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddMemFreeNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6826,16 +10275,21 @@ unsafe extern "C" fn cuGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphMemFreeNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphMemFreeNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6844,14 +10298,19 @@ unsafe extern "C" fn cuGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGraphMemTrim(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGraphMemTrim";
-        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGraphMemTrim(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceGraphMemTrim(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6860,41 +10319,73 @@ unsafe extern "C" fn cuDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetGraphMemAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 0 => 8, 1 => 8, 2 => 8, 3 => 8,
+        let sz2: usize = match sel2 {
+            0 => 8,
+            1 => 8,
+            2 => 8,
+            3 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel2 { 0 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 1 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 2 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, 3 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel2 {
+                    0 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    1 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    2 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    3 => T_cuuint64_t.from_int(py, conv::elem(&o2, 0, 8) & conv::mask(8))?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceSetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr", "value"], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 0 => 8, 1 => 8, 2 => 8, 3 => 8,
+        let sz2: usize = match sel2 {
+            0 => 8,
+            1 => 8,
+            2 => 8,
+            3 => 8,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
@@ -6907,7 +10398,9 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
         }
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -6916,16 +10409,22 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphClone(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphClone";
-        let a = unsafe { entry::args(py, F, &["originalGraph", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["originalGraph"], 1, args, nargs, kwnames)? };
         let originalGraph = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUgraph, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
+        let a1: u64 =
+            conv::handle(&CUgraph, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphClone(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6934,18 +10433,25 @@ unsafe extern "C" fn cuGraphClone(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cuGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeFindInClone(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeFindInClone";
-        let a = unsafe { entry::args(py, F, &["hOriginalNode", "hClonedGraph", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hOriginalNode", "hClonedGraph"], 2, args, nargs, kwnames)? };
         let hOriginalNode = unsafe { entry::arg(py, &a[0]) };
         let hClonedGraph = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&CUgraphNode, hOriginalNode, &Ctx { func: F, param: "hOriginalNode", expected: "CUgraphNode or int" })?;
+        let a1: u64 =
+            conv::handle(&CUgraphNode, hOriginalNode, &Ctx { func: F, param: "hOriginalNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUgraph, hClonedGraph, &Ctx { func: F, param: "hClonedGraph", expected: "CUgraph or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6954,16 +10460,21 @@ unsafe extern "C" fn cuGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetType(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetType";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -6972,60 +10483,97 @@ unsafe extern "C" fn cuGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetNodes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetNodes";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numNodes"], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "nodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetRootNodes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetRootNodes";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numRootNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numRootNodes"], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numRootNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" }))(numRootNodes)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numRootNodes", expected: "int" }))(
+                numRootNodes,
+            )?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "rootNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetEdges(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetEdges";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges"], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
+        let mut o3: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -7036,23 +10584,41 @@ unsafe extern "C" fn cuGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut f
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?,
+                conv::py_int(py, o3, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphGetEdges_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphGetEdges_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "numEdges"], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let mut o4: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
+        let mut o4: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a4: usize = &mut o4 as *mut u64 as usize;
         let n1: usize = conv::count(o4, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -7067,46 +10633,92 @@ unsafe extern "C" fn cuGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mu
         // a count of 0 asks the library for the count: the array goes as NULL
         let a3: usize = if n3 == 0 { 0 } else { o3.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphGetEdges_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?, conv::list(py, conv::used(&o3, n3, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?))?, conv::py_int(py, o4, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o2, k, 8))?))?,
+                conv::list(py, conv::used(&o3, n3, 8, false), |k| {
+                    Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?)
+                })?,
+                conv::py_int(py, o4, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependencies";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(numDependencies)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(
+                numDependencies,
+            )?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependencies"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(numDependencies)?;
+        let mut o3: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" }))(
+                numDependencies,
+            )?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -7117,46 +10729,90 @@ unsafe extern "C" fn cuGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args:
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphNodeGetDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| {
+                    Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?)
+                })?,
+                conv::py_int(py, o3, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependentNodes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependentNodes";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(numDependentNodes)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(
+                numDependentNodes,
+            )?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetDependentNodes_v2";
-        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "numDependentNodes"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let numDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(numDependentNodes)?;
+        let mut o3: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numDependentNodes", expected: "int" }))(
+                numDependentNodes,
+            )?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "dependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -7167,33 +10823,66 @@ unsafe extern "C" fn cuGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, arg
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphNodeGetDependentNodes_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(CUgraphNode.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| {
+                    Ok(R_CUgraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?)
+                })?,
+                conv::py_int(py, o3, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddDependencies";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
+        })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7202,19 +10891,30 @@ unsafe extern "C" fn cuGraphAddDependencies(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies"], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let edgeData = unsafe { entry::arg(py, &a[3]) };
         let numDependencies = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
+        })?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
@@ -7225,7 +10925,17 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *co
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7234,24 +10944,38 @@ unsafe extern "C" fn cuGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphRemoveDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRemoveDependencies";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "numDependencies"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
+        })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7260,19 +10984,30 @@ unsafe extern "C" fn cuGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphRemoveDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRemoveDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "from_", "to", "edgeData", "numDependencies"], 5, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let edgeData = unsafe { entry::arg(py, &a[3]) };
         let numDependencies = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "from_", expected: "CUgraphNode or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "to", expected: "CUgraphNode or int" })
+        })?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of CUgraphEdgeData" })?;
         let a3: usize = arr3.addr();
@@ -7283,7 +11018,17 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: 
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphRemoveDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7292,14 +11037,19 @@ unsafe extern "C" fn cuGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphDestroyNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDestroyNode";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphDestroyNode(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphDestroyNode(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7308,10 +11058,15 @@ unsafe extern "C" fn cuGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphInstantiate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphInstantiate";
-        let a = unsafe { entry::args(py, F, &["hGraph", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "flags"], 2, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
@@ -7319,7 +11074,9 @@ unsafe extern "C" fn cuGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7328,19 +11085,32 @@ unsafe extern "C" fn cuGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphInstantiateWithParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphInstantiateWithParams";
-        let a = unsafe { entry::args(py, F, &["hGraph", "instantiateParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "instantiateParams"], 2, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let instantiateParams = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let h2 = conv::Held::record(instantiateParams, 32, false, true, &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" })?;
+        let h2 = conv::Held::record(
+            instantiateParams,
+            32,
+            false,
+            true,
+            &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7349,16 +11119,22 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecGetFlags";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec"], 1, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7367,19 +11143,33 @@ unsafe extern "C" fn cuGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecKernelNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(nodeParams, 72, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            72,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExecKernelNodeSetParams_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7388,21 +11178,37 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "copyParams", "ctx", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "copyParams", "ctx"], 4, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let copyParams = unsafe { entry::arg(py, &a[2]) };
         let ctx = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(copyParams, 200, false, false, &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h2 = conv::Held::record(
+            copyParams,
+            200,
+            false,
+            false,
+            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7411,21 +11217,37 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "memsetParams", "ctx", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "memsetParams", "ctx"], 4, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let memsetParams = unsafe { entry::arg(py, &a[2]) };
         let ctx = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(memsetParams, 40, false, false, &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(
+            memsetParams,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7434,19 +11256,33 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecHostNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(nodeParams, 16, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            16,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7455,18 +11291,26 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecChildGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "childGraph", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "childGraph"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let childGraph = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUgraph, childGraph, &Ctx { func: F, param: "childGraph", expected: "CUgraph or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7475,18 +11319,26 @@ unsafe extern "C" fn cuGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7495,18 +11347,25 @@ unsafe extern "C" fn cuGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::handle(&CUevent, event, &Ctx { func: F, param: "event", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7515,19 +11374,35 @@ unsafe extern "C" fn cuGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7536,19 +11411,35 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut f
     })
 }
 
-unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7557,18 +11448,24 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi
     })
 }
 
-unsafe extern "C" fn cuGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeSetEnabled(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeSetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let isEnabled = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a2: u64 = conv::int(isEnabled, 32, false, &Ctx { func: F, param: "isEnabled", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7577,18 +11474,24 @@ unsafe extern "C" fn cuGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeGetEnabled(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeGetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode"], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7597,16 +11500,22 @@ unsafe extern "C" fn cuGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuGraphUpload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphUpload(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphUpload";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream"], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphUpload(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphUpload(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7615,16 +11524,22 @@ unsafe extern "C" fn cuGraphUpload(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphLaunch(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphLaunch";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hStream"], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphLaunch(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphLaunch(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7633,14 +11548,20 @@ unsafe extern "C" fn cuGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecDestroy";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec"], 1, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7649,14 +11570,19 @@ unsafe extern "C" fn cuGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDestroy";
-        let a = unsafe { entry::args(py, F, &["hGraph", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph"], 1, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7665,18 +11591,24 @@ unsafe extern "C" fn cuGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecUpdate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecUpdate";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph"], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
         let mut o2 = Out::<3>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphExecUpdate_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7685,16 +11617,21 @@ unsafe extern "C" fn cuGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src"], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, dst, &Ctx { func: F, param: "dst", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, src, &Ctx { func: F, param: "src", expected: "CUgraphNode or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7703,10 +11640,15 @@ unsafe extern "C" fn cuGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
@@ -7714,7 +11656,9 @@ unsafe extern "C" fn cuGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args:
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7723,19 +11667,27 @@ unsafe extern "C" fn cuGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphKernelNodeSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value"], 3, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let h2 =
+            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7744,10 +11696,15 @@ unsafe extern "C" fn cuGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphDebugDotPrint(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphDebugDotPrint";
-        let a = unsafe { entry::args(py, F, &["hGraph", "path", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "path", "flags"], 3, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let path = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -7755,7 +11712,7 @@ unsafe extern "C" fn cuGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *
         let (a1, _k1) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7764,22 +11721,42 @@ unsafe extern "C" fn cuGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuUserObjectCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectCreate";
-        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags"], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let ud2 = ptr;
-        let (a2, a1, cb2) = crate::callbacks::python(destroy, ud2, &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" }, crate::callbacks::host_trampoline as *const ())?;
+        let (a2, a1, cb2) = crate::callbacks::python(
+            destroy,
+            ud2,
+            &Ctx { func: F, param: "destroy", expected: "callable or ctypes function pointer" },
+            crate::callbacks::host_trampoline as *const (),
+        )?;
         let a3: u64 = conv::int(initialRefcount, 32, false, &Ctx { func: F, param: "initialRefcount", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuUserObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuUserObjectCreate(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7789,16 +11766,21 @@ unsafe extern "C" fn cuUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuUserObjectRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuUserObjectRetain(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectRetain";
-        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count"], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuUserObjectRetain(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectRetain(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7807,16 +11789,21 @@ unsafe extern "C" fn cuUserObjectRetain(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuUserObjectRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuUserObjectRelease(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuUserObjectRelease";
-        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count"], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuUserObjectRelease(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuUserObjectRelease(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7825,10 +11812,15 @@ unsafe extern "C" fn cuUserObjectRelease(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuGraphRetainUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphRetainUserObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphRetainUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -7838,7 +11830,9 @@ unsafe extern "C" fn cuGraphRetainUserObject(_m: *mut ffi::PyObject, args: *cons
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7847,10 +11841,15 @@ unsafe extern "C" fn cuGraphRetainUserObject(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphReleaseUserObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphReleaseUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count"], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -7858,7 +11857,7 @@ unsafe extern "C" fn cuGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *con
         let a1: u64 = conv::handle(&CUuserObject, object, &Ctx { func: F, param: "object", expected: "CUuserObject or int" })?;
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7867,25 +11866,54 @@ unsafe extern "C" fn cuGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddNode";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hGraph", "dependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7894,22 +11922,54 @@ unsafe extern "C" fn cuGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphAddNode_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphAddNode_v2";
-        let a = unsafe { entry::args(py, F, &["hGraph", "dependencies", "dependencyData", "numDependencies", "nodeParams", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["hGraph", "dependencies", "dependencyData", "numDependencies", "nodeParams"],
+                5,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let nodeParams = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&CUgraph, hGraph, &Ctx { func: F, param: "hGraph", expected: "CUgraph or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphNode, it, &Ctx { func: F, param: "dependencies", expected: "CUgraphNode or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" })?;
+        let arr3 = InArray::records(
+            dependencyData,
+            8,
+            &Ctx { func: F, param: "dependencyData", expected: "sequence of CUgraphEdgeData" },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h5 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h5 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+        )?;
         let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -7918,7 +11978,18 @@ unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphAddNode_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7927,17 +11998,28 @@ unsafe extern "C" fn cuGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h1 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7946,19 +12028,32 @@ unsafe extern "C" fn cuGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphExecNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphExecNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
+        let a0: u64 =
+            conv::handle(&CUgraphExec, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "CUgraphExec or int" })?;
         let a1: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let h2 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -7967,10 +12062,15 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphConditionalHandleCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphConditionalHandleCreate";
-        let a = unsafe { entry::args(py, F, &["hGraph", "ctx", "defaultLaunchValue", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraph", "ctx", "defaultLaunchValue", "flags"], 4, args, nargs, kwnames)? };
         let hGraph = unsafe { entry::arg(py, &a[0]) };
         let ctx = unsafe { entry::arg(py, &a[1]) };
         let defaultLaunchValue = unsafe { entry::arg(py, &a[2]) };
@@ -7982,7 +12082,17 @@ unsafe extern "C" fn cuGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphConditionalHandleCreate(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -7991,10 +12101,15 @@ unsafe extern "C" fn cuGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessor";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize"], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -8004,7 +12119,16 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::P
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8013,10 +12137,15 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags"], 4, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -8028,7 +12157,17 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *m
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8037,16 +12176,34 @@ unsafe extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *m
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialBlockSize";
-        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", ], 4, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit"],
+                4,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSizeToDynamicSMemSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let (a3, _scope3) = crate::callbacks::occupancy(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
+        let (a3, _scope3) = crate::callbacks::occupancy(
+            blockSizeToDynamicSMemSize,
+            &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" },
+        )?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -8054,7 +12211,18 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, ar
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialBlockSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuOccupancyMaxPotentialBlockSize(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -8063,17 +12231,35 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSize(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialBlockSizeWithFlags";
-        let a = unsafe { entry::args(py, F, &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", "flags", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["func", "blockSizeToDynamicSMemSize", "dynamicSMemSize", "blockSizeLimit", "flags"],
+                5,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSizeToDynamicSMemSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let blockSizeLimit = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a2: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let (a3, _scope3) = crate::callbacks::occupancy(blockSizeToDynamicSMemSize, &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" })?;
+        let (a3, _scope3) = crate::callbacks::occupancy(
+            blockSizeToDynamicSMemSize,
+            &Ctx { func: F, param: "blockSizeToDynamicSMemSize", expected: "callable or ctypes function pointer" },
+        )?;
         let a4: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
         let a5: u64 = conv::int(blockSizeLimit, 32, true, &Ctx { func: F, param: "blockSizeLimit", expected: "int" })?;
         let a6: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -8082,7 +12268,19 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyO
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialBlockSizeWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuOccupancyMaxPotentialBlockSizeWithFlags(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -8091,10 +12289,15 @@ unsafe extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(_m: *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyAvailableDynamicSMemPerBlock";
-        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize"], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let numBlocks = unsafe { entry::arg(py, &a[1]) };
         let blockSize = unsafe { entry::arg(py, &a[2]) };
@@ -8104,7 +12307,16 @@ unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObj
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyAvailableDynamicSMemPerBlock(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuOccupancyAvailableDynamicSMemPerBlock(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8113,10 +12325,15 @@ unsafe extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObj
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxPotentialClusterSize";
-        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -8125,7 +12342,11 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8134,10 +12355,15 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuOccupancyMaxActiveClusters(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuOccupancyMaxActiveClusters";
-        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
@@ -8146,7 +12372,9 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8155,10 +12383,15 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuTexRefSetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "hArray", "Flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "hArray", "Flags"], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let hArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -8166,7 +12399,7 @@ unsafe extern "C" fn cuTexRefSetArray(_m: *mut ffi::PyObject, args: *const *mut 
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8175,18 +12408,27 @@ unsafe extern "C" fn cuTexRefSetArray(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "hMipmappedArray", "Flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "hMipmappedArray", "Flags"], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let hMipmappedArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: u64 = conv::handle(&CUmipmappedArray, hMipmappedArray, &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" })?;
+        let a1: u64 = conv::handle(
+            &CUmipmappedArray,
+            hMipmappedArray,
+            &Ctx { func: F, param: "hMipmappedArray", expected: "CUmipmappedArray or int" },
+        )?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmappedArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmappedArray(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8195,10 +12437,15 @@ unsafe extern "C" fn cuTexRefSetMipmappedArray(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuTexRefSetAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetAddress(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddress";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dptr", "numbytes", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dptr", "numbytes"], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dptr = unsafe { entry::arg(py, &a[1]) };
         let numbytes = unsafe { entry::arg(py, &a[2]) };
@@ -8208,7 +12455,9 @@ unsafe extern "C" fn cuTexRefSetAddress(_m: *mut ffi::PyObject, args: *const *mu
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuTexRefSetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8217,21 +12466,31 @@ unsafe extern "C" fn cuTexRefSetAddress(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetAddress2D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddress2D";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "desc", "dptr", "Pitch", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "desc", "dptr", "Pitch"], 4, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let desc = unsafe { entry::arg(py, &a[1]) };
         let dptr = unsafe { entry::arg(py, &a[2]) };
         let Pitch = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let h1 = conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 =
+            conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(Pitch, 64, false, &Ctx { func: F, param: "Pitch", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddress2D_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuTexRefSetAddress2D_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8240,10 +12499,15 @@ unsafe extern "C" fn cuTexRefSetAddress2D(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cuTexRefSetFormat(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetFormat(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFormat";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fmt", "NumPackedComponents", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fmt", "NumPackedComponents"], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fmt = unsafe { entry::arg(py, &a[1]) };
         let NumPackedComponents = unsafe { entry::arg(py, &a[2]) };
@@ -8251,7 +12515,7 @@ unsafe extern "C" fn cuTexRefSetFormat(_m: *mut ffi::PyObject, args: *const *mut
         let a1: u64 = conv::int(fmt, 32, false, &Ctx { func: F, param: "fmt", expected: "int" })?;
         let a2: u64 = conv::int(NumPackedComponents, 32, true, &Ctx { func: F, param: "NumPackedComponents", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8260,10 +12524,15 @@ unsafe extern "C" fn cuTexRefSetFormat(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuTexRefSetAddressMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetAddressMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetAddressMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", "am", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", "am"], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dim = unsafe { entry::arg(py, &a[1]) };
         let am = unsafe { entry::arg(py, &a[2]) };
@@ -8271,7 +12540,7 @@ unsafe extern "C" fn cuTexRefSetAddressMode(_m: *mut ffi::PyObject, args: *const
         let a1: u64 = conv::int(dim, 32, true, &Ctx { func: F, param: "dim", expected: "int" })?;
         let a2: u64 = conv::int(am, 32, false, &Ctx { func: F, param: "am", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8280,16 +12549,21 @@ unsafe extern "C" fn cuTexRefSetAddressMode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuTexRefSetFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetFilterMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fm"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8298,16 +12572,21 @@ unsafe extern "C" fn cuTexRefSetFilterMode(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmapFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmapFilterMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "fm", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "fm"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8316,16 +12595,21 @@ unsafe extern "C" fn cuTexRefSetMipmapFilterMode(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmapLevelBias(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmapLevelBias(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapLevelBias";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "bias", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "bias"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let bias = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::float(bias, 32, &Ctx { func: F, param: "bias", expected: "float" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelBias(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelBias(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8334,10 +12618,16 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelBias(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMipmapLevelClamp";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "minMipmapLevelClamp", "maxMipmapLevelClamp", ], 3, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["hTexRef", "minMipmapLevelClamp", "maxMipmapLevelClamp"], 3, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let minMipmapLevelClamp = unsafe { entry::arg(py, &a[1]) };
         let maxMipmapLevelClamp = unsafe { entry::arg(py, &a[2]) };
@@ -8345,7 +12635,7 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *
         let a1: u64 = conv::float(minMipmapLevelClamp, 32, &Ctx { func: F, param: "minMipmapLevelClamp", expected: "float" })?;
         let a2: u64 = conv::float(maxMipmapLevelClamp, 32, &Ctx { func: F, param: "maxMipmapLevelClamp", expected: "float" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelClamp(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapLevelClamp(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8354,16 +12644,21 @@ unsafe extern "C" fn cuTexRefSetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuTexRefSetMaxAnisotropy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetMaxAnisotropy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetMaxAnisotropy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "maxAniso", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "maxAniso"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let maxAniso = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(maxAniso, 32, false, &Ctx { func: F, param: "maxAniso", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMaxAnisotropy(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetMaxAnisotropy(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8372,17 +12667,27 @@ unsafe extern "C" fn cuTexRefSetMaxAnisotropy(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuTexRefSetBorderColor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetBorderColor(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetBorderColor";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "pBorderColor", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "pBorderColor"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let pBorderColor = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let arr1 = InArray::scalars(pBorderColor, 4, &Ctx { func: F, param: "pBorderColor", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::float(it, 32, &Ctx { func: F, param: "pBorderColor", expected: "float" }))?;
+        let arr1 = InArray::scalars(
+            pBorderColor,
+            4,
+            &Ctx { func: F, param: "pBorderColor", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::float(it, 32, &Ctx { func: F, param: "pBorderColor", expected: "float" }),
+        )?;
         let a1: usize = arr1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetBorderColor(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetBorderColor(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8391,16 +12696,21 @@ unsafe extern "C" fn cuTexRefSetBorderColor(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuTexRefSetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefSetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefSetFlags";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "Flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "Flags"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFlags(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefSetFlags(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8409,16 +12719,21 @@ unsafe extern "C" fn cuTexRefSetFlags(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuTexRefGetAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetAddress(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetAddress";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddress_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8427,16 +12742,21 @@ unsafe extern "C" fn cuTexRefGetAddress(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuTexRefGetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetArray(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8445,16 +12765,21 @@ unsafe extern "C" fn cuTexRefGetArray(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmappedArray(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8463,10 +12788,15 @@ unsafe extern "C" fn cuTexRefGetMipmappedArray(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuTexRefGetAddressMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetAddressMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetAddressMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", "dim", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef", "dim"], 2, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let dim = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
@@ -8474,7 +12804,8 @@ unsafe extern "C" fn cuTexRefGetAddressMode(_m: *mut ffi::PyObject, args: *const
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuTexRefGetAddressMode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8483,16 +12814,21 @@ unsafe extern "C" fn cuTexRefGetAddressMode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuTexRefGetFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetFilterMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFilterMode(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8501,10 +12837,15 @@ unsafe extern "C" fn cuTexRefGetFilterMode(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuTexRefGetFormat(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetFormat(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFormat";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8512,25 +12853,38 @@ unsafe extern "C" fn cuTexRefGetFormat(_m: *mut ffi::PyObject, args: *const *mut
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuTexRefGetFormat(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, E_CUarray_format.get(py, conv::sext(o0.u64(), 32, false))?, conv::py_int(py, o1.u64(), 32, true)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                E_CUarray_format.get(py, conv::sext(o0.u64(), 32, false))?,
+                conv::py_int(py, o1.u64(), 32, true)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmapFilterMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmapFilterMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapFilterMode";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapFilterMode(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8539,16 +12893,21 @@ unsafe extern "C" fn cuTexRefGetMipmapFilterMode(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmapLevelBias(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmapLevelBias(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapLevelBias";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelBias(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8557,10 +12916,15 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelBias(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMipmapLevelClamp";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a2: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
@@ -8568,7 +12932,9 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuTexRefGetMipmapLevelClamp(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -8577,16 +12943,21 @@ unsafe extern "C" fn cuTexRefGetMipmapLevelClamp(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuTexRefGetMaxAnisotropy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetMaxAnisotropy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetMaxAnisotropy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetMaxAnisotropy(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8595,16 +12966,21 @@ unsafe extern "C" fn cuTexRefGetMaxAnisotropy(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuTexRefGetBorderColor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetBorderColor(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetBorderColor";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetBorderColor(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8613,16 +12989,21 @@ unsafe extern "C" fn cuTexRefGetBorderColor(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuTexRefGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefGetFlags";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefGetFlags(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8631,14 +13012,19 @@ unsafe extern "C" fn cuTexRefGetFlags(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuTexRefCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefCreate";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefCreate(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefCreate(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8647,14 +13033,19 @@ unsafe extern "C" fn cuTexRefCreate(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cuTexRefDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexRefDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexRefDestroy";
-        let a = unsafe { entry::args(py, F, &["hTexRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hTexRef"], 1, args, nargs, kwnames)? };
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexRefDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexRefDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8663,10 +13054,15 @@ unsafe extern "C" fn cuTexRefDestroy(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuSurfRefSetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfRefSetArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfRefSetArray";
-        let a = unsafe { entry::args(py, F, &["hSurfRef", "hArray", "Flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSurfRef", "hArray", "Flags"], 3, args, nargs, kwnames)? };
         let hSurfRef = unsafe { entry::arg(py, &a[0]) };
         let hArray = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -8674,7 +13070,7 @@ unsafe extern "C" fn cuSurfRefSetArray(_m: *mut ffi::PyObject, args: *const *mut
         let a1: u64 = conv::handle(&CUarray, hArray, &Ctx { func: F, param: "hArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfRefSetArray(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8683,16 +13079,21 @@ unsafe extern "C" fn cuSurfRefSetArray(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuSurfRefGetArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfRefGetArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfRefGetArray";
-        let a = unsafe { entry::args(py, F, &["hSurfRef", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSurfRef"], 1, args, nargs, kwnames)? };
         let hSurfRef = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUsurfref, hSurfRef, &Ctx { func: F, param: "hSurfRef", expected: "CUsurfref or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfRefGetArray(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8701,23 +13102,50 @@ unsafe extern "C" fn cuSurfRefGetArray(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectCreate";
-        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc"], 3, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let h1 = conv::Held::record(
+            pResDesc,
+            144,
+            false,
+            false,
+            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" },
+        )?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(pTexDesc, 104, false, false, &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" })?;
+        let h2 = conv::Held::record(
+            pTexDesc,
+            104,
+            false,
+            false,
+            &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" },
+        )?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::record(pResViewDesc, 112, false, false, &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" })?;
+        let h3 = conv::Held::record(
+            pResViewDesc,
+            112,
+            false,
+            false,
+            &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" },
+        )?;
         let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuTexObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8726,14 +13154,20 @@ unsafe extern "C" fn cuTexObjectCreate(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuTexObjectDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectDestroy";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a0: u64 =
+            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8742,16 +13176,22 @@ unsafe extern "C" fn cuTexObjectDestroy(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuTexObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectGetResourceDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetResourceDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a1: u64 =
+            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8760,16 +13200,22 @@ unsafe extern "C" fn cuTexObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuTexObjectGetTextureDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectGetTextureDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetTextureDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a1: u64 =
+            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<13>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetTextureDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8778,16 +13224,22 @@ unsafe extern "C" fn cuTexObjectGetTextureDesc(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuTexObjectGetResourceViewDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTexObjectGetResourceViewDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTexObjectGetResourceViewDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
+        let a1: u64 =
+            conv::handle(&CUtexObject, texObject, &Ctx { func: F, param: "texObject", expected: "CUtexObject or int" })?;
         let mut o0 = Out::<14>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTexObjectGetResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8796,17 +13248,28 @@ unsafe extern "C" fn cuTexObjectGetResourceViewDesc(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfObjectCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectCreate";
-        let a = unsafe { entry::args(py, F, &["pResDesc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc"], 1, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(pResDesc, 144, false, false, &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" })?;
+        let h1 = conv::Held::record(
+            pResDesc,
+            144,
+            false,
+            false,
+            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8815,14 +13278,20 @@ unsafe extern "C" fn cuSurfObjectCreate(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cuSurfObjectDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfObjectDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectDestroy";
-        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject"], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
+        let a0: u64 =
+            conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfObjectDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -8831,16 +13300,22 @@ unsafe extern "C" fn cuSurfObjectDestroy(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuSurfObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuSurfObjectGetResourceDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuSurfObjectGetResourceDesc";
-        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject"], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
+        let a1: u64 =
+            conv::handle(&CUsurfObject, surfObject, &Ctx { func: F, param: "surfObject", expected: "CUsurfObject or int" })?;
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuSurfObjectGetResourceDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8849,10 +13324,37 @@ unsafe extern "C" fn cuSurfObjectGetResourceDesc(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapEncodeTiled(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeTiled";
-        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "boxDim", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], 11, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "tensorDataType",
+                    "tensorRank",
+                    "globalAddress",
+                    "globalDim",
+                    "globalStrides",
+                    "boxDim",
+                    "elementStrides",
+                    "interleave",
+                    "swizzle",
+                    "l2Promotion",
+                    "oobFill",
+                ],
+                11,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -8866,15 +13368,34 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const
         let oobFill = unsafe { entry::arg(py, &a[10]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 =
+            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
-        let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
+        let arr4 = InArray::scalars(
+            globalDim,
+            8,
+            &Ctx { func: F, param: "globalDim", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }),
+        )?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            globalStrides,
+            8,
+            &Ctx { func: F, param: "globalStrides", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(boxDim, 4, &Ctx { func: F, param: "boxDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "boxDim", expected: "int" }))?;
+        let arr6 =
+            InArray::scalars(boxDim, 4, &Ctx { func: F, param: "boxDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 32, false, &Ctx { func: F, param: "boxDim", expected: "int" })
+            })?;
         let a6: usize = arr6.addr();
-        let arr7 = InArray::scalars(elementStrides, 4, &Ctx { func: F, param: "elementStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }))?;
+        let arr7 = InArray::scalars(
+            elementStrides,
+            4,
+            &Ctx { func: F, param: "elementStrides", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
+        )?;
         let a7: usize = arr7.addr();
         let a8: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
         let a9: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
@@ -8883,7 +13404,24 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeTiled(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10), conv::bits(a11), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuTensorMapEncodeTiled(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7 as u64),
+                    conv::bits(a8),
+                    conv::bits(a9),
+                    conv::bits(a10),
+                    conv::bits(a11),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8892,10 +13430,40 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapEncodeIm2col(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeIm2col";
-        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCorner", "pixelBoxUpperCorner", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "swizzle", "l2Promotion", "oobFill", ], 14, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "tensorDataType",
+                    "tensorRank",
+                    "globalAddress",
+                    "globalDim",
+                    "globalStrides",
+                    "pixelBoxLowerCorner",
+                    "pixelBoxUpperCorner",
+                    "channelsPerPixel",
+                    "pixelsPerColumn",
+                    "elementStrides",
+                    "interleave",
+                    "swizzle",
+                    "l2Promotion",
+                    "oobFill",
+                ],
+                14,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -8912,19 +13480,45 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *cons
         let oobFill = unsafe { entry::arg(py, &a[13]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 =
+            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
-        let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
+        let arr4 = InArray::scalars(
+            globalDim,
+            8,
+            &Ctx { func: F, param: "globalDim", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }),
+        )?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            globalStrides,
+            8,
+            &Ctx { func: F, param: "globalStrides", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(pixelBoxLowerCorner, 4, &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "int" }))?;
+        let arr6 = InArray::scalars(
+            pixelBoxLowerCorner,
+            4,
+            &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxLowerCorner", expected: "int" }),
+        )?;
         let a6: usize = arr6.addr();
-        let arr7 = InArray::scalars(pixelBoxUpperCorner, 4, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "int" }))?;
+        let arr7 = InArray::scalars(
+            pixelBoxUpperCorner,
+            4,
+            &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "int" }),
+        )?;
         let a7: usize = arr7.addr();
         let a8: u64 = conv::int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int" })?;
         let a9: u64 = conv::int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int" })?;
-        let arr10 = InArray::scalars(elementStrides, 4, &Ctx { func: F, param: "elementStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }))?;
+        let arr10 = InArray::scalars(
+            elementStrides,
+            4,
+            &Ctx { func: F, param: "elementStrides", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
+        )?;
         let a10: usize = arr10.addr();
         let a11: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
         let a12: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
@@ -8933,7 +13527,27 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *cons
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeIm2col(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7 as u64), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuTensorMapEncodeIm2col(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7 as u64),
+                    conv::bits(a8),
+                    conv::bits(a9),
+                    conv::bits(a10 as u64),
+                    conv::bits(a11),
+                    conv::bits(a12),
+                    conv::bits(a13),
+                    conv::bits(a14),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8942,10 +13556,41 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapEncodeIm2colWide";
-        let a = unsafe { entry::args(py, F, &["tensorDataType", "tensorRank", "globalAddress", "globalDim", "globalStrides", "pixelBoxLowerCornerWidth", "pixelBoxUpperCornerWidth", "channelsPerPixel", "pixelsPerColumn", "elementStrides", "interleave", "mode", "swizzle", "l2Promotion", "oobFill", ], 15, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "tensorDataType",
+                    "tensorRank",
+                    "globalAddress",
+                    "globalDim",
+                    "globalStrides",
+                    "pixelBoxLowerCornerWidth",
+                    "pixelBoxUpperCornerWidth",
+                    "channelsPerPixel",
+                    "pixelsPerColumn",
+                    "elementStrides",
+                    "interleave",
+                    "mode",
+                    "swizzle",
+                    "l2Promotion",
+                    "oobFill",
+                ],
+                15,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let tensorDataType = unsafe { entry::arg(py, &a[0]) };
         let tensorRank = unsafe { entry::arg(py, &a[1]) };
         let globalAddress = unsafe { entry::arg(py, &a[2]) };
@@ -8963,17 +13608,35 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *
         let oobFill = unsafe { entry::arg(py, &a[14]) };
         let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 =
+            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
-        let arr4 = InArray::scalars(globalDim, 8, &Ctx { func: F, param: "globalDim", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }))?;
+        let arr4 = InArray::scalars(
+            globalDim,
+            8,
+            &Ctx { func: F, param: "globalDim", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalDim", expected: "int" }),
+        )?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(globalStrides, 8, &Ctx { func: F, param: "globalStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            globalStrides,
+            8,
+            &Ctx { func: F, param: "globalStrides", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "globalStrides", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let a6: u64 = conv::int(pixelBoxLowerCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxLowerCornerWidth", expected: "int" })?;
-        let a7: u64 = conv::int(pixelBoxUpperCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxUpperCornerWidth", expected: "int" })?;
+        let a6: u64 =
+            conv::int(pixelBoxLowerCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxLowerCornerWidth", expected: "int" })?;
+        let a7: u64 =
+            conv::int(pixelBoxUpperCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxUpperCornerWidth", expected: "int" })?;
         let a8: u64 = conv::int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int" })?;
         let a9: u64 = conv::int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int" })?;
-        let arr10 = InArray::scalars(elementStrides, 4, &Ctx { func: F, param: "elementStrides", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }))?;
+        let arr10 = InArray::scalars(
+            elementStrides,
+            4,
+            &Ctx { func: F, param: "elementStrides", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
+        )?;
         let a10: usize = arr10.addr();
         let a11: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
         let a12: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
@@ -8983,7 +13646,28 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTensorMapEncodeIm2colWide(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), conv::bits(a8), conv::bits(a9), conv::bits(a10 as u64), conv::bits(a11), conv::bits(a12), conv::bits(a13), conv::bits(a14), conv::bits(a15), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuTensorMapEncodeIm2colWide(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                    conv::bits(a9),
+                    conv::bits(a10 as u64),
+                    conv::bits(a11),
+                    conv::bits(a12),
+                    conv::bits(a13),
+                    conv::bits(a14),
+                    conv::bits(a15),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -8992,18 +13676,24 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuTensorMapReplaceAddress(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuTensorMapReplaceAddress";
-        let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress"], 2, args, nargs, kwnames)? };
         let tensorMap = unsafe { entry::arg(py, &a[0]) };
         let globalAddress = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9012,10 +13702,15 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceCanAccessPeer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceCanAccessPeer";
-        let a = unsafe { entry::args(py, F, &["dev", "peerDev", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dev", "peerDev"], 2, args, nargs, kwnames)? };
         let dev = unsafe { entry::arg(py, &a[0]) };
         let peerDev = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
@@ -9023,7 +13718,7 @@ unsafe extern "C" fn cuDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9032,16 +13727,22 @@ unsafe extern "C" fn cuDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuCtxEnablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxEnablePeerAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxEnablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerContext", "Flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerContext", "Flags"], 2, args, nargs, kwnames)? };
         let peerContext = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
+        let a0: u64 =
+            conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
         let a1: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxEnablePeerAccess(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxEnablePeerAccess(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9050,14 +13751,20 @@ unsafe extern "C" fn cuCtxEnablePeerAccess(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuCtxDisablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxDisablePeerAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxDisablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerContext", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerContext"], 1, args, nargs, kwnames)? };
         let peerContext = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
+        let a0: u64 =
+            conv::handle(&CUcontext, peerContext, &Ctx { func: F, param: "peerContext", expected: "CUcontext or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxDisablePeerAccess(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxDisablePeerAccess(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9066,10 +13773,15 @@ unsafe extern "C" fn cuCtxDisablePeerAccess(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetP2PAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetP2PAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "srcDevice", "dstDevice", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "srcDevice", "dstDevice"], 3, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -9079,7 +13791,11 @@ unsafe extern "C" fn cuDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *cons
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9088,14 +13804,23 @@ unsafe extern "C" fn cuDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuGraphicsUnregisterResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsUnregisterResource(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsUnregisterResource";
-        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
+        let a0: u64 = conv::handle(
+            &CUgraphicsResource,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnregisterResource(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnregisterResource(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9104,20 +13829,33 @@ unsafe extern "C" fn cuGraphicsUnregisterResource(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsSubResourceGetMappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel"], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let arrayIndex = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
+        let a1: u64 = conv::handle(
+            &CUgraphicsResource,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
+        )?;
         let a2: u64 = conv::int(arrayIndex, 32, false, &Ctx { func: F, param: "arrayIndex", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9126,16 +13864,26 @@ unsafe extern "C" fn cuGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
+        let a1: u64 = conv::handle(
+            &CUgraphicsResource,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9144,18 +13892,31 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedPointer";
-        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a2: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
+        let a2: u64 = conv::handle(
+            &CUgraphicsResource,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphicsResourceGetMappedPointer_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
@@ -9164,16 +13925,25 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedPointer(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceSetMapFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceSetMapFlags";
-        let a = unsafe { entry::args(py, F, &["resource", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "flags"], 2, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
+        let a0: u64 = conv::handle(
+            &CUgraphicsResource,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
+        )?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceSetMapFlags_v2(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceSetMapFlags_v2(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9182,20 +13952,33 @@ unsafe extern "C" fn cuGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuGraphicsMapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsMapResources(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsMapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream"], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" }))?;
+        let arr1 = InArray::scalars(
+            resources,
+            8,
+            &Ctx { func: F, param: "resources", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" })
+            },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9204,20 +13987,33 @@ unsafe extern "C" fn cuGraphicsMapResources(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsUnmapResources(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsUnmapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "hStream"], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let hStream = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" }))?;
+        let arr1 = InArray::scalars(
+            resources,
+            8,
+            &Ctx { func: F, param: "resources", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&CUgraphicsResource, it, &Ctx { func: F, param: "resources", expected: "CUgraphicsResource or int" })
+            },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         arr1.holds(conv::wide(a0, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9226,10 +14022,15 @@ unsafe extern "C" fn cuGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuGetProcAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetProcAddress(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetProcAddress";
-        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags"], 3, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let cudaVersion = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -9241,23 +14042,52 @@ unsafe extern "C" fn cuGetProcAddress(_m: *mut ffi::PyObject, args: *const *mut 
         let mut o4 = Out::<1>::new();
         let a4: usize = o4.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGetProcAddress_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGetProcAddress_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, E_CUdriverProcAddressQueryResult.get(py, conv::sext(o4.u64(), 32, false))?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::py_int(py, o1.u64(), 64, false)?,
+                E_CUdriverProcAddressQueryResult.get(py, conv::sext(o4.u64(), 32, false))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib"], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 {
+            1 => 1,
+            2 => 1,
+            3 => 1,
+            4 => 1,
+            5 => 1024,
+            6 => 1024,
+            7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -9265,23 +14095,52 @@ unsafe extern "C" fn cuCoredumpGetAttribute(_m: *mut ffi::PyObject, args: *const
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuCoredumpGetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuCoredumpGetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel1 {
+                    1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    5 => conv::py_buffer(py, crate::values::bytes(&o1), true),
+                    6 => conv::py_buffer(py, crate::values::bytes(&o1), true),
+                    7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpGetAttributeGlobal(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpGetAttributeGlobal";
-        let a = unsafe { entry::args(py, F, &["attrib", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib"], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 {
+            1 => 1,
+            2 => 1,
+            3 => 1,
+            4 => 1,
+            5 => 1024,
+            6 => 1024,
+            7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 1),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -9289,24 +14148,53 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuCoredumpGetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuCoredumpGetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, match sel1 { 1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)), 5 => conv::py_buffer(py, crate::values::bytes(&o1), true), 6 => conv::py_buffer(py, crate::values::bytes(&o1), true), 7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                match sel1 {
+                    1 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    2 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    3 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    4 => crate::values::py_bool(py, conv::elem(&o1, 0, 1)),
+                    5 => conv::py_buffer(py, crate::values::bytes(&o1), true),
+                    6 => conv::py_buffer(py, crate::values::bytes(&o1), true),
+                    7 => conv::py_int(py, conv::elem(&o1, 0, 4), 32, false)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpSetAttribute";
-        let a = unsafe { entry::args(py, F, &["attrib", "value", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "value"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 {
+            1 => 1,
+            2 => 1,
+            3 => 1,
+            4 => 1,
+            5 => 1024,
+            6 => 1024,
+            7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -9324,7 +14212,9 @@ unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuCoredumpSetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuCoredumpSetAttribute(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9333,15 +14223,27 @@ unsafe extern "C" fn cuCoredumpSetAttribute(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCoredumpSetAttributeGlobal(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCoredumpSetAttributeGlobal";
-        let a = unsafe { entry::args(py, F, &["attrib", "value", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attrib", "value"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
         let sel1: i64 = a0 as i64;
-        let sz1: usize = match sel1 { 1 => 1, 2 => 1, 3 => 1, 4 => 1, 5 => 1024, 6 => 1024, 7 => 4,
+        let sz1: usize = match sel1 {
+            1 => 1,
+            2 => 1,
+            3 => 1,
+            4 => 1,
+            5 => 1024,
+            6 => 1024,
+            7 => 4,
             _ => return conv::fail(py, &E_CUresult, 1, LIBRARY_MISSING, 0),
         };
         let mut o1: Vec<u64> = vec![0u64; sz1.div_ceil(8).max(1)];
@@ -9359,7 +14261,9 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: 
         let mut o2: usize = sz1;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuCoredumpSetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuCoredumpSetAttributeGlobal(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9368,17 +14272,23 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGetExportTable(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGetExportTable";
-        let a = unsafe { entry::args(py, F, &["pExportTableId", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pExportTableId"], 1, args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h1 =
+            conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9387,20 +14297,28 @@ unsafe extern "C" fn cuGetExportTable(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuGreenCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxCreate";
-        let a = unsafe { entry::args(py, F, &["desc", "dev", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["desc", "dev", "flags"], 3, args, nargs, kwnames)? };
         let desc = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&CUdevResourceDesc, desc, &Ctx { func: F, param: "desc", expected: "CUdevResourceDesc or int" })?;
+        let a1: u64 =
+            conv::handle(&CUdevResourceDesc, desc, &Ctx { func: F, param: "desc", expected: "CUdevResourceDesc or int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGreenCtxCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9409,14 +14327,19 @@ unsafe extern "C" fn cuGreenCtxCreate(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuGreenCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxDestroy";
-        let a = unsafe { entry::args(py, F, &["hCtx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx"], 1, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9425,16 +14348,21 @@ unsafe extern "C" fn cuGreenCtxDestroy(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuCtxFromGreenCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxFromGreenCtx(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxFromGreenCtx";
-        let a = unsafe { entry::args(py, F, &["hCtx", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx"], 1, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxFromGreenCtx(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9443,10 +14371,15 @@ unsafe extern "C" fn cuCtxFromGreenCtx(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cuDeviceGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDeviceGetDevResource(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDeviceGetDevResource";
-        let a = unsafe { entry::args(py, F, &["device", "typename", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "typename"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
@@ -9454,7 +14387,8 @@ unsafe extern "C" fn cuDeviceGetDevResource(_m: *mut ffi::PyObject, args: *const
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuDeviceGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9463,10 +14397,15 @@ unsafe extern "C" fn cuDeviceGetDevResource(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCtxGetDevResource(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCtxGetDevResource";
-        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "typename"], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
@@ -9474,7 +14413,7 @@ unsafe extern "C" fn cuCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *m
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9483,10 +14422,15 @@ unsafe extern "C" fn cuCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuGreenCtxGetDevResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxGetDevResource(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxGetDevResource";
-        let a = unsafe { entry::args(py, F, &["hCtx", "typename", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "typename"], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
@@ -9494,7 +14438,8 @@ unsafe extern "C" fn cuGreenCtxGetDevResource(_m: *mut ffi::PyObject, args: *con
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuGreenCtxGetDevResource(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9503,15 +14448,21 @@ unsafe extern "C" fn cuGreenCtxGetDevResource(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevSmResourceSplitByCount(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevSmResourceSplitByCount";
-        let a = unsafe { entry::args(py, F, &["nbGroups", "input_", "useFlags", "minCount", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nbGroups", "input_", "useFlags", "minCount"], 4, args, nargs, kwnames)? };
         let nbGroups = unsafe { entry::arg(py, &a[0]) };
         let input_ = unsafe { entry::arg(py, &a[1]) };
         let useFlags = unsafe { entry::arg(py, &a[2]) };
         let minCount = unsafe { entry::arg(py, &a[3]) };
-        let mut o1: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "nbGroups", expected: "int" }))(nbGroups)?;
+        let mut o1: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "nbGroups", expected: "int" }))(nbGroups)?;
         let a1: usize = &mut o1 as *mut u64 as usize;
         let h2 = conv::Held::record(input_, 144, false, false, &Ctx { func: F, param: "input_", expected: "CUdevResource_v1" })?;
         let a2: usize = h2.addr();
@@ -9524,29 +14475,58 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(_m: *mut ffi::PyObject, args: *
         let mut o3 = Out::<18>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuDevSmResourceSplitByCount(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuDevSmResourceSplitByCount(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 144, false), |k| Ok(R_CUdevResource_v1.from_ptr(py, conv::elem_addr(&o0, k, 144), 144)?))?, conv::py_int(py, o1, 32, false)?, R_CUdevResource_v1.from_ptr(py, o3.ptr(), 144)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::list(py, conv::used(&o0, n0, 144, false), |k| {
+                    Ok(R_CUdevResource_v1.from_ptr(py, conv::elem_addr(&o0, k, 144), 144)?)
+                })?,
+                conv::py_int(py, o1, 32, false)?,
+                R_CUdevResource_v1.from_ptr(py, o3.ptr(), 144)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuDevResourceGenerateDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuDevResourceGenerateDesc";
-        let a = unsafe { entry::args(py, F, &["resources", "nbResources", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resources", "nbResources"], 2, args, nargs, kwnames)? };
         let resources = unsafe { entry::arg(py, &a[0]) };
         let nbResources = unsafe { entry::arg(py, &a[1]) };
-        let arr1 = InArray::records(resources, 144, &Ctx { func: F, param: "resources", expected: "sequence of CUdevResource_v1" })?;
+        let arr1 =
+            InArray::records(resources, 144, &Ctx { func: F, param: "resources", expected: "sequence of CUdevResource_v1" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(nbResources, 32, false, &Ctx { func: F, param: "nbResources", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuDevResourceGenerateDesc(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9555,16 +14535,21 @@ unsafe extern "C" fn cuDevResourceGenerateDesc(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuGreenCtxRecordEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxRecordEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxRecordEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxRecordEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxRecordEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9573,16 +14558,21 @@ unsafe extern "C" fn cuGreenCtxRecordEvent(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cuGreenCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxWaitEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxWaitEvent";
-        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hCtx", "hEvent"], 2, args, nargs, kwnames)? };
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let hEvent = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
         let a1: u64 = conv::handle(&CUevent, hEvent, &Ctx { func: F, param: "hEvent", expected: "CUevent or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxWaitEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuGreenCtxWaitEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9591,16 +14581,21 @@ unsafe extern "C" fn cuGreenCtxWaitEvent(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuStreamGetGreenCtx(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuStreamGetGreenCtx(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuStreamGetGreenCtx";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuStreamGetGreenCtx(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuStreamGetGreenCtx(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9609,10 +14604,15 @@ unsafe extern "C" fn cuStreamGetGreenCtx(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cuGreenCtxStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGreenCtxStreamCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGreenCtxStreamCreate";
-        let a = unsafe { entry::args(py, F, &["greenCtx", "flags", "priority", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["greenCtx", "flags", "priority"], 3, args, nargs, kwnames)? };
         let greenCtx = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let priority = unsafe { entry::arg(py, &a[2]) };
@@ -9622,7 +14622,11 @@ unsafe extern "C" fn cuGreenCtxStreamCreate(_m: *mut ffi::PyObject, args: *const
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGreenCtxStreamCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9631,18 +14635,30 @@ unsafe extern "C" fn cuGreenCtxStreamCreate(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsRegisterCallback(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsRegisterCallback";
-        let a = unsafe { entry::args(py, F, &["callbackFunc", "userData", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["callbackFunc", "userData"], 2, args, nargs, kwnames)? };
         let callbackFunc = unsafe { entry::arg(py, &a[0]) };
         let userData = unsafe { entry::arg(py, &a[1]) };
         let ud0 = userData;
-        let (a0, a1, cb0) = crate::callbacks::python(callbackFunc, ud0, &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" }, crate::callbacks::logs_trampoline as *const ())?;
+        let (a0, a1, cb0) = crate::callbacks::python(
+            callbackFunc,
+            ud0,
+            &Ctx { func: F, param: "callbackFunc", expected: "callable or ctypes function pointer" },
+            crate::callbacks::logs_trampoline as *const (),
+        )?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLogsRegisterCallback(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuLogsRegisterCallback(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9652,15 +14668,24 @@ unsafe extern "C" fn cuLogsRegisterCallback(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cuLogsUnregisterCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsUnregisterCallback(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsUnregisterCallback";
-        let a = unsafe { entry::args(py, F, &["callback", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["callback"], 1, args, nargs, kwnames)? };
         let callback = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&CUlogsCallbackHandle, callback, &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" })?;
+        let a0: u64 = conv::handle(
+            &CUlogsCallbackHandle,
+            callback,
+            &Ctx { func: F, param: "callback", expected: "CUlogsCallbackHandle or int" },
+        )?;
 
         let released: Option<u64> = Some(a0);
-        let r = unsafe { conv::nogil(move || sys::cuLogsUnregisterCallback(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLogsUnregisterCallback(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9672,16 +14697,21 @@ unsafe extern "C" fn cuLogsUnregisterCallback(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuLogsCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsCurrent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsCurrent";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cuLogsCurrent(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9690,20 +14720,32 @@ unsafe extern "C" fn cuLogsCurrent(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cuLogsDumpToFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsDumpToFile(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsDumpToFile";
-        let a = unsafe { entry::args(py, F, &["iterator", "pathToFile", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["iterator", "pathToFile", "flags"], 3, args, nargs, kwnames)? };
         let iterator = unsafe { entry::arg(py, &a[0]) };
         let pathToFile = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let none0 = iterator.is_none();
-        let mut o0: u64 = if none0 { 0 } else { (|it: &Bound<'_, PyAny>| conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" }))(iterator)? };
+        let mut o0: u64 = if none0 {
+            0
+        } else {
+            (|it: &Bound<'_, PyAny>| {
+                conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" })
+            })(iterator)?
+        };
         let a0: usize = if none0 { 0 } else { &mut o0 as *mut u64 as usize };
         let (a1, _k1) = conv::cstr(pathToFile, false, &Ctx { func: F, param: "pathToFile", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuLogsDumpToFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9712,42 +14754,70 @@ unsafe extern "C" fn cuLogsDumpToFile(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuLogsDumpToMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuLogsDumpToMemory(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuLogsDumpToMemory";
-        let a = unsafe { entry::args(py, F, &["iterator", "buffer", "size", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["iterator", "buffer", "size", "flags"], 4, args, nargs, kwnames)? };
         let iterator = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let none0 = iterator.is_none();
-        let mut o0: u64 = if none0 { 0 } else { (|it: &Bound<'_, PyAny>| conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" }))(iterator)? };
+        let mut o0: u64 = if none0 {
+            0
+        } else {
+            (|it: &Bound<'_, PyAny>| {
+                conv::handle(&CUlogIterator, it, &Ctx { func: F, param: "iterator", expected: "CUlogIterator or int" })
+            })(iterator)?
+        };
         let a0: usize = if none0 { 0 } else { &mut o0 as *mut u64 as usize };
         let h1 = conv::Held::addr_of(buffer, true, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "size", expected: "int" }))(size)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "size", expected: "int" }))(size)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuLogsDumpToMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, if none0 { py.None() } else { CUlogIterator.wrap(py, o0)? }, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                if none0 { py.None() } else { CUlogIterator.wrap(py, o0)? },
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessGetRestoreThreadId";
-        let a = unsafe { entry::args(py, F, &["pid", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid"], 1, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetRestoreThreadId(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetRestoreThreadId(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9756,16 +14826,21 @@ unsafe extern "C" fn cuCheckpointProcessGetRestoreThreadId(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessGetState(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessGetState(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessGetState";
-        let a = unsafe { entry::args(py, F, &["pid", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid"], 1, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetState(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessGetState(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9774,17 +14849,22 @@ unsafe extern "C" fn cuCheckpointProcessGetState(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessLock(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessLock";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9793,17 +14873,23 @@ unsafe extern "C" fn cuCheckpointProcessLock(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessCheckpoint(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessCheckpoint";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let h1 =
+            conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9812,17 +14898,22 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessRestore(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessRestore";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9831,17 +14922,22 @@ unsafe extern "C" fn cuCheckpointProcessRestore(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuCheckpointProcessUnlock(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuCheckpointProcessUnlock";
-        let a = unsafe { entry::args(py, F, &["pid", "args", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pid", "args"], 2, args, nargs, kwnames)? };
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
         let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9850,10 +14946,15 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsGLRegisterBuffer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsGLRegisterBuffer";
-        let a = unsafe { entry::args(py, F, &["buffer", "Flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["buffer", "Flags"], 2, args, nargs, kwnames)? };
         let buffer = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&GLuint, buffer, &Ctx { func: F, param: "buffer", expected: "GLuint or int" })?;
@@ -9861,7 +14962,9 @@ unsafe extern "C" fn cuGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *c
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9870,10 +14973,15 @@ unsafe extern "C" fn cuGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsGLRegisterImage(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "target", "Flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "target", "Flags"], 3, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let target = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
@@ -9883,7 +14991,11 @@ unsafe extern "C" fn cuGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *co
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9892,10 +15004,15 @@ unsafe extern "C" fn cuGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cuGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGLGetDevices(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGLGetDevices";
-        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList"], 2, args, nargs, kwnames)? };
         let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
         let deviceList = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
@@ -9906,19 +15023,35 @@ unsafe extern "C" fn cuGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ff
         let mut o1 = conv::zeroed_words(n1, 4);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cuGLGetDevices_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGLGetDevices_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_CUresult.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?, conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(CUdevice.wrap(py, conv::elem(&o1, k, 4))?))?])
+        conv::tuple(
+            py,
+            [
+                E_CUresult.get(py, 0)?,
+                conv::py_int(py, o0.u64(), 32, false)?,
+                conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(CUdevice.wrap(py, conv::elem(&o1, k, 4))?))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsEGLRegisterImage(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsEGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
@@ -9927,7 +15060,9 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *c
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9936,17 +15071,22 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerConnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerConnect";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9955,10 +15095,15 @@ unsafe extern "C" fn cuEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerConnectWithFlags";
-        let a = unsafe { entry::args(py, F, &["stream", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "flags"], 2, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
@@ -9967,7 +15112,11 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject,
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -9976,15 +15125,25 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerDisconnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn"], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &CUeglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerDisconnect(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerDisconnect(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -9993,23 +15152,48 @@ unsafe extern "C" fn cuEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerAcquireFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout"], 4, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let timeout = unsafe { entry::arg(py, &a[3]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &CUeglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
+        )?;
         let mut t1: u64 = 0;
-        let a1: usize = conv::handle_ref(&CUgraphicsResource, pCudaResource, &mut t1, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource, int or None" })?;
+        let a1: usize = conv::handle_ref(
+            &CUgraphicsResource,
+            pCudaResource,
+            &mut t1,
+            &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource, int or None" },
+        )?;
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize =
+            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
         let a3: u64 = conv::int(timeout, 32, false, &Ctx { func: F, param: "timeout", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerAcquireFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuEGLStreamConsumerAcquireFrame(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10018,20 +15202,39 @@ unsafe extern "C" fn cuEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamConsumerReleaseFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream"], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
-        let a1: u64 = conv::handle(&CUgraphicsResource, pCudaResource, &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource or int" })?;
+        let a0: usize = conv::handle_ref(
+            &CUeglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
+        )?;
+        let a1: u64 = conv::handle(
+            &CUgraphicsResource,
+            pCudaResource,
+            &Ctx { func: F, param: "pCudaResource", expected: "CUgraphicsResource or int" },
+        )?;
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize =
+            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10040,10 +15243,15 @@ unsafe extern "C" fn cuEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerConnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerConnect";
-        let a = unsafe { entry::args(py, F, &["stream", "width", "height", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "width", "height"], 3, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
@@ -10054,7 +15262,11 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *c
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10063,15 +15275,25 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerDisconnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn"], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &CUeglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerDisconnect(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerDisconnect(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10080,21 +15302,36 @@ unsafe extern "C" fn cuEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerPresentFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerPresentFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream"], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &CUeglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
+        )?;
         let h1 = conv::Held::record(eglframe, 64, false, false, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize =
+            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10103,21 +15340,36 @@ unsafe extern "C" fn cuEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cuEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEGLStreamProducerReturnFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEGLStreamProducerReturnFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream"], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&CUeglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &CUeglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
+        )?;
         let h1 = conv::Held::record(eglframe, 64, false, true, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
+        let a2: usize =
+            conv::handle_ref(&CUstream, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "CUstream, int or None" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cuEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 0);
@@ -10126,20 +15378,33 @@ unsafe extern "C" fn cuEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsResourceGetMappedEglFrame";
-        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel"], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let index = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&CUgraphicsResource, resource, &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" })?;
+        let a1: u64 = conv::handle(
+            &CUgraphicsResource,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "CUgraphicsResource or int" },
+        )?;
         let a2: u64 = conv::int(index, 32, false, &Ctx { func: F, param: "index", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10148,10 +15413,15 @@ unsafe extern "C" fn cuGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuEventCreateFromEGLSync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuEventCreateFromEGLSync";
-        let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
@@ -10160,7 +15430,9 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *con
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10169,18 +15441,27 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cuVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuVDPAUGetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuVDPAUGetDevice";
-        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress"], 2, args, nargs, kwnames)? };
         let vdpDevice = unsafe { entry::arg(py, &a[0]) };
         let vdpGetProcAddress = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
-        let a2: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
+        let a2: usize = crate::callbacks::raw(
+            vdpGetProcAddress,
+            &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cuVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10189,10 +15470,15 @@ unsafe extern "C" fn cuVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuVDPAUCtxCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuVDPAUCtxCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuVDPAUCtxCreate";
-        let a = unsafe { entry::args(py, F, &["flags", "device", "vdpDevice", "vdpGetProcAddress", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "device", "vdpDevice", "vdpGetProcAddress"], 4, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let vdpDevice = unsafe { entry::arg(py, &a[2]) };
@@ -10200,11 +15486,24 @@ unsafe extern "C" fn cuVDPAUCtxCreate(_m: *mut ffi::PyObject, args: *const *mut 
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a2: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
-        let a4: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
+        let a4: usize = crate::callbacks::raw(
+            vdpGetProcAddress,
+            &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuVDPAUCtxCreate_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cuVDPAUCtxCreate_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10213,18 +15512,29 @@ unsafe extern "C" fn cuVDPAUCtxCreate(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsVDPAURegisterVideoSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags"], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&VdpVideoSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" })?;
+        let a1: u64 = conv::handle(
+            &VdpVideoSurface,
+            vdpSurface,
+            &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" },
+        )?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10233,18 +15543,29 @@ unsafe extern "C" fn cuGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuGraphicsVDPAURegisterOutputSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags"], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&VdpOutputSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" })?;
+        let a1: u64 = conv::handle(
+            &VdpOutputSurface,
+            vdpSurface,
+            &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" },
+        )?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cuGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cuGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_CUresult, code, LIBRARY_MISSING, 1);
@@ -10253,7 +15574,12 @@ unsafe extern "C" fn cuGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cuProfilerStart(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuProfilerStart(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuProfilerStart";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -10267,7 +15593,12 @@ unsafe extern "C" fn cuProfilerStart(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cuProfilerStop(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cuProfilerStop(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cuProfilerStop";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };

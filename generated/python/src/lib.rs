@@ -28,20 +28,20 @@
 //! The Python package `cudagen` re-exports them; see `python/cudagen/`.
 #![allow(non_snake_case, non_camel_case_types, clippy::all)]
 
+mod _nvjitlink;
+mod _nvvm;
 mod callbacks;
 mod conv;
+mod driver;
 mod entry;
 mod enums;
 mod handles;
 mod launch;
+mod nvrtc;
 mod records;
 mod results;
-mod values;
-mod driver;
-mod nvrtc;
-mod _nvjitlink;
-mod _nvvm;
 mod runtime;
+mod values;
 
 use pyo3::prelude::*;
 

@@ -28,7 +28,17 @@
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::nvrtc::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(nvrtcResult, outputs...)`.
-#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
+#![allow(
+    unused_variables,
+    unused_mut,
+    unused_unsafe,
+    unused_imports,
+    dead_code,
+    deprecated,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::all
+)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
 use crate::entry;
@@ -40,26 +50,35 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.nvrtc";
 const LIBRARY_MISSING: i64 = 11;
 
-pub(crate) static nvrtcProgram: HandleType = HandleType::new(MODULE, "nvrtcProgram", 64, false, true, &[], &["cuda.bindings.nvrtc.nvrtcProgram", ]);
+pub(crate) static nvrtcProgram: HandleType =
+    HandleType::new(MODULE, "nvrtcProgram", 64, false, true, &[], &["cuda.bindings.nvrtc.nvrtcProgram"]);
 
 static E_nvrtcResult: EnumCache = EnumCache::new(MODULE, "nvrtcResult");
 
-
-
-unsafe extern "C" fn nvrtcGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetErrorString(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetErrorString";
-        let a = unsafe { entry::args(py, F, &["result", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["result"], 1, args, nargs, kwnames)? };
         let result = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
 
         static WARM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcGetErrorString(conv::bits(a0), ) as usize) };
+        let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcGetErrorString(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
 
-unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -69,7 +88,7 @@ unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a1: usize = o1.addr();
 
         static WARM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-        let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcVersion(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 2);
@@ -78,14 +97,19 @@ unsafe extern "C" fn nvrtcVersion(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn nvrtcGetNumSupportedArchs(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetNumSupportedArchs(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetNumSupportedArchs";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetNumSupportedArchs(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetNumSupportedArchs(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -94,7 +118,12 @@ unsafe extern "C" fn nvrtcGetNumSupportedArchs(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn nvrtcGetSupportedArchs(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetSupportedArchs(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetSupportedArchs";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -102,19 +131,31 @@ unsafe extern "C" fn nvrtcGetSupportedArchs(_m: *mut ffi::PyObject, args: *const
         let mut o0 = conv::sentinel_words(n0, 4);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetSupportedArchs(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetSupportedArchs(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_nvrtcResult.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 4, true), |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?])
+        conv::tuple(
+            py,
+            [
+                E_nvrtcResult.get(py, 0)?,
+                conv::list(py, conv::used(&o0, n0, 4, true), |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcCreateProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcCreateProgram";
-        let a = unsafe { entry::args(py, F, &["src", "name", "numHeaders", "headers", "includeNames", ], 5, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["src", "name", "numHeaders", "headers", "includeNames"], 5, args, nargs, kwnames)? };
         let src = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
         let numHeaders = unsafe { entry::arg(py, &a[2]) };
@@ -132,7 +173,18 @@ unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mu
         arr4.holds(conv::wide(a3, 32, true), &Ctx { func: F, param: "headers", expected: "" })?;
         arr5.holds(conv::wide(a3, 32, true), &Ctx { func: F, param: "includeNames", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcCreateProgram(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::nvrtcCreateProgram(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -141,16 +193,26 @@ unsafe extern "C" fn nvrtcCreateProgram(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcDestroyProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcDestroyProgram";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&nvrtcProgram, prog, &mut t0, &Ctx { func: F, param: "prog", expected: "nvrtcProgram, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &nvrtcProgram,
+            prog,
+            &mut t0,
+            &Ctx { func: F, param: "prog", expected: "nvrtcProgram, int or None" },
+        )?;
 
         let released: Option<u64> = crate::handles::any_handle(prog).map(|(raw, _)| raw);
-        let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcDestroyProgram(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -162,10 +224,15 @@ unsafe extern "C" fn nvrtcDestroyProgram(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcCompileProgram(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcCompileProgram";
-        let a = unsafe { entry::args(py, F, &["prog", "numOptions", "options", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "numOptions", "options"], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
@@ -175,7 +242,7 @@ unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *m
         let a2: usize = arr2.addr();
         arr2.holds(conv::wide(a1, 32, true), &Ctx { func: F, param: "options", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcCompileProgram(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -184,16 +251,21 @@ unsafe extern "C" fn nvrtcCompileProgram(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvrtcGetPTXSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetPTXSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPTXSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetPTXSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPTXSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -202,10 +274,15 @@ unsafe extern "C" fn nvrtcGetPTXSize(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetPTX(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPTX";
-        let a = unsafe { entry::args(py, F, &["prog", "ptx", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "ptx"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -219,7 +296,7 @@ unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "ptx", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -228,16 +305,21 @@ unsafe extern "C" fn nvrtcGetPTX(_m: *mut ffi::PyObject, args: *const *mut ffi::
     })
 }
 
-unsafe extern "C" fn nvrtcGetCUBINSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetCUBINSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetCUBINSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBINSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBINSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -246,10 +328,15 @@ unsafe extern "C" fn nvrtcGetCUBINSize(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetCUBIN(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetCUBIN";
-        let a = unsafe { entry::args(py, F, &["prog", "cubin", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "cubin"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -263,7 +350,7 @@ unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "cubin", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -272,16 +359,21 @@ unsafe extern "C" fn nvrtcGetCUBIN(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn nvrtcGetNVVMSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetNVVMSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetNVVMSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVMSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVMSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -290,10 +382,15 @@ unsafe extern "C" fn nvrtcGetNVVMSize(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetNVVM(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetNVVM";
-        let a = unsafe { entry::args(py, F, &["prog", "nvvm", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "nvvm"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let nvvm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -307,7 +404,7 @@ unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi:
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "nvvm", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -316,16 +413,21 @@ unsafe extern "C" fn nvrtcGetNVVM(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn nvrtcGetLTOIRSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetLTOIRSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetLTOIRSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIRSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIRSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -334,10 +436,15 @@ unsafe extern "C" fn nvrtcGetLTOIRSize(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetLTOIR(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetLTOIR";
-        let a = unsafe { entry::args(py, F, &["prog", "LTOIR", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "LTOIR"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let LTOIR = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -351,7 +458,7 @@ unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "LTOIR", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -360,16 +467,21 @@ unsafe extern "C" fn nvrtcGetLTOIR(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn nvrtcGetOptiXIRSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetOptiXIRSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetOptiXIRSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIRSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIRSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -378,14 +490,20 @@ unsafe extern "C" fn nvrtcGetOptiXIRSize(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetOptiXIR(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetOptiXIR";
-        let a = unsafe { entry::args(py, F, &["prog", "optixir", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "optixir"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let optixir = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 = conv::Held::buffer(optixir, true, false, &Ctx { func: F, param: "optixir", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(optixir, true, false, &Ctx { func: F, param: "optixir", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -395,7 +513,7 @@ unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut f
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "optixir", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -404,16 +522,21 @@ unsafe extern "C" fn nvrtcGetOptiXIR(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn nvrtcGetProgramLogSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetProgramLogSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetProgramLogSize";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLogSize(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLogSize(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -422,10 +545,15 @@ unsafe extern "C" fn nvrtcGetProgramLogSize(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetProgramLog(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetProgramLog";
-        let a = unsafe { entry::args(py, F, &["prog", "log", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "log"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -439,7 +567,7 @@ unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mu
         }
         h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -448,16 +576,21 @@ unsafe extern "C" fn nvrtcGetProgramLog(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn nvrtcAddNameExpression(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcAddNameExpression(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcAddNameExpression";
-        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "name_expression"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let name_expression = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let (a1, _k1) = conv::cstr(name_expression, false, &Ctx { func: F, param: "name_expression", expected: "bytes" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcAddNameExpression(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcAddNameExpression(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -466,10 +599,15 @@ unsafe extern "C" fn nvrtcAddNameExpression(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn nvrtcGetLoweredName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetLoweredName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetLoweredName";
-        let a = unsafe { entry::args(py, F, &["prog", "name_expression", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "name_expression"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let name_expression = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
@@ -477,7 +615,9 @@ unsafe extern "C" fn nvrtcGetLoweredName(_m: *mut ffi::PyObject, args: *const *m
         let mut o2: usize = 0;
         let a2: usize = &mut o2 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetLoweredName(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::nvrtcGetLoweredName(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -486,14 +626,19 @@ unsafe extern "C" fn nvrtcGetLoweredName(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvrtcGetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetPCHHeapSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPCHHeapSize";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHHeapSize(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHHeapSize(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -502,14 +647,19 @@ unsafe extern "C" fn nvrtcGetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvrtcSetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcSetPCHHeapSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcSetPCHHeapSize";
-        let a = unsafe { entry::args(py, F, &["size", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size"], 1, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcSetPCHHeapSize(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcSetPCHHeapSize(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -518,14 +668,19 @@ unsafe extern "C" fn nvrtcSetPCHHeapSize(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn nvrtcGetPCHCreateStatus(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetPCHCreateStatus(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPCHCreateStatus";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHCreateStatus(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHCreateStatus(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);
@@ -534,16 +689,21 @@ unsafe extern "C" fn nvrtcGetPCHCreateStatus(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcGetPCHHeapSizeRequired";
-        let a = unsafe { entry::args(py, F, &["prog", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHHeapSizeRequired(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::nvrtcGetPCHHeapSizeRequired(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 1);
@@ -552,18 +712,30 @@ unsafe extern "C" fn nvrtcGetPCHHeapSizeRequired(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn nvrtcSetFlowCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn nvrtcSetFlowCallback(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "nvrtcSetFlowCallback";
-        let a = unsafe { entry::args(py, F, &["prog", "callback", "payload", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prog", "callback", "payload"], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let payload = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
         let ud1 = payload;
-        let (a1, a2, cb1) = crate::callbacks::python(callback, ud1, &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" }, crate::callbacks::flow_trampoline as *const ())?;
+        let (a1, a2, cb1) = crate::callbacks::python(
+            callback,
+            ud1,
+            &Ctx { func: F, param: "callback", expected: "callable or ctypes function pointer" },
+            crate::callbacks::flow_trampoline as *const (),
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::nvrtcSetFlowCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::nvrtcSetFlowCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_nvrtcResult, code, LIBRARY_MISSING, 0);

@@ -28,7 +28,17 @@
 //! Every function converts its arguments to plain integers, releases the GIL around the call
 //! of `cudagen::runtime::sys` (but for the IR's `[keep_gil]` functions) and returns
 //! `(cudaError_t, outputs...)`.
-#![allow(unused_variables, unused_mut, unused_unsafe, unused_imports, dead_code, deprecated, non_snake_case, non_upper_case_globals, clippy::all)]
+#![allow(
+    unused_variables,
+    unused_mut,
+    unused_unsafe,
+    unused_imports,
+    dead_code,
+    deprecated,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::all
+)]
 
 use crate::conv::{self, ClassCache, Ctx, EnumCache, InArray, Out};
 use crate::entry;
@@ -43,33 +53,37 @@ const LIBRARY_MISSING: i64 = 34;
 pub(crate) static cudaArray_t: HandleType = HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &[]);
 pub(crate) static cudaArray_const_t: HandleType = HandleType::new(MODULE, "cudaArray_const_t", 64, false, true, &[], &[]);
 pub(crate) static cudaMipmappedArray_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_t", 64, false, true, &[], &[]);
-pub(crate) static cudaMipmappedArray_const_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_const_t", 64, false, true, &[], &[]);
-/// The class of `driver::CUstream` (the same C type): one class for both libraries.
-use crate::driver::CUstream as cudaStream_t;
+pub(crate) static cudaMipmappedArray_const_t: HandleType =
+    HandleType::new(MODULE, "cudaMipmappedArray_const_t", 64, false, true, &[], &[]);
 /// The class of `driver::CUevent` (the same C type): one class for both libraries.
 use crate::driver::CUevent as cudaEvent_t;
-pub(crate) static cudaGraphicsResource_t: HandleType = HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &[]);
+/// The class of `driver::CUstream` (the same C type): one class for both libraries.
+use crate::driver::CUstream as cudaStream_t;
+pub(crate) static cudaGraphicsResource_t: HandleType =
+    HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &[]);
 pub(crate) static cudaExternalMemory_t: HandleType = HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, &[], &[]);
-pub(crate) static cudaExternalSemaphore_t: HandleType = HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &[]);
-/// The class of `driver::CUgraph` (the same C type): one class for both libraries.
-use crate::driver::CUgraph as cudaGraph_t;
-/// The class of `driver::CUgraphNode` (the same C type): one class for both libraries.
-use crate::driver::CUgraphNode as cudaGraphNode_t;
-/// The class of `driver::CUuserObject` (the same C type): one class for both libraries.
-use crate::driver::CUuserObject as cudaUserObject_t;
+pub(crate) static cudaExternalSemaphore_t: HandleType =
+    HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &[]);
 /// The class of `driver::CUfunction` (the same C type): one class for both libraries.
 use crate::driver::CUfunction as cudaFunction_t;
+/// The class of `driver::CUgraph` (the same C type): one class for both libraries.
+use crate::driver::CUgraph as cudaGraph_t;
+/// The class of `driver::CUgraphDeviceNode` (the same C type): one class for both libraries.
+use crate::driver::CUgraphDeviceNode as cudaGraphDeviceNode_t;
+/// The class of `driver::CUgraphExec` (the same C type): one class for both libraries.
+use crate::driver::CUgraphExec as cudaGraphExec_t;
+/// The class of `driver::CUgraphNode` (the same C type): one class for both libraries.
+use crate::driver::CUgraphNode as cudaGraphNode_t;
 /// The class of `driver::CUkernel` (the same C type): one class for both libraries.
 use crate::driver::CUkernel as cudaKernel_t;
 /// The class of `driver::CUlibrary` (the same C type): one class for both libraries.
 use crate::driver::CUlibrary as cudaLibrary_t;
 /// The class of `driver::CUmemoryPool` (the same C type): one class for both libraries.
 use crate::driver::CUmemoryPool as cudaMemPool_t;
-/// The class of `driver::CUgraphExec` (the same C type): one class for both libraries.
-use crate::driver::CUgraphExec as cudaGraphExec_t;
-/// The class of `driver::CUgraphDeviceNode` (the same C type): one class for both libraries.
-use crate::driver::CUgraphDeviceNode as cudaGraphDeviceNode_t;
-pub(crate) static cudaAsyncCallbackHandle_t: HandleType = HandleType::new(MODULE, "cudaAsyncCallbackHandle_t", 64, false, true, &[], &[]);
+/// The class of `driver::CUuserObject` (the same C type): one class for both libraries.
+use crate::driver::CUuserObject as cudaUserObject_t;
+pub(crate) static cudaAsyncCallbackHandle_t: HandleType =
+    HandleType::new(MODULE, "cudaAsyncCallbackHandle_t", 64, false, true, &[], &[]);
 pub(crate) static cudaSurfaceObject_t: HandleType = HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &[]);
 pub(crate) static cudaTextureObject_t: HandleType = HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &[]);
 pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &[]);
@@ -258,35 +272,53 @@ static R_cudaDeviceProp: ClassCache = ClassCache::new(MODULE, "cudaDeviceProp");
 static R_cudaIpcEventHandle_t: ClassCache = ClassCache::new(MODULE, "cudaIpcEventHandle_t");
 static R_cudaIpcMemHandle_t: ClassCache = ClassCache::new(MODULE, "cudaIpcMemHandle_t");
 static R_cudaMemFabricHandle_t: ClassCache = ClassCache::new(MODULE, "cudaMemFabricHandle_t");
-static R_cudaExternalMemoryHandleDesc_handle_win32: ClassCache = ClassCache::new(MODULE, "cudaExternalMemoryHandleDesc_handle_win32");
+static R_cudaExternalMemoryHandleDesc_handle_win32: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalMemoryHandleDesc_handle_win32");
 static R_cudaExternalMemoryHandleDesc_handle: ClassCache = ClassCache::new(MODULE, "cudaExternalMemoryHandleDesc_handle");
 static R_cudaExternalMemoryHandleDesc: ClassCache = ClassCache::new(MODULE, "cudaExternalMemoryHandleDesc");
 static R_cudaExternalMemoryBufferDesc: ClassCache = ClassCache::new(MODULE, "cudaExternalMemoryBufferDesc");
 static R_cudaExternalMemoryMipmappedArrayDesc: ClassCache = ClassCache::new(MODULE, "cudaExternalMemoryMipmappedArrayDesc");
-static R_cudaExternalSemaphoreHandleDesc_handle_win32: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreHandleDesc_handle_win32");
+static R_cudaExternalSemaphoreHandleDesc_handle_win32: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreHandleDesc_handle_win32");
 static R_cudaExternalSemaphoreHandleDesc_handle: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreHandleDesc_handle");
 static R_cudaExternalSemaphoreHandleDesc: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreHandleDesc");
-static R_cudaExternalSemaphoreSignalParams_v1_params_fence: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params_fence");
-static R_cudaExternalSemaphoreSignalParams_v1_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params_nvSciSync");
-static R_cudaExternalSemaphoreSignalParams_v1_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params_keyedMutex");
-static R_cudaExternalSemaphoreSignalParams_v1_params: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params");
+static R_cudaExternalSemaphoreSignalParams_v1_params_fence: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params_fence");
+static R_cudaExternalSemaphoreSignalParams_v1_params_nvSciSync: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params_nvSciSync");
+static R_cudaExternalSemaphoreSignalParams_v1_params_keyedMutex: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params_keyedMutex");
+static R_cudaExternalSemaphoreSignalParams_v1_params: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1_params");
 static R_cudaExternalSemaphoreSignalParams_v1: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_v1");
-static R_cudaExternalSemaphoreWaitParams_v1_params_fence: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params_fence");
-static R_cudaExternalSemaphoreWaitParams_v1_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params_nvSciSync");
-static R_cudaExternalSemaphoreWaitParams_v1_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params_keyedMutex");
-static R_cudaExternalSemaphoreWaitParams_v1_params: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params");
+static R_cudaExternalSemaphoreWaitParams_v1_params_fence: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params_fence");
+static R_cudaExternalSemaphoreWaitParams_v1_params_nvSciSync: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params_nvSciSync");
+static R_cudaExternalSemaphoreWaitParams_v1_params_keyedMutex: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params_keyedMutex");
+static R_cudaExternalSemaphoreWaitParams_v1_params: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1_params");
 static R_cudaExternalSemaphoreWaitParams_v1: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_v1");
-static R_cudaExternalSemaphoreSignalParams_params_fence: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params_fence");
-static R_cudaExternalSemaphoreSignalParams_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params_nvSciSync");
-static R_cudaExternalSemaphoreSignalParams_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params_keyedMutex");
-static R_cudaExternalSemaphoreSignalParams_params: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params");
+static R_cudaExternalSemaphoreSignalParams_params_fence: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params_fence");
+static R_cudaExternalSemaphoreSignalParams_params_nvSciSync: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params_nvSciSync");
+static R_cudaExternalSemaphoreSignalParams_params_keyedMutex: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params_keyedMutex");
+static R_cudaExternalSemaphoreSignalParams_params: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams_params");
 static R_cudaExternalSemaphoreSignalParams: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreSignalParams");
-static R_cudaExternalSemaphoreWaitParams_params_fence: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params_fence");
-static R_cudaExternalSemaphoreWaitParams_params_nvSciSync: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params_nvSciSync");
-static R_cudaExternalSemaphoreWaitParams_params_keyedMutex: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params_keyedMutex");
+static R_cudaExternalSemaphoreWaitParams_params_fence: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params_fence");
+static R_cudaExternalSemaphoreWaitParams_params_nvSciSync: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params_nvSciSync");
+static R_cudaExternalSemaphoreWaitParams_params_keyedMutex: ClassCache =
+    ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params_keyedMutex");
 static R_cudaExternalSemaphoreWaitParams_params: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams_params");
 static R_cudaExternalSemaphoreWaitParams: ClassCache = ClassCache::new(MODULE, "cudaExternalSemaphoreWaitParams");
-static R_cudalibraryHostUniversalFunctionAndDataTable: ClassCache = ClassCache::new(MODULE, "cudalibraryHostUniversalFunctionAndDataTable");
+static R_cudalibraryHostUniversalFunctionAndDataTable: ClassCache =
+    ClassCache::new(MODULE, "cudalibraryHostUniversalFunctionAndDataTable");
 static R_cudaLaunchParams: ClassCache = ClassCache::new(MODULE, "cudaLaunchParams");
 static R_cudaKernelNodeParams: ClassCache = ClassCache::new(MODULE, "cudaKernelNodeParams");
 static R_cudaKernelNodeParamsV2: ClassCache = ClassCache::new(MODULE, "cudaKernelNodeParamsV2");
@@ -303,19 +335,25 @@ static R_cudaGraphNodeParams: ClassCache = ClassCache::new(MODULE, "cudaGraphNod
 static R_cudaGraphEdgeData: ClassCache = ClassCache::new(MODULE, "cudaGraphEdgeData");
 static R_cudaGraphInstantiateParams: ClassCache = ClassCache::new(MODULE, "cudaGraphInstantiateParams");
 static R_cudaGraphExecUpdateResultInfo: ClassCache = ClassCache::new(MODULE, "cudaGraphExecUpdateResultInfo");
-static R_cudaGraphKernelNodeUpdate_updateData_param: ClassCache = ClassCache::new(MODULE, "cudaGraphKernelNodeUpdate_updateData_param");
+static R_cudaGraphKernelNodeUpdate_updateData_param: ClassCache =
+    ClassCache::new(MODULE, "cudaGraphKernelNodeUpdate_updateData_param");
 static R_cudaGraphKernelNodeUpdate_updateData: ClassCache = ClassCache::new(MODULE, "cudaGraphKernelNodeUpdate_updateData");
 static R_cudaGraphKernelNodeUpdate: ClassCache = ClassCache::new(MODULE, "cudaGraphKernelNodeUpdate");
 static R_cudaLaunchMemSyncDomainMap: ClassCache = ClassCache::new(MODULE, "cudaLaunchMemSyncDomainMap");
 static R_cudaLaunchAttributeValue_clusterDim: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttributeValue_clusterDim");
-static R_cudaLaunchAttributeValue_programmaticEvent: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttributeValue_programmaticEvent");
-static R_cudaLaunchAttributeValue_preferredClusterDim: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttributeValue_preferredClusterDim");
-static R_cudaLaunchAttributeValue_launchCompletionEvent: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttributeValue_launchCompletionEvent");
-static R_cudaLaunchAttributeValue_deviceUpdatableKernelNode: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttributeValue_deviceUpdatableKernelNode");
+static R_cudaLaunchAttributeValue_programmaticEvent: ClassCache =
+    ClassCache::new(MODULE, "cudaLaunchAttributeValue_programmaticEvent");
+static R_cudaLaunchAttributeValue_preferredClusterDim: ClassCache =
+    ClassCache::new(MODULE, "cudaLaunchAttributeValue_preferredClusterDim");
+static R_cudaLaunchAttributeValue_launchCompletionEvent: ClassCache =
+    ClassCache::new(MODULE, "cudaLaunchAttributeValue_launchCompletionEvent");
+static R_cudaLaunchAttributeValue_deviceUpdatableKernelNode: ClassCache =
+    ClassCache::new(MODULE, "cudaLaunchAttributeValue_deviceUpdatableKernelNode");
 static R_cudaLaunchAttributeValue: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttributeValue");
 static R_cudaLaunchAttribute: ClassCache = ClassCache::new(MODULE, "cudaLaunchAttribute");
 static R_cudaLaunchConfig_t: ClassCache = ClassCache::new(MODULE, "cudaLaunchConfig_t");
-static R_cudaAsyncNotificationInfo_t_info_overBudget: ClassCache = ClassCache::new(MODULE, "cudaAsyncNotificationInfo_t_info_overBudget");
+static R_cudaAsyncNotificationInfo_t_info_overBudget: ClassCache =
+    ClassCache::new(MODULE, "cudaAsyncNotificationInfo_t_info_overBudget");
 static R_cudaAsyncNotificationInfo_t_info: ClassCache = ClassCache::new(MODULE, "cudaAsyncNotificationInfo_t_info");
 static R_cudaAsyncNotificationInfo_t: ClassCache = ClassCache::new(MODULE, "cudaAsyncNotificationInfo_t");
 static R_cudaTextureDesc: ClassCache = ClassCache::new(MODULE, "cudaTextureDesc");
@@ -323,8 +361,12 @@ static R_cudaEglPlaneDesc: ClassCache = ClassCache::new(MODULE, "cudaEglPlaneDes
 static R_cudaEglFrame_frame: ClassCache = ClassCache::new(MODULE, "cudaEglFrame_frame");
 static R_cudaEglFrame: ClassCache = ClassCache::new(MODULE, "cudaEglFrame");
 
-
-unsafe extern "C" fn cudaDeviceReset(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceReset(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceReset";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -338,7 +380,12 @@ unsafe extern "C" fn cudaDeviceReset(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaDeviceSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceSynchronize";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -352,16 +399,21 @@ unsafe extern "C" fn cudaDeviceSynchronize(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaDeviceSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceSetLimit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceSetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", "value", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetLimit(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetLimit(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -370,16 +422,21 @@ unsafe extern "C" fn cudaDeviceSetLimit(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetLimit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetLimit(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetLimit(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -388,19 +445,29 @@ unsafe extern "C" fn cudaDeviceGetLimit(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetTexture1DLinearMaxWidth";
-        let a = unsafe { entry::args(py, F, &["fmtDesc", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["fmtDesc", "device"], 2, args, nargs, kwnames)? };
         let fmtDesc = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(fmtDesc, 20, false, false, &Ctx { func: F, param: "fmtDesc", expected: "cudaChannelFormatDesc" })?;
+        let h1 =
+            conv::Held::record(fmtDesc, 20, false, false, &Ctx { func: F, param: "fmtDesc", expected: "cudaChannelFormatDesc" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaDeviceGetTexture1DLinearMaxWidth(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -409,14 +476,19 @@ unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetCacheConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetCacheConfig(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetCacheConfig(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -425,7 +497,12 @@ unsafe extern "C" fn cudaDeviceGetCacheConfig(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetStreamPriorityRange";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -434,7 +511,8 @@ unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(_m: *mut ffi::PyObject, ar
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaDeviceGetStreamPriorityRange(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
@@ -443,14 +521,19 @@ unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaDeviceSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceSetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["cacheConfig", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["cacheConfig"], 1, args, nargs, kwnames)? };
         let cacheConfig = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetCacheConfig(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetCacheConfig(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -459,16 +542,21 @@ unsafe extern "C" fn cudaDeviceSetCacheConfig(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetByPCIBusId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetByPCIBusId";
-        let a = unsafe { entry::args(py, F, &["pciBusId", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pciBusId"], 1, args, nargs, kwnames)? };
         let pciBusId = unsafe { entry::arg(py, &a[0]) };
         let (a1, _k1) = conv::cstr(pciBusId, false, &Ctx { func: F, param: "pciBusId", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetByPCIBusId(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -477,10 +565,15 @@ unsafe extern "C" fn cudaDeviceGetByPCIBusId(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetPCIBusId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetPCIBusId";
-        let a = unsafe { entry::args(py, F, &["length", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["length", "device"], 2, args, nargs, kwnames)? };
         let length = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
@@ -489,7 +582,7 @@ unsafe extern "C" fn cudaDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const 
         let mut o0 = vec![0u8; n0];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetPCIBusId(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -498,16 +591,21 @@ unsafe extern "C" fn cudaDeviceGetPCIBusId(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaIpcGetEventHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaIpcGetEventHandle";
-        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event"], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaIpcGetEventHandle(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -516,17 +614,23 @@ unsafe extern "C" fn cudaIpcGetEventHandle(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaIpcOpenEventHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaIpcOpenEventHandle";
-        let a = unsafe { entry::args(py, F, &["handle", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcEventHandle_t" })?;
+        let h1 =
+            conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcEventHandle_t" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaIpcOpenEventHandle(conv::bits(a0 as u64), conv::read(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -535,17 +639,22 @@ unsafe extern "C" fn cudaIpcOpenEventHandle(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaIpcGetMemHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaIpcGetMemHandle";
-        let a = unsafe { entry::args(py, F, &["devPtr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaIpcGetMemHandle(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -554,10 +663,15 @@ unsafe extern "C" fn cudaIpcGetMemHandle(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaIpcOpenMemHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaIpcOpenMemHandle";
-        let a = unsafe { entry::args(py, F, &["handle", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["handle", "flags"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcMemHandle_t" })?;
@@ -566,7 +680,7 @@ unsafe extern "C" fn cudaIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaIpcOpenMemHandle(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaIpcOpenMemHandle(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -575,15 +689,20 @@ unsafe extern "C" fn cudaIpcOpenMemHandle(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaIpcCloseMemHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaIpcCloseMemHandle";
-        let a = unsafe { entry::args(py, F, &["devPtr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaIpcCloseMemHandle(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaIpcCloseMemHandle(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -592,16 +711,21 @@ unsafe extern "C" fn cudaIpcCloseMemHandle(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaDeviceFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceFlushGPUDirectRDMAWrites(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceFlushGPUDirectRDMAWrites";
-        let a = unsafe { entry::args(py, F, &["target", "scope", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["target", "scope"], 2, args, nargs, kwnames)? };
         let target = unsafe { entry::arg(py, &a[0]) };
         let scope = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
         let a1: u64 = conv::int(scope, 32, false, &Ctx { func: F, param: "scope", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -610,21 +734,38 @@ unsafe extern "C" fn cudaDeviceFlushGPUDirectRDMAWrites(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceRegisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callbackFunc", "userData"], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callbackFunc = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
-        let a1: usize = crate::callbacks::raw(callbackFunc, &Ctx { func: F, param: "callbackFunc", expected: "ctypes function pointer or int" })?;
+        let a1: usize = crate::callbacks::raw(
+            callbackFunc,
+            &Ctx { func: F, param: "callbackFunc", expected: "ctypes function pointer or int" },
+        )?;
         let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceRegisterAsyncNotification(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaDeviceRegisterAsyncNotification(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -633,16 +774,25 @@ unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cudaDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceUnregisterAsyncNotification(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceUnregisterAsyncNotification";
-        let a = unsafe { entry::args(py, F, &["device", "callback", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "callback"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
-        let a1: u64 = conv::handle(&cudaAsyncCallbackHandle_t, callback, &Ctx { func: F, param: "callback", expected: "cudaAsyncCallbackHandle_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaAsyncCallbackHandle_t,
+            callback,
+            &Ctx { func: F, param: "callback", expected: "cudaAsyncCallbackHandle_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceUnregisterAsyncNotification(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -651,14 +801,19 @@ unsafe extern "C" fn cudaDeviceUnregisterAsyncNotification(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetSharedMemConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetSharedMemConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetSharedMemConfig(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetSharedMemConfig(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -667,14 +822,19 @@ unsafe extern "C" fn cudaDeviceGetSharedMemConfig(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaDeviceSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceSetSharedMemConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["config", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetSharedMemConfig(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetSharedMemConfig(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -683,7 +843,12 @@ unsafe extern "C" fn cudaDeviceSetSharedMemConfig(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaThreadExit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadExit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadExit";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -697,7 +862,12 @@ unsafe extern "C" fn cudaThreadExit(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cudaThreadSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadSynchronize";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -711,16 +881,21 @@ unsafe extern "C" fn cudaThreadSynchronize(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaThreadSetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadSetLimit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadSetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", "value", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaThreadSetLimit(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaThreadSetLimit(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -729,16 +904,21 @@ unsafe extern "C" fn cudaThreadSetLimit(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaThreadGetLimit(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadGetLimit(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadGetLimit";
-        let a = unsafe { entry::args(py, F, &["limit", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaThreadGetLimit(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaThreadGetLimit(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -747,14 +927,19 @@ unsafe extern "C" fn cudaThreadGetLimit(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaThreadGetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadGetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadGetCacheConfig";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaThreadGetCacheConfig(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaThreadGetCacheConfig(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -763,14 +948,19 @@ unsafe extern "C" fn cudaThreadGetCacheConfig(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaThreadSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadSetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["cacheConfig", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["cacheConfig"], 1, args, nargs, kwnames)? };
         let cacheConfig = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaThreadSetCacheConfig(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaThreadSetCacheConfig(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -779,7 +969,12 @@ unsafe extern "C" fn cudaThreadSetCacheConfig(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGetLastError(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetLastError(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetLastError";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -793,7 +988,12 @@ unsafe extern "C" fn cudaGetLastError(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaPeekAtLastError(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaPeekAtLastError(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaPeekAtLastError";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -807,38 +1007,53 @@ unsafe extern "C" fn cudaPeekAtLastError(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaGetErrorName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetErrorName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetErrorName";
-        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetErrorName(conv::bits(a0), ) as usize) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetErrorName(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
 
-unsafe extern "C" fn cudaGetErrorString(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetErrorString(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetErrorString";
-        let a = unsafe { entry::args(py, F, &["error", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetErrorString(conv::bits(a0), ) as usize) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetErrorString(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::cstr_result(py, r as usize)?])
     })
 }
 
-unsafe extern "C" fn cudaGetDeviceCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetDeviceCount(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetDeviceCount";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetDeviceCount(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetDeviceCount(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -847,16 +1062,21 @@ unsafe extern "C" fn cudaGetDeviceCount(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaGetDeviceProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetDeviceProperties(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetDeviceProperties";
-        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<129>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetDeviceProperties_v2(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetDeviceProperties_v2(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -865,10 +1085,15 @@ unsafe extern "C" fn cudaGetDeviceProperties(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetAttribute";
-        let a = unsafe { entry::args(py, F, &["attr", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attr", "device"], 2, args, nargs, kwnames)? };
         let attr = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
@@ -876,7 +1101,8 @@ unsafe extern "C" fn cudaDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaDeviceGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -885,16 +1111,21 @@ unsafe extern "C" fn cudaDeviceGetAttribute(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetDefaultMemPool(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetDefaultMemPool";
-        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetDefaultMemPool(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -903,16 +1134,22 @@ unsafe extern "C" fn cudaDeviceGetDefaultMemPool(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceSetMemPool(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceSetMemPool";
-        let a = unsafe { entry::args(py, F, &["device", "memPool", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "memPool"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let memPool = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
-        let a1: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetMemPool(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetMemPool(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -921,16 +1158,21 @@ unsafe extern "C" fn cudaDeviceSetMemPool(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetMemPool(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetMemPool";
-        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetMemPool(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -939,19 +1181,30 @@ unsafe extern "C" fn cudaDeviceGetMemPool(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetNvSciSyncAttributes";
-        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "device", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["nvSciSyncAttrList", "device", "flags"], 3, args, nargs, kwnames)? };
         let nvSciSyncAttrList = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(nvSciSyncAttrList, true, &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(
+            nvSciSyncAttrList,
+            true,
+            &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, true, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaDeviceGetNvSciSyncAttributes(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -960,10 +1213,15 @@ unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetP2PAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetP2PAttribute";
-        let a = unsafe { entry::args(py, F, &["attr", "srcDevice", "dstDevice", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["attr", "srcDevice", "dstDevice"], 3, args, nargs, kwnames)? };
         let attr = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -973,7 +1231,11 @@ unsafe extern "C" fn cudaDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *co
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaDeviceGetP2PAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -982,17 +1244,22 @@ unsafe extern "C" fn cudaDeviceGetP2PAttribute(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaChooseDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaChooseDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaChooseDevice";
-        let a = unsafe { entry::args(py, F, &["prop", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(prop, 1032, false, false, &Ctx { func: F, param: "prop", expected: "cudaDeviceProp" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaChooseDevice(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaChooseDevice(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1001,10 +1268,15 @@ unsafe extern "C" fn cudaChooseDevice(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaInitDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaInitDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaInitDevice";
-        let a = unsafe { entry::args(py, F, &["device", "deviceFlags", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "deviceFlags", "flags"], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let deviceFlags = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -1012,7 +1284,7 @@ unsafe extern "C" fn cudaInitDevice(_m: *mut ffi::PyObject, args: *const *mut ff
         let a1: u64 = conv::int(deviceFlags, 32, false, &Ctx { func: F, param: "deviceFlags", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaInitDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaInitDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1021,14 +1293,19 @@ unsafe extern "C" fn cudaInitDevice(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cudaSetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaSetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaSetDevice";
-        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaSetDevice(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaSetDevice(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1037,14 +1314,19 @@ unsafe extern "C" fn cudaSetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetDevice";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetDevice(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetDevice(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1053,18 +1335,28 @@ unsafe extern "C" fn cudaGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaSetValidDevices(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaSetValidDevices(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaSetValidDevices";
-        let a = unsafe { entry::args(py, F, &["device_arr", "length", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device_arr", "length"], 2, args, nargs, kwnames)? };
         let device_arr = unsafe { entry::arg(py, &a[0]) };
         let length = unsafe { entry::arg(py, &a[1]) };
-        let arr0 = InArray::scalars(device_arr, 4, &Ctx { func: F, param: "device_arr", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "device_arr", expected: "int" }))?;
+        let arr0 = InArray::scalars(
+            device_arr,
+            4,
+            &Ctx { func: F, param: "device_arr", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "device_arr", expected: "int" }),
+        )?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(length, 32, true, &Ctx { func: F, param: "length", expected: "int" })?;
         arr0.holds(conv::wide(a1, 32, true), &Ctx { func: F, param: "device_arr", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaSetValidDevices(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaSetValidDevices(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1073,14 +1365,19 @@ unsafe extern "C" fn cudaSetValidDevices(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaSetDeviceFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaSetDeviceFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaSetDeviceFlags";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaSetDeviceFlags(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaSetDeviceFlags(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1089,14 +1386,19 @@ unsafe extern "C" fn cudaSetDeviceFlags(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaGetDeviceFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetDeviceFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetDeviceFlags";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetDeviceFlags(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetDeviceFlags(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1105,14 +1407,19 @@ unsafe extern "C" fn cudaGetDeviceFlags(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaStreamCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamCreate";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamCreate(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamCreate(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1121,16 +1428,21 @@ unsafe extern "C" fn cudaStreamCreate(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaStreamCreateWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamCreateWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamCreateWithFlags";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamCreateWithFlags(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamCreateWithFlags(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1139,10 +1451,15 @@ unsafe extern "C" fn cudaStreamCreateWithFlags(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaStreamCreateWithPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamCreateWithPriority(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamCreateWithPriority";
-        let a = unsafe { entry::args(py, F, &["flags", "priority", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags", "priority"], 2, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let priority = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -1150,7 +1467,9 @@ unsafe extern "C" fn cudaStreamCreateWithPriority(_m: *mut ffi::PyObject, args: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaStreamCreateWithPriority(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1159,16 +1478,21 @@ unsafe extern "C" fn cudaStreamCreateWithPriority(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaStreamGetPriority(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetPriority(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetPriority";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamGetPriority(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1177,16 +1501,21 @@ unsafe extern "C" fn cudaStreamGetPriority(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetFlags";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamGetFlags(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1195,16 +1524,21 @@ unsafe extern "C" fn cudaStreamGetFlags(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaStreamGetId(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetId(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetId";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetId(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamGetId(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1213,16 +1547,21 @@ unsafe extern "C" fn cudaStreamGetId(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaStreamGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetDevice";
-        let a = unsafe { entry::args(py, F, &["hStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream"], 1, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamGetDevice(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1231,7 +1570,12 @@ unsafe extern "C" fn cudaStreamGetDevice(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaCtxResetPersistingL2Cache(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaCtxResetPersistingL2Cache";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -1245,16 +1589,21 @@ unsafe extern "C" fn cudaCtxResetPersistingL2Cache(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cudaStreamCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamCopyAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["dst", "src", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src"], 2, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaStream_t, dst, &Ctx { func: F, param: "dst", expected: "cudaStream_t or int" })?;
         let a1: u64 = conv::handle(&cudaStream_t, src, &Ctx { func: F, param: "src", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamCopyAttributes(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1263,10 +1612,15 @@ unsafe extern "C" fn cudaStreamCopyAttributes(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaStreamGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr"], 2, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
@@ -1274,7 +1628,8 @@ unsafe extern "C" fn cudaStreamGetAttribute(_m: *mut ffi::PyObject, args: *const
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaStreamGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1283,19 +1638,26 @@ unsafe extern "C" fn cudaStreamGetAttribute(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaStreamSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hStream", "attr", "value"], 3, args, nargs, kwnames)? };
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue" })?;
+        let h2 =
+            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1304,14 +1666,19 @@ unsafe extern "C" fn cudaStreamSetAttribute(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamDestroy";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1320,10 +1687,15 @@ unsafe extern "C" fn cudaStreamDestroy(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamWaitEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamWaitEvent";
-        let a = unsafe { entry::args(py, F, &["stream", "event", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "event", "flags"], 3, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -1331,7 +1703,7 @@ unsafe extern "C" fn cudaStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *m
         let a1: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamWaitEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1340,21 +1712,31 @@ unsafe extern "C" fn cudaStreamWaitEvent(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaStreamAddCallback(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamAddCallback(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamAddCallback";
-        let a = unsafe { entry::args(py, F, &["stream", "callback", "userData", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "callback", "userData", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let callback = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
-        let a1: usize = crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
+        let a1: usize =
+            crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
         let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamAddCallback(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1363,14 +1745,19 @@ unsafe extern "C" fn cudaStreamAddCallback(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaStreamSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamSynchronize";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamSynchronize(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamSynchronize(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1379,14 +1766,19 @@ unsafe extern "C" fn cudaStreamSynchronize(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaStreamQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamQuery(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamQuery";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamQuery(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamQuery(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1395,10 +1787,15 @@ unsafe extern "C" fn cudaStreamQuery(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamAttachMemAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamAttachMemAsync";
-        let a = unsafe { entry::args(py, F, &["stream", "devPtr", "length", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "devPtr", "length", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let devPtr = unsafe { entry::arg(py, &a[1]) };
         let length = unsafe { entry::arg(py, &a[2]) };
@@ -1409,7 +1806,11 @@ unsafe extern "C" fn cudaStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *con
         let a2: u64 = conv::int(length, 64, false, &Ctx { func: F, param: "length", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamAttachMemAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamAttachMemAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1418,16 +1819,21 @@ unsafe extern "C" fn cudaStreamAttachMemAsync(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaStreamBeginCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamBeginCapture(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamBeginCapture";
-        let a = unsafe { entry::args(py, F, &["stream", "mode", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "mode"], 2, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let mode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a1: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamBeginCapture(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamBeginCapture(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1436,10 +1842,25 @@ unsafe extern "C" fn cudaStreamBeginCapture(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamBeginCaptureToGraph(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamBeginCaptureToGraph";
-        let a = unsafe { entry::args(py, F, &["stream", "graph", "dependencies", "dependencyData", "numDependencies", "mode", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["stream", "graph", "dependencies", "dependencyData", "numDependencies", "mode"],
+                6,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let graph = unsafe { entry::arg(py, &a[1]) };
         let dependencies = unsafe { entry::arg(py, &a[2]) };
@@ -1448,9 +1869,20 @@ unsafe extern "C" fn cudaStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args:
         let mode = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "dependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "dependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of cudaGraphEdgeData" })?;
+        let arr3 = InArray::records(
+            dependencyData,
+            8,
+            &Ctx { func: F, param: "dependencyData", expected: "sequence of cudaGraphEdgeData" },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
@@ -1459,7 +1891,18 @@ unsafe extern "C" fn cudaStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args:
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamBeginCaptureToGraph(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamBeginCaptureToGraph(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1468,15 +1911,21 @@ unsafe extern "C" fn cudaStreamBeginCaptureToGraph(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cudaThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaThreadExchangeStreamCaptureMode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaThreadExchangeStreamCaptureMode";
-        let a = unsafe { entry::args(py, F, &["mode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mode"], 1, args, nargs, kwnames)? };
         let mode = unsafe { entry::arg(py, &a[0]) };
-        let mut o0: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
+        let mut o0: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "mode", expected: "int" }))(mode)?;
         let a0: usize = &mut o0 as *mut u64 as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaThreadExchangeStreamCaptureMode(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaThreadExchangeStreamCaptureMode(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1485,16 +1934,21 @@ unsafe extern "C" fn cudaThreadExchangeStreamCaptureMode(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cudaStreamEndCapture(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamEndCapture(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamEndCapture";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamEndCapture(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1503,16 +1957,21 @@ unsafe extern "C" fn cudaStreamEndCapture(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaStreamIsCapturing(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamIsCapturing(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamIsCapturing";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaStreamIsCapturing(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1521,10 +1980,15 @@ unsafe extern "C" fn cudaStreamIsCapturing(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetCaptureInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetCaptureInfo";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1538,19 +2002,47 @@ unsafe extern "C" fn cudaStreamGetCaptureInfo(_m: *mut ffi::PyObject, args: *con
         let mut o5 = Out::<1>::new();
         let a5: usize = o5.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetCaptureInfo_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamGetCaptureInfo_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 5);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, E_cudaStreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, cudaGraph_t.wrap(py, o3.u64())?, conv::owned_list(py, o4.u64() as usize, conv::wide(o5.u64(), 64, false), 8, |v, at| Ok(cudaGraphNode_t.wrap(py, v)?))?, conv::py_int(py, o5.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                E_cudaStreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?,
+                conv::py_int(py, o2.u64(), 64, false)?,
+                cudaGraph_t.wrap(py, o3.u64())?,
+                conv::owned_list(py, o4.u64() as usize, conv::wide(o5.u64(), 64, false), 8, |v, at| {
+                    Ok(cudaGraphNode_t.wrap(py, v)?)
+                })?,
+                conv::py_int(py, o5.u64(), 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamGetCaptureInfo_v3(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamGetCaptureInfo_v3";
-        let a = unsafe { entry::args(py, F, &["stream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let mut o1 = Out::<1>::new();
@@ -1566,31 +2058,74 @@ unsafe extern "C" fn cudaStreamGetCaptureInfo_v3(_m: *mut ffi::PyObject, args: *
         let mut o6 = Out::<1>::new();
         let a6: usize = o6.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamGetCaptureInfo_v3(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamGetCaptureInfo_v3(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 6);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, E_cudaStreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?, conv::py_int(py, o2.u64(), 64, false)?, cudaGraph_t.wrap(py, o3.u64())?, conv::owned_list(py, o4.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| Ok(cudaGraphNode_t.wrap(py, v)?))?, conv::owned_list(py, o5.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| Ok(R_cudaGraphEdgeData.from_ptr(py, at, 8)?))?, conv::py_int(py, o6.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                E_cudaStreamCaptureStatus.get(py, conv::sext(o1.u64(), 32, false))?,
+                conv::py_int(py, o2.u64(), 64, false)?,
+                cudaGraph_t.wrap(py, o3.u64())?,
+                conv::owned_list(py, o4.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| {
+                    Ok(cudaGraphNode_t.wrap(py, v)?)
+                })?,
+                conv::owned_list(py, o5.u64() as usize, conv::wide(o6.u64(), 64, false), 8, |v, at| {
+                    Ok(R_cudaGraphEdgeData.from_ptr(py, at, 8)?)
+                })?,
+                conv::py_int(py, o6.u64(), 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamUpdateCaptureDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamUpdateCaptureDependencies";
-        let a = unsafe { entry::args(py, F, &["stream", "dependencies", "numDependencies", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "dependencies", "numDependencies", "flags"], 4, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
-        let arr1 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "dependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr1 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "dependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamUpdateCaptureDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1599,19 +2134,45 @@ unsafe extern "C" fn cudaStreamUpdateCaptureDependencies(_m: *mut ffi::PyObject,
     })
 }
 
-unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaStreamUpdateCaptureDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["stream", "dependencies", "dependencyData", "numDependencies", "flags", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["stream", "dependencies", "dependencyData", "numDependencies", "flags"],
+                5,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let dependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let flags = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
-        let arr1 = InArray::scalars(dependencies, 8, &Ctx { func: F, param: "dependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "dependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr1 = InArray::scalars(
+            dependencies,
+            8,
+            &Ctx { func: F, param: "dependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "dependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of cudaGraphEdgeData" })?;
+        let arr2 = InArray::records(
+            dependencyData,
+            8,
+            &Ctx { func: F, param: "dependencyData", expected: "sequence of cudaGraphEdgeData" },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -1620,7 +2181,17 @@ unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObje
             arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cudaStreamUpdateCaptureDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaStreamUpdateCaptureDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1629,14 +2200,19 @@ unsafe extern "C" fn cudaStreamUpdateCaptureDependencies_v2(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cudaEventCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventCreate";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventCreate(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventCreate(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1645,16 +2221,21 @@ unsafe extern "C" fn cudaEventCreate(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaEventCreateWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventCreateWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventCreateWithFlags";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventCreateWithFlags(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventCreateWithFlags(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1663,16 +2244,21 @@ unsafe extern "C" fn cudaEventCreateWithFlags(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaEventRecord(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventRecord(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventRecord";
-        let a = unsafe { entry::args(py, F, &["event", "stream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event", "stream"], 2, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventRecord(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventRecord(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1681,10 +2267,15 @@ unsafe extern "C" fn cudaEventRecord(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaEventRecordWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventRecordWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventRecordWithFlags";
-        let a = unsafe { entry::args(py, F, &["event", "stream", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event", "stream", "flags"], 3, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -1692,7 +2283,7 @@ unsafe extern "C" fn cudaEventRecordWithFlags(_m: *mut ffi::PyObject, args: *con
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventRecordWithFlags(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1701,14 +2292,19 @@ unsafe extern "C" fn cudaEventRecordWithFlags(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaEventQuery(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventQuery(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventQuery";
-        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event"], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventQuery(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventQuery(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1717,14 +2313,19 @@ unsafe extern "C" fn cudaEventQuery(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cudaEventSynchronize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventSynchronize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventSynchronize";
-        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event"], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventSynchronize(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventSynchronize(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1733,14 +2334,19 @@ unsafe extern "C" fn cudaEventSynchronize(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaEventDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventDestroy";
-        let a = unsafe { entry::args(py, F, &["event", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["event"], 1, args, nargs, kwnames)? };
         let event = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1749,10 +2355,15 @@ unsafe extern "C" fn cudaEventDestroy(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaEventElapsedTime(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventElapsedTime(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventElapsedTime";
-        let a = unsafe { entry::args(py, F, &["start", "end", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["start", "end"], 2, args, nargs, kwnames)? };
         let start = unsafe { entry::arg(py, &a[0]) };
         let end = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaEvent_t, start, &Ctx { func: F, param: "start", expected: "cudaEvent_t or int" })?;
@@ -1760,7 +2371,7 @@ unsafe extern "C" fn cudaEventElapsedTime(_m: *mut ffi::PyObject, args: *const *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEventElapsedTime(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1769,10 +2380,15 @@ unsafe extern "C" fn cudaEventElapsedTime(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventElapsedTime_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventElapsedTime_v2";
-        let a = unsafe { entry::args(py, F, &["start", "end", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["start", "end"], 2, args, nargs, kwnames)? };
         let start = unsafe { entry::arg(py, &a[0]) };
         let end = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaEvent_t, start, &Ctx { func: F, param: "start", expected: "cudaEvent_t or int" })?;
@@ -1780,7 +2396,8 @@ unsafe extern "C" fn cudaEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *cons
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaEventElapsedTime_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1789,17 +2406,28 @@ unsafe extern "C" fn cudaEventElapsedTime_v2(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaImportExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaImportExternalMemory(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaImportExternalMemory";
-        let a = unsafe { entry::args(py, F, &["memHandleDesc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memHandleDesc"], 1, args, nargs, kwnames)? };
         let memHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(memHandleDesc, 40, false, false, &Ctx { func: F, param: "memHandleDesc", expected: "cudaExternalMemoryHandleDesc" })?;
+        let h1 = conv::Held::record(
+            memHandleDesc,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "memHandleDesc", expected: "cudaExternalMemoryHandleDesc" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaImportExternalMemory(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1808,19 +2436,38 @@ unsafe extern "C" fn cudaImportExternalMemory(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaExternalMemoryGetMappedBuffer";
-        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "bufferDesc"], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let bufferDesc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaExternalMemory_t, extMem, &Ctx { func: F, param: "extMem", expected: "cudaExternalMemory_t or int" })?;
-        let h2 = conv::Held::record(bufferDesc, 24, false, false, &Ctx { func: F, param: "bufferDesc", expected: "cudaExternalMemoryBufferDesc" })?;
+        let a1: u64 = conv::handle(
+            &cudaExternalMemory_t,
+            extMem,
+            &Ctx { func: F, param: "extMem", expected: "cudaExternalMemory_t or int" },
+        )?;
+        let h2 = conv::Held::record(
+            bufferDesc,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "bufferDesc", expected: "cudaExternalMemoryBufferDesc" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaExternalMemoryGetMappedBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1829,19 +2476,38 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaExternalMemoryGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem", "mipmapDesc"], 2, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
         let mipmapDesc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaExternalMemory_t, extMem, &Ctx { func: F, param: "extMem", expected: "cudaExternalMemory_t or int" })?;
-        let h2 = conv::Held::record(mipmapDesc, 64, false, false, &Ctx { func: F, param: "mipmapDesc", expected: "cudaExternalMemoryMipmappedArrayDesc" })?;
+        let a1: u64 = conv::handle(
+            &cudaExternalMemory_t,
+            extMem,
+            &Ctx { func: F, param: "extMem", expected: "cudaExternalMemory_t or int" },
+        )?;
+        let h2 = conv::Held::record(
+            mipmapDesc,
+            64,
+            false,
+            false,
+            &Ctx { func: F, param: "mipmapDesc", expected: "cudaExternalMemoryMipmappedArrayDesc" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaExternalMemoryGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1850,14 +2516,23 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(_m: *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cudaDestroyExternalMemory(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDestroyExternalMemory(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDestroyExternalMemory";
-        let a = unsafe { entry::args(py, F, &["extMem", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extMem"], 1, args, nargs, kwnames)? };
         let extMem = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaExternalMemory_t, extMem, &Ctx { func: F, param: "extMem", expected: "cudaExternalMemory_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaExternalMemory_t,
+            extMem,
+            &Ctx { func: F, param: "extMem", expected: "cudaExternalMemory_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDestroyExternalMemory(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDestroyExternalMemory(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1866,17 +2541,28 @@ unsafe extern "C" fn cudaDestroyExternalMemory(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaImportExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaImportExternalSemaphore(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaImportExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["semHandleDesc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["semHandleDesc"], 1, args, nargs, kwnames)? };
         let semHandleDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(semHandleDesc, 32, false, false, &Ctx { func: F, param: "semHandleDesc", expected: "cudaExternalSemaphoreHandleDesc" })?;
+        let h1 = conv::Held::record(
+            semHandleDesc,
+            32,
+            false,
+            false,
+            &Ctx { func: F, param: "semHandleDesc", expected: "cudaExternalSemaphoreHandleDesc" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaImportExternalSemaphore(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -1885,24 +2571,53 @@ unsafe extern "C" fn cudaImportExternalSemaphore(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaSignalExternalSemaphoresAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaSignalExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream"], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::scalars(extSemArray, 8, &Ctx { func: F, param: "extSemArray", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaExternalSemaphore_t, it, &Ctx { func: F, param: "extSemArray", expected: "cudaExternalSemaphore_t or int" }))?;
+        let arr0 = InArray::scalars(
+            extSemArray,
+            8,
+            &Ctx { func: F, param: "extSemArray", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(
+                    &cudaExternalSemaphore_t,
+                    it,
+                    &Ctx { func: F, param: "extSemArray", expected: "cudaExternalSemaphore_t or int" },
+                )
+            },
+        )?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::records(paramsArray, 144, &Ctx { func: F, param: "paramsArray", expected: "sequence of cudaExternalSemaphoreSignalParams" })?;
+        let arr1 = InArray::records(
+            paramsArray,
+            144,
+            &Ctx { func: F, param: "paramsArray", expected: "sequence of cudaExternalSemaphoreSignalParams" },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaSignalExternalSemaphoresAsync_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaSignalExternalSemaphoresAsync_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1911,24 +2626,53 @@ unsafe extern "C" fn cudaSignalExternalSemaphoresAsync(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cudaWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaWaitExternalSemaphoresAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaWaitExternalSemaphoresAsync";
-        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSemArray", "paramsArray", "numExtSems", "stream"], 4, args, nargs, kwnames)? };
         let extSemArray = unsafe { entry::arg(py, &a[0]) };
         let paramsArray = unsafe { entry::arg(py, &a[1]) };
         let numExtSems = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let arr0 = InArray::scalars(extSemArray, 8, &Ctx { func: F, param: "extSemArray", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaExternalSemaphore_t, it, &Ctx { func: F, param: "extSemArray", expected: "cudaExternalSemaphore_t or int" }))?;
+        let arr0 = InArray::scalars(
+            extSemArray,
+            8,
+            &Ctx { func: F, param: "extSemArray", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(
+                    &cudaExternalSemaphore_t,
+                    it,
+                    &Ctx { func: F, param: "extSemArray", expected: "cudaExternalSemaphore_t or int" },
+                )
+            },
+        )?;
         let a0: usize = arr0.addr();
-        let arr1 = InArray::records(paramsArray, 144, &Ctx { func: F, param: "paramsArray", expected: "sequence of cudaExternalSemaphoreWaitParams" })?;
+        let arr1 = InArray::records(
+            paramsArray,
+            144,
+            &Ctx { func: F, param: "paramsArray", expected: "sequence of cudaExternalSemaphoreWaitParams" },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(numExtSems, 32, false, &Ctx { func: F, param: "numExtSems", expected: "int" })?;
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         arr0.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "extSemArray", expected: "" })?;
         arr1.holds(conv::wide(a2, 32, false), &Ctx { func: F, param: "paramsArray", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaWaitExternalSemaphoresAsync_v2(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaWaitExternalSemaphoresAsync_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1937,14 +2681,23 @@ unsafe extern "C" fn cudaWaitExternalSemaphoresAsync(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDestroyExternalSemaphore(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDestroyExternalSemaphore";
-        let a = unsafe { entry::args(py, F, &["extSem", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extSem"], 1, args, nargs, kwnames)? };
         let extSem = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaExternalSemaphore_t, extSem, &Ctx { func: F, param: "extSem", expected: "cudaExternalSemaphore_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaExternalSemaphore_t,
+            extSem,
+            &Ctx { func: F, param: "extSem", expected: "cudaExternalSemaphore_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDestroyExternalSemaphore(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDestroyExternalSemaphore(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1953,10 +2706,17 @@ unsafe extern "C" fn cudaDestroyExternalSemaphore(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLaunchKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLaunchKernel";
-        let a = unsafe { entry::args(py, F, &["func", "gridDim", "blockDim", "args", "sharedMem", "stream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["func", "gridDim", "blockDim", "args", "sharedMem", "stream"], 6, args, nargs, kwnames)?
+        };
         let func = unsafe { entry::arg(py, &a[0]) };
         let gridDim = unsafe { entry::arg(py, &a[1]) };
         let blockDim = unsafe { entry::arg(py, &a[2]) };
@@ -1974,7 +2734,18 @@ unsafe extern "C" fn cudaLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut 
         let a4: u64 = conv::int(sharedMem, 64, false, &Ctx { func: F, param: "sharedMem", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLaunchKernel(conv::bits(a0 as u64), conv::read(a1), conv::read(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLaunchKernel(
+                    conv::bits(a0 as u64),
+                    conv::read(a1),
+                    conv::read(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -1983,10 +2754,15 @@ unsafe extern "C" fn cudaLaunchKernel(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaLaunchKernelExC(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLaunchKernelExC(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLaunchKernelExC";
-        let a = unsafe { entry::args(py, F, &["config", "func", "args", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["config", "func", "args"], 3, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
         let func = unsafe { entry::arg(py, &a[1]) };
         let args = unsafe { entry::arg(py, &a[2]) };
@@ -1997,7 +2773,9 @@ unsafe extern "C" fn cudaLaunchKernelExC(_m: *mut ffi::PyObject, args: *const *m
         let h2 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLaunchKernelExC(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaLaunchKernelExC(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2006,10 +2784,17 @@ unsafe extern "C" fn cudaLaunchKernelExC(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLaunchCooperativeKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLaunchCooperativeKernel";
-        let a = unsafe { entry::args(py, F, &["func", "gridDim", "blockDim", "args", "sharedMem", "stream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["func", "gridDim", "blockDim", "args", "sharedMem", "stream"], 6, args, nargs, kwnames)?
+        };
         let func = unsafe { entry::arg(py, &a[0]) };
         let gridDim = unsafe { entry::arg(py, &a[1]) };
         let blockDim = unsafe { entry::arg(py, &a[2]) };
@@ -2027,7 +2812,18 @@ unsafe extern "C" fn cudaLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *
         let a4: u64 = conv::int(sharedMem, 64, false, &Ctx { func: F, param: "sharedMem", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLaunchCooperativeKernel(conv::bits(a0 as u64), conv::read(a1), conv::read(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLaunchCooperativeKernel(
+                    conv::bits(a0 as u64),
+                    conv::read(a1),
+                    conv::read(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2036,20 +2832,33 @@ unsafe extern "C" fn cudaLaunchCooperativeKernel(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLaunchCooperativeKernelMultiDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLaunchCooperativeKernelMultiDevice";
-        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["launchParamsList", "numDevices", "flags"], 3, args, nargs, kwnames)? };
         let launchParamsList = unsafe { entry::arg(py, &a[0]) };
         let numDevices = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let arr0 = InArray::records(launchParamsList, 56, &Ctx { func: F, param: "launchParamsList", expected: "sequence of cudaLaunchParams" })?;
+        let arr0 = InArray::records(
+            launchParamsList,
+            56,
+            &Ctx { func: F, param: "launchParamsList", expected: "sequence of cudaLaunchParams" },
+        )?;
         let a0: usize = arr0.addr();
         let a1: u64 = conv::int(numDevices, 32, false, &Ctx { func: F, param: "numDevices", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         arr0.holds(conv::wide(a1, 32, false), &Ctx { func: F, param: "launchParamsList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLaunchCooperativeKernelMultiDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2058,17 +2867,22 @@ unsafe extern "C" fn cudaLaunchCooperativeKernelMultiDevice(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cudaFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFuncSetCacheConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFuncSetCacheConfig";
-        let a = unsafe { entry::args(py, F, &["func", "cacheConfig", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "cacheConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let cacheConfig = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFuncSetCacheConfig(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFuncSetCacheConfig(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2077,17 +2891,22 @@ unsafe extern "C" fn cudaFuncSetCacheConfig(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaFuncGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFuncGetAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFuncGetAttributes";
-        let a = unsafe { entry::args(py, F, &["func", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func"], 1, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaFuncGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFuncGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2096,10 +2915,15 @@ unsafe extern "C" fn cudaFuncGetAttributes(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFuncSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFuncSetAttribute";
-        let a = unsafe { entry::args(py, F, &["func", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "attr", "value"], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -2108,7 +2932,7 @@ unsafe extern "C" fn cudaFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFuncSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFuncSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2117,17 +2941,22 @@ unsafe extern "C" fn cudaFuncSetAttribute(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaFuncGetName(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFuncGetName(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFuncGetName";
-        let a = unsafe { entry::args(py, F, &["func", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func"], 1, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFuncGetName(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFuncGetName(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2136,10 +2965,15 @@ unsafe extern "C" fn cudaFuncGetName(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFuncGetParamInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFuncGetParamInfo";
-        let a = unsafe { entry::args(py, F, &["func", "paramIndex", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "paramIndex"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
@@ -2150,24 +2984,36 @@ unsafe extern "C" fn cudaFuncGetParamInfo(_m: *mut ffi::PyObject, args: *const *
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaFuncGetParamInfo(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaFuncGetParamInfo(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?, conv::py_int(py, o3.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [E_cudaError_t.get(py, 0)?, conv::py_int(py, o2.u64(), 64, false)?, conv::py_int(py, o3.u64(), 64, false)?],
+        )
     })
 }
 
-unsafe extern "C" fn cudaSetDoubleForDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaSetDoubleForDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaSetDoubleForDevice";
-        let a = unsafe { entry::args(py, F, &["d", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["d"], 1, args, nargs, kwnames)? };
         let d = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(d, false, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForDevice(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForDevice(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2176,15 +3022,20 @@ unsafe extern "C" fn cudaSetDoubleForDevice(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaSetDoubleForHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaSetDoubleForHost(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaSetDoubleForHost";
-        let a = unsafe { entry::args(py, F, &["d", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["d"], 1, args, nargs, kwnames)? };
         let d = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(d, false, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForHost(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForHost(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2193,10 +3044,15 @@ unsafe extern "C" fn cudaSetDoubleForHost(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLaunchHostFunc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLaunchHostFunc";
-        let a = unsafe { entry::args(py, F, &["stream", "fn", "userData", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["stream", "fn", "userData"], 3, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let r#fn = unsafe { entry::arg(py, &a[1]) };
         let userData = unsafe { entry::arg(py, &a[2]) };
@@ -2205,7 +3061,8 @@ unsafe extern "C" fn cudaLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mu
         let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaLaunchHostFunc(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2214,17 +3071,22 @@ unsafe extern "C" fn cudaLaunchHostFunc(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFuncSetSharedMemConfig(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFuncSetSharedMemConfig";
-        let a = unsafe { entry::args(py, F, &["func", "config", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFuncSetSharedMemConfig(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFuncSetSharedMemConfig(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2233,10 +3095,15 @@ unsafe extern "C" fn cudaFuncSetSharedMemConfig(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize"], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -2247,7 +3114,16 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2256,10 +3132,15 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(_m: *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaOccupancyAvailableDynamicSMemPerBlock";
-        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "numBlocks", "blockSize"], 3, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let numBlocks = unsafe { entry::arg(py, &a[1]) };
         let blockSize = unsafe { entry::arg(py, &a[2]) };
@@ -2270,7 +3151,16 @@ unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyO
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaOccupancyAvailableDynamicSMemPerBlock(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaOccupancyAvailableDynamicSMemPerBlock(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2279,10 +3169,15 @@ unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(_m: *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags";
-        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "blockSize", "dynamicSMemSize", "flags"], 4, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
@@ -2295,7 +3190,17 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2304,20 +3209,35 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(_m: 
     })
 }
 
-unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaOccupancyMaxPotentialClusterSize";
-        let a = unsafe { entry::args(py, F, &["func", "launchConfig", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "launchConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let launchConfig = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(launchConfig, 56, false, false, &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t" })?;
+        let h2 = conv::Held::record(
+            launchConfig,
+            56,
+            false,
+            false,
+            &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaOccupancyMaxPotentialClusterSize(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2326,20 +3246,35 @@ unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaOccupancyMaxActiveClusters(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaOccupancyMaxActiveClusters";
-        let a = unsafe { entry::args(py, F, &["func", "launchConfig", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["func", "launchConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let launchConfig = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(launchConfig, 56, false, false, &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t" })?;
+        let h2 = conv::Held::record(
+            launchConfig,
+            56,
+            false,
+            false,
+            &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaOccupancyMaxActiveClusters(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2348,10 +3283,15 @@ unsafe extern "C" fn cudaOccupancyMaxActiveClusters(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaMallocManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocManaged(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocManaged";
-        let a = unsafe { entry::args(py, F, &["size", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "flags"], 2, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
@@ -2359,7 +3299,7 @@ unsafe extern "C" fn cudaMallocManaged(_m: *mut ffi::PyObject, args: *const *mut
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMallocManaged(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2368,16 +3308,21 @@ unsafe extern "C" fn cudaMallocManaged(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMalloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMalloc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMalloc";
-        let a = unsafe { entry::args(py, F, &["size", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size"], 1, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMalloc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMalloc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2386,16 +3331,21 @@ unsafe extern "C" fn cudaMalloc(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cudaMallocHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocHost(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocHost";
-        let a = unsafe { entry::args(py, F, &["size", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size"], 1, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocHost(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMallocHost(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2404,10 +3354,15 @@ unsafe extern "C" fn cudaMallocHost(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cudaMallocPitch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocPitch(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocPitch";
-        let a = unsafe { entry::args(py, F, &["width", "height", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["width", "height"], 2, args, nargs, kwnames)? };
         let width = unsafe { entry::arg(py, &a[0]) };
         let height = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -2417,19 +3372,31 @@ unsafe extern "C" fn cudaMallocPitch(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocPitch(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMallocPitch(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?],
+        )
     })
 }
 
-unsafe extern "C" fn cudaMallocArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocArray";
-        let a = unsafe { entry::args(py, F, &["desc", "width", "height", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["desc", "width", "height", "flags"], 4, args, nargs, kwnames)? };
         let desc = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
@@ -2442,7 +3409,11 @@ unsafe extern "C" fn cudaMallocArray(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocArray(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMallocArray(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2451,15 +3422,20 @@ unsafe extern "C" fn cudaMallocArray(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFree(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFree";
-        let a = unsafe { entry::args(py, F, &["devPtr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaFree(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFree(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2468,15 +3444,20 @@ unsafe extern "C" fn cudaFree(_m: *mut ffi::PyObject, args: *const *mut ffi::PyO
     })
 }
 
-unsafe extern "C" fn cudaFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFreeHost(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFreeHost";
-        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaFreeHost(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFreeHost(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2485,14 +3466,19 @@ unsafe extern "C" fn cudaFreeHost(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaFreeArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFreeArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFreeArray";
-        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array"], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaArray_t, array, &Ctx { func: F, param: "array", expected: "cudaArray_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFreeArray(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFreeArray(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2501,14 +3487,23 @@ unsafe extern "C" fn cudaFreeArray(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaFreeMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFreeMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFreeMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["mipmappedArray", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmappedArray"], 1, args, nargs, kwnames)? };
         let mipmappedArray = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaMipmappedArray_t, mipmappedArray, &Ctx { func: F, param: "mipmappedArray", expected: "cudaMipmappedArray_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaMipmappedArray_t,
+            mipmappedArray,
+            &Ctx { func: F, param: "mipmappedArray", expected: "cudaMipmappedArray_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFreeMipmappedArray(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFreeMipmappedArray(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2517,10 +3512,15 @@ unsafe extern "C" fn cudaFreeMipmappedArray(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaHostAlloc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaHostAlloc";
-        let a = unsafe { entry::args(py, F, &["size", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "flags"], 2, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
@@ -2528,7 +3528,7 @@ unsafe extern "C" fn cudaHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaHostAlloc(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2537,10 +3537,15 @@ unsafe extern "C" fn cudaHostAlloc(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaHostRegister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaHostRegister(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaHostRegister";
-        let a = unsafe { entry::args(py, F, &["ptr", "size", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "size", "flags"], 3, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -2549,7 +3554,7 @@ unsafe extern "C" fn cudaHostRegister(_m: *mut ffi::PyObject, args: *const *mut 
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaHostRegister(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaHostRegister(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2558,15 +3563,20 @@ unsafe extern "C" fn cudaHostRegister(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaHostUnregister(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaHostUnregister(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaHostUnregister";
-        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaHostUnregister(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaHostUnregister(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2575,10 +3585,15 @@ unsafe extern "C" fn cudaHostUnregister(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaHostGetDevicePointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaHostGetDevicePointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaHostGetDevicePointer";
-        let a = unsafe { entry::args(py, F, &["pHost", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pHost", "flags"], 2, args, nargs, kwnames)? };
         let pHost = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(pHost, false, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
@@ -2587,7 +3602,9 @@ unsafe extern "C" fn cudaHostGetDevicePointer(_m: *mut ffi::PyObject, args: *con
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaHostGetDevicePointer(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaHostGetDevicePointer(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2596,17 +3613,22 @@ unsafe extern "C" fn cudaHostGetDevicePointer(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaHostGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaHostGetFlags";
-        let a = unsafe { entry::args(py, F, &["pHost", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pHost"], 1, args, nargs, kwnames)? };
         let pHost = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(pHost, false, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaHostGetFlags(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2615,17 +3637,22 @@ unsafe extern "C" fn cudaHostGetFlags(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaMalloc3D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMalloc3D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMalloc3D";
-        let a = unsafe { entry::args(py, F, &["extent", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["extent"], 1, args, nargs, kwnames)? };
         let extent = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMalloc3D(conv::bits(a0 as u64), conv::read(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMalloc3D(conv::bits(a0 as u64), conv::read(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2634,10 +3661,15 @@ unsafe extern "C" fn cudaMalloc3D(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaMalloc3DArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMalloc3DArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMalloc3DArray";
-        let a = unsafe { entry::args(py, F, &["desc", "extent", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["desc", "extent", "flags"], 3, args, nargs, kwnames)? };
         let desc = unsafe { entry::arg(py, &a[0]) };
         let extent = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -2649,7 +3681,11 @@ unsafe extern "C" fn cudaMalloc3DArray(_m: *mut ffi::PyObject, args: *const *mut
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMalloc3DArray(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::read(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMalloc3DArray(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::read(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2658,10 +3694,15 @@ unsafe extern "C" fn cudaMalloc3DArray(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMallocMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["desc", "extent", "numLevels", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["desc", "extent", "numLevels", "flags"], 4, args, nargs, kwnames)? };
         let desc = unsafe { entry::arg(py, &a[0]) };
         let extent = unsafe { entry::arg(py, &a[1]) };
         let numLevels = unsafe { entry::arg(py, &a[2]) };
@@ -2675,7 +3716,17 @@ unsafe extern "C" fn cudaMallocMipmappedArray(_m: *mut ffi::PyObject, args: *con
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocMipmappedArray(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::read(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMallocMipmappedArray(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::read(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2684,18 +3735,29 @@ unsafe extern "C" fn cudaMallocMipmappedArray(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGetMipmappedArrayLevel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetMipmappedArrayLevel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetMipmappedArrayLevel";
-        let a = unsafe { entry::args(py, F, &["mipmappedArray", "level", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmappedArray", "level"], 2, args, nargs, kwnames)? };
         let mipmappedArray = unsafe { entry::arg(py, &a[0]) };
         let level = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaMipmappedArray_const_t, mipmappedArray, &Ctx { func: F, param: "mipmappedArray", expected: "cudaMipmappedArray_const_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaMipmappedArray_const_t,
+            mipmappedArray,
+            &Ctx { func: F, param: "mipmappedArray", expected: "cudaMipmappedArray_const_t or int" },
+        )?;
         let a2: u64 = conv::int(level, 32, false, &Ctx { func: F, param: "level", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetMipmappedArrayLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGetMipmappedArrayLevel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2704,15 +3766,20 @@ unsafe extern "C" fn cudaGetMipmappedArrayLevel(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy3D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy3D";
-        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(p, 160, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3D(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3D(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2721,15 +3788,20 @@ unsafe extern "C" fn cudaMemcpy3D(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy3DPeer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy3DPeer";
-        let a = unsafe { entry::args(py, F, &["p", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let h0 = conv::Held::record(p, 168, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms" })?;
         let a0: usize = h0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeer(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeer(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2738,17 +3810,22 @@ unsafe extern "C" fn cudaMemcpy3DPeer(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy3DAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy3DAsync";
-        let a = unsafe { entry::args(py, F, &["p", "stream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(p, 160, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DAsync(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2757,17 +3834,22 @@ unsafe extern "C" fn cudaMemcpy3DAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy3DPeerAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy3DPeerAsync";
-        let a = unsafe { entry::args(py, F, &["p", "stream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::record(p, 168, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeerAsync(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2776,7 +3858,12 @@ unsafe extern "C" fn cudaMemcpy3DPeerAsync(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemGetInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemGetInfo";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -2785,19 +3872,27 @@ unsafe extern "C" fn cudaMemGetInfo(_m: *mut ffi::PyObject, args: *const *mut ff
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemGetInfo(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemGetInfo(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?],
+        )
     })
 }
 
-unsafe extern "C" fn cudaArrayGetInfo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaArrayGetInfo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaArrayGetInfo";
-        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array"], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let a3: u64 = conv::handle(&cudaArray_t, array, &Ctx { func: F, param: "array", expected: "cudaArray_t or int" })?;
         let mut o0 = Out::<3>::new();
@@ -2807,19 +3902,36 @@ unsafe extern "C" fn cudaArrayGetInfo(_m: *mut ffi::PyObject, args: *const *mut 
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaArrayGetInfo(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaArrayGetInfo(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, R_cudaChannelFormatDesc.from_ptr(py, o0.ptr(), 20)?, R_cudaExtent.from_ptr(py, o1.ptr(), 24)?, conv::py_int(py, o2.u64(), 32, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                R_cudaChannelFormatDesc.from_ptr(py, o0.ptr(), 20)?,
+                R_cudaExtent.from_ptr(py, o1.ptr(), 24)?,
+                conv::py_int(py, o2.u64(), 32, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaArrayGetPlane(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaArrayGetPlane";
-        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hArray", "planeIdx"], 2, args, nargs, kwnames)? };
         let hArray = unsafe { entry::arg(py, &a[0]) };
         let planeIdx = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaArray_t, hArray, &Ctx { func: F, param: "hArray", expected: "cudaArray_t or int" })?;
@@ -2827,7 +3939,7 @@ unsafe extern "C" fn cudaArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaArrayGetPlane(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2836,10 +3948,15 @@ unsafe extern "C" fn cudaArrayGetPlane(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaArrayGetMemoryRequirements(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["array", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array", "device"], 2, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaArray_t, array, &Ctx { func: F, param: "array", expected: "cudaArray_t or int" })?;
@@ -2847,7 +3964,9 @@ unsafe extern "C" fn cudaArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2856,18 +3975,31 @@ unsafe extern "C" fn cudaArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMipmappedArrayGetMemoryRequirements(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMipmappedArrayGetMemoryRequirements";
-        let a = unsafe { entry::args(py, F, &["mipmap", "device", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap", "device"], 2, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaMipmappedArray_t, mipmap, &Ctx { func: F, param: "mipmap", expected: "cudaMipmappedArray_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaMipmappedArray_t,
+            mipmap,
+            &Ctx { func: F, param: "mipmap", expected: "cudaMipmappedArray_t or int" },
+        )?;
         let a2: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMipmappedArrayGetMemoryRequirements(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2876,16 +4008,21 @@ unsafe extern "C" fn cudaMipmappedArrayGetMemoryRequirements(_m: *mut ffi::PyObj
     })
 }
 
-unsafe extern "C" fn cudaArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaArrayGetSparseProperties(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array"], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&cudaArray_t, array, &Ctx { func: F, param: "array", expected: "cudaArray_t or int" })?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2894,16 +4031,25 @@ unsafe extern "C" fn cudaArrayGetSparseProperties(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMipmappedArrayGetSparseProperties(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMipmappedArrayGetSparseProperties";
-        let a = unsafe { entry::args(py, F, &["mipmap", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["mipmap"], 1, args, nargs, kwnames)? };
         let mipmap = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaMipmappedArray_t, mipmap, &Ctx { func: F, param: "mipmap", expected: "cudaMipmappedArray_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaMipmappedArray_t,
+            mipmap,
+            &Ctx { func: F, param: "mipmap", expected: "cudaMipmappedArray_t or int" },
+        )?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMipmappedArrayGetSparseProperties(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -2912,10 +4058,15 @@ unsafe extern "C" fn cudaMipmappedArrayGetSparseProperties(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cudaMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "count", "kind", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "count", "kind"], 4, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -2927,7 +4078,9 @@ unsafe extern "C" fn cudaMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::P
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemcpy(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2936,10 +4089,15 @@ unsafe extern "C" fn cudaMemcpy(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cudaMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyPeer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyPeer";
-        let a = unsafe { entry::args(py, F, &["dst", "dstDevice", "src", "srcDevice", "count", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "dstDevice", "src", "srcDevice", "count"], 5, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let dstDevice = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -2953,7 +4111,11 @@ unsafe extern "C" fn cudaMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ff
         let a3: u64 = conv::int(srcDevice, 32, true, &Ctx { func: F, param: "srcDevice", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2962,10 +4124,17 @@ unsafe extern "C" fn cudaMemcpyPeer(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2D";
-        let a = unsafe { entry::args(py, F, &["dst", "dpitch", "src", "spitch", "width", "height", "kind", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dst", "dpitch", "src", "spitch", "width", "height", "kind"], 7, args, nargs, kwnames)?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let dpitch = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -2983,7 +4152,19 @@ unsafe extern "C" fn cudaMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a5: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
         let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2D(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2D(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -2992,10 +4173,25 @@ unsafe extern "C" fn cudaMemcpy2D(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2DToArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2DToArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2DToArray";
-        let a = unsafe { entry::args(py, F, &["dst", "wOffset", "hOffset", "src", "spitch", "width", "height", "kind", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dst", "wOffset", "hOffset", "src", "spitch", "width", "height", "kind"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let wOffset = unsafe { entry::arg(py, &a[1]) };
         let hOffset = unsafe { entry::arg(py, &a[2]) };
@@ -3014,7 +4210,20 @@ unsafe extern "C" fn cudaMemcpy2DToArray(_m: *mut ffi::PyObject, args: *const *m
         let a6: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
         let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2DToArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2DToArray(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3023,10 +4232,25 @@ unsafe extern "C" fn cudaMemcpy2DToArray(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2DFromArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2DFromArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2DFromArray";
-        let a = unsafe { entry::args(py, F, &["dst", "dpitch", "src", "wOffset", "hOffset", "width", "height", "kind", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dst", "dpitch", "src", "wOffset", "hOffset", "width", "height", "kind"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let dpitch = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -3038,14 +4262,28 @@ unsafe extern "C" fn cudaMemcpy2DFromArray(_m: *mut ffi::PyObject, args: *const 
         let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
-        let a2: u64 = conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
+        let a2: u64 =
+            conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
         let a3: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a4: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a6: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
         let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2DFromArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2DFromArray(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3054,10 +4292,25 @@ unsafe extern "C" fn cudaMemcpy2DFromArray(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2DArrayToArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2DArrayToArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2DArrayToArray";
-        let a = unsafe { entry::args(py, F, &["dst", "wOffsetDst", "hOffsetDst", "src", "wOffsetSrc", "hOffsetSrc", "width", "height", "kind", ], 9, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dst", "wOffsetDst", "hOffsetDst", "src", "wOffsetSrc", "hOffsetSrc", "width", "height", "kind"],
+                9,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let wOffsetDst = unsafe { entry::arg(py, &a[1]) };
         let hOffsetDst = unsafe { entry::arg(py, &a[2]) };
@@ -3070,14 +4323,29 @@ unsafe extern "C" fn cudaMemcpy2DArrayToArray(_m: *mut ffi::PyObject, args: *con
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffsetDst, 64, false, &Ctx { func: F, param: "wOffsetDst", expected: "int" })?;
         let a2: u64 = conv::int(hOffsetDst, 64, false, &Ctx { func: F, param: "hOffsetDst", expected: "int" })?;
-        let a3: u64 = conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
+        let a3: u64 =
+            conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
         let a4: u64 = conv::int(wOffsetSrc, 64, false, &Ctx { func: F, param: "wOffsetSrc", expected: "int" })?;
         let a5: u64 = conv::int(hOffsetSrc, 64, false, &Ctx { func: F, param: "hOffsetSrc", expected: "int" })?;
         let a6: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a7: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
         let a8: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2DArrayToArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2DArrayToArray(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3086,10 +4354,15 @@ unsafe extern "C" fn cudaMemcpy2DArrayToArray(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaMemcpyToSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyToSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyToSymbol";
-        let a = unsafe { entry::args(py, F, &["symbol", "src", "count", "offset", "kind", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "src", "count", "offset", "kind"], 5, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3103,7 +4376,17 @@ unsafe extern "C" fn cudaMemcpyToSymbol(_m: *mut ffi::PyObject, args: *const *mu
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyToSymbol(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyToSymbol(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3112,10 +4395,15 @@ unsafe extern "C" fn cudaMemcpyToSymbol(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaMemcpyFromSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyFromSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyFromSymbol";
-        let a = unsafe { entry::args(py, F, &["dst", "symbol", "count", "offset", "kind", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "symbol", "count", "offset", "kind"], 5, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3129,7 +4417,17 @@ unsafe extern "C" fn cudaMemcpyFromSymbol(_m: *mut ffi::PyObject, args: *const *
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyFromSymbol(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyFromSymbol(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3138,10 +4436,15 @@ unsafe extern "C" fn cudaMemcpyFromSymbol(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "count", "kind", "stream", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "count", "kind", "stream"], 5, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3155,7 +4458,11 @@ unsafe extern "C" fn cudaMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let a3: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a4: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3164,10 +4471,16 @@ unsafe extern "C" fn cudaMemcpyAsync(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyPeerAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyPeerAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "dstDevice", "src", "srcDevice", "count", "stream", ], 6, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["dst", "dstDevice", "src", "srcDevice", "count", "stream"], 6, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let dstDevice = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -3183,7 +4496,18 @@ unsafe extern "C" fn cudaMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *m
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyPeerAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyPeerAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3192,10 +4516,25 @@ unsafe extern "C" fn cudaMemcpyPeerAsync(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyBatchAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyBatchAsync";
-        let a = unsafe { entry::args(py, F, &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "stream", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dsts", "srcs", "sizes", "count", "attrs", "attrsIdxs", "numAttrs", "stream"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dsts = unsafe { entry::arg(py, &a[0]) };
         let srcs = unsafe { entry::arg(py, &a[1]) };
         let sizes = unsafe { entry::arg(py, &a[2]) };
@@ -3208,12 +4547,20 @@ unsafe extern "C" fn cudaMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *
         let a0: usize = h0.addr();
         let h1 = conv::Held::addr_of(srcs, false, &Ctx { func: F, param: "srcs", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let arr2 = InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "sizes", expected: "int" }))?;
+        let arr2 =
+            InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::int(it, 64, false, &Ctx { func: F, param: "sizes", expected: "int" })
+            })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let arr4 = InArray::records(attrs, 24, &Ctx { func: F, param: "attrs", expected: "sequence of cudaMemcpyAttributes" })?;
         let a4: usize = arr4.addr();
-        let arr5 = InArray::scalars(attrsIdxs, 8, &Ctx { func: F, param: "attrsIdxs", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            attrsIdxs,
+            8,
+            &Ctx { func: F, param: "attrsIdxs", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "attrsIdxs", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
         let a6: u64 = conv::int(numAttrs, 64, false, &Ctx { func: F, param: "numAttrs", expected: "int" })?;
         let a8: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -3223,7 +4570,21 @@ unsafe extern "C" fn cudaMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *
         arr4.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrs", expected: "" })?;
         arr5.holds(conv::wide(a6, 64, false), &Ctx { func: F, param: "attrsIdxs", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyBatchAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7 as u64), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyBatchAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6),
+                    conv::bits(a7 as u64),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -3232,10 +4593,15 @@ unsafe extern "C" fn cudaMemcpyBatchAsync(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy3DBatchAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy3DBatchAsync";
-        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numOps", "opList", "flags", "stream"], 4, args, nargs, kwnames)? };
         let numOps = unsafe { entry::arg(py, &a[0]) };
         let opList = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -3249,7 +4615,17 @@ unsafe extern "C" fn cudaMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const
         let a2: usize = o2.addr();
         arr1.holds(conv::wide(a0, 64, false), &Ctx { func: F, param: "opList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DBatchAsync(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy3DBatchAsync(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -3258,10 +4634,17 @@ unsafe extern "C" fn cudaMemcpy3DBatchAsync(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2DAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2DAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "dpitch", "src", "spitch", "width", "height", "kind", "stream", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dst", "dpitch", "src", "spitch", "width", "height", "kind", "stream"], 8, args, nargs, kwnames)?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let dpitch = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -3281,7 +4664,20 @@ unsafe extern "C" fn cudaMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut
         let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a7: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2DAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2DAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3290,10 +4686,25 @@ unsafe extern "C" fn cudaMemcpy2DAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2DToArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2DToArrayAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2DToArrayAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "wOffset", "hOffset", "src", "spitch", "width", "height", "kind", "stream", ], 9, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dst", "wOffset", "hOffset", "src", "spitch", "width", "height", "kind", "stream"],
+                9,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let wOffset = unsafe { entry::arg(py, &a[1]) };
         let hOffset = unsafe { entry::arg(py, &a[2]) };
@@ -3314,7 +4725,21 @@ unsafe extern "C" fn cudaMemcpy2DToArrayAsync(_m: *mut ffi::PyObject, args: *con
         let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a8: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2DToArrayAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2DToArrayAsync(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3323,10 +4748,25 @@ unsafe extern "C" fn cudaMemcpy2DToArrayAsync(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpy2DFromArrayAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "dpitch", "src", "wOffset", "hOffset", "width", "height", "kind", "stream", ], 9, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dst", "dpitch", "src", "wOffset", "hOffset", "width", "height", "kind", "stream"],
+                9,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let dpitch = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -3339,7 +4779,8 @@ unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(_m: *mut ffi::PyObject, args: *c
         let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
-        let a2: u64 = conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
+        let a2: u64 =
+            conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
         let a3: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a4: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -3347,7 +4788,21 @@ unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(_m: *mut ffi::PyObject, args: *c
         let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a8: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpy2DFromArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpy2DFromArrayAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3356,10 +4811,15 @@ unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaMemcpyToSymbolAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyToSymbolAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyToSymbolAsync";
-        let a = unsafe { entry::args(py, F, &["symbol", "src", "count", "offset", "kind", "stream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "src", "count", "offset", "kind", "stream"], 6, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3375,7 +4835,18 @@ unsafe extern "C" fn cudaMemcpyToSymbolAsync(_m: *mut ffi::PyObject, args: *cons
         let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyToSymbolAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyToSymbolAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3384,10 +4855,15 @@ unsafe extern "C" fn cudaMemcpyToSymbolAsync(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaMemcpyFromSymbolAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyFromSymbolAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyFromSymbolAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "symbol", "count", "offset", "kind", "stream", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "symbol", "count", "offset", "kind", "stream"], 6, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3403,7 +4879,18 @@ unsafe extern "C" fn cudaMemcpyFromSymbolAsync(_m: *mut ffi::PyObject, args: *co
         let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyFromSymbolAsync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyFromSymbolAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3412,10 +4899,15 @@ unsafe extern "C" fn cudaMemcpyFromSymbolAsync(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaMemset(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemset(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemset";
-        let a = unsafe { entry::args(py, F, &["devPtr", "value", "count", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "value", "count"], 3, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3424,7 +4916,7 @@ unsafe extern "C" fn cudaMemset(_m: *mut ffi::PyObject, args: *const *mut ffi::P
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemset(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemset(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3433,10 +4925,15 @@ unsafe extern "C" fn cudaMemset(_m: *mut ffi::PyObject, args: *const *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cudaMemset2D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemset2D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemset2D";
-        let a = unsafe { entry::args(py, F, &["devPtr", "pitch", "value", "width", "height", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "pitch", "value", "width", "height"], 5, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let pitch = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -3449,7 +4946,11 @@ unsafe extern "C" fn cudaMemset2D(_m: *mut ffi::PyObject, args: *const *mut ffi:
         let a3: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a4: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemset2D(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemset2D(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3458,20 +4959,31 @@ unsafe extern "C" fn cudaMemset2D(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaMemset3D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemset3D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemset3D";
-        let a = unsafe { entry::args(py, F, &["pitchedDevPtr", "value", "extent", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pitchedDevPtr", "value", "extent"], 3, args, nargs, kwnames)? };
         let pitchedDevPtr = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let extent = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::record(pitchedDevPtr, 32, false, false, &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" })?;
+        let h0 = conv::Held::record(
+            pitchedDevPtr,
+            32,
+            false,
+            false,
+            &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemset3D(conv::read(a0), conv::bits(a1), conv::read(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemset3D(conv::read(a0), conv::bits(a1), conv::read(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3480,10 +4992,15 @@ unsafe extern "C" fn cudaMemset3D(_m: *mut ffi::PyObject, args: *const *mut ffi:
     })
 }
 
-unsafe extern "C" fn cudaMemsetAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemsetAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemsetAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "value", "count", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "value", "count", "stream"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
@@ -3494,7 +5011,9 @@ unsafe extern "C" fn cudaMemsetAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemsetAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemsetAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3503,10 +5022,16 @@ unsafe extern "C" fn cudaMemsetAsync(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaMemset2DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemset2DAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemset2DAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "pitch", "value", "width", "height", "stream", ], 6, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["devPtr", "pitch", "value", "width", "height", "stream"], 6, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let pitch = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -3521,7 +5046,18 @@ unsafe extern "C" fn cudaMemset2DAsync(_m: *mut ffi::PyObject, args: *const *mut
         let a4: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemset2DAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemset2DAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3530,22 +5066,35 @@ unsafe extern "C" fn cudaMemset2DAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemset3DAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemset3DAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemset3DAsync";
-        let a = unsafe { entry::args(py, F, &["pitchedDevPtr", "value", "extent", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pitchedDevPtr", "value", "extent", "stream"], 4, args, nargs, kwnames)? };
         let pitchedDevPtr = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let extent = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::record(pitchedDevPtr, 32, false, false, &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" })?;
+        let h0 = conv::Held::record(
+            pitchedDevPtr,
+            32,
+            false,
+            false,
+            &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemset3DAsync(conv::read(a0), conv::bits(a1), conv::read(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemset3DAsync(conv::read(a0), conv::bits(a1), conv::read(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3554,17 +5103,22 @@ unsafe extern "C" fn cudaMemset3DAsync(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaGetSymbolAddress(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetSymbolAddress(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetSymbolAddress";
-        let a = unsafe { entry::args(py, F, &["symbol", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol"], 1, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetSymbolAddress(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetSymbolAddress(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -3573,17 +5127,22 @@ unsafe extern "C" fn cudaGetSymbolAddress(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaGetSymbolSize(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetSymbolSize(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetSymbolSize";
-        let a = unsafe { entry::args(py, F, &["symbol", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol"], 1, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetSymbolSize(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetSymbolSize(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -3592,10 +5151,15 @@ unsafe extern "C" fn cudaGetSymbolSize(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPrefetchAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPrefetchAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "stream", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "dstDevice", "stream"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
@@ -3606,7 +5170,9 @@ unsafe extern "C" fn cudaMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *
         let a2: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPrefetchAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemPrefetchAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3615,10 +5181,15 @@ unsafe extern "C" fn cudaMemPrefetchAsync(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPrefetchAsync_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPrefetchAsync_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "stream", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "location", "flags", "stream"], 5, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let location = unsafe { entry::arg(py, &a[2]) };
@@ -3632,7 +5203,17 @@ unsafe extern "C" fn cudaMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *cons
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPrefetchAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::read(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemPrefetchAsync_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::read(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3641,10 +5222,15 @@ unsafe extern "C" fn cudaMemPrefetchAsync_v2(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemAdvise(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemAdvise";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "device"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -3655,7 +5241,9 @@ unsafe extern "C" fn cudaMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi
         let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
         let a3: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemAdvise(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemAdvise(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3664,10 +5252,15 @@ unsafe extern "C" fn cudaMemAdvise(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemAdvise_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemAdvise_v2";
-        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "count", "advice", "location"], 4, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
@@ -3679,7 +5272,9 @@ unsafe extern "C" fn cudaMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut 
         let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
         let a3: usize = h3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemAdvise_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::read(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemAdvise_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::read(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3688,10 +5283,15 @@ unsafe extern "C" fn cudaMemAdvise_v2(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemRangeGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemRangeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dataSize", "attribute", "devPtr", "count"], 4, args, nargs, kwnames)? };
         let dataSize = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let devPtr = unsafe { entry::arg(py, &a[2]) };
@@ -3702,7 +5302,15 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *con
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 { 1 => 4, 2 => 4, 3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
+        let sz0: usize = match sel0 {
+            1 => 4,
+            2 => 4,
+            3 => conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?,
+            4 => 4,
+            5 => 4,
+            6 => 4,
+            7 => 4,
+            8 => 4,
             _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 1),
         };
         let sz0: usize = sz0.max(conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
@@ -3710,27 +5318,70 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(_m: *mut ffi::PyObject, args: *con
         let a0: usize = o0.as_mut_ptr() as usize;
         h3.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "devPtr", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemRangeGetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemRangeGetAttribute(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 3 => conv::list(py, sz0 / 4, |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 5 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 6 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 7 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?, 8 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                match sel0 {
+                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    3 => conv::list(py, sz0 / 4, |k| Ok(conv::py_int(py, conv::elem(&o0, k, 4), 32, true)?))?,
+                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    5 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
+                    6 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    7 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&o0, 0, 4), 32, false))?,
+                    8 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemRangeGetAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemRangeGetAttributes";
-        let a = unsafe { entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dataSizes", "attributes", "numAttributes", "devPtr", "count"], 5, args, nargs, kwnames)?
+        };
         let dataSizes = unsafe { entry::arg(py, &a[0]) };
         let attributes = unsafe { entry::arg(py, &a[1]) };
         let numAttributes = unsafe { entry::arg(py, &a[2]) };
         let devPtr = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
-        let arr1 = InArray::scalars(dataSizes, 8, &Ctx { func: F, param: "dataSizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }))?;
+        let arr1 = InArray::scalars(
+            dataSizes,
+            8,
+            &Ctx { func: F, param: "dataSizes", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "dataSizes", expected: "int" }),
+        )?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(attributes, 4, &Ctx { func: F, param: "attributes", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }))?;
+        let arr2 = InArray::scalars(
+            attributes,
+            4,
+            &Ctx { func: F, param: "attributes", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "attributes", expected: "int" }),
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numAttributes, 64, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
         let h4 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
@@ -3738,16 +5389,26 @@ unsafe extern "C" fn cudaMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *co
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sels0: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if sels0.len() as u64 != a3 as u64 {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the attribute list and its count differ"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
+                .value_error("the attribute list and its count differ"));
         }
         let szs0: Vec<i64> = crate::values::ints(dataSizes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
         if szs0.len() != sels0.len() {
-            return Err((Ctx { func: F, param: "data", expected: "sequence of int" }).value_error("the size list and the attribute list differ in length"));
+            return Err((Ctx { func: F, param: "data", expected: "sequence of int" })
+                .value_error("the size list and the attribute list differ in length"));
         }
         let mut o0: Vec<Vec<u64>> = Vec::with_capacity(sels0.len());
         let mut szl0: Vec<usize> = Vec::with_capacity(sels0.len());
         for (k, s) in sels0.iter().enumerate() {
-            let sz: usize = match *s { 1 => 4, 2 => 4, 3 => 0, 4 => 4, 5 => 4, 6 => 4, 7 => 4, 8 => 4,
+            let sz: usize = match *s {
+                1 => 4,
+                2 => 4,
+                3 => 0,
+                4 => 4,
+                5 => 4,
+                6 => 4,
+                7 => 4,
+                8 => 4,
                 _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 1),
             };
             let sz = sz.max(conv::count(szs0[k] as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
@@ -3759,19 +5420,54 @@ unsafe extern "C" fn cudaMemRangeGetAttributes(_m: *mut ffi::PyObject, args: *co
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dataSizes", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "attributes", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemRangeGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemRangeGetAttributes(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, sels0.len(), |k| { let w = &o0[k]; Ok(match sels0[k] { 1 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 3 => conv::list(py, szl0[k] / 4, |k| Ok(conv::py_int(py, conv::elem(&w, k, 4), 32, true)?))?, 4 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 5 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 6 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, 7 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?, 8 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?, _ => py.None() }) })?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, sels0.len(), |k| {
+                    let w = &o0[k];
+                    Ok(match sels0[k] {
+                        1 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        2 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        3 => conv::list(py, szl0[k] / 4, |k| Ok(conv::py_int(py, conv::elem(&w, k, 4), 32, true)?))?,
+                        4 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        5 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
+                        6 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        7 => E_cudaMemLocationType.get(py, conv::sext(conv::elem(&w, 0, 4), 32, false))?,
+                        8 => conv::py_int(py, conv::elem(&w, 0, 4), 32, true)?,
+                        _ => py.None(),
+                    })
+                })?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaMemcpyToArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyToArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyToArray";
-        let a = unsafe { entry::args(py, F, &["dst", "wOffset", "hOffset", "src", "count", "kind", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "wOffset", "hOffset", "src", "count", "kind"], 6, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let wOffset = unsafe { entry::arg(py, &a[1]) };
         let hOffset = unsafe { entry::arg(py, &a[2]) };
@@ -3786,7 +5482,18 @@ unsafe extern "C" fn cudaMemcpyToArray(_m: *mut ffi::PyObject, args: *const *mut
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyToArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyToArray(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3795,10 +5502,15 @@ unsafe extern "C" fn cudaMemcpyToArray(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemcpyFromArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyFromArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyFromArray";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "wOffset", "hOffset", "count", "kind", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["dst", "src", "wOffset", "hOffset", "count", "kind"], 6, args, nargs, kwnames)? };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let wOffset = unsafe { entry::arg(py, &a[2]) };
@@ -3807,13 +5519,25 @@ unsafe extern "C" fn cudaMemcpyFromArray(_m: *mut ffi::PyObject, args: *const *m
         let kind = unsafe { entry::arg(py, &a[5]) };
         let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
         let a2: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a3: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyFromArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyFromArray(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3822,10 +5546,25 @@ unsafe extern "C" fn cudaMemcpyFromArray(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaMemcpyArrayToArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyArrayToArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyArrayToArray";
-        let a = unsafe { entry::args(py, F, &["dst", "wOffsetDst", "hOffsetDst", "src", "wOffsetSrc", "hOffsetSrc", "count", "kind", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["dst", "wOffsetDst", "hOffsetDst", "src", "wOffsetSrc", "hOffsetSrc", "count", "kind"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let wOffsetDst = unsafe { entry::arg(py, &a[1]) };
         let hOffsetDst = unsafe { entry::arg(py, &a[2]) };
@@ -3837,13 +5576,27 @@ unsafe extern "C" fn cudaMemcpyArrayToArray(_m: *mut ffi::PyObject, args: *const
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffsetDst, 64, false, &Ctx { func: F, param: "wOffsetDst", expected: "int" })?;
         let a2: u64 = conv::int(hOffsetDst, 64, false, &Ctx { func: F, param: "hOffsetDst", expected: "int" })?;
-        let a3: u64 = conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
+        let a3: u64 =
+            conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
         let a4: u64 = conv::int(wOffsetSrc, 64, false, &Ctx { func: F, param: "wOffsetSrc", expected: "int" })?;
         let a5: u64 = conv::int(hOffsetSrc, 64, false, &Ctx { func: F, param: "hOffsetSrc", expected: "int" })?;
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyArrayToArray(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyArrayToArray(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3852,10 +5605,17 @@ unsafe extern "C" fn cudaMemcpyArrayToArray(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaMemcpyToArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyToArrayAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyToArrayAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "wOffset", "hOffset", "src", "count", "kind", "stream", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dst", "wOffset", "hOffset", "src", "count", "kind", "stream"], 7, args, nargs, kwnames)?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let wOffset = unsafe { entry::arg(py, &a[1]) };
         let hOffset = unsafe { entry::arg(py, &a[2]) };
@@ -3872,7 +5632,19 @@ unsafe extern "C" fn cudaMemcpyToArrayAsync(_m: *mut ffi::PyObject, args: *const
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a6: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyToArrayAsync(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyToArrayAsync(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3881,10 +5653,17 @@ unsafe extern "C" fn cudaMemcpyToArrayAsync(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaMemcpyFromArrayAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemcpyFromArrayAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemcpyFromArrayAsync";
-        let a = unsafe { entry::args(py, F, &["dst", "src", "wOffset", "hOffset", "count", "kind", "stream", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["dst", "src", "wOffset", "hOffset", "count", "kind", "stream"], 7, args, nargs, kwnames)?
+        };
         let dst = unsafe { entry::arg(py, &a[0]) };
         let src = unsafe { entry::arg(py, &a[1]) };
         let wOffset = unsafe { entry::arg(py, &a[2]) };
@@ -3894,14 +5673,27 @@ unsafe extern "C" fn cudaMemcpyFromArrayAsync(_m: *mut ffi::PyObject, args: *con
         let stream = unsafe { entry::arg(py, &a[6]) };
         let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
         let a2: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a3: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
         let a6: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemcpyFromArrayAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemcpyFromArrayAsync(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3910,10 +5702,15 @@ unsafe extern "C" fn cudaMemcpyFromArrayAsync(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaMallocAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocAsync";
-        let a = unsafe { entry::args(py, F, &["size", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "hStream"], 2, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
@@ -3921,7 +5718,7 @@ unsafe extern "C" fn cudaMallocAsync(_m: *mut ffi::PyObject, args: *const *mut f
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMallocAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -3930,17 +5727,22 @@ unsafe extern "C" fn cudaMallocAsync(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaFreeAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaFreeAsync";
-        let a = unsafe { entry::args(py, F, &["devPtr", "hStream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["devPtr", "hStream"], 2, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaFreeAsync(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaFreeAsync(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3949,16 +5751,22 @@ unsafe extern "C" fn cudaFreeAsync(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolTrimTo(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolTrimTo";
-        let a = unsafe { entry::args(py, F, &["memPool", "minBytesToKeep", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "minBytesToKeep"], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let minBytesToKeep = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
         let a1: u64 = conv::int(minBytesToKeep, 64, false, &Ctx { func: F, param: "minBytesToKeep", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolTrimTo(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemPoolTrimTo(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -3967,17 +5775,31 @@ unsafe extern "C" fn cudaMemPoolTrimTo(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolSetAttribute";
-        let a = unsafe { entry::args(py, F, &["memPool", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "attr", "value"], 3, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 1 => 4, 2 => 4, 3 => 4, 4 => 8, 5 => 8, 6 => 8, 7 => 8, 8 => 8,
+        let sz2: usize = match sel2 {
+            1 => 4,
+            2 => 4,
+            3 => 4,
+            4 => 8,
+            5 => 8,
+            6 => 8,
+            7 => 8,
+            8 => 8,
             _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 0),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
@@ -3994,7 +5816,8 @@ unsafe extern "C" fn cudaMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *cons
         }
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaMemPoolSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4003,44 +5826,82 @@ unsafe extern "C" fn cudaMemPoolSetAttribute(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaMemPoolGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolGetAttribute";
-        let a = unsafe { entry::args(py, F, &["memPool", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "attr"], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 1 => 4, 2 => 4, 3 => 4, 4 => 8, 5 => 8, 6 => 8, 7 => 8, 8 => 8,
+        let sz2: usize = match sel2 {
+            1 => 4,
+            2 => 4,
+            3 => 4,
+            4 => 8,
+            5 => 8,
+            6 => 8,
+            7 => 8,
+            8 => 8,
             _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 1),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaMemPoolGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, match sel2 { 1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?, 4 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 5 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 6 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 7 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 8 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                match sel2 {
+                    1 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
+                    3 => conv::py_int(py, conv::elem(&o2, 0, 4), 32, true)?,
+                    4 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    5 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    6 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    7 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    8 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolSetAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolSetAccess";
-        let a = unsafe { entry::args(py, F, &["memPool", "descList", "count", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "descList", "count"], 3, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let descList = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
-        let arr1 = InArray::records(descList, 12, &Ctx { func: F, param: "descList", expected: "sequence of cudaMemAccessDesc" })?;
+        let a0: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let arr1 =
+            InArray::records(descList, 12, &Ctx { func: F, param: "descList", expected: "sequence of cudaMemAccessDesc" })?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         arr1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "descList", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemPoolSetAccess(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4049,19 +5910,27 @@ unsafe extern "C" fn cudaMemPoolSetAccess(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolGetAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolGetAccess";
-        let a = unsafe { entry::args(py, F, &["memPool", "location", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "location"], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
         let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemPoolGetAccess(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4070,17 +5939,23 @@ unsafe extern "C" fn cudaMemPoolGetAccess(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolCreate";
-        let a = unsafe { entry::args(py, F, &["poolProps", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["poolProps"], 1, args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "cudaMemPoolProps" })?;
+        let h1 =
+            conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "cudaMemPoolProps" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemPoolCreate(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4089,14 +5964,20 @@ unsafe extern "C" fn cudaMemPoolCreate(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolDestroy";
-        let a = unsafe { entry::args(py, F, &["memPool", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool"], 1, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemPoolDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4105,20 +5986,30 @@ unsafe extern "C" fn cudaMemPoolDestroy(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaMallocFromPoolAsync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMallocFromPoolAsync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMallocFromPoolAsync";
-        let a = unsafe { entry::args(py, F, &["size", "memPool", "stream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["size", "memPool", "stream"], 3, args, nargs, kwnames)? };
         let size = unsafe { entry::arg(py, &a[0]) };
         let memPool = unsafe { entry::arg(py, &a[1]) };
         let stream = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
-        let a2: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a2: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMallocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMallocFromPoolAsync(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4127,47 +6018,91 @@ unsafe extern "C" fn cudaMallocFromPoolAsync(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaMemPoolExportToShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolExportToShareableHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolExportToShareableHandle";
-        let a = unsafe { entry::args(py, F, &["memPool", "handleType", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "handleType", "flags"], 3, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
-        let sz0: usize = match sel0 { 1 => 4, 2 => 8, 4 => 4, 8 => 64,
+        let sz0: usize = match sel0 {
+            1 => 4,
+            2 => 8,
+            4 => 4,
+            8 => 64,
             _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 1),
         };
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemPoolExportToShareableHandle(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, match sel0 { 1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?, 2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?, 4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?, 8 => R_cudaMemFabricHandle_t.from_ptr(py, o0.as_ptr() as usize, 64)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                match sel0 {
+                    1 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, true)?,
+                    2 => conv::py_int(py, conv::elem(&o0, 0, 8), 64, false)?,
+                    4 => conv::py_int(py, conv::elem(&o0, 0, 4), 32, false)?,
+                    8 => R_cudaMemFabricHandle_t.from_ptr(py, o0.as_ptr() as usize, 64)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolImportFromShareableHandle";
-        let a = unsafe { entry::args(py, F, &["shareableHandle", "handleType", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["shareableHandle", "handleType", "flags"], 3, args, nargs, kwnames)? };
         let shareableHandle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(shareableHandle, false, &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            shareableHandle,
+            false,
+            &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolImportFromShareableHandle(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaMemPoolImportFromShareableHandle(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4176,17 +6111,22 @@ unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaMemPoolExportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolExportPointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolExportPointer";
-        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaMemPoolExportPointer(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4195,19 +6135,33 @@ unsafe extern "C" fn cudaMemPoolExportPointer(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaMemPoolImportPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaMemPoolImportPointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaMemPoolImportPointer";
-        let a = unsafe { entry::args(py, F, &["memPool", "exportData", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["memPool", "exportData"], 2, args, nargs, kwnames)? };
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let exportData = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
-        let h2 = conv::Held::record(exportData, 64, false, true, &Ctx { func: F, param: "exportData", expected: "cudaMemPoolPtrExportData" })?;
+        let a1: u64 =
+            conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
+        let h2 = conv::Held::record(
+            exportData,
+            64,
+            false,
+            true,
+            &Ctx { func: F, param: "exportData", expected: "cudaMemPoolPtrExportData" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaMemPoolImportPointer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4216,17 +6170,22 @@ unsafe extern "C" fn cudaMemPoolImportPointer(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaPointerGetAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaPointerGetAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaPointerGetAttributes";
-        let a = unsafe { entry::args(py, F, &["ptr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaPointerGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaPointerGetAttributes(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4235,10 +6194,15 @@ unsafe extern "C" fn cudaPointerGetAttributes(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceCanAccessPeer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceCanAccessPeer";
-        let a = unsafe { entry::args(py, F, &["device", "peerDevice", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "peerDevice"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let peerDevice = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
@@ -4246,7 +6210,8 @@ unsafe extern "C" fn cudaDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *cons
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaDeviceCanAccessPeer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4255,16 +6220,21 @@ unsafe extern "C" fn cudaDeviceCanAccessPeer(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaDeviceEnablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceEnablePeerAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceEnablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerDevice", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerDevice", "flags"], 2, args, nargs, kwnames)? };
         let peerDevice = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(peerDevice, 32, true, &Ctx { func: F, param: "peerDevice", expected: "int" })?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceEnablePeerAccess(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceEnablePeerAccess(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4273,14 +6243,19 @@ unsafe extern "C" fn cudaDeviceEnablePeerAccess(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaDeviceDisablePeerAccess(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceDisablePeerAccess(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceDisablePeerAccess";
-        let a = unsafe { entry::args(py, F, &["peerDevice", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["peerDevice"], 1, args, nargs, kwnames)? };
         let peerDevice = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(peerDevice, 32, true, &Ctx { func: F, param: "peerDevice", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceDisablePeerAccess(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceDisablePeerAccess(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4289,14 +6264,23 @@ unsafe extern "C" fn cudaDeviceDisablePeerAccess(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaGraphicsUnregisterResource(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsUnregisterResource(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsUnregisterResource";
-        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsUnregisterResource(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsUnregisterResource(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4305,16 +6289,25 @@ unsafe extern "C" fn cudaGraphicsUnregisterResource(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsResourceSetMapFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsResourceSetMapFlags";
-        let a = unsafe { entry::args(py, F, &["resource", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "flags"], 2, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" },
+        )?;
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsResourceSetMapFlags(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphicsResourceSetMapFlags(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4323,20 +6316,37 @@ unsafe extern "C" fn cudaGraphicsResourceSetMapFlags(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaGraphicsMapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsMapResources(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsMapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "stream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "stream"], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let stream = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(count, 32, true, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphicsResource_t, it, &Ctx { func: F, param: "resources", expected: "cudaGraphicsResource_t or int" }))?;
+        let arr1 = InArray::scalars(
+            resources,
+            8,
+            &Ctx { func: F, param: "resources", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(
+                    &cudaGraphicsResource_t,
+                    it,
+                    &Ctx { func: F, param: "resources", expected: "cudaGraphicsResource_t or int" },
+                )
+            },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         arr1.holds(conv::wide(a0, 32, true), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaGraphicsMapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4345,20 +6355,38 @@ unsafe extern "C" fn cudaGraphicsMapResources(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsUnmapResources(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsUnmapResources";
-        let a = unsafe { entry::args(py, F, &["count", "resources", "stream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["count", "resources", "stream"], 3, args, nargs, kwnames)? };
         let count = unsafe { entry::arg(py, &a[0]) };
         let resources = unsafe { entry::arg(py, &a[1]) };
         let stream = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(count, 32, true, &Ctx { func: F, param: "count", expected: "int" })?;
-        let arr1 = InArray::scalars(resources, 8, &Ctx { func: F, param: "resources", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphicsResource_t, it, &Ctx { func: F, param: "resources", expected: "cudaGraphicsResource_t or int" }))?;
+        let arr1 = InArray::scalars(
+            resources,
+            8,
+            &Ctx { func: F, param: "resources", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(
+                    &cudaGraphicsResource_t,
+                    it,
+                    &Ctx { func: F, param: "resources", expected: "cudaGraphicsResource_t or int" },
+                )
+            },
+        )?;
         let a1: usize = arr1.addr();
         let a2: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         arr1.holds(conv::wide(a0, 32, true), &Ctx { func: F, param: "resources", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphicsUnmapResources(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4367,40 +6395,69 @@ unsafe extern "C" fn cudaGraphicsUnmapResources(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaGraphicsResourceGetMappedPointer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsResourceGetMappedPointer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsResourceGetMappedPointer";
-        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a2: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a2: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsResourceGetMappedPointer(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphicsResourceGetMappedPointer(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsSubResourceGetMappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsSubResourceGetMappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "arrayIndex", "mipLevel"], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let arrayIndex = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" },
+        )?;
         let a2: u64 = conv::int(arrayIndex, 32, false, &Ctx { func: F, param: "arrayIndex", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphicsSubResourceGetMappedArray(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4409,16 +6466,27 @@ unsafe extern "C" fn cudaGraphicsSubResourceGetMappedArray(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cudaGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsResourceGetMappedMipmappedArray(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsResourceGetMappedMipmappedArray";
-        let a = unsafe { entry::args(py, F, &["resource", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource"], 1, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphicsResourceGetMappedMipmappedArray(conv::bits(a0 as u64), conv::bits(a1)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4427,16 +6495,22 @@ unsafe extern "C" fn cudaGraphicsResourceGetMappedMipmappedArray(_m: *mut ffi::P
     })
 }
 
-unsafe extern "C" fn cudaGetChannelDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetChannelDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetChannelDesc";
-        let a = unsafe { entry::args(py, F, &["array", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["array"], 1, args, nargs, kwnames)? };
         let array = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaArray_const_t, array, &Ctx { func: F, param: "array", expected: "cudaArray_const_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaArray_const_t, array, &Ctx { func: F, param: "array", expected: "cudaArray_const_t or int" })?;
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetChannelDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetChannelDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4445,10 +6519,15 @@ unsafe extern "C" fn cudaGetChannelDesc(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaCreateChannelDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaCreateChannelDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaCreateChannelDesc";
-        let a = unsafe { entry::args(py, F, &["x", "y", "z", "w", "f", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["x", "y", "z", "w", "f"], 5, args, nargs, kwnames)? };
         let x = unsafe { entry::arg(py, &a[0]) };
         let y = unsafe { entry::arg(py, &a[1]) };
         let z = unsafe { entry::arg(py, &a[2]) };
@@ -4460,28 +6539,54 @@ unsafe extern "C" fn cudaCreateChannelDesc(_m: *mut ffi::PyObject, args: *const 
         let a3: u64 = conv::int(w, 32, true, &Ctx { func: F, param: "w", expected: "int" })?;
         let a4: u64 = conv::int(f, 32, false, &Ctx { func: F, param: "f", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaCreateChannelDesc(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaCreateChannelDesc(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), conv::bits(a4))
+            })
+        };
         conv::tuple(py, [E_cudaError_t.get(py, 0)?, R_cudaChannelFormatDesc.from_ptr(py, &r as *const _ as usize, 20)?])
     })
 }
 
-unsafe extern "C" fn cudaCreateTextureObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaCreateTextureObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaCreateTextureObject";
-        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc", "pTexDesc", "pResViewDesc"], 3, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(pResDesc, 64, false, false, &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc" })?;
+        let h1 =
+            conv::Held::record(pResDesc, 64, false, false, &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(pTexDesc, 72, false, false, &Ctx { func: F, param: "pTexDesc", expected: "cudaTextureDesc" })?;
+        let h2 =
+            conv::Held::record(pTexDesc, 72, false, false, &Ctx { func: F, param: "pTexDesc", expected: "cudaTextureDesc" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::record(pResViewDesc, 48, false, false, &Ctx { func: F, param: "pResViewDesc", expected: "cudaResourceViewDesc" })?;
+        let h3 = conv::Held::record(
+            pResViewDesc,
+            48,
+            false,
+            false,
+            &Ctx { func: F, param: "pResViewDesc", expected: "cudaResourceViewDesc" },
+        )?;
         let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaCreateTextureObject(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaCreateTextureObject(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4490,14 +6595,23 @@ unsafe extern "C" fn cudaCreateTextureObject(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaDestroyTextureObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDestroyTextureObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDestroyTextureObject";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaTextureObject_t, texObject, &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaTextureObject_t,
+            texObject,
+            &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDestroyTextureObject(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDestroyTextureObject(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4506,16 +6620,25 @@ unsafe extern "C" fn cudaDestroyTextureObject(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGetTextureObjectResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetTextureObjectResourceDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetTextureObjectResourceDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaTextureObject_t, texObject, &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaTextureObject_t,
+            texObject,
+            &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" },
+        )?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetTextureObjectResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetTextureObjectResourceDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4524,16 +6647,25 @@ unsafe extern "C" fn cudaGetTextureObjectResourceDesc(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGetTextureObjectTextureDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetTextureObjectTextureDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetTextureObjectTextureDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaTextureObject_t, texObject, &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaTextureObject_t,
+            texObject,
+            &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" },
+        )?;
         let mut o0 = Out::<9>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetTextureObjectTextureDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetTextureObjectTextureDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4542,16 +6674,25 @@ unsafe extern "C" fn cudaGetTextureObjectTextureDesc(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaGetTextureObjectResourceViewDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetTextureObjectResourceViewDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetTextureObjectResourceViewDesc";
-        let a = unsafe { entry::args(py, F, &["texObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["texObject"], 1, args, nargs, kwnames)? };
         let texObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaTextureObject_t, texObject, &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaTextureObject_t,
+            texObject,
+            &Ctx { func: F, param: "texObject", expected: "cudaTextureObject_t or int" },
+        )?;
         let mut o0 = Out::<6>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetTextureObjectResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetTextureObjectResourceViewDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4560,17 +6701,23 @@ unsafe extern "C" fn cudaGetTextureObjectResourceViewDesc(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaCreateSurfaceObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaCreateSurfaceObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaCreateSurfaceObject";
-        let a = unsafe { entry::args(py, F, &["pResDesc", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pResDesc"], 1, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(pResDesc, 64, false, false, &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc" })?;
+        let h1 =
+            conv::Held::record(pResDesc, 64, false, false, &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaCreateSurfaceObject(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaCreateSurfaceObject(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4579,14 +6726,23 @@ unsafe extern "C" fn cudaCreateSurfaceObject(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaDestroySurfaceObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDestroySurfaceObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDestroySurfaceObject";
-        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject"], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaSurfaceObject_t, surfObject, &Ctx { func: F, param: "surfObject", expected: "cudaSurfaceObject_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaSurfaceObject_t,
+            surfObject,
+            &Ctx { func: F, param: "surfObject", expected: "cudaSurfaceObject_t or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDestroySurfaceObject(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDestroySurfaceObject(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4595,16 +6751,25 @@ unsafe extern "C" fn cudaDestroySurfaceObject(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGetSurfaceObjectResourceDesc(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetSurfaceObjectResourceDesc(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetSurfaceObjectResourceDesc";
-        let a = unsafe { entry::args(py, F, &["surfObject", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["surfObject"], 1, args, nargs, kwnames)? };
         let surfObject = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaSurfaceObject_t, surfObject, &Ctx { func: F, param: "surfObject", expected: "cudaSurfaceObject_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaSurfaceObject_t,
+            surfObject,
+            &Ctx { func: F, param: "surfObject", expected: "cudaSurfaceObject_t or int" },
+        )?;
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetSurfaceObjectResourceDesc(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetSurfaceObjectResourceDesc(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4613,14 +6778,19 @@ unsafe extern "C" fn cudaGetSurfaceObjectResourceDesc(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaDriverGetVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDriverGetVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDriverGetVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaDriverGetVersion(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDriverGetVersion(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4629,14 +6799,19 @@ unsafe extern "C" fn cudaDriverGetVersion(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaRuntimeGetVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaRuntimeGetVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaRuntimeGetVersion";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaRuntimeGetVersion(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaRuntimeGetVersion(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4645,16 +6820,21 @@ unsafe extern "C" fn cudaRuntimeGetVersion(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaGraphCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphCreate";
-        let a = unsafe { entry::args(py, F, &["flags", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["flags"], 1, args, nargs, kwnames)? };
         let flags = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphCreate(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphCreate(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4663,25 +6843,55 @@ unsafe extern "C" fn cudaGraphCreate(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddKernelNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddKernelNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pNodeParams", ], 4, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pNodeParams"], 4, args, nargs, kwnames)?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let pNodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(pNodeParams, 56, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" })?;
+        let h4 = conv::Held::record(
+            pNodeParams,
+            56,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddKernelNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddKernelNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4690,16 +6900,21 @@ unsafe extern "C" fn cudaGraphAddKernelNode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphKernelNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphKernelNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<7>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4708,17 +6923,28 @@ unsafe extern "C" fn cudaGraphKernelNodeGetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphKernelNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["node", "pNodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNodeParams"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(pNodeParams, 56, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" })?;
+        let h1 = conv::Held::record(
+            pNodeParams,
+            56,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4727,16 +6953,21 @@ unsafe extern "C" fn cudaGraphKernelNodeSetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphKernelNodeCopyAttributes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphKernelNodeCopyAttributes";
-        let a = unsafe { entry::args(py, F, &["hSrc", "hDst", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hSrc", "hDst"], 2, args, nargs, kwnames)? };
         let hSrc = unsafe { entry::arg(py, &a[0]) };
         let hDst = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, hSrc, &Ctx { func: F, param: "hSrc", expected: "cudaGraphNode_t or int" })?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, hDst, &Ctx { func: F, param: "hDst", expected: "cudaGraphNode_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeCopyAttributes(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4745,18 +6976,26 @@ unsafe extern "C" fn cudaGraphKernelNodeCopyAttributes(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cudaGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphKernelNodeGetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphKernelNodeGetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphKernelNodeGetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4765,19 +7004,28 @@ unsafe extern "C" fn cudaGraphKernelNodeGetAttribute(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphKernelNodeSetAttribute";
-        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "attr", "value"], 3, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 = conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue" })?;
+        let h2 =
+            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue" })?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphKernelNodeSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4786,25 +7034,55 @@ unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemcpyNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemcpyNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pCopyParams", ], 4, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pCopyParams"], 4, args, nargs, kwnames)?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let pCopyParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(pCopyParams, 160, false, false, &Ctx { func: F, param: "pCopyParams", expected: "cudaMemcpy3DParms" })?;
+        let h4 = conv::Held::record(
+            pCopyParams,
+            160,
+            false,
+            false,
+            &Ctx { func: F, param: "pCopyParams", expected: "cudaMemcpy3DParms" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemcpyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemcpyNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4813,10 +7091,25 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemcpyNodeToSymbol";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "symbol", "src", "count", "offset", "kind", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["graph", "pDependencies", "numDependencies", "symbol", "src", "count", "offset", "kind"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -4826,7 +7119,14 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(_m: *mut ffi::PyObject, args
         let offset = unsafe { entry::arg(py, &a[6]) };
         let kind = unsafe { entry::arg(py, &a[7]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let h4 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
@@ -4840,7 +7140,21 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(_m: *mut ffi::PyObject, args
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemcpyNodeToSymbol(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemcpyNodeToSymbol(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4849,10 +7163,25 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemcpyNodeFromSymbol";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "dst", "symbol", "count", "offset", "kind", ], 8, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["graph", "pDependencies", "numDependencies", "dst", "symbol", "count", "offset", "kind"],
+                8,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -4862,7 +7191,14 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(_m: *mut ffi::PyObject, ar
         let offset = unsafe { entry::arg(py, &a[6]) };
         let kind = unsafe { entry::arg(py, &a[7]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let h4 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
@@ -4876,7 +7212,21 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(_m: *mut ffi::PyObject, ar
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemcpyNodeFromSymbol(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), conv::bits(a8), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemcpyNodeFromSymbol(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                    conv::bits(a8),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4885,10 +7235,25 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemcpyNode1D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemcpyNode1D";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "dst", "src", "count", "kind", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["graph", "pDependencies", "numDependencies", "dst", "src", "count", "kind"],
+                7,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
@@ -4897,7 +7262,14 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode1D(_m: *mut ffi::PyObject, args: *con
         let count = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let h4 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
@@ -4910,7 +7282,20 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode1D(_m: *mut ffi::PyObject, args: *con
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemcpyNode1D(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), conv::bits(a5 as u64), conv::bits(a6), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemcpyNode1D(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4919,16 +7304,21 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode1D(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemcpyNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemcpyNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<20>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -4937,17 +7327,28 @@ unsafe extern "C" fn cudaGraphMemcpyNodeGetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["node", "pNodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNodeParams"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(pNodeParams, 160, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms" })?;
+        let h1 = conv::Held::record(
+            pNodeParams,
+            160,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4956,10 +7357,15 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemcpyNodeSetParamsToSymbol";
-        let a = unsafe { entry::args(py, F, &["node", "symbol", "src", "count", "offset", "kind", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "symbol", "src", "count", "offset", "kind"], 6, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -4975,7 +7381,18 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyObject
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeSetParamsToSymbol(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphMemcpyNodeSetParamsToSymbol(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -4984,10 +7401,15 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemcpyNodeSetParamsFromSymbol";
-        let a = unsafe { entry::args(py, F, &["node", "dst", "symbol", "count", "offset", "kind", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "dst", "symbol", "count", "offset", "kind"], 6, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let dst = unsafe { entry::arg(py, &a[1]) };
         let symbol = unsafe { entry::arg(py, &a[2]) };
@@ -5003,7 +7425,18 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::PyObje
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeSetParamsFromSymbol(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphMemcpyNodeSetParamsFromSymbol(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5012,10 +7445,15 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemcpyNodeSetParams1D";
-        let a = unsafe { entry::args(py, F, &["node", "dst", "src", "count", "kind", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "dst", "src", "count", "kind"], 5, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let dst = unsafe { entry::arg(py, &a[1]) };
         let src = unsafe { entry::arg(py, &a[2]) };
@@ -5029,7 +7467,17 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(_m: *mut ffi::PyObject, args
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemcpyNodeSetParams1D(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphMemcpyNodeSetParams1D(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5038,25 +7486,55 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemsetNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemsetNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pMemsetParams", ], 4, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pMemsetParams"], 4, args, nargs, kwnames)?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let pMemsetParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(pMemsetParams, 40, false, false, &Ctx { func: F, param: "pMemsetParams", expected: "cudaMemsetParams" })?;
+        let h4 = conv::Held::record(
+            pMemsetParams,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "pMemsetParams", expected: "cudaMemsetParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemsetNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemsetNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5065,16 +7543,21 @@ unsafe extern "C" fn cudaGraphAddMemsetNode(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemsetNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemsetNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<5>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphMemsetNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5083,17 +7566,28 @@ unsafe extern "C" fn cudaGraphMemsetNodeGetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemsetNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["node", "pNodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNodeParams"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(pNodeParams, 40, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams" })?;
+        let h1 = conv::Held::record(
+            pNodeParams,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphMemsetNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5102,25 +7596,55 @@ unsafe extern "C" fn cudaGraphMemsetNodeSetParams(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddHostNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddHostNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pNodeParams", ], 4, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["graph", "pDependencies", "numDependencies", "pNodeParams"], 4, args, nargs, kwnames)?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let pNodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(pNodeParams, 16, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" })?;
+        let h4 = conv::Held::record(
+            pNodeParams,
+            16,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddHostNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddHostNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5129,16 +7653,21 @@ unsafe extern "C" fn cudaGraphAddHostNode(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphHostNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphHostNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<2>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphHostNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5147,17 +7676,28 @@ unsafe extern "C" fn cudaGraphHostNodeGetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphHostNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["node", "pNodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNodeParams"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(pNodeParams, 16, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" })?;
+        let h1 = conv::Held::record(
+            pNodeParams,
+            16,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphHostNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5166,24 +7706,48 @@ unsafe extern "C" fn cudaGraphHostNodeSetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddChildGraphNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddChildGraphNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "childGraph", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "childGraph"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let childGraph = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a4: u64 = conv::handle(&cudaGraph_t, childGraph, &Ctx { func: F, param: "childGraph", expected: "cudaGraph_t or int" })?;
+        let a4: u64 =
+            conv::handle(&cudaGraph_t, childGraph, &Ctx { func: F, param: "childGraph", expected: "cudaGraph_t or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddChildGraphNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddChildGraphNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5192,16 +7756,21 @@ unsafe extern "C" fn cudaGraphAddChildGraphNode(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphChildGraphNodeGetGraph(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphChildGraphNodeGetGraph";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphChildGraphNodeGetGraph(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5210,22 +7779,38 @@ unsafe extern "C" fn cudaGraphChildGraphNodeGetGraph(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddEmptyNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddEmptyNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies"], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddEmptyNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5234,16 +7819,28 @@ unsafe extern "C" fn cudaGraphAddEmptyNode(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddEventRecordNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddEventRecordNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "event"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let event = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
@@ -5251,7 +7848,17 @@ unsafe extern "C" fn cudaGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddEventRecordNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddEventRecordNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5260,16 +7867,21 @@ unsafe extern "C" fn cudaGraphAddEventRecordNode(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphEventRecordNodeGetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphEventRecordNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphEventRecordNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5278,16 +7890,21 @@ unsafe extern "C" fn cudaGraphEventRecordNodeGetEvent(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphEventRecordNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["node", "event", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "event"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let a1: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5296,16 +7913,28 @@ unsafe extern "C" fn cudaGraphEventRecordNodeSetEvent(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddEventWaitNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddEventWaitNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "event", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "event"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let event = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let a4: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
@@ -5313,7 +7942,17 @@ unsafe extern "C" fn cudaGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *co
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddEventWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddEventWaitNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5322,16 +7961,21 @@ unsafe extern "C" fn cudaGraphAddEventWaitNode(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphEventWaitNodeGetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphEventWaitNodeGetEvent";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphEventWaitNodeGetEvent(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5340,16 +7984,21 @@ unsafe extern "C" fn cudaGraphEventWaitNodeGetEvent(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphEventWaitNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["node", "event", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "event"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let event = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let a1: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5358,25 +8007,54 @@ unsafe extern "C" fn cudaGraphEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddExternalSemaphoresSignalNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddExternalSemaphoresSignalNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddExternalSemaphoresSignalNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5385,16 +8063,24 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(_m: *mut ffi::PyOb
     })
 }
 
-unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExternalSemaphoresSignalNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExternalSemaphoresSignalNodeGetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5403,17 +8089,31 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeGetParams(_m: *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5422,25 +8122,54 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(_m: *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddExternalSemaphoresWaitNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddExternalSemaphoresWaitNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddExternalSemaphoresWaitNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5449,16 +8178,24 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExternalSemaphoresWaitNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode"], 1, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<3>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExternalSemaphoresWaitNodeGetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5467,17 +8204,31 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeGetParams(_m: *mut ffi::
     })
 }
 
-unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hNode", "nodeParams"], 2, args, nargs, kwnames)? };
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5486,25 +8237,54 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemAllocNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemAllocNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 120, false, true, &Ctx { func: F, param: "nodeParams", expected: "cudaMemAllocNodeParams" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            120,
+            false,
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaMemAllocNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemAllocNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemAllocNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5513,16 +8293,21 @@ unsafe extern "C" fn cudaGraphAddMemAllocNode(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemAllocNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemAllocNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<15>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphMemAllocNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5531,16 +8316,28 @@ unsafe extern "C" fn cudaGraphMemAllocNodeGetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddMemFreeNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddMemFreeNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "dptr", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "dptr"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let dptr = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         let h4 = conv::Held::addr_of(dptr, false, &Ctx { func: F, param: "dptr", expected: "int, buffer or None" })?;
@@ -5549,7 +8346,17 @@ unsafe extern "C" fn cudaGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *cons
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddMemFreeNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddMemFreeNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5558,17 +8365,22 @@ unsafe extern "C" fn cudaGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemFreeNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", "dptr_out", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "dptr_out"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let dptr_out = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let h1 = conv::Held::addr_of(dptr_out, false, &Ctx { func: F, param: "dptr_out", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5577,14 +8389,19 @@ unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cudaDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGraphMemTrim(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGraphMemTrim";
-        let a = unsafe { entry::args(py, F, &["device", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device"], 1, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGraphMemTrim(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaDeviceGraphMemTrim(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5593,41 +8410,73 @@ unsafe extern "C" fn cudaDeviceGraphMemTrim(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaDeviceGetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceGetGraphMemAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceGetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr"], 2, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 0 => 8, 1 => 8, 2 => 8, 3 => 8,
+        let sz2: usize = match sel2 {
+            0 => 8,
+            1 => 8,
+            2 => 8,
+            3 => 8,
             _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 1),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaDeviceGetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, match sel2 { 0 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 1 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 2 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, 3 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?, _ => py.None() }])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                match sel2 {
+                    0 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    1 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    2 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    3 => conv::py_int(py, conv::elem(&o2, 0, 8), 64, false)?,
+                    _ => py.None(),
+                },
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaDeviceSetGraphMemAttribute";
-        let a = unsafe { entry::args(py, F, &["device", "attr", "value", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "attr", "value"], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
         let sel2: i64 = a1 as i64;
-        let sz2: usize = match sel2 { 0 => 8, 1 => 8, 2 => 8, 3 => 8,
+        let sz2: usize = match sel2 {
+            0 => 8,
+            1 => 8,
+            2 => 8,
+            3 => 8,
             _ => return conv::fail(py, &E_cudaError_t, 1, LIBRARY_MISSING, 0),
         };
         let mut o2: Vec<u64> = vec![0u64; sz2.div_ceil(8).max(1)];
@@ -5640,7 +8489,9 @@ unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args
         }
         let a2: usize = o2.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaDeviceSetGraphMemAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5649,16 +8500,22 @@ unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphClone(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphClone";
-        let a = unsafe { entry::args(py, F, &["originalGraph", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["originalGraph"], 1, args, nargs, kwnames)? };
         let originalGraph = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::handle(&cudaGraph_t, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "cudaGraph_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaGraph_t, originalGraph, &Ctx { func: F, param: "originalGraph", expected: "cudaGraph_t or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphClone(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphClone(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5667,18 +8524,29 @@ unsafe extern "C" fn cudaGraphClone(_m: *mut ffi::PyObject, args: *const *mut ff
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeFindInClone(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeFindInClone";
-        let a = unsafe { entry::args(py, F, &["originalNode", "clonedGraph", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["originalNode", "clonedGraph"], 2, args, nargs, kwnames)? };
         let originalNode = unsafe { entry::arg(py, &a[0]) };
         let clonedGraph = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaGraphNode_t, originalNode, &Ctx { func: F, param: "originalNode", expected: "cudaGraphNode_t or int" })?;
-        let a2: u64 = conv::handle(&cudaGraph_t, clonedGraph, &Ctx { func: F, param: "clonedGraph", expected: "cudaGraph_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaGraphNode_t,
+            originalNode,
+            &Ctx { func: F, param: "originalNode", expected: "cudaGraphNode_t or int" },
+        )?;
+        let a2: u64 =
+            conv::handle(&cudaGraph_t, clonedGraph, &Ctx { func: F, param: "clonedGraph", expected: "cudaGraph_t or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaGraphNodeFindInClone(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5687,16 +8555,21 @@ unsafe extern "C" fn cudaGraphNodeFindInClone(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeGetType(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeGetType";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetType(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -5705,60 +8578,97 @@ unsafe extern "C" fn cudaGraphNodeGetType(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaGraphGetNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphGetNodes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphGetNodes";
-        let a = unsafe { entry::args(py, F, &["graph", "numNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "numNodes"], 1, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let numNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numNodes", expected: "int" }))(numNodes)?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "nodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaGraphGetNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphGetRootNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphGetRootNodes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphGetRootNodes";
-        let a = unsafe { entry::args(py, F, &["graph", "pNumRootNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "pNumRootNodes"], 1, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pNumRootNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumRootNodes", expected: "int" }))(pNumRootNodes)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumRootNodes", expected: "int" }))(
+                pNumRootNodes,
+            )?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "pRootNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphGetRootNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphGetEdges(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphGetEdges";
-        let a = unsafe { entry::args(py, F, &["graph", "numEdges", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "numEdges"], 1, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
+        let mut o3: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "from_", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -5769,23 +8679,41 @@ unsafe extern "C" fn cudaGraphGetEdges(_m: *mut ffi::PyObject, args: *const *mut
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphGetEdges(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o2, k, 8))?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o2, k, 8))?))?,
+                conv::py_int(py, o3, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphGetEdges_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphGetEdges_v2";
-        let a = unsafe { entry::args(py, F, &["graph", "numEdges", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "numEdges"], 1, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let numEdges = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let mut o4: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
+        let mut o4: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "numEdges", expected: "int" }))(numEdges)?;
         let a4: usize = &mut o4 as *mut u64 as usize;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
@@ -5796,46 +8724,92 @@ unsafe extern "C" fn cudaGraphGetEdges_v2(_m: *mut ffi::PyObject, args: *const *
         // a count of 0 asks the library for the count: the array goes as NULL
         let a3: usize = if n3 == 0 { 0 } else { o3.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphGetEdges_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphGetEdges_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 4);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, cudaGraphNode_t.wrap(py, o1.u64())?, cudaGraphNode_t.wrap(py, o2.u64())?, conv::list(py, conv::used(&o3, n3, 8, false), |k| Ok(R_cudaGraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?))?, conv::py_int(py, o4, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                cudaGraphNode_t.wrap(py, o1.u64())?,
+                cudaGraphNode_t.wrap(py, o2.u64())?,
+                conv::list(py, conv::used(&o3, n3, 8, false), |k| {
+                    Ok(R_cudaGraphEdgeData.from_ptr(py, conv::elem_addr(&o3, k, 8), 8)?)
+                })?,
+                conv::py_int(py, o4, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeGetDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeGetDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeGetDependencies";
-        let a = unsafe { entry::args(py, F, &["node", "pNumDependencies", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNumDependencies"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNumDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependencies", expected: "int" }))(pNumDependencies)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependencies", expected: "int" }))(
+                pNumDependencies,
+            )?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "pDependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphNodeGetDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeGetDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeGetDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["node", "pNumDependencies", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNumDependencies"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNumDependencies = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependencies", expected: "int" }))(pNumDependencies)?;
+        let mut o3: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependencies", expected: "int" }))(
+                pNumDependencies,
+            )?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "pDependencies", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -5846,46 +8820,90 @@ unsafe extern "C" fn cudaGraphNodeGetDependencies_v2(_m: *mut ffi::PyObject, arg
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphNodeGetDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_cudaGraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| {
+                    Ok(R_cudaGraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?)
+                })?,
+                conv::py_int(py, o3, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeGetDependentNodes(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeGetDependentNodes(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeGetDependentNodes";
-        let a = unsafe { entry::args(py, F, &["node", "pNumDependentNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNumDependentNodes"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNumDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let mut o2: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependentNodes", expected: "int" }))(pNumDependentNodes)?;
+        let mut o2: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependentNodes", expected: "int" }))(
+                pNumDependentNodes,
+            )?;
         let a2: usize = &mut o2 as *mut u64 as usize;
         let n1: usize = conv::count(o2, 64, false, 8, &Ctx { func: F, param: "pDependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
         // a count of 0 asks the library for the count: the array goes as NULL
         let a1: usize = if n1 == 0 { 0 } else { o1.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphNodeGetDependentNodes(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::py_int(py, o2, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::py_int(py, o2, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeGetDependentNodes_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeGetDependentNodes_v2";
-        let a = unsafe { entry::args(py, F, &["node", "pNumDependentNodes", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "pNumDependentNodes"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let pNumDependentNodes = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let mut o3: u64 = (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependentNodes", expected: "int" }))(pNumDependentNodes)?;
+        let mut o3: u64 =
+            (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "pNumDependentNodes", expected: "int" }))(
+                pNumDependentNodes,
+            )?;
         let a3: usize = &mut o3 as *mut u64 as usize;
         let n1: usize = conv::count(o3, 64, false, 8, &Ctx { func: F, param: "pDependentNodes", expected: "" })?;
         let mut o1 = conv::zeroed_words(n1, 8);
@@ -5896,33 +8914,66 @@ unsafe extern "C" fn cudaGraphNodeGetDependentNodes_v2(_m: *mut ffi::PyObject, a
         // a count of 0 asks the library for the count: the array goes as NULL
         let a2: usize = if n2 == 0 { 0 } else { o2.as_mut_ptr() as usize };
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetDependentNodes_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphNodeGetDependentNodes_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 3);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?, conv::list(py, conv::used(&o2, n2, 8, false), |k| Ok(R_cudaGraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?))?, conv::py_int(py, o3, 64, false)?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o1, n1, 8, false), |k| Ok(cudaGraphNode_t.wrap(py, conv::elem(&o1, k, 8))?))?,
+                conv::list(py, conv::used(&o2, n2, 8, false), |k| {
+                    Ok(R_cudaGraphEdgeData.from_ptr(py, conv::elem_addr(&o2, k, 8), 8)?)
+                })?,
+                conv::py_int(py, o3, 64, false)?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphAddDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddDependencies";
-        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "numDependencies"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" })
+        })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5931,19 +8982,29 @@ unsafe extern "C" fn cudaGraphAddDependencies(_m: *mut ffi::PyObject, args: *con
     })
 }
 
-unsafe extern "C" fn cudaGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "edgeData", "numDependencies"], 5, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let edgeData = unsafe { entry::arg(py, &a[3]) };
         let numDependencies = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" })
+        })?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of cudaGraphEdgeData" })?;
         let a3: usize = arr3.addr();
@@ -5954,7 +9015,17 @@ unsafe extern "C" fn cudaGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5963,24 +9034,38 @@ unsafe extern "C" fn cudaGraphAddDependencies_v2(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphRemoveDependencies(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphRemoveDependencies";
-        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "numDependencies", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "numDependencies"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" })
+        })?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
         arr1.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "from_", expected: "" })?;
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "to", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphRemoveDependencies(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -5989,19 +9074,29 @@ unsafe extern "C" fn cudaGraphRemoveDependencies(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphRemoveDependencies_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphRemoveDependencies_v2";
-        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "edgeData", "numDependencies", ], 5, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "from_", "to", "edgeData", "numDependencies"], 5, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let from_ = unsafe { entry::arg(py, &a[1]) };
         let to = unsafe { entry::arg(py, &a[2]) };
         let edgeData = unsafe { entry::arg(py, &a[3]) };
         let numDependencies = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr1 = InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" }))?;
+        let arr1 =
+            InArray::scalars(from_, 8, &Ctx { func: F, param: "from_", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "from_", expected: "cudaGraphNode_t or int" })
+            })?;
         let a1: usize = arr1.addr();
-        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(to, 8, &Ctx { func: F, param: "to", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
+            conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "to", expected: "cudaGraphNode_t or int" })
+        })?;
         let a2: usize = arr2.addr();
         let arr3 = InArray::records(edgeData, 8, &Ctx { func: F, param: "edgeData", expected: "sequence of cudaGraphEdgeData" })?;
         let a3: usize = arr3.addr();
@@ -6012,7 +9107,17 @@ unsafe extern "C" fn cudaGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "edgeData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphRemoveDependencies_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphRemoveDependencies_v2(
+                    conv::bits(a0),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6021,14 +9126,19 @@ unsafe extern "C" fn cudaGraphRemoveDependencies_v2(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphDestroyNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphDestroyNode";
-        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphDestroyNode(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphDestroyNode(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6037,10 +9147,15 @@ unsafe extern "C" fn cudaGraphDestroyNode(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaGraphInstantiate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphInstantiate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphInstantiate";
-        let a = unsafe { entry::args(py, F, &["graph", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "flags"], 2, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
@@ -6048,7 +9163,7 @@ unsafe extern "C" fn cudaGraphInstantiate(_m: *mut ffi::PyObject, args: *const *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphInstantiate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphInstantiate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6057,10 +9172,15 @@ unsafe extern "C" fn cudaGraphInstantiate(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaGraphInstantiateWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphInstantiateWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphInstantiateWithFlags";
-        let a = unsafe { entry::args(py, F, &["graph", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "flags"], 2, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
@@ -6068,7 +9188,9 @@ unsafe extern "C" fn cudaGraphInstantiateWithFlags(_m: *mut ffi::PyObject, args:
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphInstantiateWithFlags(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6077,19 +9199,32 @@ unsafe extern "C" fn cudaGraphInstantiateWithFlags(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cudaGraphInstantiateWithParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphInstantiateWithParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphInstantiateWithParams";
-        let a = unsafe { entry::args(py, F, &["graph", "instantiateParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "instantiateParams"], 2, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let instantiateParams = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let h2 = conv::Held::record(instantiateParams, 32, false, true, &Ctx { func: F, param: "instantiateParams", expected: "cudaGraphInstantiateParams" })?;
+        let h2 = conv::Held::record(
+            instantiateParams,
+            32,
+            false,
+            true,
+            &Ctx { func: F, param: "instantiateParams", expected: "cudaGraphInstantiateParams" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphInstantiateWithParams(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6098,16 +9233,22 @@ unsafe extern "C" fn cudaGraphInstantiateWithParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecGetFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecGetFlags";
-        let a = unsafe { entry::args(py, F, &["graphExec", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graphExec"], 1, args, nargs, kwnames)? };
         let graphExec = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphExecGetFlags(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6116,19 +9257,36 @@ unsafe extern "C" fn cudaGraphExecGetFlags(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecKernelNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let pNodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(pNodeParams, 56, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" })?;
+        let h2 = conv::Held::record(
+            pNodeParams,
+            56,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecKernelNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecKernelNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6137,19 +9295,36 @@ unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecMemcpyNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let pNodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(pNodeParams, 160, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms" })?;
+        let h2 = conv::Held::record(
+            pNodeParams,
+            160,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecMemcpyNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6158,10 +9333,17 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecMemcpyNodeSetParamsToSymbol";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "symbol", "src", "count", "offset", "kind", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["hGraphExec", "node", "symbol", "src", "count", "offset", "kind"], 7, args, nargs, kwnames)?
+        };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let symbol = unsafe { entry::arg(py, &a[2]) };
@@ -6169,7 +9351,11 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyOb
         let count = unsafe { entry::arg(py, &a[4]) };
         let offset = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let h2 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
@@ -6179,7 +9365,19 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyOb
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphExecMemcpyNodeSetParamsToSymbol(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6188,10 +9386,17 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(_m: *mut ffi::PyOb
     })
 }
 
-unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecMemcpyNodeSetParamsFromSymbol";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "dst", "symbol", "count", "offset", "kind", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(py, F, &["hGraphExec", "node", "dst", "symbol", "count", "offset", "kind"], 7, args, nargs, kwnames)?
+        };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let dst = unsafe { entry::arg(py, &a[2]) };
@@ -6199,7 +9404,11 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::Py
         let count = unsafe { entry::arg(py, &a[4]) };
         let offset = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let h2 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
@@ -6209,7 +9418,19 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::Py
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
         let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), conv::bits(a6), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                    conv::bits(a6),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6218,17 +9439,26 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(_m: *mut ffi::Py
     })
 }
 
-unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecMemcpyNodeSetParams1D";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "dst", "src", "count", "kind", ], 6, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "dst", "src", "count", "kind"], 6, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let dst = unsafe { entry::arg(py, &a[2]) };
         let src = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
         let h2 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
@@ -6237,7 +9467,18 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(_m: *mut ffi::PyObject, 
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecMemcpyNodeSetParams1D(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphExecMemcpyNodeSetParams1D(
+                    conv::bits(a0),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6246,19 +9487,36 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecMemsetNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let pNodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(pNodeParams, 40, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams" })?;
+        let h2 = conv::Held::record(
+            pNodeParams,
+            40,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecMemsetNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6267,19 +9525,36 @@ unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecHostNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecHostNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "pNodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let pNodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(pNodeParams, 16, false, false, &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" })?;
+        let h2 = conv::Held::record(
+            pNodeParams,
+            16,
+            false,
+            false,
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecHostNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6288,18 +9563,30 @@ unsafe extern "C" fn cudaGraphExecHostNodeSetParams(_m: *mut ffi::PyObject, args
     })
 }
 
-unsafe extern "C" fn cudaGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecChildGraphNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecChildGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "childGraph", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "node", "childGraph"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let childGraph = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let a2: u64 = conv::handle(&cudaGraph_t, childGraph, &Ctx { func: F, param: "childGraph", expected: "cudaGraph_t or int" })?;
+        let a2: u64 =
+            conv::handle(&cudaGraph_t, childGraph, &Ctx { func: F, param: "childGraph", expected: "cudaGraph_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecChildGraphNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6308,18 +9595,30 @@ unsafe extern "C" fn cudaGraphExecChildGraphNodeSetParams(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecEventRecordNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecEventRecordNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
-        let a1: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
+        let a1: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let a2: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecEventRecordNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6328,18 +9627,30 @@ unsafe extern "C" fn cudaGraphExecEventRecordNodeSetEvent(_m: *mut ffi::PyObject
     })
 }
 
-unsafe extern "C" fn cudaGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecEventWaitNodeSetEvent(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecEventWaitNodeSetEvent";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "event"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let event = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
-        let a1: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
+        let a1: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let a2: u64 = conv::handle(&cudaEvent_t, event, &Ctx { func: F, param: "event", expected: "cudaEvent_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecEventWaitNodeSetEvent(conv::bits(a0), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6348,19 +9659,39 @@ unsafe extern "C" fn cudaGraphExecEventWaitNodeSetEvent(_m: *mut ffi::PyObject, 
     })
 }
 
-unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecExternalSemaphoresSignalNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
-        let a1: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
+        let a1: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphExecExternalSemaphoresSignalNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6369,19 +9700,39 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(_m: *mut
     })
 }
 
-unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecExternalSemaphoresWaitNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "nodeParams"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
-        let a1: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(nodeParams, 24, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
+        let a1: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            24,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphExecExternalSemaphoresWaitNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6390,18 +9741,28 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(_m: *mut f
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeSetEnabled(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeSetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", "isEnabled"], 3, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
         let isEnabled = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
-        let a1: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
+        let a1: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let a2: u64 = conv::int(isEnabled, 32, false, &Ctx { func: F, param: "isEnabled", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeSetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6410,18 +9771,29 @@ unsafe extern "C" fn cudaGraphNodeSetEnabled(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeGetEnabled(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeGetEnabled";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hNode"], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hNode = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
-        let a1: u64 = conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
+        let a1: u64 =
+            conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
         let mut o2 = Out::<1>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaGraphNodeGetEnabled(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6430,18 +9802,27 @@ unsafe extern "C" fn cudaGraphNodeGetEnabled(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecUpdate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecUpdate";
-        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["hGraphExec", "hGraph"], 2, args, nargs, kwnames)? };
         let hGraphExec = unsafe { entry::arg(py, &a[0]) };
         let hGraph = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, hGraphExec, &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 = conv::handle(
+            &cudaGraphExec_t,
+            hGraphExec,
+            &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
+        )?;
         let a1: u64 = conv::handle(&cudaGraph_t, hGraph, &Ctx { func: F, param: "hGraph", expected: "cudaGraph_t or int" })?;
         let mut o2 = Out::<3>::new();
         let a2: usize = o2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecUpdate(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphExecUpdate(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6450,16 +9831,22 @@ unsafe extern "C" fn cudaGraphExecUpdate(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaGraphUpload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphUpload(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphUpload";
-        let a = unsafe { entry::args(py, F, &["graphExec", "stream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graphExec", "stream"], 2, args, nargs, kwnames)? };
         let graphExec = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphUpload(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphUpload(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6468,16 +9855,22 @@ unsafe extern "C" fn cudaGraphUpload(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphLaunch(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphLaunch";
-        let a = unsafe { entry::args(py, F, &["graphExec", "stream", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graphExec", "stream"], 2, args, nargs, kwnames)? };
         let graphExec = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphLaunch(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphLaunch(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6486,14 +9879,20 @@ unsafe extern "C" fn cudaGraphLaunch(_m: *mut ffi::PyObject, args: *const *mut f
     })
 }
 
-unsafe extern "C" fn cudaGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecDestroy";
-        let a = unsafe { entry::args(py, F, &["graphExec", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graphExec"], 1, args, nargs, kwnames)? };
         let graphExec = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphExecDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6502,14 +9901,19 @@ unsafe extern "C" fn cudaGraphExecDestroy(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphDestroy(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphDestroy";
-        let a = unsafe { entry::args(py, F, &["graph", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph"], 1, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphDestroy(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphDestroy(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6518,10 +9922,15 @@ unsafe extern "C" fn cudaGraphDestroy(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphDebugDotPrint(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphDebugDotPrint";
-        let a = unsafe { entry::args(py, F, &["graph", "path", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "path", "flags"], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let path = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -6529,7 +9938,8 @@ unsafe extern "C" fn cudaGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const
         let (a1, _k1) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaGraphDebugDotPrint(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6538,23 +9948,39 @@ unsafe extern "C" fn cudaGraphDebugDotPrint(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaUserObjectCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaUserObjectCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaUserObjectCreate";
-        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["ptr", "destroy", "initialRefcount", "flags"], 4, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let a2: usize = crate::callbacks::raw(destroy, &Ctx { func: F, param: "destroy", expected: "ctypes function pointer or int" })?;
+        let a2: usize =
+            crate::callbacks::raw(destroy, &Ctx { func: F, param: "destroy", expected: "ctypes function pointer or int" })?;
         let a3: u64 = conv::int(initialRefcount, 32, false, &Ctx { func: F, param: "initialRefcount", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaUserObjectCreate(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaUserObjectCreate(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6563,16 +9989,22 @@ unsafe extern "C" fn cudaUserObjectCreate(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaUserObjectRetain(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaUserObjectRetain(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaUserObjectRetain";
-        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count"], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaUserObjectRetain(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaUserObjectRetain(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6581,16 +10013,22 @@ unsafe extern "C" fn cudaUserObjectRetain(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaUserObjectRelease(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaUserObjectRelease(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaUserObjectRelease";
-        let a = unsafe { entry::args(py, F, &["object", "count", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["object", "count"], 2, args, nargs, kwnames)? };
         let object = unsafe { entry::arg(py, &a[0]) };
         let count = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
         let a1: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaUserObjectRelease(conv::bits(a0), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaUserObjectRelease(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6599,20 +10037,28 @@ unsafe extern "C" fn cudaUserObjectRelease(_m: *mut ffi::PyObject, args: *const 
     })
 }
 
-unsafe extern "C" fn cudaGraphRetainUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphRetainUserObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphRetainUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count", "flags"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let a1: u64 = conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphRetainUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6621,18 +10067,24 @@ unsafe extern "C" fn cudaGraphRetainUserObject(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphReleaseUserObject(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphReleaseUserObject";
-        let a = unsafe { entry::args(py, F, &["graph", "object", "count", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "object", "count"], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let object = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let a1: u64 = conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaUserObject_t, object, &Ctx { func: F, param: "object", expected: "cudaUserObject_t or int" })?;
         let a2: u64 = conv::int(count, 32, false, &Ctx { func: F, param: "count", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphReleaseUserObject(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6641,25 +10093,54 @@ unsafe extern "C" fn cudaGraphReleaseUserObject(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddNode(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddNode";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams", ], 4, args, nargs, kwnames)? };
+        let a =
+            unsafe { entry::args(py, F, &["graph", "pDependencies", "numDependencies", "nodeParams"], 4, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let numDependencies = unsafe { entry::arg(py, &a[2]) };
         let nodeParams = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" })?;
+        let h4 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+        )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddNode(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddNode(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6668,22 +10149,54 @@ unsafe extern "C" fn cudaGraphAddNode(_m: *mut ffi::PyObject, args: *const *mut 
     })
 }
 
-unsafe extern "C" fn cudaGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphAddNode_v2(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphAddNode_v2";
-        let a = unsafe { entry::args(py, F, &["graph", "pDependencies", "dependencyData", "numDependencies", "nodeParams", ], 5, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &["graph", "pDependencies", "dependencyData", "numDependencies", "nodeParams"],
+                5,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let pDependencies = unsafe { entry::arg(py, &a[1]) };
         let dependencyData = unsafe { entry::arg(py, &a[2]) };
         let numDependencies = unsafe { entry::arg(py, &a[3]) };
         let nodeParams = unsafe { entry::arg(py, &a[4]) };
         let a1: u64 = conv::handle(&cudaGraph_t, graph, &Ctx { func: F, param: "graph", expected: "cudaGraph_t or int" })?;
-        let arr2 = InArray::scalars(pDependencies, 8, &Ctx { func: F, param: "pDependencies", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" }))?;
+        let arr2 = InArray::scalars(
+            pDependencies,
+            8,
+            &Ctx { func: F, param: "pDependencies", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::handle(&cudaGraphNode_t, it, &Ctx { func: F, param: "pDependencies", expected: "cudaGraphNode_t or int" })
+            },
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::records(dependencyData, 8, &Ctx { func: F, param: "dependencyData", expected: "sequence of cudaGraphEdgeData" })?;
+        let arr3 = InArray::records(
+            dependencyData,
+            8,
+            &Ctx { func: F, param: "dependencyData", expected: "sequence of cudaGraphEdgeData" },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h5 = conv::Held::record(nodeParams, 256, false, true, &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" })?;
+        let h5 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+        )?;
         let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -6692,7 +10205,18 @@ unsafe extern "C" fn cudaGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *m
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
         }
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphAddNode_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphAddNode_v2(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6701,17 +10225,28 @@ unsafe extern "C" fn cudaGraphAddNode_v2(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["node", "nodeParams", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", "nodeParams"], 2, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
         let nodeParams = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" })?;
+        let h1 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+        )?;
         let a1: usize = h1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGraphNodeSetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6720,19 +10255,33 @@ unsafe extern "C" fn cudaGraphNodeSetParams(_m: *mut ffi::PyObject, args: *const
     })
 }
 
-unsafe extern "C" fn cudaGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphExecNodeSetParams(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphExecNodeSetParams";
-        let a = unsafe { entry::args(py, F, &["graphExec", "node", "nodeParams", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graphExec", "node", "nodeParams"], 3, args, nargs, kwnames)? };
         let graphExec = unsafe { entry::arg(py, &a[0]) };
         let node = unsafe { entry::arg(py, &a[1]) };
         let nodeParams = unsafe { entry::arg(py, &a[2]) };
-        let a0: u64 = conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaGraphExec_t, graphExec, &Ctx { func: F, param: "graphExec", expected: "cudaGraphExec_t or int" })?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::record(nodeParams, 256, false, false, &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" })?;
+        let h2 = conv::Held::record(
+            nodeParams,
+            256,
+            false,
+            false,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+        )?;
         let a2: usize = h2.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphExecNodeSetParams(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6741,10 +10290,15 @@ unsafe extern "C" fn cudaGraphExecNodeSetParams(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaGraphConditionalHandleCreate(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphConditionalHandleCreate(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphConditionalHandleCreate";
-        let a = unsafe { entry::args(py, F, &["graph", "defaultLaunchValue", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["graph", "defaultLaunchValue", "flags"], 3, args, nargs, kwnames)? };
         let graph = unsafe { entry::arg(py, &a[0]) };
         let defaultLaunchValue = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -6754,7 +10308,11 @@ unsafe extern "C" fn cudaGraphConditionalHandleCreate(_m: *mut ffi::PyObject, ar
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphConditionalHandleCreate(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6763,10 +10321,15 @@ unsafe extern "C" fn cudaGraphConditionalHandleCreate(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGetDriverEntryPoint(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetDriverEntryPoint(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetDriverEntryPoint";
-        let a = unsafe { entry::args(py, F, &["symbol", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "flags"], 2, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let (a0, _k0) = conv::cstr(symbol, false, &Ctx { func: F, param: "symbol", expected: "bytes" })?;
@@ -6776,19 +10339,35 @@ unsafe extern "C" fn cudaGetDriverEntryPoint(_m: *mut ffi::PyObject, args: *cons
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetDriverEntryPoint(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGetDriverEntryPoint(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, E_cudaDriverEntryPointQueryResult.get(py, conv::sext(o3.u64(), 32, false))?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::py_int(py, o1.u64(), 64, false)?,
+                E_cudaDriverEntryPointQueryResult.get(py, conv::sext(o3.u64(), 32, false))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGetDriverEntryPointByVersion(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetDriverEntryPointByVersion(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetDriverEntryPointByVersion";
-        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbol", "cudaVersion", "flags"], 3, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
         let cudaVersion = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -6800,19 +10379,59 @@ unsafe extern "C" fn cudaGetDriverEntryPointByVersion(_m: *mut ffi::PyObject, ar
         let mut o4 = Out::<1>::new();
         let a4: usize = o4.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetDriverEntryPointByVersion(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), conv::bits(a4 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGetDriverEntryPointByVersion(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2),
+                    conv::bits(a3),
+                    conv::bits(a4 as u64),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?, E_cudaDriverEntryPointQueryResult.get(py, conv::sext(o4.u64(), 32, false))?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::py_int(py, o1.u64(), 64, false)?,
+                E_cudaDriverEntryPointQueryResult.get(py, conv::sext(o4.u64(), 32, false))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaLibraryLoadData(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryLoadData(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryLoadData";
-        let a = unsafe { entry::args(py, F, &["code", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "code",
+                    "jitOptions",
+                    "jitOptionsValues",
+                    "numJitOptions",
+                    "libraryOptions",
+                    "libraryOptionValues",
+                    "numLibraryOptions",
+                ],
+                7,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let code = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -6822,14 +10441,38 @@ unsafe extern "C" fn cudaLibraryLoadData(_m: *mut ffi::PyObject, args: *const *m
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
         let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
+        let arr2 = InArray::scalars(
+            jitOptions,
+            4,
+            &Ctx { func: F, param: "jitOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }),
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr3 = InArray::scalars(
+            jitOptionsValues,
+            8,
+            &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
-        let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            libraryOptions,
+            4,
+            &Ctx { func: F, param: "libraryOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr6 = InArray::scalars(
+            libraryOptionValues,
+            8,
+            &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -6839,7 +10482,20 @@ unsafe extern "C" fn cudaLibraryLoadData(_m: *mut ffi::PyObject, args: *const *m
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
         arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryLoadData(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLibraryLoadData(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6848,10 +10504,33 @@ unsafe extern "C" fn cudaLibraryLoadData(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryLoadFromFile(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryLoadFromFile";
-        let a = unsafe { entry::args(py, F, &["fileName", "jitOptions", "jitOptionsValues", "numJitOptions", "libraryOptions", "libraryOptionValues", "numLibraryOptions", ], 7, args, nargs, kwnames)? };
+        let a = unsafe {
+            entry::args(
+                py,
+                F,
+                &[
+                    "fileName",
+                    "jitOptions",
+                    "jitOptionsValues",
+                    "numJitOptions",
+                    "libraryOptions",
+                    "libraryOptionValues",
+                    "numLibraryOptions",
+                ],
+                7,
+                args,
+                nargs,
+                kwnames,
+            )?
+        };
         let fileName = unsafe { entry::arg(py, &a[0]) };
         let jitOptions = unsafe { entry::arg(py, &a[1]) };
         let jitOptionsValues = unsafe { entry::arg(py, &a[2]) };
@@ -6860,14 +10539,38 @@ unsafe extern "C" fn cudaLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *cons
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
         let (a1, _k1) = conv::cstr(fileName, false, &Ctx { func: F, param: "fileName", expected: "bytes" })?;
-        let arr2 = InArray::scalars(jitOptions, 4, &Ctx { func: F, param: "jitOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }))?;
+        let arr2 = InArray::scalars(
+            jitOptions,
+            4,
+            &Ctx { func: F, param: "jitOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "jitOptions", expected: "int" }),
+        )?;
         let a2: usize = arr2.addr();
-        let arr3 = InArray::scalars(jitOptionsValues, 8, &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr3 = InArray::scalars(
+            jitOptionsValues,
+            8,
+            &Ctx { func: F, param: "jitOptionsValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "jitOptionsValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numJitOptions, 32, false, &Ctx { func: F, param: "numJitOptions", expected: "int" })?;
-        let arr5 = InArray::scalars(libraryOptions, 4, &Ctx { func: F, param: "libraryOptions", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }))?;
+        let arr5 = InArray::scalars(
+            libraryOptions,
+            4,
+            &Ctx { func: F, param: "libraryOptions", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "libraryOptions", expected: "int" }),
+        )?;
         let a5: usize = arr5.addr();
-        let arr6 = InArray::scalars(libraryOptionValues, 8, &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" }, |it: &Bound<'_, PyAny>| conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64))?;
+        let arr6 = InArray::scalars(
+            libraryOptionValues,
+            8,
+            &Ctx { func: F, param: "libraryOptionValues", expected: "sequence" },
+            |it: &Bound<'_, PyAny>| {
+                conv::addr(it, &Ctx { func: F, param: "libraryOptionValues", expected: "int, buffer or None" }).map(|a| a as u64)
+            },
+        )?;
         let a6: usize = arr6.addr();
         let a7: u64 = conv::int(numLibraryOptions, 32, false, &Ctx { func: F, param: "numLibraryOptions", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -6877,7 +10580,20 @@ unsafe extern "C" fn cudaLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *cons
         arr5.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptions", expected: "" })?;
         arr6.holds(conv::wide(a7, 32, false), &Ctx { func: F, param: "libraryOptionValues", expected: "" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryLoadFromFile(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3 as u64), conv::bits(a4), conv::bits(a5 as u64), conv::bits(a6 as u64), conv::bits(a7), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLibraryLoadFromFile(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3 as u64),
+                    conv::bits(a4),
+                    conv::bits(a5 as u64),
+                    conv::bits(a6 as u64),
+                    conv::bits(a7),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6886,14 +10602,20 @@ unsafe extern "C" fn cudaLibraryLoadFromFile(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryUnload(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryUnload";
-        let a = unsafe { entry::args(py, F, &["library", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library"], 1, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
+        let a0: u64 =
+            conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryUnload(conv::bits(a0), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaLibraryUnload(conv::bits(a0))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -6902,18 +10624,26 @@ unsafe extern "C" fn cudaLibraryUnload(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryGetKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryGetKernel";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
         let (a2, _k2) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaLibraryGetKernel(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6922,62 +10652,96 @@ unsafe extern "C" fn cudaLibraryGetKernel(_m: *mut ffi::PyObject, args: *const *
     })
 }
 
-unsafe extern "C" fn cudaLibraryGetGlobal(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryGetGlobal(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryGetGlobal";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
-        let a2: u64 = conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
+        let a2: u64 =
+            conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
         let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLibraryGetGlobal(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?],
+        )
     })
 }
 
-unsafe extern "C" fn cudaLibraryGetManaged(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryGetManaged(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryGetManaged";
-        let a = unsafe { entry::args(py, F, &["library", "name", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "name"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let name = unsafe { entry::arg(py, &a[1]) };
-        let a2: u64 = conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
+        let a2: u64 =
+            conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
         let (a3, _k3) = conv::cstr(name, false, &Ctx { func: F, param: "name", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaLibraryGetManaged(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?])
+        conv::tuple(
+            py,
+            [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 64, false)?, conv::py_int(py, o1.u64(), 64, false)?],
+        )
     })
 }
 
-unsafe extern "C" fn cudaLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryGetUnifiedFunction(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryGetUnifiedFunction";
-        let a = unsafe { entry::args(py, F, &["library", "symbol", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["library", "symbol"], 2, args, nargs, kwnames)? };
         let library = unsafe { entry::arg(py, &a[0]) };
         let symbol = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
+        let a1: u64 =
+            conv::handle(&cudaLibrary_t, library, &Ctx { func: F, param: "library", expected: "cudaLibrary_t or int" })?;
         let (a2, _k2) = conv::cstr(symbol, false, &Ctx { func: F, param: "symbol", expected: "bytes" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaLibraryGetUnifiedFunction(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -6986,16 +10750,21 @@ unsafe extern "C" fn cudaLibraryGetUnifiedFunction(_m: *mut ffi::PyObject, args:
     })
 }
 
-unsafe extern "C" fn cudaLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryGetKernelCount(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryGetKernelCount";
-        let a = unsafe { entry::args(py, F, &["lib", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["lib"], 1, args, nargs, kwnames)? };
         let lib = unsafe { entry::arg(py, &a[0]) };
         let a1: u64 = conv::handle(&cudaLibrary_t, lib, &Ctx { func: F, param: "lib", expected: "cudaLibrary_t or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaLibraryGetKernelCount(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7004,10 +10773,15 @@ unsafe extern "C" fn cudaLibraryGetKernelCount(_m: *mut ffi::PyObject, args: *co
     })
 }
 
-unsafe extern "C" fn cudaLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaLibraryEnumerateKernels(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaLibraryEnumerateKernels";
-        let a = unsafe { entry::args(py, F, &["numKernels", "lib", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["numKernels", "lib"], 2, args, nargs, kwnames)? };
         let numKernels = unsafe { entry::arg(py, &a[0]) };
         let lib = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::int(numKernels, 32, false, &Ctx { func: F, param: "numKernels", expected: "int" })?;
@@ -7016,19 +10790,32 @@ unsafe extern "C" fn cudaLibraryEnumerateKernels(_m: *mut ffi::PyObject, args: *
         let mut o0 = conv::zeroed_words(n0, 8);
         let a0: usize = o0.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaLibraryEnumerateKernels(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(cudaKernel_t.wrap(py, conv::elem(&o0, k, 8))?))?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::list(py, conv::used(&o0, n0, 8, false), |k| Ok(cudaKernel_t.wrap(py, conv::elem(&o0, k, 8))?))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaKernelSetAttributeForDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaKernelSetAttributeForDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaKernelSetAttributeForDevice";
-        let a = unsafe { entry::args(py, F, &["kernel", "attr", "value", "device", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["kernel", "attr", "value", "device"], 4, args, nargs, kwnames)? };
         let kernel = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
@@ -7038,7 +10825,11 @@ unsafe extern "C" fn cudaKernelSetAttributeForDevice(_m: *mut ffi::PyObject, arg
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaKernelSetAttributeForDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaKernelSetAttributeForDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7047,17 +10838,23 @@ unsafe extern "C" fn cudaKernelSetAttributeForDevice(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaGetExportTable(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetExportTable(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetExportTable";
-        let a = unsafe { entry::args(py, F, &["pExportTableId", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["pExportTableId"], 1, args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h1 =
+            conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetExportTable(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7066,17 +10863,22 @@ unsafe extern "C" fn cudaGetExportTable(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaGetFuncBySymbol(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetFuncBySymbol(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetFuncBySymbol";
-        let a = unsafe { entry::args(py, F, &["symbolPtr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["symbolPtr"], 1, args, nargs, kwnames)? };
         let symbolPtr = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(symbolPtr, false, &Ctx { func: F, param: "symbolPtr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetFuncBySymbol(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetFuncBySymbol(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7085,17 +10887,23 @@ unsafe extern "C" fn cudaGetFuncBySymbol(_m: *mut ffi::PyObject, args: *const *m
     })
 }
 
-unsafe extern "C" fn cudaGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGetKernel(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGetKernel";
-        let a = unsafe { entry::args(py, F, &["entryFuncAddr", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["entryFuncAddr"], 1, args, nargs, kwnames)? };
         let entryFuncAddr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(entryFuncAddr, false, &Ctx { func: F, param: "entryFuncAddr", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(entryFuncAddr, false, &Ctx { func: F, param: "entryFuncAddr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGetKernel(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaGetKernel(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7104,10 +10912,15 @@ unsafe extern "C" fn cudaGetKernel(_m: *mut ffi::PyObject, args: *const *mut ffi
     })
 }
 
-unsafe extern "C" fn cudaGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGLGetDevices(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGLGetDevices";
-        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["cudaDeviceCount", "deviceList"], 2, args, nargs, kwnames)? };
         let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
         let deviceList = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
@@ -7118,19 +10931,35 @@ unsafe extern "C" fn cudaGLGetDevices(_m: *mut ffi::PyObject, args: *const *mut 
         let mut o1 = conv::zeroed_words(n1, 4);
         let a1: usize = o1.as_mut_ptr() as usize;
 
-        let r = unsafe { conv::nogil(move || sys::cudaGLGetDevices(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGLGetDevices(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 2);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o0.u64(), 32, false)?, conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(conv::py_int(py, conv::elem(&o1, k, 4), 32, true)?))?])
+        conv::tuple(
+            py,
+            [
+                E_cudaError_t.get(py, 0)?,
+                conv::py_int(py, o0.u64(), 32, false)?,
+                conv::list(py, conv::used(&o1, n1, 4, false), |k| Ok(conv::py_int(py, conv::elem(&o1, k, 4), 32, true)?))?,
+            ],
+        )
     })
 }
 
-unsafe extern "C" fn cudaGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsGLRegisterImage(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "target", "flags", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "target", "flags"], 3, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let target = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
@@ -7140,7 +10969,11 @@ unsafe extern "C" fn cudaGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphicsGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7149,10 +10982,15 @@ unsafe extern "C" fn cudaGraphicsGLRegisterImage(_m: *mut ffi::PyObject, args: *
     })
 }
 
-unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsGLRegisterBuffer";
-        let a = unsafe { entry::args(py, F, &["buffer", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["buffer", "flags"], 2, args, nargs, kwnames)? };
         let buffer = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&GLuint, buffer, &Ctx { func: F, param: "buffer", expected: "GLuint or int" })?;
@@ -7160,7 +10998,9 @@ unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphicsGLRegisterBuffer(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7169,10 +11009,15 @@ unsafe extern "C" fn cudaGraphicsGLRegisterBuffer(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsEGLRegisterImage(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsEGLRegisterImage";
-        let a = unsafe { entry::args(py, F, &["image", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
@@ -7181,7 +11026,9 @@ unsafe extern "C" fn cudaGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphicsEGLRegisterImage(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7190,17 +11037,22 @@ unsafe extern "C" fn cudaGraphicsEGLRegisterImage(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamConsumerConnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamConsumerConnect";
-        let a = unsafe { entry::args(py, F, &["eglStream", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglStream"], 1, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7209,10 +11061,15 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnect(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamConsumerConnectWithFlags";
-        let a = unsafe { entry::args(py, F, &["eglStream", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglStream", "flags"], 2, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
@@ -7221,7 +11078,11 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObjec
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaEGLStreamConsumerConnectWithFlags(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7230,15 +11091,25 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamConsumerDisconnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamConsumerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn"], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &cudaEglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerDisconnect(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerDisconnect(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7247,23 +11118,52 @@ unsafe extern "C" fn cudaEGLStreamConsumerDisconnect(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamConsumerAcquireFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout", ], 4, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", "timeout"], 4, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let timeout = unsafe { entry::arg(py, &a[3]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &cudaEglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
+        )?;
         let mut t1: u64 = 0;
-        let a1: usize = conv::handle_ref(&cudaGraphicsResource_t, pCudaResource, &mut t1, &Ctx { func: F, param: "pCudaResource", expected: "cudaGraphicsResource_t, int or None" })?;
+        let a1: usize = conv::handle_ref(
+            &cudaGraphicsResource_t,
+            pCudaResource,
+            &mut t1,
+            &Ctx { func: F, param: "pCudaResource", expected: "cudaGraphicsResource_t, int or None" },
+        )?;
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+        let a2: usize = conv::handle_ref(
+            &cudaStream_t,
+            pStream,
+            &mut t2,
+            &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" },
+        )?;
         let a3: u64 = conv::int(timeout, 32, false, &Ctx { func: F, param: "timeout", expected: "int" })?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerAcquireFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaEGLStreamConsumerAcquireFrame(
+                    conv::bits(a0 as u64),
+                    conv::bits(a1 as u64),
+                    conv::bits(a2 as u64),
+                    conv::bits(a3),
+                )
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7272,20 +11172,43 @@ unsafe extern "C" fn cudaEGLStreamConsumerAcquireFrame(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamConsumerReleaseFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "pCudaResource", "pStream"], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let pCudaResource = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
-        let a1: u64 = conv::handle(&cudaGraphicsResource_t, pCudaResource, &Ctx { func: F, param: "pCudaResource", expected: "cudaGraphicsResource_t or int" })?;
+        let a0: usize = conv::handle_ref(
+            &cudaEglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
+        )?;
+        let a1: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            pCudaResource,
+            &Ctx { func: F, param: "pCudaResource", expected: "cudaGraphicsResource_t or int" },
+        )?;
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+        let a2: usize = conv::handle_ref(
+            &cudaStream_t,
+            pStream,
+            &mut t2,
+            &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaEGLStreamConsumerReleaseFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7294,10 +11217,15 @@ unsafe extern "C" fn cudaEGLStreamConsumerReleaseFrame(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamProducerConnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamProducerConnect";
-        let a = unsafe { entry::args(py, F, &["eglStream", "width", "height", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglStream", "width", "height"], 3, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
@@ -7308,7 +11236,11 @@ unsafe extern "C" fn cudaEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: 
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaEGLStreamProducerConnect(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7317,15 +11249,25 @@ unsafe extern "C" fn cudaEGLStreamProducerConnect(_m: *mut ffi::PyObject, args: 
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamProducerDisconnect(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamProducerDisconnect";
-        let a = unsafe { entry::args(py, F, &["conn", ], 1, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn"], 1, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &cudaEglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerDisconnect(conv::bits(a0 as u64), )) };
+        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerDisconnect(conv::bits(a0 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7334,21 +11276,40 @@ unsafe extern "C" fn cudaEGLStreamProducerDisconnect(_m: *mut ffi::PyObject, arg
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamProducerPresentFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream"], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &cudaEglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
+        )?;
         let h1 = conv::Held::record(eglframe, 280, false, false, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+        let a2: usize = conv::handle_ref(
+            &cudaStream_t,
+            pStream,
+            &mut t2,
+            &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaEGLStreamProducerPresentFrame(conv::bits(a0 as u64), conv::read(a1), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7357,21 +11318,40 @@ unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(_m: *mut ffi::PyObject, a
     })
 }
 
-unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEGLStreamProducerReturnFrame";
-        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["conn", "eglframe", "pStream"], 3, args, nargs, kwnames)? };
         let conn = unsafe { entry::arg(py, &a[0]) };
         let eglframe = unsafe { entry::arg(py, &a[1]) };
         let pStream = unsafe { entry::arg(py, &a[2]) };
         let mut t0: u64 = 0;
-        let a0: usize = conv::handle_ref(&cudaEglStreamConnection, conn, &mut t0, &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" })?;
+        let a0: usize = conv::handle_ref(
+            &cudaEglStreamConnection,
+            conn,
+            &mut t0,
+            &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
+        )?;
         let h1 = conv::Held::record(eglframe, 280, false, true, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
-        let a2: usize = conv::handle_ref(&cudaStream_t, pStream, &mut t2, &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" })?;
+        let a2: usize = conv::handle_ref(
+            &cudaStream_t,
+            pStream,
+            &mut t2,
+            &Ctx { func: F, param: "pStream", expected: "cudaStream_t, int or None" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaEGLStreamProducerReturnFrame(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2 as u64))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7380,20 +11360,33 @@ unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(_m: *mut ffi::PyObject, ar
     })
 }
 
-unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsResourceGetMappedEglFrame";
-        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["resource", "index", "mipLevel"], 3, args, nargs, kwnames)? };
         let resource = unsafe { entry::arg(py, &a[0]) };
         let index = unsafe { entry::arg(py, &a[1]) };
         let mipLevel = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::handle(&cudaGraphicsResource_t, resource, &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" })?;
+        let a1: u64 = conv::handle(
+            &cudaGraphicsResource_t,
+            resource,
+            &Ctx { func: F, param: "resource", expected: "cudaGraphicsResource_t or int" },
+        )?;
         let a2: u64 = conv::int(index, 32, false, &Ctx { func: F, param: "index", expected: "int" })?;
         let a3: u64 = conv::int(mipLevel, 32, false, &Ctx { func: F, param: "mipLevel", expected: "int" })?;
         let mut o0 = Out::<35>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphicsResourceGetMappedEglFrame(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7402,10 +11395,15 @@ unsafe extern "C" fn cudaGraphicsResourceGetMappedEglFrame(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cudaEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaEventCreateFromEGLSync(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaEventCreateFromEGLSync";
-        let a = unsafe { entry::args(py, F, &["eglSync", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
@@ -7414,7 +11412,9 @@ unsafe extern "C" fn cudaEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *c
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaEventCreateFromEGLSync(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7423,18 +11423,27 @@ unsafe extern "C" fn cudaEventCreateFromEGLSync(_m: *mut ffi::PyObject, args: *c
     })
 }
 
-unsafe extern "C" fn cudaVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaVDPAUGetDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaVDPAUGetDevice";
-        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpDevice", "vdpGetProcAddress"], 2, args, nargs, kwnames)? };
         let vdpDevice = unsafe { entry::arg(py, &a[0]) };
         let vdpGetProcAddress = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
-        let a2: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
+        let a2: usize = crate::callbacks::raw(
+            vdpGetProcAddress,
+            &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaVDPAUGetDevice(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7443,18 +11452,27 @@ unsafe extern "C" fn cudaVDPAUGetDevice(_m: *mut ffi::PyObject, args: *const *mu
     })
 }
 
-unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaVDPAUSetVDPAUDevice";
-        let a = unsafe { entry::args(py, F, &["device", "vdpDevice", "vdpGetProcAddress", ], 3, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["device", "vdpDevice", "vdpGetProcAddress"], 3, args, nargs, kwnames)? };
         let device = unsafe { entry::arg(py, &a[0]) };
         let vdpDevice = unsafe { entry::arg(py, &a[1]) };
         let vdpGetProcAddress = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let a1: u64 = conv::handle(&VdpDevice, vdpDevice, &Ctx { func: F, param: "vdpDevice", expected: "VdpDevice or int" })?;
-        let a2: usize = crate::callbacks::raw(vdpGetProcAddress, &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" })?;
+        let a2: usize = crate::callbacks::raw(
+            vdpGetProcAddress,
+            &Ctx { func: F, param: "vdpGetProcAddress", expected: "ctypes function pointer or int" },
+        )?;
 
-        let r = unsafe { conv::nogil(move || sys::cudaVDPAUSetVDPAUDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), )) };
+        let r =
+            unsafe { conv::nogil(move || sys::cudaVDPAUSetVDPAUDevice(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
@@ -7463,18 +11481,29 @@ unsafe extern "C" fn cudaVDPAUSetVDPAUDevice(_m: *mut ffi::PyObject, args: *cons
     })
 }
 
-unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsVDPAURegisterVideoSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags"], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&VdpVideoSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" })?;
+        let a1: u64 = conv::handle(
+            &VdpVideoSurface,
+            vdpSurface,
+            &Ctx { func: F, param: "vdpSurface", expected: "VdpVideoSurface or int" },
+        )?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || sys::cudaGraphicsVDPAURegisterVideoSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2)))
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7483,18 +11512,31 @@ unsafe extern "C" fn cudaGraphicsVDPAURegisterVideoSurface(_m: *mut ffi::PyObjec
     })
 }
 
-unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphicsVDPAURegisterOutputSurface";
-        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["vdpSurface", "flags"], 2, args, nargs, kwnames)? };
         let vdpSurface = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::handle(&VdpOutputSurface, vdpSurface, &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" })?;
+        let a1: u64 = conv::handle(
+            &VdpOutputSurface,
+            vdpSurface,
+            &Ctx { func: F, param: "vdpSurface", expected: "VdpOutputSurface or int" },
+        )?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
-        let r = unsafe { conv::nogil(move || sys::cudaGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), )) };
+        let r = unsafe {
+            conv::nogil(move || {
+                sys::cudaGraphicsVDPAURegisterOutputSurface(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))
+            })
+        };
         let code = r.0 as i64;
         if code != 0 {
             return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
@@ -7503,7 +11545,12 @@ unsafe extern "C" fn cudaGraphicsVDPAURegisterOutputSurface(_m: *mut ffi::PyObje
     })
 }
 
-unsafe extern "C" fn cudaProfilerStart(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaProfilerStart(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaProfilerStart";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
@@ -7517,7 +11564,12 @@ unsafe extern "C" fn cudaProfilerStart(_m: *mut ffi::PyObject, args: *const *mut
     })
 }
 
-unsafe extern "C" fn cudaProfilerStop(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn cudaProfilerStop(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaProfilerStop";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };

@@ -100,7 +100,7 @@ pub use cuda13::*;
 #[cfg(all(feature = "cudarc", all(feature = "cuda-12", not(any(feature = "cuda-13")))))]
 pub mod cudarc;
 pub mod loader;
-pub mod trace;
 pub mod safe;
+pub mod trace;
 mod util;
 pub use util::Plain;

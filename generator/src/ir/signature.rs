@@ -120,14 +120,26 @@ pub enum Counted {
 pub enum BufferSize {
     /// As many as a size query reports (two-call pattern: `nvrtcGetPTXSize` for `nvrtcGetPTX`).
     Query { query: SizeQuery },
-    /// The size function `function` cannot be called for it (`why`): `alloc` bytes instead.
-    BadQuery { function: String, why: String },
+    /// The size function `function` (ABI symbol `symbol`; its name when the library lacks it)
+    /// cannot be called for it (`why`): `alloc` bytes instead.
+    BadQuery { function: String, symbol: String, why: String },
     /// Its count parameter.
     Count { count: Count },
     /// A fixed capacity (annotation).
     Capacity,
     /// Nothing bounds what the callee writes: the caller's promise.
     Unbounded,
+}
+
+impl BufferSize {
+    /// The ABI symbol of the size function, callable or not (`None`: sized otherwise).
+    pub fn query_symbol(&self) -> Option<&str> {
+        match self {
+            BufferSize::Query { query } => Some(&query.symbol),
+            BufferSize::BadQuery { symbol, .. } => Some(symbol),
+            BufferSize::Count { .. } | BufferSize::Capacity | BufferSize::Unbounded => None,
+        }
+    }
 }
 
 /// The call of a size query: the function, its ABI symbol, the C type of the size it writes, and

@@ -137,7 +137,10 @@ fn buffer_size(lib: &Library, f: &Function, len: &Option<String>, size_from: Opt
     match (size_from, len, capacity) {
         (Some(function), ..) => match size_query(lib, f, function) {
             Ok(query) => BufferSize::Query { query },
-            Err(why) => BufferSize::BadQuery { function: function.to_string(), why },
+            Err(why) => {
+                let symbol = lib.function(function).map_or(function, |g| &g.symbol).to_string();
+                BufferSize::BadQuery { function: function.to_string(), symbol, why }
+            }
         },
         (None, Some(_), _) => BufferSize::Count { count: count(f, len) },
         (None, None, Some(_)) => BufferSize::Capacity,
@@ -260,6 +263,20 @@ mod tests {
         let n = param("n", Type::prim(Prim::UInt), Role::Length { of: "x".into() }, false);
         let f = kinds(build::function("cuCount", vec![n]));
         assert_eq!((&f.params[0].kind, f.needs_unsafe), (&ParamKind::Unfit { why: Unfit::NothingCounted }, false));
+    }
+
+    #[test]
+    fn an_uncallable_size_function_keeps_its_abi_symbol() {
+        let out = Type::ptr(Type::prim(Prim::Char), false);
+        let role = Role::OutBuffer { len: None, string: false, size_from: Some("nvThingSize".into()), capacity: None };
+        let mut size = build::function("nvThingSize", vec![]);
+        size.symbol = "__nvThingSize_12_9".into();
+        let mut lib = Library::new(LibraryKind::Driver);
+        lib.functions = vec![build::function("nvThing", vec![param("buf", out, role, false)]), size];
+        run(&mut lib).unwrap();
+        let ParamKind::OutBuffer { size, .. } = &lib.functions[0].params[0].kind else { panic!("{:?}", lib.functions[0].params) };
+        assert!(matches!(size, BufferSize::BadQuery { why, .. } if why.contains("returns no size")), "{size:?}");
+        assert_eq!(size.query_symbol(), Some("__nvThingSize_12_9"));
     }
 
     #[test]

@@ -17,9 +17,7 @@ use std::process::ExitCode;
 
 const N: usize = 1 << 20;
 
-const KERNEL: &std::ffi::CStr = c"extern \"C\" __global__ void scale(float *x, float a, int n)
-{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }
-";
+const KERNEL: &std::ffi::CStr = jit::SCALE_KERNEL;
 
 /// Loads `image` (cubin or PTX), launches `scale(x, 3, N)`, and returns how many of the N
 /// results differ from 3 i.

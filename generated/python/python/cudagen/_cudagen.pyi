@@ -31,9 +31,9 @@ class LoaderError(RuntimeError): ...
 
 driver: ModuleType
 nvrtc: ModuleType
-runtime: ModuleType
 _nvjitlink: ModuleType
 _nvvm: ModuleType
+runtime: ModuleType
 
 def _pack_kernel_params(record: str, value: Any) -> tuple[int, Any]: ...
 

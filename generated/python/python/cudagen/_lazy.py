@@ -340,18 +340,11 @@ class _Wrapped:
         self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
 
 
-class _ListField:
+class _ListField(_Wrapped):
     """A fixed array field read as a list and set from a sequence of exactly its length (items
     range-checked like scalar fields)."""
 
-    __slots__ = ("raw", "conv", "name", "lo", "hi")
-
-    def __init__(self, raw, conv, name, lo, hi):
-        self.raw = raw
-        self.conv = conv
-        self.name = name
-        self.lo = lo
-        self.hi = hi
+    __slots__ = ()
 
     def __get__(self, obj, cls=None):
         if obj is None:

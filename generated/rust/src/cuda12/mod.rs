@@ -27,9 +27,9 @@
 //! The modules generated from the CUDA 12.9 headers (feature `cuda-12`),
 //! re-exported at the crate root.
 
-pub(crate) mod libraries;
 pub mod driver;
-pub mod nvrtc;
+pub(crate) mod libraries;
 pub mod nvjitlink;
+pub mod nvrtc;
 pub mod nvvm;
 pub mod runtime;

@@ -298,7 +298,13 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
                 (v.size_bits, v.size_signed) = count_scalar(lib, f, name, handles);
             }
             // The raw layer names functions by ABI symbol (`__nvJitLinkGetLinkedCubinSize_12_9`).
-            SizeFrom::Function(name) => v.size_fn = lib.function(name).map_or_else(|| name.clone(), |g| g.symbol.clone()),
+            SizeFrom::Function(name) => {
+                let size = match &p.kind {
+                    ParamKind::OutBuffer { size, .. } => size.query_symbol(),
+                    _ => None,
+                };
+                v.size_fn = size.ok_or_else(|| format!("{}: sized by {name} but its kind has no size query", p.name))?.to_string()
+            }
         }
     }
     if let Some(name) = count_param(&p.kind) {

@@ -73,6 +73,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
     out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
     out.files.insert("python/src/lib.rs".into(), templates.render("python/lib.rs.tera", &view)?);
+    out.files.insert("python/python/cudagen/_cudagen.pyi".into(), templates.render("python/cudagen.pyi.tera", &view)?);
     let mut n = 0;
     for (rel, text) in templates.support_under("python/support/rs/") {
         out.files.insert(format!("python/src/{rel}"), text.to_string());

@@ -32,8 +32,7 @@
 
 #[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
 };
 #[allow(unused_imports)]
 use core::mem::MaybeUninit;
@@ -111,7 +110,15 @@ pub fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
 #[inline]
 pub fn add_data(handle: nvJitLinkHandle, input_type: nvJitLinkInputType, data: &[u8], name: Option<&CStr>) -> Result<(), Error> {
     let __size: usize = crate::util::array_len(&[Some(data.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call___nvJitLinkAddData_12_9(handle, input_type, data.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+    let __r = unsafe {
+        sys::call___nvJitLinkAddData_12_9(
+            handle,
+            input_type,
+            data.as_ptr().cast(),
+            __size,
+            name.map_or(core::ptr::null(), |s| s.as_ptr()),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }

@@ -32,8 +32,7 @@
 
 #[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
 };
 #[allow(unused_imports)]
 use core::mem::MaybeUninit;
@@ -159,12 +158,27 @@ pub unsafe fn get_supported_archs(supported_archs: &mut [c_int]) -> Result<(), E
 /// - `includeNames`: \[in\] Name of each header by which they can be included in the CUDA program source.\\n
 #[doc(alias = "nvrtcCreateProgram")]
 #[inline]
-pub fn create_program(src: &CStr, name: Option<&CStr>, headers: &[&CStr], include_names: &[&CStr]) -> Result<nvrtcProgram, Error> {
+pub fn create_program(
+    src: &CStr,
+    name: Option<&CStr>,
+    headers: &[&CStr],
+    include_names: &[&CStr],
+) -> Result<nvrtcProgram, Error> {
     let mut __prog = MaybeUninit::<nvrtcProgram>::uninit();
     let __headers: Vec<*const c_char> = headers.iter().map(|s| s.as_ptr()).collect();
     let __include_names: Vec<*const c_char> = include_names.iter().map(|s| s.as_ptr()).collect();
-    let __num_headers: c_int = crate::util::array_len(&[Some(headers.len()), Some(include_names.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_nvrtcCreateProgram(__prog.as_mut_ptr(), src.as_ptr(), name.map_or(core::ptr::null(), |s| s.as_ptr()), __num_headers, __headers.as_ptr(), __include_names.as_ptr()) }?;
+    let __num_headers: c_int =
+        crate::util::array_len(&[Some(headers.len()), Some(include_names.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_nvrtcCreateProgram(
+            __prog.as_mut_ptr(),
+            src.as_ptr(),
+            name.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_headers,
+            __headers.as_ptr(),
+            __include_names.as_ptr(),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __prog.assume_init() })
 }
@@ -540,7 +554,8 @@ pub fn add_name_expression(prog: nvrtcProgram, name_expression: &CStr) -> Result
 #[inline]
 pub fn get_lowered_name(prog: nvrtcProgram, name_expression: &CStr) -> Result<String, Error> {
     let mut __lowered_name: *const c_char = core::ptr::null();
-    let __r = unsafe { sys::call_nvrtcGetLoweredName(prog, name_expression.as_ptr(), core::ptr::addr_of_mut!(__lowered_name).cast()) }?;
+    let __r =
+        unsafe { sys::call_nvrtcGetLoweredName(prog, name_expression.as_ptr(), core::ptr::addr_of_mut!(__lowered_name).cast()) }?;
     error::check(__r)?;
     Ok(crate::util::cstr_to_string(__lowered_name))
 }
@@ -677,7 +692,11 @@ pub fn get_pch_heap_size_required(prog: nvrtcProgram) -> Result<usize, Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "nvrtcSetFlowCallback")]
 #[inline]
-pub unsafe fn set_flow_callback(prog: nvrtcProgram, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> Result<(), Error> {
+pub unsafe fn set_flow_callback(
+    prog: nvrtcProgram,
+    callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
+    payload: *mut c_void,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_nvrtcSetFlowCallback(prog, callback, payload) }?;
     error::check(__r)?;
     Ok(())

@@ -28,12 +28,11 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use crate::nvrtc::{self as lib, types::*, Error};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -201,7 +200,11 @@ impl Program {
     ///
     /// As for [`lib::set_flow_callback`](lib::set_flow_callback): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn set_flow_callback(&self, callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>, payload: *mut c_void) -> Result<(), Error> {
+    pub unsafe fn set_flow_callback(
+        &self,
+        callback: Option<unsafe extern "C" fn(*mut c_void, *mut c_void) -> c_int>,
+        payload: *mut c_void,
+    ) -> Result<(), Error> {
         unsafe { lib::set_flow_callback(self.raw, callback, payload) }
     }
 }

@@ -32,8 +32,7 @@
 
 #[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
 };
 #[allow(unused_imports)]
 use core::mem::MaybeUninit;
@@ -416,9 +415,14 @@ pub fn device_total_mem(dev: CUdevice) -> Result<usize, Error> {
 /// `cuDeviceTotalMem`
 #[doc(alias = "cuDeviceGetTexture1DLinearMaxWidth")]
 #[inline]
-pub fn device_get_texture1_d_linear_max_width(format: CUarray_format, num_channels: c_uint, dev: CUdevice) -> Result<usize, Error> {
+pub fn device_get_texture1_d_linear_max_width(
+    format: CUarray_format,
+    num_channels: c_uint,
+    dev: CUdevice,
+) -> Result<usize, Error> {
     let mut __max_width_in_elements = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuDeviceGetTexture1DLinearMaxWidth(__max_width_in_elements.as_mut_ptr(), format, num_channels, dev) }?;
+    let __r =
+        unsafe { sys::call_cuDeviceGetTexture1DLinearMaxWidth(__max_width_in_elements.as_mut_ptr(), format, num_channels, dev) }?;
     error::check(__r)?;
     Ok(unsafe { __max_width_in_elements.assume_init() })
 }
@@ -492,9 +496,15 @@ pub fn device_get_attribute(attrib: CUdevice_attribute, dev: CUdevice) -> Result
 /// `cudaDeviceGeHostAtomicCapabilities`
 #[doc(alias = "cuDeviceGetHostAtomicCapabilities")]
 #[inline]
-pub fn device_get_host_atomic_capabilities(capabilities: &mut [c_uint], operations: &[CUatomicOperation], dev: CUdevice) -> Result<(), Error> {
-    let __count: c_uint = crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuDeviceGetHostAtomicCapabilities(capabilities.as_mut_ptr(), operations.as_ptr(), __count, dev) }?;
+pub fn device_get_host_atomic_capabilities(
+    capabilities: &mut [c_uint],
+    operations: &[CUatomicOperation],
+    dev: CUdevice,
+) -> Result<(), Error> {
+    let __count: c_uint =
+        crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r =
+        unsafe { sys::call_cuDeviceGetHostAtomicCapabilities(capabilities.as_mut_ptr(), operations.as_ptr(), __count, dev) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -565,7 +575,11 @@ pub fn device_get_host_atomic_capabilities(capabilities: &mut [c_uint], operatio
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDeviceGetNvSciSyncAttributes")]
 #[inline]
-pub unsafe fn device_get_nv_sci_sync_attributes(nv_sci_sync_attr_list: *mut c_void, dev: CUdevice, flags: c_int) -> Result<(), Error> {
+pub unsafe fn device_get_nv_sci_sync_attributes(
+    nv_sci_sync_attr_list: *mut c_void,
+    dev: CUdevice,
+    flags: c_int,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDeviceGetNvSciSyncAttributes(nv_sci_sync_attr_list, dev, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -712,7 +726,10 @@ pub fn device_get_exec_affinity_support(r#type: CUexecAffinityType, dev: CUdevic
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 #[doc(alias = "cuFlushGPUDirectRDMAWrites")]
 #[inline]
-pub fn flush_gpu_direct_rdma_writes(target: CUflushGPUDirectRDMAWritesTarget, scope: CUflushGPUDirectRDMAWritesScope) -> Result<(), Error> {
+pub fn flush_gpu_direct_rdma_writes(
+    target: CUflushGPUDirectRDMAWritesTarget,
+    scope: CUflushGPUDirectRDMAWritesScope,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuFlushGPUDirectRDMAWrites(target, scope) }?;
     error::check(__r)?;
     Ok(())
@@ -1277,7 +1294,14 @@ pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
 #[inline]
 pub fn ctx_create(ctx_create_params: Option<&mut CUctxCreateParams>, flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
     let mut __pctx = MaybeUninit::<CUcontext>::uninit();
-    let __r = unsafe { sys::call_cuCtxCreate_v4(__pctx.as_mut_ptr(), ctx_create_params.map_or(core::ptr::null_mut(), |r| r as *mut CUctxCreateParams), flags, dev) }?;
+    let __r = unsafe {
+        sys::call_cuCtxCreate_v4(
+            __pctx.as_mut_ptr(),
+            ctx_create_params.map_or(core::ptr::null_mut(), |r| r as *mut CUctxCreateParams),
+            flags,
+            dev,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __pctx.assume_init() })
 }
@@ -2552,10 +2576,23 @@ pub unsafe fn module_load_data(image: *const c_void) -> Result<CUmodule, Error> 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuModuleLoadDataEx")]
 #[inline]
-pub unsafe fn module_load_data_ex(image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUmodule, Error> {
+pub unsafe fn module_load_data_ex(
+    image: *const c_void,
+    options: &[CUjit_option],
+    option_values: &[*mut c_void],
+) -> Result<CUmodule, Error> {
     let mut __module = MaybeUninit::<CUmodule>::uninit();
-    let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuModuleLoadDataEx(__module.as_mut_ptr(), image, __num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut()) }?;
+    let __num_options: c_uint =
+        crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuModuleLoadDataEx(
+            __module.as_mut_ptr(),
+            image,
+            __num_options,
+            options.as_ptr().cast_mut(),
+            option_values.as_ptr().cast_mut(),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __module.assume_init() })
 }
@@ -2850,8 +2887,16 @@ pub fn module_get_global(hmod: CUmodule, name: &CStr) -> Result<(CUdeviceptr, us
 #[inline]
 pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUlinkState, Error> {
     let mut __state_out = MaybeUninit::<CUlinkState>::uninit();
-    let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLinkCreate_v2(__num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut(), __state_out.as_mut_ptr()) }?;
+    let __num_options: c_uint =
+        crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuLinkCreate_v2(
+            __num_options,
+            options.as_ptr().cast_mut(),
+            option_values.as_ptr().cast_mut(),
+            __state_out.as_mut_ptr(),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __state_out.assume_init() })
 }
@@ -2898,9 +2943,29 @@ pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> R
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLinkAddData")]
 #[inline]
-pub unsafe fn link_add_data(state: CUlinkState, r#type: CUjitInputType, data: *mut c_void, size: usize, name: Option<&CStr>, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
-    let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLinkAddData_v2(state, r#type, data, size, name.map_or(core::ptr::null(), |s| s.as_ptr()), __num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut()) }?;
+pub unsafe fn link_add_data(
+    state: CUlinkState,
+    r#type: CUjitInputType,
+    data: *mut c_void,
+    size: usize,
+    name: Option<&CStr>,
+    options: &[CUjit_option],
+    option_values: &[*mut c_void],
+) -> Result<(), Error> {
+    let __num_options: c_uint =
+        crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuLinkAddData_v2(
+            state,
+            r#type,
+            data,
+            size,
+            name.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_options,
+            options.as_ptr().cast_mut(),
+            option_values.as_ptr().cast_mut(),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -2944,9 +3009,25 @@ pub unsafe fn link_add_data(state: CUlinkState, r#type: CUjitInputType, data: *m
 /// `cuLinkDestroy`
 #[doc(alias = "cuLinkAddFile")]
 #[inline]
-pub fn link_add_file(state: CUlinkState, r#type: CUjitInputType, path: &CStr, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
-    let __num_options: c_uint = crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLinkAddFile_v2(state, r#type, path.as_ptr(), __num_options, options.as_ptr().cast_mut(), option_values.as_ptr().cast_mut()) }?;
+pub fn link_add_file(
+    state: CUlinkState,
+    r#type: CUjitInputType,
+    path: &CStr,
+    options: &[CUjit_option],
+    option_values: &[*mut c_void],
+) -> Result<(), Error> {
+    let __num_options: c_uint =
+        crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuLinkAddFile_v2(
+            state,
+            r#type,
+            path.as_ptr(),
+            __num_options,
+            options.as_ptr().cast_mut(),
+            option_values.as_ptr().cast_mut(),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3149,11 +3230,30 @@ pub fn module_get_surf_ref(hmod: CUmodule, name: &CStr) -> Result<CUsurfref, Err
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLibraryLoadData")]
 #[inline]
-pub unsafe fn library_load_data(code: *const c_void, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<CUlibrary, Error> {
+pub unsafe fn library_load_data(
+    code: *const c_void,
+    jit_options: &[CUjit_option],
+    jit_options_values: &[*mut c_void],
+    library_options: &[CUlibraryOption],
+    library_option_values: &[*mut c_void],
+) -> Result<CUlibrary, Error> {
     let mut __library = MaybeUninit::<CUlibrary>::uninit();
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLibraryLoadData(__library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
+    let __num_jit_options: c_uint =
+        crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuLibraryLoadData(
+            __library.as_mut_ptr(),
+            code,
+            jit_options.as_ptr().cast_mut(),
+            jit_options_values.as_ptr().cast_mut(),
+            __num_jit_options,
+            library_options.as_ptr().cast_mut(),
+            library_option_values.as_ptr().cast_mut(),
+            __num_library_options,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __library.assume_init() })
 }
@@ -3218,11 +3318,30 @@ pub unsafe fn library_load_data(code: *const c_void, jit_options: &[CUjit_option
 /// `cuModuleLoadDataEx`
 #[doc(alias = "cuLibraryLoadFromFile")]
 #[inline]
-pub fn library_load_from_file(file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<CUlibrary, Error> {
+pub fn library_load_from_file(
+    file_name: &CStr,
+    jit_options: &[CUjit_option],
+    jit_options_values: &[*mut c_void],
+    library_options: &[CUlibraryOption],
+    library_option_values: &[*mut c_void],
+) -> Result<CUlibrary, Error> {
     let mut __library = MaybeUninit::<CUlibrary>::uninit();
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLibraryLoadFromFile(__library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
+    let __num_jit_options: c_uint =
+        crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuLibraryLoadFromFile(
+            __library.as_mut_ptr(),
+            file_name.as_ptr(),
+            jit_options.as_ptr().cast_mut(),
+            jit_options_values.as_ptr().cast_mut(),
+            __num_jit_options,
+            library_options.as_ptr().cast_mut(),
+            library_option_values.as_ptr().cast_mut(),
+            __num_library_options,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __library.assume_init() })
 }
@@ -3831,7 +3950,8 @@ pub fn kernel_get_name(hfunc: CUkernel) -> Result<String, Error> {
 pub fn kernel_get_param_info(kernel: CUkernel, param_index: usize) -> Result<(usize, usize), Error> {
     let mut __param_offset = MaybeUninit::<usize>::uninit();
     let mut __param_size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuKernelGetParamInfo(kernel, param_index, __param_offset.as_mut_ptr(), __param_size.as_mut_ptr()) }?;
+    let __r =
+        unsafe { sys::call_cuKernelGetParamInfo(kernel, param_index, __param_offset.as_mut_ptr(), __param_size.as_mut_ptr()) }?;
     error::check(__r)?;
     Ok((unsafe { __param_offset.assume_init() }, unsafe { __param_size.assume_init() }))
 }
@@ -4014,7 +4134,9 @@ pub fn mem_alloc(bytesize: usize) -> Result<CUdeviceptr, Error> {
 pub fn mem_alloc_pitch(width_in_bytes: usize, height: usize, element_size_bytes: c_uint) -> Result<(CUdeviceptr, usize), Error> {
     let mut __dptr = MaybeUninit::<CUdeviceptr>::uninit();
     let mut __p_pitch = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuMemAllocPitch_v2(__dptr.as_mut_ptr(), __p_pitch.as_mut_ptr(), width_in_bytes, height, element_size_bytes) }?;
+    let __r = unsafe {
+        sys::call_cuMemAllocPitch_v2(__dptr.as_mut_ptr(), __p_pitch.as_mut_ptr(), width_in_bytes, height, element_size_bytes)
+    }?;
     error::check(__r)?;
     Ok((unsafe { __dptr.assume_init() }, unsafe { __p_pitch.assume_init() }))
 }
@@ -4544,7 +4666,11 @@ pub fn mem_alloc_managed(bytesize: usize, flags: c_uint) -> Result<CUdeviceptr, 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDeviceRegisterAsyncNotification")]
 #[inline]
-pub unsafe fn device_register_async_notification(device: CUdevice, callback_func: CUasyncCallback, user_data: *mut c_void) -> Result<CUasyncCallbackHandle, Error> {
+pub unsafe fn device_register_async_notification(
+    device: CUdevice,
+    callback_func: CUasyncCallback,
+    user_data: *mut c_void,
+) -> Result<CUasyncCallbackHandle, Error> {
     let mut __callback = MaybeUninit::<CUasyncCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cuDeviceRegisterAsyncNotification(device, callback_func, user_data, __callback.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -5118,7 +5244,13 @@ pub fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(
 /// `cudaMemcpyPeer`
 #[doc(alias = "cuMemcpyPeer")]
 #[inline]
-pub fn memcpy_peer(dst_device: CUdeviceptr, dst_context: CUcontext, src_device: CUdeviceptr, src_context: CUcontext, byte_count: usize) -> Result<(), Error> {
+pub fn memcpy_peer(
+    dst_device: CUdeviceptr,
+    dst_context: CUcontext,
+    src_device: CUdeviceptr,
+    src_context: CUcontext,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyPeer(dst_device, dst_context, src_device, src_context, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5379,7 +5511,12 @@ pub fn memcpy_atod(dst_device: CUdeviceptr, src_array: CUarray, src_offset: usiz
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemcpyHtoA")]
 #[inline]
-pub unsafe fn memcpy_htoa(dst_array: CUarray, dst_offset: usize, src_host: *const c_void, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_htoa(
+    dst_array: CUarray,
+    dst_offset: usize,
+    src_host: *const c_void,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyHtoA_v2(dst_array, dst_offset, src_host, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5470,7 +5607,13 @@ pub unsafe fn memcpy_atoh(dst_host: *mut c_void, src_array: CUarray, src_offset:
 /// `cudaMemcpyArrayToArray`
 #[doc(alias = "cuMemcpyAtoA")]
 #[inline]
-pub fn memcpy_atoa(dst_array: CUarray, dst_offset: usize, src_array: CUarray, src_offset: usize, byte_count: usize) -> Result<(), Error> {
+pub fn memcpy_atoa(
+    dst_array: CUarray,
+    dst_offset: usize,
+    src_array: CUarray,
+    src_offset: usize,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyAtoA_v2(dst_array, dst_offset, src_array, src_offset, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -6097,7 +6240,14 @@ pub fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_str
 /// `cudaMemcpyPeerAsync`
 #[doc(alias = "cuMemcpyPeerAsync")]
 #[inline]
-pub fn memcpy_peer_async(dst_device: CUdeviceptr, dst_context: CUcontext, src_device: CUdeviceptr, src_context: CUcontext, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub fn memcpy_peer_async(
+    dst_device: CUdeviceptr,
+    dst_context: CUcontext,
+    src_device: CUdeviceptr,
+    src_context: CUcontext,
+    byte_count: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyPeerAsync(dst_device, dst_context, src_device, src_context, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6147,7 +6297,12 @@ pub fn memcpy_peer_async(dst_device: CUdeviceptr, dst_context: CUcontext, src_de
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemcpyHtoDAsync")]
 #[inline]
-pub unsafe fn memcpy_htod_async(dst_device: CUdeviceptr, src_host: *const c_void, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy_htod_async(
+    dst_device: CUdeviceptr,
+    src_host: *const c_void,
+    byte_count: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyHtoDAsync_v2(dst_device, src_host, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6197,7 +6352,12 @@ pub unsafe fn memcpy_htod_async(dst_device: CUdeviceptr, src_host: *const c_void
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemcpyDtoHAsync")]
 #[inline]
-pub unsafe fn memcpy_dtoh_async(dst_host: *mut c_void, src_device: CUdeviceptr, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy_dtoh_async(
+    dst_host: *mut c_void,
+    src_device: CUdeviceptr,
+    byte_count: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyDtoHAsync_v2(dst_host, src_device, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6243,7 +6403,12 @@ pub unsafe fn memcpy_dtoh_async(dst_host: *mut c_void, src_device: CUdeviceptr, 
 /// `cudaMemcpyFromSymbolAsync`
 #[doc(alias = "cuMemcpyDtoDAsync")]
 #[inline]
-pub fn memcpy_dtod_async(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub fn memcpy_dtod_async(
+    dst_device: CUdeviceptr,
+    src_device: CUdeviceptr,
+    byte_count: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyDtoDAsync_v2(dst_device, src_device, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6294,7 +6459,13 @@ pub fn memcpy_dtod_async(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemcpyHtoAAsync")]
 #[inline]
-pub unsafe fn memcpy_htoa_async(dst_array: CUarray, dst_offset: usize, src_host: *const c_void, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy_htoa_async(
+    dst_array: CUarray,
+    dst_offset: usize,
+    src_host: *const c_void,
+    byte_count: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyHtoAAsync_v2(dst_array, dst_offset, src_host, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6345,7 +6516,13 @@ pub unsafe fn memcpy_htoa_async(dst_array: CUarray, dst_offset: usize, src_host:
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemcpyAtoHAsync")]
 #[inline]
-pub unsafe fn memcpy_atoh_async(dst_host: *mut c_void, src_array: CUarray, src_offset: usize, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy_atoh_async(
+    dst_host: *mut c_void,
+    src_array: CUarray,
+    src_offset: usize,
+    byte_count: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyAtoHAsync_v2(dst_host, src_array, src_offset, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6800,10 +6977,30 @@ pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> R
 /// *Memcpy semantics apply (see the CUDA programming guide).*
 #[doc(alias = "cuMemcpyBatchAsync")]
 #[inline]
-pub fn memcpy_batch_async(dsts: &[CUdeviceptr], srcs: &[CUdeviceptr], sizes: &[usize], attrs: &[CUmemcpyAttributes], attrs_idxs: &[usize], h_stream: CUstream) -> Result<(), Error> {
-    let __count: usize = crate::util::array_len(&[Some(dsts.len()), Some(srcs.len()), Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_attrs: usize = crate::util::array_len(&[Some(attrs.len()), Some(attrs_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemcpyBatchAsync_v2(dsts.as_ptr().cast_mut(), srcs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, attrs.as_ptr().cast_mut(), attrs_idxs.as_ptr().cast_mut(), __num_attrs, h_stream) }?;
+pub fn memcpy_batch_async(
+    dsts: &[CUdeviceptr],
+    srcs: &[CUdeviceptr],
+    sizes: &[usize],
+    attrs: &[CUmemcpyAttributes],
+    attrs_idxs: &[usize],
+    h_stream: CUstream,
+) -> Result<(), Error> {
+    let __count: usize =
+        crate::util::array_len(&[Some(dsts.len()), Some(srcs.len()), Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_attrs: usize =
+        crate::util::array_len(&[Some(attrs.len()), Some(attrs_idxs.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuMemcpyBatchAsync_v2(
+            dsts.as_ptr().cast_mut(),
+            srcs.as_ptr().cast_mut(),
+            sizes.as_ptr().cast_mut(),
+            __count,
+            attrs.as_ptr().cast_mut(),
+            attrs_idxs.as_ptr().cast_mut(),
+            __num_attrs,
+            h_stream,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -6907,7 +7104,13 @@ pub fn memcpy3d_batch_async(op_list: &[CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglo
 /// **See also:** `cuMemcpyBatchAsync`
 #[doc(alias = "cuMemcpyWithAttributesAsync")]
 #[inline]
-pub fn memcpy_with_attributes_async(dst: CUdeviceptr, src: CUdeviceptr, size: usize, attr: &mut CUmemcpyAttributes, h_stream: CUstream) -> Result<(), Error> {
+pub fn memcpy_with_attributes_async(
+    dst: CUdeviceptr,
+    src: CUdeviceptr,
+    size: usize,
+    attr: &mut CUmemcpyAttributes,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyWithAttributesAsync(dst, src, size, core::ptr::from_mut(attr), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6937,7 +7140,11 @@ pub fn memcpy_with_attributes_async(dst: CUdeviceptr, src: CUdeviceptr, size: us
 /// **See also:** `cuMemcpy3DBatchAsync`
 #[doc(alias = "cuMemcpy3DWithAttributesAsync")]
 #[inline]
-pub fn memcpy3d_with_attributes_async(op: &mut CUDA_MEMCPY3D_BATCH_OP, flags: c_ulonglong, h_stream: CUstream) -> Result<(), Error> {
+pub fn memcpy3d_with_attributes_async(
+    op: &mut CUDA_MEMCPY3D_BATCH_OP,
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DWithAttributesAsync(core::ptr::from_mut(op), flags, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7366,7 +7573,14 @@ pub fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream:
 /// `cudaMemset2DAsync`
 #[doc(alias = "cuMemsetD2D8Async")]
 #[inline]
-pub fn memset_d2d8_async(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar, width: usize, height: usize, h_stream: CUstream) -> Result<(), Error> {
+pub fn memset_d2d8_async(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    uc: c_uchar,
+    width: usize,
+    height: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D8Async(dst_device, dst_pitch, uc, width, height, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7414,7 +7628,14 @@ pub fn memset_d2d8_async(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar,
 /// `cudaMemset2DAsync`
 #[doc(alias = "cuMemsetD2D16Async")]
 #[inline]
-pub fn memset_d2d16_async(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushort, width: usize, height: usize, h_stream: CUstream) -> Result<(), Error> {
+pub fn memset_d2d16_async(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    us: c_ushort,
+    width: usize,
+    height: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D16Async(dst_device, dst_pitch, us, width, height, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7462,7 +7683,14 @@ pub fn memset_d2d16_async(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushor
 /// `cudaMemset2DAsync`
 #[doc(alias = "cuMemsetD2D32Async")]
 #[inline]
-pub fn memset_d2d32_async(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint, width: usize, height: usize, h_stream: CUstream) -> Result<(), Error> {
+pub fn memset_d2d32_async(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    ui: c_uint,
+    width: usize,
+    height: usize,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D32Async(dst_device, dst_pitch, ui, width, height, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7792,7 +8020,10 @@ pub fn array_get_memory_requirements(array: CUarray, device: CUdevice) -> Result
 /// **See also:** `cuArrayGetMemoryRequirements`, `cuMemMapArrayAsync`
 #[doc(alias = "cuMipmappedArrayGetMemoryRequirements")]
 #[inline]
-pub fn mipmapped_array_get_memory_requirements(mipmap: CUmipmappedArray, device: CUdevice) -> Result<CUDA_ARRAY_MEMORY_REQUIREMENTS, Error> {
+pub fn mipmapped_array_get_memory_requirements(
+    mipmap: CUmipmappedArray,
+    device: CUdevice,
+) -> Result<CUDA_ARRAY_MEMORY_REQUIREMENTS, Error> {
     let mut __memory_requirements = MaybeUninit::<CUDA_ARRAY_MEMORY_REQUIREMENTS>::uninit();
     let __r = unsafe { sys::call_cuMipmappedArrayGetMemoryRequirements(__memory_requirements.as_mut_ptr(), mipmap, device) }?;
     error::check(__r)?;
@@ -8344,9 +8575,14 @@ pub fn array3d_get_descriptor(h_array: CUarray) -> Result<CUDA_ARRAY3D_DESCRIPTO
 /// `cudaMallocMipmappedArray`
 #[doc(alias = "cuMipmappedArrayCreate")]
 #[inline]
-pub fn mipmapped_array_create(p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR, num_mipmap_levels: c_uint) -> Result<CUmipmappedArray, Error> {
+pub fn mipmapped_array_create(
+    p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR,
+    num_mipmap_levels: c_uint,
+) -> Result<CUmipmappedArray, Error> {
     let mut __p_handle = MaybeUninit::<CUmipmappedArray>::uninit();
-    let __r = unsafe { sys::call_cuMipmappedArrayCreate(__p_handle.as_mut_ptr(), core::ptr::from_ref(p_mipmapped_array_desc), num_mipmap_levels) }?;
+    let __r = unsafe {
+        sys::call_cuMipmappedArrayCreate(__p_handle.as_mut_ptr(), core::ptr::from_ref(p_mipmapped_array_desc), num_mipmap_levels)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_handle.assume_init() })
 }
@@ -8471,10 +8707,18 @@ pub fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<()
 /// `CUDA_ERROR_NOT_SUPPORTED`
 #[doc(alias = "cuMemGetHandleForAddressRange")]
 #[inline]
-pub fn mem_get_handle_for_address_range<T: crate::Plain>(dptr: CUdeviceptr, size: usize, handle_type: CUmemRangeHandleType, flags: c_ulonglong) -> Result<T, Error> {
-    let __handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false)]).ok_or_else(Error::invalid_argument)?;
+pub fn mem_get_handle_for_address_range<T: crate::Plain>(
+    dptr: CUdeviceptr,
+    size: usize,
+    handle_type: CUmemRangeHandleType,
+    flags: c_ulonglong,
+) -> Result<T, Error> {
+    let __handle_size: usize =
+        crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __handle = MaybeUninit::<T>::zeroed();
-    let __r = unsafe { sys::call_cuMemGetHandleForAddressRange(__handle.as_mut_ptr().cast::<c_void>(), dptr, size, handle_type, flags) }?;
+    let __r = unsafe {
+        sys::call_cuMemGetHandleForAddressRange(__handle.as_mut_ptr().cast::<c_void>(), dptr, size, handle_type, flags)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __handle.assume_init() })
 }
@@ -8529,10 +8773,16 @@ pub fn mem_get_handle_for_address_range<T: crate::Plain>(dptr: CUdeviceptr, size
 /// **See also:** `cuMemAlloc`, `cuMemPoolCreate`, `cuMemAllocFromPoolAsync`
 #[doc(alias = "cuMemBatchDecompressAsync")]
 #[inline]
-pub fn mem_batch_decompress_async(params_array: &[CUmemDecompressParams], flags: c_uint, stream: CUstream) -> Result<usize, Error> {
+pub fn mem_batch_decompress_async(
+    params_array: &[CUmemDecompressParams],
+    flags: c_uint,
+    stream: CUstream,
+) -> Result<usize, Error> {
     let mut __error_index = MaybeUninit::<usize>::uninit();
     let __count: usize = crate::util::array_len(&[Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemBatchDecompressAsync(params_array.as_ptr().cast_mut(), __count, flags, __error_index.as_mut_ptr(), stream) }?;
+    let __r = unsafe {
+        sys::call_cuMemBatchDecompressAsync(params_array.as_ptr().cast_mut(), __count, flags, __error_index.as_mut_ptr(), stream)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __error_index.assume_init() })
 }
@@ -8774,7 +9024,13 @@ pub fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
 /// **See also:** `cuMemUnmap`, `cuMemSetAccess`, `cuMemCreate`, `cuMemAddressReserve`, `cuMemImportFromShareableHandle`
 #[doc(alias = "cuMemMap")]
 #[inline]
-pub fn mem_map(ptr: CUdeviceptr, size: usize, offset: usize, handle: CUmemGenericAllocationHandle, flags: c_ulonglong) -> Result<(), Error> {
+pub fn mem_map(
+    ptr: CUdeviceptr,
+    size: usize,
+    offset: usize,
+    handle: CUmemGenericAllocationHandle,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemMap(ptr, size, offset, handle, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -9055,10 +9311,18 @@ pub fn mem_get_access(location: &CUmemLocation, ptr: CUdeviceptr) -> Result<c_ul
 /// **See also:** `cuMemImportFromShareableHandle`
 #[doc(alias = "cuMemExportToShareableHandle")]
 #[inline]
-pub fn mem_export_to_shareable_handle<T: crate::Plain>(handle: CUmemGenericAllocationHandle, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
-    let __shareable_handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+pub fn mem_export_to_shareable_handle<T: crate::Plain>(
+    handle: CUmemGenericAllocationHandle,
+    handle_type: CUmemAllocationHandleType,
+    flags: c_ulonglong,
+) -> Result<T, Error> {
+    let __shareable_handle_size: usize =
+        crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)])
+            .ok_or_else(Error::invalid_argument)?;
     let mut __shareable_handle = MaybeUninit::<T>::zeroed();
-    let __r = unsafe { sys::call_cuMemExportToShareableHandle(__shareable_handle.as_mut_ptr().cast::<c_void>(), handle, handle_type, flags) }?;
+    let __r = unsafe {
+        sys::call_cuMemExportToShareableHandle(__shareable_handle.as_mut_ptr().cast::<c_void>(), handle, handle_type, flags)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __shareable_handle.assume_init() })
 }
@@ -9098,7 +9362,10 @@ pub fn mem_export_to_shareable_handle<T: crate::Plain>(handle: CUmemGenericAlloc
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemImportFromShareableHandle")]
 #[inline]
-pub unsafe fn mem_import_from_shareable_handle(os_handle: *mut c_void, sh_handle_type: CUmemAllocationHandleType) -> Result<CUmemGenericAllocationHandle, Error> {
+pub unsafe fn mem_import_from_shareable_handle(
+    os_handle: *mut c_void,
+    sh_handle_type: CUmemAllocationHandleType,
+) -> Result<CUmemGenericAllocationHandle, Error> {
     let mut __handle = MaybeUninit::<CUmemGenericAllocationHandle>::uninit();
     let __r = unsafe { sys::call_cuMemImportFromShareableHandle(__handle.as_mut_ptr(), os_handle, sh_handle_type) }?;
     error::check(__r)?;
@@ -9127,7 +9394,10 @@ pub unsafe fn mem_import_from_shareable_handle(os_handle: *mut c_void, sh_handle
 /// **See also:** `cuMemCreate`, `cuMemMap`
 #[doc(alias = "cuMemGetAllocationGranularity")]
 #[inline]
-pub fn mem_get_allocation_granularity(prop: &CUmemAllocationProp, option: CUmemAllocationGranularity_flags) -> Result<usize, Error> {
+pub fn mem_get_allocation_granularity(
+    prop: &CUmemAllocationProp,
+    option: CUmemAllocationGranularity_flags,
+) -> Result<usize, Error> {
     let mut __granularity = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuMemGetAllocationGranularity(__granularity.as_mut_ptr(), core::ptr::from_ref(prop), option) }?;
     error::check(__r)?;
@@ -9336,7 +9606,11 @@ pub fn mem_pool_trim_to(pool: CUmemoryPool, min_bytes_to_keep: usize) -> Result<
 #[doc(alias = "cuMemPoolSetAttribute")]
 #[inline]
 pub fn mem_pool_set_attribute<T: crate::Plain>(pool: CUmemoryPool, attr: CUmemPool_attribute, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attr.0 as i64,
+        &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemPoolSetAttribute(pool, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -9420,7 +9694,11 @@ pub fn mem_pool_set_attribute<T: crate::Plain>(pool: CUmemoryPool, attr: CUmemPo
 #[doc(alias = "cuMemPoolGetAttribute")]
 #[inline]
 pub fn mem_pool_get_attribute<T: crate::Plain>(pool: CUmemoryPool, attr: CUmemPool_attribute) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attr.0 as i64,
+        &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cuMemPoolGetAttribute(pool, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
@@ -9746,10 +10024,18 @@ pub fn mem_alloc_from_pool_async(bytesize: usize, pool: CUmemoryPool, h_stream: 
 /// `cuMemPoolSetAccess`, `cuMemPoolSetAttribute`
 #[doc(alias = "cuMemPoolExportToShareableHandle")]
 #[inline]
-pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(pool: CUmemoryPool, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
-    let __handle_out_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(
+    pool: CUmemoryPool,
+    handle_type: CUmemAllocationHandleType,
+    flags: c_ulonglong,
+) -> Result<T, Error> {
+    let __handle_out_size: usize =
+        crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)])
+            .ok_or_else(Error::invalid_argument)?;
     let mut __handle_out = MaybeUninit::<T>::zeroed();
-    let __r = unsafe { sys::call_cuMemPoolExportToShareableHandle(__handle_out.as_mut_ptr().cast::<c_void>(), pool, handle_type, flags) }?;
+    let __r = unsafe {
+        sys::call_cuMemPoolExportToShareableHandle(__handle_out.as_mut_ptr().cast::<c_void>(), pool, handle_type, flags)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __handle_out.assume_init() })
 }
@@ -9785,7 +10071,11 @@ pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(pool: CUmemoryPool, 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemPoolImportFromShareableHandle")]
 #[inline]
-pub unsafe fn mem_pool_import_from_shareable_handle(handle: *mut c_void, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<CUmemoryPool, Error> {
+pub unsafe fn mem_pool_import_from_shareable_handle(
+    handle: *mut c_void,
+    handle_type: CUmemAllocationHandleType,
+    flags: c_ulonglong,
+) -> Result<CUmemoryPool, Error> {
     let mut __pool_out = MaybeUninit::<CUmemoryPool>::uninit();
     let __r = unsafe { sys::call_cuMemPoolImportFromShareableHandle(__pool_out.as_mut_ptr(), handle, handle_type, flags) }?;
     error::check(__r)?;
@@ -10023,7 +10313,14 @@ pub fn multicast_add_device(mc_handle: CUmemGenericAllocationHandle, dev: CUdevi
 /// **See also:** `cuMulticastBindMem_v2`
 #[doc(alias = "cuMulticastBindMem")]
 #[inline]
-pub fn multicast_bind_mem(mc_handle: CUmemGenericAllocationHandle, mc_offset: usize, mem_handle: CUmemGenericAllocationHandle, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+pub fn multicast_bind_mem(
+    mc_handle: CUmemGenericAllocationHandle,
+    mc_offset: usize,
+    mem_handle: CUmemGenericAllocationHandle,
+    mem_offset: usize,
+    size: usize,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMulticastBindMem(mc_handle, mc_offset, mem_handle, mem_offset, size, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -10114,7 +10411,15 @@ pub fn multicast_bind_mem(mc_handle: CUmemGenericAllocationHandle, mc_offset: us
 /// **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
 #[doc(alias = "cuMulticastBindMem_v2")]
 #[inline]
-pub fn multicast_bind_mem_v2(mc_handle: CUmemGenericAllocationHandle, dev: CUdevice, mc_offset: usize, mem_handle: CUmemGenericAllocationHandle, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+pub fn multicast_bind_mem_v2(
+    mc_handle: CUmemGenericAllocationHandle,
+    dev: CUdevice,
+    mc_offset: usize,
+    mem_handle: CUmemGenericAllocationHandle,
+    mem_offset: usize,
+    size: usize,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMulticastBindMem_v2(mc_handle, dev, mc_offset, mem_handle, mem_offset, size, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -10194,7 +10499,13 @@ pub fn multicast_bind_mem_v2(mc_handle: CUmemGenericAllocationHandle, dev: CUdev
 /// **See also:** `cuMulticastBindAddr_v2`
 #[doc(alias = "cuMulticastBindAddr")]
 #[inline]
-pub fn multicast_bind_addr(mc_handle: CUmemGenericAllocationHandle, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+pub fn multicast_bind_addr(
+    mc_handle: CUmemGenericAllocationHandle,
+    mc_offset: usize,
+    memptr: CUdeviceptr,
+    size: usize,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMulticastBindAddr(mc_handle, mc_offset, memptr, size, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -10281,7 +10592,14 @@ pub fn multicast_bind_addr(mc_handle: CUmemGenericAllocationHandle, mc_offset: u
 /// **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
 #[doc(alias = "cuMulticastBindAddr_v2")]
 #[inline]
-pub fn multicast_bind_addr_v2(mc_handle: CUmemGenericAllocationHandle, dev: CUdevice, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+pub fn multicast_bind_addr_v2(
+    mc_handle: CUmemGenericAllocationHandle,
+    dev: CUdevice,
+    mc_offset: usize,
+    memptr: CUdeviceptr,
+    size: usize,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMulticastBindAddr_v2(mc_handle, dev, mc_offset, memptr, size, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -10321,7 +10639,12 @@ pub fn multicast_bind_addr_v2(mc_handle: CUmemGenericAllocationHandle, dev: CUde
 /// **See also:** `cuMulticastBindMem_v2`, `cuMulticastBindAddr_v2`
 #[doc(alias = "cuMulticastUnbind")]
 #[inline]
-pub fn multicast_unbind(mc_handle: CUmemGenericAllocationHandle, dev: CUdevice, mc_offset: usize, size: usize) -> Result<(), Error> {
+pub fn multicast_unbind(
+    mc_handle: CUmemGenericAllocationHandle,
+    dev: CUdevice,
+    mc_offset: usize,
+    size: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMulticastUnbind(mc_handle, dev, mc_offset, size) }?;
     error::check(__r)?;
     Ok(())
@@ -10745,7 +11068,14 @@ pub fn logical_endpoint_destroy(le_id: CUlogicalEndpointId) -> Result<(), Error>
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLogicalEndpointBindAddr")]
 #[inline]
-pub unsafe fn logical_endpoint_bind_addr(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, ptr: *mut c_void, size: cuuint64_t, flags: c_ulonglong) -> Result<(), Error> {
+pub unsafe fn logical_endpoint_bind_addr(
+    le_id: CUlogicalEndpointId,
+    dev: CUdevice,
+    offset: cuuint64_t,
+    ptr: *mut c_void,
+    size: cuuint64_t,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogicalEndpointBindAddr(le_id, dev, offset, ptr, size, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -10828,7 +11158,15 @@ pub unsafe fn logical_endpoint_bind_addr(le_id: CUlogicalEndpointId, dev: CUdevi
 /// `cuLogicalEndpointQuery`
 #[doc(alias = "cuLogicalEndpointBindMem")]
 #[inline]
-pub fn logical_endpoint_bind_mem(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, mem_handle: CUmemGenericAllocationHandle, mem_offset: cuuint64_t, size: cuuint64_t, flags: c_ulonglong) -> Result<(), Error> {
+pub fn logical_endpoint_bind_mem(
+    le_id: CUlogicalEndpointId,
+    dev: CUdevice,
+    offset: cuuint64_t,
+    mem_handle: CUmemGenericAllocationHandle,
+    mem_offset: cuuint64_t,
+    size: cuuint64_t,
+    flags: c_ulonglong,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogicalEndpointBindMem(le_id, dev, offset, mem_handle, mem_offset, size, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -10878,7 +11216,12 @@ pub fn logical_endpoint_bind_mem(le_id: CUlogicalEndpointId, dev: CUdevice, offs
 /// `cuLogicalEndpointQuery`
 #[doc(alias = "cuLogicalEndpointUnbind")]
 #[inline]
-pub fn logical_endpoint_unbind(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, size: cuuint64_t) -> Result<(), Error> {
+pub fn logical_endpoint_unbind(
+    le_id: CUlogicalEndpointId,
+    dev: CUdevice,
+    offset: cuuint64_t,
+    size: cuuint64_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogicalEndpointUnbind(le_id, dev, offset, size) }?;
     error::check(__r)?;
     Ok(())
@@ -10921,8 +11264,12 @@ pub fn logical_endpoint_unbind(le_id: CUlogicalEndpointId, dev: CUdevice, offset
 /// `cuLogicalEndpointQuery`
 #[doc(alias = "cuLogicalEndpointExport")]
 #[inline]
-pub fn logical_endpoint_export<T: crate::Plain>(le_id: CUlogicalEndpointId, handle_type: CUlogicalEndpointIpcHandleType) -> Result<T, Error> {
-    let __handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 64, false)]).ok_or_else(Error::invalid_argument)?;
+pub fn logical_endpoint_export<T: crate::Plain>(
+    le_id: CUlogicalEndpointId,
+    handle_type: CUlogicalEndpointIpcHandleType,
+) -> Result<T, Error> {
+    let __handle_size: usize =
+        crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 64, false)]).ok_or_else(Error::invalid_argument)?;
     let mut __handle = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cuLogicalEndpointExport(__handle.as_mut_ptr().cast::<c_void>(), le_id, handle_type) }?;
     error::check(__r)?;
@@ -10972,7 +11319,11 @@ pub fn logical_endpoint_export<T: crate::Plain>(le_id: CUlogicalEndpointId, hand
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLogicalEndpointImport")]
 #[inline]
-pub unsafe fn logical_endpoint_import(le_id: CUlogicalEndpointId, handle: *const c_void, handle_type: CUlogicalEndpointIpcHandleType) -> Result<(), Error> {
+pub unsafe fn logical_endpoint_import(
+    le_id: CUlogicalEndpointId,
+    handle: *const c_void,
+    handle_type: CUlogicalEndpointIpcHandleType,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogicalEndpointImport(le_id, handle, handle_type) }?;
     error::check(__r)?;
     Ok(())
@@ -11018,7 +11369,9 @@ pub unsafe fn logical_endpoint_import(le_id: CUlogicalEndpointId, handle: *const
 pub fn logical_endpoint_get_limits(prop: &CUlogicalEndpointProp) -> Result<(cuuint64_t, cuuint64_t), Error> {
     let mut __bind_alignment = MaybeUninit::<cuuint64_t>::uninit();
     let mut __max_size = MaybeUninit::<cuuint64_t>::uninit();
-    let __r = unsafe { sys::call_cuLogicalEndpointGetLimits(__bind_alignment.as_mut_ptr(), __max_size.as_mut_ptr(), core::ptr::from_ref(prop)) }?;
+    let __r = unsafe {
+        sys::call_cuLogicalEndpointGetLimits(__bind_alignment.as_mut_ptr(), __max_size.as_mut_ptr(), core::ptr::from_ref(prop))
+    }?;
     error::check(__r)?;
     Ok((unsafe { __bind_alignment.assume_init() }, unsafe { __max_size.assume_init() }))
 }
@@ -11151,7 +11504,11 @@ pub fn logical_endpoint_query(le_id: CUlogicalEndpointId, count: cuuint32_t) -> 
 /// `cuLogicalEndpointBindMem`
 #[doc(alias = "cuFabricCpyBatchAsync")]
 #[inline]
-pub fn fabric_cpy_batch_async(op_list: &[CUDA_FABRIC_COPY_BATCH_OP], flags: c_ulonglong, h_stream: CUstream) -> Result<(), Error> {
+pub fn fabric_cpy_batch_async(
+    op_list: &[CUDA_FABRIC_COPY_BATCH_OP],
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __num_ops: usize = crate::util::array_len(&[Some(op_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuFabricCpyBatchAsync(__num_ops, op_list.as_ptr().cast_mut(), flags, h_stream) }?;
     error::check(__r)?;
@@ -11362,7 +11719,32 @@ pub fn fabric_cpy_batch_async(op_list: &[CUDA_FABRIC_COPY_BATCH_OP], flags: c_ul
 #[doc(alias = "cuPointerGetAttribute")]
 #[inline]
 pub fn pointer_get_attribute<T: crate::Plain>(attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<T, Error> {
-    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 1, false), (7, 8, false), (8, 1, false), (9, 4, false), (10, 1, false), (11, 8, false), (12, 8, false), (13, 1, false), (14, 8, false), (15, 1, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 1, false)]).ok_or_else(Error::invalid_argument)?;
+    let __data_size: usize = crate::util::selected_size::<T>(
+        attribute.0 as i64,
+        &[
+            (1, 8, false),
+            (2, 4, false),
+            (3, 8, false),
+            (4, 8, false),
+            (6, 1, false),
+            (7, 8, false),
+            (8, 1, false),
+            (9, 4, false),
+            (10, 1, false),
+            (11, 8, false),
+            (12, 8, false),
+            (13, 1, false),
+            (14, 8, false),
+            (15, 1, false),
+            (16, 4, false),
+            (17, 8, false),
+            (18, 8, false),
+            (19, 8, false),
+            (20, 8, false),
+            (21, 1, false),
+        ],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __data = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cuPointerGetAttribute(__data.as_mut_ptr().cast::<c_void>(), attribute, ptr) }?;
     error::check(__r)?;
@@ -11448,7 +11830,13 @@ pub fn pointer_get_attribute<T: crate::Plain>(attribute: CUpointer_attribute, pt
 /// `cudaMemPrefetchAsync`
 #[doc(alias = "cuMemPrefetchAsync")]
 #[inline]
-pub fn mem_prefetch_async(dev_ptr: CUdeviceptr, count: usize, location: CUmemLocation, flags: c_uint, h_stream: CUstream) -> Result<(), Error> {
+pub fn mem_prefetch_async(
+    dev_ptr: CUdeviceptr,
+    count: usize,
+    location: CUmemLocation,
+    flags: c_uint,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemPrefetchAsync_v2(dev_ptr, count, location, flags, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -11618,10 +12006,29 @@ pub fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, loca
 /// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
 #[doc(alias = "cuMemPrefetchBatchAsync")]
 #[inline]
-pub fn mem_prefetch_batch_async(dptrs: &[CUdeviceptr], sizes: &[usize], prefetch_locs: &[CUmemLocation], prefetch_loc_idxs: &[usize], flags: c_ulonglong, h_stream: CUstream) -> Result<(), Error> {
+pub fn mem_prefetch_batch_async(
+    dptrs: &[CUdeviceptr],
+    sizes: &[usize],
+    prefetch_locs: &[CUmemLocation],
+    prefetch_loc_idxs: &[usize],
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(dptrs.len()), Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemPrefetchBatchAsync(dptrs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, prefetch_locs.as_ptr().cast_mut(), prefetch_loc_idxs.as_ptr().cast_mut(), __num_prefetch_locs, flags, h_stream) }?;
+    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuMemPrefetchBatchAsync(
+            dptrs.as_ptr().cast_mut(),
+            sizes.as_ptr().cast_mut(),
+            __count,
+            prefetch_locs.as_ptr().cast_mut(),
+            prefetch_loc_idxs.as_ptr().cast_mut(),
+            __num_prefetch_locs,
+            flags,
+            h_stream,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11655,9 +12062,16 @@ pub fn mem_prefetch_batch_async(dptrs: &[CUdeviceptr], sizes: &[usize], prefetch
 /// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
 #[doc(alias = "cuMemDiscardBatchAsync")]
 #[inline]
-pub fn mem_discard_batch_async(dptrs: &[CUdeviceptr], sizes: &[usize], flags: c_ulonglong, h_stream: CUstream) -> Result<(), Error> {
+pub fn mem_discard_batch_async(
+    dptrs: &[CUdeviceptr],
+    sizes: &[usize],
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(dptrs.len()), Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemDiscardBatchAsync(dptrs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, flags, h_stream) }?;
+    let __r = unsafe {
+        sys::call_cuMemDiscardBatchAsync(dptrs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, flags, h_stream)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11705,10 +12119,29 @@ pub fn mem_discard_batch_async(dptrs: &[CUdeviceptr], sizes: &[usize], flags: c_
 /// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
 #[doc(alias = "cuMemDiscardAndPrefetchBatchAsync")]
 #[inline]
-pub fn mem_discard_and_prefetch_batch_async(dptrs: &[CUdeviceptr], sizes: &[usize], prefetch_locs: &[CUmemLocation], prefetch_loc_idxs: &[usize], flags: c_ulonglong, h_stream: CUstream) -> Result<(), Error> {
+pub fn mem_discard_and_prefetch_batch_async(
+    dptrs: &[CUdeviceptr],
+    sizes: &[usize],
+    prefetch_locs: &[CUmemLocation],
+    prefetch_loc_idxs: &[usize],
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(dptrs.len()), Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemDiscardAndPrefetchBatchAsync(dptrs.as_ptr().cast_mut(), sizes.as_ptr().cast_mut(), __count, prefetch_locs.as_ptr().cast_mut(), prefetch_loc_idxs.as_ptr().cast_mut(), __num_prefetch_locs, flags, h_stream) }?;
+    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuMemDiscardAndPrefetchBatchAsync(
+            dptrs.as_ptr().cast_mut(),
+            sizes.as_ptr().cast_mut(),
+            __count,
+            prefetch_locs.as_ptr().cast_mut(),
+            prefetch_loc_idxs.as_ptr().cast_mut(),
+            __num_prefetch_locs,
+            flags,
+            h_stream,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11764,7 +12197,13 @@ pub fn mem_discard_and_prefetch_batch_async(dptrs: &[CUdeviceptr], sizes: &[usiz
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemGetLocationInfo")]
 #[inline]
-pub unsafe fn mem_get_location_info(ptr: CUdeviceptr, size: usize, summary_granularity: usize, sampling_granularity: usize, location_out: *mut CUmemLocation) -> Result<(), Error> {
+pub unsafe fn mem_get_location_info(
+    ptr: CUdeviceptr,
+    size: usize,
+    summary_granularity: usize,
+    sampling_granularity: usize,
+    location_out: *mut CUmemLocation,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemGetLocationInfo(ptr, size, summary_granularity, sampling_granularity, location_out) }?;
     error::check(__r)?;
     Ok(())
@@ -11849,10 +12288,20 @@ pub unsafe fn mem_get_location_info(ptr: CUdeviceptr, size: usize, summary_granu
 /// `cudaMemRangeGetAttribute`
 #[doc(alias = "cuMemRangeGetAttribute")]
 #[inline]
-pub fn mem_range_get_attribute<T: crate::Plain>(attribute: CUmem_range_attribute, dev_ptr: CUdeviceptr, count: usize) -> Result<T, Error> {
-    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)]).ok_or_else(Error::invalid_argument)?;
+pub fn mem_range_get_attribute<T: crate::Plain>(
+    attribute: CUmem_range_attribute,
+    dev_ptr: CUdeviceptr,
+    count: usize,
+) -> Result<T, Error> {
+    let __data_size: usize = crate::util::selected_size::<T>(
+        attribute.0 as i64,
+        &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __data = MaybeUninit::<T>::zeroed();
-    let __r = unsafe { sys::call_cuMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count) }?;
+    let __r = unsafe {
+        sys::call_cuMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __data.assume_init() })
 }
@@ -11902,9 +12351,25 @@ pub fn mem_range_get_attribute<T: crate::Plain>(attribute: CUmem_range_attribute
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[CUmem_range_attribute], dev_ptr: CUdeviceptr, count: usize) -> Result<(), Error> {
-    let __num_attributes: usize = crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, count) }?;
+pub unsafe fn mem_range_get_attributes(
+    data: *mut *mut c_void,
+    data_sizes: &[usize],
+    attributes: &[CUmem_range_attribute],
+    dev_ptr: CUdeviceptr,
+    count: usize,
+) -> Result<(), Error> {
+    let __num_attributes: usize =
+        crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuMemRangeGetAttributes(
+            data,
+            data_sizes.as_ptr().cast_mut(),
+            attributes.as_ptr().cast_mut(),
+            __num_attributes,
+            dev_ptr,
+            count,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11951,7 +12416,32 @@ pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usi
 #[doc(alias = "cuPointerSetAttribute")]
 #[inline]
 pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 8, false), (2, 4, false), (3, 8, false), (4, 8, false), (6, 1, false), (7, 8, false), (8, 1, false), (9, 4, false), (10, 1, false), (11, 8, false), (12, 8, false), (13, 1, false), (14, 8, false), (15, 1, false), (16, 4, false), (17, 8, false), (18, 8, false), (19, 8, false), (20, 8, false), (21, 1, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attribute.0 as i64,
+        &[
+            (1, 8, false),
+            (2, 4, false),
+            (3, 8, false),
+            (4, 8, false),
+            (6, 1, false),
+            (7, 8, false),
+            (8, 1, false),
+            (9, 4, false),
+            (10, 1, false),
+            (11, 8, false),
+            (12, 8, false),
+            (13, 1, false),
+            (14, 8, false),
+            (15, 1, false),
+            (16, 4, false),
+            (17, 8, false),
+            (18, 8, false),
+            (19, 8, false),
+            (20, 8, false),
+            (21, 1, false),
+        ],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuPointerSetAttribute(core::ptr::from_ref(value).cast::<c_void>(), attribute, ptr) }?;
     error::check(__r)?;
     Ok(())
@@ -12009,7 +12499,11 @@ pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_at
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuPointerGetAttributes")]
 #[inline]
-pub unsafe fn pointer_get_attributes(attributes: &[CUpointer_attribute], data: *mut *mut c_void, ptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn pointer_get_attributes(
+    attributes: &[CUpointer_attribute],
+    data: *mut *mut c_void,
+    ptr: CUdeviceptr,
+) -> Result<(), Error> {
     let __num_attributes: c_uint = crate::util::array_len(&[Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuPointerGetAttributes(__num_attributes, attributes.as_ptr().cast_mut(), data, ptr) }?;
     error::check(__r)?;
@@ -12197,7 +12691,10 @@ pub fn stream_create_with_priority(flags: c_uint, priority: c_int) -> Result<CUs
 /// `cuStreamAddCallback`
 #[doc(alias = "cuStreamBeginCaptureToCig")]
 #[inline]
-pub fn stream_begin_capture_to_cig(h_stream: CUstream, stream_cig_capture_params: &mut CUstreamCigCaptureParams) -> Result<(), Error> {
+pub fn stream_begin_capture_to_cig(
+    h_stream: CUstream,
+    stream_cig_capture_params: &mut CUstreamCigCaptureParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamBeginCaptureToCig(h_stream, core::ptr::from_mut(stream_cig_capture_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -12620,7 +13117,12 @@ pub fn stream_wait_event(h_stream: CUstream, h_event: CUevent, flags: c_uint) ->
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuStreamAddCallback")]
 #[inline]
-pub unsafe fn stream_add_callback(h_stream: CUstream, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_add_callback(
+    h_stream: CUstream,
+    callback: CUstreamCallback,
+    user_data: *mut c_void,
+    flags: c_uint,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamAddCallback(h_stream, callback, user_data, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -12709,7 +13211,13 @@ pub fn stream_begin_capture(h_stream: CUstream, mode: CUstreamCaptureMode) -> Re
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuStreamBeginRecaptureToGraph")]
 #[inline]
-pub unsafe fn stream_begin_recapture_to_graph(h_stream: CUstream, mode: CUstreamCaptureMode, h_graph: CUgraph, callback_func: CUgraphRecaptureCallback, user_data: *mut c_void) -> Result<(), Error> {
+pub unsafe fn stream_begin_recapture_to_graph(
+    h_stream: CUstream,
+    mode: CUstreamCaptureMode,
+    h_graph: CUgraph,
+    callback_func: CUgraphRecaptureCallback,
+    user_data: *mut c_void,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamBeginRecaptureToGraph(h_stream, mode, h_graph, callback_func, user_data) }?;
     error::check(__r)?;
     Ok(())
@@ -12758,9 +13266,26 @@ pub unsafe fn stream_begin_recapture_to_graph(h_stream: CUstream, mode: CUstream
 /// `cuGraphAddNode`
 #[doc(alias = "cuStreamBeginCaptureToGraph")]
 #[inline]
-pub fn stream_begin_capture_to_graph(h_stream: CUstream, h_graph: CUgraph, dependencies: Option<&[CUgraphNode]>, dependency_data: Option<&[CUgraphEdgeData]>, mode: CUstreamCaptureMode) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[dependencies.as_ref().map(|s| s.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuStreamBeginCaptureToGraph(h_stream, h_graph, dependencies.map_or(core::ptr::null(), |s| s.as_ptr()), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, mode) }?;
+pub fn stream_begin_capture_to_graph(
+    h_stream: CUstream,
+    h_graph: CUgraph,
+    dependencies: Option<&[CUgraphNode]>,
+    dependency_data: Option<&[CUgraphEdgeData]>,
+    mode: CUstreamCaptureMode,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[dependencies.as_ref().map(|s| s.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuStreamBeginCaptureToGraph(
+            h_stream,
+            h_graph,
+            dependencies.map_or(core::ptr::null(), |s| s.as_ptr()),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            mode,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -12945,16 +13470,35 @@ pub fn stream_is_capturing(h_stream: CUstream) -> Result<CUstreamCaptureStatus, 
 /// `cuStreamUpdateCaptureDependencies`
 #[doc(alias = "cuStreamGetCaptureInfo")]
 #[inline]
-pub fn stream_get_capture_info(h_stream: CUstream) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
+pub fn stream_get_capture_info(
+    h_stream: CUstream,
+) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<CUstreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<cuuint64_t>::uninit();
     let mut __graph_out = MaybeUninit::<CUgraph>::uninit();
     let mut __dependencies_out = MaybeUninit::<*const CUgraphNode>::uninit();
     let mut __edge_data_out = MaybeUninit::<*const CUgraphEdgeData>::uninit();
     let mut __num_dependencies_out = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuStreamGetCaptureInfo_v3(h_stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), __dependencies_out.as_mut_ptr(), __edge_data_out.as_mut_ptr(), __num_dependencies_out.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_cuStreamGetCaptureInfo_v3(
+            h_stream,
+            __capture_status_out.as_mut_ptr(),
+            __id_out.as_mut_ptr(),
+            __graph_out.as_mut_ptr(),
+            __dependencies_out.as_mut_ptr(),
+            __edge_data_out.as_mut_ptr(),
+            __num_dependencies_out.as_mut_ptr(),
+        )
+    }?;
     error::check(__r)?;
-    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __dependencies_out.assume_init() }, unsafe { __edge_data_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
+    Ok((
+        unsafe { __capture_status_out.assume_init() },
+        unsafe { __id_out.assume_init() },
+        unsafe { __graph_out.assume_init() },
+        unsafe { __dependencies_out.assume_init() },
+        unsafe { __edge_data_out.assume_init() },
+        unsafe { __num_dependencies_out.assume_init() },
+    ))
 }
 
 /// Update the set of dependencies in a capturing stream
@@ -12991,9 +13535,24 @@ pub fn stream_get_capture_info(h_stream: CUstream) -> Result<(CUstreamCaptureSta
 /// `cuStreamGetCaptureInfo`
 #[doc(alias = "cuStreamUpdateCaptureDependencies")]
 #[inline]
-pub fn stream_update_capture_dependencies(h_stream: CUstream, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, flags: c_uint) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuStreamUpdateCaptureDependencies_v2(h_stream, dependencies.as_ptr().cast_mut(), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, flags) }?;
+pub fn stream_update_capture_dependencies(
+    h_stream: CUstream,
+    dependencies: &[CUgraphNode],
+    dependency_data: Option<&[CUgraphEdgeData]>,
+    flags: c_uint,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuStreamUpdateCaptureDependencies_v2(
+            h_stream,
+            dependencies.as_ptr().cast_mut(),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -13817,9 +14376,13 @@ pub fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC
 /// `cuExternalMemoryGetMappedMipmappedArray`
 #[doc(alias = "cuExternalMemoryGetMappedBuffer")]
 #[inline]
-pub fn external_memory_get_mapped_buffer(ext_mem: CUexternalMemory, buffer_desc: &CUDA_EXTERNAL_MEMORY_BUFFER_DESC) -> Result<CUdeviceptr, Error> {
+pub fn external_memory_get_mapped_buffer(
+    ext_mem: CUexternalMemory,
+    buffer_desc: &CUDA_EXTERNAL_MEMORY_BUFFER_DESC,
+) -> Result<CUdeviceptr, Error> {
     let mut __dev_ptr = MaybeUninit::<CUdeviceptr>::uninit();
-    let __r = unsafe { sys::call_cuExternalMemoryGetMappedBuffer(__dev_ptr.as_mut_ptr(), ext_mem, core::ptr::from_ref(buffer_desc)) }?;
+    let __r =
+        unsafe { sys::call_cuExternalMemoryGetMappedBuffer(__dev_ptr.as_mut_ptr(), ext_mem, core::ptr::from_ref(buffer_desc)) }?;
     error::check(__r)?;
     Ok(unsafe { __dev_ptr.assume_init() })
 }
@@ -13879,9 +14442,14 @@ pub fn external_memory_get_mapped_buffer(ext_mem: CUexternalMemory, buffer_desc:
 /// `cuExternalMemoryGetMappedBuffer`
 #[doc(alias = "cuExternalMemoryGetMappedMipmappedArray")]
 #[inline]
-pub fn external_memory_get_mapped_mipmapped_array(ext_mem: CUexternalMemory, mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<CUmipmappedArray, Error> {
+pub fn external_memory_get_mapped_mipmapped_array(
+    ext_mem: CUexternalMemory,
+    mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
+) -> Result<CUmipmappedArray, Error> {
     let mut __mipmap = MaybeUninit::<CUmipmappedArray>::uninit();
-    let __r = unsafe { sys::call_cuExternalMemoryGetMappedMipmappedArray(__mipmap.as_mut_ptr(), ext_mem, core::ptr::from_ref(mipmap_desc)) }?;
+    let __r = unsafe {
+        sys::call_cuExternalMemoryGetMappedMipmappedArray(__mipmap.as_mut_ptr(), ext_mem, core::ptr::from_ref(mipmap_desc))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __mipmap.assume_init() })
 }
@@ -14171,9 +14739,16 @@ pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDL
 /// `cuWaitExternalSemaphoresAsync`
 #[doc(alias = "cuSignalExternalSemaphoresAsync")]
 #[inline]
-pub fn signal_external_semaphores_async(ext_sem_array: &[CUexternalSemaphore], params_array: &[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS], stream: CUstream) -> Result<(), Error> {
-    let __num_ext_sems: c_uint = crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuSignalExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream) }?;
+pub fn signal_external_semaphores_async(
+    ext_sem_array: &[CUexternalSemaphore],
+    params_array: &[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS],
+    stream: CUstream,
+) -> Result<(), Error> {
+    let __num_ext_sems: c_uint =
+        crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuSignalExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -14253,9 +14828,16 @@ pub fn signal_external_semaphores_async(ext_sem_array: &[CUexternalSemaphore], p
 /// `cuSignalExternalSemaphoresAsync`
 #[doc(alias = "cuWaitExternalSemaphoresAsync")]
 #[inline]
-pub fn wait_external_semaphores_async(ext_sem_array: &[CUexternalSemaphore], params_array: &[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS], stream: CUstream) -> Result<(), Error> {
-    let __num_ext_sems: c_uint = crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuWaitExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream) }?;
+pub fn wait_external_semaphores_async(
+    ext_sem_array: &[CUexternalSemaphore],
+    params_array: &[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS],
+    stream: CUstream,
+) -> Result<(), Error> {
+    let __num_ext_sems: c_uint =
+        crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuWaitExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -15009,8 +15591,34 @@ pub fn func_load(function: CUfunction) -> Result<(), Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLaunchKernel")]
 #[inline]
-pub unsafe fn launch_kernel(f: CUfunction, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuLaunchKernel(f, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params, extra) }?;
+pub unsafe fn launch_kernel(
+    f: CUfunction,
+    grid_dim_x: c_uint,
+    grid_dim_y: c_uint,
+    grid_dim_z: c_uint,
+    block_dim_x: c_uint,
+    block_dim_y: c_uint,
+    block_dim_z: c_uint,
+    shared_mem_bytes: c_uint,
+    h_stream: CUstream,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuLaunchKernel(
+            f,
+            grid_dim_x,
+            grid_dim_y,
+            grid_dim_z,
+            block_dim_x,
+            block_dim_y,
+            block_dim_z,
+            shared_mem_bytes,
+            h_stream,
+            kernel_params,
+            extra,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -15291,7 +15899,12 @@ pub unsafe fn launch_kernel(f: CUfunction, grid_dim_x: c_uint, grid_dim_y: c_uin
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLaunchKernelEx")]
 #[inline]
-pub unsafe fn launch_kernel_ex(config: &CUlaunchConfig, f: CUfunction, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
+pub unsafe fn launch_kernel_ex(
+    config: &CUlaunchConfig,
+    f: CUfunction,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLaunchKernelEx(core::ptr::from_ref(config), f, kernel_params, extra) }?;
     error::check(__r)?;
     Ok(())
@@ -15390,8 +16003,32 @@ pub unsafe fn launch_kernel_ex(config: &CUlaunchConfig, f: CUfunction, kernel_pa
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLaunchCooperativeKernel")]
 #[inline]
-pub unsafe fn launch_cooperative_kernel(f: CUfunction, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: CUstream, kernel_params: *mut *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuLaunchCooperativeKernel(f, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, h_stream, kernel_params) }?;
+pub unsafe fn launch_cooperative_kernel(
+    f: CUfunction,
+    grid_dim_x: c_uint,
+    grid_dim_y: c_uint,
+    grid_dim_z: c_uint,
+    block_dim_x: c_uint,
+    block_dim_y: c_uint,
+    block_dim_z: c_uint,
+    shared_mem_bytes: c_uint,
+    h_stream: CUstream,
+    kernel_params: *mut *mut c_void,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuLaunchCooperativeKernel(
+            f,
+            grid_dim_x,
+            grid_dim_y,
+            grid_dim_z,
+            block_dim_x,
+            block_dim_y,
+            block_dim_z,
+            shared_mem_bytes,
+            h_stream,
+            kernel_params,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -15539,7 +16176,12 @@ pub unsafe fn launch_host_func(h_stream: CUstream, r#fn: CUhostFn, user_data: *m
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLaunchHostFunc_v2")]
 #[inline]
-pub unsafe fn launch_host_func_v2(h_stream: CUstream, r#fn: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) -> Result<(), Error> {
+pub unsafe fn launch_host_func_v2(
+    h_stream: CUstream,
+    r#fn: CUhostFn,
+    user_data: *mut c_void,
+    sync_mode: c_uint,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLaunchHostFunc_v2(h_stream, r#fn, user_data, sync_mode) }?;
     error::check(__r)?;
     Ok(())
@@ -16116,7 +16758,8 @@ pub fn launch_grid_async(f: CUfunction, grid_width: c_int, grid_height: c_int, h
 #[inline]
 pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[CUDA_LAUNCH_PARAMS], flags: c_uint) -> Result<(), Error> {
     let __num_devices: c_uint = crate::util::array_len(&[Some(launch_params_list.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuLaunchCooperativeKernelMultiDevice(launch_params_list.as_ptr().cast_mut(), __num_devices, flags) }?;
+    let __r =
+        unsafe { sys::call_cuLaunchCooperativeKernelMultiDevice(launch_params_list.as_ptr().cast_mut(), __num_devices, flags) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -16354,10 +16997,22 @@ pub fn graph_create(flags: c_uint) -> Result<CUgraph, Error> {
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddKernelNode")]
 #[inline]
-pub fn graph_add_kernel_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<CUgraphNode, Error> {
+pub fn graph_add_kernel_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    node_params: &CUDA_KERNEL_NODE_PARAMS,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddKernelNode_v2(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddKernelNode_v2(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -16484,10 +17139,24 @@ pub fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERN
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddMemcpyNode")]
 #[inline]
-pub fn graph_add_memcpy_node(h_graph: CUgraph, dependencies: &[CUgraphNode], copy_params: &CUDA_MEMCPY3D, ctx: CUcontext) -> Result<CUgraphNode, Error> {
+pub fn graph_add_memcpy_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    copy_params: &CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddMemcpyNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(copy_params), ctx) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddMemcpyNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(copy_params),
+            ctx,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -16599,10 +17268,24 @@ pub fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMC
 /// `cuGraphAddMemcpyNode`
 #[doc(alias = "cuGraphAddMemsetNode")]
 #[inline]
-pub fn graph_add_memset_node(h_graph: CUgraph, dependencies: &[CUgraphNode], memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<CUgraphNode, Error> {
+pub fn graph_add_memset_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    memset_params: &CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddMemsetNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(memset_params), ctx) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddMemsetNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(memset_params),
+            ctx,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -16713,10 +17396,22 @@ pub fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMS
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddHostNode")]
 #[inline]
-pub fn graph_add_host_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_params: &CUDA_HOST_NODE_PARAMS) -> Result<CUgraphNode, Error> {
+pub fn graph_add_host_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    node_params: &CUDA_HOST_NODE_PARAMS,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddHostNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddHostNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -16827,10 +17522,22 @@ pub fn graph_host_node_set_params(h_node: CUgraphNode, node_params: &CUDA_HOST_N
 /// `cuGraphClone`
 #[doc(alias = "cuGraphAddChildGraphNode")]
 #[inline]
-pub fn graph_add_child_graph_node(h_graph: CUgraph, dependencies: &[CUgraphNode], child_graph: CUgraph) -> Result<CUgraphNode, Error> {
+pub fn graph_add_child_graph_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    child_graph: CUgraph,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddChildGraphNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, child_graph) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddChildGraphNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            child_graph,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -16913,7 +17620,9 @@ pub fn graph_child_graph_node_get_graph(h_node: CUgraphNode) -> Result<CUgraph, 
 pub fn graph_add_empty_node(h_graph: CUgraph, dependencies: &[CUgraphNode]) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddEmptyNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddEmptyNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -16964,7 +17673,15 @@ pub fn graph_add_empty_node(h_graph: CUgraph, dependencies: &[CUgraphNode]) -> R
 pub fn graph_add_event_record_node(h_graph: CUgraph, dependencies: &[CUgraphNode], event: CUevent) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddEventRecordNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, event) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddEventRecordNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            event,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17084,7 +17801,9 @@ pub fn graph_event_record_node_set_event(h_node: CUgraphNode, event: CUevent) ->
 pub fn graph_add_event_wait_node(h_graph: CUgraph, dependencies: &[CUgraphNode], event: CUevent) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddEventWaitNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, event) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddEventWaitNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, event)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17205,10 +17924,22 @@ pub fn graph_event_wait_node_set_event(h_node: CUgraphNode, event: CUevent) -> R
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddExternalSemaphoresSignalNode")]
 #[inline]
-pub fn graph_add_external_semaphores_signal_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<CUgraphNode, Error> {
+pub fn graph_add_external_semaphores_signal_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddExternalSemaphoresSignalNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddExternalSemaphoresSignalNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17280,7 +18011,10 @@ pub fn graph_external_semaphores_signal_node_get_params(h_node: CUgraphNode) -> 
 /// `cuWaitExternalSemaphoresAsync`
 #[doc(alias = "cuGraphExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_set_params(h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
+pub fn graph_external_semaphores_signal_node_set_params(
+    h_node: CUgraphNode,
+    node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExternalSemaphoresSignalNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17336,10 +18070,22 @@ pub fn graph_external_semaphores_signal_node_set_params(h_node: CUgraphNode, nod
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddExternalSemaphoresWaitNode")]
 #[inline]
-pub fn graph_add_external_semaphores_wait_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<CUgraphNode, Error> {
+pub fn graph_add_external_semaphores_wait_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddExternalSemaphoresWaitNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddExternalSemaphoresWaitNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17411,7 +18157,10 @@ pub fn graph_external_semaphores_wait_node_get_params(h_node: CUgraphNode) -> Re
 /// `cuWaitExternalSemaphoresAsync`
 #[doc(alias = "cuGraphExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_set_params(h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
+pub fn graph_external_semaphores_wait_node_set_params(
+    h_node: CUgraphNode,
+    node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExternalSemaphoresWaitNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17472,10 +18221,22 @@ pub fn graph_external_semaphores_wait_node_set_params(h_node: CUgraphNode, node_
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddBatchMemOpNode")]
 #[inline]
-pub fn graph_add_batch_mem_op_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<CUgraphNode, Error> {
+pub fn graph_add_batch_mem_op_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddBatchMemOpNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddBatchMemOpNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17599,7 +18360,11 @@ pub fn graph_batch_mem_op_node_set_params(h_node: CUgraphNode, node_params: &CUD
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecBatchMemOpNodeSetParams")]
 #[inline]
-pub fn graph_exec_batch_mem_op_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
+pub fn graph_exec_batch_mem_op_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecBatchMemOpNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17681,10 +18446,22 @@ pub fn graph_exec_batch_mem_op_node_set_params(h_graph_exec: CUgraphExec, h_node
 /// `cuGraphAddMemsetNode`
 #[doc(alias = "cuGraphAddMemAllocNode")]
 #[inline]
-pub fn graph_add_mem_alloc_node(h_graph: CUgraph, dependencies: &[CUgraphNode], node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS) -> Result<CUgraphNode, Error> {
+pub fn graph_add_mem_alloc_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddMemAllocNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, core::ptr::from_mut(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddMemAllocNode(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_mut(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17785,7 +18562,9 @@ pub fn graph_mem_alloc_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEM_A
 pub fn graph_add_mem_free_node(h_graph: CUgraph, dependencies: &[CUgraphNode], dptr: CUdeviceptr) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddMemFreeNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, dptr) }?;
+    let __r = unsafe {
+        sys::call_cuGraphAddMemFreeNode(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), __num_dependencies, dptr)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -17874,7 +18653,9 @@ pub fn device_graph_mem_trim(device: CUdevice) -> Result<(), Error> {
 #[doc(alias = "cuDeviceGetGraphMemAttribute")]
 #[inline]
 pub fn device_get_graph_mem_attribute<T: crate::Plain>(device: CUdevice, attr: CUgraphMem_attribute) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize =
+        crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)])
+            .ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cuDeviceGetGraphMemAttribute(device, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
@@ -17905,9 +18686,16 @@ pub fn device_get_graph_mem_attribute<T: crate::Plain>(device: CUdevice, attr: C
 /// `cuGraphAddMemFreeNode`
 #[doc(alias = "cuDeviceSetGraphMemAttribute")]
 #[inline]
-pub fn device_set_graph_mem_attribute<T: crate::Plain>(device: CUdevice, attr: CUgraphMem_attribute, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuDeviceSetGraphMemAttribute(device, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
+pub fn device_set_graph_mem_attribute<T: crate::Plain>(
+    device: CUdevice,
+    attr: CUgraphMem_attribute,
+    value: &T,
+) -> Result<(), Error> {
+    let __value_size: usize =
+        crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r =
+        unsafe { sys::call_cuDeviceSetGraphMemAttribute(device, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18189,7 +18977,13 @@ pub fn graph_exec_get_id(h_graph_exec: CUgraphExec) -> Result<c_uint, Error> {
 #[doc(alias = "cuGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]>, num_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphGetNodes(h_graph, nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_nodes)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphGetNodes(
+            h_graph,
+            nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_nodes),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18228,8 +19022,18 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetRootNodes")]
 #[inline]
-pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: Option<&mut [CUgraphNode]>, num_root_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphGetRootNodes(h_graph, root_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_root_nodes)) }?;
+pub unsafe fn graph_get_root_nodes(
+    h_graph: CUgraph,
+    root_nodes: Option<&mut [CUgraphNode]>,
+    num_root_nodes: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuGraphGetRootNodes(
+            h_graph,
+            root_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_root_nodes),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18277,8 +19081,22 @@ pub unsafe fn graph_get_root_nodes(h_graph: CUgraph, root_nodes: Option<&mut [CU
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphGetEdges")]
 #[inline]
-pub unsafe fn graph_get_edges(h_graph: CUgraph, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphGetEdges_v2(h_graph, from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_edges)) }?;
+pub unsafe fn graph_get_edges(
+    h_graph: CUgraph,
+    from: Option<&mut [CUgraphNode]>,
+    to: Option<&mut [CUgraphNode]>,
+    edge_data: Option<&mut [CUgraphEdgeData]>,
+    num_edges: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuGraphGetEdges_v2(
+            h_graph,
+            from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_edges),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18323,8 +19141,20 @@ pub unsafe fn graph_get_edges(h_graph: CUgraph, from: Option<&mut [CUgraphNode]>
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependencies")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeGetDependencies_v2(h_node, dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependencies)) }?;
+pub unsafe fn graph_node_get_dependencies(
+    h_node: CUgraphNode,
+    dependencies: Option<&mut [CUgraphNode]>,
+    edge_data: Option<&mut [CUgraphEdgeData]>,
+    num_dependencies: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuGraphNodeGetDependencies_v2(
+            h_node,
+            dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_dependencies),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18370,8 +19200,20 @@ pub unsafe fn graph_node_get_dependencies(h_node: CUgraphNode, dependencies: Opt
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuGraphNodeGetDependentNodes")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_nodes: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphNodeGetDependentNodes_v2(h_node, dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_dependent_nodes)) }?;
+pub unsafe fn graph_node_get_dependent_nodes(
+    h_node: CUgraphNode,
+    dependent_nodes: Option<&mut [CUgraphNode]>,
+    edge_data: Option<&mut [CUgraphEdgeData]>,
+    num_dependent_nodes: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuGraphNodeGetDependentNodes_v2(
+            h_node,
+            dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_dependent_nodes),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18405,9 +19247,24 @@ pub unsafe fn graph_node_get_dependent_nodes(h_node: CUgraphNode, dependent_node
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphAddDependencies")]
 #[inline]
-pub fn graph_add_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddDependencies_v2(h_graph, from.as_ptr(), to.as_ptr(), edge_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies) }?;
+pub fn graph_add_dependencies(
+    h_graph: CUgraph,
+    from: &[CUgraphNode],
+    to: &[CUgraphNode],
+    edge_data: Option<&[CUgraphEdgeData]>,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuGraphAddDependencies_v2(
+            h_graph,
+            from.as_ptr(),
+            to.as_ptr(),
+            edge_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18446,9 +19303,24 @@ pub fn graph_add_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgr
 /// `cuGraphNodeGetDependentNodes`
 #[doc(alias = "cuGraphRemoveDependencies")]
 #[inline]
-pub fn graph_remove_dependencies(h_graph: CUgraph, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphRemoveDependencies_v2(h_graph, from.as_ptr(), to.as_ptr(), edge_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies) }?;
+pub fn graph_remove_dependencies(
+    h_graph: CUgraph,
+    from: &[CUgraphNode],
+    to: &[CUgraphNode],
+    edge_data: Option<&[CUgraphEdgeData]>,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuGraphRemoveDependencies_v2(
+            h_graph,
+            from.as_ptr(),
+            to.as_ptr(),
+            edge_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -18665,9 +19537,14 @@ pub fn graph_instantiate(h_graph: CUgraph, flags: c_ulonglong) -> Result<CUgraph
 /// `cuGraphExecDestroy`
 #[doc(alias = "cuGraphInstantiateWithParams")]
 #[inline]
-pub fn graph_instantiate_with_params(h_graph: CUgraph, instantiate_params: &mut CUDA_GRAPH_INSTANTIATE_PARAMS) -> Result<CUgraphExec, Error> {
+pub fn graph_instantiate_with_params(
+    h_graph: CUgraph,
+    instantiate_params: &mut CUDA_GRAPH_INSTANTIATE_PARAMS,
+) -> Result<CUgraphExec, Error> {
     let mut __ph_graph_exec = MaybeUninit::<CUgraphExec>::uninit();
-    let __r = unsafe { sys::call_cuGraphInstantiateWithParams(__ph_graph_exec.as_mut_ptr(), h_graph, core::ptr::from_mut(instantiate_params)) }?;
+    let __r = unsafe {
+        sys::call_cuGraphInstantiateWithParams(__ph_graph_exec.as_mut_ptr(), h_graph, core::ptr::from_mut(instantiate_params))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_exec.assume_init() })
 }
@@ -18758,7 +19635,11 @@ pub fn graph_exec_get_flags(h_graph_exec: CUgraphExec) -> Result<cuuint64_t, Err
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecKernelNodeSetParams")]
 #[inline]
-pub fn graph_exec_kernel_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
+pub fn graph_exec_kernel_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    node_params: &CUDA_KERNEL_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecKernelNodeSetParams_v2(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -18812,7 +19693,12 @@ pub fn graph_exec_kernel_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgr
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_exec_memcpy_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, copy_params: &CUDA_MEMCPY3D, ctx: CUcontext) -> Result<(), Error> {
+pub fn graph_exec_memcpy_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    copy_params: &CUDA_MEMCPY3D,
+    ctx: CUcontext,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecMemcpyNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(copy_params), ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -18870,7 +19756,12 @@ pub fn graph_exec_memcpy_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgr
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecMemsetNodeSetParams")]
 #[inline]
-pub fn graph_exec_memset_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: CUcontext) -> Result<(), Error> {
+pub fn graph_exec_memset_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    memset_params: &CUDA_MEMSET_NODE_PARAMS,
+    ctx: CUcontext,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecMemsetNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(memset_params), ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -18915,7 +19806,11 @@ pub fn graph_exec_memset_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgr
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecHostNodeSetParams")]
 #[inline]
-pub fn graph_exec_host_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
+pub fn graph_exec_host_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    node_params: &CUDA_HOST_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecHostNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -18966,7 +19861,11 @@ pub fn graph_exec_host_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgrap
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecChildGraphNodeSetParams")]
 #[inline]
-pub fn graph_exec_child_graph_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, child_graph: CUgraph) -> Result<(), Error> {
+pub fn graph_exec_child_graph_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    child_graph: CUgraph,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecChildGraphNodeSetParams(h_graph_exec, h_node, child_graph) }?;
     error::check(__r)?;
     Ok(())
@@ -19014,7 +19913,11 @@ pub fn graph_exec_child_graph_node_set_params(h_graph_exec: CUgraphExec, h_node:
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecEventRecordNodeSetEvent")]
 #[inline]
-pub fn graph_exec_event_record_node_set_event(h_graph_exec: CUgraphExec, h_node: CUgraphNode, event: CUevent) -> Result<(), Error> {
+pub fn graph_exec_event_record_node_set_event(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    event: CUevent,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event) }?;
     error::check(__r)?;
     Ok(())
@@ -19113,8 +20016,14 @@ pub fn graph_exec_event_wait_node_set_event(h_graph_exec: CUgraphExec, h_node: C
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_signal_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphExecExternalSemaphoresSignalNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
+pub fn graph_exec_external_semaphores_signal_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuGraphExecExternalSemaphoresSignalNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -19164,8 +20073,14 @@ pub fn graph_exec_external_semaphores_signal_node_set_params(h_graph_exec: CUgra
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_wait_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuGraphExecExternalSemaphoresWaitNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
+pub fn graph_exec_external_semaphores_wait_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuGraphExecExternalSemaphoresWaitNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -19554,7 +20469,11 @@ pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 /// `CUaccessPolicyWindow`
 #[doc(alias = "cuGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(h_node: CUgraphNode, attr: CUkernelNodeAttrID, value: &CUkernelNodeAttrValue) -> Result<(), Error> {
+pub fn graph_kernel_node_set_attribute(
+    h_node: CUgraphNode,
+    attr: CUkernelNodeAttrID,
+    value: &CUkernelNodeAttrValue,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphKernelNodeSetAttribute(h_node, attr, core::ptr::from_ref(value)) }?;
     error::check(__r)?;
     Ok(())
@@ -19618,7 +20537,12 @@ pub fn graph_debug_dot_print(h_graph: CUgraph, path: &CStr, flags: c_uint) -> Re
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuUserObjectCreate")]
 #[inline]
-pub unsafe fn user_object_create(ptr: *mut c_void, destroy: CUhostFn, initial_refcount: c_uint, flags: c_uint) -> Result<CUuserObject, Error> {
+pub unsafe fn user_object_create(
+    ptr: *mut c_void,
+    destroy: CUhostFn,
+    initial_refcount: c_uint,
+    flags: c_uint,
+) -> Result<CUuserObject, Error> {
     let mut __object_out = MaybeUninit::<CUuserObject>::uninit();
     let __r = unsafe { sys::call_cuUserObjectCreate(__object_out.as_mut_ptr(), ptr, destroy, initial_refcount, flags) }?;
     error::check(__r)?;
@@ -19784,10 +20708,26 @@ pub fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_
 /// `cuGraphExecNodeSetParams`
 #[doc(alias = "cuGraphAddNode")]
 #[inline]
-pub fn graph_add_node(h_graph: CUgraph, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<CUgraphNode, Error> {
+pub fn graph_add_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    dependency_data: Option<&[CUgraphEdgeData]>,
+    node_params: &mut CUgraphNodeParams,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
-    let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddNode_v2(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, core::ptr::from_mut(node_params)) }?;
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuGraphAddNode_v2(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            core::ptr::from_mut(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -19836,10 +20776,26 @@ pub fn graph_add_node(h_graph: CUgraph, dependencies: &[CUgraphNode], dependency
 /// `cuGraphExecNodeSetParams`
 #[doc(alias = "cuGraphAddNode_v3")]
 #[inline]
-pub fn graph_add_node_v3(h_graph: CUgraph, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<CUgraphNode, Error> {
+pub fn graph_add_node_v3(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    dependency_data: Option<&[CUgraphEdgeData]>,
+    node_params: &mut CUgraphNodeParams,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
-    let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGraphAddNode_v3(__ph_graph_node.as_mut_ptr(), h_graph, dependencies.as_ptr(), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, core::ptr::from_mut(node_params)) }?;
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuGraphAddNode_v3(
+            __ph_graph_node.as_mut_ptr(),
+            h_graph,
+            dependencies.as_ptr(),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            core::ptr::from_mut(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __ph_graph_node.assume_init() })
 }
@@ -19999,7 +20955,11 @@ pub fn graph_node_get_params(h_node: CUgraphNode) -> Result<CUgraphNodeParams, E
 /// `cuGraphInstantiate`
 #[doc(alias = "cuGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+pub fn graph_exec_node_set_params(
+    h_graph_exec: CUgraphExec,
+    h_node: CUgraphNode,
+    node_params: &CUgraphNodeParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -20033,9 +20993,16 @@ pub fn graph_exec_node_set_params(h_graph_exec: CUgraphExec, h_node: CUgraphNode
 /// `cuGraphAddNode`
 #[doc(alias = "cuGraphConditionalHandleCreate")]
 #[inline]
-pub fn graph_conditional_handle_create(h_graph: CUgraph, ctx: CUcontext, default_launch_value: c_uint, flags: c_uint) -> Result<CUgraphConditionalHandle, Error> {
+pub fn graph_conditional_handle_create(
+    h_graph: CUgraph,
+    ctx: CUcontext,
+    default_launch_value: c_uint,
+    flags: c_uint,
+) -> Result<CUgraphConditionalHandle, Error> {
     let mut __p_handle_out = MaybeUninit::<CUgraphConditionalHandle>::uninit();
-    let __r = unsafe { sys::call_cuGraphConditionalHandleCreate(__p_handle_out.as_mut_ptr(), h_graph, ctx, default_launch_value, flags) }?;
+    let __r = unsafe {
+        sys::call_cuGraphConditionalHandleCreate(__p_handle_out.as_mut_ptr(), h_graph, ctx, default_launch_value, flags)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_handle_out.assume_init() })
 }
@@ -20069,9 +21036,15 @@ pub fn graph_conditional_handle_create(h_graph: CUgraph, ctx: CUcontext, default
 /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`
 #[doc(alias = "cuOccupancyMaxActiveBlocksPerMultiprocessor")]
 #[inline]
-pub fn occupancy_max_active_blocks_per_multiprocessor(func: CUfunction, block_size: c_int, dynamic_s_mem_size: usize) -> Result<c_int, Error> {
+pub fn occupancy_max_active_blocks_per_multiprocessor(
+    func: CUfunction,
+    block_size: c_int,
+    dynamic_s_mem_size: usize,
+) -> Result<c_int, Error> {
     let mut __num_blocks = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cuOccupancyMaxActiveBlocksPerMultiprocessor(__num_blocks.as_mut_ptr(), func, block_size, dynamic_s_mem_size) }?;
+    let __r = unsafe {
+        sys::call_cuOccupancyMaxActiveBlocksPerMultiprocessor(__num_blocks.as_mut_ptr(), func, block_size, dynamic_s_mem_size)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __num_blocks.assume_init() })
 }
@@ -20122,9 +21095,22 @@ pub fn occupancy_max_active_blocks_per_multiprocessor(func: CUfunction, block_si
 /// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`
 #[doc(alias = "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")]
 #[inline]
-pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(func: CUfunction, block_size: c_int, dynamic_s_mem_size: usize, flags: c_uint) -> Result<c_int, Error> {
+pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
+    func: CUfunction,
+    block_size: c_int,
+    dynamic_s_mem_size: usize,
+    flags: c_uint,
+) -> Result<c_int, Error> {
     let mut __num_blocks = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(__num_blocks.as_mut_ptr(), func, block_size, dynamic_s_mem_size, flags) }?;
+    let __r = unsafe {
+        sys::call_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            __num_blocks.as_mut_ptr(),
+            func,
+            block_size,
+            dynamic_s_mem_size,
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __num_blocks.assume_init() })
 }
@@ -20189,10 +21175,24 @@ pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(func: CUfunctio
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
 #[inline]
-pub unsafe fn occupancy_max_potential_block_size(func: CUfunction, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int) -> Result<(c_int, c_int), Error> {
+pub unsafe fn occupancy_max_potential_block_size(
+    func: CUfunction,
+    block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
+    dynamic_s_mem_size: usize,
+    block_size_limit: c_int,
+) -> Result<(c_int, c_int), Error> {
     let mut __min_grid_size = MaybeUninit::<c_int>::uninit();
     let mut __block_size = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cuOccupancyMaxPotentialBlockSize(__min_grid_size.as_mut_ptr(), __block_size.as_mut_ptr(), func, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit) }?;
+    let __r = unsafe {
+        sys::call_cuOccupancyMaxPotentialBlockSize(
+            __min_grid_size.as_mut_ptr(),
+            __block_size.as_mut_ptr(),
+            func,
+            block_size_to_dynamic_s_mem_size,
+            dynamic_s_mem_size,
+            block_size_limit,
+        )
+    }?;
     error::check(__r)?;
     Ok((unsafe { __min_grid_size.assume_init() }, unsafe { __block_size.assume_init() }))
 }
@@ -20251,10 +21251,26 @@ pub unsafe fn occupancy_max_potential_block_size(func: CUfunction, block_size_to
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuOccupancyMaxPotentialBlockSizeWithFlags")]
 #[inline]
-pub unsafe fn occupancy_max_potential_block_size_with_flags(func: CUfunction, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int, flags: c_uint) -> Result<(c_int, c_int), Error> {
+pub unsafe fn occupancy_max_potential_block_size_with_flags(
+    func: CUfunction,
+    block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
+    dynamic_s_mem_size: usize,
+    block_size_limit: c_int,
+    flags: c_uint,
+) -> Result<(c_int, c_int), Error> {
     let mut __min_grid_size = MaybeUninit::<c_int>::uninit();
     let mut __block_size = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cuOccupancyMaxPotentialBlockSizeWithFlags(__min_grid_size.as_mut_ptr(), __block_size.as_mut_ptr(), func, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit, flags) }?;
+    let __r = unsafe {
+        sys::call_cuOccupancyMaxPotentialBlockSizeWithFlags(
+            __min_grid_size.as_mut_ptr(),
+            __block_size.as_mut_ptr(),
+            func,
+            block_size_to_dynamic_s_mem_size,
+            dynamic_s_mem_size,
+            block_size_limit,
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok((unsafe { __min_grid_size.assume_init() }, unsafe { __block_size.assume_init() }))
 }
@@ -20284,9 +21300,15 @@ pub unsafe fn occupancy_max_potential_block_size_with_flags(func: CUfunction, bl
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 #[doc(alias = "cuOccupancyAvailableDynamicSMemPerBlock")]
 #[inline]
-pub fn occupancy_available_dynamic_s_mem_per_block(func: CUfunction, num_blocks: c_int, block_size: c_int) -> Result<usize, Error> {
+pub fn occupancy_available_dynamic_s_mem_per_block(
+    func: CUfunction,
+    num_blocks: c_int,
+    block_size: c_int,
+) -> Result<usize, Error> {
     let mut __dynamic_smem_size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuOccupancyAvailableDynamicSMemPerBlock(__dynamic_smem_size.as_mut_ptr(), func, num_blocks, block_size) }?;
+    let __r = unsafe {
+        sys::call_cuOccupancyAvailableDynamicSMemPerBlock(__dynamic_smem_size.as_mut_ptr(), func, num_blocks, block_size)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __dynamic_smem_size.assume_init() })
 }
@@ -20331,7 +21353,8 @@ pub fn occupancy_available_dynamic_s_mem_per_block(func: CUfunction, num_blocks:
 #[inline]
 pub fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
     let mut __cluster_size = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cuOccupancyMaxPotentialClusterSize(__cluster_size.as_mut_ptr(), func, core::ptr::from_ref(config)) }?;
+    let __r =
+        unsafe { sys::call_cuOccupancyMaxPotentialClusterSize(__cluster_size.as_mut_ptr(), func, core::ptr::from_ref(config)) }?;
     error::check(__r)?;
     Ok(unsafe { __cluster_size.assume_init() })
 }
@@ -20564,7 +21587,12 @@ pub fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize)
 #[doc(alias = "cuTexRefSetAddress2D")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_address2d(h_tex_ref: CUtexref, desc: &CUDA_ARRAY_DESCRIPTOR, dptr: CUdeviceptr, pitch: usize) -> Result<(), Error> {
+pub fn tex_ref_set_address2d(
+    h_tex_ref: CUtexref,
+    desc: &CUDA_ARRAY_DESCRIPTOR,
+    dptr: CUdeviceptr,
+    pitch: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuTexRefSetAddress2D_v3(h_tex_ref, core::ptr::from_ref(desc), dptr, pitch) }?;
     error::check(__r)?;
     Ok(())
@@ -20807,7 +21835,11 @@ pub fn tex_ref_set_mipmap_level_bias(h_tex_ref: CUtexref, bias: f32) -> Result<(
 #[doc(alias = "cuTexRefSetMipmapLevelClamp")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_mipmap_level_clamp(h_tex_ref: CUtexref, min_mipmap_level_clamp: f32, max_mipmap_level_clamp: f32) -> Result<(), Error> {
+pub fn tex_ref_set_mipmap_level_clamp(
+    h_tex_ref: CUtexref,
+    min_mipmap_level_clamp: f32,
+    max_mipmap_level_clamp: f32,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuTexRefSetMipmapLevelClamp(h_tex_ref, min_mipmap_level_clamp, max_mipmap_level_clamp) }?;
     error::check(__r)?;
     Ok(())
@@ -21241,7 +22273,13 @@ pub fn tex_ref_get_mipmap_level_bias(h_tex_ref: CUtexref) -> Result<f32, Error> 
 pub fn tex_ref_get_mipmap_level_clamp(h_tex_ref: CUtexref) -> Result<(f32, f32), Error> {
     let mut __pmin_mipmap_level_clamp = MaybeUninit::<f32>::uninit();
     let mut __pmax_mipmap_level_clamp = MaybeUninit::<f32>::uninit();
-    let __r = unsafe { sys::call_cuTexRefGetMipmapLevelClamp(__pmin_mipmap_level_clamp.as_mut_ptr(), __pmax_mipmap_level_clamp.as_mut_ptr(), h_tex_ref) }?;
+    let __r = unsafe {
+        sys::call_cuTexRefGetMipmapLevelClamp(
+            __pmin_mipmap_level_clamp.as_mut_ptr(),
+            __pmax_mipmap_level_clamp.as_mut_ptr(),
+            h_tex_ref,
+        )
+    }?;
     error::check(__r)?;
     Ok((unsafe { __pmin_mipmap_level_clamp.assume_init() }, unsafe { __pmax_mipmap_level_clamp.assume_init() }))
 }
@@ -21691,9 +22729,20 @@ pub fn surf_ref_get_array(h_surf_ref: CUsurfref) -> Result<CUarray, Error> {
 /// `cudaCreateTextureObject`
 #[doc(alias = "cuTexObjectCreate")]
 #[inline]
-pub fn tex_object_create(p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXTURE_DESC, p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC) -> Result<CUtexObject, Error> {
+pub fn tex_object_create(
+    p_res_desc: &CUDA_RESOURCE_DESC,
+    p_tex_desc: &CUDA_TEXTURE_DESC,
+    p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
+) -> Result<CUtexObject, Error> {
     let mut __p_tex_object = MaybeUninit::<CUtexObject>::uninit();
-    let __r = unsafe { sys::call_cuTexObjectCreate(__p_tex_object.as_mut_ptr(), core::ptr::from_ref(p_res_desc), core::ptr::from_ref(p_tex_desc), core::ptr::from_ref(p_res_view_desc)) }?;
+    let __r = unsafe {
+        sys::call_cuTexObjectCreate(
+            __p_tex_object.as_mut_ptr(),
+            core::ptr::from_ref(p_res_desc),
+            core::ptr::from_ref(p_tex_desc),
+            core::ptr::from_ref(p_res_view_desc),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_tex_object.assume_init() })
 }
@@ -22065,9 +23114,36 @@ pub fn surf_object_get_resource_desc(surf_object: CUsurfObject) -> Result<CUDA_R
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTensorMapEncodeTiled")]
 #[inline]
-pub unsafe fn tensor_map_encode_tiled(tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], box_dim: &[cuuint32_t], element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<CUtensorMap, Error> {
+pub unsafe fn tensor_map_encode_tiled(
+    tensor_data_type: CUtensorMapDataType,
+    tensor_rank: cuuint32_t,
+    global_address: *mut c_void,
+    global_dim: &[cuuint64_t],
+    global_strides: &[cuuint64_t],
+    box_dim: &[cuuint32_t],
+    element_strides: &[cuuint32_t],
+    interleave: CUtensorMapInterleave,
+    swizzle: CUtensorMapSwizzle,
+    l2_promotion: CUtensorMapL2promotion,
+    oob_fill: CUtensorMapFloatOOBfill,
+) -> Result<CUtensorMap, Error> {
     let mut __tensor_map = MaybeUninit::<CUtensorMap>::uninit();
-    let __r = unsafe { sys::call_cuTensorMapEncodeTiled(__tensor_map.as_mut_ptr(), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), box_dim.as_ptr(), element_strides.as_ptr(), interleave, swizzle, l2_promotion, oob_fill) }?;
+    let __r = unsafe {
+        sys::call_cuTensorMapEncodeTiled(
+            __tensor_map.as_mut_ptr(),
+            tensor_data_type,
+            tensor_rank,
+            global_address,
+            global_dim.as_ptr(),
+            global_strides.as_ptr(),
+            box_dim.as_ptr(),
+            element_strides.as_ptr(),
+            interleave,
+            swizzle,
+            l2_promotion,
+            oob_fill,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __tensor_map.assume_init() })
 }
@@ -22262,9 +23338,42 @@ pub unsafe fn tensor_map_encode_tiled(tensor_data_type: CUtensorMapDataType, ten
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTensorMapEncodeIm2col")]
 #[inline]
-pub unsafe fn tensor_map_encode_im2col(tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], pixel_box_lower_corner: &[c_int], pixel_box_upper_corner: &[c_int], channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<CUtensorMap, Error> {
+pub unsafe fn tensor_map_encode_im2col(
+    tensor_data_type: CUtensorMapDataType,
+    tensor_rank: cuuint32_t,
+    global_address: *mut c_void,
+    global_dim: &[cuuint64_t],
+    global_strides: &[cuuint64_t],
+    pixel_box_lower_corner: &[c_int],
+    pixel_box_upper_corner: &[c_int],
+    channels_per_pixel: cuuint32_t,
+    pixels_per_column: cuuint32_t,
+    element_strides: &[cuuint32_t],
+    interleave: CUtensorMapInterleave,
+    swizzle: CUtensorMapSwizzle,
+    l2_promotion: CUtensorMapL2promotion,
+    oob_fill: CUtensorMapFloatOOBfill,
+) -> Result<CUtensorMap, Error> {
     let mut __tensor_map = MaybeUninit::<CUtensorMap>::uninit();
-    let __r = unsafe { sys::call_cuTensorMapEncodeIm2col(__tensor_map.as_mut_ptr(), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), pixel_box_lower_corner.as_ptr(), pixel_box_upper_corner.as_ptr(), channels_per_pixel, pixels_per_column, element_strides.as_ptr(), interleave, swizzle, l2_promotion, oob_fill) }?;
+    let __r = unsafe {
+        sys::call_cuTensorMapEncodeIm2col(
+            __tensor_map.as_mut_ptr(),
+            tensor_data_type,
+            tensor_rank,
+            global_address,
+            global_dim.as_ptr(),
+            global_strides.as_ptr(),
+            pixel_box_lower_corner.as_ptr(),
+            pixel_box_upper_corner.as_ptr(),
+            channels_per_pixel,
+            pixels_per_column,
+            element_strides.as_ptr(),
+            interleave,
+            swizzle,
+            l2_promotion,
+            oob_fill,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __tensor_map.assume_init() })
 }
@@ -22461,9 +23570,44 @@ pub unsafe fn tensor_map_encode_im2col(tensor_data_type: CUtensorMapDataType, te
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuTensorMapEncodeIm2colWide")]
 #[inline]
-pub unsafe fn tensor_map_encode_im2col_wide(tensor_data_type: CUtensorMapDataType, tensor_rank: cuuint32_t, global_address: *mut c_void, global_dim: &[cuuint64_t], global_strides: &[cuuint64_t], pixel_box_lower_corner_width: c_int, pixel_box_upper_corner_width: c_int, channels_per_pixel: cuuint32_t, pixels_per_column: cuuint32_t, element_strides: &[cuuint32_t], interleave: CUtensorMapInterleave, mode: CUtensorMapIm2ColWideMode, swizzle: CUtensorMapSwizzle, l2_promotion: CUtensorMapL2promotion, oob_fill: CUtensorMapFloatOOBfill) -> Result<CUtensorMap, Error> {
+pub unsafe fn tensor_map_encode_im2col_wide(
+    tensor_data_type: CUtensorMapDataType,
+    tensor_rank: cuuint32_t,
+    global_address: *mut c_void,
+    global_dim: &[cuuint64_t],
+    global_strides: &[cuuint64_t],
+    pixel_box_lower_corner_width: c_int,
+    pixel_box_upper_corner_width: c_int,
+    channels_per_pixel: cuuint32_t,
+    pixels_per_column: cuuint32_t,
+    element_strides: &[cuuint32_t],
+    interleave: CUtensorMapInterleave,
+    mode: CUtensorMapIm2ColWideMode,
+    swizzle: CUtensorMapSwizzle,
+    l2_promotion: CUtensorMapL2promotion,
+    oob_fill: CUtensorMapFloatOOBfill,
+) -> Result<CUtensorMap, Error> {
     let mut __tensor_map = MaybeUninit::<CUtensorMap>::uninit();
-    let __r = unsafe { sys::call_cuTensorMapEncodeIm2colWide(__tensor_map.as_mut_ptr(), tensor_data_type, tensor_rank, global_address, global_dim.as_ptr(), global_strides.as_ptr(), pixel_box_lower_corner_width, pixel_box_upper_corner_width, channels_per_pixel, pixels_per_column, element_strides.as_ptr(), interleave, mode, swizzle, l2_promotion, oob_fill) }?;
+    let __r = unsafe {
+        sys::call_cuTensorMapEncodeIm2colWide(
+            __tensor_map.as_mut_ptr(),
+            tensor_data_type,
+            tensor_rank,
+            global_address,
+            global_dim.as_ptr(),
+            global_strides.as_ptr(),
+            pixel_box_lower_corner_width,
+            pixel_box_upper_corner_width,
+            channels_per_pixel,
+            pixels_per_column,
+            element_strides.as_ptr(),
+            interleave,
+            mode,
+            swizzle,
+            l2_promotion,
+            oob_fill,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __tensor_map.assume_init() })
 }
@@ -22560,9 +23704,14 @@ pub unsafe fn tensor_map_replace_address(tensor_map: &mut CUtensorMap, global_ad
 /// `cuTensorMapReplaceAddress`
 #[doc(alias = "cuTensorMapSetAllocationClass")]
 #[inline]
-pub fn tensor_map_set_allocation_class(tensor_map: &mut CUtensorMap, alloc_class: CUtensorMapAllocClass) -> Result<CUtensorMapAllocClass, Error> {
+pub fn tensor_map_set_allocation_class(
+    tensor_map: &mut CUtensorMap,
+    alloc_class: CUtensorMapAllocClass,
+) -> Result<CUtensorMapAllocClass, Error> {
     let mut __out_alloc_class = MaybeUninit::<CUtensorMapAllocClass>::uninit();
-    let __r = unsafe { sys::call_cuTensorMapSetAllocationClass(core::ptr::from_mut(tensor_map), alloc_class, __out_alloc_class.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_cuTensorMapSetAllocationClass(core::ptr::from_mut(tensor_map), alloc_class, __out_alloc_class.as_mut_ptr())
+    }?;
     error::check(__r)?;
     Ok(unsafe { __out_alloc_class.assume_init() })
 }
@@ -22732,7 +23881,11 @@ pub fn ctx_disable_peer_access(peer_context: CUcontext) -> Result<(), Error> {
 /// `cudaDeviceGetP2PAttribute`
 #[doc(alias = "cuDeviceGetP2PAttribute")]
 #[inline]
-pub fn device_get_p2p_attribute(attrib: CUdevice_P2PAttribute, src_device: CUdevice, dst_device: CUdevice) -> Result<c_int, Error> {
+pub fn device_get_p2p_attribute(
+    attrib: CUdevice_P2PAttribute,
+    src_device: CUdevice,
+    dst_device: CUdevice,
+) -> Result<c_int, Error> {
     let mut __value = MaybeUninit::<c_int>::uninit();
     let __r = unsafe { sys::call_cuDeviceGetP2PAttribute(__value.as_mut_ptr(), attrib, src_device, dst_device) }?;
     error::check(__r)?;
@@ -22773,9 +23926,23 @@ pub fn device_get_p2p_attribute(attrib: CUdevice_P2PAttribute, src_device: CUdev
 /// `cudaDeviceGetP2PAtomicCapabilities`
 #[doc(alias = "cuDeviceGetP2PAtomicCapabilities")]
 #[inline]
-pub fn device_get_p2p_atomic_capabilities(capabilities: &mut [c_uint], operations: &[CUatomicOperation], src_device: CUdevice, dst_device: CUdevice) -> Result<(), Error> {
-    let __count: c_uint = crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuDeviceGetP2PAtomicCapabilities(capabilities.as_mut_ptr(), operations.as_ptr(), __count, src_device, dst_device) }?;
+pub fn device_get_p2p_atomic_capabilities(
+    capabilities: &mut [c_uint],
+    operations: &[CUatomicOperation],
+    src_device: CUdevice,
+    dst_device: CUdevice,
+) -> Result<(), Error> {
+    let __count: c_uint =
+        crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuDeviceGetP2PAtomicCapabilities(
+            capabilities.as_mut_ptr(),
+            operations.as_ptr(),
+            __count,
+            src_device,
+            dst_device,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -22852,7 +24019,11 @@ pub fn graphics_unregister_resource(resource: CUgraphicsResource) -> Result<(), 
 /// `cudaGraphicsSubResourceGetMappedArray`
 #[doc(alias = "cuGraphicsSubResourceGetMappedArray")]
 #[inline]
-pub fn graphics_sub_resource_get_mapped_array(resource: CUgraphicsResource, array_index: c_uint, mip_level: c_uint) -> Result<CUarray, Error> {
+pub fn graphics_sub_resource_get_mapped_array(
+    resource: CUgraphicsResource,
+    array_index: c_uint,
+    mip_level: c_uint,
+) -> Result<CUarray, Error> {
     let mut __p_array = MaybeUninit::<CUarray>::uninit();
     let __r = unsafe { sys::call_cuGraphicsSubResourceGetMappedArray(__p_array.as_mut_ptr(), resource, array_index, mip_level) }?;
     error::check(__r)?;
@@ -22933,7 +24104,8 @@ pub fn graphics_resource_get_mapped_mipmapped_array(resource: CUgraphicsResource
 pub fn graphics_resource_get_mapped_pointer(resource: CUgraphicsResource) -> Result<(CUdeviceptr, usize), Error> {
     let mut __p_dev_ptr = MaybeUninit::<CUdeviceptr>::uninit();
     let mut __p_size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cuGraphicsResourceGetMappedPointer_v2(__p_dev_ptr.as_mut_ptr(), __p_size.as_mut_ptr(), resource) }?;
+    let __r =
+        unsafe { sys::call_cuGraphicsResourceGetMappedPointer_v2(__p_dev_ptr.as_mut_ptr(), __p_size.as_mut_ptr(), resource) }?;
     error::check(__r)?;
     Ok((unsafe { __p_dev_ptr.assume_init() }, unsafe { __p_size.assume_init() }))
 }
@@ -23135,10 +24307,16 @@ pub fn graphics_unmap_resources(resources: &[CUgraphicsResource], h_stream: CUst
 /// `cudaGetDriverEntryPointByVersion`
 #[doc(alias = "cuGetProcAddress")]
 #[inline]
-pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t) -> Result<(*mut c_void, CUdriverProcAddressQueryResult), Error> {
+pub fn get_proc_address(
+    symbol: &CStr,
+    cuda_version: c_int,
+    flags: cuuint64_t,
+) -> Result<(*mut c_void, CUdriverProcAddressQueryResult), Error> {
     let mut __pfn = MaybeUninit::<*mut c_void>::uninit();
     let mut __symbol_status = MaybeUninit::<CUdriverProcAddressQueryResult>::uninit();
-    let __r = unsafe { sys::call_cuGetProcAddress_v2(symbol.as_ptr(), __pfn.as_mut_ptr(), cuda_version, flags, __symbol_status.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_cuGetProcAddress_v2(symbol.as_ptr(), __pfn.as_mut_ptr(), cuda_version, flags, __symbol_status.as_mut_ptr())
+    }?;
     error::check(__r)?;
     Ok((unsafe { __pfn.assume_init() }, unsafe { __symbol_status.assume_init() }))
 }
@@ -23226,10 +24404,16 @@ pub fn get_proc_address(symbol: &CStr, cuda_version: c_int, flags: cuuint64_t) -
 #[doc(alias = "cuCoredumpGetAttribute")]
 #[inline]
 pub fn coredump_get_attribute<T: crate::Plain>(attrib: CUcoredumpSettings) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attrib.0 as i64,
+        &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let mut __size: usize = __value_size;
-    let __r = unsafe { sys::call_cuCoredumpGetAttribute(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size)) }?;
+    let __r = unsafe {
+        sys::call_cuCoredumpGetAttribute(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __value.assume_init() })
 }
@@ -23311,10 +24495,16 @@ pub fn coredump_get_attribute<T: crate::Plain>(attrib: CUcoredumpSettings) -> Re
 #[doc(alias = "cuCoredumpGetAttributeGlobal")]
 #[inline]
 pub fn coredump_get_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attrib.0 as i64,
+        &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let mut __size: usize = __value_size;
-    let __r = unsafe { sys::call_cuCoredumpGetAttributeGlobal(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size)) }?;
+    let __r = unsafe {
+        sys::call_cuCoredumpGetAttributeGlobal(attrib, __value.as_mut_ptr().cast::<c_void>(), core::ptr::addr_of_mut!(__size))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __value.assume_init() })
 }
@@ -23415,9 +24605,19 @@ pub fn coredump_get_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings
 #[doc(alias = "cuCoredumpSetAttribute")]
 #[inline]
 pub fn coredump_set_attribute<T: crate::Plain>(attrib: CUcoredumpSettings, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attrib.0 as i64,
+        &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __size: usize = __value_size;
-    let __r = unsafe { sys::call_cuCoredumpSetAttribute(attrib, core::ptr::from_ref(value).cast::<c_void>().cast_mut(), core::ptr::addr_of_mut!(__size)) }?;
+    let __r = unsafe {
+        sys::call_cuCoredumpSetAttribute(
+            attrib,
+            core::ptr::from_ref(value).cast::<c_void>().cast_mut(),
+            core::ptr::addr_of_mut!(__size),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -23515,9 +24715,19 @@ pub fn coredump_set_attribute<T: crate::Plain>(attrib: CUcoredumpSettings, value
 #[doc(alias = "cuCoredumpSetAttributeGlobal")]
 #[inline]
 pub fn coredump_set_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attrib.0 as i64, &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attrib.0 as i64,
+        &[(1, 1, false), (2, 1, false), (3, 1, false), (4, 1, false), (5, 1024, false), (6, 1024, false), (7, 4, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __size: usize = __value_size;
-    let __r = unsafe { sys::call_cuCoredumpSetAttributeGlobal(attrib, core::ptr::from_ref(value).cast::<c_void>().cast_mut(), core::ptr::addr_of_mut!(__size)) }?;
+    let __r = unsafe {
+        sys::call_cuCoredumpSetAttributeGlobal(
+            attrib,
+            core::ptr::from_ref(value).cast::<c_void>().cast_mut(),
+            core::ptr::addr_of_mut!(__size),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -23553,7 +24763,10 @@ pub fn coredump_set_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpRegisterStartCallback")]
 #[inline]
-pub unsafe fn coredump_register_start_callback(callback: CUcoredumpStatusCallback, user_data: *mut c_void) -> Result<CUcoredumpCallbackHandle, Error> {
+pub unsafe fn coredump_register_start_callback(
+    callback: CUcoredumpStatusCallback,
+    user_data: *mut c_void,
+) -> Result<CUcoredumpCallbackHandle, Error> {
     let mut __callback_out = MaybeUninit::<CUcoredumpCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cuCoredumpRegisterStartCallback(callback, user_data, __callback_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -23591,7 +24804,10 @@ pub unsafe fn coredump_register_start_callback(callback: CUcoredumpStatusCallbac
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuCoredumpRegisterCompleteCallback")]
 #[inline]
-pub unsafe fn coredump_register_complete_callback(callback: CUcoredumpStatusCallback, user_data: *mut c_void) -> Result<CUcoredumpCallbackHandle, Error> {
+pub unsafe fn coredump_register_complete_callback(
+    callback: CUcoredumpStatusCallback,
+    user_data: *mut c_void,
+) -> Result<CUcoredumpCallbackHandle, Error> {
     let mut __callback_out = MaybeUninit::<CUcoredumpCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cuCoredumpRegisterCompleteCallback(callback, user_data, __callback_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -23946,9 +25162,24 @@ pub fn green_ctx_get_dev_resource(h_ctx: CUgreenCtx, r#type: CUdevResourceType) 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuDevSmResourceSplitByCount")]
 #[inline]
-pub unsafe fn dev_sm_resource_split_by_count(result: Option<&mut [CUdevResource]>, nb_groups: &mut c_uint, input: &CUdevResource, flags: c_uint, min_count: c_uint) -> Result<CUdevResource, Error> {
+pub unsafe fn dev_sm_resource_split_by_count(
+    result: Option<&mut [CUdevResource]>,
+    nb_groups: &mut c_uint,
+    input: &CUdevResource,
+    flags: c_uint,
+    min_count: c_uint,
+) -> Result<CUdevResource, Error> {
     let mut __remainder = MaybeUninit::<CUdevResource>::uninit();
-    let __r = unsafe { sys::call_cuDevSmResourceSplitByCount(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(nb_groups), core::ptr::from_ref(input), __remainder.as_mut_ptr(), flags, min_count) }?;
+    let __r = unsafe {
+        sys::call_cuDevSmResourceSplitByCount(
+            result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(nb_groups),
+            core::ptr::from_ref(input),
+            __remainder.as_mut_ptr(),
+            flags,
+            min_count,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __remainder.assume_init() })
 }
@@ -24074,10 +25305,25 @@ pub unsafe fn dev_sm_resource_split_by_count(result: Option<&mut [CUdevResource]
 /// `cuDeviceGetDevResource`
 #[doc(alias = "cuDevSmResourceSplit")]
 #[inline]
-pub fn dev_sm_resource_split(result: Option<&mut [CUdevResource]>, input: &CUdevResource, flags: c_uint, group_params: &[CU_DEV_SM_RESOURCE_GROUP_PARAMS]) -> Result<CUdevResource, Error> {
+pub fn dev_sm_resource_split(
+    result: Option<&mut [CUdevResource]>,
+    input: &CUdevResource,
+    flags: c_uint,
+    group_params: &[CU_DEV_SM_RESOURCE_GROUP_PARAMS],
+) -> Result<CUdevResource, Error> {
     let mut __remainder = MaybeUninit::<CUdevResource>::uninit();
-    let __nb_groups: c_uint = crate::util::array_len(&[result.as_ref().map(|s| s.len()), Some(group_params.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuDevSmResourceSplit(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __nb_groups, core::ptr::from_ref(input), __remainder.as_mut_ptr(), flags, group_params.as_ptr().cast_mut()) }?;
+    let __nb_groups: c_uint = crate::util::array_len(&[result.as_ref().map(|s| s.len()), Some(group_params.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuDevSmResourceSplit(
+            result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            __nb_groups,
+            core::ptr::from_ref(input),
+            __remainder.as_mut_ptr(),
+            flags,
+            group_params.as_ptr().cast_mut(),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __remainder.assume_init() })
 }
@@ -24121,7 +25367,8 @@ pub fn dev_sm_resource_split(result: Option<&mut [CUdevResource]>, input: &CUdev
 pub fn dev_resource_generate_desc(resources: &[CUdevResource]) -> Result<CUdevResourceDesc, Error> {
     let mut __ph_desc = MaybeUninit::<CUdevResourceDesc>::uninit();
     let __nb_resources: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_ptr().cast_mut(), __nb_resources) }?;
+    let __r =
+        unsafe { sys::call_cuDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_ptr().cast_mut(), __nb_resources) }?;
     error::check(__r)?;
     Ok(unsafe { __ph_desc.assume_init() })
 }
@@ -24407,7 +25654,10 @@ pub fn stream_get_dev_resource(h_stream: CUstream, r#type: CUdevResourceType) ->
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLogsRegisterCallback")]
 #[inline]
-pub unsafe fn logs_register_callback(callback_func: CUlogsCallback, user_data: *mut c_void) -> Result<CUlogsCallbackHandle, Error> {
+pub unsafe fn logs_register_callback(
+    callback_func: CUlogsCallback,
+    user_data: *mut c_void,
+) -> Result<CUlogsCallbackHandle, Error> {
     let mut __callback_out = MaybeUninit::<CUlogsCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cuLogsRegisterCallback(callback_func, user_data, __callback_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -24472,7 +25722,13 @@ pub fn logs_current(flags: c_uint) -> Result<CUlogIterator, Error> {
 #[doc(alias = "cuLogsDumpToFile")]
 #[inline]
 pub fn logs_dump_to_file(iterator: Option<&mut CUlogIterator>, path_to_file: &CStr, flags: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuLogsDumpToFile(iterator.map_or(core::ptr::null_mut(), |r| r as *mut CUlogIterator), path_to_file.as_ptr(), flags) }?;
+    let __r = unsafe {
+        sys::call_cuLogsDumpToFile(
+            iterator.map_or(core::ptr::null_mut(), |r| r as *mut CUlogIterator),
+            path_to_file.as_ptr(),
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -24516,9 +25772,20 @@ pub fn logs_dump_to_file(iterator: Option<&mut CUlogIterator>, path_to_file: &CS
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuLogsDumpToMemory")]
 #[inline]
-pub unsafe fn logs_dump_to_memory(iterator: Option<&mut CUlogIterator>, size: &mut usize, flags: c_uint) -> Result<String, Error> {
+pub unsafe fn logs_dump_to_memory(
+    iterator: Option<&mut CUlogIterator>,
+    size: &mut usize,
+    flags: c_uint,
+) -> Result<String, Error> {
     let mut __buffer = vec![0u8; 256];
-    let __r = unsafe { sys::call_cuLogsDumpToMemory(iterator.map_or(core::ptr::null_mut(), |r| r as *mut CUlogIterator), __buffer.as_mut_ptr().cast(), core::ptr::from_mut(size), flags) }?;
+    let __r = unsafe {
+        sys::call_cuLogsDumpToMemory(
+            iterator.map_or(core::ptr::null_mut(), |r| r as *mut CUlogIterator),
+            __buffer.as_mut_ptr().cast(),
+            core::ptr::from_mut(size),
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(crate::util::buf_to_string(__buffer))
 }
@@ -24592,7 +25859,9 @@ pub fn checkpoint_process_get_state(pid: c_int) -> Result<CUprocessState, Error>
 #[doc(alias = "cuCheckpointProcessLock")]
 #[inline]
 pub fn checkpoint_process_lock(pid: c_int, args: Option<&mut CUcheckpointLockArgs>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuCheckpointProcessLock(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointLockArgs)) }?;
+    let __r = unsafe {
+        sys::call_cuCheckpointProcessLock(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointLockArgs))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -24660,7 +25929,9 @@ pub fn checkpoint_process_lock(pid: c_int, args: Option<&mut CUcheckpointLockArg
 #[doc(alias = "cuCheckpointProcessCheckpoint")]
 #[inline]
 pub fn checkpoint_process_checkpoint(pid: c_int, args: Option<&mut CUcheckpointCheckpointArgs>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuCheckpointProcessCheckpoint(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointCheckpointArgs)) }?;
+    let __r = unsafe {
+        sys::call_cuCheckpointProcessCheckpoint(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointCheckpointArgs))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -24736,7 +26007,9 @@ pub fn checkpoint_process_checkpoint(pid: c_int, args: Option<&mut CUcheckpointC
 #[doc(alias = "cuCheckpointProcessRestore")]
 #[inline]
 pub fn checkpoint_process_restore(pid: c_int, args: Option<&mut CUcheckpointRestoreArgs>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuCheckpointProcessRestore(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointRestoreArgs)) }?;
+    let __r = unsafe {
+        sys::call_cuCheckpointProcessRestore(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointRestoreArgs))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -24802,7 +26075,9 @@ pub fn checkpoint_operation_complete(handle: CUcheckpointOperationHandle) -> Res
 #[doc(alias = "cuCheckpointProcessUnlock")]
 #[inline]
 pub fn checkpoint_process_unlock(pid: c_int, args: Option<&mut CUcheckpointUnlockArgs>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuCheckpointProcessUnlock(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointUnlockArgs)) }?;
+    let __r = unsafe {
+        sys::call_cuCheckpointProcessUnlock(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointUnlockArgs))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -24955,8 +26230,16 @@ pub fn graphics_gl_register_image(image: GLuint, target: GLenum, flags: c_uint) 
 #[inline]
 pub fn gl_get_devices(p_cuda_devices: &mut [CUdevice], device_list: CUGLDeviceList) -> Result<c_uint, Error> {
     let mut __p_cuda_device_count = MaybeUninit::<c_uint>::uninit();
-    let __cuda_device_count: c_uint = crate::util::array_len(&[Some(p_cuda_devices.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cuGLGetDevices_v2(__p_cuda_device_count.as_mut_ptr(), p_cuda_devices.as_mut_ptr(), __cuda_device_count, device_list) }?;
+    let __cuda_device_count: c_uint =
+        crate::util::array_len(&[Some(p_cuda_devices.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cuGLGetDevices_v2(
+            __p_cuda_device_count.as_mut_ptr(),
+            p_cuda_devices.as_mut_ptr(),
+            __cuda_device_count,
+            device_list,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_cuda_device_count.assume_init() })
 }
@@ -25120,8 +26403,20 @@ pub fn egl_stream_consumer_disconnect(conn: &mut CUeglStreamConnection) -> Resul
 /// `cudaEGLStreamConsumerAcquireFrame`
 #[doc(alias = "cuEGLStreamConsumerAcquireFrame")]
 #[inline]
-pub fn egl_stream_consumer_acquire_frame(conn: &mut CUeglStreamConnection, p_cuda_resource: &mut CUgraphicsResource, p_stream: &mut CUstream, timeout: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuEGLStreamConsumerAcquireFrame(core::ptr::from_mut(conn), core::ptr::from_mut(p_cuda_resource), core::ptr::from_mut(p_stream), timeout) }?;
+pub fn egl_stream_consumer_acquire_frame(
+    conn: &mut CUeglStreamConnection,
+    p_cuda_resource: &mut CUgraphicsResource,
+    p_stream: &mut CUstream,
+    timeout: c_uint,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuEGLStreamConsumerAcquireFrame(
+            core::ptr::from_mut(conn),
+            core::ptr::from_mut(p_cuda_resource),
+            core::ptr::from_mut(p_stream),
+            timeout,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -25147,8 +26442,14 @@ pub fn egl_stream_consumer_acquire_frame(conn: &mut CUeglStreamConnection, p_cud
 /// `cudaEGLStreamConsumerReleaseFrame`
 #[doc(alias = "cuEGLStreamConsumerReleaseFrame")]
 #[inline]
-pub fn egl_stream_consumer_release_frame(conn: &mut CUeglStreamConnection, p_cuda_resource: CUgraphicsResource, p_stream: &mut CUstream) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuEGLStreamConsumerReleaseFrame(core::ptr::from_mut(conn), p_cuda_resource, core::ptr::from_mut(p_stream)) }?;
+pub fn egl_stream_consumer_release_frame(
+    conn: &mut CUeglStreamConnection,
+    p_cuda_resource: CUgraphicsResource,
+    p_stream: &mut CUstream,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuEGLStreamConsumerReleaseFrame(core::ptr::from_mut(conn), p_cuda_resource, core::ptr::from_mut(p_stream))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -25253,8 +26554,13 @@ pub fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Resul
 /// `cudaEGLStreamProducerPresentFrame`
 #[doc(alias = "cuEGLStreamProducerPresentFrame")]
 #[inline]
-pub fn egl_stream_producer_present_frame(conn: &mut CUeglStreamConnection, eglframe: CUeglFrame, p_stream: &mut CUstream) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuEGLStreamProducerPresentFrame(core::ptr::from_mut(conn), eglframe, core::ptr::from_mut(p_stream)) }?;
+pub fn egl_stream_producer_present_frame(
+    conn: &mut CUeglStreamConnection,
+    eglframe: CUeglFrame,
+    p_stream: &mut CUstream,
+) -> Result<(), Error> {
+    let __r =
+        unsafe { sys::call_cuEGLStreamProducerPresentFrame(core::ptr::from_mut(conn), eglframe, core::ptr::from_mut(p_stream)) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -25279,8 +26585,18 @@ pub fn egl_stream_producer_present_frame(conn: &mut CUeglStreamConnection, eglfr
 /// `cudaEGLStreamProducerReturnFrame`
 #[doc(alias = "cuEGLStreamProducerReturnFrame")]
 #[inline]
-pub fn egl_stream_producer_return_frame(conn: &mut CUeglStreamConnection, eglframe: &mut CUeglFrame, p_stream: &mut CUstream) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cuEGLStreamProducerReturnFrame(core::ptr::from_mut(conn), core::ptr::from_mut(eglframe), core::ptr::from_mut(p_stream)) }?;
+pub fn egl_stream_producer_return_frame(
+    conn: &mut CUeglStreamConnection,
+    eglframe: &mut CUeglFrame,
+    p_stream: &mut CUstream,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cuEGLStreamProducerReturnFrame(
+            core::ptr::from_mut(conn),
+            core::ptr::from_mut(eglframe),
+            core::ptr::from_mut(p_stream),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -25335,7 +26651,11 @@ pub fn egl_stream_producer_return_frame(conn: &mut CUeglStreamConnection, eglfra
 /// `cudaGraphicsResourceGetMappedEglFrame`
 #[doc(alias = "cuGraphicsResourceGetMappedEglFrame")]
 #[inline]
-pub fn graphics_resource_get_mapped_egl_frame(resource: CUgraphicsResource, index: c_uint, mip_level: c_uint) -> Result<CUeglFrame, Error> {
+pub fn graphics_resource_get_mapped_egl_frame(
+    resource: CUgraphicsResource,
+    index: c_uint,
+    mip_level: c_uint,
+) -> Result<CUeglFrame, Error> {
     let mut __egl_frame = MaybeUninit::<CUeglFrame>::uninit();
     let __r = unsafe { sys::call_cuGraphicsResourceGetMappedEglFrame(__egl_frame.as_mut_ptr(), resource, index, mip_level) }?;
     error::check(__r)?;
@@ -25457,7 +26777,12 @@ pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpG
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cuVDPAUCtxCreate")]
 #[inline]
-pub unsafe fn vdpau_ctx_create(flags: c_uint, device: CUdevice, vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<CUcontext, Error> {
+pub unsafe fn vdpau_ctx_create(
+    flags: c_uint,
+    device: CUdevice,
+    vdp_device: VdpDevice,
+    vdp_get_proc_address: VdpGetProcAddress,
+) -> Result<CUcontext, Error> {
     let mut __p_ctx = MaybeUninit::<CUcontext>::uninit();
     let __r = unsafe { sys::call_cuVDPAUCtxCreate_v2(__p_ctx.as_mut_ptr(), flags, device, vdp_device, vdp_get_proc_address) }?;
     error::check(__r)?;

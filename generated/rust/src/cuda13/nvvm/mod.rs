@@ -32,8 +32,7 @@
 
 #[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
 };
 #[allow(unused_imports)]
 use core::mem::MaybeUninit;
@@ -93,9 +92,18 @@ pub fn ir_version() -> Result<(c_int, c_int, c_int, c_int), Error> {
     let mut __minor_ir = MaybeUninit::<c_int>::uninit();
     let mut __major_dbg = MaybeUninit::<c_int>::uninit();
     let mut __minor_dbg = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_nvvmIRVersion(__major_ir.as_mut_ptr(), __minor_ir.as_mut_ptr(), __major_dbg.as_mut_ptr(), __minor_dbg.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_nvvmIRVersion(
+            __major_ir.as_mut_ptr(),
+            __minor_ir.as_mut_ptr(),
+            __major_dbg.as_mut_ptr(),
+            __minor_dbg.as_mut_ptr(),
+        )
+    }?;
     error::check(__r)?;
-    Ok((unsafe { __major_ir.assume_init() }, unsafe { __minor_ir.assume_init() }, unsafe { __major_dbg.assume_init() }, unsafe { __minor_dbg.assume_init() }))
+    Ok((unsafe { __major_ir.assume_init() }, unsafe { __minor_ir.assume_init() }, unsafe { __major_dbg.assume_init() }, unsafe {
+        __minor_dbg.assume_init()
+    }))
 }
 
 /// Get the LLVM IR version guaranteed to be supported by NVVM.
@@ -179,7 +187,9 @@ pub fn destroy_program(prog: &mut nvvmProgram) -> Result<(), Error> {
 #[inline]
 pub fn add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
     let __size: usize = crate::util::array_len(&[Some(buffer.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_nvvmAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+    let __r = unsafe {
+        sys::call_nvvmAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr()))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -213,7 +223,9 @@ pub fn add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CSt
 #[inline]
 pub fn lazy_add_module_to_program(prog: nvvmProgram, buffer: &[u8], name: Option<&CStr>) -> Result<(), Error> {
     let __size: usize = crate::util::array_len(&[Some(buffer.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_nvvmLazyAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr())) }?;
+    let __r = unsafe {
+        sys::call_nvvmLazyAddModuleToProgram(prog, buffer.as_ptr().cast(), __size, name.map_or(core::ptr::null(), |s| s.as_ptr()))
+    }?;
     error::check(__r)?;
     Ok(())
 }

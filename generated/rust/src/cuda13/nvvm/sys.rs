@@ -34,14 +34,13 @@
 #![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
 use crate::loader::{Entry, LibraryKind, LoadError, Table};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 14] = [

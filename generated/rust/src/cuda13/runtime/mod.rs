@@ -32,8 +32,7 @@
 
 #[allow(unused_imports)]
 use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
 };
 #[allow(unused_imports)]
 use core::mem::MaybeUninit;
@@ -251,7 +250,13 @@ pub fn device_get_limit(limit: cudaLimit) -> Result<usize, Error> {
 #[inline]
 pub fn device_get_texture1_d_linear_max_width(fmt_desc: &cudaChannelFormatDesc, device: c_int) -> Result<usize, Error> {
     let mut __max_width_in_elements = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaDeviceGetTexture1DLinearMaxWidth(__max_width_in_elements.as_mut_ptr(), core::ptr::from_ref(fmt_desc), device) }?;
+    let __r = unsafe {
+        sys::call_cudaDeviceGetTexture1DLinearMaxWidth(
+            __max_width_in_elements.as_mut_ptr(),
+            core::ptr::from_ref(fmt_desc),
+            device,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __max_width_in_elements.assume_init() })
 }
@@ -332,7 +337,8 @@ pub fn device_get_cache_config() -> Result<cudaFuncCache, Error> {
 pub fn device_get_stream_priority_range() -> Result<(c_int, c_int), Error> {
     let mut __least_priority = MaybeUninit::<c_int>::uninit();
     let mut __greatest_priority = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cudaDeviceGetStreamPriorityRange(__least_priority.as_mut_ptr(), __greatest_priority.as_mut_ptr()) }?;
+    let __r =
+        unsafe { sys::call_cudaDeviceGetStreamPriorityRange(__least_priority.as_mut_ptr(), __greatest_priority.as_mut_ptr()) }?;
     error::check(__r)?;
     Ok((unsafe { __least_priority.assume_init() }, unsafe { __greatest_priority.assume_init() }))
 }
@@ -728,7 +734,10 @@ pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> Result<(), Error> {
 
 #[doc(alias = "cudaDeviceFlushGPUDirectRDMAWrites")]
 #[inline]
-pub fn device_flush_gpu_direct_rdma_writes(target: cudaFlushGPUDirectRDMAWritesTarget, scope: cudaFlushGPUDirectRDMAWritesScope) -> Result<(), Error> {
+pub fn device_flush_gpu_direct_rdma_writes(
+    target: cudaFlushGPUDirectRDMAWritesTarget,
+    scope: cudaFlushGPUDirectRDMAWritesScope,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDeviceFlushGPUDirectRDMAWrites(target, scope) }?;
     error::check(__r)?;
     Ok(())
@@ -774,9 +783,14 @@ pub fn device_flush_gpu_direct_rdma_writes(target: cudaFlushGPUDirectRDMAWritesT
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDeviceRegisterAsyncNotification")]
 #[inline]
-pub unsafe fn device_register_async_notification(device: c_int, callback_func: cudaAsyncCallback, user_data: *mut c_void) -> Result<cudaAsyncCallbackHandle_t, Error> {
+pub unsafe fn device_register_async_notification(
+    device: c_int,
+    callback_func: cudaAsyncCallback,
+    user_data: *mut c_void,
+) -> Result<cudaAsyncCallbackHandle_t, Error> {
     let mut __callback = MaybeUninit::<cudaAsyncCallbackHandle_t>::uninit();
-    let __r = unsafe { sys::call_cudaDeviceRegisterAsyncNotification(device, callback_func, user_data, __callback.as_mut_ptr()) }?;
+    let __r =
+        unsafe { sys::call_cudaDeviceRegisterAsyncNotification(device, callback_func, user_data, __callback.as_mut_ptr()) }?;
     error::check(__r)?;
     Ok(unsafe { __callback.assume_init() })
 }
@@ -1173,9 +1187,15 @@ pub fn device_get_attribute(attr: cudaDeviceAttr, device: c_int) -> Result<c_int
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDeviceGetHostAtomicCapabilities")]
 #[inline]
-pub unsafe fn device_get_host_atomic_capabilities(operations: &[cudaAtomicOperation], count: c_uint, device: c_int) -> Result<c_uint, Error> {
+pub unsafe fn device_get_host_atomic_capabilities(
+    operations: &[cudaAtomicOperation],
+    count: c_uint,
+    device: c_int,
+) -> Result<c_uint, Error> {
     let mut __capabilities = MaybeUninit::<c_uint>::uninit();
-    let __r = unsafe { sys::call_cudaDeviceGetHostAtomicCapabilities(__capabilities.as_mut_ptr(), operations.as_ptr(), count, device) }?;
+    let __r = unsafe {
+        sys::call_cudaDeviceGetHostAtomicCapabilities(__capabilities.as_mut_ptr(), operations.as_ptr(), count, device)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __capabilities.assume_init() })
 }
@@ -1320,7 +1340,11 @@ pub fn device_get_mem_pool(device: c_int) -> Result<cudaMemPool_t, Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDeviceGetNvSciSyncAttributes")]
 #[inline]
-pub unsafe fn device_get_nv_sci_sync_attributes(nv_sci_sync_attr_list: *mut c_void, device: c_int, flags: c_int) -> Result<(), Error> {
+pub unsafe fn device_get_nv_sci_sync_attributes(
+    nv_sci_sync_attr_list: *mut c_void,
+    device: c_int,
+    flags: c_int,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDeviceGetNvSciSyncAttributes(nv_sci_sync_attr_list, device, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -1413,9 +1437,22 @@ pub fn device_get_p2p_attribute(attr: cudaDeviceP2PAttr, src_device: c_int, dst_
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDeviceGetP2PAtomicCapabilities")]
 #[inline]
-pub unsafe fn device_get_p2p_atomic_capabilities(operations: &[cudaAtomicOperation], count: c_uint, src_device: c_int, dst_device: c_int) -> Result<c_uint, Error> {
+pub unsafe fn device_get_p2p_atomic_capabilities(
+    operations: &[cudaAtomicOperation],
+    count: c_uint,
+    src_device: c_int,
+    dst_device: c_int,
+) -> Result<c_uint, Error> {
     let mut __capabilities = MaybeUninit::<c_uint>::uninit();
-    let __r = unsafe { sys::call_cudaDeviceGetP2PAtomicCapabilities(__capabilities.as_mut_ptr(), operations.as_ptr(), count, src_device, dst_device) }?;
+    let __r = unsafe {
+        sys::call_cudaDeviceGetP2PAtomicCapabilities(
+            __capabilities.as_mut_ptr(),
+            operations.as_ptr(),
+            count,
+            src_device,
+            dst_device,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __capabilities.assume_init() })
 }
@@ -2098,7 +2135,11 @@ pub fn stream_get_attribute(h_stream: cudaStream_t, attr: cudaLaunchAttributeID)
 /// `cudaAccessPolicyWindow`
 #[doc(alias = "cudaStreamSetAttribute")]
 #[inline]
-pub fn stream_set_attribute(h_stream: cudaStream_t, attr: cudaLaunchAttributeID, value: &cudaLaunchAttributeValue) -> Result<(), Error> {
+pub fn stream_set_attribute(
+    h_stream: cudaStream_t,
+    attr: cudaLaunchAttributeID,
+    value: &cudaLaunchAttributeValue,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaStreamSetAttribute(h_stream, attr, core::ptr::from_ref(value)) }?;
     error::check(__r)?;
     Ok(())
@@ -2247,7 +2288,12 @@ pub fn stream_wait_event(stream: cudaStream_t, event: cudaEvent_t, flags: c_uint
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaStreamAddCallback")]
 #[inline]
-pub unsafe fn stream_add_callback(stream: cudaStream_t, callback: cudaStreamCallback_t, user_data: *mut c_void, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_add_callback(
+    stream: cudaStream_t,
+    callback: cudaStreamCallback_t,
+    user_data: *mut c_void,
+    flags: c_uint,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaStreamAddCallback(stream, callback, user_data, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -2316,7 +2362,12 @@ pub fn stream_query(stream: cudaStream_t) -> Result<(), Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaStreamAttachMemAsync")]
 #[inline]
-pub unsafe fn stream_attach_mem_async(stream: cudaStream_t, dev_ptr: *mut c_void, length: usize, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_attach_mem_async(
+    stream: cudaStream_t,
+    dev_ptr: *mut c_void,
+    length: usize,
+    flags: c_uint,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaStreamAttachMemAsync(stream, dev_ptr, length, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -2398,8 +2449,20 @@ pub fn stream_begin_capture(stream: cudaStream_t, mode: cudaStreamCaptureMode) -
 /// `cudaThreadExchangeStreamCaptureMode`
 #[doc(alias = "cudaStreamBeginRecaptureToGraph")]
 #[inline]
-pub fn stream_begin_recapture_to_graph(stream: cudaStream_t, mode: cudaStreamCaptureMode, graph: cudaGraph_t, callback_data: Option<&mut cudaGraphRecaptureCallbackData>) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaStreamBeginRecaptureToGraph(stream, mode, graph, callback_data.map_or(core::ptr::null_mut(), |r| r as *mut cudaGraphRecaptureCallbackData)) }?;
+pub fn stream_begin_recapture_to_graph(
+    stream: cudaStream_t,
+    mode: cudaStreamCaptureMode,
+    graph: cudaGraph_t,
+    callback_data: Option<&mut cudaGraphRecaptureCallbackData>,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaStreamBeginRecaptureToGraph(
+            stream,
+            mode,
+            graph,
+            callback_data.map_or(core::ptr::null_mut(), |r| r as *mut cudaGraphRecaptureCallbackData),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -2442,9 +2505,26 @@ pub fn stream_begin_recapture_to_graph(stream: cudaStream_t, mode: cudaStreamCap
 /// `cudaThreadExchangeStreamCaptureMode`
 #[doc(alias = "cudaStreamBeginCaptureToGraph")]
 #[inline]
-pub fn stream_begin_capture_to_graph(stream: cudaStream_t, graph: cudaGraph_t, dependencies: Option<&[cudaGraphNode_t]>, dependency_data: Option<&[cudaGraphEdgeData]>, mode: cudaStreamCaptureMode) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[dependencies.as_ref().map(|s| s.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaStreamBeginCaptureToGraph(stream, graph, dependencies.map_or(core::ptr::null(), |s| s.as_ptr()), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, mode) }?;
+pub fn stream_begin_capture_to_graph(
+    stream: cudaStream_t,
+    graph: cudaGraph_t,
+    dependencies: Option<&[cudaGraphNode_t]>,
+    dependency_data: Option<&[cudaGraphEdgeData]>,
+    mode: cudaStreamCaptureMode,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[dependencies.as_ref().map(|s| s.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaStreamBeginCaptureToGraph(
+            stream,
+            graph,
+            dependencies.map_or(core::ptr::null(), |s| s.as_ptr()),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            mode,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -2623,16 +2703,35 @@ pub fn stream_is_capturing(stream: cudaStream_t) -> Result<cudaStreamCaptureStat
 /// `cudaStreamUpdateCaptureDependencies`
 #[doc(alias = "cudaStreamGetCaptureInfo")]
 #[inline]
-pub fn stream_get_capture_info(stream: cudaStream_t) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, *const cudaGraphEdgeData, usize), Error> {
+pub fn stream_get_capture_info(
+    stream: cudaStream_t,
+) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, *const cudaGraphEdgeData, usize), Error> {
     let mut __capture_status_out = MaybeUninit::<cudaStreamCaptureStatus>::uninit();
     let mut __id_out = MaybeUninit::<c_ulonglong>::uninit();
     let mut __graph_out = MaybeUninit::<cudaGraph_t>::uninit();
     let mut __dependencies_out = MaybeUninit::<*const cudaGraphNode_t>::uninit();
     let mut __edge_data_out = MaybeUninit::<*const cudaGraphEdgeData>::uninit();
     let mut __num_dependencies_out = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaStreamGetCaptureInfo(stream, __capture_status_out.as_mut_ptr(), __id_out.as_mut_ptr(), __graph_out.as_mut_ptr(), __dependencies_out.as_mut_ptr(), __edge_data_out.as_mut_ptr(), __num_dependencies_out.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_cudaStreamGetCaptureInfo(
+            stream,
+            __capture_status_out.as_mut_ptr(),
+            __id_out.as_mut_ptr(),
+            __graph_out.as_mut_ptr(),
+            __dependencies_out.as_mut_ptr(),
+            __edge_data_out.as_mut_ptr(),
+            __num_dependencies_out.as_mut_ptr(),
+        )
+    }?;
     error::check(__r)?;
-    Ok((unsafe { __capture_status_out.assume_init() }, unsafe { __id_out.assume_init() }, unsafe { __graph_out.assume_init() }, unsafe { __dependencies_out.assume_init() }, unsafe { __edge_data_out.assume_init() }, unsafe { __num_dependencies_out.assume_init() }))
+    Ok((
+        unsafe { __capture_status_out.assume_init() },
+        unsafe { __id_out.assume_init() },
+        unsafe { __graph_out.assume_init() },
+        unsafe { __dependencies_out.assume_init() },
+        unsafe { __edge_data_out.assume_init() },
+        unsafe { __num_dependencies_out.assume_init() },
+    ))
 }
 
 /// Update the set of dependencies in a capturing stream
@@ -2669,9 +2768,24 @@ pub fn stream_get_capture_info(stream: cudaStream_t) -> Result<(cudaStreamCaptur
 /// `cudaStreamGetCaptureInfo`,
 #[doc(alias = "cudaStreamUpdateCaptureDependencies")]
 #[inline]
-pub fn stream_update_capture_dependencies(stream: cudaStream_t, dependencies: &[cudaGraphNode_t], dependency_data: Option<&[cudaGraphEdgeData]>, flags: c_uint) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaStreamUpdateCaptureDependencies(stream, dependencies.as_ptr().cast_mut(), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, flags) }?;
+pub fn stream_update_capture_dependencies(
+    stream: cudaStream_t,
+    dependencies: &[cudaGraphNode_t],
+    dependency_data: Option<&[cudaGraphEdgeData]>,
+    flags: c_uint,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(dependencies.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaStreamUpdateCaptureDependencies(
+            stream,
+            dependencies.as_ptr().cast_mut(),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3191,9 +3305,14 @@ pub fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) ->
 /// `cudaExternalMemoryGetMappedMipmappedArray`
 #[doc(alias = "cudaExternalMemoryGetMappedBuffer")]
 #[inline]
-pub fn external_memory_get_mapped_buffer(ext_mem: cudaExternalMemory_t, buffer_desc: &cudaExternalMemoryBufferDesc) -> Result<*mut c_void, Error> {
+pub fn external_memory_get_mapped_buffer(
+    ext_mem: cudaExternalMemory_t,
+    buffer_desc: &cudaExternalMemoryBufferDesc,
+) -> Result<*mut c_void, Error> {
     let mut __dev_ptr = MaybeUninit::<*mut c_void>::uninit();
-    let __r = unsafe { sys::call_cudaExternalMemoryGetMappedBuffer(__dev_ptr.as_mut_ptr(), ext_mem, core::ptr::from_ref(buffer_desc)) }?;
+    let __r = unsafe {
+        sys::call_cudaExternalMemoryGetMappedBuffer(__dev_ptr.as_mut_ptr(), ext_mem, core::ptr::from_ref(buffer_desc))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __dev_ptr.assume_init() })
 }
@@ -3257,9 +3376,14 @@ pub fn external_memory_get_mapped_buffer(ext_mem: cudaExternalMemory_t, buffer_d
 /// `cudaExternalMemoryMipmappedArrayDesc::numLevels` must not be greater than 1.
 #[doc(alias = "cudaExternalMemoryGetMappedMipmappedArray")]
 #[inline]
-pub fn external_memory_get_mapped_mipmapped_array(ext_mem: cudaExternalMemory_t, mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc) -> Result<cudaMipmappedArray_t, Error> {
+pub fn external_memory_get_mapped_mipmapped_array(
+    ext_mem: cudaExternalMemory_t,
+    mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc,
+) -> Result<cudaMipmappedArray_t, Error> {
     let mut __mipmap = MaybeUninit::<cudaMipmappedArray_t>::uninit();
-    let __r = unsafe { sys::call_cudaExternalMemoryGetMappedMipmappedArray(__mipmap.as_mut_ptr(), ext_mem, core::ptr::from_ref(mipmap_desc)) }?;
+    let __r = unsafe {
+        sys::call_cudaExternalMemoryGetMappedMipmappedArray(__mipmap.as_mut_ptr(), ext_mem, core::ptr::from_ref(mipmap_desc))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __mipmap.assume_init() })
 }
@@ -3548,9 +3672,16 @@ pub fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDe
 /// `cudaWaitExternalSemaphoresAsync`
 #[doc(alias = "cudaSignalExternalSemaphoresAsync")]
 #[inline]
-pub fn signal_external_semaphores_async(ext_sem_array: &[cudaExternalSemaphore_t], params_array: &[cudaExternalSemaphoreSignalParams], stream: cudaStream_t) -> Result<(), Error> {
-    let __num_ext_sems: c_uint = crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaSignalExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream) }?;
+pub fn signal_external_semaphores_async(
+    ext_sem_array: &[cudaExternalSemaphore_t],
+    params_array: &[cudaExternalSemaphoreSignalParams],
+    stream: cudaStream_t,
+) -> Result<(), Error> {
+    let __num_ext_sems: c_uint =
+        crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaSignalExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3630,9 +3761,16 @@ pub fn signal_external_semaphores_async(ext_sem_array: &[cudaExternalSemaphore_t
 /// `cudaSignalExternalSemaphoresAsync`
 #[doc(alias = "cudaWaitExternalSemaphoresAsync")]
 #[inline]
-pub fn wait_external_semaphores_async(ext_sem_array: &[cudaExternalSemaphore_t], params_array: &[cudaExternalSemaphoreWaitParams], stream: cudaStream_t) -> Result<(), Error> {
-    let __num_ext_sems: c_uint = crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaWaitExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream) }?;
+pub fn wait_external_semaphores_async(
+    ext_sem_array: &[cudaExternalSemaphore_t],
+    params_array: &[cudaExternalSemaphoreWaitParams],
+    stream: cudaStream_t,
+) -> Result<(), Error> {
+    let __num_ext_sems: c_uint =
+        crate::util::array_len(&[Some(ext_sem_array.len()), Some(params_array.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaWaitExternalSemaphoresAsync(ext_sem_array.as_ptr(), params_array.as_ptr(), __num_ext_sems, stream)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -3719,7 +3857,14 @@ pub fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<()
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLaunchKernel")]
 #[inline]
-pub unsafe fn launch_kernel(func: *const c_void, grid_dim: dim3, block_dim: dim3, args: *mut *mut c_void, shared_mem: usize, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn launch_kernel(
+    func: *const c_void,
+    grid_dim: dim3,
+    block_dim: dim3,
+    args: *mut *mut c_void,
+    shared_mem: usize,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaLaunchKernel(func, grid_dim, block_dim, args, shared_mem, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -3857,7 +4002,14 @@ pub unsafe fn launch_kernel_ex_c(config: &cudaLaunchConfig_t, func: *const c_voi
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
-pub unsafe fn launch_cooperative_kernel(func: *const c_void, grid_dim: dim3, block_dim: dim3, args: *mut *mut c_void, shared_mem: usize, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn launch_cooperative_kernel(
+    func: *const c_void,
+    grid_dim: dim3,
+    block_dim: dim3,
+    args: *mut *mut c_void,
+    shared_mem: usize,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaLaunchCooperativeKernel(func, grid_dim, block_dim, args, shared_mem, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -4099,7 +4251,8 @@ pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
 pub unsafe fn func_get_param_info(func: *const c_void, param_index: usize) -> Result<(usize, usize), Error> {
     let mut __param_offset = MaybeUninit::<usize>::uninit();
     let mut __param_size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaFuncGetParamInfo(func, param_index, __param_offset.as_mut_ptr(), __param_size.as_mut_ptr()) }?;
+    let __r =
+        unsafe { sys::call_cudaFuncGetParamInfo(func, param_index, __param_offset.as_mut_ptr(), __param_size.as_mut_ptr()) }?;
     error::check(__r)?;
     Ok((unsafe { __param_offset.assume_init() }, unsafe { __param_size.assume_init() }))
 }
@@ -4275,7 +4428,12 @@ pub unsafe fn launch_host_func(stream: cudaStream_t, r#fn: cudaHostFn_t, user_da
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLaunchHostFunc_v2")]
 #[inline]
-pub unsafe fn launch_host_func_v2(stream: cudaStream_t, r#fn: cudaHostFn_t, user_data: *mut c_void, sync_mode: c_uint) -> Result<(), Error> {
+pub unsafe fn launch_host_func_v2(
+    stream: cudaStream_t,
+    r#fn: cudaHostFn_t,
+    user_data: *mut c_void,
+    sync_mode: c_uint,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaLaunchHostFunc_v2(stream, r#fn, user_data, sync_mode) }?;
     error::check(__r)?;
     Ok(())
@@ -4383,9 +4541,15 @@ pub unsafe fn func_set_shared_mem_config(func: *const c_void, config: cudaShared
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
 #[inline]
-pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(func: *const c_void, block_size: c_int, dynamic_s_mem_size: usize) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
+    func: *const c_void,
+    block_size: c_int,
+    dynamic_s_mem_size: usize,
+) -> Result<c_int, Error> {
     let mut __num_blocks = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(__num_blocks.as_mut_ptr(), func, block_size, dynamic_s_mem_size) }?;
+    let __r = unsafe {
+        sys::call_cudaOccupancyMaxActiveBlocksPerMultiprocessor(__num_blocks.as_mut_ptr(), func, block_size, dynamic_s_mem_size)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __num_blocks.assume_init() })
 }
@@ -4423,9 +4587,15 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(func: *const c_void
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaOccupancyAvailableDynamicSMemPerBlock")]
 #[inline]
-pub unsafe fn occupancy_available_dynamic_s_mem_per_block(func: *const c_void, num_blocks: c_int, block_size: c_int) -> Result<usize, Error> {
+pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
+    func: *const c_void,
+    num_blocks: c_int,
+    block_size: c_int,
+) -> Result<usize, Error> {
     let mut __dynamic_smem_size = MaybeUninit::<usize>::uninit();
-    let __r = unsafe { sys::call_cudaOccupancyAvailableDynamicSMemPerBlock(__dynamic_smem_size.as_mut_ptr(), func, num_blocks, block_size) }?;
+    let __r = unsafe {
+        sys::call_cudaOccupancyAvailableDynamicSMemPerBlock(__dynamic_smem_size.as_mut_ptr(), func, num_blocks, block_size)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __dynamic_smem_size.assume_init() })
 }
@@ -4479,9 +4649,22 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(func: *const c_void, n
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")]
 #[inline]
-pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(func: *const c_void, block_size: c_int, dynamic_s_mem_size: usize, flags: c_uint) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
+    func: *const c_void,
+    block_size: c_int,
+    dynamic_s_mem_size: usize,
+    flags: c_uint,
+) -> Result<c_int, Error> {
     let mut __num_blocks = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(__num_blocks.as_mut_ptr(), func, block_size, dynamic_s_mem_size, flags) }?;
+    let __r = unsafe {
+        sys::call_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+            __num_blocks.as_mut_ptr(),
+            func,
+            block_size,
+            dynamic_s_mem_size,
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __num_blocks.assume_init() })
 }
@@ -4522,9 +4705,14 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(func: *c
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
 #[inline]
-pub unsafe fn occupancy_max_potential_cluster_size(func: *const c_void, launch_config: &cudaLaunchConfig_t) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_potential_cluster_size(
+    func: *const c_void,
+    launch_config: &cudaLaunchConfig_t,
+) -> Result<c_int, Error> {
     let mut __cluster_size = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cudaOccupancyMaxPotentialClusterSize(__cluster_size.as_mut_ptr(), func, core::ptr::from_ref(launch_config)) }?;
+    let __r = unsafe {
+        sys::call_cudaOccupancyMaxPotentialClusterSize(__cluster_size.as_mut_ptr(), func, core::ptr::from_ref(launch_config))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __cluster_size.assume_init() })
 }
@@ -4570,7 +4758,9 @@ pub unsafe fn occupancy_max_potential_cluster_size(func: *const c_void, launch_c
 #[inline]
 pub unsafe fn occupancy_max_active_clusters(func: *const c_void, launch_config: &cudaLaunchConfig_t) -> Result<c_int, Error> {
     let mut __num_clusters = MaybeUninit::<c_int>::uninit();
-    let __r = unsafe { sys::call_cudaOccupancyMaxActiveClusters(__num_clusters.as_mut_ptr(), func, core::ptr::from_ref(launch_config)) }?;
+    let __r = unsafe {
+        sys::call_cudaOccupancyMaxActiveClusters(__num_clusters.as_mut_ptr(), func, core::ptr::from_ref(launch_config))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __num_clusters.assume_init() })
 }
@@ -5463,9 +5653,16 @@ pub fn malloc3d_array(desc: &cudaChannelFormatDesc, extent: cudaExtent, flags: c
 /// `cuMipmappedArrayCreate`
 #[doc(alias = "cudaMallocMipmappedArray")]
 #[inline]
-pub fn malloc_mipmapped_array(desc: &cudaChannelFormatDesc, extent: cudaExtent, num_levels: c_uint, flags: c_uint) -> Result<cudaMipmappedArray_t, Error> {
+pub fn malloc_mipmapped_array(
+    desc: &cudaChannelFormatDesc,
+    extent: cudaExtent,
+    num_levels: c_uint,
+    flags: c_uint,
+) -> Result<cudaMipmappedArray_t, Error> {
     let mut __mipmapped_array = MaybeUninit::<cudaMipmappedArray_t>::uninit();
-    let __r = unsafe { sys::call_cudaMallocMipmappedArray(__mipmapped_array.as_mut_ptr(), core::ptr::from_ref(desc), extent, num_levels, flags) }?;
+    let __r = unsafe {
+        sys::call_cudaMallocMipmappedArray(__mipmapped_array.as_mut_ptr(), core::ptr::from_ref(desc), extent, num_levels, flags)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __mipmapped_array.assume_init() })
 }
@@ -5975,7 +6172,10 @@ pub fn array_get_memory_requirements(array: cudaArray_t, device: c_int) -> Resul
 /// **See also:** `cudaArrayGetMemoryRequirements`
 #[doc(alias = "cudaMipmappedArrayGetMemoryRequirements")]
 #[inline]
-pub fn mipmapped_array_get_memory_requirements(mipmap: cudaMipmappedArray_t, device: c_int) -> Result<cudaArrayMemoryRequirements, Error> {
+pub fn mipmapped_array_get_memory_requirements(
+    mipmap: cudaMipmappedArray_t,
+    device: c_int,
+) -> Result<cudaArrayMemoryRequirements, Error> {
     let mut __memory_requirements = MaybeUninit::<cudaArrayMemoryRequirements>::uninit();
     let __r = unsafe { sys::call_cudaMipmappedArrayGetMemoryRequirements(__memory_requirements.as_mut_ptr(), mipmap, device) }?;
     error::check(__r)?;
@@ -6091,7 +6291,13 @@ pub unsafe fn memcpy(dst: *mut c_void, src: *const c_void, count: usize, kind: c
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyPeer")]
 #[inline]
-pub unsafe fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_peer(
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
+    count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyPeer(dst, dst_device, src, src_device, count) }?;
     error::check(__r)?;
     Ok(())
@@ -6149,7 +6355,15 @@ pub unsafe fn memcpy_peer(dst: *mut c_void, dst_device: c_int, src: *const c_voi
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpy2D")]
 #[inline]
-pub unsafe fn memcpy2d(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -6208,7 +6422,16 @@ pub unsafe fn memcpy2d(dst: *mut c_void, dpitch: usize, src: *const c_void, spit
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpy2DToArray")]
 #[inline]
-pub unsafe fn memcpy2d_to_array(dst: cudaArray_t, w_offset: usize, h_offset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy2d_to_array(
+    dst: cudaArray_t,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy2DToArray(dst, w_offset, h_offset, src, spitch, width, height, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -6267,7 +6490,16 @@ pub unsafe fn memcpy2d_to_array(dst: cudaArray_t, w_offset: usize, h_offset: usi
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpy2DFromArray")]
 #[inline]
-pub unsafe fn memcpy2d_from_array(dst: *mut c_void, dpitch: usize, src: cudaArray_const_t, w_offset: usize, h_offset: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy2d_from_array(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    w_offset: usize,
+    h_offset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy2DFromArray(dst, dpitch, src, w_offset, h_offset, width, height, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -6319,8 +6551,20 @@ pub unsafe fn memcpy2d_from_array(dst: *mut c_void, dpitch: usize, src: cudaArra
 /// `cuMemcpy2DUnaligned`
 #[doc(alias = "cudaMemcpy2DArrayToArray")]
 #[inline]
-pub fn memcpy2d_array_to_array(dst: cudaArray_t, w_offset_dst: usize, h_offset_dst: usize, src: cudaArray_const_t, w_offset_src: usize, h_offset_src: usize, width: usize, height: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemcpy2DArrayToArray(dst, w_offset_dst, h_offset_dst, src, w_offset_src, h_offset_src, width, height, kind) }?;
+pub fn memcpy2d_array_to_array(
+    dst: cudaArray_t,
+    w_offset_dst: usize,
+    h_offset_dst: usize,
+    src: cudaArray_const_t,
+    w_offset_src: usize,
+    h_offset_src: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaMemcpy2DArrayToArray(dst, w_offset_dst, h_offset_dst, src, w_offset_src, h_offset_src, width, height, kind)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -6371,7 +6615,13 @@ pub fn memcpy2d_array_to_array(dst: cudaArray_t, w_offset_dst: usize, h_offset_d
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyToSymbol")]
 #[inline]
-pub unsafe fn memcpy_to_symbol(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy_to_symbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyToSymbol(symbol, src, count, offset, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -6423,7 +6673,13 @@ pub unsafe fn memcpy_to_symbol(symbol: *const c_void, src: *const c_void, count:
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyFromSymbol")]
 #[inline]
-pub unsafe fn memcpy_from_symbol(dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy_from_symbol(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyFromSymbol(dst, symbol, count, offset, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -6488,7 +6744,13 @@ pub unsafe fn memcpy_from_symbol(dst: *mut c_void, symbol: *const c_void, count:
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyAsync")]
 #[inline]
-pub unsafe fn memcpy_async(dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_async(
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyAsync(dst, src, count, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6532,7 +6794,14 @@ pub unsafe fn memcpy_async(dst: *mut c_void, src: *const c_void, count: usize, k
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyPeerAsync")]
 #[inline]
-pub unsafe fn memcpy_peer_async(dst: *mut c_void, dst_device: c_int, src: *const c_void, src_device: c_int, count: usize, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_peer_async(
+    dst: *mut c_void,
+    dst_device: c_int,
+    src: *const c_void,
+    src_device: c_int,
+    count: usize,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyPeerAsync(dst, dst_device, src, src_device, count, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6605,10 +6874,29 @@ pub unsafe fn memcpy_peer_async(dst: *mut c_void, dst_device: c_int, src: *const
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
-pub unsafe fn memcpy_batch_async(dsts: *const *mut c_void, srcs: *const *const c_void, sizes: &[usize], attrs: &[cudaMemcpyAttributes], attrs_idxs: &[usize], stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_batch_async(
+    dsts: *const *mut c_void,
+    srcs: *const *const c_void,
+    sizes: &[usize],
+    attrs: &[cudaMemcpyAttributes],
+    attrs_idxs: &[usize],
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_attrs: usize = crate::util::array_len(&[Some(attrs.len()), Some(attrs_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemcpyBatchAsync(dsts, srcs, sizes.as_ptr(), __count, attrs.as_ptr().cast_mut(), attrs_idxs.as_ptr().cast_mut(), __num_attrs, stream) }?;
+    let __num_attrs: usize =
+        crate::util::array_len(&[Some(attrs.len()), Some(attrs_idxs.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaMemcpyBatchAsync(
+            dsts,
+            srcs,
+            sizes.as_ptr(),
+            __count,
+            attrs.as_ptr().cast_mut(),
+            attrs_idxs.as_ptr().cast_mut(),
+            __num_attrs,
+            stream,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -6712,7 +7000,13 @@ pub fn memcpy3d_batch_async(op_list: &[cudaMemcpy3DBatchOp], flags: c_ulonglong,
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyWithAttributesAsync")]
 #[inline]
-pub unsafe fn memcpy_with_attributes_async(dst: *mut c_void, src: *const c_void, size: usize, attr: &mut cudaMemcpyAttributes, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_with_attributes_async(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    attr: &mut cudaMemcpyAttributes,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyWithAttributesAsync(dst, src, size, core::ptr::from_mut(attr), stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6740,7 +7034,11 @@ pub unsafe fn memcpy_with_attributes_async(dst: *mut c_void, src: *const c_void,
 /// **See also:** `cudaMemcpy3DBatchAsync`
 #[doc(alias = "cudaMemcpy3DWithAttributesAsync")]
 #[inline]
-pub fn memcpy3d_with_attributes_async(op: &mut cudaMemcpy3DBatchOp, flags: c_ulonglong, stream: cudaStream_t) -> Result<(), Error> {
+pub fn memcpy3d_with_attributes_async(
+    op: &mut cudaMemcpy3DBatchOp,
+    flags: c_ulonglong,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DWithAttributesAsync(core::ptr::from_mut(op), flags, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6812,7 +7110,16 @@ pub fn memcpy3d_with_attributes_async(op: &mut cudaMemcpy3DBatchOp, flags: c_ulo
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
-pub unsafe fn memcpy2d_async(dst: *mut c_void, dpitch: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy2d_async(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6879,7 +7186,17 @@ pub unsafe fn memcpy2d_async(dst: *mut c_void, dpitch: usize, src: *const c_void
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpy2DToArrayAsync")]
 #[inline]
-pub unsafe fn memcpy2d_to_array_async(dst: cudaArray_t, w_offset: usize, h_offset: usize, src: *const c_void, spitch: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy2d_to_array_async(
+    dst: cudaArray_t,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy2DToArrayAsync(dst, w_offset, h_offset, src, spitch, width, height, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6945,7 +7262,17 @@ pub unsafe fn memcpy2d_to_array_async(dst: cudaArray_t, w_offset: usize, h_offse
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpy2DFromArrayAsync")]
 #[inline]
-pub unsafe fn memcpy2d_from_array_async(dst: *mut c_void, dpitch: usize, src: cudaArray_const_t, w_offset: usize, h_offset: usize, width: usize, height: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy2d_from_array_async(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: cudaArray_const_t,
+    w_offset: usize,
+    h_offset: usize,
+    width: usize,
+    height: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy2DFromArrayAsync(dst, dpitch, src, w_offset, h_offset, width, height, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7005,7 +7332,14 @@ pub unsafe fn memcpy2d_from_array_async(dst: *mut c_void, dpitch: usize, src: cu
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyToSymbolAsync")]
 #[inline]
-pub unsafe fn memcpy_to_symbol_async(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_to_symbol_async(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyToSymbolAsync(symbol, src, count, offset, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7065,7 +7399,14 @@ pub unsafe fn memcpy_to_symbol_async(symbol: *const c_void, src: *const c_void, 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemcpyFromSymbolAsync")]
 #[inline]
-pub unsafe fn memcpy_from_symbol_async(dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_from_symbol_async(
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyFromSymbolAsync(dst, symbol, count, offset, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7291,7 +7632,14 @@ pub unsafe fn memset_async(dev_ptr: *mut c_void, value: c_int, count: usize, str
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemset2DAsync")]
 #[inline]
-pub unsafe fn memset2d_async(dev_ptr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memset2d_async(
+    dev_ptr: *mut c_void,
+    pitch: usize,
+    value: c_int,
+    width: usize,
+    height: usize,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemset2DAsync(dev_ptr, pitch, value, width, height, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7349,7 +7697,12 @@ pub unsafe fn memset2d_async(dev_ptr: *mut c_void, pitch: usize, value: c_int, w
 /// `make_cudaExtent`
 #[doc(alias = "cudaMemset3DAsync")]
 #[inline]
-pub fn memset3d_async(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExtent, stream: cudaStream_t) -> Result<(), Error> {
+pub fn memset3d_async(
+    pitched_dev_ptr: cudaPitchedPtr,
+    value: c_int,
+    extent: cudaExtent,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemset3DAsync(pitched_dev_ptr, value, extent, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7516,7 +7869,13 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> Result<usize, Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPrefetchAsync")]
 #[inline]
-pub unsafe fn mem_prefetch_async(dev_ptr: *const c_void, count: usize, location: cudaMemLocation, flags: c_uint, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn mem_prefetch_async(
+    dev_ptr: *const c_void,
+    count: usize,
+    location: cudaMemLocation,
+    flags: c_uint,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemPrefetchAsync(dev_ptr, count, location, flags, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7562,10 +7921,29 @@ pub unsafe fn mem_prefetch_async(dev_ptr: *const c_void, count: usize, location:
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPrefetchBatchAsync")]
 #[inline]
-pub unsafe fn mem_prefetch_batch_async(dptrs: *mut *mut c_void, sizes: &[usize], prefetch_locs: &[cudaMemLocation], prefetch_loc_idxs: &[usize], flags: c_ulonglong, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn mem_prefetch_batch_async(
+    dptrs: *mut *mut c_void,
+    sizes: &[usize],
+    prefetch_locs: &[cudaMemLocation],
+    prefetch_loc_idxs: &[usize],
+    flags: c_ulonglong,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemPrefetchBatchAsync(dptrs, sizes.as_ptr().cast_mut(), __count, prefetch_locs.as_ptr().cast_mut(), prefetch_loc_idxs.as_ptr().cast_mut(), __num_prefetch_locs, flags, stream) }?;
+    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaMemPrefetchBatchAsync(
+            dptrs,
+            sizes.as_ptr().cast_mut(),
+            __count,
+            prefetch_locs.as_ptr().cast_mut(),
+            prefetch_loc_idxs.as_ptr().cast_mut(),
+            __num_prefetch_locs,
+            flags,
+            stream,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -7603,7 +7981,12 @@ pub unsafe fn mem_prefetch_batch_async(dptrs: *mut *mut c_void, sizes: &[usize],
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemDiscardBatchAsync")]
 #[inline]
-pub unsafe fn mem_discard_batch_async(dptrs: *mut *mut c_void, sizes: &[usize], flags: c_ulonglong, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn mem_discard_batch_async(
+    dptrs: *mut *mut c_void,
+    sizes: &[usize],
+    flags: c_ulonglong,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cudaMemDiscardBatchAsync(dptrs, sizes.as_ptr().cast_mut(), __count, flags, stream) }?;
     error::check(__r)?;
@@ -7657,10 +8040,29 @@ pub unsafe fn mem_discard_batch_async(dptrs: *mut *mut c_void, sizes: &[usize], 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemDiscardAndPrefetchBatchAsync")]
 #[inline]
-pub unsafe fn mem_discard_and_prefetch_batch_async(dptrs: *mut *mut c_void, sizes: &[usize], prefetch_locs: &[cudaMemLocation], prefetch_loc_idxs: &[usize], flags: c_ulonglong, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn mem_discard_and_prefetch_batch_async(
+    dptrs: *mut *mut c_void,
+    sizes: &[usize],
+    prefetch_locs: &[cudaMemLocation],
+    prefetch_loc_idxs: &[usize],
+    flags: c_ulonglong,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(sizes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemDiscardAndPrefetchBatchAsync(dptrs, sizes.as_ptr().cast_mut(), __count, prefetch_locs.as_ptr().cast_mut(), prefetch_loc_idxs.as_ptr().cast_mut(), __num_prefetch_locs, flags, stream) }?;
+    let __num_prefetch_locs: usize = crate::util::array_len(&[Some(prefetch_locs.len()), Some(prefetch_loc_idxs.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaMemDiscardAndPrefetchBatchAsync(
+            dptrs,
+            sizes.as_ptr().cast_mut(),
+            __count,
+            prefetch_locs.as_ptr().cast_mut(),
+            prefetch_loc_idxs.as_ptr().cast_mut(),
+            __num_prefetch_locs,
+            flags,
+            stream,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -7714,8 +8116,15 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(dptrs: *mut *mut c_void, size
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemGetLocationInfo")]
 #[inline]
-pub unsafe fn mem_get_location_info(dev_ptr: *mut c_void, size: usize, summary_granularity: usize, sampling_granularity: usize, location_out: *mut cudaMemLocation) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemGetLocationInfo(dev_ptr, size, summary_granularity, sampling_granularity, location_out) }?;
+pub unsafe fn mem_get_location_info(
+    dev_ptr: *mut c_void,
+    size: usize,
+    summary_granularity: usize,
+    sampling_granularity: usize,
+    location_out: *mut cudaMemLocation,
+) -> Result<(), Error> {
+    let __r =
+        unsafe { sys::call_cudaMemGetLocationInfo(dev_ptr, size, summary_granularity, sampling_granularity, location_out) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -7847,7 +8256,12 @@ pub unsafe fn mem_get_location_info(dev_ptr: *mut c_void, size: usize, summary_g
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemAdvise")]
 #[inline]
-pub unsafe fn mem_advise(dev_ptr: *const c_void, count: usize, advice: cudaMemoryAdvise, location: cudaMemLocation) -> Result<(), Error> {
+pub unsafe fn mem_advise(
+    dev_ptr: *const c_void,
+    count: usize,
+    advice: cudaMemoryAdvise,
+    location: cudaMemLocation,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemAdvise(dev_ptr, count, advice, location) }?;
     error::check(__r)?;
     Ok(())
@@ -7937,10 +8351,20 @@ pub unsafe fn mem_advise(dev_ptr: *const c_void, count: usize, advice: cudaMemor
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
-pub unsafe fn mem_range_get_attribute<T: crate::Plain>(attribute: cudaMemRangeAttribute, dev_ptr: *const c_void, count: usize) -> Result<T, Error> {
-    let __data_size: usize = crate::util::selected_size::<T>(attribute.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)]).ok_or_else(Error::invalid_argument)?;
+pub unsafe fn mem_range_get_attribute<T: crate::Plain>(
+    attribute: cudaMemRangeAttribute,
+    dev_ptr: *const c_void,
+    count: usize,
+) -> Result<T, Error> {
+    let __data_size: usize = crate::util::selected_size::<T>(
+        attribute.0 as i64,
+        &[(1, 4, false), (2, 4, false), (3, 4, true), (4, 4, false), (5, 4, false), (6, 4, false), (7, 4, false), (8, 4, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __data = MaybeUninit::<T>::zeroed();
-    let __r = unsafe { sys::call_cudaMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count) }?;
+    let __r = unsafe {
+        sys::call_cudaMemRangeGetAttribute(__data.as_mut_ptr().cast::<c_void>(), __data_size as _, attribute, dev_ptr, count)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __data.assume_init() })
 }
@@ -7989,9 +8413,25 @@ pub unsafe fn mem_range_get_attribute<T: crate::Plain>(attribute: cudaMemRangeAt
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
-pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usize], attributes: &[cudaMemRangeAttribute], dev_ptr: *const c_void, count: usize) -> Result<(), Error> {
-    let __num_attributes: usize = crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemRangeGetAttributes(data, data_sizes.as_ptr().cast_mut(), attributes.as_ptr().cast_mut(), __num_attributes, dev_ptr, count) }?;
+pub unsafe fn mem_range_get_attributes(
+    data: *mut *mut c_void,
+    data_sizes: &[usize],
+    attributes: &[cudaMemRangeAttribute],
+    dev_ptr: *const c_void,
+    count: usize,
+) -> Result<(), Error> {
+    let __num_attributes: usize =
+        crate::util::array_len(&[Some(data_sizes.len()), Some(attributes.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaMemRangeGetAttributes(
+            data,
+            data_sizes.as_ptr().cast_mut(),
+            attributes.as_ptr().cast_mut(),
+            __num_attributes,
+            dev_ptr,
+            count,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -8043,7 +8483,14 @@ pub unsafe fn mem_range_get_attributes(data: *mut *mut c_void, data_sizes: &[usi
 #[doc(alias = "cudaMemcpyToArray")]
 #[deprecated(note = "")]
 #[inline]
-pub unsafe fn memcpy_to_array(dst: cudaArray_t, w_offset: usize, h_offset: usize, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy_to_array(
+    dst: cudaArray_t,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyToArray(dst, w_offset, h_offset, src, count, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -8095,7 +8542,14 @@ pub unsafe fn memcpy_to_array(dst: cudaArray_t, w_offset: usize, h_offset: usize
 #[doc(alias = "cudaMemcpyFromArray")]
 #[deprecated(note = "")]
 #[inline]
-pub unsafe fn memcpy_from_array(dst: *mut c_void, src: cudaArray_const_t, w_offset: usize, h_offset: usize, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn memcpy_from_array(
+    dst: *mut c_void,
+    src: cudaArray_const_t,
+    w_offset: usize,
+    h_offset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyFromArray(dst, src, w_offset, h_offset, count, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -8144,8 +8598,19 @@ pub unsafe fn memcpy_from_array(dst: *mut c_void, src: cudaArray_const_t, w_offs
 #[doc(alias = "cudaMemcpyArrayToArray")]
 #[deprecated(note = "")]
 #[inline]
-pub fn memcpy_array_to_array(dst: cudaArray_t, w_offset_dst: usize, h_offset_dst: usize, src: cudaArray_const_t, w_offset_src: usize, h_offset_src: usize, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaMemcpyArrayToArray(dst, w_offset_dst, h_offset_dst, src, w_offset_src, h_offset_src, count, kind) }?;
+pub fn memcpy_array_to_array(
+    dst: cudaArray_t,
+    w_offset_dst: usize,
+    h_offset_dst: usize,
+    src: cudaArray_const_t,
+    w_offset_src: usize,
+    h_offset_src: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaMemcpyArrayToArray(dst, w_offset_dst, h_offset_dst, src, w_offset_src, h_offset_src, count, kind)
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -8205,7 +8670,15 @@ pub fn memcpy_array_to_array(dst: cudaArray_t, w_offset_dst: usize, h_offset_dst
 #[doc(alias = "cudaMemcpyToArrayAsync")]
 #[deprecated(note = "")]
 #[inline]
-pub unsafe fn memcpy_to_array_async(dst: cudaArray_t, w_offset: usize, h_offset: usize, src: *const c_void, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_to_array_async(
+    dst: cudaArray_t,
+    w_offset: usize,
+    h_offset: usize,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyToArrayAsync(dst, w_offset, h_offset, src, count, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -8265,7 +8738,15 @@ pub unsafe fn memcpy_to_array_async(dst: cudaArray_t, w_offset: usize, h_offset:
 #[doc(alias = "cudaMemcpyFromArrayAsync")]
 #[deprecated(note = "")]
 #[inline]
-pub unsafe fn memcpy_from_array_async(dst: *mut c_void, src: cudaArray_const_t, w_offset: usize, h_offset: usize, count: usize, kind: cudaMemcpyKind, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy_from_array_async(
+    dst: *mut c_void,
+    src: cudaArray_const_t,
+    w_offset: usize,
+    h_offset: usize,
+    count: usize,
+    kind: cudaMemcpyKind,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpyFromArrayAsync(dst, src, w_offset, h_offset, count, kind, stream) }?;
     error::check(__r)?;
     Ok(())
@@ -8418,8 +8899,13 @@ pub fn mem_pool_trim_to(mem_pool: cudaMemPool_t, min_bytes_to_keep: usize) -> Re
 #[doc(alias = "cudaMemPoolSetAttribute")]
 #[inline]
 pub fn mem_pool_set_attribute<T: crate::Plain>(mem_pool: cudaMemPool_t, attr: cudaMemPoolAttr, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaMemPoolSetAttribute(mem_pool, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attr.0 as i64,
+        &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
+    let __r =
+        unsafe { sys::call_cudaMemPoolSetAttribute(mem_pool, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -8496,7 +8982,11 @@ pub fn mem_pool_set_attribute<T: crate::Plain>(mem_pool: cudaMemPool_t, attr: cu
 #[doc(alias = "cudaMemPoolGetAttribute")]
 #[inline]
 pub fn mem_pool_get_attribute<T: crate::Plain>(mem_pool: cudaMemPool_t, attr: cudaMemPoolAttr) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize = crate::util::selected_size::<T>(
+        attr.0 as i64,
+        &[(1, 4, false), (2, 4, false), (3, 4, false), (4, 8, false), (5, 8, false), (6, 8, false), (7, 8, false), (8, 8, false)],
+    )
+    .ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cudaMemPoolGetAttribute(mem_pool, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
@@ -8794,10 +9284,23 @@ pub fn malloc_from_pool_async(size: usize, mem_pool: cudaMemPool_t, stream: cuda
 /// **See also:** `cuMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolExportPointer`, `cudaMemPoolImportPointer`
 #[doc(alias = "cudaMemPoolExportToShareableHandle")]
 #[inline]
-pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(mem_pool: cudaMemPool_t, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<T, Error> {
-    let __shareable_handle_size: usize = crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)]).ok_or_else(Error::invalid_argument)?;
+pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(
+    mem_pool: cudaMemPool_t,
+    handle_type: cudaMemAllocationHandleType,
+    flags: c_uint,
+) -> Result<T, Error> {
+    let __shareable_handle_size: usize =
+        crate::util::selected_size::<T>(handle_type.0 as i64, &[(1, 4, false), (2, 8, false), (4, 4, false), (8, 64, false)])
+            .ok_or_else(Error::invalid_argument)?;
     let mut __shareable_handle = MaybeUninit::<T>::zeroed();
-    let __r = unsafe { sys::call_cudaMemPoolExportToShareableHandle(__shareable_handle.as_mut_ptr().cast::<c_void>(), mem_pool, handle_type, flags) }?;
+    let __r = unsafe {
+        sys::call_cudaMemPoolExportToShareableHandle(
+            __shareable_handle.as_mut_ptr().cast::<c_void>(),
+            mem_pool,
+            handle_type,
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __shareable_handle.assume_init() })
 }
@@ -8826,9 +9329,14 @@ pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(mem_pool: cudaMemPoo
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaMemPoolImportFromShareableHandle")]
 #[inline]
-pub unsafe fn mem_pool_import_from_shareable_handle(shareable_handle: *mut c_void, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<cudaMemPool_t, Error> {
+pub unsafe fn mem_pool_import_from_shareable_handle(
+    shareable_handle: *mut c_void,
+    handle_type: cudaMemAllocationHandleType,
+    flags: c_uint,
+) -> Result<cudaMemPool_t, Error> {
     let mut __mem_pool = MaybeUninit::<cudaMemPool_t>::uninit();
-    let __r = unsafe { sys::call_cudaMemPoolImportFromShareableHandle(__mem_pool.as_mut_ptr(), shareable_handle, handle_type, flags) }?;
+    let __r =
+        unsafe { sys::call_cudaMemPoolImportFromShareableHandle(__mem_pool.as_mut_ptr(), shareable_handle, handle_type, flags) }?;
     error::check(__r)?;
     Ok(unsafe { __mem_pool.assume_init() })
 }
@@ -8884,7 +9392,10 @@ pub unsafe fn mem_pool_export_pointer(ptr: *mut c_void) -> Result<cudaMemPoolPtr
 /// **See also:** `cuMemPoolImportPointer`, `cudaMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolExportPointer`
 #[doc(alias = "cudaMemPoolImportPointer")]
 #[inline]
-pub fn mem_pool_import_pointer(mem_pool: cudaMemPool_t, export_data: &mut cudaMemPoolPtrExportData) -> Result<*mut c_void, Error> {
+pub fn mem_pool_import_pointer(
+    mem_pool: cudaMemPool_t,
+    export_data: &mut cudaMemPoolPtrExportData,
+) -> Result<*mut c_void, Error> {
     let mut __ptr = MaybeUninit::<*mut c_void>::uninit();
     let __r = unsafe { sys::call_cudaMemPoolImportPointer(__ptr.as_mut_ptr(), mem_pool, core::ptr::from_mut(export_data)) }?;
     error::check(__r)?;
@@ -9310,7 +9821,11 @@ pub fn graphics_resource_get_mapped_pointer(resource: cudaGraphicsResource_t) ->
 /// `cuGraphicsSubResourceGetMappedArray`
 #[doc(alias = "cudaGraphicsSubResourceGetMappedArray")]
 #[inline]
-pub fn graphics_sub_resource_get_mapped_array(resource: cudaGraphicsResource_t, array_index: c_uint, mip_level: c_uint) -> Result<cudaArray_t, Error> {
+pub fn graphics_sub_resource_get_mapped_array(
+    resource: cudaGraphicsResource_t,
+    array_index: c_uint,
+    mip_level: c_uint,
+) -> Result<cudaArray_t, Error> {
     let mut __array = MaybeUninit::<cudaArray_t>::uninit();
     let __r = unsafe { sys::call_cudaGraphicsSubResourceGetMappedArray(__array.as_mut_ptr(), resource, array_index, mip_level) }?;
     error::check(__r)?;
@@ -9407,7 +9922,13 @@ pub fn get_channel_desc(array: cudaArray_const_t) -> Result<cudaChannelFormatDes
 /// `cudaGetChannelDesc`, `cudaCreateTextureObject`, `cudaCreateSurfaceObject`
 #[doc(alias = "cudaCreateChannelDesc")]
 #[inline]
-pub fn create_channel_desc(x: c_int, y: c_int, z: c_int, w: c_int, f: cudaChannelFormatKind) -> Result<cudaChannelFormatDesc, Error> {
+pub fn create_channel_desc(
+    x: c_int,
+    y: c_int,
+    z: c_int,
+    w: c_int,
+    f: cudaChannelFormatKind,
+) -> Result<cudaChannelFormatDesc, Error> {
     let __r = unsafe { sys::call_cudaCreateChannelDesc(x, y, z, w, f) }?;
     Ok(__r)
 }
@@ -9633,9 +10154,20 @@ pub fn create_channel_desc(x: c_int, y: c_int, z: c_int, w: c_int, f: cudaChanne
 /// `cuTexObjectCreate`
 #[doc(alias = "cudaCreateTextureObject")]
 #[inline]
-pub fn create_texture_object(p_res_desc: &cudaResourceDesc, p_tex_desc: &cudaTextureDesc, p_res_view_desc: &cudaResourceViewDesc) -> Result<cudaTextureObject_t, Error> {
+pub fn create_texture_object(
+    p_res_desc: &cudaResourceDesc,
+    p_tex_desc: &cudaTextureDesc,
+    p_res_view_desc: &cudaResourceViewDesc,
+) -> Result<cudaTextureObject_t, Error> {
     let mut __p_tex_object = MaybeUninit::<cudaTextureObject_t>::uninit();
-    let __r = unsafe { sys::call_cudaCreateTextureObject(__p_tex_object.as_mut_ptr(), core::ptr::from_ref(p_res_desc), core::ptr::from_ref(p_tex_desc), core::ptr::from_ref(p_res_view_desc)) }?;
+    let __r = unsafe {
+        sys::call_cudaCreateTextureObject(
+            __p_tex_object.as_mut_ptr(),
+            core::ptr::from_ref(p_res_desc),
+            core::ptr::from_ref(p_tex_desc),
+            core::ptr::from_ref(p_res_view_desc),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_tex_object.assume_init() })
 }
@@ -9917,7 +10449,10 @@ pub fn runtime_get_version() -> Result<c_int, Error> {
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLogsRegisterCallback")]
 #[inline]
-pub unsafe fn logs_register_callback(callback_func: cudaLogsCallback_t, user_data: *mut c_void) -> Result<cudaLogsCallbackHandle, Error> {
+pub unsafe fn logs_register_callback(
+    callback_func: cudaLogsCallback_t,
+    user_data: *mut c_void,
+) -> Result<cudaLogsCallbackHandle, Error> {
     let mut __callback_out = MaybeUninit::<cudaLogsCallbackHandle>::uninit();
     let __r = unsafe { sys::call_cudaLogsRegisterCallback(callback_func, user_data, __callback_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -9982,7 +10517,13 @@ pub fn logs_current(flags: c_uint) -> Result<cudaLogIterator, Error> {
 #[doc(alias = "cudaLogsDumpToFile")]
 #[inline]
 pub fn logs_dump_to_file(iterator: Option<&mut cudaLogIterator>, path_to_file: &CStr, flags: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaLogsDumpToFile(iterator.map_or(core::ptr::null_mut(), |r| r as *mut cudaLogIterator), path_to_file.as_ptr(), flags) }?;
+    let __r = unsafe {
+        sys::call_cudaLogsDumpToFile(
+            iterator.map_or(core::ptr::null_mut(), |r| r as *mut cudaLogIterator),
+            path_to_file.as_ptr(),
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -10026,9 +10567,20 @@ pub fn logs_dump_to_file(iterator: Option<&mut cudaLogIterator>, path_to_file: &
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLogsDumpToMemory")]
 #[inline]
-pub unsafe fn logs_dump_to_memory(iterator: Option<&mut cudaLogIterator>, size: &mut usize, flags: c_uint) -> Result<String, Error> {
+pub unsafe fn logs_dump_to_memory(
+    iterator: Option<&mut cudaLogIterator>,
+    size: &mut usize,
+    flags: c_uint,
+) -> Result<String, Error> {
     let mut __buffer = vec![0u8; 256];
-    let __r = unsafe { sys::call_cudaLogsDumpToMemory(iterator.map_or(core::ptr::null_mut(), |r| r as *mut cudaLogIterator), __buffer.as_mut_ptr().cast(), core::ptr::from_mut(size), flags) }?;
+    let __r = unsafe {
+        sys::call_cudaLogsDumpToMemory(
+            iterator.map_or(core::ptr::null_mut(), |r| r as *mut cudaLogIterator),
+            __buffer.as_mut_ptr().cast(),
+            core::ptr::from_mut(size),
+            flags,
+        )
+    }?;
     error::check(__r)?;
     Ok(crate::util::buf_to_string(__buffer))
 }
@@ -10172,10 +10724,22 @@ pub fn graph_create(flags: c_uint) -> Result<cudaGraph_t, Error> {
 /// `cudaGraphAddMemsetNode`
 #[doc(alias = "cudaGraphAddKernelNode")]
 #[inline]
-pub fn graph_add_kernel_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], p_node_params: &cudaKernelNodeParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_kernel_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    p_node_params: &cudaKernelNodeParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddKernelNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(p_node_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddKernelNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(p_node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10300,7 +10864,10 @@ pub fn graph_kernel_node_copy_attributes(h_dst: cudaGraphNode_t, h_src: cudaGrap
 /// `cudaAccessPolicyWindow`
 #[doc(alias = "cudaGraphKernelNodeGetAttribute")]
 #[inline]
-pub fn graph_kernel_node_get_attribute(h_node: cudaGraphNode_t, attr: cudaLaunchAttributeID) -> Result<cudaLaunchAttributeValue, Error> {
+pub fn graph_kernel_node_get_attribute(
+    h_node: cudaGraphNode_t,
+    attr: cudaLaunchAttributeID,
+) -> Result<cudaLaunchAttributeValue, Error> {
     let mut __value_out = MaybeUninit::<cudaLaunchAttributeValue>::uninit();
     let __r = unsafe { sys::call_cudaGraphKernelNodeGetAttribute(h_node, attr, __value_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10327,7 +10894,11 @@ pub fn graph_kernel_node_get_attribute(h_node: cudaGraphNode_t, attr: cudaLaunch
 /// `cudaAccessPolicyWindow`
 #[doc(alias = "cudaGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(h_node: cudaGraphNode_t, attr: cudaLaunchAttributeID, value: &cudaLaunchAttributeValue) -> Result<(), Error> {
+pub fn graph_kernel_node_set_attribute(
+    h_node: cudaGraphNode_t,
+    attr: cudaLaunchAttributeID,
+    value: &cudaLaunchAttributeValue,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphKernelNodeSetAttribute(h_node, attr, core::ptr::from_ref(value)) }?;
     error::check(__r)?;
     Ok(())
@@ -10382,10 +10953,22 @@ pub fn graph_kernel_node_set_attribute(h_node: cudaGraphNode_t, attr: cudaLaunch
 /// `cudaGraphAddMemsetNode`
 #[doc(alias = "cudaGraphAddMemcpyNode")]
 #[inline]
-pub fn graph_add_memcpy_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], p_copy_params: &cudaMemcpy3DParms) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_memcpy_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    p_copy_params: &cudaMemcpy3DParms,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemcpyNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(p_copy_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemcpyNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(p_copy_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10395,10 +10978,30 @@ pub fn graph_add_memcpy_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphAddMemcpyNodeToSymbol")]
 #[inline]
-pub unsafe fn graph_add_memcpy_node_to_symbol(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<cudaGraphNode_t, Error> {
+pub unsafe fn graph_add_memcpy_node_to_symbol(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemcpyNodeToSymbol(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, symbol, src, count, offset, kind) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemcpyNodeToSymbol(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            symbol,
+            src,
+            count,
+            offset,
+            kind,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10408,10 +11011,30 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(graph: cudaGraph_t, p_dependencies
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphAddMemcpyNodeFromSymbol")]
 #[inline]
-pub unsafe fn graph_add_memcpy_node_from_symbol(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<cudaGraphNode_t, Error> {
+pub unsafe fn graph_add_memcpy_node_from_symbol(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemcpyNodeFromSymbol(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, dst, symbol, count, offset, kind) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemcpyNodeFromSymbol(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            dst,
+            symbol,
+            count,
+            offset,
+            kind,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10421,10 +11044,28 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(graph: cudaGraph_t, p_dependenci
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphAddMemcpyNode1D")]
 #[inline]
-pub unsafe fn graph_add_memcpy_node1_d(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<cudaGraphNode_t, Error> {
+pub unsafe fn graph_add_memcpy_node1_d(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemcpyNode1D(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, dst, src, count, kind) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemcpyNode1D(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            dst,
+            src,
+            count,
+            kind,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10500,7 +11141,14 @@ pub fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaM
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphMemcpyNodeSetParamsToSymbol")]
 #[inline]
-pub unsafe fn graph_memcpy_node_set_params_to_symbol(node: cudaGraphNode_t, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params_to_symbol(
+    node: cudaGraphNode_t,
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -10511,7 +11159,14 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(node: cudaGraphNode_t, symb
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphMemcpyNodeSetParamsFromSymbol")]
 #[inline]
-pub unsafe fn graph_memcpy_node_set_params_from_symbol(node: cudaGraphNode_t, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params_from_symbol(
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -10522,7 +11177,13 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(node: cudaGraphNode_t, ds
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphMemcpyNodeSetParams1D")]
 #[inline]
-pub unsafe fn graph_memcpy_node_set_params1_d(node: cudaGraphNode_t, dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params1_d(
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemcpyNodeSetParams1D(node, dst, src, count, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -10571,10 +11232,22 @@ pub unsafe fn graph_memcpy_node_set_params1_d(node: cudaGraphNode_t, dst: *mut c
 /// `cudaGraphAddMemcpyNode`
 #[doc(alias = "cudaGraphAddMemsetNode")]
 #[inline]
-pub fn graph_add_memset_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], p_memset_params: &cudaMemsetParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_memset_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    p_memset_params: &cudaMemsetParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemsetNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(p_memset_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemsetNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(p_memset_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10685,10 +11358,22 @@ pub fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaM
 /// `cudaGraphAddMemsetNode`
 #[doc(alias = "cudaGraphAddHostNode")]
 #[inline]
-pub fn graph_add_host_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], p_node_params: &cudaHostNodeParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_host_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    p_node_params: &cudaHostNodeParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddHostNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(p_node_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddHostNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(p_node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10799,10 +11484,22 @@ pub fn graph_host_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaHos
 /// `cudaGraphClone`
 #[doc(alias = "cudaGraphAddChildGraphNode")]
 #[inline]
-pub fn graph_add_child_graph_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], child_graph: cudaGraph_t) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_child_graph_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    child_graph: cudaGraph_t,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddChildGraphNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, child_graph) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddChildGraphNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            child_graph,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10884,17 +11581,31 @@ pub fn graph_child_graph_node_get_graph(node: cudaGraphNode_t) -> Result<cudaGra
 pub fn graph_add_empty_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t]) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddEmptyNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddEmptyNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
 
 #[doc(alias = "cudaGraphAddEventRecordNode")]
 #[inline]
-pub fn graph_add_event_record_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], event: cudaEvent_t) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_event_record_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    event: cudaEvent_t,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddEventRecordNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, event) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddEventRecordNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            event,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10918,10 +11629,22 @@ pub fn graph_event_record_node_set_event(node: cudaGraphNode_t, event: cudaEvent
 
 #[doc(alias = "cudaGraphAddEventWaitNode")]
 #[inline]
-pub fn graph_add_event_wait_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], event: cudaEvent_t) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_event_wait_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    event: cudaEvent_t,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddEventWaitNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, event) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddEventWaitNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            event,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -10945,17 +11668,31 @@ pub fn graph_event_wait_node_set_event(node: cudaGraphNode_t, event: cudaEvent_t
 
 #[doc(alias = "cudaGraphAddExternalSemaphoresSignalNode")]
 #[inline]
-pub fn graph_add_external_semaphores_signal_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], node_params: &cudaExternalSemaphoreSignalNodeParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_external_semaphores_signal_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddExternalSemaphoresSignalNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddExternalSemaphoresSignalNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
 
 #[doc(alias = "cudaGraphExternalSemaphoresSignalNodeGetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_get_params(h_node: cudaGraphNode_t) -> Result<cudaExternalSemaphoreSignalNodeParams, Error> {
+pub fn graph_external_semaphores_signal_node_get_params(
+    h_node: cudaGraphNode_t,
+) -> Result<cudaExternalSemaphoreSignalNodeParams, Error> {
     let mut __params_out = MaybeUninit::<cudaExternalSemaphoreSignalNodeParams>::uninit();
     let __r = unsafe { sys::call_cudaGraphExternalSemaphoresSignalNodeGetParams(h_node, __params_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10964,7 +11701,10 @@ pub fn graph_external_semaphores_signal_node_get_params(h_node: cudaGraphNode_t)
 
 #[doc(alias = "cudaGraphExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_set_params(h_node: cudaGraphNode_t, node_params: &cudaExternalSemaphoreSignalNodeParams) -> Result<(), Error> {
+pub fn graph_external_semaphores_signal_node_set_params(
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExternalSemaphoresSignalNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -10972,17 +11712,31 @@ pub fn graph_external_semaphores_signal_node_set_params(h_node: cudaGraphNode_t,
 
 #[doc(alias = "cudaGraphAddExternalSemaphoresWaitNode")]
 #[inline]
-pub fn graph_add_external_semaphores_wait_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], node_params: &cudaExternalSemaphoreWaitNodeParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_external_semaphores_wait_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddExternalSemaphoresWaitNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_ref(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddExternalSemaphoresWaitNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_ref(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
 
 #[doc(alias = "cudaGraphExternalSemaphoresWaitNodeGetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_get_params(h_node: cudaGraphNode_t) -> Result<cudaExternalSemaphoreWaitNodeParams, Error> {
+pub fn graph_external_semaphores_wait_node_get_params(
+    h_node: cudaGraphNode_t,
+) -> Result<cudaExternalSemaphoreWaitNodeParams, Error> {
     let mut __params_out = MaybeUninit::<cudaExternalSemaphoreWaitNodeParams>::uninit();
     let __r = unsafe { sys::call_cudaGraphExternalSemaphoresWaitNodeGetParams(h_node, __params_out.as_mut_ptr()) }?;
     error::check(__r)?;
@@ -10991,7 +11745,10 @@ pub fn graph_external_semaphores_wait_node_get_params(h_node: cudaGraphNode_t) -
 
 #[doc(alias = "cudaGraphExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_set_params(h_node: cudaGraphNode_t, node_params: &cudaExternalSemaphoreWaitNodeParams) -> Result<(), Error> {
+pub fn graph_external_semaphores_wait_node_set_params(
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExternalSemaphoresWaitNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -10999,10 +11756,22 @@ pub fn graph_external_semaphores_wait_node_set_params(h_node: cudaGraphNode_t, n
 
 #[doc(alias = "cudaGraphAddMemAllocNode")]
 #[inline]
-pub fn graph_add_mem_alloc_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], node_params: &mut cudaMemAllocNodeParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_mem_alloc_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    node_params: &mut cudaMemAllocNodeParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemAllocNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, core::ptr::from_mut(node_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemAllocNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            __num_dependencies,
+            core::ptr::from_mut(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -11021,10 +11790,16 @@ pub fn graph_mem_alloc_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemA
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphAddMemFreeNode")]
 #[inline]
-pub unsafe fn graph_add_mem_free_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], dptr: *mut c_void) -> Result<cudaGraphNode_t, Error> {
+pub unsafe fn graph_add_mem_free_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dptr: *mut c_void,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddMemFreeNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, dptr) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddMemFreeNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), __num_dependencies, dptr)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -11051,7 +11826,9 @@ pub fn device_graph_mem_trim(device: c_int) -> Result<(), Error> {
 #[doc(alias = "cudaDeviceGetGraphMemAttribute")]
 #[inline]
 pub fn device_get_graph_mem_attribute<T: crate::Plain>(device: c_int, attr: cudaGraphMemAttributeType) -> Result<T, Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
+    let __value_size: usize =
+        crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)])
+            .ok_or_else(Error::invalid_argument)?;
     let mut __value = MaybeUninit::<T>::zeroed();
     let __r = unsafe { sys::call_cudaDeviceGetGraphMemAttribute(device, attr, __value.as_mut_ptr().cast::<c_void>()) }?;
     error::check(__r)?;
@@ -11060,9 +11837,17 @@ pub fn device_get_graph_mem_attribute<T: crate::Plain>(device: c_int, attr: cuda
 
 #[doc(alias = "cudaDeviceSetGraphMemAttribute")]
 #[inline]
-pub fn device_set_graph_mem_attribute<T: crate::Plain>(device: c_int, attr: cudaGraphMemAttributeType, value: &T) -> Result<(), Error> {
-    let __value_size: usize = crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaDeviceSetGraphMemAttribute(device, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut()) }?;
+pub fn device_set_graph_mem_attribute<T: crate::Plain>(
+    device: c_int,
+    attr: cudaGraphMemAttributeType,
+    value: &T,
+) -> Result<(), Error> {
+    let __value_size: usize =
+        crate::util::selected_size::<T>(attr.0 as i64, &[(0, 8, false), (1, 8, false), (2, 8, false), (3, 8, false)])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaDeviceSetGraphMemAttribute(device, attr, core::ptr::from_ref(value).cast::<c_void>().cast_mut())
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11348,8 +12133,18 @@ pub fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> Result<c_uint, Error>
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphGetNodes")]
 #[inline]
-pub unsafe fn graph_get_nodes(graph: cudaGraph_t, nodes: Option<&mut [cudaGraphNode_t]>, num_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphGetNodes(graph, nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_nodes)) }?;
+pub unsafe fn graph_get_nodes(
+    graph: cudaGraph_t,
+    nodes: Option<&mut [cudaGraphNode_t]>,
+    num_nodes: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphGetNodes(
+            graph,
+            nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_nodes),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11388,8 +12183,18 @@ pub unsafe fn graph_get_nodes(graph: cudaGraph_t, nodes: Option<&mut [cudaGraphN
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphGetRootNodes")]
 #[inline]
-pub unsafe fn graph_get_root_nodes(graph: cudaGraph_t, p_root_nodes: Option<&mut [cudaGraphNode_t]>, p_num_root_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphGetRootNodes(graph, p_root_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_root_nodes)) }?;
+pub unsafe fn graph_get_root_nodes(
+    graph: cudaGraph_t,
+    p_root_nodes: Option<&mut [cudaGraphNode_t]>,
+    p_num_root_nodes: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphGetRootNodes(
+            graph,
+            p_root_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(p_num_root_nodes),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11437,8 +12242,22 @@ pub unsafe fn graph_get_root_nodes(graph: cudaGraph_t, p_root_nodes: Option<&mut
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphGetEdges")]
 #[inline]
-pub unsafe fn graph_get_edges(graph: cudaGraph_t, from: Option<&mut [cudaGraphNode_t]>, to: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphGetEdges(graph, from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(num_edges)) }?;
+pub unsafe fn graph_get_edges(
+    graph: cudaGraph_t,
+    from: Option<&mut [cudaGraphNode_t]>,
+    to: Option<&mut [cudaGraphNode_t]>,
+    edge_data: Option<&mut [cudaGraphEdgeData]>,
+    num_edges: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphGetEdges(
+            graph,
+            from.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            to.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(num_edges),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11483,8 +12302,20 @@ pub unsafe fn graph_get_edges(graph: cudaGraph_t, from: Option<&mut [cudaGraphNo
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
-pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, p_num_dependencies: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependencies(node, p_dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependencies)) }?;
+pub unsafe fn graph_node_get_dependencies(
+    node: cudaGraphNode_t,
+    p_dependencies: Option<&mut [cudaGraphNode_t]>,
+    edge_data: Option<&mut [cudaGraphEdgeData]>,
+    p_num_dependencies: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphNodeGetDependencies(
+            node,
+            p_dependencies.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(p_num_dependencies),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11530,8 +12361,20 @@ pub unsafe fn graph_node_get_dependencies(node: cudaGraphNode_t, p_dependencies:
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
-pub unsafe fn graph_node_get_dependent_nodes(node: cudaGraphNode_t, p_dependent_nodes: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, p_num_dependent_nodes: &mut usize) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphNodeGetDependentNodes(node, p_dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(p_num_dependent_nodes)) }?;
+pub unsafe fn graph_node_get_dependent_nodes(
+    node: cudaGraphNode_t,
+    p_dependent_nodes: Option<&mut [cudaGraphNode_t]>,
+    edge_data: Option<&mut [cudaGraphEdgeData]>,
+    p_num_dependent_nodes: &mut usize,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphNodeGetDependentNodes(
+            node,
+            p_dependent_nodes.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            edge_data.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(p_num_dependent_nodes),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11567,9 +12410,24 @@ pub unsafe fn graph_node_get_dependent_nodes(node: cudaGraphNode_t, p_dependent_
 /// `cudaGraphNodeGetDependentNodes`
 #[doc(alias = "cudaGraphAddDependencies")]
 #[inline]
-pub fn graph_add_dependencies(graph: cudaGraph_t, from: &[cudaGraphNode_t], to: &[cudaGraphNode_t], edge_data: Option<&[cudaGraphEdgeData]>) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddDependencies(graph, from.as_ptr(), to.as_ptr(), edge_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies) }?;
+pub fn graph_add_dependencies(
+    graph: cudaGraph_t,
+    from: &[cudaGraphNode_t],
+    to: &[cudaGraphNode_t],
+    edge_data: Option<&[cudaGraphEdgeData]>,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddDependencies(
+            graph,
+            from.as_ptr(),
+            to.as_ptr(),
+            edge_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11607,9 +12465,24 @@ pub fn graph_add_dependencies(graph: cudaGraph_t, from: &[cudaGraphNode_t], to: 
 /// `cudaGraphNodeGetDependentNodes`
 #[doc(alias = "cudaGraphRemoveDependencies")]
 #[inline]
-pub fn graph_remove_dependencies(graph: cudaGraph_t, from: &[cudaGraphNode_t], to: &[cudaGraphNode_t], edge_data: Option<&[cudaGraphEdgeData]>) -> Result<(), Error> {
-    let __num_dependencies: usize = crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphRemoveDependencies(graph, from.as_ptr(), to.as_ptr(), edge_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies) }?;
+pub fn graph_remove_dependencies(
+    graph: cudaGraph_t,
+    from: &[cudaGraphNode_t],
+    to: &[cudaGraphNode_t],
+    edge_data: Option<&[cudaGraphEdgeData]>,
+) -> Result<(), Error> {
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(from.len()), Some(to.len()), edge_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaGraphRemoveDependencies(
+            graph,
+            from.as_ptr(),
+            to.as_ptr(),
+            edge_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -11840,9 +12713,14 @@ pub fn graph_instantiate_with_flags(graph: cudaGraph_t, flags: c_ulonglong) -> R
 /// `cudaGraphExecDestroy`
 #[doc(alias = "cudaGraphInstantiateWithParams")]
 #[inline]
-pub fn graph_instantiate_with_params(graph: cudaGraph_t, instantiate_params: &mut cudaGraphInstantiateParams) -> Result<cudaGraphExec_t, Error> {
+pub fn graph_instantiate_with_params(
+    graph: cudaGraph_t,
+    instantiate_params: &mut cudaGraphInstantiateParams,
+) -> Result<cudaGraphExec_t, Error> {
     let mut __p_graph_exec = MaybeUninit::<cudaGraphExec_t>::uninit();
-    let __r = unsafe { sys::call_cudaGraphInstantiateWithParams(__p_graph_exec.as_mut_ptr(), graph, core::ptr::from_mut(instantiate_params)) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphInstantiateWithParams(__p_graph_exec.as_mut_ptr(), graph, core::ptr::from_mut(instantiate_params))
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_exec.assume_init() })
 }
@@ -11939,7 +12817,11 @@ pub fn graph_exec_get_flags(graph_exec: cudaGraphExec_t) -> Result<c_ulonglong, 
 /// `cudaGraphInstantiate`
 #[doc(alias = "cudaGraphExecKernelNodeSetParams")]
 #[inline]
-pub fn graph_exec_kernel_node_set_params(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, p_node_params: &cudaKernelNodeParams) -> Result<(), Error> {
+pub fn graph_exec_kernel_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    p_node_params: &cudaKernelNodeParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecKernelNodeSetParams(h_graph_exec, node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11997,7 +12879,11 @@ pub fn graph_exec_kernel_node_set_params(h_graph_exec: cudaGraphExec_t, node: cu
 /// `cudaGraphInstantiate`
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_exec_memcpy_node_set_params(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
+pub fn graph_exec_memcpy_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    p_node_params: &cudaMemcpy3DParms,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecMemcpyNodeSetParams(h_graph_exec, node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -12008,8 +12894,17 @@ pub fn graph_exec_memcpy_node_set_params(h_graph_exec: cudaGraphExec_t, node: cu
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParamsToSymbol")]
 #[inline]
-pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphExecMemcpyNodeSetParamsToSymbol(h_graph_exec, node, symbol, src, count, offset, kind) }?;
+pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
+    let __r =
+        unsafe { sys::call_cudaGraphExecMemcpyNodeSetParamsToSymbol(h_graph_exec, node, symbol, src, count, offset, kind) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -12019,8 +12914,17 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(h_graph_exec: cudaGrap
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParamsFromSymbol")]
 #[inline]
-pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(h_graph_exec, node, dst, symbol, count, offset, kind) }?;
+pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
+    let __r =
+        unsafe { sys::call_cudaGraphExecMemcpyNodeSetParamsFromSymbol(h_graph_exec, node, dst, symbol, count, offset, kind) }?;
     error::check(__r)?;
     Ok(())
 }
@@ -12030,7 +12934,14 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(h_graph_exec: cudaGr
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
 #[inline]
-pub unsafe fn graph_exec_memcpy_node_set_params1_d(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+pub unsafe fn graph_exec_memcpy_node_set_params1_d(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: cudaMemcpyKind,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecMemcpyNodeSetParams1D(h_graph_exec, node, dst, src, count, kind) }?;
     error::check(__r)?;
     Ok(())
@@ -12089,7 +13000,11 @@ pub unsafe fn graph_exec_memcpy_node_set_params1_d(h_graph_exec: cudaGraphExec_t
 /// `cudaGraphInstantiate`
 #[doc(alias = "cudaGraphExecMemsetNodeSetParams")]
 #[inline]
-pub fn graph_exec_memset_node_set_params(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
+pub fn graph_exec_memset_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    p_node_params: &cudaMemsetParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecMemsetNodeSetParams(h_graph_exec, node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -12136,7 +13051,11 @@ pub fn graph_exec_memset_node_set_params(h_graph_exec: cudaGraphExec_t, node: cu
 /// `cudaGraphInstantiate`
 #[doc(alias = "cudaGraphExecHostNodeSetParams")]
 #[inline]
-pub fn graph_exec_host_node_set_params(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
+pub fn graph_exec_host_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    p_node_params: &cudaHostNodeParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecHostNodeSetParams(h_graph_exec, node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -12144,7 +13063,11 @@ pub fn graph_exec_host_node_set_params(h_graph_exec: cudaGraphExec_t, node: cuda
 
 #[doc(alias = "cudaGraphExecChildGraphNodeSetParams")]
 #[inline]
-pub fn graph_exec_child_graph_node_set_params(h_graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, child_graph: cudaGraph_t) -> Result<(), Error> {
+pub fn graph_exec_child_graph_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    child_graph: cudaGraph_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecChildGraphNodeSetParams(h_graph_exec, node, child_graph) }?;
     error::check(__r)?;
     Ok(())
@@ -12152,7 +13075,11 @@ pub fn graph_exec_child_graph_node_set_params(h_graph_exec: cudaGraphExec_t, nod
 
 #[doc(alias = "cudaGraphExecEventRecordNodeSetEvent")]
 #[inline]
-pub fn graph_exec_event_record_node_set_event(h_graph_exec: cudaGraphExec_t, h_node: cudaGraphNode_t, event: cudaEvent_t) -> Result<(), Error> {
+pub fn graph_exec_event_record_node_set_event(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecEventRecordNodeSetEvent(h_graph_exec, h_node, event) }?;
     error::check(__r)?;
     Ok(())
@@ -12160,7 +13087,11 @@ pub fn graph_exec_event_record_node_set_event(h_graph_exec: cudaGraphExec_t, h_n
 
 #[doc(alias = "cudaGraphExecEventWaitNodeSetEvent")]
 #[inline]
-pub fn graph_exec_event_wait_node_set_event(h_graph_exec: cudaGraphExec_t, h_node: cudaGraphNode_t, event: cudaEvent_t) -> Result<(), Error> {
+pub fn graph_exec_event_wait_node_set_event(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    event: cudaEvent_t,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecEventWaitNodeSetEvent(h_graph_exec, h_node, event) }?;
     error::check(__r)?;
     Ok(())
@@ -12168,16 +13099,28 @@ pub fn graph_exec_event_wait_node_set_event(h_graph_exec: cudaGraphExec_t, h_nod
 
 #[doc(alias = "cudaGraphExecExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_signal_node_set_params(h_graph_exec: cudaGraphExec_t, h_node: cudaGraphNode_t, node_params: &cudaExternalSemaphoreSignalNodeParams) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
+pub fn graph_exec_external_semaphores_signal_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreSignalNodeParams,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphExecExternalSemaphoresSignalNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params))
+    }?;
     error::check(__r)?;
     Ok(())
 }
 
 #[doc(alias = "cudaGraphExecExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_wait_node_set_params(h_graph_exec: cudaGraphExec_t, h_node: cudaGraphNode_t, node_params: &cudaExternalSemaphoreWaitNodeParams) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params)) }?;
+pub fn graph_exec_external_semaphores_wait_node_set_params(
+    h_graph_exec: cudaGraphExec_t,
+    h_node: cudaGraphNode_t,
+    node_params: &cudaExternalSemaphoreWaitNodeParams,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaGraphExecExternalSemaphoresWaitNodeSetParams(h_graph_exec, h_node, core::ptr::from_ref(node_params))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -12453,7 +13396,12 @@ pub fn graph_debug_dot_print(graph: cudaGraph_t, path: &CStr, flags: c_uint) -> 
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaUserObjectCreate")]
 #[inline]
-pub unsafe fn user_object_create(ptr: *mut c_void, destroy: cudaHostFn_t, initial_refcount: c_uint, flags: c_uint) -> Result<cudaUserObject_t, Error> {
+pub unsafe fn user_object_create(
+    ptr: *mut c_void,
+    destroy: cudaHostFn_t,
+    initial_refcount: c_uint,
+    flags: c_uint,
+) -> Result<cudaUserObject_t, Error> {
     let mut __object_out = MaybeUninit::<cudaUserObject_t>::uninit();
     let __r = unsafe { sys::call_cudaUserObjectCreate(__object_out.as_mut_ptr(), ptr, destroy, initial_refcount, flags) }?;
     error::check(__r)?;
@@ -12621,10 +13569,26 @@ pub fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, c
 /// `cudaGraphExecNodeSetParams`
 #[doc(alias = "cudaGraphAddNode")]
 #[inline]
-pub fn graph_add_node(graph: cudaGraph_t, p_dependencies: &[cudaGraphNode_t], dependency_data: Option<&[cudaGraphEdgeData]>, node_params: &mut cudaGraphNodeParams) -> Result<cudaGraphNode_t, Error> {
+pub fn graph_add_node(
+    graph: cudaGraph_t,
+    p_dependencies: &[cudaGraphNode_t],
+    dependency_data: Option<&[cudaGraphEdgeData]>,
+    node_params: &mut cudaGraphNodeParams,
+) -> Result<cudaGraphNode_t, Error> {
     let mut __p_graph_node = MaybeUninit::<cudaGraphNode_t>::uninit();
-    let __num_dependencies: usize = crate::util::array_len(&[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGraphAddNode(__p_graph_node.as_mut_ptr(), graph, p_dependencies.as_ptr(), dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()), __num_dependencies, core::ptr::from_mut(node_params)) }?;
+    let __num_dependencies: usize =
+        crate::util::array_len(&[Some(p_dependencies.len()), dependency_data.as_ref().map(|s| s.len())])
+            .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaGraphAddNode(
+            __p_graph_node.as_mut_ptr(),
+            graph,
+            p_dependencies.as_ptr(),
+            dependency_data.map_or(core::ptr::null(), |s| s.as_ptr()),
+            __num_dependencies,
+            core::ptr::from_mut(node_params),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_graph_node.assume_init() })
 }
@@ -12754,7 +13718,11 @@ pub fn graph_node_get_params(node: cudaGraphNode_t) -> Result<cudaGraphNodeParam
 /// `cudaGraphInstantiate`
 #[doc(alias = "cudaGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(graph_exec: cudaGraphExec_t, node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
+pub fn graph_exec_node_set_params(
+    graph_exec: cudaGraphExec_t,
+    node: cudaGraphNode_t,
+    node_params: &cudaGraphNodeParams,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecNodeSetParams(graph_exec, node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -12785,9 +13753,14 @@ pub fn graph_exec_node_set_params(graph_exec: cudaGraphExec_t, node: cudaGraphNo
 /// `cuGraphAddNode`,
 #[doc(alias = "cudaGraphConditionalHandleCreate")]
 #[inline]
-pub fn graph_conditional_handle_create(graph: cudaGraph_t, default_launch_value: c_uint, flags: c_uint) -> Result<cudaGraphConditionalHandle, Error> {
+pub fn graph_conditional_handle_create(
+    graph: cudaGraph_t,
+    default_launch_value: c_uint,
+    flags: c_uint,
+) -> Result<cudaGraphConditionalHandle, Error> {
     let mut __p_handle_out = MaybeUninit::<cudaGraphConditionalHandle>::uninit();
-    let __r = unsafe { sys::call_cudaGraphConditionalHandleCreate(__p_handle_out.as_mut_ptr(), graph, default_launch_value, flags) }?;
+    let __r =
+        unsafe { sys::call_cudaGraphConditionalHandleCreate(__p_handle_out.as_mut_ptr(), graph, default_launch_value, flags) }?;
     error::check(__r)?;
     Ok(unsafe { __p_handle_out.assume_init() })
 }
@@ -12818,9 +13791,16 @@ pub fn graph_conditional_handle_create(graph: cudaGraph_t, default_launch_value:
 /// `cuGraphAddNode`,
 #[doc(alias = "cudaGraphConditionalHandleCreate_v2")]
 #[inline]
-pub fn graph_conditional_handle_create_v2(graph: cudaGraph_t, ctx: cudaExecutionContext_t, default_launch_value: c_uint, flags: c_uint) -> Result<cudaGraphConditionalHandle, Error> {
+pub fn graph_conditional_handle_create_v2(
+    graph: cudaGraph_t,
+    ctx: cudaExecutionContext_t,
+    default_launch_value: c_uint,
+    flags: c_uint,
+) -> Result<cudaGraphConditionalHandle, Error> {
     let mut __p_handle_out = MaybeUninit::<cudaGraphConditionalHandle>::uninit();
-    let __r = unsafe { sys::call_cudaGraphConditionalHandleCreate_v2(__p_handle_out.as_mut_ptr(), graph, ctx, default_launch_value, flags) }?;
+    let __r = unsafe {
+        sys::call_cudaGraphConditionalHandleCreate_v2(__p_handle_out.as_mut_ptr(), graph, ctx, default_launch_value, flags)
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_handle_out.assume_init() })
 }
@@ -12828,20 +13808,37 @@ pub fn graph_conditional_handle_create_v2(graph: cudaGraph_t, ctx: cudaExecution
 #[doc(alias = "cudaGetDriverEntryPoint")]
 #[deprecated(note = "")]
 #[inline]
-pub fn get_driver_entry_point(symbol: &CStr, flags: c_ulonglong) -> Result<(*mut c_void, cudaDriverEntryPointQueryResult), Error> {
+pub fn get_driver_entry_point(
+    symbol: &CStr,
+    flags: c_ulonglong,
+) -> Result<(*mut c_void, cudaDriverEntryPointQueryResult), Error> {
     let mut __func_ptr = MaybeUninit::<*mut c_void>::uninit();
     let mut __driver_status = MaybeUninit::<cudaDriverEntryPointQueryResult>::uninit();
-    let __r = unsafe { sys::call_cudaGetDriverEntryPoint(symbol.as_ptr(), __func_ptr.as_mut_ptr(), flags, __driver_status.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_cudaGetDriverEntryPoint(symbol.as_ptr(), __func_ptr.as_mut_ptr(), flags, __driver_status.as_mut_ptr())
+    }?;
     error::check(__r)?;
     Ok((unsafe { __func_ptr.assume_init() }, unsafe { __driver_status.assume_init() }))
 }
 
 #[doc(alias = "cudaGetDriverEntryPointByVersion")]
 #[inline]
-pub fn get_driver_entry_point_by_version(symbol: &CStr, cuda_version: c_uint, flags: c_ulonglong) -> Result<(*mut c_void, cudaDriverEntryPointQueryResult), Error> {
+pub fn get_driver_entry_point_by_version(
+    symbol: &CStr,
+    cuda_version: c_uint,
+    flags: c_ulonglong,
+) -> Result<(*mut c_void, cudaDriverEntryPointQueryResult), Error> {
     let mut __func_ptr = MaybeUninit::<*mut c_void>::uninit();
     let mut __driver_status = MaybeUninit::<cudaDriverEntryPointQueryResult>::uninit();
-    let __r = unsafe { sys::call_cudaGetDriverEntryPointByVersion(symbol.as_ptr(), __func_ptr.as_mut_ptr(), cuda_version, flags, __driver_status.as_mut_ptr()) }?;
+    let __r = unsafe {
+        sys::call_cudaGetDriverEntryPointByVersion(
+            symbol.as_ptr(),
+            __func_ptr.as_mut_ptr(),
+            cuda_version,
+            flags,
+            __driver_status.as_mut_ptr(),
+        )
+    }?;
     error::check(__r)?;
     Ok((unsafe { __func_ptr.assume_init() }, unsafe { __driver_status.assume_init() }))
 }
@@ -12908,11 +13905,30 @@ pub fn get_driver_entry_point_by_version(symbol: &CStr, cuda_version: c_uint, fl
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaLibraryLoadData")]
 #[inline]
-pub unsafe fn library_load_data(code: *const c_void, jit_options: &[cudaJitOption], jit_options_values: &[*mut c_void], library_options: &[cudaLibraryOption], library_option_values: &[*mut c_void]) -> Result<cudaLibrary_t, Error> {
+pub unsafe fn library_load_data(
+    code: *const c_void,
+    jit_options: &[cudaJitOption],
+    jit_options_values: &[*mut c_void],
+    library_options: &[cudaLibraryOption],
+    library_option_values: &[*mut c_void],
+) -> Result<cudaLibrary_t, Error> {
     let mut __library = MaybeUninit::<cudaLibrary_t>::uninit();
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaLibraryLoadData(__library.as_mut_ptr(), code, jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
+    let __num_jit_options: c_uint =
+        crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaLibraryLoadData(
+            __library.as_mut_ptr(),
+            code,
+            jit_options.as_ptr().cast_mut(),
+            jit_options_values.as_ptr().cast_mut(),
+            __num_jit_options,
+            library_options.as_ptr().cast_mut(),
+            library_option_values.as_ptr().cast_mut(),
+            __num_library_options,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __library.assume_init() })
 }
@@ -12975,11 +13991,30 @@ pub unsafe fn library_load_data(code: *const c_void, jit_options: &[cudaJitOptio
 /// `cuLibraryLoadFromFile`
 #[doc(alias = "cudaLibraryLoadFromFile")]
 #[inline]
-pub fn library_load_from_file(file_name: &CStr, jit_options: &[cudaJitOption], jit_options_values: &[*mut c_void], library_options: &[cudaLibraryOption], library_option_values: &[*mut c_void]) -> Result<cudaLibrary_t, Error> {
+pub fn library_load_from_file(
+    file_name: &CStr,
+    jit_options: &[cudaJitOption],
+    jit_options_values: &[*mut c_void],
+    library_options: &[cudaLibraryOption],
+    library_option_values: &[*mut c_void],
+) -> Result<cudaLibrary_t, Error> {
     let mut __library = MaybeUninit::<cudaLibrary_t>::uninit();
-    let __num_jit_options: c_uint = crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaLibraryLoadFromFile(__library.as_mut_ptr(), file_name.as_ptr(), jit_options.as_ptr().cast_mut(), jit_options_values.as_ptr().cast_mut(), __num_jit_options, library_options.as_ptr().cast_mut(), library_option_values.as_ptr().cast_mut(), __num_library_options) }?;
+    let __num_jit_options: c_uint =
+        crate::util::array_len(&[Some(jit_options.len()), Some(jit_options_values.len())]).ok_or_else(Error::invalid_argument)?;
+    let __num_library_options: c_uint = crate::util::array_len(&[Some(library_options.len()), Some(library_option_values.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaLibraryLoadFromFile(
+            __library.as_mut_ptr(),
+            file_name.as_ptr(),
+            jit_options.as_ptr().cast_mut(),
+            jit_options_values.as_ptr().cast_mut(),
+            __num_jit_options,
+            library_options.as_ptr().cast_mut(),
+            library_option_values.as_ptr().cast_mut(),
+            __num_library_options,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __library.assume_init() })
 }
@@ -13277,7 +14312,12 @@ pub fn library_enumerate_kernels(kernels: &mut [cudaKernel_t], lib: cudaLibrary_
 /// `cuKernelSetAttribute`
 #[doc(alias = "cudaKernelSetAttributeForDevice")]
 #[inline]
-pub fn kernel_set_attribute_for_device(kernel: cudaKernel_t, attr: cudaFuncAttribute, value: c_int, device: c_int) -> Result<(), Error> {
+pub fn kernel_set_attribute_for_device(
+    kernel: cudaKernel_t,
+    attr: cudaFuncAttribute,
+    value: c_int,
+    device: c_int,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaKernelSetAttributeForDevice(kernel, attr, value, device) }?;
     error::check(__r)?;
     Ok(())
@@ -13398,9 +14438,24 @@ pub fn device_get_dev_resource(device: c_int, r#type: cudaDevResourceType) -> Re
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaDevSmResourceSplitByCount")]
 #[inline]
-pub unsafe fn dev_sm_resource_split_by_count(result: Option<&mut [cudaDevResource]>, nb_groups: &mut c_uint, input: &cudaDevResource, flags: c_uint, min_count: c_uint) -> Result<cudaDevResource, Error> {
+pub unsafe fn dev_sm_resource_split_by_count(
+    result: Option<&mut [cudaDevResource]>,
+    nb_groups: &mut c_uint,
+    input: &cudaDevResource,
+    flags: c_uint,
+    min_count: c_uint,
+) -> Result<cudaDevResource, Error> {
     let mut __remaining = MaybeUninit::<cudaDevResource>::uninit();
-    let __r = unsafe { sys::call_cudaDevSmResourceSplitByCount(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), core::ptr::from_mut(nb_groups), core::ptr::from_ref(input), __remaining.as_mut_ptr(), flags, min_count) }?;
+    let __r = unsafe {
+        sys::call_cudaDevSmResourceSplitByCount(
+            result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            core::ptr::from_mut(nb_groups),
+            core::ptr::from_ref(input),
+            __remaining.as_mut_ptr(),
+            flags,
+            min_count,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __remaining.assume_init() })
 }
@@ -13526,10 +14581,25 @@ pub unsafe fn dev_sm_resource_split_by_count(result: Option<&mut [cudaDevResourc
 /// `cudaDevResourceGenerateDesc`
 #[doc(alias = "cudaDevSmResourceSplit")]
 #[inline]
-pub fn dev_sm_resource_split(result: Option<&mut [cudaDevResource]>, input: &cudaDevResource, flags: c_uint, group_params: &[cudaDevSmResourceGroupParams]) -> Result<cudaDevResource, Error> {
+pub fn dev_sm_resource_split(
+    result: Option<&mut [cudaDevResource]>,
+    input: &cudaDevResource,
+    flags: c_uint,
+    group_params: &[cudaDevSmResourceGroupParams],
+) -> Result<cudaDevResource, Error> {
     let mut __remainder = MaybeUninit::<cudaDevResource>::uninit();
-    let __nb_groups: c_uint = crate::util::array_len(&[result.as_ref().map(|s| s.len()), Some(group_params.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaDevSmResourceSplit(result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()), __nb_groups, core::ptr::from_ref(input), __remainder.as_mut_ptr(), flags, group_params.as_ptr().cast_mut()) }?;
+    let __nb_groups: c_uint = crate::util::array_len(&[result.as_ref().map(|s| s.len()), Some(group_params.len())])
+        .ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaDevSmResourceSplit(
+            result.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
+            __nb_groups,
+            core::ptr::from_ref(input),
+            __remainder.as_mut_ptr(),
+            flags,
+            group_params.as_ptr().cast_mut(),
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __remainder.assume_init() })
 }
@@ -13580,7 +14650,8 @@ pub fn dev_sm_resource_split(result: Option<&mut [cudaDevResource]>, input: &cud
 pub fn dev_resource_generate_desc(resources: &[cudaDevResource]) -> Result<cudaDevResourceDesc_t, Error> {
     let mut __ph_desc = MaybeUninit::<cudaDevResourceDesc_t>::uninit();
     let __nb_resources: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_ptr().cast_mut(), __nb_resources) }?;
+    let __r =
+        unsafe { sys::call_cudaDevResourceGenerateDesc(__ph_desc.as_mut_ptr(), resources.as_ptr().cast_mut(), __nb_resources) }?;
     error::check(__r)?;
     Ok(unsafe { __ph_desc.assume_init() })
 }
@@ -13708,7 +14779,10 @@ pub fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> Result<(), Error> {
 /// `cudaGreenCtxCreate`
 #[doc(alias = "cudaExecutionCtxGetDevResource")]
 #[inline]
-pub fn execution_ctx_get_dev_resource(ctx: cudaExecutionContext_t, r#type: cudaDevResourceType) -> Result<cudaDevResource, Error> {
+pub fn execution_ctx_get_dev_resource(
+    ctx: cudaExecutionContext_t,
+    r#type: cudaDevResourceType,
+) -> Result<cudaDevResource, Error> {
     let mut __resource = MaybeUninit::<cudaDevResource>::uninit();
     let __r = unsafe { sys::call_cudaExecutionCtxGetDevResource(ctx, __resource.as_mut_ptr(), r#type) }?;
     error::check(__r)?;
@@ -14134,8 +15208,16 @@ pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> Result<cudaKernel_t,
 #[inline]
 pub fn gl_get_devices(p_cuda_devices: &mut [c_int], device_list: cudaGLDeviceList) -> Result<c_uint, Error> {
     let mut __p_cuda_device_count = MaybeUninit::<c_uint>::uninit();
-    let __cuda_device_count: c_uint = crate::util::array_len(&[Some(p_cuda_devices.len())]).ok_or_else(Error::invalid_argument)?;
-    let __r = unsafe { sys::call_cudaGLGetDevices(__p_cuda_device_count.as_mut_ptr(), p_cuda_devices.as_mut_ptr(), __cuda_device_count, device_list) }?;
+    let __cuda_device_count: c_uint =
+        crate::util::array_len(&[Some(p_cuda_devices.len())]).ok_or_else(Error::invalid_argument)?;
+    let __r = unsafe {
+        sys::call_cudaGLGetDevices(
+            __p_cuda_device_count.as_mut_ptr(),
+            p_cuda_devices.as_mut_ptr(),
+            __cuda_device_count,
+            device_list,
+        )
+    }?;
     error::check(__r)?;
     Ok(unsafe { __p_cuda_device_count.assume_init() })
 }
@@ -14417,8 +15499,20 @@ pub fn egl_stream_consumer_disconnect(conn: &mut cudaEglStreamConnection) -> Res
 /// `cuEGLStreamConsumerAcquireFrame`
 #[doc(alias = "cudaEGLStreamConsumerAcquireFrame")]
 #[inline]
-pub fn egl_stream_consumer_acquire_frame(conn: &mut cudaEglStreamConnection, p_cuda_resource: &mut cudaGraphicsResource_t, p_stream: &mut cudaStream_t, timeout: c_uint) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaEGLStreamConsumerAcquireFrame(core::ptr::from_mut(conn), core::ptr::from_mut(p_cuda_resource), core::ptr::from_mut(p_stream), timeout) }?;
+pub fn egl_stream_consumer_acquire_frame(
+    conn: &mut cudaEglStreamConnection,
+    p_cuda_resource: &mut cudaGraphicsResource_t,
+    p_stream: &mut cudaStream_t,
+    timeout: c_uint,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaEGLStreamConsumerAcquireFrame(
+            core::ptr::from_mut(conn),
+            core::ptr::from_mut(p_cuda_resource),
+            core::ptr::from_mut(p_stream),
+            timeout,
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -14444,8 +15538,14 @@ pub fn egl_stream_consumer_acquire_frame(conn: &mut cudaEglStreamConnection, p_c
 /// `cuEGLStreamConsumerReleaseFrame`
 #[doc(alias = "cudaEGLStreamConsumerReleaseFrame")]
 #[inline]
-pub fn egl_stream_consumer_release_frame(conn: &mut cudaEglStreamConnection, p_cuda_resource: cudaGraphicsResource_t, p_stream: &mut cudaStream_t) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaEGLStreamConsumerReleaseFrame(core::ptr::from_mut(conn), p_cuda_resource, core::ptr::from_mut(p_stream)) }?;
+pub fn egl_stream_consumer_release_frame(
+    conn: &mut cudaEglStreamConnection,
+    p_cuda_resource: cudaGraphicsResource_t,
+    p_stream: &mut cudaStream_t,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaEGLStreamConsumerReleaseFrame(core::ptr::from_mut(conn), p_cuda_resource, core::ptr::from_mut(p_stream))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -14475,7 +15575,11 @@ pub fn egl_stream_consumer_release_frame(conn: &mut cudaEglStreamConnection, p_c
 /// `cuEGLStreamProducerConnect`
 #[doc(alias = "cudaEGLStreamProducerConnect")]
 #[inline]
-pub fn egl_stream_producer_connect(egl_stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<cudaEglStreamConnection, Error> {
+pub fn egl_stream_producer_connect(
+    egl_stream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> Result<cudaEglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cudaEGLStreamProducerConnect(__conn.as_mut_ptr(), egl_stream, width, height) }?;
     error::check(__r)?;
@@ -14544,8 +15648,14 @@ pub fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Res
 /// `cuEGLStreamProducerPresentFrame`
 #[doc(alias = "cudaEGLStreamProducerPresentFrame")]
 #[inline]
-pub fn egl_stream_producer_present_frame(conn: &mut cudaEglStreamConnection, eglframe: cudaEglFrame, p_stream: &mut cudaStream_t) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaEGLStreamProducerPresentFrame(core::ptr::from_mut(conn), eglframe, core::ptr::from_mut(p_stream)) }?;
+pub fn egl_stream_producer_present_frame(
+    conn: &mut cudaEglStreamConnection,
+    eglframe: cudaEglFrame,
+    p_stream: &mut cudaStream_t,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaEGLStreamProducerPresentFrame(core::ptr::from_mut(conn), eglframe, core::ptr::from_mut(p_stream))
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -14573,8 +15683,18 @@ pub fn egl_stream_producer_present_frame(conn: &mut cudaEglStreamConnection, egl
 /// `cuEGLStreamProducerReturnFrame`
 #[doc(alias = "cudaEGLStreamProducerReturnFrame")]
 #[inline]
-pub fn egl_stream_producer_return_frame(conn: &mut cudaEglStreamConnection, eglframe: &mut cudaEglFrame, p_stream: &mut cudaStream_t) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaEGLStreamProducerReturnFrame(core::ptr::from_mut(conn), core::ptr::from_mut(eglframe), core::ptr::from_mut(p_stream)) }?;
+pub fn egl_stream_producer_return_frame(
+    conn: &mut cudaEglStreamConnection,
+    eglframe: &mut cudaEglFrame,
+    p_stream: &mut cudaStream_t,
+) -> Result<(), Error> {
+    let __r = unsafe {
+        sys::call_cudaEGLStreamProducerReturnFrame(
+            core::ptr::from_mut(conn),
+            core::ptr::from_mut(eglframe),
+            core::ptr::from_mut(p_stream),
+        )
+    }?;
     error::check(__r)?;
     Ok(())
 }
@@ -14618,7 +15738,11 @@ pub fn egl_stream_producer_return_frame(conn: &mut cudaEglStreamConnection, eglf
 /// `cuGraphicsResourceGetMappedEglFrame`
 #[doc(alias = "cudaGraphicsResourceGetMappedEglFrame")]
 #[inline]
-pub fn graphics_resource_get_mapped_egl_frame(resource: cudaGraphicsResource_t, index: c_uint, mip_level: c_uint) -> Result<cudaEglFrame, Error> {
+pub fn graphics_resource_get_mapped_egl_frame(
+    resource: cudaGraphicsResource_t,
+    index: c_uint,
+    mip_level: c_uint,
+) -> Result<cudaEglFrame, Error> {
     let mut __egl_frame = MaybeUninit::<cudaEglFrame>::uninit();
     let __r = unsafe { sys::call_cudaGraphicsResourceGetMappedEglFrame(__egl_frame.as_mut_ptr(), resource, index, mip_level) }?;
     error::check(__r)?;
@@ -14728,7 +15852,11 @@ pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpG
 /// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaVDPAUSetVDPAUDevice")]
 #[inline]
-pub unsafe fn vdpau_set_vdpau_device(device: c_int, vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<(), Error> {
+pub unsafe fn vdpau_set_vdpau_device(
+    device: c_int,
+    vdp_device: VdpDevice,
+    vdp_get_proc_address: VdpGetProcAddress,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaVDPAUSetVDPAUDevice(device, vdp_device, vdp_get_proc_address) }?;
     error::check(__r)?;
     Ok(())
@@ -14770,7 +15898,10 @@ pub unsafe fn vdpau_set_vdpau_device(device: c_int, vdp_device: VdpDevice, vdp_g
 /// `cuGraphicsVDPAURegisterVideoSurface`
 #[doc(alias = "cudaGraphicsVDPAURegisterVideoSurface")]
 #[inline]
-pub fn graphics_vdpau_register_video_surface(vdp_surface: VdpVideoSurface, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+pub fn graphics_vdpau_register_video_surface(
+    vdp_surface: VdpVideoSurface,
+    flags: c_uint,
+) -> Result<cudaGraphicsResource_t, Error> {
     let mut __resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
     let __r = unsafe { sys::call_cudaGraphicsVDPAURegisterVideoSurface(__resource.as_mut_ptr(), vdp_surface, flags) }?;
     error::check(__r)?;
@@ -14813,7 +15944,10 @@ pub fn graphics_vdpau_register_video_surface(vdp_surface: VdpVideoSurface, flags
 /// `cuGraphicsVDPAURegisterOutputSurface`
 #[doc(alias = "cudaGraphicsVDPAURegisterOutputSurface")]
 #[inline]
-pub fn graphics_vdpau_register_output_surface(vdp_surface: VdpOutputSurface, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+pub fn graphics_vdpau_register_output_surface(
+    vdp_surface: VdpOutputSurface,
+    flags: c_uint,
+) -> Result<cudaGraphicsResource_t, Error> {
     let mut __resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
     let __r = unsafe { sys::call_cudaGraphicsVDPAURegisterOutputSurface(__resource.as_mut_ptr(), vdp_surface, flags) }?;
     error::check(__r)?;

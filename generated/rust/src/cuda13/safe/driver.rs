@@ -28,12 +28,11 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use crate::driver::{self as lib, types::*, Error};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -306,7 +305,13 @@ impl AddressRange {
 
     /// Creates [`Mapping`] with [`cuMemMap`](lib::mem_map) on this handle.
     #[inline]
-    pub fn map(&self, size: usize, offset: usize, handle: &impl super::AsRaw<CUmemGenericAllocationHandle>, flags: c_ulonglong) -> Result<Mapping<'_>, Error> {
+    pub fn map(
+        &self,
+        size: usize,
+        offset: usize,
+        handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
+        flags: c_ulonglong,
+    ) -> Result<Mapping<'_>, Error> {
         lib::mem_map(self.raw, size, offset, super::AsRaw::raw_handle(handle), flags)?;
         // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
         Ok(unsafe { Mapping::from_raw((self.raw, size)) })
@@ -385,7 +390,10 @@ impl AllocationHandle {
     ///
     /// As for [`lib::mem_import_from_shareable_handle`](lib::mem_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(os_handle: *mut c_void, sh_handle_type: CUmemAllocationHandleType) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(
+        os_handle: *mut c_void,
+        sh_handle_type: CUmemAllocationHandleType,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_import_from_shareable_handle(os_handle, sh_handle_type) }?;
         // SAFETY: the handle was just made by `cuMemImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -413,7 +421,11 @@ impl AllocationHandle {
 
     /// Calls [`cuMemExportToShareableHandle`](lib::mem_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(
+        &self,
+        handle_type: CUmemAllocationHandleType,
+        flags: c_ulonglong,
+    ) -> Result<T, Error> {
         lib::mem_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 
@@ -431,25 +443,53 @@ impl AllocationHandle {
 
     /// Calls [`cuMulticastBindMem`](lib::multicast_bind_mem) on this handle.
     #[inline]
-    pub fn multicast_bind_mem(&self, mc_offset: usize, mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+    pub fn multicast_bind_mem(
+        &self,
+        mc_offset: usize,
+        mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
+        mem_offset: usize,
+        size: usize,
+        flags: c_ulonglong,
+    ) -> Result<(), Error> {
         lib::multicast_bind_mem(self.raw, mc_offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindMem_v2`](lib::multicast_bind_mem_v2) on this handle.
     #[inline]
-    pub fn multicast_bind_mem_v2(&self, dev: CUdevice, mc_offset: usize, mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>, mem_offset: usize, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+    pub fn multicast_bind_mem_v2(
+        &self,
+        dev: CUdevice,
+        mc_offset: usize,
+        mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
+        mem_offset: usize,
+        size: usize,
+        flags: c_ulonglong,
+    ) -> Result<(), Error> {
         lib::multicast_bind_mem_v2(self.raw, dev, mc_offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
     #[inline]
-    pub fn multicast_bind_addr(&self, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+    pub fn multicast_bind_addr(
+        &self,
+        mc_offset: usize,
+        memptr: CUdeviceptr,
+        size: usize,
+        flags: c_ulonglong,
+    ) -> Result<(), Error> {
         lib::multicast_bind_addr(self.raw, mc_offset, memptr, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr_v2`](lib::multicast_bind_addr_v2) on this handle.
     #[inline]
-    pub fn multicast_bind_addr_v2(&self, dev: CUdevice, mc_offset: usize, memptr: CUdeviceptr, size: usize, flags: c_ulonglong) -> Result<(), Error> {
+    pub fn multicast_bind_addr_v2(
+        &self,
+        dev: CUdevice,
+        mc_offset: usize,
+        memptr: CUdeviceptr,
+        size: usize,
+        flags: c_ulonglong,
+    ) -> Result<(), Error> {
         lib::multicast_bind_addr_v2(self.raw, dev, mc_offset, memptr, size, flags)
     }
 
@@ -529,7 +569,10 @@ impl<'p> Array<'p> {
 
     /// Creates [`Array`] with [`cuArrayCreate`](lib::array_create).
     #[inline]
-    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_allocate_array: &CUDA_ARRAY_DESCRIPTOR) -> Result<Self, super::Error> {
+    pub fn create(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        p_allocate_array: &CUDA_ARRAY_DESCRIPTOR,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::array_create(p_allocate_array)?;
         // SAFETY: the handle was just made by `cuArrayCreate` and is owned by nobody else.
@@ -538,7 +581,10 @@ impl<'p> Array<'p> {
 
     /// Creates [`Array`] with [`cuArray3DCreate`](lib::array3d_create).
     #[inline]
-    pub fn array3d_create(context: &'p (impl super::CurrentContext + ?Sized), p_allocate_array: &CUDA_ARRAY3D_DESCRIPTOR) -> Result<Self, super::Error> {
+    pub fn array3d_create(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        p_allocate_array: &CUDA_ARRAY3D_DESCRIPTOR,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::array3d_create(p_allocate_array)?;
         // SAFETY: the handle was just made by `cuArray3DCreate` and is owned by nobody else.
@@ -563,7 +609,13 @@ impl<'p> Array<'p> {
 
     /// Calls [`cuMemcpyAtoA`](lib::memcpy_atoa) on this handle.
     #[inline]
-    pub fn memcpy_atoa(&self, dst_offset: usize, src_array: &impl super::AsRaw<CUarray>, src_offset: usize, byte_count: usize) -> Result<(), Error> {
+    pub fn memcpy_atoa(
+        &self,
+        dst_offset: usize,
+        src_array: &impl super::AsRaw<CUarray>,
+        src_offset: usize,
+        byte_count: usize,
+    ) -> Result<(), Error> {
         lib::memcpy_atoa(self.raw, dst_offset, super::AsRaw::raw_handle(src_array), src_offset, byte_count)
     }
 
@@ -573,7 +625,13 @@ impl<'p> Array<'p> {
     ///
     /// As for [`lib::memcpy_htoa_async`](lib::memcpy_htoa_async): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_htoa_async(&self, dst_offset: usize, src_host: *const c_void, byte_count: usize, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
+    pub unsafe fn memcpy_htoa_async(
+        &self,
+        dst_offset: usize,
+        src_host: *const c_void,
+        byte_count: usize,
+        h_stream: &impl super::AsRaw<CUstream>,
+    ) -> Result<(), Error> {
         unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, super::AsRaw::raw_handle(h_stream)) }
     }
 
@@ -681,7 +739,11 @@ impl AsyncCallbackHandle {
     ///
     /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn register_async_notification(device: CUdevice, callback_func: CUasyncCallback, user_data: *mut c_void) -> Result<Self, Error> {
+    pub unsafe fn register_async_notification(
+        device: CUdevice,
+        callback_func: CUasyncCallback,
+        user_data: *mut c_void,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::device_register_async_notification(device, callback_func, user_data) }?;
         // SAFETY: the handle was just made by `cuDeviceRegisterAsyncNotification` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((__o0, device)) })
@@ -830,7 +892,12 @@ impl Context {
     ///
     /// As for [`lib::vdpau_ctx_create`](lib::vdpau_ctx_create): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn vdpau_ctx_create(flags: c_uint, device: CUdevice, vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<Self, Error> {
+    pub unsafe fn vdpau_ctx_create(
+        flags: c_uint,
+        device: CUdevice,
+        vdp_device: VdpDevice,
+        vdp_get_proc_address: VdpGetProcAddress,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::vdpau_ctx_create(flags, device, vdp_device, vdp_get_proc_address) }?;
         // SAFETY: the handle was just made by `cuVDPAUCtxCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -997,7 +1064,12 @@ impl<'p> DeviceMemory<'p> {
 
     /// Creates [`DeviceMemory`] with [`cuMemAllocPitch`](lib::mem_alloc_pitch).
     #[inline]
-    pub fn alloc_pitch(context: &'p (impl super::CurrentContext + ?Sized), width_in_bytes: usize, height: usize, element_size_bytes: c_uint) -> Result<(Self, usize), super::Error> {
+    pub fn alloc_pitch(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        width_in_bytes: usize,
+        height: usize,
+        element_size_bytes: c_uint,
+    ) -> Result<(Self, usize), super::Error> {
         super::check_current(context)?;
         let (__o0, __o1) = lib::mem_alloc_pitch(width_in_bytes, height, element_size_bytes)?;
         // SAFETY: the handle was just made by `cuMemAllocPitch` and is owned by nobody else.
@@ -1006,7 +1078,11 @@ impl<'p> DeviceMemory<'p> {
 
     /// Creates [`DeviceMemory`] with [`cuMemAllocManaged`](lib::mem_alloc_managed).
     #[inline]
-    pub fn alloc_managed(context: &'p (impl super::CurrentContext + ?Sized), bytesize: usize, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn alloc_managed(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        bytesize: usize,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::mem_alloc_managed(bytesize, flags)?;
         // SAFETY: the handle was just made by `cuMemAllocManaged` and is owned by nobody else.
@@ -1086,7 +1162,11 @@ impl<'p> EglStreamConsumer<'p> {
 
     /// Creates [`EglStreamConsumer`] with [`cuEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
     #[inline]
-    pub fn connect_with_flags(context: &'p (impl super::CurrentContext + ?Sized), stream: EGLStreamKHR, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn connect_with_flags(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        stream: EGLStreamKHR,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::egl_stream_consumer_connect_with_flags(stream, flags)?;
         // SAFETY: the handle was just made by `cuEGLStreamConsumerConnectWithFlags` and is owned by nobody else.
@@ -1164,7 +1244,12 @@ impl<'p> EglStreamProducer<'p> {
 
     /// Creates [`EglStreamProducer`] with [`cuEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
     #[inline]
-    pub fn connect(context: &'p (impl super::CurrentContext + ?Sized), stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<Self, super::Error> {
+    pub fn connect(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        stream: EGLStreamKHR,
+        width: EGLint,
+        height: EGLint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::egl_stream_producer_connect(stream, width, height)?;
         // SAFETY: the handle was just made by `cuEGLStreamProducerConnect` and is owned by nobody else.
@@ -1241,7 +1326,10 @@ impl<'p> Event<'p> {
 
     /// Creates [`Event`] with [`cuIpcOpenEventHandle`](lib::ipc_open_event_handle).
     #[inline]
-    pub fn ipc_open_event_handle(context: &'p (impl super::CurrentContext + ?Sized), handle: CUipcEventHandle) -> Result<Self, super::Error> {
+    pub fn ipc_open_event_handle(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        handle: CUipcEventHandle,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::ipc_open_event_handle(handle)?;
         // SAFETY: the handle was just made by `cuIpcOpenEventHandle` and is owned by nobody else.
@@ -1259,7 +1347,11 @@ impl<'p> Event<'p> {
 
     /// Creates [`Event`] with [`cuEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
     #[inline]
-    pub fn create_from_egl_sync(context: &'p (impl super::CurrentContext + ?Sized), egl_sync: EGLSyncKHR, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn create_from_egl_sync(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        egl_sync: EGLSyncKHR,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::event_create_from_egl_sync(egl_sync, flags)?;
         // SAFETY: the handle was just made by `cuEventCreateFromEGLSync` and is owned by nobody else.
@@ -1386,7 +1478,10 @@ impl ExternalMemory {
 
     /// Creates [`MipmappedArray`] with [`cuExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array) on this handle.
     #[inline]
-    pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC) -> Result<MipmappedArray<'_>, Error> {
+    pub fn get_mapped_mipmapped_array(
+        &self,
+        mipmap_desc: &CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC,
+    ) -> Result<MipmappedArray<'_>, Error> {
         let __o0 = lib::external_memory_get_mapped_mipmapped_array(self.raw, mipmap_desc)?;
         // SAFETY: the handle was just made by `cuExternalMemoryGetMappedMipmappedArray` and is owned by nobody else.
         Ok(unsafe { MipmappedArray::from_raw(__o0) })
@@ -1577,8 +1672,34 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_kernel`](lib::launch_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: &impl super::AsRaw<CUstream>, kernel_params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), Error> {
-        unsafe { lib::launch_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, super::AsRaw::raw_handle(h_stream), kernel_params, extra) }
+    pub unsafe fn launch_kernel(
+        &self,
+        grid_dim_x: c_uint,
+        grid_dim_y: c_uint,
+        grid_dim_z: c_uint,
+        block_dim_x: c_uint,
+        block_dim_y: c_uint,
+        block_dim_z: c_uint,
+        shared_mem_bytes: c_uint,
+        h_stream: &impl super::AsRaw<CUstream>,
+        kernel_params: *mut *mut c_void,
+        extra: *mut *mut c_void,
+    ) -> Result<(), Error> {
+        unsafe {
+            lib::launch_kernel(
+                self.raw,
+                grid_dim_x,
+                grid_dim_y,
+                grid_dim_z,
+                block_dim_x,
+                block_dim_y,
+                block_dim_z,
+                shared_mem_bytes,
+                super::AsRaw::raw_handle(h_stream),
+                kernel_params,
+                extra,
+            )
+        }
     }
 
     /// Calls [`cuLaunchCooperativeKernel`](lib::launch_cooperative_kernel) on this handle.
@@ -1587,19 +1708,52 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::launch_cooperative_kernel`](lib::launch_cooperative_kernel): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn launch_cooperative_kernel(&self, grid_dim_x: c_uint, grid_dim_y: c_uint, grid_dim_z: c_uint, block_dim_x: c_uint, block_dim_y: c_uint, block_dim_z: c_uint, shared_mem_bytes: c_uint, h_stream: &impl super::AsRaw<CUstream>, kernel_params: *mut *mut c_void) -> Result<(), Error> {
-        unsafe { lib::launch_cooperative_kernel(self.raw, grid_dim_x, grid_dim_y, grid_dim_z, block_dim_x, block_dim_y, block_dim_z, shared_mem_bytes, super::AsRaw::raw_handle(h_stream), kernel_params) }
+    pub unsafe fn launch_cooperative_kernel(
+        &self,
+        grid_dim_x: c_uint,
+        grid_dim_y: c_uint,
+        grid_dim_z: c_uint,
+        block_dim_x: c_uint,
+        block_dim_y: c_uint,
+        block_dim_z: c_uint,
+        shared_mem_bytes: c_uint,
+        h_stream: &impl super::AsRaw<CUstream>,
+        kernel_params: *mut *mut c_void,
+    ) -> Result<(), Error> {
+        unsafe {
+            lib::launch_cooperative_kernel(
+                self.raw,
+                grid_dim_x,
+                grid_dim_y,
+                grid_dim_z,
+                block_dim_x,
+                block_dim_y,
+                block_dim_z,
+                shared_mem_bytes,
+                super::AsRaw::raw_handle(h_stream),
+                kernel_params,
+            )
+        }
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessor`](lib::occupancy_max_active_blocks_per_multiprocessor) on this handle.
     #[inline]
-    pub fn occupancy_max_active_blocks_per_multiprocessor(&self, block_size: c_int, dynamic_s_mem_size: usize) -> Result<c_int, Error> {
+    pub fn occupancy_max_active_blocks_per_multiprocessor(
+        &self,
+        block_size: c_int,
+        dynamic_s_mem_size: usize,
+    ) -> Result<c_int, Error> {
         lib::occupancy_max_active_blocks_per_multiprocessor(self.raw, block_size, dynamic_s_mem_size)
     }
 
     /// Calls [`cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`](lib::occupancy_max_active_blocks_per_multiprocessor_with_flags) on this handle.
     #[inline]
-    pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(&self, block_size: c_int, dynamic_s_mem_size: usize, flags: c_uint) -> Result<c_int, Error> {
+    pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
+        &self,
+        block_size: c_int,
+        dynamic_s_mem_size: usize,
+        flags: c_uint,
+    ) -> Result<c_int, Error> {
         lib::occupancy_max_active_blocks_per_multiprocessor_with_flags(self.raw, block_size, dynamic_s_mem_size, flags)
     }
 
@@ -1609,8 +1763,20 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::occupancy_max_potential_block_size`](lib::occupancy_max_potential_block_size): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn occupancy_max_potential_block_size(&self, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int) -> Result<(c_int, c_int), Error> {
-        unsafe { lib::occupancy_max_potential_block_size(self.raw, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit) }
+    pub unsafe fn occupancy_max_potential_block_size(
+        &self,
+        block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
+        dynamic_s_mem_size: usize,
+        block_size_limit: c_int,
+    ) -> Result<(c_int, c_int), Error> {
+        unsafe {
+            lib::occupancy_max_potential_block_size(
+                self.raw,
+                block_size_to_dynamic_s_mem_size,
+                dynamic_s_mem_size,
+                block_size_limit,
+            )
+        }
     }
 
     /// Calls [`cuOccupancyMaxPotentialBlockSizeWithFlags`](lib::occupancy_max_potential_block_size_with_flags) on this handle.
@@ -1619,8 +1785,22 @@ impl<'p> Function<'p> {
     ///
     /// As for [`lib::occupancy_max_potential_block_size_with_flags`](lib::occupancy_max_potential_block_size_with_flags): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn occupancy_max_potential_block_size_with_flags(&self, block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize, dynamic_s_mem_size: usize, block_size_limit: c_int, flags: c_uint) -> Result<(c_int, c_int), Error> {
-        unsafe { lib::occupancy_max_potential_block_size_with_flags(self.raw, block_size_to_dynamic_s_mem_size, dynamic_s_mem_size, block_size_limit, flags) }
+    pub unsafe fn occupancy_max_potential_block_size_with_flags(
+        &self,
+        block_size_to_dynamic_s_mem_size: CUoccupancyB2DSize,
+        dynamic_s_mem_size: usize,
+        block_size_limit: c_int,
+        flags: c_uint,
+    ) -> Result<(c_int, c_int), Error> {
+        unsafe {
+            lib::occupancy_max_potential_block_size_with_flags(
+                self.raw,
+                block_size_to_dynamic_s_mem_size,
+                dynamic_s_mem_size,
+                block_size_limit,
+                flags,
+            )
+        }
     }
 
     /// Calls [`cuOccupancyAvailableDynamicSMemPerBlock`](lib::occupancy_available_dynamic_s_mem_per_block) on this handle.
@@ -1732,7 +1912,12 @@ impl Graph {
 
     /// Creates [`GraphConditionalHandle`] with [`cuGraphConditionalHandleCreate`](lib::graph_conditional_handle_create) on this handle.
     #[inline]
-    pub fn conditional_handle_create(&self, ctx: &impl super::AsRaw<CUcontext>, default_launch_value: c_uint, flags: c_uint) -> Result<GraphConditionalHandle<'_>, Error> {
+    pub fn conditional_handle_create(
+        &self,
+        ctx: &impl super::AsRaw<CUcontext>,
+        default_launch_value: c_uint,
+        flags: c_uint,
+    ) -> Result<GraphConditionalHandle<'_>, Error> {
         let __o0 = lib::graph_conditional_handle_create(self.raw, super::AsRaw::raw_handle(ctx), default_launch_value, flags)?;
         // SAFETY: the handle was just made by `cuGraphConditionalHandleCreate` and is owned by nobody else.
         Ok(unsafe { GraphConditionalHandle::from_raw(__o0) })
@@ -1756,7 +1941,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
     #[inline]
-    pub fn add_kernel_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
+    pub fn add_kernel_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        node_params: &CUDA_KERNEL_NODE_PARAMS,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_kernel_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddKernelNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1764,7 +1953,12 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
     #[inline]
-    pub fn add_memcpy_node(&self, dependencies: &[CUgraphNode], copy_params: &CUDA_MEMCPY3D, ctx: &impl super::AsRaw<CUcontext>) -> Result<GraphNode<'_>, Error> {
+    pub fn add_memcpy_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        copy_params: &CUDA_MEMCPY3D,
+        ctx: &impl super::AsRaw<CUcontext>,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::AsRaw::raw_handle(ctx))?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1772,7 +1966,12 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
     #[inline]
-    pub fn add_memset_node(&self, dependencies: &[CUgraphNode], memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: &impl super::AsRaw<CUcontext>) -> Result<GraphNode<'_>, Error> {
+    pub fn add_memset_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        memset_params: &CUDA_MEMSET_NODE_PARAMS,
+        ctx: &impl super::AsRaw<CUcontext>,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::AsRaw::raw_handle(ctx))?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1780,7 +1979,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddHostNode`](lib::graph_add_host_node) on this handle.
     #[inline]
-    pub fn add_host_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_HOST_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
+    pub fn add_host_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        node_params: &CUDA_HOST_NODE_PARAMS,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_host_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddHostNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1788,7 +1991,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddChildGraphNode`](lib::graph_add_child_graph_node) on this handle.
     #[inline]
-    pub fn add_child_graph_node(&self, dependencies: &[CUgraphNode], child_graph: &impl super::AsRaw<CUgraph>) -> Result<GraphNode<'_>, Error> {
+    pub fn add_child_graph_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        child_graph: &impl super::AsRaw<CUgraph>,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, super::AsRaw::raw_handle(child_graph))?;
         // SAFETY: the handle was just made by `cuGraphAddChildGraphNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1804,7 +2011,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddEventRecordNode`](lib::graph_add_event_record_node) on this handle.
     #[inline]
-    pub fn add_event_record_node(&self, dependencies: &[CUgraphNode], event: &impl super::AsRaw<CUevent>) -> Result<GraphNode<'_>, Error> {
+    pub fn add_event_record_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        event: &impl super::AsRaw<CUevent>,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventRecordNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1812,7 +2023,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddEventWaitNode`](lib::graph_add_event_wait_node) on this handle.
     #[inline]
-    pub fn add_event_wait_node(&self, dependencies: &[CUgraphNode], event: &impl super::AsRaw<CUevent>) -> Result<GraphNode<'_>, Error> {
+    pub fn add_event_wait_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        event: &impl super::AsRaw<CUevent>,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1820,7 +2035,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_signal_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
+    pub fn add_external_semaphores_signal_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_external_semaphores_signal_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresSignalNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1828,7 +2047,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresWaitNode`](lib::graph_add_external_semaphores_wait_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_wait_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
+    pub fn add_external_semaphores_wait_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_external_semaphores_wait_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1836,7 +2059,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddBatchMemOpNode`](lib::graph_add_batch_mem_op_node) on this handle.
     #[inline]
-    pub fn add_batch_mem_op_node(&self, dependencies: &[CUgraphNode], node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
+    pub fn add_batch_mem_op_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_batch_mem_op_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddBatchMemOpNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1844,7 +2071,11 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemAllocNode`](lib::graph_add_mem_alloc_node) on this handle.
     #[inline]
-    pub fn add_mem_alloc_node(&self, dependencies: &[CUgraphNode], node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS) -> Result<GraphNode<'_>, Error> {
+    pub fn add_mem_alloc_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_mem_alloc_node(self.raw, dependencies, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddMemAllocNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1868,7 +2099,12 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode`](lib::graph_add_node) on this handle.
     #[inline]
-    pub fn add_node(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<GraphNode<'_>, Error> {
+    pub fn add_node(
+        &self,
+        dependencies: &[CUgraphNode],
+        dependency_data: Option<&[CUgraphEdgeData]>,
+        node_params: &mut CUgraphNodeParams,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_node(self.raw, dependencies, dependency_data, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1876,7 +2112,12 @@ impl Graph {
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode_v3`](lib::graph_add_node_v3) on this handle.
     #[inline]
-    pub fn add_node_v3(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, node_params: &mut CUgraphNodeParams) -> Result<GraphNode<'_>, Error> {
+    pub fn add_node_v3(
+        &self,
+        dependencies: &[CUgraphNode],
+        dependency_data: Option<&[CUgraphEdgeData]>,
+        node_params: &mut CUgraphNodeParams,
+    ) -> Result<GraphNode<'_>, Error> {
         let __o0 = lib::graph_add_node_v3(self.raw, dependencies, dependency_data, node_params)?;
         // SAFETY: the handle was just made by `cuGraphAddNode_v3` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
@@ -1922,19 +2163,35 @@ impl Graph {
     ///
     /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_edges(&self, from: Option<&mut [CUgraphNode]>, to: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_edges(
+        &self,
+        from: Option<&mut [CUgraphNode]>,
+        to: Option<&mut [CUgraphNode]>,
+        edge_data: Option<&mut [CUgraphEdgeData]>,
+        num_edges: &mut usize,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_get_edges(self.raw, from, to, edge_data, num_edges) }
     }
 
     /// Calls [`cuGraphAddDependencies`](lib::graph_add_dependencies) on this handle.
     #[inline]
-    pub fn add_dependencies(&self, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
+    pub fn add_dependencies(
+        &self,
+        from: &[CUgraphNode],
+        to: &[CUgraphNode],
+        edge_data: Option<&[CUgraphEdgeData]>,
+    ) -> Result<(), Error> {
         lib::graph_add_dependencies(self.raw, from, to, edge_data)
     }
 
     /// Calls [`cuGraphRemoveDependencies`](lib::graph_remove_dependencies) on this handle.
     #[inline]
-    pub fn remove_dependencies(&self, from: &[CUgraphNode], to: &[CUgraphNode], edge_data: Option<&[CUgraphEdgeData]>) -> Result<(), Error> {
+    pub fn remove_dependencies(
+        &self,
+        from: &[CUgraphNode],
+        to: &[CUgraphNode],
+        edge_data: Option<&[CUgraphEdgeData]>,
+    ) -> Result<(), Error> {
         lib::graph_remove_dependencies(self.raw, from, to, edge_data)
     }
 
@@ -2060,7 +2317,11 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecBatchMemOpNodeSetParams`](lib::graph_exec_batch_mem_op_node_set_params) on this handle.
     #[inline]
-    pub fn batch_mem_op_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
+    pub fn batch_mem_op_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
+    ) -> Result<(), Error> {
         lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
@@ -2078,55 +2339,107 @@ impl GraphExec {
 
     /// Calls [`cuGraphExecKernelNodeSetParams`](lib::graph_exec_kernel_node_set_params) on this handle.
     #[inline]
-    pub fn kernel_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
+    pub fn kernel_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        node_params: &CUDA_KERNEL_NODE_PARAMS,
+    ) -> Result<(), Error> {
         lib::graph_exec_kernel_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecMemcpyNodeSetParams`](lib::graph_exec_memcpy_node_set_params) on this handle.
     #[inline]
-    pub fn memcpy_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, copy_params: &CUDA_MEMCPY3D, ctx: &impl super::AsRaw<CUcontext>) -> Result<(), Error> {
-        lib::graph_exec_memcpy_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), copy_params, super::AsRaw::raw_handle(ctx))
+    pub fn memcpy_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        copy_params: &CUDA_MEMCPY3D,
+        ctx: &impl super::AsRaw<CUcontext>,
+    ) -> Result<(), Error> {
+        lib::graph_exec_memcpy_node_set_params(
+            self.raw,
+            super::AsRaw::raw_handle(h_node),
+            copy_params,
+            super::AsRaw::raw_handle(ctx),
+        )
     }
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
     #[inline]
-    pub fn memset_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, memset_params: &CUDA_MEMSET_NODE_PARAMS, ctx: &impl super::AsRaw<CUcontext>) -> Result<(), Error> {
-        lib::graph_exec_memset_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), memset_params, super::AsRaw::raw_handle(ctx))
+    pub fn memset_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        memset_params: &CUDA_MEMSET_NODE_PARAMS,
+        ctx: &impl super::AsRaw<CUcontext>,
+    ) -> Result<(), Error> {
+        lib::graph_exec_memset_node_set_params(
+            self.raw,
+            super::AsRaw::raw_handle(h_node),
+            memset_params,
+            super::AsRaw::raw_handle(ctx),
+        )
     }
 
     /// Calls [`cuGraphExecHostNodeSetParams`](lib::graph_exec_host_node_set_params) on this handle.
     #[inline]
-    pub fn host_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
+    pub fn host_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        node_params: &CUDA_HOST_NODE_PARAMS,
+    ) -> Result<(), Error> {
         lib::graph_exec_host_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
     #[inline]
-    pub fn child_graph_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, child_graph: &impl super::AsRaw<CUgraph>) -> Result<(), Error> {
-        lib::graph_exec_child_graph_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(child_graph))
+    pub fn child_graph_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        child_graph: &impl super::AsRaw<CUgraph>,
+    ) -> Result<(), Error> {
+        lib::graph_exec_child_graph_node_set_params(
+            self.raw,
+            super::AsRaw::raw_handle(h_node),
+            super::AsRaw::raw_handle(child_graph),
+        )
     }
 
     /// Calls [`cuGraphExecEventRecordNodeSetEvent`](lib::graph_exec_event_record_node_set_event) on this handle.
     #[inline]
-    pub fn event_record_node_set_event(&self, h_node: &impl super::AsRaw<CUgraphNode>, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+    pub fn event_record_node_set_event(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        event: &impl super::AsRaw<CUevent>,
+    ) -> Result<(), Error> {
         lib::graph_exec_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cuGraphExecEventWaitNodeSetEvent`](lib::graph_exec_event_wait_node_set_event) on this handle.
     #[inline]
-    pub fn event_wait_node_set_event(&self, h_node: &impl super::AsRaw<CUgraphNode>, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
+    pub fn event_wait_node_set_event(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        event: &impl super::AsRaw<CUevent>,
+    ) -> Result<(), Error> {
         lib::graph_exec_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
+    pub fn external_semaphores_signal_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+    ) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
+    pub fn external_semaphores_wait_node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+    ) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
     }
 
@@ -2388,7 +2701,12 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependencies`](lib::graph_node_get_dependencies): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependencies(&self, dependencies: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependencies: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_dependencies(
+        &self,
+        dependencies: Option<&mut [CUgraphNode]>,
+        edge_data: Option<&mut [CUgraphEdgeData]>,
+        num_dependencies: &mut usize,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependencies(self.raw, dependencies, edge_data, num_dependencies) }
     }
 
@@ -2398,7 +2716,12 @@ impl<'p> GraphNode<'p> {
     ///
     /// As for [`lib::graph_node_get_dependent_nodes`](lib::graph_node_get_dependent_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_dependent_nodes(&self, dependent_nodes: Option<&mut [CUgraphNode]>, edge_data: Option<&mut [CUgraphEdgeData]>, num_dependent_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_dependent_nodes(
+        &self,
+        dependent_nodes: Option<&mut [CUgraphNode]>,
+        edge_data: Option<&mut [CUgraphEdgeData]>,
+        num_dependent_nodes: &mut usize,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_node_get_dependent_nodes(self.raw, dependent_nodes, edge_data, num_dependent_nodes) }
     }
 
@@ -2577,7 +2900,11 @@ impl<'p> GraphicsResource<'p> {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsGLRegisterBuffer`](lib::graphics_gl_register_buffer).
     #[inline]
-    pub fn gl_register_buffer(context: &'p (impl super::CurrentContext + ?Sized), buffer: GLuint, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn gl_register_buffer(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        buffer: GLuint,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::graphics_gl_register_buffer(buffer, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsGLRegisterBuffer` and is owned by nobody else.
@@ -2586,7 +2913,12 @@ impl<'p> GraphicsResource<'p> {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsGLRegisterImage`](lib::graphics_gl_register_image).
     #[inline]
-    pub fn gl_register_image(context: &'p (impl super::CurrentContext + ?Sized), image: GLuint, target: GLenum, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn gl_register_image(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        image: GLuint,
+        target: GLenum,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::graphics_gl_register_image(image, target, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsGLRegisterImage` and is owned by nobody else.
@@ -2595,7 +2927,11 @@ impl<'p> GraphicsResource<'p> {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsEGLRegisterImage`](lib::graphics_egl_register_image).
     #[inline]
-    pub fn egl_register_image(context: &'p (impl super::CurrentContext + ?Sized), image: EGLImageKHR, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn egl_register_image(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        image: EGLImageKHR,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::graphics_egl_register_image(image, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsEGLRegisterImage` and is owned by nobody else.
@@ -2604,7 +2940,11 @@ impl<'p> GraphicsResource<'p> {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsVDPAURegisterVideoSurface`](lib::graphics_vdpau_register_video_surface).
     #[inline]
-    pub fn vdpau_register_video_surface(context: &'p (impl super::CurrentContext + ?Sized), vdp_surface: VdpVideoSurface, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn vdpau_register_video_surface(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        vdp_surface: VdpVideoSurface,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::graphics_vdpau_register_video_surface(vdp_surface, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsVDPAURegisterVideoSurface` and is owned by nobody else.
@@ -2613,7 +2953,11 @@ impl<'p> GraphicsResource<'p> {
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsVDPAURegisterOutputSurface`](lib::graphics_vdpau_register_output_surface).
     #[inline]
-    pub fn vdpau_register_output_surface(context: &'p (impl super::CurrentContext + ?Sized), vdp_surface: VdpOutputSurface, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn vdpau_register_output_surface(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        vdp_surface: VdpOutputSurface,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::graphics_vdpau_register_output_surface(vdp_surface, flags)?;
         // SAFETY: the handle was just made by `cuGraphicsVDPAURegisterOutputSurface` and is owned by nobody else.
@@ -2646,7 +2990,11 @@ impl<'p> GraphicsResource<'p> {
 
     /// Calls [`cuEGLStreamConsumerReleaseFrame`](lib::egl_stream_consumer_release_frame) on this handle.
     #[inline]
-    pub fn egl_stream_consumer_release_frame(&self, conn: &mut CUeglStreamConnection, p_stream: &mut CUstream) -> Result<(), Error> {
+    pub fn egl_stream_consumer_release_frame(
+        &self,
+        conn: &mut CUeglStreamConnection,
+        p_stream: &mut CUstream,
+    ) -> Result<(), Error> {
         lib::egl_stream_consumer_release_frame(conn, self.raw, p_stream)
     }
 
@@ -2848,7 +3196,11 @@ impl<'p> HostMemory<'p> {
 
     /// Creates [`HostMemory`] with [`cuMemHostAlloc`](lib::mem_host_alloc).
     #[inline]
-    pub fn alloc(context: &'p (impl super::CurrentContext + ?Sized), bytesize: usize, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn alloc(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        bytesize: usize,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::mem_host_alloc(bytesize, flags)?;
         // SAFETY: the handle was just made by `cuMemHostAlloc` and is owned by nobody else.
@@ -2923,7 +3275,12 @@ impl<'p> HostRegistration<'p> {
     ///
     /// As for [`lib::mem_host_register`](lib::mem_host_register): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn register(context: &'p (impl super::CurrentContext + ?Sized), p: *mut c_void, bytesize: usize, flags: c_uint) -> Result<Self, super::Error> {
+    pub unsafe fn register(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        p: *mut c_void,
+        bytesize: usize,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         unsafe { lib::mem_host_register(p, bytesize, flags) }?;
         // SAFETY: the handle was just made by `cuMemHostRegister` and is owned by nobody else.
@@ -2993,7 +3350,11 @@ impl<'p> IpcMemory<'p> {
 
     /// Creates [`IpcMemory`] with [`cuIpcOpenMemHandle`](lib::ipc_open_mem_handle).
     #[inline]
-    pub fn open_mem_handle(context: &'p (impl super::CurrentContext + ?Sized), handle: CUipcMemHandle, flags: c_uint) -> Result<Self, super::Error> {
+    pub fn open_mem_handle(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        handle: CUipcMemHandle,
+        flags: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::ipc_open_mem_handle(handle, flags)?;
         // SAFETY: the handle was just made by `cuIpcOpenMemHandle` and is owned by nobody else.
@@ -3176,16 +3537,30 @@ impl Library {
     ///
     /// As for [`lib::library_load_data`](lib::library_load_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data(code: *const c_void, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
-        let __o0 = unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
+    pub unsafe fn load_data(
+        code: *const c_void,
+        jit_options: &[CUjit_option],
+        jit_options_values: &[*mut c_void],
+        library_options: &[CUlibraryOption],
+        library_option_values: &[*mut c_void],
+    ) -> Result<Self, Error> {
+        let __o0 =
+            unsafe { lib::library_load_data(code, jit_options, jit_options_values, library_options, library_option_values) }?;
         // SAFETY: the handle was just made by `cuLibraryLoadData` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
         Ok(unsafe { Self::from_raw(__o0) }.with_layouts(unsafe { super::KernelLayouts::from_image(code) }))
     }
 
     /// Creates [`Library`] with [`cuLibraryLoadFromFile`](lib::library_load_from_file).
     #[inline]
-    pub fn load_from_file(file_name: &CStr, jit_options: &[CUjit_option], jit_options_values: &[*mut c_void], library_options: &[CUlibraryOption], library_option_values: &[*mut c_void]) -> Result<Self, Error> {
-        let __o0 = lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
+    pub fn load_from_file(
+        file_name: &CStr,
+        jit_options: &[CUjit_option],
+        jit_options_values: &[*mut c_void],
+        library_options: &[CUlibraryOption],
+        library_option_values: &[*mut c_void],
+    ) -> Result<Self, Error> {
+        let __o0 =
+            lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
         // SAFETY: the handle was just made by `cuLibraryLoadFromFile` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -3297,7 +3672,11 @@ impl<'p> LinkState<'p> {
 
     /// Creates [`LinkState`] with [`cuLinkCreate`](lib::link_create).
     #[inline]
-    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, super::Error> {
+    pub fn create(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        options: &[CUjit_option],
+        option_values: &[*mut c_void],
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::link_create(options, option_values)?;
         // SAFETY: the handle was just made by `cuLinkCreate` and is owned by nobody else.
@@ -3310,13 +3689,27 @@ impl<'p> LinkState<'p> {
     ///
     /// As for [`lib::link_add_data`](lib::link_add_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_data(&self, r#type: CUjitInputType, data: *mut c_void, size: usize, name: Option<&CStr>, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
+    pub unsafe fn add_data(
+        &self,
+        r#type: CUjitInputType,
+        data: *mut c_void,
+        size: usize,
+        name: Option<&CStr>,
+        options: &[CUjit_option],
+        option_values: &[*mut c_void],
+    ) -> Result<(), Error> {
         unsafe { lib::link_add_data(self.raw, r#type, data, size, name, options, option_values) }
     }
 
     /// Calls [`cuLinkAddFile`](lib::link_add_file) on this handle.
     #[inline]
-    pub fn add_file(&self, r#type: CUjitInputType, path: &CStr, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<(), Error> {
+    pub fn add_file(
+        &self,
+        r#type: CUjitInputType,
+        path: &CStr,
+        options: &[CUjit_option],
+        option_values: &[*mut c_void],
+    ) -> Result<(), Error> {
         lib::link_add_file(self.raw, r#type, path, options, option_values)
     }
 
@@ -3504,7 +3897,14 @@ impl LogicalEndpointBinding {
     ///
     /// As for [`lib::logical_endpoint_bind_addr`](lib::logical_endpoint_bind_addr): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn bind_addr(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, ptr: *mut c_void, size: cuuint64_t, flags: c_ulonglong) -> Result<Self, Error> {
+    pub unsafe fn bind_addr(
+        le_id: CUlogicalEndpointId,
+        dev: CUdevice,
+        offset: cuuint64_t,
+        ptr: *mut c_void,
+        size: cuuint64_t,
+        flags: c_ulonglong,
+    ) -> Result<Self, Error> {
         unsafe { lib::logical_endpoint_bind_addr(le_id, dev, offset, ptr, size, flags) }?;
         // SAFETY: the handle was just made by `cuLogicalEndpointBindAddr` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((le_id, dev, offset, size)) })
@@ -3512,7 +3912,15 @@ impl LogicalEndpointBinding {
 
     /// Creates [`LogicalEndpointBinding`] with [`cuLogicalEndpointBindMem`](lib::logical_endpoint_bind_mem).
     #[inline]
-    pub fn bind_mem(le_id: CUlogicalEndpointId, dev: CUdevice, offset: cuuint64_t, mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>, mem_offset: cuuint64_t, size: cuuint64_t, flags: c_ulonglong) -> Result<Self, Error> {
+    pub fn bind_mem(
+        le_id: CUlogicalEndpointId,
+        dev: CUdevice,
+        offset: cuuint64_t,
+        mem_handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
+        mem_offset: cuuint64_t,
+        size: cuuint64_t,
+        flags: c_ulonglong,
+    ) -> Result<Self, Error> {
         lib::logical_endpoint_bind_mem(le_id, dev, offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)?;
         // SAFETY: the handle was just made by `cuLogicalEndpointBindMem` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((le_id, dev, offset, size)) })
@@ -3871,7 +4279,11 @@ impl MemoryPool {
     ///
     /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(handle: *mut c_void, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(
+        handle: *mut c_void,
+        handle_type: CUmemAllocationHandleType,
+        flags: c_ulonglong,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_pool_import_from_shareable_handle(handle, handle_type, flags) }?;
         // SAFETY: the handle was just made by `cuMemPoolImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -3917,7 +4329,11 @@ impl MemoryPool {
 
     /// Calls [`cuMemPoolExportToShareableHandle`](lib::mem_pool_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: CUmemAllocationHandleType, flags: c_ulonglong) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(
+        &self,
+        handle_type: CUmemAllocationHandleType,
+        flags: c_ulonglong,
+    ) -> Result<T, Error> {
         lib::mem_pool_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 }
@@ -3991,7 +4407,11 @@ impl<'p> MipmappedArray<'p> {
 
     /// Creates [`MipmappedArray`] with [`cuMipmappedArrayCreate`](lib::mipmapped_array_create).
     #[inline]
-    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR, num_mipmap_levels: c_uint) -> Result<Self, super::Error> {
+    pub fn create(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        p_mipmapped_array_desc: &CUDA_ARRAY3D_DESCRIPTOR,
+        num_mipmap_levels: c_uint,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::mipmapped_array_create(p_mipmapped_array_desc, num_mipmap_levels)?;
         // SAFETY: the handle was just made by `cuMipmappedArrayCreate` and is owned by nobody else.
@@ -4108,7 +4528,10 @@ impl<'p> Module<'p> {
     ///
     /// As for [`lib::module_load_data`](lib::module_load_data): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data(context: &'p (impl super::CurrentContext + ?Sized), image: *const c_void) -> Result<Self, super::Error> {
+    pub unsafe fn load_data(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        image: *const c_void,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_data(image) }?;
         // SAFETY: the handle was just made by `cuModuleLoadData` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
@@ -4121,7 +4544,12 @@ impl<'p> Module<'p> {
     ///
     /// As for [`lib::module_load_data_ex`](lib::module_load_data_ex): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_data_ex(context: &'p (impl super::CurrentContext + ?Sized), image: *const c_void, options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<Self, super::Error> {
+    pub unsafe fn load_data_ex(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        image: *const c_void,
+        options: &[CUjit_option],
+        option_values: &[*mut c_void],
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_data_ex(image, options, option_values) }?;
         // SAFETY: the handle was just made by `cuModuleLoadDataEx` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
@@ -4134,7 +4562,10 @@ impl<'p> Module<'p> {
     ///
     /// As for [`lib::module_load_fat_binary`](lib::module_load_fat_binary): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn load_fat_binary(context: &'p (impl super::CurrentContext + ?Sized), fat_cubin: *const c_void) -> Result<Self, super::Error> {
+    pub unsafe fn load_fat_binary(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        fat_cubin: *const c_void,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = unsafe { lib::module_load_fat_binary(fat_cubin) }?;
         // SAFETY: the handle was just made by `cuModuleLoadFatBinary` and is owned by nobody else; the driver accepted the image as a module image, so it may be read again.
@@ -4398,7 +4829,11 @@ impl<'p> Stream<'p> {
 
     /// Creates [`Stream`] with [`cuStreamCreateWithPriority`](lib::stream_create_with_priority).
     #[inline]
-    pub fn create_with_priority(context: &'p (impl super::CurrentContext + ?Sized), flags: c_uint, priority: c_int) -> Result<Self, super::Error> {
+    pub fn create_with_priority(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        flags: c_uint,
+        priority: c_int,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::stream_create_with_priority(flags, priority)?;
         // SAFETY: the handle was just made by `cuStreamCreateWithPriority` and is owned by nobody else.
@@ -4415,7 +4850,11 @@ impl<'p> Stream<'p> {
 
     /// Creates [`AsyncDeviceMemory`] with [`cuMemAllocFromPoolAsync`](lib::mem_alloc_from_pool_async) on this handle.
     #[inline]
-    pub fn mem_alloc_from_pool_async(&self, bytesize: usize, pool: &impl super::AsRaw<CUmemoryPool>) -> Result<AsyncDeviceMemory<'_>, Error> {
+    pub fn mem_alloc_from_pool_async(
+        &self,
+        bytesize: usize,
+        pool: &impl super::AsRaw<CUmemoryPool>,
+    ) -> Result<AsyncDeviceMemory<'_>, Error> {
         let __o0 = lib::mem_alloc_from_pool_async(bytesize, super::AsRaw::raw_handle(pool), self.raw)?;
         // SAFETY: the handle was just made by `cuMemAllocFromPoolAsync` and is owned by nobody else.
         Ok(unsafe { AsyncDeviceMemory::from_raw((__o0, self.raw)) })
@@ -4505,13 +4944,27 @@ impl<'p> Stream<'p> {
     ///
     /// As for [`lib::stream_begin_recapture_to_graph`](lib::stream_begin_recapture_to_graph): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn begin_recapture_to_graph(&self, mode: CUstreamCaptureMode, h_graph: &impl super::AsRaw<CUgraph>, callback_func: CUgraphRecaptureCallback, user_data: *mut c_void) -> Result<(), Error> {
-        unsafe { lib::stream_begin_recapture_to_graph(self.raw, mode, super::AsRaw::raw_handle(h_graph), callback_func, user_data) }
+    pub unsafe fn begin_recapture_to_graph(
+        &self,
+        mode: CUstreamCaptureMode,
+        h_graph: &impl super::AsRaw<CUgraph>,
+        callback_func: CUgraphRecaptureCallback,
+        user_data: *mut c_void,
+    ) -> Result<(), Error> {
+        unsafe {
+            lib::stream_begin_recapture_to_graph(self.raw, mode, super::AsRaw::raw_handle(h_graph), callback_func, user_data)
+        }
     }
 
     /// Calls [`cuStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
     #[inline]
-    pub fn begin_capture_to_graph(&self, h_graph: &impl super::AsRaw<CUgraph>, dependencies: Option<&[CUgraphNode]>, dependency_data: Option<&[CUgraphEdgeData]>, mode: CUstreamCaptureMode) -> Result<(), Error> {
+    pub fn begin_capture_to_graph(
+        &self,
+        h_graph: &impl super::AsRaw<CUgraph>,
+        dependencies: Option<&[CUgraphNode]>,
+        dependency_data: Option<&[CUgraphEdgeData]>,
+        mode: CUstreamCaptureMode,
+    ) -> Result<(), Error> {
         lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(h_graph), dependencies, dependency_data, mode)
     }
 
@@ -4523,13 +4976,20 @@ impl<'p> Stream<'p> {
 
     /// Calls [`cuStreamGetCaptureInfo`](lib::stream_get_capture_info) on this handle.
     #[inline]
-    pub fn get_capture_info(&self) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
+    pub fn get_capture_info(
+        &self,
+    ) -> Result<(CUstreamCaptureStatus, cuuint64_t, CUgraph, *const CUgraphNode, *const CUgraphEdgeData, usize), Error> {
         lib::stream_get_capture_info(self.raw)
     }
 
     /// Calls [`cuStreamUpdateCaptureDependencies`](lib::stream_update_capture_dependencies) on this handle.
     #[inline]
-    pub fn update_capture_dependencies(&self, dependencies: &[CUgraphNode], dependency_data: Option<&[CUgraphEdgeData]>, flags: c_uint) -> Result<(), Error> {
+    pub fn update_capture_dependencies(
+        &self,
+        dependencies: &[CUgraphNode],
+        dependency_data: Option<&[CUgraphEdgeData]>,
+        flags: c_uint,
+    ) -> Result<(), Error> {
         lib::stream_update_capture_dependencies(self.raw, dependencies, dependency_data, flags)
     }
 
@@ -4709,7 +5169,10 @@ impl<'p> SurfObject<'p> {
 
     /// Creates [`SurfObject`] with [`cuSurfObjectCreate`](lib::surf_object_create).
     #[inline]
-    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_res_desc: &CUDA_RESOURCE_DESC) -> Result<Self, super::Error> {
+    pub fn create(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        p_res_desc: &CUDA_RESOURCE_DESC,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::surf_object_create(p_res_desc)?;
         // SAFETY: the handle was just made by `cuSurfObjectCreate` and is owned by nobody else.
@@ -4792,7 +5255,12 @@ impl<'p> TexObject<'p> {
 
     /// Creates [`TexObject`] with [`cuTexObjectCreate`](lib::tex_object_create).
     #[inline]
-    pub fn create(context: &'p (impl super::CurrentContext + ?Sized), p_res_desc: &CUDA_RESOURCE_DESC, p_tex_desc: &CUDA_TEXTURE_DESC, p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC) -> Result<Self, super::Error> {
+    pub fn create(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        p_res_desc: &CUDA_RESOURCE_DESC,
+        p_tex_desc: &CUDA_TEXTURE_DESC,
+        p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
         let __o0 = lib::tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc)?;
         // SAFETY: the handle was just made by `cuTexObjectCreate` and is owned by nobody else.

@@ -28,12 +28,11 @@
 //! found in the headers.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use crate::runtime::{self as lib, types::*, Error};
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 #[allow(unused_imports)]
 use core::marker::PhantomData;
 #[allow(unused_imports)]
@@ -139,7 +138,11 @@ impl AsyncCallbackHandle_t {
     ///
     /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn register_async_notification(device: c_int, callback_func: cudaAsyncCallback, user_data: *mut c_void) -> Result<Self, Error> {
+    pub unsafe fn register_async_notification(
+        device: c_int,
+        callback_func: cudaAsyncCallback,
+        user_data: *mut c_void,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::device_register_async_notification(device, callback_func, user_data) }?;
         // SAFETY: the handle was just made by `cudaDeviceRegisterAsyncNotification` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((__o0, device)) })
@@ -355,7 +358,10 @@ impl ExternalMemory_t {
 
     /// Creates [`MipmappedArray_t`] with [`cudaExternalMemoryGetMappedMipmappedArray`](lib::external_memory_get_mapped_mipmapped_array) on this handle.
     #[inline]
-    pub fn get_mapped_mipmapped_array(&self, mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc) -> Result<MipmappedArray_t, Error> {
+    pub fn get_mapped_mipmapped_array(
+        &self,
+        mipmap_desc: &cudaExternalMemoryMipmappedArrayDesc,
+    ) -> Result<MipmappedArray_t, Error> {
         let __o0 = lib::external_memory_get_mapped_mipmapped_array(self.raw, mipmap_desc)?;
         // SAFETY: the handle was just made by `cudaExternalMemoryGetMappedMipmappedArray` and is owned by nobody else.
         Ok(unsafe { MipmappedArray_t::from_raw(__o0) })
@@ -539,7 +545,15 @@ impl GraphExec_t {
     ///
     /// As for [`lib::graph_exec_memcpy_node_set_params_to_symbol`](lib::graph_exec_memcpy_node_set_params_to_symbol): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_node_set_params_to_symbol(&self, node: cudaGraphNode_t, symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+    pub unsafe fn memcpy_node_set_params_to_symbol(
+        &self,
+        node: cudaGraphNode_t,
+        symbol: *const c_void,
+        src: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_exec_memcpy_node_set_params_to_symbol(self.raw, node, symbol, src, count, offset, kind) }
     }
 
@@ -549,7 +563,15 @@ impl GraphExec_t {
     ///
     /// As for [`lib::graph_exec_memcpy_node_set_params_from_symbol`](lib::graph_exec_memcpy_node_set_params_from_symbol): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_node_set_params_from_symbol(&self, node: cudaGraphNode_t, dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+    pub unsafe fn memcpy_node_set_params_from_symbol(
+        &self,
+        node: cudaGraphNode_t,
+        dst: *mut c_void,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_exec_memcpy_node_set_params_from_symbol(self.raw, node, dst, symbol, count, offset, kind) }
     }
 
@@ -559,7 +581,14 @@ impl GraphExec_t {
     ///
     /// As for [`lib::graph_exec_memcpy_node_set_params1_d`](lib::graph_exec_memcpy_node_set_params1_d): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn memcpy_node_set_params1_d(&self, node: cudaGraphNode_t, dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
+    pub unsafe fn memcpy_node_set_params1_d(
+        &self,
+        node: cudaGraphNode_t,
+        dst: *mut c_void,
+        src: *const c_void,
+        count: usize,
+        kind: cudaMemcpyKind,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_exec_memcpy_node_set_params1_d(self.raw, node, dst, src, count, kind) }
     }
 
@@ -577,31 +606,51 @@ impl GraphExec_t {
 
     /// Calls [`cudaGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
     #[inline]
-    pub fn child_graph_node_set_params(&self, node: cudaGraphNode_t, child_graph: &impl super::AsRaw<cudaGraph_t>) -> Result<(), Error> {
+    pub fn child_graph_node_set_params(
+        &self,
+        node: cudaGraphNode_t,
+        child_graph: &impl super::AsRaw<cudaGraph_t>,
+    ) -> Result<(), Error> {
         lib::graph_exec_child_graph_node_set_params(self.raw, node, super::AsRaw::raw_handle(child_graph))
     }
 
     /// Calls [`cudaGraphExecEventRecordNodeSetEvent`](lib::graph_exec_event_record_node_set_event) on this handle.
     #[inline]
-    pub fn event_record_node_set_event(&self, h_node: cudaGraphNode_t, event: &impl super::AsRaw<cudaEvent_t>) -> Result<(), Error> {
+    pub fn event_record_node_set_event(
+        &self,
+        h_node: cudaGraphNode_t,
+        event: &impl super::AsRaw<cudaEvent_t>,
+    ) -> Result<(), Error> {
         lib::graph_exec_event_record_node_set_event(self.raw, h_node, super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cudaGraphExecEventWaitNodeSetEvent`](lib::graph_exec_event_wait_node_set_event) on this handle.
     #[inline]
-    pub fn event_wait_node_set_event(&self, h_node: cudaGraphNode_t, event: &impl super::AsRaw<cudaEvent_t>) -> Result<(), Error> {
+    pub fn event_wait_node_set_event(
+        &self,
+        h_node: cudaGraphNode_t,
+        event: &impl super::AsRaw<cudaEvent_t>,
+    ) -> Result<(), Error> {
         lib::graph_exec_event_wait_node_set_event(self.raw, h_node, super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(&self, h_node: cudaGraphNode_t, node_params: &cudaExternalSemaphoreSignalNodeParams) -> Result<(), Error> {
+    pub fn external_semaphores_signal_node_set_params(
+        &self,
+        h_node: cudaGraphNode_t,
+        node_params: &cudaExternalSemaphoreSignalNodeParams,
+    ) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, h_node, node_params)
     }
 
     /// Calls [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(&self, h_node: cudaGraphNode_t, node_params: &cudaExternalSemaphoreWaitNodeParams) -> Result<(), Error> {
+    pub fn external_semaphores_wait_node_set_params(
+        &self,
+        h_node: cudaGraphNode_t,
+        node_params: &cudaExternalSemaphoreWaitNodeParams,
+    ) -> Result<(), Error> {
         lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, h_node, node_params)
     }
 
@@ -741,7 +790,12 @@ impl Graph_t {
 
     /// Creates [`RuntimeGraphUserObject`] with [`cudaGraphRetainUserObject`](lib::graph_retain_user_object) on this handle.
     #[inline]
-    pub fn retain_user_object(&self, object: cudaUserObject_t, count: c_uint, flags: c_uint) -> Result<RuntimeGraphUserObject<'_>, Error> {
+    pub fn retain_user_object(
+        &self,
+        object: cudaUserObject_t,
+        count: c_uint,
+        flags: c_uint,
+    ) -> Result<RuntimeGraphUserObject<'_>, Error> {
         lib::graph_retain_user_object(self.raw, object, count, flags)?;
         // SAFETY: the handle was just made by `cudaGraphRetainUserObject` and is owned by nobody else.
         Ok(unsafe { RuntimeGraphUserObject::from_raw((object, self.raw, count)) })
@@ -749,13 +803,21 @@ impl Graph_t {
 
     /// Calls [`cudaGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
     #[inline]
-    pub fn add_kernel_node(&self, p_dependencies: &[cudaGraphNode_t], p_node_params: &cudaKernelNodeParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_kernel_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        p_node_params: &cudaKernelNodeParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_kernel_node(self.raw, p_dependencies, p_node_params)
     }
 
     /// Calls [`cudaGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
     #[inline]
-    pub fn add_memcpy_node(&self, p_dependencies: &[cudaGraphNode_t], p_copy_params: &cudaMemcpy3DParms) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_memcpy_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        p_copy_params: &cudaMemcpy3DParms,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_memcpy_node(self.raw, p_dependencies, p_copy_params)
     }
 
@@ -765,7 +827,15 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_add_memcpy_node_to_symbol`](lib::graph_add_memcpy_node_to_symbol): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_memcpy_node_to_symbol(&self, p_dependencies: &[cudaGraphNode_t], symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<cudaGraphNode_t, Error> {
+    pub unsafe fn add_memcpy_node_to_symbol(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        symbol: *const c_void,
+        src: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+    ) -> Result<cudaGraphNode_t, Error> {
         unsafe { lib::graph_add_memcpy_node_to_symbol(self.raw, p_dependencies, symbol, src, count, offset, kind) }
     }
 
@@ -775,7 +845,15 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_add_memcpy_node_from_symbol`](lib::graph_add_memcpy_node_from_symbol): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_memcpy_node_from_symbol(&self, p_dependencies: &[cudaGraphNode_t], dst: *mut c_void, symbol: *const c_void, count: usize, offset: usize, kind: cudaMemcpyKind) -> Result<cudaGraphNode_t, Error> {
+    pub unsafe fn add_memcpy_node_from_symbol(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        dst: *mut c_void,
+        symbol: *const c_void,
+        count: usize,
+        offset: usize,
+        kind: cudaMemcpyKind,
+    ) -> Result<cudaGraphNode_t, Error> {
         unsafe { lib::graph_add_memcpy_node_from_symbol(self.raw, p_dependencies, dst, symbol, count, offset, kind) }
     }
 
@@ -785,25 +863,44 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_add_memcpy_node1_d`](lib::graph_add_memcpy_node1_d): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_memcpy_node1_d(&self, p_dependencies: &[cudaGraphNode_t], dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<cudaGraphNode_t, Error> {
+    pub unsafe fn add_memcpy_node1_d(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        dst: *mut c_void,
+        src: *const c_void,
+        count: usize,
+        kind: cudaMemcpyKind,
+    ) -> Result<cudaGraphNode_t, Error> {
         unsafe { lib::graph_add_memcpy_node1_d(self.raw, p_dependencies, dst, src, count, kind) }
     }
 
     /// Calls [`cudaGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
     #[inline]
-    pub fn add_memset_node(&self, p_dependencies: &[cudaGraphNode_t], p_memset_params: &cudaMemsetParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_memset_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        p_memset_params: &cudaMemsetParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_memset_node(self.raw, p_dependencies, p_memset_params)
     }
 
     /// Calls [`cudaGraphAddHostNode`](lib::graph_add_host_node) on this handle.
     #[inline]
-    pub fn add_host_node(&self, p_dependencies: &[cudaGraphNode_t], p_node_params: &cudaHostNodeParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_host_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        p_node_params: &cudaHostNodeParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_host_node(self.raw, p_dependencies, p_node_params)
     }
 
     /// Calls [`cudaGraphAddChildGraphNode`](lib::graph_add_child_graph_node) on this handle.
     #[inline]
-    pub fn add_child_graph_node(&self, p_dependencies: &[cudaGraphNode_t], child_graph: &impl super::AsRaw<cudaGraph_t>) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_child_graph_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        child_graph: &impl super::AsRaw<cudaGraph_t>,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_child_graph_node(self.raw, p_dependencies, super::AsRaw::raw_handle(child_graph))
     }
 
@@ -815,31 +912,51 @@ impl Graph_t {
 
     /// Calls [`cudaGraphAddEventRecordNode`](lib::graph_add_event_record_node) on this handle.
     #[inline]
-    pub fn add_event_record_node(&self, p_dependencies: &[cudaGraphNode_t], event: &impl super::AsRaw<cudaEvent_t>) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_event_record_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        event: &impl super::AsRaw<cudaEvent_t>,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_event_record_node(self.raw, p_dependencies, super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cudaGraphAddEventWaitNode`](lib::graph_add_event_wait_node) on this handle.
     #[inline]
-    pub fn add_event_wait_node(&self, p_dependencies: &[cudaGraphNode_t], event: &impl super::AsRaw<cudaEvent_t>) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_event_wait_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        event: &impl super::AsRaw<cudaEvent_t>,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_event_wait_node(self.raw, p_dependencies, super::AsRaw::raw_handle(event))
     }
 
     /// Calls [`cudaGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_signal_node(&self, p_dependencies: &[cudaGraphNode_t], node_params: &cudaExternalSemaphoreSignalNodeParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_external_semaphores_signal_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        node_params: &cudaExternalSemaphoreSignalNodeParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_external_semaphores_signal_node(self.raw, p_dependencies, node_params)
     }
 
     /// Calls [`cudaGraphAddExternalSemaphoresWaitNode`](lib::graph_add_external_semaphores_wait_node) on this handle.
     #[inline]
-    pub fn add_external_semaphores_wait_node(&self, p_dependencies: &[cudaGraphNode_t], node_params: &cudaExternalSemaphoreWaitNodeParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_external_semaphores_wait_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        node_params: &cudaExternalSemaphoreWaitNodeParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_external_semaphores_wait_node(self.raw, p_dependencies, node_params)
     }
 
     /// Calls [`cudaGraphAddMemAllocNode`](lib::graph_add_mem_alloc_node) on this handle.
     #[inline]
-    pub fn add_mem_alloc_node(&self, p_dependencies: &[cudaGraphNode_t], node_params: &mut cudaMemAllocNodeParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_mem_alloc_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        node_params: &mut cudaMemAllocNodeParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_mem_alloc_node(self.raw, p_dependencies, node_params)
     }
 
@@ -849,7 +966,11 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_add_mem_free_node`](lib::graph_add_mem_free_node): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_mem_free_node(&self, p_dependencies: &[cudaGraphNode_t], dptr: *mut c_void) -> Result<cudaGraphNode_t, Error> {
+    pub unsafe fn add_mem_free_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        dptr: *mut c_void,
+    ) -> Result<cudaGraphNode_t, Error> {
         unsafe { lib::graph_add_mem_free_node(self.raw, p_dependencies, dptr) }
     }
 
@@ -881,7 +1002,11 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_root_nodes(&self, p_root_nodes: Option<&mut [cudaGraphNode_t]>, p_num_root_nodes: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_root_nodes(
+        &self,
+        p_root_nodes: Option<&mut [cudaGraphNode_t]>,
+        p_num_root_nodes: &mut usize,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_get_root_nodes(self.raw, p_root_nodes, p_num_root_nodes) }
     }
 
@@ -891,19 +1016,35 @@ impl Graph_t {
     ///
     /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn get_edges(&self, from: Option<&mut [cudaGraphNode_t]>, to: Option<&mut [cudaGraphNode_t]>, edge_data: Option<&mut [cudaGraphEdgeData]>, num_edges: &mut usize) -> Result<(), Error> {
+    pub unsafe fn get_edges(
+        &self,
+        from: Option<&mut [cudaGraphNode_t]>,
+        to: Option<&mut [cudaGraphNode_t]>,
+        edge_data: Option<&mut [cudaGraphEdgeData]>,
+        num_edges: &mut usize,
+    ) -> Result<(), Error> {
         unsafe { lib::graph_get_edges(self.raw, from, to, edge_data, num_edges) }
     }
 
     /// Calls [`cudaGraphAddDependencies`](lib::graph_add_dependencies) on this handle.
     #[inline]
-    pub fn add_dependencies(&self, from: &[cudaGraphNode_t], to: &[cudaGraphNode_t], edge_data: Option<&[cudaGraphEdgeData]>) -> Result<(), Error> {
+    pub fn add_dependencies(
+        &self,
+        from: &[cudaGraphNode_t],
+        to: &[cudaGraphNode_t],
+        edge_data: Option<&[cudaGraphEdgeData]>,
+    ) -> Result<(), Error> {
         lib::graph_add_dependencies(self.raw, from, to, edge_data)
     }
 
     /// Calls [`cudaGraphRemoveDependencies`](lib::graph_remove_dependencies) on this handle.
     #[inline]
-    pub fn remove_dependencies(&self, from: &[cudaGraphNode_t], to: &[cudaGraphNode_t], edge_data: Option<&[cudaGraphEdgeData]>) -> Result<(), Error> {
+    pub fn remove_dependencies(
+        &self,
+        from: &[cudaGraphNode_t],
+        to: &[cudaGraphNode_t],
+        edge_data: Option<&[cudaGraphEdgeData]>,
+    ) -> Result<(), Error> {
         lib::graph_remove_dependencies(self.raw, from, to, edge_data)
     }
 
@@ -915,19 +1056,33 @@ impl Graph_t {
 
     /// Calls [`cudaGraphAddNode`](lib::graph_add_node) on this handle.
     #[inline]
-    pub fn add_node(&self, p_dependencies: &[cudaGraphNode_t], dependency_data: Option<&[cudaGraphEdgeData]>, node_params: &mut cudaGraphNodeParams) -> Result<cudaGraphNode_t, Error> {
+    pub fn add_node(
+        &self,
+        p_dependencies: &[cudaGraphNode_t],
+        dependency_data: Option<&[cudaGraphEdgeData]>,
+        node_params: &mut cudaGraphNodeParams,
+    ) -> Result<cudaGraphNode_t, Error> {
         lib::graph_add_node(self.raw, p_dependencies, dependency_data, node_params)
     }
 
     /// Calls [`cudaGraphConditionalHandleCreate`](lib::graph_conditional_handle_create) on this handle.
     #[inline]
-    pub fn conditional_handle_create(&self, default_launch_value: c_uint, flags: c_uint) -> Result<cudaGraphConditionalHandle, Error> {
+    pub fn conditional_handle_create(
+        &self,
+        default_launch_value: c_uint,
+        flags: c_uint,
+    ) -> Result<cudaGraphConditionalHandle, Error> {
         lib::graph_conditional_handle_create(self.raw, default_launch_value, flags)
     }
 
     /// Calls [`cudaGraphConditionalHandleCreate_v2`](lib::graph_conditional_handle_create_v2) on this handle.
     #[inline]
-    pub fn conditional_handle_create_v2(&self, ctx: cudaExecutionContext_t, default_launch_value: c_uint, flags: c_uint) -> Result<cudaGraphConditionalHandle, Error> {
+    pub fn conditional_handle_create_v2(
+        &self,
+        ctx: cudaExecutionContext_t,
+        default_launch_value: c_uint,
+        flags: c_uint,
+    ) -> Result<cudaGraphConditionalHandle, Error> {
         lib::graph_conditional_handle_create_v2(self.raw, ctx, default_launch_value, flags)
     }
 }
@@ -1011,7 +1166,11 @@ impl MemPool_t {
     ///
     /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn import_from_shareable_handle(shareable_handle: *mut c_void, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<Self, Error> {
+    pub unsafe fn import_from_shareable_handle(
+        shareable_handle: *mut c_void,
+        handle_type: cudaMemAllocationHandleType,
+        flags: c_uint,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_pool_import_from_shareable_handle(shareable_handle, handle_type, flags) }?;
         // SAFETY: the handle was just made by `cudaMemPoolImportFromShareableHandle` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -1057,7 +1216,11 @@ impl MemPool_t {
 
     /// Calls [`cudaMemPoolExportToShareableHandle`](lib::mem_pool_export_to_shareable_handle) on this handle.
     #[inline]
-    pub fn export_to_shareable_handle<T: crate::Plain>(&self, handle_type: cudaMemAllocationHandleType, flags: c_uint) -> Result<T, Error> {
+    pub fn export_to_shareable_handle<T: crate::Plain>(
+        &self,
+        handle_type: cudaMemAllocationHandleType,
+        flags: c_uint,
+    ) -> Result<T, Error> {
         lib::mem_pool_export_to_shareable_handle(self.raw, handle_type, flags)
     }
 }
@@ -1876,7 +2039,12 @@ impl Stream_t {
     ///
     /// As for [`lib::stream_add_callback`](lib::stream_add_callback): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn add_callback(&self, callback: cudaStreamCallback_t, user_data: *mut c_void, flags: c_uint) -> Result<(), Error> {
+    pub unsafe fn add_callback(
+        &self,
+        callback: cudaStreamCallback_t,
+        user_data: *mut c_void,
+        flags: c_uint,
+    ) -> Result<(), Error> {
         unsafe { lib::stream_add_callback(self.raw, callback, user_data, flags) }
     }
 
@@ -1910,13 +2078,24 @@ impl Stream_t {
 
     /// Calls [`cudaStreamBeginRecaptureToGraph`](lib::stream_begin_recapture_to_graph) on this handle.
     #[inline]
-    pub fn begin_recapture_to_graph(&self, mode: cudaStreamCaptureMode, graph: &impl super::AsRaw<cudaGraph_t>, callback_data: Option<&mut cudaGraphRecaptureCallbackData>) -> Result<(), Error> {
+    pub fn begin_recapture_to_graph(
+        &self,
+        mode: cudaStreamCaptureMode,
+        graph: &impl super::AsRaw<cudaGraph_t>,
+        callback_data: Option<&mut cudaGraphRecaptureCallbackData>,
+    ) -> Result<(), Error> {
         lib::stream_begin_recapture_to_graph(self.raw, mode, super::AsRaw::raw_handle(graph), callback_data)
     }
 
     /// Calls [`cudaStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
     #[inline]
-    pub fn begin_capture_to_graph(&self, graph: &impl super::AsRaw<cudaGraph_t>, dependencies: Option<&[cudaGraphNode_t]>, dependency_data: Option<&[cudaGraphEdgeData]>, mode: cudaStreamCaptureMode) -> Result<(), Error> {
+    pub fn begin_capture_to_graph(
+        &self,
+        graph: &impl super::AsRaw<cudaGraph_t>,
+        dependencies: Option<&[cudaGraphNode_t]>,
+        dependency_data: Option<&[cudaGraphEdgeData]>,
+        mode: cudaStreamCaptureMode,
+    ) -> Result<(), Error> {
         lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(graph), dependencies, dependency_data, mode)
     }
 
@@ -1934,13 +2113,21 @@ impl Stream_t {
 
     /// Calls [`cudaStreamGetCaptureInfo`](lib::stream_get_capture_info) on this handle.
     #[inline]
-    pub fn get_capture_info(&self) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, *const cudaGraphEdgeData, usize), Error> {
+    pub fn get_capture_info(
+        &self,
+    ) -> Result<(cudaStreamCaptureStatus, c_ulonglong, cudaGraph_t, *const cudaGraphNode_t, *const cudaGraphEdgeData, usize), Error>
+    {
         lib::stream_get_capture_info(self.raw)
     }
 
     /// Calls [`cudaStreamUpdateCaptureDependencies`](lib::stream_update_capture_dependencies) on this handle.
     #[inline]
-    pub fn update_capture_dependencies(&self, dependencies: &[cudaGraphNode_t], dependency_data: Option<&[cudaGraphEdgeData]>, flags: c_uint) -> Result<(), Error> {
+    pub fn update_capture_dependencies(
+        &self,
+        dependencies: &[cudaGraphNode_t],
+        dependency_data: Option<&[cudaGraphEdgeData]>,
+        flags: c_uint,
+    ) -> Result<(), Error> {
         lib::stream_update_capture_dependencies(self.raw, dependencies, dependency_data, flags)
     }
 
@@ -2118,7 +2305,11 @@ impl TextureObject_t {
 
     /// Creates [`TextureObject_t`] with [`cudaCreateTextureObject`](lib::create_texture_object).
     #[inline]
-    pub fn create_texture_object(p_res_desc: &cudaResourceDesc, p_tex_desc: &cudaTextureDesc, p_res_view_desc: &cudaResourceViewDesc) -> Result<Self, Error> {
+    pub fn create_texture_object(
+        p_res_desc: &cudaResourceDesc,
+        p_tex_desc: &cudaTextureDesc,
+        p_res_view_desc: &cudaResourceViewDesc,
+    ) -> Result<Self, Error> {
         let __o0 = lib::create_texture_object(p_res_desc, p_tex_desc, p_res_view_desc)?;
         // SAFETY: the handle was just made by `cudaCreateTextureObject` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
@@ -2216,7 +2407,12 @@ impl UserObject_t {
     ///
     /// As for [`lib::user_object_create`](lib::user_object_create): its raw pointers must be valid as the C API documents.
     #[inline]
-    pub unsafe fn create(ptr: *mut c_void, destroy: cudaHostFn_t, initial_refcount: c_uint, flags: c_uint) -> Result<Self, Error> {
+    pub unsafe fn create(
+        ptr: *mut c_void,
+        destroy: cudaHostFn_t,
+        initial_refcount: c_uint,
+        flags: c_uint,
+    ) -> Result<Self, Error> {
         let __o0 = unsafe { lib::user_object_create(ptr, destroy, initial_refcount, flags) }?;
         // SAFETY: the handle was just made by `cudaUserObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((__o0, initial_refcount)) })

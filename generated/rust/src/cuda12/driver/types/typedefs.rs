@@ -27,12 +27,11 @@
 //! Handles (`#[repr(transparent)]` newtypes), aliases and callback types.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 pub type cuuint32_t = u32;
 
@@ -756,7 +755,8 @@ pub type CUstreamBatchMemOpParams = CUstreamBatchMemOpParams_v1;
 pub type CUDA_BATCH_MEM_OP_NODE_PARAMS = CUDA_BATCH_MEM_OP_NODE_PARAMS_v1;
 
 /// CUDA async notification callback
-pub type CUasyncCallback = Option<unsafe extern "C" fn(info: *mut CUasyncNotificationInfo, userData: *mut c_void, callback: CUasyncCallbackHandle)>;
+pub type CUasyncCallback =
+    Option<unsafe extern "C" fn(info: *mut CUasyncNotificationInfo, userData: *mut c_void, callback: CUasyncCallbackHandle)>;
 
 pub type CUdevprop = CUdevprop_v1;
 
@@ -973,7 +973,8 @@ impl Default for CUlogsCallbackHandle {
 unsafe impl Send for CUlogsCallbackHandle {}
 unsafe impl Sync for CUlogsCallbackHandle {}
 
-pub type CUlogsCallback = Option<unsafe extern "C" fn(data: *mut c_void, logLevel: CUlogLevel, message: *mut c_char, length: usize)>;
+pub type CUlogsCallback =
+    Option<unsafe extern "C" fn(data: *mut c_void, logLevel: CUlogLevel, message: *mut c_char, length: usize)>;
 
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -1100,7 +1101,8 @@ impl From<VdpOutputSurface> for u32 {
     }
 }
 
-pub type VdpGetProcAddress = Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
+pub type VdpGetProcAddress =
+    Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
 
 // cudarc's `driver::sys` has each of these handles under the same C name (feature `cudarc`).
 #[cfg(feature = "cudarc")]

@@ -27,12 +27,11 @@
 //! Constants from `#define`s.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 pub const NVJITLINK_ERROR_NULL_INPUT: nvJitLinkResult = nvJitLinkResult::ERROR_INVALID_INPUT;
 pub const NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS: nvJitLinkResult = nvJitLinkResult::ERROR_INVALID_INPUT;

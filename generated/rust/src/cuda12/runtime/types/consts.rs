@@ -27,12 +27,11 @@
 //! Constants from `#define`s.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 pub const CUDART_VERSION: c_int = 12090;
 pub const cudaHostAllocDefault: c_int = 0;
@@ -97,20 +96,28 @@ pub const cudaNvSciSyncAttrWait: c_int = 2;
 pub const cudaGraphKernelNodePortDefault: c_int = 0;
 pub const cudaGraphKernelNodePortProgrammatic: c_int = 1;
 pub const cudaGraphKernelNodePortLaunchCompletion: c_int = 2;
-pub const cudaStreamAttributeAccessPolicyWindow: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeAccessPolicyWindow;
-pub const cudaStreamAttributeSynchronizationPolicy: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeSynchronizationPolicy;
+pub const cudaStreamAttributeAccessPolicyWindow: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeAccessPolicyWindow;
+pub const cudaStreamAttributeSynchronizationPolicy: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeSynchronizationPolicy;
 pub const cudaStreamAttributeMemSyncDomainMap: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeMemSyncDomainMap;
 pub const cudaStreamAttributeMemSyncDomain: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeMemSyncDomain;
 pub const cudaStreamAttributePriority: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributePriority;
-pub const cudaKernelNodeAttributeAccessPolicyWindow: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeAccessPolicyWindow;
+pub const cudaKernelNodeAttributeAccessPolicyWindow: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeAccessPolicyWindow;
 pub const cudaKernelNodeAttributeCooperative: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeCooperative;
 pub const cudaKernelNodeAttributePriority: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributePriority;
-pub const cudaKernelNodeAttributeClusterDimension: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeClusterDimension;
-pub const cudaKernelNodeAttributeClusterSchedulingPolicyPreference: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeClusterSchedulingPolicyPreference;
-pub const cudaKernelNodeAttributeMemSyncDomainMap: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeMemSyncDomainMap;
+pub const cudaKernelNodeAttributeClusterDimension: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeClusterDimension;
+pub const cudaKernelNodeAttributeClusterSchedulingPolicyPreference: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeClusterSchedulingPolicyPreference;
+pub const cudaKernelNodeAttributeMemSyncDomainMap: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeMemSyncDomainMap;
 pub const cudaKernelNodeAttributeMemSyncDomain: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeMemSyncDomain;
-pub const cudaKernelNodeAttributePreferredSharedMemoryCarveout: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributePreferredSharedMemoryCarveout;
-pub const cudaKernelNodeAttributeDeviceUpdatableKernelNode: cudaLaunchAttributeID = cudaLaunchAttributeID::cudaLaunchAttributeDeviceUpdatableKernelNode;
+pub const cudaKernelNodeAttributePreferredSharedMemoryCarveout: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributePreferredSharedMemoryCarveout;
+pub const cudaKernelNodeAttributeDeviceUpdatableKernelNode: cudaLaunchAttributeID =
+    cudaLaunchAttributeID::cudaLaunchAttributeDeviceUpdatableKernelNode;
 pub const cudaSurfaceType1D: c_int = 1;
 pub const cudaSurfaceType2D: c_int = 2;
 pub const cudaSurfaceType3D: c_int = 3;

@@ -27,12 +27,11 @@
 //! Handles (`#[repr(transparent)]` newtypes), aliases and callback types.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 /// CUDA array
 #[repr(transparent)]
@@ -307,7 +306,8 @@ impl Default for cudaAsyncCallbackHandle_t {
 unsafe impl Send for cudaAsyncCallbackHandle_t {}
 unsafe impl Sync for cudaAsyncCallbackHandle_t {}
 
-pub type cudaAsyncCallback = Option<unsafe extern "C" fn(arg0: *mut cudaAsyncNotificationInfo_t, arg1: *mut c_void, arg2: cudaAsyncCallbackHandle_t)>;
+pub type cudaAsyncCallback =
+    Option<unsafe extern "C" fn(arg0: *mut cudaAsyncNotificationInfo_t, arg1: *mut c_void, arg2: cudaAsyncCallbackHandle_t)>;
 
 /// An opaque value that represents a CUDA Surface object
 #[repr(transparent)]
@@ -427,7 +427,8 @@ impl From<VdpOutputSurface> for u32 {
     }
 }
 
-pub type VdpGetProcAddress = Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
+pub type VdpGetProcAddress =
+    Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
 
 pub type cudaStreamAttrID = cudaLaunchAttributeID;
 

@@ -27,12 +27,11 @@
 //! Constants from `#define`s.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 pub const CUDA_VERSION: c_int = 13050;
 pub const CU_IPC_HANDLE_SIZE: c_int = 64;
@@ -47,13 +46,17 @@ pub const CU_GRAPH_KERNEL_NODE_PORT_LAUNCH_ORDER: c_int = 2;
 pub const CU_KERNEL_NODE_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID = CUlaunchAttributeID::ACCESS_POLICY_WINDOW;
 pub const CU_KERNEL_NODE_ATTRIBUTE_COOPERATIVE: CUlaunchAttributeID = CUlaunchAttributeID::COOPERATIVE;
 pub const CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_DIMENSION: CUlaunchAttributeID = CUlaunchAttributeID::CLUSTER_DIMENSION;
-pub const CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID = CUlaunchAttributeID::CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+pub const CU_KERNEL_NODE_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: CUlaunchAttributeID =
+    CUlaunchAttributeID::CLUSTER_SCHEDULING_POLICY_PREFERENCE;
 pub const CU_KERNEL_NODE_ATTRIBUTE_PRIORITY: CUlaunchAttributeID = CUlaunchAttributeID::PRIORITY;
 pub const CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP: CUlaunchAttributeID = CUlaunchAttributeID::MEM_SYNC_DOMAIN_MAP;
 pub const CU_KERNEL_NODE_ATTRIBUTE_MEM_SYNC_DOMAIN: CUlaunchAttributeID = CUlaunchAttributeID::MEM_SYNC_DOMAIN;
-pub const CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID = CUlaunchAttributeID::PREFERRED_CLUSTER_DIMENSION;
-pub const CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID = CUlaunchAttributeID::DEVICE_UPDATABLE_KERNEL_NODE;
-pub const CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: CUlaunchAttributeID = CUlaunchAttributeID::PREFERRED_SHARED_MEMORY_CARVEOUT;
+pub const CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION: CUlaunchAttributeID =
+    CUlaunchAttributeID::PREFERRED_CLUSTER_DIMENSION;
+pub const CU_KERNEL_NODE_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE: CUlaunchAttributeID =
+    CUlaunchAttributeID::DEVICE_UPDATABLE_KERNEL_NODE;
+pub const CU_KERNEL_NODE_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: CUlaunchAttributeID =
+    CUlaunchAttributeID::PREFERRED_SHARED_MEMORY_CARVEOUT;
 pub const CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW: CUlaunchAttributeID = CUlaunchAttributeID::ACCESS_POLICY_WINDOW;
 pub const CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY: CUlaunchAttributeID = CUlaunchAttributeID::SYNCHRONIZATION_POLICY;
 pub const CU_STREAM_ATTRIBUTE_PRIORITY: CUlaunchAttributeID = CUlaunchAttributeID::PRIORITY;

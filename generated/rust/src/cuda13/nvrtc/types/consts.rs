@@ -27,12 +27,11 @@
 //! Constants from `#define`s.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 pub const NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS: c_int = 0;
 pub const NVRTC_INSTALL_HEADERS_FORCE_OVERWRITE: c_int = 1;

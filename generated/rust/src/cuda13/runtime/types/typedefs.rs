@@ -27,12 +27,11 @@
 //! Handles (`#[repr(transparent)]` newtypes), aliases and callback types.
 
 #[allow(unused_imports)]
-use core::ffi::{
-    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort,
-    c_void, CStr,
-};
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use core::ffi::{
+    c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
+};
 
 /// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources.
 /// Created via `cudaDeviceResourceGenerateDesc`
@@ -340,7 +339,8 @@ impl Default for cudaAsyncCallbackHandle_t {
 unsafe impl Send for cudaAsyncCallbackHandle_t {}
 unsafe impl Sync for cudaAsyncCallbackHandle_t {}
 
-pub type cudaAsyncCallback = Option<unsafe extern "C" fn(arg0: *mut cudaAsyncNotificationInfo_t, arg1: *mut c_void, arg2: cudaAsyncCallbackHandle_t)>;
+pub type cudaAsyncCallback =
+    Option<unsafe extern "C" fn(arg0: *mut cudaAsyncNotificationInfo_t, arg1: *mut c_void, arg2: cudaAsyncCallbackHandle_t)>;
 
 pub type cudaLogsCallbackHandle = crate::driver::CUlogsCallbackHandle;
 
@@ -387,10 +387,19 @@ pub type cudaStreamCallback_t = Option<unsafe extern "C" fn(stream: cudaStream_t
 /// Parameter struct pointers are only valid within the callback.
 ///
 /// **Returns:** Error code for the callback. Anything other than cudaSuccess will cause the recapture to fail immediately.
-pub type cudaGraphRecaptureCallback_t = Option<unsafe extern "C" fn(data: *mut c_void, node: cudaGraphNode_t, originalParams: *const cudaGraphNodeParams, recaptureParams: *const cudaGraphNodeParams, status: cudaGraphRecaptureStatus) -> cudaError_t>;
+pub type cudaGraphRecaptureCallback_t = Option<
+    unsafe extern "C" fn(
+        data: *mut c_void,
+        node: cudaGraphNode_t,
+        originalParams: *const cudaGraphNodeParams,
+        recaptureParams: *const cudaGraphNodeParams,
+        status: cudaGraphRecaptureStatus,
+    ) -> cudaError_t,
+>;
 
 /// Type of public error reporting callback functions.
-pub type cudaLogsCallback_t = Option<unsafe extern "C" fn(data: *mut c_void, logLevel: cudaLogLevel, message: *mut c_char, length: usize)>;
+pub type cudaLogsCallback_t =
+    Option<unsafe extern "C" fn(data: *mut c_void, logLevel: cudaLogLevel, message: *mut c_char, length: usize)>;
 
 pub type GLenum = c_uint;
 
@@ -473,7 +482,8 @@ impl From<VdpOutputSurface> for u32 {
     }
 }
 
-pub type VdpGetProcAddress = Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
+pub type VdpGetProcAddress =
+    Option<unsafe extern "C" fn(device: VdpDevice, function_id: VdpFuncId, function_pointer: *mut *mut c_void) -> VdpStatus>;
 
 pub type cudaStreamAttrID = cudaLaunchAttributeID;
 
