@@ -172,7 +172,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(_m: *mut ffi::PyObject, args: *cons
         let handle = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(cubin, true, false, &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(cubin, true, true, &Ctx { func: F, param: "cubin", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -216,7 +216,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(_m: *mut ffi::PyObject, args: *const 
         let handle = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(ptx, true, false, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(ptx, true, true, &Ctx { func: F, param: "ptx", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -260,7 +260,7 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(_m: *mut ffi::PyObject, args: *const *
         let handle = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(log, true, true, &Ctx { func: F, param: "log", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -304,7 +304,7 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(_m: *mut ffi::PyObject, args: *const *m
         let handle = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(log, true, true, &Ctx { func: F, param: "log", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
