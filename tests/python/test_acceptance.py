@@ -67,6 +67,7 @@ class CDecls:
 
     def __init__(self, module):
         pkg = os.path.dirname(importlib.import_module(base.THEIRS).__file__)
+        self.module = module
         self.fns, self.typedefs, self.structs, self.enums = {}, {}, {}, set()
         self._parse(os.path.join(pkg, "cy%s.pxd" % module), functions=True)
         self.rt_typedefs = {}
@@ -162,10 +163,10 @@ def _c_params(decls, name, cname=None):
     """{Python parameter name: C type} of a C function (its names as the Python one spells them:
     the C name, a keyword's stand-in, or the raising modules' snake_case)."""
     cdecl = decls.fns.get(name) or decls.fns.get(cname, [])
+    if decls.module in RAISING:
+        return {_snake(p): t for t, p in cdecl}
     py = {v: k for k, v in _PY_NAMES.items()}
-    out = {_snake(p): t for t, p in cdecl}
-    out.update({py.get(p, p): t for t, p in cdecl})
-    return out
+    return {py.get(p, p): t for t, p in cdecl}
 
 
 def _c_function(decls, module, name):
