@@ -42,12 +42,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ALLOWLIST = os.path.join(
     HERE, os.environ.get("CUDAGEN_ACCEPTANCE_ALLOWLIST") or os.path.basename(base.ALLOWLIST).replace("oracle_", "acceptance_", 1)
 )
-MODULES = base.MODULES
+# The modules compared: the tuple modules and those of the raising convention (snake_case names,
+# handles as ints, a failed status raised as `<library>Error(status)`; `base.RAISING`)
+MODULES = base.MODULES + base.RAISING
+RAISING = base.RAISING
 # Difference classes (the check column is "<class>:<kind>"): reached there, refused here;
 # reached both with another C value; reached there, here returned without entering the
 # library or entered another entry; refused there, reached here (where no rule allows it);
 # cuda.bindings' baseline call refused here (the check is "baseline:-").
-CLASSES = ("refused", "value", "entry", "accepted", "baseline", "crash")
+# a raising module's call that entered the library on both sides and then raised another
+# exception class or status (or raised on one side only) is "status".
+CLASSES = ("refused", "value", "entry", "accepted", "baseline", "crash", "status")
 NLOG = 8  # calls a fake logs between two resets
 NREG, NXMM = 6, 8  # SysV x86-64 integer and vector argument registers
 SEVEN = 7  # the C value every handle and object kind carries
@@ -62,6 +67,7 @@ class CDecls:
 
     def __init__(self, module):
         pkg = os.path.dirname(importlib.import_module(base.THEIRS).__file__)
+        self.module = module
         self.fns, self.typedefs, self.structs, self.enums = {}, {}, {}, set()
         self._parse(os.path.join(pkg, "cy%s.pxd" % module), functions=True)
         self.rt_typedefs = {}
@@ -147,11 +153,34 @@ _SIZES = {"char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned
 _PY_NAMES = {"input_": "input", "typename": "type", "length": "len", "numbytes": "bytes", "pformat": "format"}
 
 
+def _snake(name):
+    """``nvJitLinkGetLinkedCubinSize`` -> ``nv_jit_link_get_linked_cubin_size``, ``IRVersion`` ->
+    ``ir_version``: how the raising modules spell C names."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
 def _c_params(decls, name, cname=None):
-    """{Python parameter name: C type} of a C function (its names as the Python one spells them)."""
+    """{Python parameter name: C type} of a C function (its names as the Python one spells them:
+    the C name, a keyword's stand-in, or the raising modules' snake_case)."""
     cdecl = decls.fns.get(name) or decls.fns.get(cname, [])
+    if decls.module in RAISING:
+        return {_snake(p): t for t, p in cdecl}
     py = {v: k for k, v in _PY_NAMES.items()}
     return {py.get(p, p): t for t, p in cdecl}
+
+
+def _c_function(decls, module, name):
+    """The C function a Python function of ``module`` calls: its own name, or for a raising
+    module the C function whose name without the library's prefix is ``name`` in snake_case."""
+    if module not in RAISING:
+        return name
+    return next((c for c in sorted(decls.fns) if _snake(re.sub(r"^(nvJitLink|nvvm)", "", c)) == name), name)
+
+
+def _py_class_name(module, cname):
+    """The class name of C type ``cname`` in ``module``: the raising modules drop the prefix
+    (``nvJitLinkInputType`` -> ``InputType``)."""
+    return re.sub(r"^(nvJitLink|nvvm)(?=[A-Z])", "", cname) if module in RAISING else cname
 
 
 def _abi_class(decls, ours_mod, t):
@@ -263,7 +292,6 @@ def _fake_sources(decls, names, ours_mods):
         "spass": ", ".join("s%d" % i for i in range(nstack)),
     }
     cuda = [head]
-    major = base.oracle_major_minor()[0]
     for i, n in enumerate(names["driver"]):
         if n == "cuDriverGetVersion":
             cuda.append("static int fk_%d(ARGS) { rec(%d, PASS); if (a0) *(int *)a0 = VERSION; return 0; }" % (i, i))
@@ -273,25 +301,57 @@ def _fake_sources(decls, names, ours_mods):
     stubs = ["(void *)fk_%d" % i if n not in ("cuGetProcAddress", "cuGetProcAddress_v2") else "0" for i, n in enumerate(names["driver"])]
     cuda.append(_FAKE_CUDA_TAIL % {"names": ", ".join('"%s"' % n for n in names["driver"]), "stubs": ", ".join(stubs), "n": len(names["driver"]),
                                    "getproc": names["driver"].index("cuGetProcAddress"), "zeros": ", ".join(["0"] * nstack)})
-    nvrtc = [head]
-    for i, n in enumerate(names["nvrtc"]):
-        if n == "nvrtcGetErrorString":
-            nvrtc.append('const char *%s(ARGS) { rec(%d, PASS); return "fake"; }' % (n, i))
-        elif n == "nvrtcGetNumSupportedArchs":
-            nvrtc.append("int %s(ARGS) { rec(%d, PASS); if (a0) *(int *)a0 = 2; return 0; }" % (n, i))
-        elif re.match(r"^nvrtcGet\w+Size$", n):
-            # an output's size succeeds (16 bytes), so a getter that asks it first goes on to
-            # the getter itself
-            nvrtc.append("int %s(ARGS) { rec(%d, PASS); if (a1) *(size_t *)a1 = 16; return 0; }" % (n, i))
-        else:
-            nvrtc.append("int %s(ARGS) { rec(%d, PASS); return STATUS; }" % (n, i))
-    return {"libcuda.so.1": "\n".join(cuda) + "\n", "libnvrtc.so.%d" % major: "\n".join(nvrtc) + "\n"}, nstack
+    sources = {"libcuda.so.1": "\n".join(cuda) + "\n"}
+    for m in MODULES[1:]:
+        sources[_fake_soname(m)] = head + "\n".join(_fake_entry(m, n, i) for i, n in enumerate(names[m])) + "\n"
+    return sources, nstack
+
+
+def _fake_soname(module):
+    """The soname of a module's fake: the one its loaders look for first (cudagen's also through
+    the profile's override variable, `_FAKE_OVERRIDES`)."""
+    major = base.oracle_major_minor()[0]
+    return {"driver": "libcuda.so.1", "nvrtc": base._fake_nvrtc_soname(), "nvjitlink": "libnvJitLink.so.%d" % major,
+            "nvvm": "libnvvm.so.4"}[module]
+
+
+# cudagen's loader override of each fake (libraries.rs; cuda.bindings finds the raising modules'
+# entries with dlsym(RTLD_DEFAULT) in the fakes loaded RTLD_GLOBAL first)
+_FAKE_OVERRIDES = {"nvjitlink": "CUDAGEN_NVJITLINK_PATH", "nvvm": "CUDAGEN_NVVM_PATH"}
+# the status every failing entry of a fake returns: CUDA_ERROR_INVALID_VALUE,
+# NVRTC_ERROR_INVALID_INPUT, NVJITLINK_ERROR_INVALID_INPUT, NVVM_ERROR_INVALID_INPUT
+FAKE_STATUS = {"driver": 1, "nvrtc": 3, "nvjitlink": 3, "nvvm": 4}
+
+
+def _fake_entry(module, name, i):
+    """C source of entry ``name`` (id ``i``) of a dlsym-loaded fake: it logs and returns
+    FAKE_STATUS, but an error string is "fake", the architecture count 2, and an output's size
+    16 bytes (so a getter that asks it first goes on to the getter itself). nvJitLink entries
+    are also exported under the versioned names its header calls (`__nvJitLinkCreate_12_9`,
+    every minor of the oracle's major)."""
+    if name in ("nvrtcGetErrorString", "nvvmGetErrorString"):
+        return 'const char *%s(ARGS) { rec(%d, PASS); return "fake"; }' % (name, i)
+    if name == "nvrtcGetNumSupportedArchs":
+        body = "if (a0) *(int *)a0 = 2; return 0;"
+    elif re.match(r"^(nvrtcGet|nvJitLinkGet|nvvmGet)\w+Size$", name):
+        body = "if (a1) *(size_t *)a1 = 16; return 0;"
+    else:
+        body = "return STATUS;"
+    out = ["int %s(ARGS) { rec(%d, PASS); %s }" % (name, i, body)]
+    if module == "nvjitlink" and name != "nvJitLinkVersion":
+        major, minor = base.oracle_major_minor()
+        out += ['int __%s_%d_%d(ARGS) __attribute__((alias("%s")));' % (name, major, m, name) for m in range(minor + 1)]
+    return "\n".join(out)
 
 
 def _entry_names(decls):
-    """{module: entry names in id order}: the oracle's C functions and both modules' names."""
+    """{module: entry names in id order}: the oracle's C functions and both modules' names (the
+    raising modules' Python names are no C names: their C functions only)."""
     out = {}
     for m in MODULES:
+        if m in RAISING:
+            out[m] = sorted(decls[m].fns)
+            continue
         prefix = "cu" if m == "driver" else "nvrtc"
         extra = {n for mod in (base._ours(m), base._theirs(m)) for n in base._public(mod) if n.startswith(prefix) and base._is_function(getattr(mod, n))}
         out[m] = sorted(set(decls[m].fns) | extra | ({"cuDriverGetVersion"} if m == "driver" else set()))
@@ -364,10 +424,9 @@ class Menu:
         handle or typedef class), the element class of a pointer, the runtime classes."""
         d = self.decls[module]
         theirs = self.mods[("theirs", module)]
-        cls = next((n for n in d.chain(ctype) if isinstance(getattr(theirs, n, None), type)), None)
-        elem = None
-        if ctype.endswith("*"):
-            elem = next((n for n in d.chain(ctype[:-1]) if isinstance(getattr(theirs, n, None), type)), None)
+        classes = lambda t: (c for c in (_py_class_name(module, n) for n in d.chain(t)) if isinstance(getattr(theirs, c, None), type))
+        cls = next(classes(ctype), None)
+        elem = next(classes(ctype[:-1]), None) if ctype.endswith("*") else None
         enum = cls if cls and base._is_enum(getattr(theirs, cls)) else None
         value = cls if cls and not enum and _is_value_class(getattr(theirs, cls)) else None
         info = {"ctype": ctype, "enum": enum, "value": value, "elem": elem, "void2": d.resolve(ctype) == "void**"}
@@ -421,9 +480,8 @@ class Menu:
         if kind == "enum_theirs":
             return _member(getattr(self.mods[("theirs", module)], info["enum"]))
         if kind == "enum_other":
-            m = self.mods[(side, module)]
-            name = ("CUdevice_attribute" if info["enum"] == "CUresult" else "CUresult") if module == "driver" else "nvrtcResult"
-            return _member(getattr(m, name))
+            m, name = _other_enum(module, info["enum"])
+            return _member(getattr(self.mods[(side, m)], name))
         if kind in ("list", "tuple"):
             if info["elem"] and _is_value_class(getattr(self.mods[("theirs", module)], info["elem"], None)):
                 m, name = module, info["elem"]
@@ -439,6 +497,17 @@ class Menu:
         m, name = self._handle_class(info, other)
         pkg_side = side if which == "own" else which
         return getattr(self.mods[(pkg_side, m)], name)(SEVEN)
+
+
+def _other_enum(module, enum):
+    """(module, enum class) of the "enum_other" kind: an enum unrelated to the parameter's."""
+    if module == "driver":
+        return module, "CUdevice_attribute" if enum == "CUresult" else "CUresult"
+    if module == "nvjitlink":
+        return module, "InputType" if enum == "Result" else "Result"
+    if module == "nvvm":
+        return "driver", "CUresult"  # NVVM has one enum
+    return module, "nvrtcResult"
 
 
 def _category(d, info):
@@ -502,8 +571,7 @@ class Runner:
         self.menu = Menu()
         self.job, self.n, self.start = 0, -1, 0
         self.fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        self.libs = {"driver": ctypes.CDLL(os.path.join(fakes, "libcuda.so.1")),
-                     "nvrtc": ctypes.CDLL(os.path.join(fakes, base._fake_nvrtc_soname()))}
+        self.libs = {m: ctypes.CDLL(os.path.join(fakes, _fake_soname(m))) for m in MODULES}
         self.names = _entry_names(self.menu.decls)
         self.nstack = int(open(os.path.join(fakes, "nstack")).read())
         self.width = 15 + self.nstack
@@ -534,20 +602,24 @@ class Runner:
             (self.function if what == "fn" else self.record)(module, name)
 
     def call(self, module, fn, args, cname, where, size):
-        """(outcome, words) of ``fn(*args)``: "reached" with the parameter's words (hex) when the
-        library entry ``cname`` was entered, "returned" when it was not, "entered:<name>" when
-        another was, or the exception's class."""
+        """(outcome, words, raised) of ``fn(*args)``: "reached" with the parameter's words (hex)
+        when the library entry ``cname`` was entered, "returned" when it was not, "entered:<name>"
+        when another was, or the exception's class (a refusal). A raising module's exception
+        after the library was entered is ``raised`` ("Class(status)"; else "-")."""
         lib = self.libs[module]
         lib.fake_reset()
+        raised = "-"
         try:
             fn(*args)
         except (KeyboardInterrupt, SystemExit):
             raise
         except BaseException as e:  # PyO3's PanicException is a BaseException
-            return type(e).__name__, "-"
+            if module not in RAISING or not lib.fake_last(self.buf):
+                return type(e).__name__, "-", "-"
+            raised = "%s(%s)" % (type(e).__name__, getattr(e, "status", "?"))
         count = lib.fake_last(self.buf)
         if not count:
-            return "returned", "-"
+            return "returned", "-", "-"
         if module == "driver" and any(int(self.buf[i * self.width]) >= len(self.names[module]) for i in range(min(count, NLOG))):
             self.spare_names()
         names = self.names[module]
@@ -557,8 +629,8 @@ class Runner:
         cnames = (cname, re.sub(r"_v\d+$", "", cname), _ENTRY_ALIASES.get(cname))
         mine = [e for e in entries if int(e[0]) < len(names) and names[int(e[0])].lstrip("?") in cnames]
         if not mine:
-            return "entered:" + ",".join(names[i] if i < len(names) else "?%d" % i for i in ids), "-"
-        return "reached", _words(mine[0], where, size)
+            return "entered:" + ",".join(names[i] if i < len(names) else "?%d" % i for i in ids), "-", raised
+        return "reached", _words(mine[0], where, size), raised
 
     def spare_names(self):
         """Names the driver fake's spare entries for symbols it did not know."""
@@ -579,13 +651,13 @@ class Runner:
         theirs_fn = getattr(self.menu.mods[("theirs", module)], name)
         ours_fn = getattr(self.menu.mods[("ours", module)], name, None)
         _, tc = base._candidate_lists(theirs_fn, theirs_fn, self.menu.mods[("theirs", module)])
-        found, cname = None, name
+        found, cname = None, _c_function(self.menu.decls[module], module, name)
         for idx in base._index_order(tc):
             args = [c[i] for c, i in zip(tc, idx)]
-            got = self.call(module, theirs_fn, args, name, [], 0)[0]
+            got = self.call(module, theirs_fn, args, cname, [], 0)[0]
             if got.startswith("entered:") and "," not in got:
                 cname = got.split(":")[1]
-            if got == "reached" or cname != name:
+            if got == "reached" or cname != _c_function(self.menu.decls[module], module, name):
                 found = idx
                 break
         if found is None or ours_fn is None:
@@ -640,8 +712,7 @@ class Runner:
                         continue
                     args = list(b[side][0])
                     args[i] = v
-                    out, words = self.call(module, fns[side], args, b["cname"], where, size)
-                    self.emit_result(n, module, name, p, kind, side, out, words)
+                    self.emit_result(n, module, name, p, kind, side, *self.call(module, fns[side], args, b["cname"], where, size))
 
     def record(self, module, name):
         menu = self.menu
@@ -777,10 +848,11 @@ def recording_fakes(tmp_path_factory):
     sources, nstack = _fake_sources(decls, _entry_names(decls), ours)
     d = tmp_path_factory.mktemp("acceptance_fakes")
     major, minor = base.oracle_major_minor()
+    status_of = {_fake_soname(m): FAKE_STATUS[m] for m in MODULES}
     for soname, src in sources.items():
         c = d / (soname + ".c")
         c.write_text(src)
-        status = 1 if soname.startswith("libcuda") else 3  # CUDA_ERROR_INVALID_VALUE, NVRTC_ERROR_INVALID_INPUT
+        status = status_of[soname]
         subprocess.run([gcc, "-shared", "-fPIC", "-O1", "-DSTATUS=%d" % status, "-DVERSION=%d" % (major * 1000 + minor * 10),
                         "-Wl,-soname," + soname, "-o", str(d / soname), str(c)], check=True)
     (d / "nstack").write_text(str(nstack))
@@ -790,7 +862,7 @@ def recording_fakes(tmp_path_factory):
 def _jobs():
     """[("fn" | "rec", module, name)] of every function and record class of the oracle."""
     out = []
-    for m in MODULES:
+    for m in _modules():
         theirs, ours = base._theirs(m), base._ours(m)
         out += [("fn", m, n) for n in base._functions(m)]
         seen = set()
@@ -812,7 +884,8 @@ def _worker(fakes, jobs, tag, results, errors):
     jobs_path = fakes / ("jobs_%s.json" % tag)
     jobs_path.write_text(json.dumps(jobs))
     env = base._fake_env(fakes)
-    env["CUDAGEN_ACCEPTANCE_PRELOAD"] = os.pathsep.join([str(fakes / "libcuda.so.1"), str(fakes / base._fake_nvrtc_soname())])
+    env.update({var: str(fakes / _fake_soname(m)) for m, var in _FAKE_OVERRIDES.items()})
+    env["CUDAGEN_ACCEPTANCE_PRELOAD"] = os.pathsep.join(str(fakes / _fake_soname(m)) for m in MODULES)
     if out.exists():
         out.unlink()
     try:
@@ -825,7 +898,7 @@ def _worker(fakes, jobs, tag, results, errors):
     for line in out.read_text().splitlines() if out.exists() else []:
         f = line.split("\t")
         if f[0] == "R":
-            results[tuple(f[3:8])] = (f[8], f[9])
+            results[tuple(f[3:8])] = (f[8], f[9], f[10] if len(f) > 10 else "-")
 
 
 def _run_all(fakes):
@@ -850,10 +923,10 @@ def _run_all(fakes):
 
 
 def _judge_pair(kind, abi, category, t, o):
-    """The difference class of one unit (theirs' outcome ``t``, ours ``o``: (outcome, words);
-    ``abi`` the C parameter's or field's ABI class), or None where there is none or a rule
-    allows it."""
-    (to, tw), (oo, ow) = t, o
+    """The difference class of one unit (theirs' outcome ``t``, ours ``o``: (outcome, words,
+    raised); ``abi`` the C parameter's or field's ABI class), or None where there is none or a
+    rule allows it."""
+    (to, tw, tr), (oo, ow, orr) = t, o
     reached = ("reached", "set")
     if oo.startswith("crash"):
         return "crash"  # a crash is never right, whatever cuda.bindings did
@@ -862,11 +935,11 @@ def _judge_pair(kind, abi, category, t, o):
     if to in reached:
         if oo not in reached:
             return "entry" if oo == "returned" or oo.startswith("entered:") else "refused"
-        if abi == "ptr" and (kind in ALLOCATED or _both_allocated(tw, ow) or category in ("callback", "callback_data")):
-            return None  # each side passes memory (a callback trampoline, its context) of its own
-        if tw != ow and "-" not in (tw, ow):
+        # each side passes memory (a callback trampoline, its context) of its own
+        own_memory = abi == "ptr" and (kind in ALLOCATED or _both_allocated(tw, ow) or category in ("callback", "callback_data"))
+        if not own_memory and tw != ow and "-" not in (tw, ow):
             return "value"
-        return None
+        return "status" if tr != orr else None
     if oo in reached and not _accepted_rule(kind, category):
         return "accepted"
     return None
@@ -948,6 +1021,29 @@ def _describe(jobs, cnames):
     return out
 
 
+def _tally_key(t, o, cls):
+    """How one unit ended, for the per-module counts: "reached-same" (both entered the library
+    with the same words and status), "refused-both", "taken-here" (refused there, reached here
+    by a rule), "differs" (a difference class), "theirs-crashed"."""
+    reached = ("reached", "set")
+    if cls:
+        return "differs"
+    if t[0].startswith("crash"):
+        return "theirs-crashed"
+    if t[0] in reached:
+        return "reached-same"
+    return "taken-here" if o[0] in reached else "refused-both"
+
+
+def _modules():
+    """The modules compared: MODULES, or those named in CUDAGEN_ACCEPTANCE_MODULES (comma list;
+    a partial run while working on one module: allow-list lines of the others are not judged)."""
+    only = [m for m in os.environ.get("CUDAGEN_ACCEPTANCE_MODULES", "").split(",") if m]
+    unknown = sorted(set(only) - set(MODULES))
+    assert not unknown, "CUDAGEN_ACCEPTANCE_MODULES names no module of %s: %s" % (MODULES, unknown)
+    return [m for m in MODULES if not only or m in only]
+
+
 def test_acceptance(recording_fakes, capsys):
     t0 = time.time()
     jobs, results = _run_all(recording_fakes)
@@ -960,9 +1056,10 @@ def test_acceptance(recording_fakes, capsys):
     found = []  # (module, "name.param", "class:kind", detail)
     funcs, params, fields, kinds, calls = set(), set(), set(), set(), 0
     theirs_crashes = 0
+    tally = defaultdict(Counter)  # module: {outcome of a unit: count}
     for (m, name, p, kind), sides in sorted(pairs.items()):
         calls += len(sides)
-        t, o = sides.get("theirs", ("none", "-")), sides.get("ours", ("none", "-"))
+        t, o = sides.get("theirs", ("none", "-", "-")), sides.get("ours", ("none", "-", "-"))
         theirs_crashes += t[0].startswith("crash")
         if kind == "baseline":
             funcs.add((m, name))
@@ -975,17 +1072,23 @@ def test_acceptance(recording_fakes, capsys):
         (fields if (m, name) in records else params).add((m, name, p))
         abi, category = described.get((m, name, p), ("?", "python"))
         cls = _judge_pair(kind, abi, category, t, o)
+        tally[m][_tally_key(t, o, cls)] += 1
         if cls:
-            found.append((m, "%s.%s:%s" % (name, p, category), "%s:%s" % (cls, kind), "theirs %s %s, ours %s %s" % (t[0], t[1], o[0], o[1])))
+            found.append((m, "%s.%s:%s" % (name, p, category), "%s:%s" % (cls, kind), "theirs %s %s %s, ours %s %s %s" % (t + o)))
     entries = base._allowlist(ALLOWLIST, checks=None)
     new = [f for f in found if not _allowed(entries, f[0], f[1], f[2])]
-    stale = [k for k in entries if not any(_allowed([k], f[0], f[1], f[2]) for f in found)]
+    stale = [k for k in entries if k[0] in _modules() and not any(_allowed([k], f[0], f[1], f[2]) for f in found)]
     by_class = Counter(f[2].split(":")[0] for f in found)
     with capsys.disabled():
         print("\nacceptance oracle, cuda-bindings %s: %d functions, %d parameters, %d record fields, %d kinds, %d calls "
               "(%d crashed cuda.bindings), %.0f s; %d differences (%d allow-listed): %s" % (
                   base.ORACLE_VERSION, len(funcs), len(params), len(fields), len(kinds), calls, theirs_crashes, time.time() - t0,
                   len(found), len(found) - len(new), ", ".join("%s %d" % kv for kv in sorted(by_class.items()))))
+        for m in _modules():
+            n_found = sum(f[0] == m for f in found)
+            print("  %s: %d functions, %d parameters, %d (parameter, kind) units: %s; %d differences, %d allow-listed" % (
+                m, sum(f[0] == m for f in funcs), sum(p[0] == m for p in params | fields), sum(tally[m].values()),
+                ", ".join("%s %d" % kv for kv in sorted(tally[m].items())), n_found, n_found - sum(f[0] == m for f in new)))
         if os.environ.get("CUDAGEN_ACCEPTANCE_DUMP"):
             with open(os.environ["CUDAGEN_ACCEPTANCE_DUMP"], "w") as f:
                 for x in found:

@@ -238,7 +238,12 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(cubin, true, false, &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            cubin,
+            true,
+            true,
+            &Ctx { func: F, param: "cubin", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -294,7 +299,8 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(ptx, true, false, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(ptx, true, true, &Ctx { func: F, param: "ptx", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -350,7 +356,8 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(log, true, true, &Ctx { func: F, param: "log", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -406,7 +413,8 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(log, true, true, &Ctx { func: F, param: "log", expected: "int, bytes, writable buffer or None" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;

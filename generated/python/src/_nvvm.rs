@@ -331,8 +331,12 @@ unsafe extern "C" fn nvvmGetCompiledResult(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
-        let h1 =
-            conv::Held::buffer(buffer, true, false, &Ctx { func: F, param: "buffer", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            buffer,
+            true,
+            true,
+            &Ctx { func: F, param: "buffer", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -386,8 +390,12 @@ unsafe extern "C" fn nvvmGetProgramLog(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
-        let h1 =
-            conv::Held::buffer(buffer, true, false, &Ctx { func: F, param: "buffer", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            buffer,
+            true,
+            true,
+            &Ctx { func: F, param: "buffer", expected: "int, bytes, writable buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;

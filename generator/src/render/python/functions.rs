@@ -9,6 +9,7 @@ use crate::ir::{
     Resolved, ReturnKind, SizeFrom, Type, ValueCount, ValueKind,
 };
 use crate::passes::python::value_kind;
+use crate::profile::PythonConvention;
 use serde::Serialize;
 
 /// What a function returns besides its outputs.
@@ -123,6 +124,10 @@ pub struct ParamView {
     pub size_signed: bool,
     /// ... or the function reporting it (called with the same leading arguments).
     pub size_fn: String,
+    /// `buffer`: an int address is taken too (unchecked): where no size function can check a
+    /// buffer object, and in the raising modules, whose oracle takes an address for every caller
+    /// buffer (cuda.bindings' nvjitlink/nvvm: "a Python int representing the pointer address").
+    pub int_ok: bool,
 }
 
 /// One member of a selector enum and how its value crosses the boundary.
@@ -307,6 +312,7 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
             }
         }
     }
+    v.int_ok = v.size_fn.is_empty() || matches!(lib.profile().python, PythonConvention::Exceptions { .. });
     if let Some(name) = count_param(&p.kind) {
         (v.len_bits, v.len_signed) = count_scalar(lib, f, name, handles);
     }
