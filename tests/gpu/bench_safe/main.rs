@@ -2,6 +2,7 @@
 //! cudarc's safe API, doing the same work in one process on one primary context:
 //!   saxpy N   alloc x and y + copy both in + SAXPY launch + copy y out + free + synchronize
 //!   launch    an empty 5-argument kernel (3 buffers), batches of 256, one synchronize
+//!   launch calls only   the same, timing only the 256 launch calls (the host's cost)
 //!   alloc     a zeroed 1Ki-float buffer allocated and freed, batches of 256, one synchronize
 //! Each sample runs every path once, in forward order on even samples and reversed on odd ones;
 //! the table gives each path's median and the median of its paired differences with the typed
@@ -143,16 +144,18 @@ fn run(samples: usize, safe: &Safe<'_>, typed: &Typed, cudarc: &Cudarc, noev: &C
     let typed_bufs = [0; 3].map(|_| driver::mem_alloc(4).unwrap());
     let mut rc_bufs = [0; 3].map(|_| cudarc.stream.alloc_zeros::<f32>(1).unwrap());
     let mut noev_bufs = [0; 3].map(|_| noev.stream.alloc_zeros::<f32>(1).unwrap());
-    let row = stats::sample(
-        samples,
-        [
-            &mut || typed.time_launch(BATCH, typed_bufs),
-            &mut || safe.time_launch(BATCH, &mut safe_bufs),
-            &mut || cudarc.time_launch(BATCH, &mut rc_bufs),
-            &mut || noev.time_launch(BATCH, &mut noev_bufs),
-        ],
-    );
-    stats::print_row("launch (5 args)", &row);
+    for (name, whole) in [("launch (5 args)", true), ("launch calls only", false)] {
+        let row = stats::sample(
+            samples,
+            [
+                &mut || typed.time_launch(BATCH, typed_bufs, whole),
+                &mut || safe.time_launch(BATCH, &mut safe_bufs, whole),
+                &mut || cudarc.time_launch(BATCH, &mut rc_bufs, whole),
+                &mut || noev.time_launch(BATCH, &mut noev_bufs, whole),
+            ],
+        );
+        stats::print_row(name, &row);
+    }
     drop(safe_bufs);
     typed_bufs.iter().for_each(|&p| driver::mem_free(p).unwrap());
 

@@ -23,6 +23,11 @@ fn timed(reps: usize, mut body: impl FnMut()) -> f64 {
     t.elapsed().as_nanos() as f64 / reps as f64
 }
 
+/// Nanoseconds per launch of `reps` launches that took `d`.
+fn per_launch(d: std::time::Duration, reps: usize) -> f64 {
+    d.as_nanos() as f64 / reps as f64
+}
+
 /// cudagen's safe layer: its own stream and the checked-launch handles of both kernels.
 pub struct Safe<'m> {
     pub stream: Stream<'m>,
@@ -48,8 +53,9 @@ impl Safe<'_> {
         timed(reps, || drop(std::hint::black_box(self.saxpy(hx, hy))))
     }
 
-    /// `reps` launches of the empty 5-argument kernel, then one synchronize.
-    pub fn time_launch(&self, reps: usize, bufs: &mut [DeviceBuffer<'_, f32>; 3]) -> f64 {
+    /// `reps` launches of the empty 5-argument kernel, then one synchronize (timed when `whole`;
+    /// else only the launch calls: the host's cost, with 256 launches far from a full queue).
+    pub fn time_launch(&self, reps: usize, bufs: &mut [DeviceBuffer<'_, f32>; 3], whole: bool) -> f64 {
         let s = &self.stream;
         let cfg = LaunchConfig::linear(1, 1);
         let t = Instant::now();
@@ -57,8 +63,9 @@ impl Safe<'_> {
         for _ in 0..reps {
             s.launch(&self.empty5, cfg, (1.0f32, &*x, &*y, &mut *out, 1usize)).unwrap();
         }
+        let host = t.elapsed();
         s.synchronize().unwrap();
-        t.elapsed().as_nanos() as f64 / reps as f64
+        per_launch(if whole { t.elapsed() } else { host }, reps)
     }
 
     /// `reps` times: a zeroed buffer of `len` floats allocated and freed; then one synchronize.
@@ -115,7 +122,7 @@ impl Typed {
         timed(reps, || drop(std::hint::black_box(self.saxpy(hx, hy))))
     }
 
-    pub fn time_launch(&self, reps: usize, bufs: [CUdeviceptr; 3]) -> f64 {
+    pub fn time_launch(&self, reps: usize, bufs: [CUdeviceptr; 3], whole: bool) -> f64 {
         let s = self.stream;
         let t = Instant::now();
         for _ in 0..reps {
@@ -125,8 +132,9 @@ impl Typed {
             // SAFETY: empty5 takes (float, float*, float*, float*, size_t).
             unsafe { launch(self.empty5, 1, 1, s, &mut params) };
         }
+        let host = t.elapsed();
         driver::stream_synchronize(s).unwrap();
-        t.elapsed().as_nanos() as f64 / reps as f64
+        per_launch(if whole { t.elapsed() } else { host }, reps)
     }
 
     pub fn time_alloc(&self, reps: usize, len: usize) -> f64 {
@@ -171,7 +179,7 @@ impl Cudarc {
         timed(reps, || drop(std::hint::black_box(self.saxpy(hx, hy))))
     }
 
-    pub fn time_launch(&self, reps: usize, bufs: &mut [cudarc::driver::CudaSlice<f32>; 3]) -> f64 {
+    pub fn time_launch(&self, reps: usize, bufs: &mut [cudarc::driver::CudaSlice<f32>; 3], whole: bool) -> f64 {
         let s = &self.stream;
         let cfg = RcConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
         let [x, y, out] = bufs;
@@ -183,8 +191,9 @@ impl Cudarc {
             // SAFETY: empty5 takes (float, float*, float*, float*, size_t).
             unsafe { b.launch(cfg) }.unwrap();
         }
+        let host = t.elapsed();
         s.synchronize().unwrap();
-        t.elapsed().as_nanos() as f64 / reps as f64
+        per_launch(if whole { t.elapsed() } else { host }, reps)
     }
 
     pub fn time_alloc(&self, reps: usize, len: usize) -> f64 {
