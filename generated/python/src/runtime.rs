@@ -5561,19 +5561,18 @@ unsafe extern "C" fn cudaGraphAddMemFreeNode(_m: *mut ffi::PyObject, args: *cons
 unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(_m: *mut ffi::PyObject, args: *const *mut ffi::PyObject, nargs: ffi::Py_ssize_t, kwnames: *mut ffi::PyObject) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemFreeNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", "dptr_out", ], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node", ], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
-        let dptr_out = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(dptr_out, false, &Ctx { func: F, param: "dptr_out", expected: "int, buffer or None" })?;
-        let a1: usize = h1.addr();
+        let mut o1 = Out::<1>::new();
+        let a1: usize = o1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64), )) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -7807,7 +7806,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cudaGraphAddMemAllocNode", cudaGraphAddMemAllocNode, c"cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams)\n--\n\nReturns `tuple[cudaError_t, cudaGraphNode_t | None]`."),
         (c"cudaGraphMemAllocNodeGetParams", cudaGraphMemAllocNodeGetParams, c"cudaGraphMemAllocNodeGetParams(node)\n--\n\nReturns `tuple[cudaError_t, cudaMemAllocNodeParams | None]`."),
         (c"cudaGraphAddMemFreeNode", cudaGraphAddMemFreeNode, c"cudaGraphAddMemFreeNode(graph, pDependencies, numDependencies, dptr)\n--\n\nReturns `tuple[cudaError_t, cudaGraphNode_t | None]`."),
-        (c"cudaGraphMemFreeNodeGetParams", cudaGraphMemFreeNodeGetParams, c"cudaGraphMemFreeNodeGetParams(node, dptr_out)\n--\n\nReturns `tuple[cudaError_t]`."),
+        (c"cudaGraphMemFreeNodeGetParams", cudaGraphMemFreeNodeGetParams, c"cudaGraphMemFreeNodeGetParams(node)\n--\n\nReturns `tuple[cudaError_t, int | None]`."),
         (c"cudaDeviceGraphMemTrim", cudaDeviceGraphMemTrim, c"cudaDeviceGraphMemTrim(device)\n--\n\nReturns `tuple[cudaError_t]`."),
         (c"cudaDeviceGetGraphMemAttribute", cudaDeviceGetGraphMemAttribute, c"cudaDeviceGetGraphMemAttribute(device, attr)\n--\n\nReturns `tuple[cudaError_t, Any | None]`."),
         (c"cudaDeviceSetGraphMemAttribute", cudaDeviceSetGraphMemAttribute, c"cudaDeviceSetGraphMemAttribute(device, attr, value)\n--\n\nReturns `tuple[cudaError_t]`."),

@@ -677,6 +677,10 @@ pub struct Param {
     /// capacity of an output array (`numNodes`) is 0 (ask for the count), as in cuda.bindings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub py_default: Option<i64>,
+    /// For an out value written through an untyped `void *`: the C type the callee writes there
+    /// (an annotation's `writes`); the typed surfaces return a value of it, C keeps `void *`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<Type>,
     /// How the typed surfaces take it, with its links (`passes::signature`).
     #[serde(default)]
     pub kind: ParamKind,
@@ -700,6 +704,7 @@ impl Param {
             python: None,
             counted_by: None,
             py_default: None,
+            written: None,
             writes: false,
             kind: ParamKind::default(),
         }

@@ -12424,8 +12424,8 @@ def cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaErr
 def cudaGraphAddMemFreeNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, dptr: Any) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
     """
-def cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t | int, dptr_out: Any) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
     """
 def cudaDeviceGraphMemTrim(device: int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.

@@ -11029,15 +11029,13 @@ pub unsafe fn graph_add_mem_free_node(graph: cudaGraph_t, p_dependencies: &[cuda
     Ok(unsafe { __p_graph_node.assume_init() })
 }
 
-/// # Safety
-///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
 #[doc(alias = "cudaGraphMemFreeNodeGetParams")]
 #[inline]
-pub unsafe fn graph_mem_free_node_get_params(node: cudaGraphNode_t, dptr_out: *mut c_void) -> Result<(), Error> {
-    let __r = unsafe { sys::call_cudaGraphMemFreeNodeGetParams(node, dptr_out) }?;
+pub fn graph_mem_free_node_get_params(node: cudaGraphNode_t) -> Result<*mut c_void, Error> {
+    let mut __dptr_out = MaybeUninit::<*mut c_void>::uninit();
+    let __r = unsafe { sys::call_cudaGraphMemFreeNodeGetParams(node, __dptr_out.as_mut_ptr().cast()) }?;
     error::check(__r)?;
-    Ok(())
+    Ok(unsafe { __dptr_out.assume_init() })
 }
 
 #[doc(alias = "cudaDeviceGraphMemTrim")]

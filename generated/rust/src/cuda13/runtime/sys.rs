@@ -5127,7 +5127,7 @@ raw_fn! {
     helpers call_cudaGraphMemFreeNodeGetParams, slow_cudaGraphMemFreeNodeGetParams, traced_cudaGraphMemFreeNodeGetParams, record_cudaGraphMemFreeNodeGetParams, DESC_cudaGraphMemFreeNodeGetParams;
     trace |__r, __w| "node,dptr_out" [
         crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dptr_out as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dptr_out.is_null() { __w |= 1 << 1; (*dptr_out.cast::<*mut c_void>()) as usize as u64 } else { dptr_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);
