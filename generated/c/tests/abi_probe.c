@@ -23,10 +23,11 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 /*
  * ABI probe: prints the size, alignment and field offsets of every record and the value of every
- * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h and cuda_runtime_api.h and cuda_gl_interop.h and cuda_egl_interop.h and cuda_vdpau_interop.h and cuda_profiler_api.h, and redeclares every exported
+ * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h and cuda_runtime_api.h and cuda_gl_interop.h and cuda_egl_interop.h and cuda_vdpau_interop.h and cuda_profiler_api.h and library_types.h, and redeclares every exported
  * prototype. tests/c/run.sh builds it against the generated headers and against NVIDIA's and
  * requires identical output; a prototype that differs from NVIDIA's fails that build.
  */
@@ -50,6 +51,7 @@
 #include <cuda_egl_interop.h>
 #include <cuda_vdpau_interop.h>
 #include <cuda_profiler_api.h>
+#include <library_types.h>
 
 #if defined(__GNUC__)
 #define ALIGNOF(T) __alignof__(T)
@@ -4143,6 +4145,44 @@ int main(void)
     INT(cudaEglColorFormatUYVY709);
     INT(cudaEglColorFormatUYVY709_ER);
     INT(cudaEglColorFormatUYVY2020);
+    INT(CUDA_R_16F);
+    INT(CUDA_C_16F);
+    INT(CUDA_R_16BF);
+    INT(CUDA_C_16BF);
+    INT(CUDA_R_32F);
+    INT(CUDA_C_32F);
+    INT(CUDA_R_64F);
+    INT(CUDA_C_64F);
+    INT(CUDA_R_4I);
+    INT(CUDA_C_4I);
+    INT(CUDA_R_4U);
+    INT(CUDA_C_4U);
+    INT(CUDA_R_8I);
+    INT(CUDA_C_8I);
+    INT(CUDA_R_8U);
+    INT(CUDA_C_8U);
+    INT(CUDA_R_16I);
+    INT(CUDA_C_16I);
+    INT(CUDA_R_16U);
+    INT(CUDA_C_16U);
+    INT(CUDA_R_32I);
+    INT(CUDA_C_32I);
+    INT(CUDA_R_32U);
+    INT(CUDA_C_32U);
+    INT(CUDA_R_64I);
+    INT(CUDA_C_64I);
+    INT(CUDA_R_64U);
+    INT(CUDA_C_64U);
+    INT(CUDA_R_8F_E4M3);
+    INT(CUDA_R_8F_UE4M3);
+    INT(CUDA_R_8F_E5M2);
+    INT(CUDA_R_8F_UE8M0);
+    INT(CUDA_R_6F_E2M3);
+    INT(CUDA_R_6F_E3M2);
+    INT(CUDA_R_4F_E2M1);
+    INT(MAJOR_VERSION);
+    INT(MINOR_VERSION);
+    INT(PATCH_LEVEL);
     INT(CUDART_VERSION);
     INT(cudaHostAllocDefault);
     INT(cudaHostAllocPortable);
