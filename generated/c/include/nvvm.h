@@ -30,7 +30,8 @@
  * NVIDIA's header (which is not shipped). It declares exactly what libcudagen exports: build with
  * `-I<this folder>` and link with `-lcudagen` instead of NVIDIA's library (see cudagen.pc,
  * cudagen.h). Where NVIDIA's header calls a versioned ABI symbol from an inline wrapper, the API
- * name is a `#define` of that symbol.
+ * name is a `#define` of that symbol; where a macro leaves NVIDIA's wrapper out, defining it makes
+ * the API name the library's function of that name instead (declared below, exported too).
  */
 #ifndef NVVM_H
 #define NVVM_H

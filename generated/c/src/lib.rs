@@ -27,7 +27,7 @@
 // Regenerate with `cargo xtask regen`.
 //! libcudagen: a link-free, traceable libcuda / libnvrtc for C and C++ programs, CUDA 12.9.
 //!
-//! Exports every ABI symbol of `cuda.h` and `cudaGL.h` and `cudaEGL.h` and `cudaVDPAU.h` and `cudaProfiler.h` and `nvrtc.h` and `nvJitLink.h` and `nvvm.h` and `cuda_runtime_api.h` and `cuda_gl_interop.h` and `cuda_egl_interop.h` and `cuda_vdpau_interop.h` and `cuda_profiler_api.h` and `library_types.h` (1229 in all) with its C prototype;
+//! Exports every ABI symbol of `cuda.h` and `cudaGL.h` and `cudaEGL.h` and `cudaVDPAU.h` and `cudaProfiler.h` and `nvrtc.h` and `nvJitLink.h` and `nvvm.h` and `cuda_runtime_api.h` and `cuda_gl_interop.h` and `cuda_egl_interop.h` and `cuda_vdpau_interop.h` and `cuda_profiler_api.h` and `library_types.h` (1242 in all) with its C prototype;
 //! each forwards to the `sys` function of the `cudagen` crate, which opens the real library at
 //! first use, resolves the entry lazily and traces the call when `CUDAGEN_TRACE` is set. Also
 //! exported: `cuGetProcAddress`, `cudagenLastLoaderError`, `cudagen_shim_marker`.

@@ -116,6 +116,14 @@ pub unsafe extern "C" fn __nvJitLinkCreate_12_8(handle: *mut nvJitLinkHandle, nu
 
 }
 
+/// `nvJitLinkCreate`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkCreate(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkCreate(handle, numOptions, options) }
+
+}
+
 /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
@@ -193,6 +201,14 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_8(handle) }
+
+}
+
+/// `nvJitLinkDestroy`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkDestroy(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkDestroy(handle) }
 
 }
 
@@ -276,6 +292,14 @@ pub unsafe extern "C" fn __nvJitLinkAddData_12_8(handle: nvJitLinkHandle, inputT
 
 }
 
+/// `nvJitLinkAddData`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkAddData(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const ::core::ffi::c_void, size: usize, name: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkAddData(handle, inputType, data, size, name) }
+
+}
+
 /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
@@ -353,6 +377,14 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_12_7(handle: nvJitLinkHandle, inputT
 pub unsafe extern "C" fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkAddFile_12_8(handle, inputType, fileName) }
+
+}
+
+/// `nvJitLinkAddFile`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkAddFile(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkAddFile(handle, inputType, fileName) }
 
 }
 
@@ -436,6 +468,14 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nv
 
 }
 
+/// `nvJitLinkComplete`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkComplete(handle) }
+
+}
+
 /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -513,6 +553,14 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_8(handle, size) }
+
+}
+
+/// `nvJitLinkGetLinkedCubinSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedCubinSize(handle, size) }
 
 }
 
@@ -596,6 +644,14 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle,
 
 }
 
+/// `nvJitLinkGetLinkedCubin`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedCubin(handle, cubin) }
+
+}
+
 /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -673,6 +729,14 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_8(handle, size) }
+
+}
+
+/// `nvJitLinkGetLinkedPtxSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedPtxSize(handle, size) }
 
 }
 
@@ -756,6 +820,14 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, p
 
 }
 
+/// `nvJitLinkGetLinkedPtx`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedPtx(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedPtx(handle, ptx) }
+
+}
+
 /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -833,6 +905,14 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_8(handle, size) }
+
+}
+
+/// `nvJitLinkGetErrorLogSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetErrorLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetErrorLogSize(handle, size) }
 
 }
 
@@ -916,6 +996,14 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, lo
 
 }
 
+/// `nvJitLinkGetErrorLog`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetErrorLog(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetErrorLog(handle, log) }
+
+}
+
 /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -996,6 +1084,14 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle,
 
 }
 
+/// `nvJitLinkGetInfoLogSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetInfoLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetInfoLogSize(handle, size) }
+
+}
+
 /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
@@ -1073,6 +1169,14 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_8(handle, log) }
+
+}
+
+/// `nvJitLinkGetInfoLog`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetInfoLog(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetInfoLog(handle, log) }
 
 }
 
