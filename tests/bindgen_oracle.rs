@@ -6,7 +6,7 @@
 //! fails the test naming the item.
 
 use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, Library, MacroValue, Prim, Record, Type, TypedefKind};
+use cudagen_generator::ir::{Api, Function, Library, MacroValue, Prim, Record, SymbolVariant, Type, TypedefKind, VariantKind};
 use cudagen_generator::HeaderSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -401,12 +401,21 @@ impl Report {
     }
 }
 
+/// Each exported symbol of `f` with the symbol whose prototype the header declares for it: the
+/// names of earlier releases and of the inline wrapper (`VariantKind::Release` / `Wrapper`) are
+/// exported with the ABI symbol's prototype and declared nowhere, so they are compared with it.
+fn declared_symbols(f: &Function) -> impl Iterator<Item = (&str, &str)> {
+    let own = |v: &SymbolVariant| !matches!(v.kind, VariantKind::Release | VariantKind::Wrapper);
+    std::iter::once((f.symbol.as_str(), f.symbol.as_str()))
+        .chain(f.variants.iter().map(move |v| (v.symbol.as_str(), if own(v) { v.symbol.as_str() } else { f.symbol.as_str() })))
+}
+
 fn compare_functions(lib: &Library, bg: &Bindgen, rep: &mut Report) {
     for f in &lib.functions {
         let ours_params: Vec<Canon> = f.params.iter().map(|p| ir_canon(lib, &p.ty)).collect();
         let ours_ret = ir_canon(lib, &f.ret);
-        for sym in f.all_symbols() {
-            let Some((params, ret)) = bg.fns.get(sym) else {
+        for (sym, declared) in declared_symbols(f) {
+            let Some((params, ret)) = bg.fns.get(declared) else {
                 rep.missing("function", sym, "bindgen");
                 continue;
             };
@@ -591,17 +600,15 @@ fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report)
         go(ty, &by_rust, lib)
     };
 
-    let symbols: BTreeSet<&str> = lib.functions.iter().flat_map(|f| f.all_symbols()).collect();
+    let symbols: BTreeMap<&str, &str> = lib.functions.iter().flat_map(declared_symbols).collect();
     let sys = parse("sys.rs").expect("sys.rs exists");
     let mut seen = BTreeSet::new();
     for item in &sys.items {
         let Some(sig) = raw_signature(item) else { continue };
         let name = sig.ident.to_string();
-        if !symbols.contains(name.as_str()) {
-            continue;
-        }
+        let Some(declared) = symbols.get(name.as_str()) else { continue };
         seen.insert(name.clone());
-        let Some((params, ret)) = bg.fns.get(&name) else {
+        let Some((params, ret)) = bg.fns.get(*declared) else {
             rep.missing("sys function", &name, "bindgen");
             continue;
         };
@@ -623,7 +630,7 @@ fn compare_raw_layer(root: &Path, lib: &Library, bg: &Bindgen, rep: &mut Report)
         let theirs_ret = ret.as_ref().map_or_else(|| "void".to_string(), |t| bg.canon(t));
         rep.check("sys return types", &name, ours_ret, theirs_ret);
     }
-    for s in &symbols {
+    for s in symbols.keys() {
         if !seen.contains(*s) {
             rep.missing("sys function", s, "generated sys.rs");
         }

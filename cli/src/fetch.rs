@@ -56,7 +56,7 @@ pub fn headers(source: &HeaderSource) -> Result<Fetched> {
 
 /// What a complete header folder's `.complete` stamp says: the extraction lists it was made with
 /// (changed with them, so older folders are extracted again).
-const STAMP: &str = "headers: cuda, runtime API, driver and runtime interop, profiler (2)\n";
+const STAMP: &str = "headers: cuda, runtime API, driver and runtime interop, library types, profiler (3)\n";
 
 /// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes.
 pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {

@@ -9,9 +9,10 @@ use std::fmt::Write;
 /// The headers the generator needs.
 pub const HEADERS: [&str; 3] = ["cuda.h", "cudaTypedefs.h", "nvrtc.h"];
 
-/// The interop headers in the runtime wheel, read when present: the driver's (with their
-/// `*Typedefs.h`) and the runtime API's.
-pub const RUNTIME_COMPANIONS: [&str; 10] = [
+/// The headers in the runtime wheel that join a main header, read when present: the driver's
+/// interop headers (with their `*Typedefs.h`), the runtime API's, and `library_types.h` (the
+/// runtime's `cudaDataType`, `libraryPropertyType`; `cuda_runtime.h` includes it).
+pub const RUNTIME_COMPANIONS: [&str; 11] = [
     "cudaGL.h",
     "cudaGLTypedefs.h",
     "cudaEGL.h",
@@ -22,6 +23,7 @@ pub const RUNTIME_COMPANIONS: [&str; 10] = [
     "cuda_gl_interop.h",
     "cuda_egl_interop.h",
     "cuda_vdpau_interop.h",
+    "library_types.h",
 ];
 
 /// The runtime API's headers in the runtime wheel (`cuda_runtime_api.h` and what it includes),

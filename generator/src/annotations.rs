@@ -218,6 +218,9 @@ pub struct ParamAnnotation {
     pub selector: Option<String>,
     /// For `selected_values`: the array of byte sizes.
     pub sizes: Option<String>,
+    /// For `out_value` of an untyped `void *`: the C type the callee writes there (`"void*"`,
+    /// `"CUdeviceptr"`, `"unsigned int"`), which the typed surfaces return.
+    pub writes: Option<String>,
 }
 
 impl LibraryAnnotations {

@@ -389,6 +389,8 @@ pub const PROFILES: [LibraryProfile; 5] = [
                 guard: "__CUDA_VDPAU_INTEROP_H__",
             },
             Companion { header: "cuda_profiler_api.h", typedefs: None, needs: &[], guard: "__CUDA_PROFILER_API_H__" },
+            // Types only (`cudaDataType`, `libraryPropertyType`): `cuda_runtime.h` includes it.
+            Companion { header: "library_types.h", typedefs: None, needs: &[], guard: "__LIBRARY_TYPES_H__" },
         ],
         declares: &[
             "driver_types.h",

@@ -13,7 +13,9 @@
 #      runs for real ($CUDAGEN_NVRTC_PATH, else the wheel in .cache/nvrtc); without a driver it
 #      reports CUDA_ERROR_STUB_LIBRARY and the loader's message and exits 0
 #   4b. jitlink.c built against 12.4's nvJitLink.h (calls __nvJitLink*_12_4) and linked with the
-#      shim alone runs its NVRTC -> nvJitLink -> NVVM steps on the 12.9 libraries, traced as _12_4
+#      shim alone runs its NVRTC -> nvJitLink -> NVVM steps on the 12.9 libraries, traced as _12_4;
+#      built with -DNVJITLINK_NO_INLINE against the generated headers it calls and traces the
+#      unversioned names (nvJitLinkCreate ...)
 #   5. installed as libcuda.so.1 the shim skips itself; cuGetProcAddress hands out the shim's
 #      entry points (against the fake driver tests/c/fake_libcuda.c)
 #   6. the tracer through the shim (tests/c/trace_test.c against tests/c/fake_bench_libcuda.c,
@@ -214,6 +216,29 @@ if [ -f "$old/nvJitLink.h" ] && [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ];
     fi
 else
     row "jitlink.c (12.4 headers) on the shim" FAIL "no 12.4 headers at $old (cargo xtask test fetches them)"
+fi
+
+echo "== nvJitLink: a program built with NVJITLINK_NO_INLINE against the generated headers, linked with the shim only"
+# Without the inline wrappers a program calls nvJitLinkCreate ... by their own names, which the real
+# library exports too: the shim exports them (from the header's `#ifndef NVJITLINK_NO_INLINE`
+# around each wrapper) and forwards them, traced, to the library's same symbols.
+if [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ]; then
+    if $CC -std=c99 -Wall -Werror -DNVJITLINK_NO_INLINE -I "$inc" tests/c/jitlink.c -o "$work/jitlinknoinl" -L "$lib" -lcudagen; then
+        env LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA=/nonexistent CUDAGEN_NVJITLINK_PATH="$jl" CUDAGEN_NVVM_PATH="$vm" \
+            CUDAGEN_NVRTC_PATH="$nvrtc" CUDAGEN_TRACE_FILE="$work/jlnoinl.trace" "$work/jitlinknoinl" > "$work/jlnoinl.out" 2>&1
+        rc=$?
+        sed 's/^/  | /' "$work/jlnoinl.out"
+        if [ $rc = 0 ] && grep -q '^RESULT: SKIP no driver' "$work/jlnoinl.out" && nm -u "$work/jitlinknoinl" | grep -q ' nvJitLinkCreate$' \
+            && ! nm -u "$work/jitlinknoinl" | grep -q '__nvJitLink' \
+            && grep -q '\bnvJitLinkCreate(.*-> NVJITLINK_SUCCESS' "$work/jlnoinl.trace" \
+            && grep -q '\bnvJitLinkGetLinkedCubin(.*-> NVJITLINK_SUCCESS' "$work/jlnoinl.trace" && ! grep -q '__nvJitLink' "$work/jlnoinl.trace"; then
+            row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" PASS "$(grep -c '\bnvJitLink[A-Za-z]*(' "$work/jlnoinl.trace") unversioned calls traced"
+        else
+            row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" FAIL "rc=$rc"; head -20 "$work/jlnoinl.trace" >&2
+        fi
+    else
+        row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" FAIL "build"
+    fi
 fi
 
 echo "== cuGetProcAddress interception (fake driver)"

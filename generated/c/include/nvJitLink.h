@@ -23,13 +23,15 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 /*
  * nvJitLink.h: the API of CUDA 12.9's nvJitLink.h, rendered by cudagen from the IR of
  * NVIDIA's header (which is not shipped). It declares exactly what libcudagen exports: build with
  * `-I<this folder>` and link with `-lcudagen` instead of NVIDIA's library (see cudagen.pc,
  * cudagen.h). Where NVIDIA's header calls a versioned ABI symbol from an inline wrapper, the API
- * name is a `#define` of that symbol.
+ * name is a `#define` of that symbol; where a macro leaves NVIDIA's wrapper out, defining it makes
+ * the API name the library's function of that name instead (declared below, exported too).
  */
 #ifndef nvJitLink_INCLUDED
 #define nvJitLink_INCLUDED
@@ -214,6 +216,9 @@ nvJitLinkResult __nvJitLinkCreate_12_7(nvJitLinkHandle *handle, uint32_t numOpti
 /** `nvJitLinkCreate` as an earlier release's header names it (the same ABI as `__nvJitLinkCreate_12_9`). */
 nvJitLinkResult __nvJitLinkCreate_12_8(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 
+/** `nvJitLinkCreate` as a function of its own (the same ABI as `__nvJitLinkCreate_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+
 /**
  * nvJitLinkDestroy frees the memory associated with the given handle
  * and sets it to NULL.
@@ -258,6 +263,9 @@ nvJitLinkResult __nvJitLinkDestroy_12_7(nvJitLinkHandle *handle);
 
 /** `nvJitLinkDestroy` as an earlier release's header names it (the same ABI as `__nvJitLinkDestroy_12_9`). */
 nvJitLinkResult __nvJitLinkDestroy_12_8(nvJitLinkHandle *handle);
+
+/** `nvJitLinkDestroy` as a function of its own (the same ABI as `__nvJitLinkDestroy_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle *handle);
 
 /**
  * nvJitLinkAddData adds data image to the link.
@@ -305,6 +313,9 @@ nvJitLinkResult __nvJitLinkAddData_12_7(nvJitLinkHandle handle, nvJitLinkInputTy
 /** `nvJitLinkAddData` as an earlier release's header names it (the same ABI as `__nvJitLinkAddData_12_9`). */
 nvJitLinkResult __nvJitLinkAddData_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 
+/** `nvJitLinkAddData` as a function of its own (the same ABI as `__nvJitLinkAddData_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+
 /**
  * nvJitLinkAddFile reads data from file and links it in.
  *
@@ -349,6 +360,9 @@ nvJitLinkResult __nvJitLinkAddFile_12_7(nvJitLinkHandle handle, nvJitLinkInputTy
 /** `nvJitLinkAddFile` as an earlier release's header names it (the same ABI as `__nvJitLinkAddFile_12_9`). */
 nvJitLinkResult __nvJitLinkAddFile_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 
+/** `nvJitLinkAddFile` as a function of its own (the same ABI as `__nvJitLinkAddFile_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+
 /**
  * nvJitLinkComplete does the actual link.
  *
@@ -390,6 +404,9 @@ nvJitLinkResult __nvJitLinkComplete_12_7(nvJitLinkHandle handle);
 
 /** `nvJitLinkComplete` as an earlier release's header names it (the same ABI as `__nvJitLinkComplete_12_9`). */
 nvJitLinkResult __nvJitLinkComplete_12_8(nvJitLinkHandle handle);
+
+/** `nvJitLinkComplete` as a function of its own (the same ABI as `__nvJitLinkComplete_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle);
 
 /**
  * nvJitLinkGetLinkedCubinSize gets the size of the linked cubin.
@@ -435,6 +452,9 @@ nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_7(nvJitLinkHandle handle, size_
 
 /** `nvJitLinkGetLinkedCubinSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`). */
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_8(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedCubinSize` as a function of its own (the same ABI as `__nvJitLinkGetLinkedCubinSize_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetLinkedCubin gets the linked cubin.
@@ -482,6 +502,9 @@ nvJitLinkResult __nvJitLinkGetLinkedCubin_12_7(nvJitLinkHandle handle, void *cub
 /** `nvJitLinkGetLinkedCubin` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`). */
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_8(nvJitLinkHandle handle, void *cubin);
 
+/** `nvJitLinkGetLinkedCubin` as a function of its own (the same ABI as `__nvJitLinkGetLinkedCubin_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void *cubin);
+
 /**
  * nvJitLinkGetLinkedPtxSize gets the size of the linked ptx.
  *
@@ -527,6 +550,9 @@ nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_7(nvJitLinkHandle handle, size_t 
 
 /** `nvJitLinkGetLinkedPtxSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`). */
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_8(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetLinkedPtxSize` as a function of its own (the same ABI as `__nvJitLinkGetLinkedPtxSize_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetLinkedPtx gets the linked ptx.
@@ -575,6 +601,9 @@ nvJitLinkResult __nvJitLinkGetLinkedPtx_12_7(nvJitLinkHandle handle, char *ptx);
 /** `nvJitLinkGetLinkedPtx` as an earlier release's header names it (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`). */
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_8(nvJitLinkHandle handle, char *ptx);
 
+/** `nvJitLinkGetLinkedPtx` as a function of its own (the same ABI as `__nvJitLinkGetLinkedPtx_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char *ptx);
+
 /**
  * nvJitLinkGetErrorLogSize gets the size of the error log.
  *
@@ -619,6 +648,9 @@ nvJitLinkResult __nvJitLinkGetErrorLogSize_12_7(nvJitLinkHandle handle, size_t *
 
 /** `nvJitLinkGetErrorLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`). */
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_8(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetErrorLogSize` as a function of its own (the same ABI as `__nvJitLinkGetErrorLogSize_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetErrorLog puts any error messages in the log.
@@ -666,6 +698,9 @@ nvJitLinkResult __nvJitLinkGetErrorLog_12_7(nvJitLinkHandle handle, char *log);
 /** `nvJitLinkGetErrorLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetErrorLog_12_9`). */
 nvJitLinkResult __nvJitLinkGetErrorLog_12_8(nvJitLinkHandle handle, char *log);
 
+/** `nvJitLinkGetErrorLog` as a function of its own (the same ABI as `__nvJitLinkGetErrorLog_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char *log);
+
 /**
  * nvJitLinkGetInfoLogSize gets the size of the info log.
  *
@@ -710,6 +745,9 @@ nvJitLinkResult __nvJitLinkGetInfoLogSize_12_7(nvJitLinkHandle handle, size_t *s
 
 /** `nvJitLinkGetInfoLogSize` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`). */
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_8(nvJitLinkHandle handle, size_t *size);
+
+/** `nvJitLinkGetInfoLogSize` as a function of its own (the same ABI as `__nvJitLinkGetInfoLogSize_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t *size);
 
 /**
  * nvJitLinkGetInfoLog puts any info messages in the log.
@@ -757,6 +795,9 @@ nvJitLinkResult __nvJitLinkGetInfoLog_12_7(nvJitLinkHandle handle, char *log);
 /** `nvJitLinkGetInfoLog` as an earlier release's header names it (the same ABI as `__nvJitLinkGetInfoLog_12_9`). */
 nvJitLinkResult __nvJitLinkGetInfoLog_12_8(nvJitLinkHandle handle, char *log);
 
+/** `nvJitLinkGetInfoLog` as a function of its own (the same ABI as `__nvJitLinkGetInfoLog_12_9`), for builds without the inline wrapper. */
+nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char *log);
+
 /**
  * nvJitLinkVersion returns the current version of nvJitLink.
  *
@@ -772,6 +813,7 @@ nvJitLinkResult __nvJitLinkGetInfoLog_12_8(nvJitLinkHandle handle, char *log);
 nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor);
 
 /* API names -> ABI symbols, as NVIDIA's header maps them. */
+#ifndef NVJITLINK_NO_INLINE
 #define nvJitLinkCreate __nvJitLinkCreate_12_9
 #define nvJitLinkDestroy __nvJitLinkDestroy_12_9
 #define nvJitLinkAddData __nvJitLinkAddData_12_9
@@ -785,6 +827,7 @@ nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor);
 #define nvJitLinkGetErrorLog __nvJitLinkGetErrorLog_12_9
 #define nvJitLinkGetInfoLogSize __nvJitLinkGetInfoLogSize_12_9
 #define nvJitLinkGetInfoLog __nvJitLinkGetInfoLog_12_9
+#endif
 
 
 #ifdef __cplusplus

@@ -23,13 +23,15 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 /*
  * nvvm.h: the API of CUDA 12.9's nvvm.h, rendered by cudagen from the IR of
  * NVIDIA's header (which is not shipped). It declares exactly what libcudagen exports: build with
  * `-I<this folder>` and link with `-lcudagen` instead of NVIDIA's library (see cudagen.pc,
  * cudagen.h). Where NVIDIA's header calls a versioned ABI symbol from an inline wrapper, the API
- * name is a `#define` of that symbol.
+ * name is a `#define` of that symbol; where a macro leaves NVIDIA's wrapper out, defining it makes
+ * the API name the library's function of that name instead (declared below, exported too).
  */
 #ifndef NVVM_H
 #define NVVM_H

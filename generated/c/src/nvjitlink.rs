@@ -23,6 +23,7 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 //! The exports of `nvJitLink.h`: one `#[no_mangle] extern "C"` function per ABI symbol, with
 //! the C prototype, forwarding to `cudagen::nvjitlink::sys`, which resolves the real entry
@@ -145,6 +146,17 @@ pub unsafe extern "C" fn __nvJitLinkCreate_12_8(
     unsafe { sys::__nvJitLinkCreate_12_8(handle, numOptions, options) }
 }
 
+/// `nvJitLinkCreate`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkCreate(
+    handle: *mut nvJitLinkHandle,
+    numOptions: u32,
+    options: *mut *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkCreate(handle, numOptions, options) }
+}
+
 /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
@@ -213,6 +225,13 @@ pub unsafe extern "C" fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -
 pub unsafe extern "C" fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkDestroy_12_8(handle) }
+}
+
+/// `nvJitLinkDestroy`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkDestroy(handle: *mut nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkDestroy(handle) }
 }
 
 /// `__nvJitLinkAddData_12_9` (`nvJitLinkAddData`).
@@ -345,6 +364,19 @@ pub unsafe extern "C" fn __nvJitLinkAddData_12_8(
     unsafe { sys::__nvJitLinkAddData_12_8(handle, inputType, data, size, name) }
 }
 
+/// `nvJitLinkAddData`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkAddData(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    data: *const ::core::ffi::c_void,
+    size: usize,
+    name: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkAddData(handle, inputType, data, size, name) }
+}
+
 /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkAddFile_12_9(
@@ -455,6 +487,17 @@ pub unsafe extern "C" fn __nvJitLinkAddFile_12_8(
     unsafe { sys::__nvJitLinkAddFile_12_8(handle, inputType, fileName) }
 }
 
+/// `nvJitLinkAddFile`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkAddFile(
+    handle: nvJitLinkHandle,
+    inputType: nvJitLinkInputType,
+    fileName: *const ::core::ffi::c_char,
+) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkAddFile(handle, inputType, fileName) }
+}
+
 /// `__nvJitLinkComplete_12_9` (`nvJitLinkComplete`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult {
@@ -525,6 +568,13 @@ pub unsafe extern "C" fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nv
     unsafe { sys::__nvJitLinkComplete_12_8(handle) }
 }
 
+/// `nvJitLinkComplete`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkComplete(handle) }
+}
+
 /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -593,6 +643,13 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHan
 pub unsafe extern "C" fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedCubinSize_12_8(handle, size) }
+}
+
+/// `nvJitLinkGetLinkedCubinSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedCubinSize(handle, size) }
 }
 
 /// `__nvJitLinkGetLinkedCubin_12_9` (`nvJitLinkGetLinkedCubin`).
@@ -695,6 +752,13 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedCubin_12_8(
     unsafe { sys::__nvJitLinkGetLinkedCubin_12_8(handle, cubin) }
 }
 
+/// `nvJitLinkGetLinkedCubin`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedCubin(handle: nvJitLinkHandle, cubin: *mut ::core::ffi::c_void) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedCubin(handle, cubin) }
+}
+
 /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -763,6 +827,13 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandl
 pub unsafe extern "C" fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetLinkedPtxSize_12_8(handle, size) }
+}
+
+/// `nvJitLinkGetLinkedPtxSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedPtxSize(handle, size) }
 }
 
 /// `__nvJitLinkGetLinkedPtx_12_9` (`nvJitLinkGetLinkedPtx`).
@@ -835,6 +906,13 @@ pub unsafe extern "C" fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, p
     unsafe { sys::__nvJitLinkGetLinkedPtx_12_8(handle, ptx) }
 }
 
+/// `nvJitLinkGetLinkedPtx`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetLinkedPtx(handle: nvJitLinkHandle, ptx: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetLinkedPtx(handle, ptx) }
+}
+
 /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -903,6 +981,13 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle
 pub unsafe extern "C" fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetErrorLogSize_12_8(handle, size) }
+}
+
+/// `nvJitLinkGetErrorLogSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetErrorLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetErrorLogSize(handle, size) }
 }
 
 /// `__nvJitLinkGetErrorLog_12_9` (`nvJitLinkGetErrorLog`).
@@ -975,6 +1060,13 @@ pub unsafe extern "C" fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, lo
     unsafe { sys::__nvJitLinkGetErrorLog_12_8(handle, log) }
 }
 
+/// `nvJitLinkGetErrorLog`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetErrorLog(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetErrorLog(handle, log) }
+}
+
 /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
@@ -1045,6 +1137,13 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle,
     unsafe { sys::__nvJitLinkGetInfoLogSize_12_8(handle, size) }
 }
 
+/// `nvJitLinkGetInfoLogSize`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetInfoLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetInfoLogSize(handle, size) }
+}
+
 /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`).
 #[no_mangle]
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
@@ -1113,6 +1212,13 @@ pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log
 pub unsafe extern "C" fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
     // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
     unsafe { sys::__nvJitLinkGetInfoLog_12_8(handle, log) }
+}
+
+/// `nvJitLinkGetInfoLog`.
+#[no_mangle]
+pub unsafe extern "C" fn nvJitLinkGetInfoLog(handle: nvJitLinkHandle, log: *mut ::core::ffi::c_char) -> nvJitLinkResult {
+    // sys never unwinds (its cold path catches panics): no guard, so the call can be a jump
+    unsafe { sys::nvJitLinkGetInfoLog(handle, log) }
 }
 
 /// `nvJitLinkVersion`.

@@ -23,10 +23,11 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 /*
  * ABI probe: prints the size, alignment and field offsets of every record and the value of every
- * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h and cuda_runtime_api.h and cuda_gl_interop.h and cuda_egl_interop.h and cuda_vdpau_interop.h and cuda_profiler_api.h, and redeclares every exported
+ * enum constant and macro of EGL/egl.h and EGL/eglext.h and GL/gl.h and vdpau/vdpau.h and cuda.h and cudaGL.h and cudaEGL.h and cudaVDPAU.h and cudaProfiler.h and nvrtc.h and nvJitLink.h and nvvm.h and cuda_runtime_api.h and cuda_gl_interop.h and cuda_egl_interop.h and cuda_vdpau_interop.h and cuda_profiler_api.h and library_types.h, and redeclares every exported
  * prototype. tests/c/run.sh builds it against the generated headers and against NVIDIA's and
  * requires identical output; a prototype that differs from NVIDIA's fails that build.
  */
@@ -50,6 +51,7 @@
 #include <cuda_egl_interop.h>
 #include <cuda_vdpau_interop.h>
 #include <cuda_profiler_api.h>
+#include <library_types.h>
 
 #if defined(__GNUC__)
 #define ALIGNOF(T) __alignof__(T)
@@ -651,6 +653,7 @@ nvJitLinkResult __nvJitLinkCreate_12_5(nvJitLinkHandle *handle, uint32_t numOpti
 nvJitLinkResult __nvJitLinkCreate_12_6(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 nvJitLinkResult __nvJitLinkCreate_12_7(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 nvJitLinkResult __nvJitLinkCreate_12_8(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
+nvJitLinkResult nvJitLinkCreate(nvJitLinkHandle *handle, uint32_t numOptions, const char **options);
 nvJitLinkResult __nvJitLinkDestroy_12_9(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkDestroy_12_0(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkDestroy_12_1(nvJitLinkHandle *handle);
@@ -661,6 +664,7 @@ nvJitLinkResult __nvJitLinkDestroy_12_5(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkDestroy_12_6(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkDestroy_12_7(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkDestroy_12_8(nvJitLinkHandle *handle);
+nvJitLinkResult nvJitLinkDestroy(nvJitLinkHandle *handle);
 nvJitLinkResult __nvJitLinkAddData_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 nvJitLinkResult __nvJitLinkAddData_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 nvJitLinkResult __nvJitLinkAddData_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
@@ -671,6 +675,7 @@ nvJitLinkResult __nvJitLinkAddData_12_5(nvJitLinkHandle handle, nvJitLinkInputTy
 nvJitLinkResult __nvJitLinkAddData_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 nvJitLinkResult __nvJitLinkAddData_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 nvJitLinkResult __nvJitLinkAddData_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
+nvJitLinkResult nvJitLinkAddData(nvJitLinkHandle handle, nvJitLinkInputType inputType, const void *data, size_t size, const char *name);
 nvJitLinkResult __nvJitLinkAddFile_12_9(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 nvJitLinkResult __nvJitLinkAddFile_12_0(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 nvJitLinkResult __nvJitLinkAddFile_12_1(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
@@ -681,6 +686,7 @@ nvJitLinkResult __nvJitLinkAddFile_12_5(nvJitLinkHandle handle, nvJitLinkInputTy
 nvJitLinkResult __nvJitLinkAddFile_12_6(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 nvJitLinkResult __nvJitLinkAddFile_12_7(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 nvJitLinkResult __nvJitLinkAddFile_12_8(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
+nvJitLinkResult nvJitLinkAddFile(nvJitLinkHandle handle, nvJitLinkInputType inputType, const char *fileName);
 nvJitLinkResult __nvJitLinkComplete_12_9(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkComplete_12_0(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkComplete_12_1(nvJitLinkHandle handle);
@@ -691,6 +697,7 @@ nvJitLinkResult __nvJitLinkComplete_12_5(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkComplete_12_7(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkComplete_12_8(nvJitLinkHandle handle);
+nvJitLinkResult nvJitLinkComplete(nvJitLinkHandle handle);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_9(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_0(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_1(nvJitLinkHandle handle, size_t *size);
@@ -701,6 +708,7 @@ nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_5(nvJitLinkHandle handle, size_
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_6(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_7(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedCubinSize_12_8(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult nvJitLinkGetLinkedCubinSize(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_9(nvJitLinkHandle handle, void *cubin);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_0(nvJitLinkHandle handle, void *cubin);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_1(nvJitLinkHandle handle, void *cubin);
@@ -711,6 +719,7 @@ nvJitLinkResult __nvJitLinkGetLinkedCubin_12_5(nvJitLinkHandle handle, void *cub
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_6(nvJitLinkHandle handle, void *cubin);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_7(nvJitLinkHandle handle, void *cubin);
 nvJitLinkResult __nvJitLinkGetLinkedCubin_12_8(nvJitLinkHandle handle, void *cubin);
+nvJitLinkResult nvJitLinkGetLinkedCubin(nvJitLinkHandle handle, void *cubin);
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_9(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_0(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_1(nvJitLinkHandle handle, size_t *size);
@@ -721,6 +730,7 @@ nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_5(nvJitLinkHandle handle, size_t 
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_6(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_7(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedPtxSize_12_8(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult nvJitLinkGetLinkedPtxSize(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_9(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_0(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_1(nvJitLinkHandle handle, char *ptx);
@@ -731,6 +741,7 @@ nvJitLinkResult __nvJitLinkGetLinkedPtx_12_5(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_6(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_7(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetLinkedPtx_12_8(nvJitLinkHandle handle, char *ptx);
+nvJitLinkResult nvJitLinkGetLinkedPtx(nvJitLinkHandle handle, char *ptx);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_9(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_0(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_1(nvJitLinkHandle handle, size_t *size);
@@ -741,6 +752,7 @@ nvJitLinkResult __nvJitLinkGetErrorLogSize_12_5(nvJitLinkHandle handle, size_t *
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_6(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_7(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetErrorLogSize_12_8(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult nvJitLinkGetErrorLogSize(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_9(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_0(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_1(nvJitLinkHandle handle, char *log);
@@ -751,6 +763,7 @@ nvJitLinkResult __nvJitLinkGetErrorLog_12_5(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_6(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_7(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetErrorLog_12_8(nvJitLinkHandle handle, char *log);
+nvJitLinkResult nvJitLinkGetErrorLog(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_9(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_0(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_1(nvJitLinkHandle handle, size_t *size);
@@ -761,6 +774,7 @@ nvJitLinkResult __nvJitLinkGetInfoLogSize_12_5(nvJitLinkHandle handle, size_t *s
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_6(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_7(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetInfoLogSize_12_8(nvJitLinkHandle handle, size_t *size);
+nvJitLinkResult nvJitLinkGetInfoLogSize(nvJitLinkHandle handle, size_t *size);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_9(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_0(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_1(nvJitLinkHandle handle, char *log);
@@ -771,6 +785,7 @@ nvJitLinkResult __nvJitLinkGetInfoLog_12_5(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_6(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_7(nvJitLinkHandle handle, char *log);
 nvJitLinkResult __nvJitLinkGetInfoLog_12_8(nvJitLinkHandle handle, char *log);
+nvJitLinkResult nvJitLinkGetInfoLog(nvJitLinkHandle handle, char *log);
 nvJitLinkResult nvJitLinkVersion(unsigned int *major, unsigned int *minor);
 const char * nvvmGetErrorString(nvvmResult result);
 nvvmResult nvvmVersion(int *major, int *minor);
@@ -4143,6 +4158,44 @@ int main(void)
     INT(cudaEglColorFormatUYVY709);
     INT(cudaEglColorFormatUYVY709_ER);
     INT(cudaEglColorFormatUYVY2020);
+    INT(CUDA_R_16F);
+    INT(CUDA_C_16F);
+    INT(CUDA_R_16BF);
+    INT(CUDA_C_16BF);
+    INT(CUDA_R_32F);
+    INT(CUDA_C_32F);
+    INT(CUDA_R_64F);
+    INT(CUDA_C_64F);
+    INT(CUDA_R_4I);
+    INT(CUDA_C_4I);
+    INT(CUDA_R_4U);
+    INT(CUDA_C_4U);
+    INT(CUDA_R_8I);
+    INT(CUDA_C_8I);
+    INT(CUDA_R_8U);
+    INT(CUDA_C_8U);
+    INT(CUDA_R_16I);
+    INT(CUDA_C_16I);
+    INT(CUDA_R_16U);
+    INT(CUDA_C_16U);
+    INT(CUDA_R_32I);
+    INT(CUDA_C_32I);
+    INT(CUDA_R_32U);
+    INT(CUDA_C_32U);
+    INT(CUDA_R_64I);
+    INT(CUDA_C_64I);
+    INT(CUDA_R_64U);
+    INT(CUDA_C_64U);
+    INT(CUDA_R_8F_E4M3);
+    INT(CUDA_R_8F_UE4M3);
+    INT(CUDA_R_8F_E5M2);
+    INT(CUDA_R_8F_UE8M0);
+    INT(CUDA_R_6F_E2M3);
+    INT(CUDA_R_6F_E3M2);
+    INT(CUDA_R_4F_E2M1);
+    INT(MAJOR_VERSION);
+    INT(MINOR_VERSION);
+    INT(PATCH_LEVEL);
     INT(CUDART_VERSION);
     INT(cudaHostAllocDefault);
     INT(cudaHostAllocPortable);

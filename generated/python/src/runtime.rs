@@ -23,6 +23,7 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 //! `cudagen.runtime`: 338 functions and 26 handle classes.
 //! Every function converts its arguments to plain integers, releases the GIL around the call
@@ -167,6 +168,8 @@ static E_cudaGLMapFlags: EnumCache = EnumCache::new(MODULE, "cudaGLMapFlags");
 static E_cudaEglFrameType: EnumCache = EnumCache::new(MODULE, "cudaEglFrameType");
 static E_cudaEglResourceLocationFlags: EnumCache = EnumCache::new(MODULE, "cudaEglResourceLocationFlags");
 static E_cudaEglColorFormat: EnumCache = EnumCache::new(MODULE, "cudaEglColorFormat");
+static E_cudaDataType: EnumCache = EnumCache::new(MODULE, "cudaDataType");
+static E_libraryPropertyType: EnumCache = EnumCache::new(MODULE, "libraryPropertyType");
 
 static T_cudaHostFn_t: ClassCache = ClassCache::new(MODULE, "cudaHostFn_t");
 static T_cudaGraphConditionalHandle: ClassCache = ClassCache::new(MODULE, "cudaGraphConditionalHandle");
@@ -8373,19 +8376,18 @@ unsafe extern "C" fn cudaGraphMemFreeNodeGetParams(
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
         const F: &str = "cudaGraphMemFreeNodeGetParams";
-        let a = unsafe { entry::args(py, F, &["node", "dptr_out"], 2, args, nargs, kwnames)? };
+        let a = unsafe { entry::args(py, F, &["node"], 1, args, nargs, kwnames)? };
         let node = unsafe { entry::arg(py, &a[0]) };
-        let dptr_out = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(dptr_out, false, &Ctx { func: F, param: "dptr_out", expected: "int, buffer or None" })?;
-        let a1: usize = h1.addr();
+        let mut o1 = Out::<1>::new();
+        let a1: usize = o1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaGraphMemFreeNodeGetParams(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
         if code != 0 {
-            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 0);
+            return conv::fail(py, &E_cudaError_t, code, LIBRARY_MISSING, 1);
         }
-        conv::tuple(py, [E_cudaError_t.get(py, 0)?])
+        conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::py_int(py, o1.u64(), 64, false)?])
     })
 }
 
@@ -11859,7 +11861,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cudaGraphAddMemAllocNode", cudaGraphAddMemAllocNode, c"cudaGraphAddMemAllocNode(graph, pDependencies, numDependencies, nodeParams)\n--\n\nReturns `tuple[cudaError_t, cudaGraphNode_t | None]`."),
         (c"cudaGraphMemAllocNodeGetParams", cudaGraphMemAllocNodeGetParams, c"cudaGraphMemAllocNodeGetParams(node)\n--\n\nReturns `tuple[cudaError_t, cudaMemAllocNodeParams | None]`."),
         (c"cudaGraphAddMemFreeNode", cudaGraphAddMemFreeNode, c"cudaGraphAddMemFreeNode(graph, pDependencies, numDependencies, dptr)\n--\n\nReturns `tuple[cudaError_t, cudaGraphNode_t | None]`."),
-        (c"cudaGraphMemFreeNodeGetParams", cudaGraphMemFreeNodeGetParams, c"cudaGraphMemFreeNodeGetParams(node, dptr_out)\n--\n\nReturns `tuple[cudaError_t]`."),
+        (c"cudaGraphMemFreeNodeGetParams", cudaGraphMemFreeNodeGetParams, c"cudaGraphMemFreeNodeGetParams(node)\n--\n\nReturns `tuple[cudaError_t, int | None]`."),
         (c"cudaDeviceGraphMemTrim", cudaDeviceGraphMemTrim, c"cudaDeviceGraphMemTrim(device)\n--\n\nReturns `tuple[cudaError_t]`."),
         (c"cudaDeviceGetGraphMemAttribute", cudaDeviceGetGraphMemAttribute, c"cudaDeviceGetGraphMemAttribute(device, attr)\n--\n\nReturns `tuple[cudaError_t, Any | None]`."),
         (c"cudaDeviceSetGraphMemAttribute", cudaDeviceSetGraphMemAttribute, c"cudaDeviceSetGraphMemAttribute(device, attr, value)\n--\n\nReturns `tuple[cudaError_t]`."),

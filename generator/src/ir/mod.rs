@@ -612,6 +612,11 @@ pub struct SymbolVariant {
     /// Only the C surface spells them; the typed surfaces use the API name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_named: Vec<String>,
+    /// For a [`VariantKind::Wrapper`]: the macro whose definition leaves the header's inline
+    /// wrapper out (`#ifndef NVJITLINK_NO_INLINE`), so that programs call the wrapper's name as a
+    /// function; the C header maps the API name to the versioned symbol only without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unless: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -625,6 +630,10 @@ pub enum VariantKind {
     /// (`__nvJitLinkCreate_12_4` beside `__nvJitLinkCreate_12_9`): programs built against that
     /// release's header call it; the library exports it with the same prototype.
     Release,
+    /// The name of the header's inline wrapper (`nvJitLinkCreate` around `__nvJitLinkCreate_12_9`)
+    /// where a macro can leave the wrapper out ([`SymbolVariant::unless`]): programs built so call
+    /// it as a function, which the library exports with the same prototype.
+    Wrapper,
 }
 
 impl VariantKind {
@@ -633,7 +642,7 @@ impl VariantKind {
         match self {
             VariantKind::Ptds => Some("_ptds"),
             VariantKind::Ptsz => Some("_ptsz"),
-            VariantKind::Release => None,
+            VariantKind::Release | VariantKind::Wrapper => None,
         }
     }
 }
@@ -677,6 +686,10 @@ pub struct Param {
     /// capacity of an output array (`numNodes`) is 0 (ask for the count), as in cuda.bindings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub py_default: Option<i64>,
+    /// For an out value written through an untyped `void *`: the C type the callee writes there
+    /// (an annotation's `writes`); the typed surfaces return a value of it, C keeps `void *`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<Type>,
     /// How the typed surfaces take it, with its links (`passes::signature`).
     #[serde(default)]
     pub kind: ParamKind,
@@ -700,6 +713,7 @@ impl Param {
             python: None,
             counted_by: None,
             py_default: None,
+            written: None,
             writes: false,
             kind: ParamKind::default(),
         }

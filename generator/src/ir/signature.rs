@@ -27,8 +27,13 @@ pub enum ParamKind {
     InRef { pointee: Pointee, nullable: bool },
     /// One value the callee reads and updates (`&mut T`).
     InOutRef { pointee: Pointee, nullable: bool },
-    /// One value the callee writes: returned.
-    OutValue { pointee: Pointee },
+    /// One value the callee writes: returned. `untyped`: the C pointer is `void *` and `pointee`
+    /// the type written through it (`Param::written`), so the typed surfaces cast their pointer.
+    OutValue {
+        pointee: Pointee,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        untyped: bool,
+    },
     /// A NUL-terminated string the callee reads; `is_const` is the C pointer's `const`.
     CstrIn { nullable: bool, is_const: bool },
     /// A `const char **` the callee points at a static string: returned as a string.

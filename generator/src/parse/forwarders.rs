@@ -10,6 +10,10 @@
 //! the same major calls `__<wrapper>_<major>_<k>` (k = 0 .. minor-1), which the library keeps
 //! exporting with the same prototype (libnvJitLink.so.12 of 12.9 exports `_12_0` ... `_12_9`), so
 //! those names become [`VariantKind::Release`] exports of the function.
+//!
+//! A wrapper the header leaves out when a macro is defined (`#ifndef NVJITLINK_NO_INLINE` right
+//! above the definition) is a function programs built with that macro call by the wrapper's own
+//! name, which the library exports too: that name becomes a [`VariantKind::Wrapper`] export.
 
 use crate::ir::{Library, SymbolVariant, VariantKind};
 
@@ -36,13 +40,13 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         if doc.markdown.is_empty() {
             doc.markdown = doc_above(&lines, w.location.line as usize).unwrap_or_default();
         }
+        let unless = switch_above(&lines, w.location.line as usize);
         let t = &mut library.functions[target];
-        t.variants.extend(release_names(&name, &t.symbol).into_iter().map(|symbol| SymbolVariant {
-            symbol,
-            kind: VariantKind::Release,
-            version: None,
-            also_named: Vec::new(),
-        }));
+        let variant = |symbol, kind, unless| SymbolVariant { symbol, kind, version: None, also_named: Vec::new(), unless };
+        t.variants.extend(release_names(&name, &t.symbol).into_iter().map(|symbol| variant(symbol, VariantKind::Release, None)));
+        if let Some(unless) = unless {
+            t.variants.push(variant(name.clone(), VariantKind::Wrapper, Some(unless)));
+        }
         t.name = name;
         if !doc.markdown.is_empty() {
             t.doc = doc;
@@ -64,6 +68,23 @@ fn release_names(name: &str, symbol: &str) -> Vec<String> {
     };
     let (Ok(_), Ok(minor)) = (major.parse::<u32>(), minor.parse::<u32>()) else { return Vec::new() };
     (0..minor).map(|k| format!("__{name}_{major}_{k}")).collect()
+}
+
+/// The macro of an `#ifndef X` / `#if !defined(X)` on the last non-blank line above 1-based line
+/// `line`: the switch that leaves the definition there out.
+fn switch_above(lines: &[&str], line: usize) -> Option<String> {
+    let above = lines.get(..line.checked_sub(1)?)?.iter().rev().map(|l| l.trim()).find(|l| !l.is_empty())?;
+    let rest = above.strip_prefix('#')?.trim_start();
+    let name = match rest.strip_prefix("ifndef") {
+        Some(name) => name,
+        None => rest.strip_prefix("if")?.trim_start().strip_prefix('!')?.trim_start().strip_prefix("defined")?,
+    };
+    let name: String = name
+        .trim_start_matches(|c: char| c.is_whitespace() || c == '(')
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
 }
 
 /// The `/** .. */` block ending right above 1-based line `line`, across blank and preprocessor
@@ -94,7 +115,17 @@ fn callee(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{callee, doc_above, release_names};
+    use super::{callee, doc_above, release_names, switch_above};
+
+    #[test]
+    fn the_switch_leaving_a_definition_out_is_the_macro_of_the_line_above() {
+        let text = ["#ifndef NO_INLINE", "static inline int f(void)", "", "#if !defined( OFF )", " ", "int g(void)", "#ifdef ON"];
+        assert_eq!(switch_above(&text, 2).as_deref(), Some("NO_INLINE"));
+        assert_eq!(switch_above(&text, 6).as_deref(), Some("OFF"));
+        assert_eq!(switch_above(&text, 8), None, "#ifdef puts it in, not out");
+        assert_eq!(switch_above(&text, 3), None, "a definition, not a switch, is above");
+        assert_eq!(switch_above(&text, 1), None);
+    }
 
     #[test]
     fn a_release_versioned_symbol_has_the_names_of_the_earlier_releases_of_its_major() {

@@ -169,7 +169,7 @@ fn per_thread_macro(name: &str) -> Option<VariantKind> {
 fn add_variant(f: &mut Function, kind: VariantKind) -> String {
     let symbol = format!("{}{}", f.symbol, kind.per_thread_suffix().unwrap_or_default());
     if !f.variants.iter().any(|v| v.symbol == symbol) {
-        f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new() });
+        f.variants.push(SymbolVariant { symbol: symbol.clone(), kind, version: None, also_named: Vec::new(), unless: None });
     }
     symbol
 }

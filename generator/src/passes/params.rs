@@ -50,6 +50,11 @@ fn check_rules(lib: &Library, f: &Function, ann: &LibraryAnnotations) -> Result<
                 format!("`{}.{}` points to const but is classified {:?}", f.name, p.name, p.direction),
             ));
         }
+        if let Some(written) = &p.written {
+            if let Err(why) = check_written(lib, p, written) {
+                errors.push(Error::at(ann.location_of(&f.name), format!("`{}.{}`: writes: {why}", f.name, p.name)));
+            }
+        }
         let selector = match &p.role {
             Role::SelectedValue { selector, .. } => Some((selector, false)),
             Role::SelectedValues { selectors, .. } => Some((selectors, true)),
@@ -75,6 +80,18 @@ fn check_rules(lib: &Library, f: &Function, ann: &LibraryAnnotations) -> Result<
         }
     }
     errors.finish()
+}
+
+/// A written type (`writes`) is for an out value of a non-`const` `void *`, and names a type of
+/// the header whose size is known.
+fn check_written(lib: &Library, p: &Param, written: &Type) -> std::result::Result<(), String> {
+    if p.role != Role::OutValue {
+        return Err(format!("only an out_value takes a written type (role is {:?})", p.role));
+    }
+    if !p.ty.pointee().is_some_and(|(t, is_const)| t.is_void() && !is_const) {
+        return Err(format!("the C type is `{}`, not `void *` (a typed pointer says what it points to)", p.ty.c_decl("")));
+    }
+    super::values::type_size(lib, written).map(|_| ())
 }
 
 /// A `Length { of }` whose array no longer names it (an annotation changed the array's role)
@@ -186,6 +203,9 @@ fn apply(f: &mut Function, pname: &str, a: &ParamAnnotation, ann: &LibraryAnnota
         });
     }
     p.decided_by = DecidedBy::Annotation;
+    if let Some(spec) = &a.writes {
+        p.written = Some(super::values::type_spelled(spec));
+    }
     if matches!(p.role, Role::OutValue) {
         // an array the library owns, counted by another out value (which stays an out value)
         p.counted_by = a.len.clone();
@@ -432,6 +452,43 @@ fn link_lengths(lib: &mut Library, i: usize) {
             lp.direction = Direction::InOut;
         } else if !matches!(lp.role, Role::Length { .. }) {
             lp.role = Role::Length { of };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::build;
+
+    /// Runs the pass over one function `f(void *p, int *q)` annotated by `text`.
+    fn annotated(text: &str) -> Result<Function> {
+        let mut lib = Library::new(LibraryKind::Runtime);
+        let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
+        let int_ptr = Type::ptr(Type::prim(Prim::Int), false);
+        lib.functions.push(build::function(
+            "f",
+            vec![build::input("p", void_ptr, Role::Value, false), build::input("q", int_ptr, Role::Value, false)],
+        ));
+        run(&mut lib, &LibraryAnnotations::parse("a.toml", text).unwrap(), None)?;
+        Ok(lib.functions.remove(0))
+    }
+
+    #[test]
+    fn a_written_type_is_carried_for_an_untyped_out_value() {
+        let f = annotated("[functions.f]\np = { role = \"out_value\", writes = \"unsigned int\" }\n").unwrap();
+        assert_eq!((&f.params[0].role, &f.params[0].written), (&Role::OutValue, &Some(Type::prim(Prim::UInt))));
+    }
+
+    #[test]
+    fn a_written_type_is_refused_where_it_cannot_apply() {
+        for (text, says) in [
+            ("p = { role = \"in_ref\", writes = \"int\" }", "only an out_value"),
+            ("q = { role = \"out_value\", writes = \"int\" }", "not `void *`"),
+            ("p = { role = \"out_value\", writes = \"NoSuchType\" }", "no known size"),
+        ] {
+            let e = annotated(&format!("[functions.f]\n{text}\n")).unwrap_err().to_string();
+            assert!(e.contains("writes") && e.contains(says), "{text}: {e}");
         }
     }
 }

@@ -42,7 +42,11 @@ fn param_kind(lib: &Library, f: &Function, p: &Param) -> Result<ParamKind> {
         }
         (Role::InRef, Some(t)) if !t.ty.is_void() => ParamKind::InRef { pointee: t, nullable: p.nullable },
         (Role::InOutRef, Some(t)) if !t.ty.is_void() => ParamKind::InOutRef { pointee: t, nullable: p.nullable },
-        (Role::OutValue, Some(t)) if !t.ty.is_void() => ParamKind::OutValue { pointee: t },
+        (Role::OutValue, Some(t)) if !t.ty.is_void() => ParamKind::OutValue { pointee: t, untyped: false },
+        (Role::OutValue, Some(Pointee { is_const: false, .. })) => match &p.written {
+            Some(w) => ParamKind::OutValue { pointee: Pointee { ty: w.clone(), is_const: false }, untyped: true },
+            None => ParamKind::Unfit { why: Unfit::RoleType },
+        },
         (Role::CStrIn, Some(t)) if is_char(&t.ty) => ParamKind::CstrIn { nullable: p.nullable, is_const: t.is_const },
         (Role::CStrOut, Some(t)) if t.ty.pointee().is_some_and(|(c, _)| is_char(c)) => ParamKind::CstrOut,
         (Role::InArray { len }, Some(t)) if is_in_bytes(f, &t, len) => {
@@ -277,6 +281,18 @@ mod tests {
         let ParamKind::OutBuffer { size, .. } = &lib.functions[0].params[0].kind else { panic!("{:?}", lib.functions[0].params) };
         assert!(matches!(size, BufferSize::BadQuery { why, .. } if why.contains("returns no size")), "{size:?}");
         assert_eq!(size.query_symbol(), Some("__nvThingSize_12_9"));
+    }
+
+    #[test]
+    fn an_untyped_out_value_returns_the_written_type_only_where_annotated() {
+        let void_out = || param("dptr_out", Type::ptr(Type::prim(Prim::Void), false), Role::OutValue, false);
+        let f = kinds(build::function("cudaBare", vec![void_out()]));
+        assert_eq!(f.params[0].kind, ParamKind::Unfit { why: Unfit::RoleType });
+        let mut p = void_out();
+        p.written = Some(Type::ptr(Type::prim(Prim::Void), false));
+        let f = kinds(build::function("cudaWritten", vec![p]));
+        let pointee = Pointee { ty: Type::ptr(Type::prim(Prim::Void), false), is_const: false };
+        assert_eq!((&f.params[0].kind, f.needs_unsafe), (&ParamKind::OutValue { pointee, untyped: true }, false));
     }
 
     #[test]

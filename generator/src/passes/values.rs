@@ -59,10 +59,10 @@ fn parse_type(lib: &Library, spec: &str) -> std::result::Result<(Type, bool, Val
         // C `bool`, one byte: the setters' `size` must say so (cuCoredumpSetAttribute checks it)
         return Ok((Type::prim(Prim::Bool), true, count));
     }
-    if let Some(p) = prim_named(base) {
-        return Ok((p, false, count));
+    let ty = type_spelled(base);
+    if matches!(ty, Type::Prim { .. } | Type::Pointer { .. }) {
+        return Ok((ty, false, count));
     }
-    let ty = Type::named(base);
     match lib.resolve(&ty) {
         Resolved::Unknown => Err(format!("`{base}` is not a type of the header")),
         Resolved::Record(r) if !r.complete => Err(format!("`{base}` is incomplete")),
@@ -70,8 +70,15 @@ fn parse_type(lib: &Library, spec: &str) -> std::result::Result<(Type, bool, Val
     }
 }
 
+/// The type a single-value spelling names (`"void*"`, `"unsigned int"`, `"CUdeviceptr"`), not
+/// yet checked against the header ([`type_size`] does).
+pub(crate) fn type_spelled(spec: &str) -> Type {
+    let spec = spec.trim();
+    prim_named(spec).unwrap_or_else(|| Type::named(spec))
+}
+
 /// Bytes of one value of `ty` (prims, enums, handles, complete records, pointers).
-fn type_size(lib: &Library, ty: &Type) -> std::result::Result<u64, String> {
+pub(crate) fn type_size(lib: &Library, ty: &Type) -> std::result::Result<u64, String> {
     match lib.resolve(ty) {
         Resolved::Prim(p) => Ok(p.size()),
         Resolved::Enum(e) => Ok(e.repr.size()),

@@ -23,6 +23,7 @@
 # cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 # cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 # cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+# library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 # Stubs of cudagen.runtime.
 import ctypes
@@ -1262,6 +1263,48 @@ class cudaEglColorFormat(IntEnum):
     cudaEglColorFormatUYVY709_ER = 115
     cudaEglColorFormatUYVY2020 = 116
 
+class cudaDataType(IntEnum):
+    CUDA_R_16F = 2
+    CUDA_C_16F = 6
+    CUDA_R_16BF = 14
+    CUDA_C_16BF = 15
+    CUDA_R_32F = 0
+    CUDA_C_32F = 4
+    CUDA_R_64F = 1
+    CUDA_C_64F = 5
+    CUDA_R_4I = 16
+    CUDA_C_4I = 17
+    CUDA_R_4U = 18
+    CUDA_C_4U = 19
+    CUDA_R_8I = 3
+    CUDA_C_8I = 7
+    CUDA_R_8U = 8
+    CUDA_C_8U = 9
+    CUDA_R_16I = 20
+    CUDA_C_16I = 21
+    CUDA_R_16U = 22
+    CUDA_C_16U = 23
+    CUDA_R_32I = 10
+    CUDA_C_32I = 11
+    CUDA_R_32U = 12
+    CUDA_C_32U = 13
+    CUDA_R_64I = 24
+    CUDA_C_64I = 25
+    CUDA_R_64U = 26
+    CUDA_C_64U = 27
+    CUDA_R_8F_E4M3 = 28
+    CUDA_R_8F_UE4M3 = 28
+    CUDA_R_8F_E5M2 = 29
+    CUDA_R_8F_UE8M0 = 30
+    CUDA_R_6F_E2M3 = 31
+    CUDA_R_6F_E3M2 = 32
+    CUDA_R_4F_E2M1 = 33
+
+class libraryPropertyType(IntEnum):
+    MAJOR_VERSION = 0
+    MINOR_VERSION = 1
+    PATCH_LEVEL = 2
+
 
 class char1(ctypes.Structure):
     x: int
@@ -2339,6 +2382,8 @@ class cudaEglFrame(ctypes.Structure):
     def getPtr(self) -> int: ...
 
 cudaUUID_t = CUuuid
+cudaDataType_t = cudaDataType
+libraryPropertyType_t = libraryPropertyType
 cudaStreamAttrID = cudaLaunchAttributeID
 cudaStreamAttrValue = cudaLaunchAttributeValue
 cudaKernelNodeAttrID = cudaLaunchAttributeID
@@ -12424,8 +12469,8 @@ def cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaErr
 def cudaGraphAddMemFreeNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, dptr: Any) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
     """
-def cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t | int, dptr_out: Any) -> tuple[cudaError_t]:
-    """Returns `tuple[cudaError_t]`.
+def cudaGraphMemFreeNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError_t, int | None]:
+    """Returns `tuple[cudaError_t, int | None]`.
     """
 def cudaDeviceGraphMemTrim(device: int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.

@@ -51,6 +51,9 @@ pub(super) struct HeaderView {
     pub per_thread_defines: Vec<DefineView>,
     /// API name -> ABI symbol otherwise (only for functions that have a per-thread variant).
     pub legacy_defines: Vec<DefineView>,
+    /// API name -> ABI symbol unless a macro makes the API names functions of their own
+    /// ([`VariantKind::Wrapper`]: `#ifndef NVJITLINK_NO_INLINE`), by macro.
+    pub switched_defines: Vec<SwitchedDefines>,
     /// `cuGetProcAddress_v2` is declared: per-thread mode gets NVIDIA's inline `_ptsz` wrapper that
     /// turns `CU_GET_PROC_ADDRESS_DEFAULT` into the per-thread flag (a caller-side rule).
     pub get_proc_ptsz: bool,
@@ -133,6 +136,13 @@ pub(super) struct DefineView {
     pub symbol: String,
 }
 
+/// `#define`s written only while the macro `unless` is not defined.
+#[derive(Serialize)]
+pub(super) struct SwitchedDefines {
+    pub unless: String,
+    pub defines: Vec<DefineView>,
+}
+
 /// The header views of `lib`: its main header first, then each companion that declares something.
 pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>> {
     check_unique_names(lib)?;
@@ -212,6 +222,7 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
         defines: functions.defines,
         per_thread_defines: functions.per_thread,
         legacy_defines: functions.legacy,
+        switched_defines: functions.switched.into_iter().map(|(unless, defines)| SwitchedDefines { unless, defines }).collect(),
     })
 }
 
@@ -223,6 +234,7 @@ struct Prototypes {
     defines: Vec<DefineView>,
     per_thread: Vec<DefineView>,
     legacy: Vec<DefineView>,
+    switched: BTreeMap<String, Vec<DefineView>>,
     seen: BTreeSet<String>,
 }
 
@@ -248,6 +260,12 @@ impl Prototypes {
                     Some(VariantKind::Release) => {
                         vec![format!("`{}` as an earlier release's header names it (the same ABI as `{}`).", f.name, f.symbol)]
                     }
+                    Some(VariantKind::Wrapper) => {
+                        vec![format!(
+                            "`{}` as a function of its own (the same ABI as `{}`), for builds without the inline wrapper.",
+                            f.name, f.symbol
+                        )]
+                    }
                     Some(_) => vec![format!("Per-thread default stream variant of `{}`.", f.name)],
                 },
                 deprecated: f.deprecated.is_some(),
@@ -268,8 +286,11 @@ impl Prototypes {
                     self.legacy.push(define(&f.name, &f.symbol));
                 }
             }
-            None if f.name != f.symbol => self.defines.push(define(&f.name, &f.symbol)),
-            None => {}
+            None if f.name == f.symbol => {}
+            None => match f.variants.iter().find_map(|v| v.unless.as_ref().filter(|_| v.kind == VariantKind::Wrapper)) {
+                Some(unless) => self.switched.entry(unless.clone()).or_default().push(define(&f.name, &f.symbol)),
+                None => self.defines.push(define(&f.name, &f.symbol)),
+            },
         }
     }
 }

@@ -345,8 +345,8 @@ fn by_kind(lib: &Library, f: &Function, p: &Param, v: &mut ParamView, handles: &
                 _ => {}
             }
         }
-        ParamKind::OutValue { pointee } if v.kind == PyConv::OutList => owned_list(lib, f, p, v, &pointee.ty, handles)?,
-        ParamKind::OutValue { pointee } => {
+        ParamKind::OutValue { pointee, .. } if v.kind == PyConv::OutList => owned_list(lib, f, p, v, &pointee.ty, handles)?,
+        ParamKind::OutValue { pointee, .. } => {
             v.scalar = scalar_of(&pointee.ty);
             v.stub = v.scalar.stub.clone();
         }

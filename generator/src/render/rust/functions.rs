@@ -291,7 +291,7 @@ fn param(ctx: &Ctx, f: &Function, p: &Param, notes: &mut Vec<String>) -> TParam 
         }
         ParamKind::InRef { pointee, nullable } => reference(ctx, tp, pointee, *nullable, false),
         ParamKind::InOutRef { pointee, nullable } => reference(ctx, tp, pointee, *nullable, true),
-        ParamKind::OutValue { pointee } => out_value(ctx, tp, pointee),
+        ParamKind::OutValue { pointee, untyped } => out_value(ctx, tp, pointee, *untyped),
         ParamKind::CstrIn { nullable, is_const } => cstr_in(tp, *nullable, *is_const),
         ParamKind::CstrOut => cstr_out(tp),
         ParamKind::InArray { elem, nullable, .. } => slice(ctx, tp, elem, *nullable, false),
@@ -334,10 +334,11 @@ fn reference(ctx: &Ctx, tp: TParam, pointee: &Pointee, nullable: bool, mutable: 
     TParam { kind, sig_ty: Some(sig), arg: fit(arg, !mutable, pointee.is_const), ..tp }
 }
 
-fn out_value(ctx: &Ctx, tp: TParam, pointee: &Pointee) -> TParam {
+/// `untyped`: the C pointer is `void *`, so the slot's pointer is cast to it.
+fn out_value(ctx: &Ctx, tp: TParam, pointee: &Pointee, untyped: bool) -> TParam {
     let local = &tp.local;
-    let (arg, output) =
-        (fit(format!("{local}.as_mut_ptr()"), false, pointee.is_const), format!("unsafe {{ {local}.assume_init() }}"));
+    let ptr = if untyped { format!("{local}.as_mut_ptr().cast()") } else { format!("{local}.as_mut_ptr()") };
+    let (arg, output) = (fit(ptr, false, pointee.is_const), format!("unsafe {{ {local}.assume_init() }}"));
     let ty = ctx.rust(&pointee.ty);
     TParam { kind: TKind::OutValue, arg, output: Some((output, ty.clone())), ty, ..tp }
 }

@@ -104,11 +104,12 @@ impl<'a> Ctx<'a> {
                 let (kind, word) = self.trace_word(&p.ty, name, true, enums);
                 (format!("crate::trace::Arg::new({kind})"), word)
             }
-            ParamKind::OutValue { pointee: Pointee { ty: pointee, is_const: false } }
+            ParamKind::OutValue { pointee: Pointee { ty: pointee, is_const: false }, untyped }
                 if index < 64 && !matches!(self.trace_kind(pointee), TraceKind::Record | TraceKind::FnPtr) =>
             {
                 let ok = if status { "__r.0 == 0 && " } else { "" };
-                let (kind, out) = self.trace_word(pointee, &format!("(*{name})"), false, enums);
+                let read = if *untyped { format!("(*{name}.cast::<{}>())", self.rust(pointee)) } else { format!("(*{name})") };
+                let (kind, out) = self.trace_word(pointee, &read, false, enums);
                 let (_, slot) = self.trace_word(&p.ty, name, false, enums);
                 (
                     format!("crate::trace::Arg::out({kind})"),

@@ -23,6 +23,7 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 //! `nvJitLink.h`: raw entry points with their C names and exact C signatures.
 //!
@@ -43,7 +44,7 @@ use core::ffi::{
 };
 
 /// Every exported symbol, in table order.
-pub(crate) static ENTRIES: [Entry; 131] = [
+pub(crate) static ENTRIES: [Entry; 144] = [
     Entry { symbol: "__nvJitLinkCreate_12_9", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_12_0", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_12_1", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
@@ -54,6 +55,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkCreate_12_6", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_12_7", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_12_8", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkCreate", proc_name: "__nvJitLinkCreate_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_12_9", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_12_0", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_12_1", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
@@ -64,6 +66,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkDestroy_12_6", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_12_7", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_12_8", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkDestroy", proc_name: "__nvJitLinkDestroy_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_12_9", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_12_0", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_12_1", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
@@ -74,6 +77,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkAddData_12_6", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_12_7", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_12_8", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkAddData", proc_name: "__nvJitLinkAddData_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_9", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_0", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_1", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
@@ -84,6 +88,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkAddFile_12_6", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_7", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_12_8", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkAddFile", proc_name: "__nvJitLinkAddFile_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_9", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_0", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_1", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
@@ -94,6 +99,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkComplete_12_6", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_7", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_12_8", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkComplete", proc_name: "__nvJitLinkComplete_12_9", version: 12090, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetLinkedCubinSize_12_9",
         proc_name: "__nvJitLinkGetLinkedCubinSize_12_9",
@@ -150,6 +156,12 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     },
     Entry {
         symbol: "__nvJitLinkGetLinkedCubinSize_12_8",
+        proc_name: "__nvJitLinkGetLinkedCubinSize_12_9",
+        version: 12090,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "nvJitLinkGetLinkedCubinSize",
         proc_name: "__nvJitLinkGetLinkedCubinSize_12_9",
         version: 12090,
         per_thread: false,
@@ -214,6 +226,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
         version: 12090,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetLinkedCubin", proc_name: "__nvJitLinkGetLinkedCubin_12_9", version: 12090, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetLinkedPtxSize_12_9",
         proc_name: "__nvJitLinkGetLinkedPtxSize_12_9",
@@ -270,6 +283,12 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     },
     Entry {
         symbol: "__nvJitLinkGetLinkedPtxSize_12_8",
+        proc_name: "__nvJitLinkGetLinkedPtxSize_12_9",
+        version: 12090,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "nvJitLinkGetLinkedPtxSize",
         proc_name: "__nvJitLinkGetLinkedPtxSize_12_9",
         version: 12090,
         per_thread: false,
@@ -334,6 +353,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
         version: 12090,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetLinkedPtx", proc_name: "__nvJitLinkGetLinkedPtx_12_9", version: 12090, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetErrorLogSize_12_9",
         proc_name: "__nvJitLinkGetErrorLogSize_12_9",
@@ -394,6 +414,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
         version: 12090,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetErrorLogSize", proc_name: "__nvJitLinkGetErrorLogSize_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_9", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_0", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_1", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
@@ -404,6 +425,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkGetErrorLog_12_6", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_7", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_12_8", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkGetErrorLog", proc_name: "__nvJitLinkGetErrorLog_12_9", version: 12090, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetInfoLogSize_12_9",
         proc_name: "__nvJitLinkGetInfoLogSize_12_9",
@@ -464,6 +486,7 @@ pub(crate) static ENTRIES: [Entry; 131] = [
         version: 12090,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetInfoLogSize", proc_name: "__nvJitLinkGetInfoLogSize_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_9", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_0", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_1", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
@@ -474,11 +497,12 @@ pub(crate) static ENTRIES: [Entry; 131] = [
     Entry { symbol: "__nvJitLinkGetInfoLog_12_6", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_7", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_12_8", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
+    Entry { symbol: "nvJitLinkGetInfoLog", proc_name: "__nvJitLinkGetInfoLog_12_9", version: 12090, per_thread: false },
     Entry { symbol: "nvJitLinkVersion", proc_name: "nvJitLinkVersion", version: 12090, per_thread: false },
 ];
 
 /// The entry-point table of `nvJitLink.h`.
-pub(crate) static TABLE: Table<131> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
+pub(crate) static TABLE: Table<144> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
@@ -632,8 +656,22 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkCreate`.
+    fn nvJitLinkCreate(handle: *mut nvJitLinkHandle, numOptions: u32, options: *mut *const c_char) -> nvJitLinkResult = 10;
+    helpers call_nvJitLinkCreate, slow_nvJitLinkCreate, traced_nvJitLinkCreate, record_nvJitLinkCreate, DESC_nvJitLinkCreate;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkDestroy_12_9` (`nvJitLinkDestroy`). Typed: [`destroy`](super::destroy).
-    fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 10;
+    fn __nvJitLinkDestroy_12_9(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 11;
     helpers call___nvJitLinkDestroy_12_9, slow___nvJitLinkDestroy_12_9, traced___nvJitLinkDestroy_12_9, record___nvJitLinkDestroy_12_9, DESC___nvJitLinkDestroy_12_9;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -645,7 +683,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_0` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 11;
+    fn __nvJitLinkDestroy_12_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 12;
     helpers call___nvJitLinkDestroy_12_0, slow___nvJitLinkDestroy_12_0, traced___nvJitLinkDestroy_12_0, record___nvJitLinkDestroy_12_0, DESC___nvJitLinkDestroy_12_0;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -657,7 +695,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_1` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 12;
+    fn __nvJitLinkDestroy_12_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 13;
     helpers call___nvJitLinkDestroy_12_1, slow___nvJitLinkDestroy_12_1, traced___nvJitLinkDestroy_12_1, record___nvJitLinkDestroy_12_1, DESC___nvJitLinkDestroy_12_1;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -669,7 +707,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_2` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 13;
+    fn __nvJitLinkDestroy_12_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 14;
     helpers call___nvJitLinkDestroy_12_2, slow___nvJitLinkDestroy_12_2, traced___nvJitLinkDestroy_12_2, record___nvJitLinkDestroy_12_2, DESC___nvJitLinkDestroy_12_2;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -681,7 +719,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_3` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 14;
+    fn __nvJitLinkDestroy_12_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 15;
     helpers call___nvJitLinkDestroy_12_3, slow___nvJitLinkDestroy_12_3, traced___nvJitLinkDestroy_12_3, record___nvJitLinkDestroy_12_3, DESC___nvJitLinkDestroy_12_3;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -693,7 +731,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_4` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 15;
+    fn __nvJitLinkDestroy_12_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 16;
     helpers call___nvJitLinkDestroy_12_4, slow___nvJitLinkDestroy_12_4, traced___nvJitLinkDestroy_12_4, record___nvJitLinkDestroy_12_4, DESC___nvJitLinkDestroy_12_4;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -705,7 +743,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_5` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 16;
+    fn __nvJitLinkDestroy_12_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 17;
     helpers call___nvJitLinkDestroy_12_5, slow___nvJitLinkDestroy_12_5, traced___nvJitLinkDestroy_12_5, record___nvJitLinkDestroy_12_5, DESC___nvJitLinkDestroy_12_5;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -717,7 +755,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_6` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_6(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 17;
+    fn __nvJitLinkDestroy_12_6(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 18;
     helpers call___nvJitLinkDestroy_12_6, slow___nvJitLinkDestroy_12_6, traced___nvJitLinkDestroy_12_6, record___nvJitLinkDestroy_12_6, DESC___nvJitLinkDestroy_12_6;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -729,7 +767,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_7` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 18;
+    fn __nvJitLinkDestroy_12_7(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 19;
     helpers call___nvJitLinkDestroy_12_7, slow___nvJitLinkDestroy_12_7, traced___nvJitLinkDestroy_12_7, record___nvJitLinkDestroy_12_7, DESC___nvJitLinkDestroy_12_7;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -741,7 +779,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_12_8` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 19;
+    fn __nvJitLinkDestroy_12_8(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 20;
     helpers call___nvJitLinkDestroy_12_8, slow___nvJitLinkDestroy_12_8, traced___nvJitLinkDestroy_12_8, record___nvJitLinkDestroy_12_8, DESC___nvJitLinkDestroy_12_8;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -752,8 +790,20 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkDestroy`.
+    fn nvJitLinkDestroy(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 21;
+    helpers call_nvJitLinkDestroy, slow_nvJitLinkDestroy, traced_nvJitLinkDestroy, record_nvJitLinkDestroy, DESC_nvJitLinkDestroy;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddData_12_9` (`nvJitLinkAddData`). Typed: [`add_data`](super::add_data).
-    fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 20;
+    fn __nvJitLinkAddData_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 22;
     helpers call___nvJitLinkAddData_12_9, slow___nvJitLinkAddData_12_9, traced___nvJitLinkAddData_12_9, record___nvJitLinkAddData_12_9, DESC___nvJitLinkAddData_12_9;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -769,7 +819,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_0` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 21;
+    fn __nvJitLinkAddData_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 23;
     helpers call___nvJitLinkAddData_12_0, slow___nvJitLinkAddData_12_0, traced___nvJitLinkAddData_12_0, record___nvJitLinkAddData_12_0, DESC___nvJitLinkAddData_12_0;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -785,7 +835,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_1` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 22;
+    fn __nvJitLinkAddData_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 24;
     helpers call___nvJitLinkAddData_12_1, slow___nvJitLinkAddData_12_1, traced___nvJitLinkAddData_12_1, record___nvJitLinkAddData_12_1, DESC___nvJitLinkAddData_12_1;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -801,7 +851,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_2` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 23;
+    fn __nvJitLinkAddData_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 25;
     helpers call___nvJitLinkAddData_12_2, slow___nvJitLinkAddData_12_2, traced___nvJitLinkAddData_12_2, record___nvJitLinkAddData_12_2, DESC___nvJitLinkAddData_12_2;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -817,7 +867,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_3` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 24;
+    fn __nvJitLinkAddData_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 26;
     helpers call___nvJitLinkAddData_12_3, slow___nvJitLinkAddData_12_3, traced___nvJitLinkAddData_12_3, record___nvJitLinkAddData_12_3, DESC___nvJitLinkAddData_12_3;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -833,7 +883,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_4` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 25;
+    fn __nvJitLinkAddData_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 27;
     helpers call___nvJitLinkAddData_12_4, slow___nvJitLinkAddData_12_4, traced___nvJitLinkAddData_12_4, record___nvJitLinkAddData_12_4, DESC___nvJitLinkAddData_12_4;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -849,7 +899,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_5` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 26;
+    fn __nvJitLinkAddData_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 28;
     helpers call___nvJitLinkAddData_12_5, slow___nvJitLinkAddData_12_5, traced___nvJitLinkAddData_12_5, record___nvJitLinkAddData_12_5, DESC___nvJitLinkAddData_12_5;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -865,7 +915,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_6` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 27;
+    fn __nvJitLinkAddData_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 29;
     helpers call___nvJitLinkAddData_12_6, slow___nvJitLinkAddData_12_6, traced___nvJitLinkAddData_12_6, record___nvJitLinkAddData_12_6, DESC___nvJitLinkAddData_12_6;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -881,7 +931,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_7` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 28;
+    fn __nvJitLinkAddData_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 30;
     helpers call___nvJitLinkAddData_12_7, slow___nvJitLinkAddData_12_7, traced___nvJitLinkAddData_12_7, record___nvJitLinkAddData_12_7, DESC___nvJitLinkAddData_12_7;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -897,7 +947,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_12_8` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 29;
+    fn __nvJitLinkAddData_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 31;
     helpers call___nvJitLinkAddData_12_8, slow___nvJitLinkAddData_12_8, traced___nvJitLinkAddData_12_8, record___nvJitLinkAddData_12_8, DESC___nvJitLinkAddData_12_8;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -912,8 +962,24 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkAddData`.
+    fn nvJitLinkAddData(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 32;
+    helpers call_nvJitLinkAddData, slow_nvJitLinkAddData, traced_nvJitLinkAddData, record_nvJitLinkAddData, DESC_nvJitLinkAddData;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddFile_12_9` (`nvJitLinkAddFile`). Typed: [`add_file`](super::add_file).
-    fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 30;
+    fn __nvJitLinkAddFile_12_9(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 33;
     helpers call___nvJitLinkAddFile_12_9, slow___nvJitLinkAddFile_12_9, traced___nvJitLinkAddFile_12_9, record___nvJitLinkAddFile_12_9, DESC___nvJitLinkAddFile_12_9;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -927,7 +993,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_0` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 31;
+    fn __nvJitLinkAddFile_12_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 34;
     helpers call___nvJitLinkAddFile_12_0, slow___nvJitLinkAddFile_12_0, traced___nvJitLinkAddFile_12_0, record___nvJitLinkAddFile_12_0, DESC___nvJitLinkAddFile_12_0;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -941,7 +1007,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_1` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 32;
+    fn __nvJitLinkAddFile_12_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 35;
     helpers call___nvJitLinkAddFile_12_1, slow___nvJitLinkAddFile_12_1, traced___nvJitLinkAddFile_12_1, record___nvJitLinkAddFile_12_1, DESC___nvJitLinkAddFile_12_1;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -955,7 +1021,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_2` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 33;
+    fn __nvJitLinkAddFile_12_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 36;
     helpers call___nvJitLinkAddFile_12_2, slow___nvJitLinkAddFile_12_2, traced___nvJitLinkAddFile_12_2, record___nvJitLinkAddFile_12_2, DESC___nvJitLinkAddFile_12_2;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -969,7 +1035,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_3` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 34;
+    fn __nvJitLinkAddFile_12_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 37;
     helpers call___nvJitLinkAddFile_12_3, slow___nvJitLinkAddFile_12_3, traced___nvJitLinkAddFile_12_3, record___nvJitLinkAddFile_12_3, DESC___nvJitLinkAddFile_12_3;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -983,7 +1049,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_4` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 35;
+    fn __nvJitLinkAddFile_12_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 38;
     helpers call___nvJitLinkAddFile_12_4, slow___nvJitLinkAddFile_12_4, traced___nvJitLinkAddFile_12_4, record___nvJitLinkAddFile_12_4, DESC___nvJitLinkAddFile_12_4;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -997,7 +1063,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_5` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 36;
+    fn __nvJitLinkAddFile_12_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 39;
     helpers call___nvJitLinkAddFile_12_5, slow___nvJitLinkAddFile_12_5, traced___nvJitLinkAddFile_12_5, record___nvJitLinkAddFile_12_5, DESC___nvJitLinkAddFile_12_5;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1011,7 +1077,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_6` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 37;
+    fn __nvJitLinkAddFile_12_6(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 40;
     helpers call___nvJitLinkAddFile_12_6, slow___nvJitLinkAddFile_12_6, traced___nvJitLinkAddFile_12_6, record___nvJitLinkAddFile_12_6, DESC___nvJitLinkAddFile_12_6;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1025,7 +1091,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_7` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 38;
+    fn __nvJitLinkAddFile_12_7(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 41;
     helpers call___nvJitLinkAddFile_12_7, slow___nvJitLinkAddFile_12_7, traced___nvJitLinkAddFile_12_7, record___nvJitLinkAddFile_12_7, DESC___nvJitLinkAddFile_12_7;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1039,7 +1105,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_12_8` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 39;
+    fn __nvJitLinkAddFile_12_8(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 42;
     helpers call___nvJitLinkAddFile_12_8, slow___nvJitLinkAddFile_12_8, traced___nvJitLinkAddFile_12_8, record___nvJitLinkAddFile_12_8, DESC___nvJitLinkAddFile_12_8;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1052,8 +1118,22 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkAddFile`.
+    fn nvJitLinkAddFile(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 43;
+    helpers call_nvJitLinkAddFile, slow_nvJitLinkAddFile, traced_nvJitLinkAddFile, record_nvJitLinkAddFile, DESC_nvJitLinkAddFile;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkComplete_12_9` (`nvJitLinkComplete`). Typed: [`complete`](super::complete).
-    fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult = 40;
+    fn __nvJitLinkComplete_12_9(handle: nvJitLinkHandle) -> nvJitLinkResult = 44;
     helpers call___nvJitLinkComplete_12_9, slow___nvJitLinkComplete_12_9, traced___nvJitLinkComplete_12_9, record___nvJitLinkComplete_12_9, DESC___nvJitLinkComplete_12_9;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1065,7 +1145,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_0` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_0(handle: nvJitLinkHandle) -> nvJitLinkResult = 41;
+    fn __nvJitLinkComplete_12_0(handle: nvJitLinkHandle) -> nvJitLinkResult = 45;
     helpers call___nvJitLinkComplete_12_0, slow___nvJitLinkComplete_12_0, traced___nvJitLinkComplete_12_0, record___nvJitLinkComplete_12_0, DESC___nvJitLinkComplete_12_0;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1077,7 +1157,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_1` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_1(handle: nvJitLinkHandle) -> nvJitLinkResult = 42;
+    fn __nvJitLinkComplete_12_1(handle: nvJitLinkHandle) -> nvJitLinkResult = 46;
     helpers call___nvJitLinkComplete_12_1, slow___nvJitLinkComplete_12_1, traced___nvJitLinkComplete_12_1, record___nvJitLinkComplete_12_1, DESC___nvJitLinkComplete_12_1;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1089,7 +1169,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_2` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_2(handle: nvJitLinkHandle) -> nvJitLinkResult = 43;
+    fn __nvJitLinkComplete_12_2(handle: nvJitLinkHandle) -> nvJitLinkResult = 47;
     helpers call___nvJitLinkComplete_12_2, slow___nvJitLinkComplete_12_2, traced___nvJitLinkComplete_12_2, record___nvJitLinkComplete_12_2, DESC___nvJitLinkComplete_12_2;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1101,7 +1181,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_3` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_3(handle: nvJitLinkHandle) -> nvJitLinkResult = 44;
+    fn __nvJitLinkComplete_12_3(handle: nvJitLinkHandle) -> nvJitLinkResult = 48;
     helpers call___nvJitLinkComplete_12_3, slow___nvJitLinkComplete_12_3, traced___nvJitLinkComplete_12_3, record___nvJitLinkComplete_12_3, DESC___nvJitLinkComplete_12_3;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1113,7 +1193,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_4` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_4(handle: nvJitLinkHandle) -> nvJitLinkResult = 45;
+    fn __nvJitLinkComplete_12_4(handle: nvJitLinkHandle) -> nvJitLinkResult = 49;
     helpers call___nvJitLinkComplete_12_4, slow___nvJitLinkComplete_12_4, traced___nvJitLinkComplete_12_4, record___nvJitLinkComplete_12_4, DESC___nvJitLinkComplete_12_4;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1125,7 +1205,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_5` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 46;
+    fn __nvJitLinkComplete_12_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 50;
     helpers call___nvJitLinkComplete_12_5, slow___nvJitLinkComplete_12_5, traced___nvJitLinkComplete_12_5, record___nvJitLinkComplete_12_5, DESC___nvJitLinkComplete_12_5;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1137,7 +1217,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_6` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_6(handle: nvJitLinkHandle) -> nvJitLinkResult = 47;
+    fn __nvJitLinkComplete_12_6(handle: nvJitLinkHandle) -> nvJitLinkResult = 51;
     helpers call___nvJitLinkComplete_12_6, slow___nvJitLinkComplete_12_6, traced___nvJitLinkComplete_12_6, record___nvJitLinkComplete_12_6, DESC___nvJitLinkComplete_12_6;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1149,7 +1229,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_7` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_7(handle: nvJitLinkHandle) -> nvJitLinkResult = 48;
+    fn __nvJitLinkComplete_12_7(handle: nvJitLinkHandle) -> nvJitLinkResult = 52;
     helpers call___nvJitLinkComplete_12_7, slow___nvJitLinkComplete_12_7, traced___nvJitLinkComplete_12_7, record___nvJitLinkComplete_12_7, DESC___nvJitLinkComplete_12_7;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1161,7 +1241,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_12_8` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nvJitLinkResult = 49;
+    fn __nvJitLinkComplete_12_8(handle: nvJitLinkHandle) -> nvJitLinkResult = 53;
     helpers call___nvJitLinkComplete_12_8, slow___nvJitLinkComplete_12_8, traced___nvJitLinkComplete_12_8, record___nvJitLinkComplete_12_8, DESC___nvJitLinkComplete_12_8;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1172,8 +1252,20 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkComplete`.
+    fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult = 54;
+    helpers call_nvJitLinkComplete, slow_nvJitLinkComplete, traced_nvJitLinkComplete, record_nvJitLinkComplete, DESC_nvJitLinkComplete;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_9` (`nvJitLinkGetLinkedCubinSize`). Typed: [`get_linked_cubin_size`](super::get_linked_cubin_size).
-    fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 50;
+    fn __nvJitLinkGetLinkedCubinSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 55;
     helpers call___nvJitLinkGetLinkedCubinSize_12_9, slow___nvJitLinkGetLinkedCubinSize_12_9, traced___nvJitLinkGetLinkedCubinSize_12_9, record___nvJitLinkGetLinkedCubinSize_12_9, DESC___nvJitLinkGetLinkedCubinSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1186,7 +1278,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_0` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 51;
+    fn __nvJitLinkGetLinkedCubinSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 56;
     helpers call___nvJitLinkGetLinkedCubinSize_12_0, slow___nvJitLinkGetLinkedCubinSize_12_0, traced___nvJitLinkGetLinkedCubinSize_12_0, record___nvJitLinkGetLinkedCubinSize_12_0, DESC___nvJitLinkGetLinkedCubinSize_12_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1199,7 +1291,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_1` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 52;
+    fn __nvJitLinkGetLinkedCubinSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 57;
     helpers call___nvJitLinkGetLinkedCubinSize_12_1, slow___nvJitLinkGetLinkedCubinSize_12_1, traced___nvJitLinkGetLinkedCubinSize_12_1, record___nvJitLinkGetLinkedCubinSize_12_1, DESC___nvJitLinkGetLinkedCubinSize_12_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1212,7 +1304,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_2` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 53;
+    fn __nvJitLinkGetLinkedCubinSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 58;
     helpers call___nvJitLinkGetLinkedCubinSize_12_2, slow___nvJitLinkGetLinkedCubinSize_12_2, traced___nvJitLinkGetLinkedCubinSize_12_2, record___nvJitLinkGetLinkedCubinSize_12_2, DESC___nvJitLinkGetLinkedCubinSize_12_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1225,7 +1317,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_3` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 54;
+    fn __nvJitLinkGetLinkedCubinSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 59;
     helpers call___nvJitLinkGetLinkedCubinSize_12_3, slow___nvJitLinkGetLinkedCubinSize_12_3, traced___nvJitLinkGetLinkedCubinSize_12_3, record___nvJitLinkGetLinkedCubinSize_12_3, DESC___nvJitLinkGetLinkedCubinSize_12_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1238,7 +1330,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_4` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 55;
+    fn __nvJitLinkGetLinkedCubinSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 60;
     helpers call___nvJitLinkGetLinkedCubinSize_12_4, slow___nvJitLinkGetLinkedCubinSize_12_4, traced___nvJitLinkGetLinkedCubinSize_12_4, record___nvJitLinkGetLinkedCubinSize_12_4, DESC___nvJitLinkGetLinkedCubinSize_12_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1251,7 +1343,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_5` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 56;
+    fn __nvJitLinkGetLinkedCubinSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 61;
     helpers call___nvJitLinkGetLinkedCubinSize_12_5, slow___nvJitLinkGetLinkedCubinSize_12_5, traced___nvJitLinkGetLinkedCubinSize_12_5, record___nvJitLinkGetLinkedCubinSize_12_5, DESC___nvJitLinkGetLinkedCubinSize_12_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1264,7 +1356,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_6` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 57;
+    fn __nvJitLinkGetLinkedCubinSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 62;
     helpers call___nvJitLinkGetLinkedCubinSize_12_6, slow___nvJitLinkGetLinkedCubinSize_12_6, traced___nvJitLinkGetLinkedCubinSize_12_6, record___nvJitLinkGetLinkedCubinSize_12_6, DESC___nvJitLinkGetLinkedCubinSize_12_6;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1277,7 +1369,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_7` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 58;
+    fn __nvJitLinkGetLinkedCubinSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 63;
     helpers call___nvJitLinkGetLinkedCubinSize_12_7, slow___nvJitLinkGetLinkedCubinSize_12_7, traced___nvJitLinkGetLinkedCubinSize_12_7, record___nvJitLinkGetLinkedCubinSize_12_7, DESC___nvJitLinkGetLinkedCubinSize_12_7;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1290,7 +1382,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_12_8` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 59;
+    fn __nvJitLinkGetLinkedCubinSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 64;
     helpers call___nvJitLinkGetLinkedCubinSize_12_8, slow___nvJitLinkGetLinkedCubinSize_12_8, traced___nvJitLinkGetLinkedCubinSize_12_8, record___nvJitLinkGetLinkedCubinSize_12_8, DESC___nvJitLinkGetLinkedCubinSize_12_8;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1302,8 +1394,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedCubinSize`.
+    fn nvJitLinkGetLinkedCubinSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 65;
+    helpers call_nvJitLinkGetLinkedCubinSize, slow_nvJitLinkGetLinkedCubinSize, traced_nvJitLinkGetLinkedCubinSize, record_nvJitLinkGetLinkedCubinSize, DESC_nvJitLinkGetLinkedCubinSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_9` (`nvJitLinkGetLinkedCubin`). Typed: [`get_linked_cubin`](super::get_linked_cubin).
-    fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 60;
+    fn __nvJitLinkGetLinkedCubin_12_9(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 66;
     helpers call___nvJitLinkGetLinkedCubin_12_9, slow___nvJitLinkGetLinkedCubin_12_9, traced___nvJitLinkGetLinkedCubin_12_9, record___nvJitLinkGetLinkedCubin_12_9, DESC___nvJitLinkGetLinkedCubin_12_9;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1316,7 +1421,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_0` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_0(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 61;
+    fn __nvJitLinkGetLinkedCubin_12_0(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 67;
     helpers call___nvJitLinkGetLinkedCubin_12_0, slow___nvJitLinkGetLinkedCubin_12_0, traced___nvJitLinkGetLinkedCubin_12_0, record___nvJitLinkGetLinkedCubin_12_0, DESC___nvJitLinkGetLinkedCubin_12_0;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1329,7 +1434,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_1` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_1(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 62;
+    fn __nvJitLinkGetLinkedCubin_12_1(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 68;
     helpers call___nvJitLinkGetLinkedCubin_12_1, slow___nvJitLinkGetLinkedCubin_12_1, traced___nvJitLinkGetLinkedCubin_12_1, record___nvJitLinkGetLinkedCubin_12_1, DESC___nvJitLinkGetLinkedCubin_12_1;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1342,7 +1447,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_2` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_2(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 63;
+    fn __nvJitLinkGetLinkedCubin_12_2(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 69;
     helpers call___nvJitLinkGetLinkedCubin_12_2, slow___nvJitLinkGetLinkedCubin_12_2, traced___nvJitLinkGetLinkedCubin_12_2, record___nvJitLinkGetLinkedCubin_12_2, DESC___nvJitLinkGetLinkedCubin_12_2;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1355,7 +1460,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_3` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_3(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 64;
+    fn __nvJitLinkGetLinkedCubin_12_3(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 70;
     helpers call___nvJitLinkGetLinkedCubin_12_3, slow___nvJitLinkGetLinkedCubin_12_3, traced___nvJitLinkGetLinkedCubin_12_3, record___nvJitLinkGetLinkedCubin_12_3, DESC___nvJitLinkGetLinkedCubin_12_3;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1368,7 +1473,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_4` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_4(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 65;
+    fn __nvJitLinkGetLinkedCubin_12_4(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 71;
     helpers call___nvJitLinkGetLinkedCubin_12_4, slow___nvJitLinkGetLinkedCubin_12_4, traced___nvJitLinkGetLinkedCubin_12_4, record___nvJitLinkGetLinkedCubin_12_4, DESC___nvJitLinkGetLinkedCubin_12_4;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1381,7 +1486,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_5` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 66;
+    fn __nvJitLinkGetLinkedCubin_12_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 72;
     helpers call___nvJitLinkGetLinkedCubin_12_5, slow___nvJitLinkGetLinkedCubin_12_5, traced___nvJitLinkGetLinkedCubin_12_5, record___nvJitLinkGetLinkedCubin_12_5, DESC___nvJitLinkGetLinkedCubin_12_5;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1394,7 +1499,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_6` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_6(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 67;
+    fn __nvJitLinkGetLinkedCubin_12_6(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 73;
     helpers call___nvJitLinkGetLinkedCubin_12_6, slow___nvJitLinkGetLinkedCubin_12_6, traced___nvJitLinkGetLinkedCubin_12_6, record___nvJitLinkGetLinkedCubin_12_6, DESC___nvJitLinkGetLinkedCubin_12_6;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1407,7 +1512,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_7` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_7(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 68;
+    fn __nvJitLinkGetLinkedCubin_12_7(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 74;
     helpers call___nvJitLinkGetLinkedCubin_12_7, slow___nvJitLinkGetLinkedCubin_12_7, traced___nvJitLinkGetLinkedCubin_12_7, record___nvJitLinkGetLinkedCubin_12_7, DESC___nvJitLinkGetLinkedCubin_12_7;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1420,7 +1525,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_12_8` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 69;
+    fn __nvJitLinkGetLinkedCubin_12_8(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 75;
     helpers call___nvJitLinkGetLinkedCubin_12_8, slow___nvJitLinkGetLinkedCubin_12_8, traced___nvJitLinkGetLinkedCubin_12_8, record___nvJitLinkGetLinkedCubin_12_8, DESC___nvJitLinkGetLinkedCubin_12_8;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1432,8 +1537,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedCubin`.
+    fn nvJitLinkGetLinkedCubin(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 76;
+    helpers call_nvJitLinkGetLinkedCubin, slow_nvJitLinkGetLinkedCubin, traced_nvJitLinkGetLinkedCubin, record_nvJitLinkGetLinkedCubin, DESC_nvJitLinkGetLinkedCubin;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_9` (`nvJitLinkGetLinkedPtxSize`). Typed: [`get_linked_ptx_size`](super::get_linked_ptx_size).
-    fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 70;
+    fn __nvJitLinkGetLinkedPtxSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 77;
     helpers call___nvJitLinkGetLinkedPtxSize_12_9, slow___nvJitLinkGetLinkedPtxSize_12_9, traced___nvJitLinkGetLinkedPtxSize_12_9, record___nvJitLinkGetLinkedPtxSize_12_9, DESC___nvJitLinkGetLinkedPtxSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1446,7 +1564,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_0` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 71;
+    fn __nvJitLinkGetLinkedPtxSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 78;
     helpers call___nvJitLinkGetLinkedPtxSize_12_0, slow___nvJitLinkGetLinkedPtxSize_12_0, traced___nvJitLinkGetLinkedPtxSize_12_0, record___nvJitLinkGetLinkedPtxSize_12_0, DESC___nvJitLinkGetLinkedPtxSize_12_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1459,7 +1577,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_1` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 72;
+    fn __nvJitLinkGetLinkedPtxSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 79;
     helpers call___nvJitLinkGetLinkedPtxSize_12_1, slow___nvJitLinkGetLinkedPtxSize_12_1, traced___nvJitLinkGetLinkedPtxSize_12_1, record___nvJitLinkGetLinkedPtxSize_12_1, DESC___nvJitLinkGetLinkedPtxSize_12_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1472,7 +1590,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_2` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 73;
+    fn __nvJitLinkGetLinkedPtxSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 80;
     helpers call___nvJitLinkGetLinkedPtxSize_12_2, slow___nvJitLinkGetLinkedPtxSize_12_2, traced___nvJitLinkGetLinkedPtxSize_12_2, record___nvJitLinkGetLinkedPtxSize_12_2, DESC___nvJitLinkGetLinkedPtxSize_12_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1485,7 +1603,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_3` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 74;
+    fn __nvJitLinkGetLinkedPtxSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 81;
     helpers call___nvJitLinkGetLinkedPtxSize_12_3, slow___nvJitLinkGetLinkedPtxSize_12_3, traced___nvJitLinkGetLinkedPtxSize_12_3, record___nvJitLinkGetLinkedPtxSize_12_3, DESC___nvJitLinkGetLinkedPtxSize_12_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1498,7 +1616,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_4` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 75;
+    fn __nvJitLinkGetLinkedPtxSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 82;
     helpers call___nvJitLinkGetLinkedPtxSize_12_4, slow___nvJitLinkGetLinkedPtxSize_12_4, traced___nvJitLinkGetLinkedPtxSize_12_4, record___nvJitLinkGetLinkedPtxSize_12_4, DESC___nvJitLinkGetLinkedPtxSize_12_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1511,7 +1629,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_5` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 76;
+    fn __nvJitLinkGetLinkedPtxSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 83;
     helpers call___nvJitLinkGetLinkedPtxSize_12_5, slow___nvJitLinkGetLinkedPtxSize_12_5, traced___nvJitLinkGetLinkedPtxSize_12_5, record___nvJitLinkGetLinkedPtxSize_12_5, DESC___nvJitLinkGetLinkedPtxSize_12_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1524,7 +1642,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_6` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 77;
+    fn __nvJitLinkGetLinkedPtxSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 84;
     helpers call___nvJitLinkGetLinkedPtxSize_12_6, slow___nvJitLinkGetLinkedPtxSize_12_6, traced___nvJitLinkGetLinkedPtxSize_12_6, record___nvJitLinkGetLinkedPtxSize_12_6, DESC___nvJitLinkGetLinkedPtxSize_12_6;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1537,7 +1655,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_7` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 78;
+    fn __nvJitLinkGetLinkedPtxSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 85;
     helpers call___nvJitLinkGetLinkedPtxSize_12_7, slow___nvJitLinkGetLinkedPtxSize_12_7, traced___nvJitLinkGetLinkedPtxSize_12_7, record___nvJitLinkGetLinkedPtxSize_12_7, DESC___nvJitLinkGetLinkedPtxSize_12_7;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1550,7 +1668,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_12_8` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 79;
+    fn __nvJitLinkGetLinkedPtxSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 86;
     helpers call___nvJitLinkGetLinkedPtxSize_12_8, slow___nvJitLinkGetLinkedPtxSize_12_8, traced___nvJitLinkGetLinkedPtxSize_12_8, record___nvJitLinkGetLinkedPtxSize_12_8, DESC___nvJitLinkGetLinkedPtxSize_12_8;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1562,8 +1680,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedPtxSize`.
+    fn nvJitLinkGetLinkedPtxSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 87;
+    helpers call_nvJitLinkGetLinkedPtxSize, slow_nvJitLinkGetLinkedPtxSize, traced_nvJitLinkGetLinkedPtxSize, record_nvJitLinkGetLinkedPtxSize, DESC_nvJitLinkGetLinkedPtxSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_9` (`nvJitLinkGetLinkedPtx`). Typed: [`get_linked_ptx`](super::get_linked_ptx).
-    fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 80;
+    fn __nvJitLinkGetLinkedPtx_12_9(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 88;
     helpers call___nvJitLinkGetLinkedPtx_12_9, slow___nvJitLinkGetLinkedPtx_12_9, traced___nvJitLinkGetLinkedPtx_12_9, record___nvJitLinkGetLinkedPtx_12_9, DESC___nvJitLinkGetLinkedPtx_12_9;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1576,7 +1707,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_0` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_0(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 81;
+    fn __nvJitLinkGetLinkedPtx_12_0(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 89;
     helpers call___nvJitLinkGetLinkedPtx_12_0, slow___nvJitLinkGetLinkedPtx_12_0, traced___nvJitLinkGetLinkedPtx_12_0, record___nvJitLinkGetLinkedPtx_12_0, DESC___nvJitLinkGetLinkedPtx_12_0;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1589,7 +1720,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_1` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_1(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 82;
+    fn __nvJitLinkGetLinkedPtx_12_1(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 90;
     helpers call___nvJitLinkGetLinkedPtx_12_1, slow___nvJitLinkGetLinkedPtx_12_1, traced___nvJitLinkGetLinkedPtx_12_1, record___nvJitLinkGetLinkedPtx_12_1, DESC___nvJitLinkGetLinkedPtx_12_1;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1602,7 +1733,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_2` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_2(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 83;
+    fn __nvJitLinkGetLinkedPtx_12_2(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 91;
     helpers call___nvJitLinkGetLinkedPtx_12_2, slow___nvJitLinkGetLinkedPtx_12_2, traced___nvJitLinkGetLinkedPtx_12_2, record___nvJitLinkGetLinkedPtx_12_2, DESC___nvJitLinkGetLinkedPtx_12_2;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1615,7 +1746,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_3` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_3(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 84;
+    fn __nvJitLinkGetLinkedPtx_12_3(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 92;
     helpers call___nvJitLinkGetLinkedPtx_12_3, slow___nvJitLinkGetLinkedPtx_12_3, traced___nvJitLinkGetLinkedPtx_12_3, record___nvJitLinkGetLinkedPtx_12_3, DESC___nvJitLinkGetLinkedPtx_12_3;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1628,7 +1759,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_4` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_4(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 85;
+    fn __nvJitLinkGetLinkedPtx_12_4(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 93;
     helpers call___nvJitLinkGetLinkedPtx_12_4, slow___nvJitLinkGetLinkedPtx_12_4, traced___nvJitLinkGetLinkedPtx_12_4, record___nvJitLinkGetLinkedPtx_12_4, DESC___nvJitLinkGetLinkedPtx_12_4;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1641,7 +1772,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_5` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 86;
+    fn __nvJitLinkGetLinkedPtx_12_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 94;
     helpers call___nvJitLinkGetLinkedPtx_12_5, slow___nvJitLinkGetLinkedPtx_12_5, traced___nvJitLinkGetLinkedPtx_12_5, record___nvJitLinkGetLinkedPtx_12_5, DESC___nvJitLinkGetLinkedPtx_12_5;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1654,7 +1785,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_6` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_6(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 87;
+    fn __nvJitLinkGetLinkedPtx_12_6(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 95;
     helpers call___nvJitLinkGetLinkedPtx_12_6, slow___nvJitLinkGetLinkedPtx_12_6, traced___nvJitLinkGetLinkedPtx_12_6, record___nvJitLinkGetLinkedPtx_12_6, DESC___nvJitLinkGetLinkedPtx_12_6;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1667,7 +1798,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_7` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_7(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 88;
+    fn __nvJitLinkGetLinkedPtx_12_7(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 96;
     helpers call___nvJitLinkGetLinkedPtx_12_7, slow___nvJitLinkGetLinkedPtx_12_7, traced___nvJitLinkGetLinkedPtx_12_7, record___nvJitLinkGetLinkedPtx_12_7, DESC___nvJitLinkGetLinkedPtx_12_7;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1680,7 +1811,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_12_8` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 89;
+    fn __nvJitLinkGetLinkedPtx_12_8(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 97;
     helpers call___nvJitLinkGetLinkedPtx_12_8, slow___nvJitLinkGetLinkedPtx_12_8, traced___nvJitLinkGetLinkedPtx_12_8, record___nvJitLinkGetLinkedPtx_12_8, DESC___nvJitLinkGetLinkedPtx_12_8;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1692,8 +1823,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedPtx`.
+    fn nvJitLinkGetLinkedPtx(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 98;
+    helpers call_nvJitLinkGetLinkedPtx, slow_nvJitLinkGetLinkedPtx, traced_nvJitLinkGetLinkedPtx, record_nvJitLinkGetLinkedPtx, DESC_nvJitLinkGetLinkedPtx;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_9` (`nvJitLinkGetErrorLogSize`). Typed: [`get_error_log_size`](super::get_error_log_size).
-    fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 90;
+    fn __nvJitLinkGetErrorLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 99;
     helpers call___nvJitLinkGetErrorLogSize_12_9, slow___nvJitLinkGetErrorLogSize_12_9, traced___nvJitLinkGetErrorLogSize_12_9, record___nvJitLinkGetErrorLogSize_12_9, DESC___nvJitLinkGetErrorLogSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1706,7 +1850,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_0` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 91;
+    fn __nvJitLinkGetErrorLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 100;
     helpers call___nvJitLinkGetErrorLogSize_12_0, slow___nvJitLinkGetErrorLogSize_12_0, traced___nvJitLinkGetErrorLogSize_12_0, record___nvJitLinkGetErrorLogSize_12_0, DESC___nvJitLinkGetErrorLogSize_12_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1719,7 +1863,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_1` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 92;
+    fn __nvJitLinkGetErrorLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 101;
     helpers call___nvJitLinkGetErrorLogSize_12_1, slow___nvJitLinkGetErrorLogSize_12_1, traced___nvJitLinkGetErrorLogSize_12_1, record___nvJitLinkGetErrorLogSize_12_1, DESC___nvJitLinkGetErrorLogSize_12_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1732,7 +1876,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_2` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 93;
+    fn __nvJitLinkGetErrorLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 102;
     helpers call___nvJitLinkGetErrorLogSize_12_2, slow___nvJitLinkGetErrorLogSize_12_2, traced___nvJitLinkGetErrorLogSize_12_2, record___nvJitLinkGetErrorLogSize_12_2, DESC___nvJitLinkGetErrorLogSize_12_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1745,7 +1889,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_3` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 94;
+    fn __nvJitLinkGetErrorLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 103;
     helpers call___nvJitLinkGetErrorLogSize_12_3, slow___nvJitLinkGetErrorLogSize_12_3, traced___nvJitLinkGetErrorLogSize_12_3, record___nvJitLinkGetErrorLogSize_12_3, DESC___nvJitLinkGetErrorLogSize_12_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1758,7 +1902,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_4` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 95;
+    fn __nvJitLinkGetErrorLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 104;
     helpers call___nvJitLinkGetErrorLogSize_12_4, slow___nvJitLinkGetErrorLogSize_12_4, traced___nvJitLinkGetErrorLogSize_12_4, record___nvJitLinkGetErrorLogSize_12_4, DESC___nvJitLinkGetErrorLogSize_12_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1771,7 +1915,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_5` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 96;
+    fn __nvJitLinkGetErrorLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 105;
     helpers call___nvJitLinkGetErrorLogSize_12_5, slow___nvJitLinkGetErrorLogSize_12_5, traced___nvJitLinkGetErrorLogSize_12_5, record___nvJitLinkGetErrorLogSize_12_5, DESC___nvJitLinkGetErrorLogSize_12_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1784,7 +1928,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_6` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 97;
+    fn __nvJitLinkGetErrorLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 106;
     helpers call___nvJitLinkGetErrorLogSize_12_6, slow___nvJitLinkGetErrorLogSize_12_6, traced___nvJitLinkGetErrorLogSize_12_6, record___nvJitLinkGetErrorLogSize_12_6, DESC___nvJitLinkGetErrorLogSize_12_6;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1797,7 +1941,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_7` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 98;
+    fn __nvJitLinkGetErrorLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 107;
     helpers call___nvJitLinkGetErrorLogSize_12_7, slow___nvJitLinkGetErrorLogSize_12_7, traced___nvJitLinkGetErrorLogSize_12_7, record___nvJitLinkGetErrorLogSize_12_7, DESC___nvJitLinkGetErrorLogSize_12_7;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1810,7 +1954,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_12_8` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 99;
+    fn __nvJitLinkGetErrorLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 108;
     helpers call___nvJitLinkGetErrorLogSize_12_8, slow___nvJitLinkGetErrorLogSize_12_8, traced___nvJitLinkGetErrorLogSize_12_8, record___nvJitLinkGetErrorLogSize_12_8, DESC___nvJitLinkGetErrorLogSize_12_8;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1822,8 +1966,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetErrorLogSize`.
+    fn nvJitLinkGetErrorLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 109;
+    helpers call_nvJitLinkGetErrorLogSize, slow_nvJitLinkGetErrorLogSize, traced_nvJitLinkGetErrorLogSize, record_nvJitLinkGetErrorLogSize, DESC_nvJitLinkGetErrorLogSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_9` (`nvJitLinkGetErrorLog`). Typed: [`get_error_log`](super::get_error_log).
-    fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 100;
+    fn __nvJitLinkGetErrorLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 110;
     helpers call___nvJitLinkGetErrorLog_12_9, slow___nvJitLinkGetErrorLog_12_9, traced___nvJitLinkGetErrorLog_12_9, record___nvJitLinkGetErrorLog_12_9, DESC___nvJitLinkGetErrorLog_12_9;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1836,7 +1993,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_0` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 101;
+    fn __nvJitLinkGetErrorLog_12_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 111;
     helpers call___nvJitLinkGetErrorLog_12_0, slow___nvJitLinkGetErrorLog_12_0, traced___nvJitLinkGetErrorLog_12_0, record___nvJitLinkGetErrorLog_12_0, DESC___nvJitLinkGetErrorLog_12_0;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1849,7 +2006,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_1` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 102;
+    fn __nvJitLinkGetErrorLog_12_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 112;
     helpers call___nvJitLinkGetErrorLog_12_1, slow___nvJitLinkGetErrorLog_12_1, traced___nvJitLinkGetErrorLog_12_1, record___nvJitLinkGetErrorLog_12_1, DESC___nvJitLinkGetErrorLog_12_1;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1862,7 +2019,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_2` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 103;
+    fn __nvJitLinkGetErrorLog_12_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 113;
     helpers call___nvJitLinkGetErrorLog_12_2, slow___nvJitLinkGetErrorLog_12_2, traced___nvJitLinkGetErrorLog_12_2, record___nvJitLinkGetErrorLog_12_2, DESC___nvJitLinkGetErrorLog_12_2;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1875,7 +2032,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_3` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 104;
+    fn __nvJitLinkGetErrorLog_12_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 114;
     helpers call___nvJitLinkGetErrorLog_12_3, slow___nvJitLinkGetErrorLog_12_3, traced___nvJitLinkGetErrorLog_12_3, record___nvJitLinkGetErrorLog_12_3, DESC___nvJitLinkGetErrorLog_12_3;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1888,7 +2045,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_4` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 105;
+    fn __nvJitLinkGetErrorLog_12_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 115;
     helpers call___nvJitLinkGetErrorLog_12_4, slow___nvJitLinkGetErrorLog_12_4, traced___nvJitLinkGetErrorLog_12_4, record___nvJitLinkGetErrorLog_12_4, DESC___nvJitLinkGetErrorLog_12_4;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1901,7 +2058,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_5` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 106;
+    fn __nvJitLinkGetErrorLog_12_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 116;
     helpers call___nvJitLinkGetErrorLog_12_5, slow___nvJitLinkGetErrorLog_12_5, traced___nvJitLinkGetErrorLog_12_5, record___nvJitLinkGetErrorLog_12_5, DESC___nvJitLinkGetErrorLog_12_5;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1914,7 +2071,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_6` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_6(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 107;
+    fn __nvJitLinkGetErrorLog_12_6(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 117;
     helpers call___nvJitLinkGetErrorLog_12_6, slow___nvJitLinkGetErrorLog_12_6, traced___nvJitLinkGetErrorLog_12_6, record___nvJitLinkGetErrorLog_12_6, DESC___nvJitLinkGetErrorLog_12_6;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1927,7 +2084,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_7` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_7(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 108;
+    fn __nvJitLinkGetErrorLog_12_7(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 118;
     helpers call___nvJitLinkGetErrorLog_12_7, slow___nvJitLinkGetErrorLog_12_7, traced___nvJitLinkGetErrorLog_12_7, record___nvJitLinkGetErrorLog_12_7, DESC___nvJitLinkGetErrorLog_12_7;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1940,7 +2097,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_12_8` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 109;
+    fn __nvJitLinkGetErrorLog_12_8(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 119;
     helpers call___nvJitLinkGetErrorLog_12_8, slow___nvJitLinkGetErrorLog_12_8, traced___nvJitLinkGetErrorLog_12_8, record___nvJitLinkGetErrorLog_12_8, DESC___nvJitLinkGetErrorLog_12_8;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1952,8 +2109,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetErrorLog`.
+    fn nvJitLinkGetErrorLog(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 120;
+    helpers call_nvJitLinkGetErrorLog, slow_nvJitLinkGetErrorLog, traced_nvJitLinkGetErrorLog, record_nvJitLinkGetErrorLog, DESC_nvJitLinkGetErrorLog;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_9` (`nvJitLinkGetInfoLogSize`). Typed: [`get_info_log_size`](super::get_info_log_size).
-    fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 110;
+    fn __nvJitLinkGetInfoLogSize_12_9(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 121;
     helpers call___nvJitLinkGetInfoLogSize_12_9, slow___nvJitLinkGetInfoLogSize_12_9, traced___nvJitLinkGetInfoLogSize_12_9, record___nvJitLinkGetInfoLogSize_12_9, DESC___nvJitLinkGetInfoLogSize_12_9;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1966,7 +2136,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_0` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 111;
+    fn __nvJitLinkGetInfoLogSize_12_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 122;
     helpers call___nvJitLinkGetInfoLogSize_12_0, slow___nvJitLinkGetInfoLogSize_12_0, traced___nvJitLinkGetInfoLogSize_12_0, record___nvJitLinkGetInfoLogSize_12_0, DESC___nvJitLinkGetInfoLogSize_12_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1979,7 +2149,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_1` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 112;
+    fn __nvJitLinkGetInfoLogSize_12_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 123;
     helpers call___nvJitLinkGetInfoLogSize_12_1, slow___nvJitLinkGetInfoLogSize_12_1, traced___nvJitLinkGetInfoLogSize_12_1, record___nvJitLinkGetInfoLogSize_12_1, DESC___nvJitLinkGetInfoLogSize_12_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1992,7 +2162,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_2` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 113;
+    fn __nvJitLinkGetInfoLogSize_12_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 124;
     helpers call___nvJitLinkGetInfoLogSize_12_2, slow___nvJitLinkGetInfoLogSize_12_2, traced___nvJitLinkGetInfoLogSize_12_2, record___nvJitLinkGetInfoLogSize_12_2, DESC___nvJitLinkGetInfoLogSize_12_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2005,7 +2175,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_3` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 114;
+    fn __nvJitLinkGetInfoLogSize_12_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 125;
     helpers call___nvJitLinkGetInfoLogSize_12_3, slow___nvJitLinkGetInfoLogSize_12_3, traced___nvJitLinkGetInfoLogSize_12_3, record___nvJitLinkGetInfoLogSize_12_3, DESC___nvJitLinkGetInfoLogSize_12_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2018,7 +2188,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_4` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 115;
+    fn __nvJitLinkGetInfoLogSize_12_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 126;
     helpers call___nvJitLinkGetInfoLogSize_12_4, slow___nvJitLinkGetInfoLogSize_12_4, traced___nvJitLinkGetInfoLogSize_12_4, record___nvJitLinkGetInfoLogSize_12_4, DESC___nvJitLinkGetInfoLogSize_12_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2031,7 +2201,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_5` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 116;
+    fn __nvJitLinkGetInfoLogSize_12_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 127;
     helpers call___nvJitLinkGetInfoLogSize_12_5, slow___nvJitLinkGetInfoLogSize_12_5, traced___nvJitLinkGetInfoLogSize_12_5, record___nvJitLinkGetInfoLogSize_12_5, DESC___nvJitLinkGetInfoLogSize_12_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2044,7 +2214,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_6` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 117;
+    fn __nvJitLinkGetInfoLogSize_12_6(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 128;
     helpers call___nvJitLinkGetInfoLogSize_12_6, slow___nvJitLinkGetInfoLogSize_12_6, traced___nvJitLinkGetInfoLogSize_12_6, record___nvJitLinkGetInfoLogSize_12_6, DESC___nvJitLinkGetInfoLogSize_12_6;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2057,7 +2227,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_7` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 118;
+    fn __nvJitLinkGetInfoLogSize_12_7(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 129;
     helpers call___nvJitLinkGetInfoLogSize_12_7, slow___nvJitLinkGetInfoLogSize_12_7, traced___nvJitLinkGetInfoLogSize_12_7, record___nvJitLinkGetInfoLogSize_12_7, DESC___nvJitLinkGetInfoLogSize_12_7;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2070,7 +2240,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_12_8` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 119;
+    fn __nvJitLinkGetInfoLogSize_12_8(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 130;
     helpers call___nvJitLinkGetInfoLogSize_12_8, slow___nvJitLinkGetInfoLogSize_12_8, traced___nvJitLinkGetInfoLogSize_12_8, record___nvJitLinkGetInfoLogSize_12_8, DESC___nvJitLinkGetInfoLogSize_12_8;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2082,8 +2252,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetInfoLogSize`.
+    fn nvJitLinkGetInfoLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 131;
+    helpers call_nvJitLinkGetInfoLogSize, slow_nvJitLinkGetInfoLogSize, traced_nvJitLinkGetInfoLogSize, record_nvJitLinkGetInfoLogSize, DESC_nvJitLinkGetInfoLogSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_9` (`nvJitLinkGetInfoLog`). Typed: [`get_info_log`](super::get_info_log).
-    fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 120;
+    fn __nvJitLinkGetInfoLog_12_9(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 132;
     helpers call___nvJitLinkGetInfoLog_12_9, slow___nvJitLinkGetInfoLog_12_9, traced___nvJitLinkGetInfoLog_12_9, record___nvJitLinkGetInfoLog_12_9, DESC___nvJitLinkGetInfoLog_12_9;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2096,7 +2279,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_0` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 121;
+    fn __nvJitLinkGetInfoLog_12_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 133;
     helpers call___nvJitLinkGetInfoLog_12_0, slow___nvJitLinkGetInfoLog_12_0, traced___nvJitLinkGetInfoLog_12_0, record___nvJitLinkGetInfoLog_12_0, DESC___nvJitLinkGetInfoLog_12_0;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2109,7 +2292,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_1` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 122;
+    fn __nvJitLinkGetInfoLog_12_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 134;
     helpers call___nvJitLinkGetInfoLog_12_1, slow___nvJitLinkGetInfoLog_12_1, traced___nvJitLinkGetInfoLog_12_1, record___nvJitLinkGetInfoLog_12_1, DESC___nvJitLinkGetInfoLog_12_1;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2122,7 +2305,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_2` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 123;
+    fn __nvJitLinkGetInfoLog_12_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 135;
     helpers call___nvJitLinkGetInfoLog_12_2, slow___nvJitLinkGetInfoLog_12_2, traced___nvJitLinkGetInfoLog_12_2, record___nvJitLinkGetInfoLog_12_2, DESC___nvJitLinkGetInfoLog_12_2;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2135,7 +2318,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_3` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 124;
+    fn __nvJitLinkGetInfoLog_12_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 136;
     helpers call___nvJitLinkGetInfoLog_12_3, slow___nvJitLinkGetInfoLog_12_3, traced___nvJitLinkGetInfoLog_12_3, record___nvJitLinkGetInfoLog_12_3, DESC___nvJitLinkGetInfoLog_12_3;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2148,7 +2331,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_4` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 125;
+    fn __nvJitLinkGetInfoLog_12_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 137;
     helpers call___nvJitLinkGetInfoLog_12_4, slow___nvJitLinkGetInfoLog_12_4, traced___nvJitLinkGetInfoLog_12_4, record___nvJitLinkGetInfoLog_12_4, DESC___nvJitLinkGetInfoLog_12_4;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2161,7 +2344,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_5` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 126;
+    fn __nvJitLinkGetInfoLog_12_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 138;
     helpers call___nvJitLinkGetInfoLog_12_5, slow___nvJitLinkGetInfoLog_12_5, traced___nvJitLinkGetInfoLog_12_5, record___nvJitLinkGetInfoLog_12_5, DESC___nvJitLinkGetInfoLog_12_5;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2174,7 +2357,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_6` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_6(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 127;
+    fn __nvJitLinkGetInfoLog_12_6(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 139;
     helpers call___nvJitLinkGetInfoLog_12_6, slow___nvJitLinkGetInfoLog_12_6, traced___nvJitLinkGetInfoLog_12_6, record___nvJitLinkGetInfoLog_12_6, DESC___nvJitLinkGetInfoLog_12_6;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2187,7 +2370,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_7` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 128;
+    fn __nvJitLinkGetInfoLog_12_7(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 140;
     helpers call___nvJitLinkGetInfoLog_12_7, slow___nvJitLinkGetInfoLog_12_7, traced___nvJitLinkGetInfoLog_12_7, record___nvJitLinkGetInfoLog_12_7, DESC___nvJitLinkGetInfoLog_12_7;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2200,7 +2383,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_12_8` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 129;
+    fn __nvJitLinkGetInfoLog_12_8(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 141;
     helpers call___nvJitLinkGetInfoLog_12_8, slow___nvJitLinkGetInfoLog_12_8, traced___nvJitLinkGetInfoLog_12_8, record___nvJitLinkGetInfoLog_12_8, DESC___nvJitLinkGetInfoLog_12_8;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -2212,8 +2395,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetInfoLog`.
+    fn nvJitLinkGetInfoLog(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 142;
+    helpers call_nvJitLinkGetInfoLog, slow_nvJitLinkGetInfoLog, traced_nvJitLinkGetInfoLog, record_nvJitLinkGetInfoLog, DESC_nvJitLinkGetInfoLog;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `nvJitLinkVersion`. Typed: [`version`](super::version).
-    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 130;
+    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 143;
     helpers call_nvJitLinkVersion, slow_nvJitLinkVersion, traced_nvJitLinkVersion, record_nvJitLinkVersion, DESC_nvJitLinkVersion;
     trace |__r, __w| "major,minor" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as u64 } else { major as usize as u64 },

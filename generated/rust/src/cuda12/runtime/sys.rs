@@ -23,6 +23,7 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 //! `cuda_runtime_api.h`: raw entry points with their C names and exact C signatures.
 //!
@@ -5533,7 +5534,7 @@ raw_fn! {
     helpers call_cudaGraphMemFreeNodeGetParams, slow_cudaGraphMemFreeNodeGetParams, traced_cudaGraphMemFreeNodeGetParams, record_cudaGraphMemFreeNodeGetParams, DESC_cudaGraphMemFreeNodeGetParams;
     trace |__r, __w| "node,dptr_out" [
         crate::trace::Arg::new(crate::trace::Kind::Handle(crate::trace::Class::GraphNode)) => node.0 as usize as u64,
-        crate::trace::Arg::new(crate::trace::Kind::Ptr) => dptr_out as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Ptr) => if __r.0 == 0 && !dptr_out.is_null() { __w |= 1 << 1; (*dptr_out.cast::<*mut c_void>()) as usize as u64 } else { dptr_out as usize as u64 },
     ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
     enums [cudaError_t::trace_name];
     on_load_error |e| load_status(&e);

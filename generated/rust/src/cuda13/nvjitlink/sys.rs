@@ -23,6 +23,7 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 f75e715c673c5058112b60a0f3ed9dc529150f641bd21d868a20612d1da77f5f
 // Regenerate with `cargo xtask regen`.
 //! `nvJitLink.h`: raw entry points with their C names and exact C signatures.
 //!
@@ -43,37 +44,42 @@ use core::ffi::{
 };
 
 /// Every exported symbol, in table order.
-pub(crate) static ENTRIES: [Entry; 91] = [
+pub(crate) static ENTRIES: [Entry; 106] = [
     Entry { symbol: "__nvJitLinkCreate_13_5", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_13_0", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_13_1", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_13_2", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_13_3", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkCreate_13_4", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkCreate", proc_name: "__nvJitLinkCreate_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_5", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_0", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_1", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_2", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_3", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkDestroy_13_4", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkDestroy", proc_name: "__nvJitLinkDestroy_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_5", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_0", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_1", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_2", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_3", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddData_13_4", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkAddData", proc_name: "__nvJitLinkAddData_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_5", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_0", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_1", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_2", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_3", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkAddFile_13_4", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkAddFile", proc_name: "__nvJitLinkAddFile_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_5", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_0", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_1", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_2", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_3", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkComplete_13_4", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkComplete", proc_name: "__nvJitLinkComplete_13_5", version: 13050, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetLinkedCubinSize_13_5",
         proc_name: "__nvJitLinkGetLinkedCubinSize_13_5",
@@ -106,6 +112,12 @@ pub(crate) static ENTRIES: [Entry; 91] = [
     },
     Entry {
         symbol: "__nvJitLinkGetLinkedCubinSize_13_4",
+        proc_name: "__nvJitLinkGetLinkedCubinSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "nvJitLinkGetLinkedCubinSize",
         proc_name: "__nvJitLinkGetLinkedCubinSize_13_5",
         version: 13050,
         per_thread: false,
@@ -146,6 +158,7 @@ pub(crate) static ENTRIES: [Entry; 91] = [
         version: 13050,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetLinkedCubin", proc_name: "__nvJitLinkGetLinkedCubin_13_5", version: 13050, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetLinkedPtxSize_13_5",
         proc_name: "__nvJitLinkGetLinkedPtxSize_13_5",
@@ -178,6 +191,12 @@ pub(crate) static ENTRIES: [Entry; 91] = [
     },
     Entry {
         symbol: "__nvJitLinkGetLinkedPtxSize_13_4",
+        proc_name: "__nvJitLinkGetLinkedPtxSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "nvJitLinkGetLinkedPtxSize",
         proc_name: "__nvJitLinkGetLinkedPtxSize_13_5",
         version: 13050,
         per_thread: false,
@@ -218,6 +237,7 @@ pub(crate) static ENTRIES: [Entry; 91] = [
         version: 13050,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetLinkedPtx", proc_name: "__nvJitLinkGetLinkedPtx_13_5", version: 13050, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetLinkedLTOIRSize_13_5",
         proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5",
@@ -250,6 +270,12 @@ pub(crate) static ENTRIES: [Entry; 91] = [
     },
     Entry {
         symbol: "__nvJitLinkGetLinkedLTOIRSize_13_4",
+        proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5",
+        version: 13050,
+        per_thread: false,
+    },
+    Entry {
+        symbol: "nvJitLinkGetLinkedLTOIRSize",
         proc_name: "__nvJitLinkGetLinkedLTOIRSize_13_5",
         version: 13050,
         per_thread: false,
@@ -290,6 +316,7 @@ pub(crate) static ENTRIES: [Entry; 91] = [
         version: 13050,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetLinkedLTOIR", proc_name: "__nvJitLinkGetLinkedLTOIR_13_5", version: 13050, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetErrorLogSize_13_5",
         proc_name: "__nvJitLinkGetErrorLogSize_13_5",
@@ -326,12 +353,14 @@ pub(crate) static ENTRIES: [Entry; 91] = [
         version: 13050,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetErrorLogSize", proc_name: "__nvJitLinkGetErrorLogSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_5", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_0", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_1", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_2", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_3", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetErrorLog_13_4", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkGetErrorLog", proc_name: "__nvJitLinkGetErrorLog_13_5", version: 13050, per_thread: false },
     Entry {
         symbol: "__nvJitLinkGetInfoLogSize_13_5",
         proc_name: "__nvJitLinkGetInfoLogSize_13_5",
@@ -368,17 +397,19 @@ pub(crate) static ENTRIES: [Entry; 91] = [
         version: 13050,
         per_thread: false,
     },
+    Entry { symbol: "nvJitLinkGetInfoLogSize", proc_name: "__nvJitLinkGetInfoLogSize_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_5", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_0", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_1", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_2", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_3", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "__nvJitLinkGetInfoLog_13_4", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
+    Entry { symbol: "nvJitLinkGetInfoLog", proc_name: "__nvJitLinkGetInfoLog_13_5", version: 13050, per_thread: false },
     Entry { symbol: "nvJitLinkVersion", proc_name: "nvJitLinkVersion", version: 13050, per_thread: false },
 ];
 
 /// The entry-point table of `nvJitLink.h`.
-pub(crate) static TABLE: Table<91> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
+pub(crate) static TABLE: Table<106> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
@@ -476,8 +507,22 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkCreate`.
+    fn nvJitLinkCreate(handle: *mut nvJitLinkHandle, numOptions: u32, options: *const *const c_char) -> nvJitLinkResult = 6;
+    helpers call_nvJitLinkCreate, slow_nvJitLinkCreate, traced_nvJitLinkCreate, record_nvJitLinkCreate, DESC_nvJitLinkCreate;
+    trace |__r, __w| "handle,numOptions,options" [
+        crate::trace::Arg::out(crate::trace::Kind::Hex) => if __r.0 == 0 && !handle.is_null() { __w |= 1 << 0; (*handle).0 as usize as u64 } else { handle as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::U64) => numOptions as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => options as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkDestroy_13_5` (`nvJitLinkDestroy`). Typed: [`destroy`](super::destroy).
-    fn __nvJitLinkDestroy_13_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 6;
+    fn __nvJitLinkDestroy_13_5(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 7;
     helpers call___nvJitLinkDestroy_13_5, slow___nvJitLinkDestroy_13_5, traced___nvJitLinkDestroy_13_5, record___nvJitLinkDestroy_13_5, DESC___nvJitLinkDestroy_13_5;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -489,7 +534,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_13_0` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_13_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 7;
+    fn __nvJitLinkDestroy_13_0(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 8;
     helpers call___nvJitLinkDestroy_13_0, slow___nvJitLinkDestroy_13_0, traced___nvJitLinkDestroy_13_0, record___nvJitLinkDestroy_13_0, DESC___nvJitLinkDestroy_13_0;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -501,7 +546,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_13_1` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_13_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 8;
+    fn __nvJitLinkDestroy_13_1(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 9;
     helpers call___nvJitLinkDestroy_13_1, slow___nvJitLinkDestroy_13_1, traced___nvJitLinkDestroy_13_1, record___nvJitLinkDestroy_13_1, DESC___nvJitLinkDestroy_13_1;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -513,7 +558,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_13_2` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_13_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 9;
+    fn __nvJitLinkDestroy_13_2(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 10;
     helpers call___nvJitLinkDestroy_13_2, slow___nvJitLinkDestroy_13_2, traced___nvJitLinkDestroy_13_2, record___nvJitLinkDestroy_13_2, DESC___nvJitLinkDestroy_13_2;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -525,7 +570,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_13_3` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_13_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 10;
+    fn __nvJitLinkDestroy_13_3(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 11;
     helpers call___nvJitLinkDestroy_13_3, slow___nvJitLinkDestroy_13_3, traced___nvJitLinkDestroy_13_3, record___nvJitLinkDestroy_13_3, DESC___nvJitLinkDestroy_13_3;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -537,7 +582,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkDestroy_13_4` (`nvJitLinkDestroy`).
-    fn __nvJitLinkDestroy_13_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 11;
+    fn __nvJitLinkDestroy_13_4(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 12;
     helpers call___nvJitLinkDestroy_13_4, slow___nvJitLinkDestroy_13_4, traced___nvJitLinkDestroy_13_4, record___nvJitLinkDestroy_13_4, DESC___nvJitLinkDestroy_13_4;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
@@ -548,8 +593,20 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkDestroy`.
+    fn nvJitLinkDestroy(handle: *mut nvJitLinkHandle) -> nvJitLinkResult = 13;
+    helpers call_nvJitLinkDestroy, slow_nvJitLinkDestroy, traced_nvJitLinkDestroy, record_nvJitLinkDestroy, DESC_nvJitLinkDestroy;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => handle as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddData_13_5` (`nvJitLinkAddData`). Typed: [`add_data`](super::add_data).
-    fn __nvJitLinkAddData_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 12;
+    fn __nvJitLinkAddData_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 14;
     helpers call___nvJitLinkAddData_13_5, slow___nvJitLinkAddData_13_5, traced___nvJitLinkAddData_13_5, record___nvJitLinkAddData_13_5, DESC___nvJitLinkAddData_13_5;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -565,7 +622,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_13_0` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_13_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 13;
+    fn __nvJitLinkAddData_13_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 15;
     helpers call___nvJitLinkAddData_13_0, slow___nvJitLinkAddData_13_0, traced___nvJitLinkAddData_13_0, record___nvJitLinkAddData_13_0, DESC___nvJitLinkAddData_13_0;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -581,7 +638,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_13_1` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_13_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 14;
+    fn __nvJitLinkAddData_13_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 16;
     helpers call___nvJitLinkAddData_13_1, slow___nvJitLinkAddData_13_1, traced___nvJitLinkAddData_13_1, record___nvJitLinkAddData_13_1, DESC___nvJitLinkAddData_13_1;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -597,7 +654,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_13_2` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_13_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 15;
+    fn __nvJitLinkAddData_13_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 17;
     helpers call___nvJitLinkAddData_13_2, slow___nvJitLinkAddData_13_2, traced___nvJitLinkAddData_13_2, record___nvJitLinkAddData_13_2, DESC___nvJitLinkAddData_13_2;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -613,7 +670,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_13_3` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_13_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 16;
+    fn __nvJitLinkAddData_13_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 18;
     helpers call___nvJitLinkAddData_13_3, slow___nvJitLinkAddData_13_3, traced___nvJitLinkAddData_13_3, record___nvJitLinkAddData_13_3, DESC___nvJitLinkAddData_13_3;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -629,7 +686,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddData_13_4` (`nvJitLinkAddData`).
-    fn __nvJitLinkAddData_13_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 17;
+    fn __nvJitLinkAddData_13_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 19;
     helpers call___nvJitLinkAddData_13_4, slow___nvJitLinkAddData_13_4, traced___nvJitLinkAddData_13_4, record___nvJitLinkAddData_13_4, DESC___nvJitLinkAddData_13_4;
     trace |__r, __w| "handle,inputType,data,size,name" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -644,8 +701,24 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkAddData`.
+    fn nvJitLinkAddData(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, data: *const c_void, size: usize, name: *const c_char) -> nvJitLinkResult = 20;
+    helpers call_nvJitLinkAddData, slow_nvJitLinkAddData, traced_nvJitLinkAddData, record_nvJitLinkAddData, DESC_nvJitLinkAddData;
+    trace |__r, __w| "handle,inputType,data,size,name" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => data as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Size) => size as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => name as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkAddFile_13_5` (`nvJitLinkAddFile`). Typed: [`add_file`](super::add_file).
-    fn __nvJitLinkAddFile_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 18;
+    fn __nvJitLinkAddFile_13_5(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 21;
     helpers call___nvJitLinkAddFile_13_5, slow___nvJitLinkAddFile_13_5, traced___nvJitLinkAddFile_13_5, record___nvJitLinkAddFile_13_5, DESC___nvJitLinkAddFile_13_5;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -659,7 +732,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_13_0` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_13_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 19;
+    fn __nvJitLinkAddFile_13_0(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 22;
     helpers call___nvJitLinkAddFile_13_0, slow___nvJitLinkAddFile_13_0, traced___nvJitLinkAddFile_13_0, record___nvJitLinkAddFile_13_0, DESC___nvJitLinkAddFile_13_0;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -673,7 +746,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_13_1` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_13_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 20;
+    fn __nvJitLinkAddFile_13_1(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 23;
     helpers call___nvJitLinkAddFile_13_1, slow___nvJitLinkAddFile_13_1, traced___nvJitLinkAddFile_13_1, record___nvJitLinkAddFile_13_1, DESC___nvJitLinkAddFile_13_1;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -687,7 +760,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_13_2` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_13_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 21;
+    fn __nvJitLinkAddFile_13_2(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 24;
     helpers call___nvJitLinkAddFile_13_2, slow___nvJitLinkAddFile_13_2, traced___nvJitLinkAddFile_13_2, record___nvJitLinkAddFile_13_2, DESC___nvJitLinkAddFile_13_2;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -701,7 +774,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_13_3` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_13_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 22;
+    fn __nvJitLinkAddFile_13_3(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 25;
     helpers call___nvJitLinkAddFile_13_3, slow___nvJitLinkAddFile_13_3, traced___nvJitLinkAddFile_13_3, record___nvJitLinkAddFile_13_3, DESC___nvJitLinkAddFile_13_3;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -715,7 +788,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkAddFile_13_4` (`nvJitLinkAddFile`).
-    fn __nvJitLinkAddFile_13_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 23;
+    fn __nvJitLinkAddFile_13_4(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 26;
     helpers call___nvJitLinkAddFile_13_4, slow___nvJitLinkAddFile_13_4, traced___nvJitLinkAddFile_13_4, record___nvJitLinkAddFile_13_4, DESC___nvJitLinkAddFile_13_4;
     trace |__r, __w| "handle,inputType,fileName" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -728,8 +801,22 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkAddFile`.
+    fn nvJitLinkAddFile(handle: nvJitLinkHandle, inputType: nvJitLinkInputType, fileName: *const c_char) -> nvJitLinkResult = 27;
+    helpers call_nvJitLinkAddFile, slow_nvJitLinkAddFile, traced_nvJitLinkAddFile, record_nvJitLinkAddFile, DESC_nvJitLinkAddFile;
+    trace |__r, __w| "handle,inputType,fileName" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Enum(0)) => inputType.0 as i64 as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Str) => fileName as usize as u64,
+    ] => crate::trace::Kind::Enum(1), __r.0 as i64 as u64;
+    enums [nvJitLinkInputType::trace_name, nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkComplete_13_5` (`nvJitLinkComplete`). Typed: [`complete`](super::complete).
-    fn __nvJitLinkComplete_13_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 24;
+    fn __nvJitLinkComplete_13_5(handle: nvJitLinkHandle) -> nvJitLinkResult = 28;
     helpers call___nvJitLinkComplete_13_5, slow___nvJitLinkComplete_13_5, traced___nvJitLinkComplete_13_5, record___nvJitLinkComplete_13_5, DESC___nvJitLinkComplete_13_5;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -741,7 +828,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_13_0` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_13_0(handle: nvJitLinkHandle) -> nvJitLinkResult = 25;
+    fn __nvJitLinkComplete_13_0(handle: nvJitLinkHandle) -> nvJitLinkResult = 29;
     helpers call___nvJitLinkComplete_13_0, slow___nvJitLinkComplete_13_0, traced___nvJitLinkComplete_13_0, record___nvJitLinkComplete_13_0, DESC___nvJitLinkComplete_13_0;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -753,7 +840,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_13_1` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_13_1(handle: nvJitLinkHandle) -> nvJitLinkResult = 26;
+    fn __nvJitLinkComplete_13_1(handle: nvJitLinkHandle) -> nvJitLinkResult = 30;
     helpers call___nvJitLinkComplete_13_1, slow___nvJitLinkComplete_13_1, traced___nvJitLinkComplete_13_1, record___nvJitLinkComplete_13_1, DESC___nvJitLinkComplete_13_1;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -765,7 +852,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_13_2` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_13_2(handle: nvJitLinkHandle) -> nvJitLinkResult = 27;
+    fn __nvJitLinkComplete_13_2(handle: nvJitLinkHandle) -> nvJitLinkResult = 31;
     helpers call___nvJitLinkComplete_13_2, slow___nvJitLinkComplete_13_2, traced___nvJitLinkComplete_13_2, record___nvJitLinkComplete_13_2, DESC___nvJitLinkComplete_13_2;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -777,7 +864,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_13_3` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_13_3(handle: nvJitLinkHandle) -> nvJitLinkResult = 28;
+    fn __nvJitLinkComplete_13_3(handle: nvJitLinkHandle) -> nvJitLinkResult = 32;
     helpers call___nvJitLinkComplete_13_3, slow___nvJitLinkComplete_13_3, traced___nvJitLinkComplete_13_3, record___nvJitLinkComplete_13_3, DESC___nvJitLinkComplete_13_3;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -789,7 +876,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkComplete_13_4` (`nvJitLinkComplete`).
-    fn __nvJitLinkComplete_13_4(handle: nvJitLinkHandle) -> nvJitLinkResult = 29;
+    fn __nvJitLinkComplete_13_4(handle: nvJitLinkHandle) -> nvJitLinkResult = 33;
     helpers call___nvJitLinkComplete_13_4, slow___nvJitLinkComplete_13_4, traced___nvJitLinkComplete_13_4, record___nvJitLinkComplete_13_4, DESC___nvJitLinkComplete_13_4;
     trace |__r, __w| "handle" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -800,8 +887,20 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkComplete`.
+    fn nvJitLinkComplete(handle: nvJitLinkHandle) -> nvJitLinkResult = 34;
+    helpers call_nvJitLinkComplete, slow_nvJitLinkComplete, traced_nvJitLinkComplete, record_nvJitLinkComplete, DESC_nvJitLinkComplete;
+    trace |__r, __w| "handle" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_5` (`nvJitLinkGetLinkedCubinSize`). Typed: [`get_linked_cubin_size`](super::get_linked_cubin_size).
-    fn __nvJitLinkGetLinkedCubinSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 30;
+    fn __nvJitLinkGetLinkedCubinSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 35;
     helpers call___nvJitLinkGetLinkedCubinSize_13_5, slow___nvJitLinkGetLinkedCubinSize_13_5, traced___nvJitLinkGetLinkedCubinSize_13_5, record___nvJitLinkGetLinkedCubinSize_13_5, DESC___nvJitLinkGetLinkedCubinSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -814,7 +913,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_0` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 31;
+    fn __nvJitLinkGetLinkedCubinSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 36;
     helpers call___nvJitLinkGetLinkedCubinSize_13_0, slow___nvJitLinkGetLinkedCubinSize_13_0, traced___nvJitLinkGetLinkedCubinSize_13_0, record___nvJitLinkGetLinkedCubinSize_13_0, DESC___nvJitLinkGetLinkedCubinSize_13_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -827,7 +926,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_1` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 32;
+    fn __nvJitLinkGetLinkedCubinSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 37;
     helpers call___nvJitLinkGetLinkedCubinSize_13_1, slow___nvJitLinkGetLinkedCubinSize_13_1, traced___nvJitLinkGetLinkedCubinSize_13_1, record___nvJitLinkGetLinkedCubinSize_13_1, DESC___nvJitLinkGetLinkedCubinSize_13_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -840,7 +939,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_2` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 33;
+    fn __nvJitLinkGetLinkedCubinSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 38;
     helpers call___nvJitLinkGetLinkedCubinSize_13_2, slow___nvJitLinkGetLinkedCubinSize_13_2, traced___nvJitLinkGetLinkedCubinSize_13_2, record___nvJitLinkGetLinkedCubinSize_13_2, DESC___nvJitLinkGetLinkedCubinSize_13_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -853,7 +952,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_3` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 34;
+    fn __nvJitLinkGetLinkedCubinSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 39;
     helpers call___nvJitLinkGetLinkedCubinSize_13_3, slow___nvJitLinkGetLinkedCubinSize_13_3, traced___nvJitLinkGetLinkedCubinSize_13_3, record___nvJitLinkGetLinkedCubinSize_13_3, DESC___nvJitLinkGetLinkedCubinSize_13_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -866,7 +965,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubinSize_13_4` (`nvJitLinkGetLinkedCubinSize`).
-    fn __nvJitLinkGetLinkedCubinSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 35;
+    fn __nvJitLinkGetLinkedCubinSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 40;
     helpers call___nvJitLinkGetLinkedCubinSize_13_4, slow___nvJitLinkGetLinkedCubinSize_13_4, traced___nvJitLinkGetLinkedCubinSize_13_4, record___nvJitLinkGetLinkedCubinSize_13_4, DESC___nvJitLinkGetLinkedCubinSize_13_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -878,8 +977,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedCubinSize`.
+    fn nvJitLinkGetLinkedCubinSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 41;
+    helpers call_nvJitLinkGetLinkedCubinSize, slow_nvJitLinkGetLinkedCubinSize, traced_nvJitLinkGetLinkedCubinSize, record_nvJitLinkGetLinkedCubinSize, DESC_nvJitLinkGetLinkedCubinSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_5` (`nvJitLinkGetLinkedCubin`). Typed: [`get_linked_cubin`](super::get_linked_cubin).
-    fn __nvJitLinkGetLinkedCubin_13_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 36;
+    fn __nvJitLinkGetLinkedCubin_13_5(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 42;
     helpers call___nvJitLinkGetLinkedCubin_13_5, slow___nvJitLinkGetLinkedCubin_13_5, traced___nvJitLinkGetLinkedCubin_13_5, record___nvJitLinkGetLinkedCubin_13_5, DESC___nvJitLinkGetLinkedCubin_13_5;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -892,7 +1004,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_0` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_13_0(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 37;
+    fn __nvJitLinkGetLinkedCubin_13_0(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 43;
     helpers call___nvJitLinkGetLinkedCubin_13_0, slow___nvJitLinkGetLinkedCubin_13_0, traced___nvJitLinkGetLinkedCubin_13_0, record___nvJitLinkGetLinkedCubin_13_0, DESC___nvJitLinkGetLinkedCubin_13_0;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -905,7 +1017,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_1` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_13_1(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 38;
+    fn __nvJitLinkGetLinkedCubin_13_1(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 44;
     helpers call___nvJitLinkGetLinkedCubin_13_1, slow___nvJitLinkGetLinkedCubin_13_1, traced___nvJitLinkGetLinkedCubin_13_1, record___nvJitLinkGetLinkedCubin_13_1, DESC___nvJitLinkGetLinkedCubin_13_1;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -918,7 +1030,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_2` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_13_2(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 39;
+    fn __nvJitLinkGetLinkedCubin_13_2(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 45;
     helpers call___nvJitLinkGetLinkedCubin_13_2, slow___nvJitLinkGetLinkedCubin_13_2, traced___nvJitLinkGetLinkedCubin_13_2, record___nvJitLinkGetLinkedCubin_13_2, DESC___nvJitLinkGetLinkedCubin_13_2;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -931,7 +1043,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_3` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_13_3(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 40;
+    fn __nvJitLinkGetLinkedCubin_13_3(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 46;
     helpers call___nvJitLinkGetLinkedCubin_13_3, slow___nvJitLinkGetLinkedCubin_13_3, traced___nvJitLinkGetLinkedCubin_13_3, record___nvJitLinkGetLinkedCubin_13_3, DESC___nvJitLinkGetLinkedCubin_13_3;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -944,7 +1056,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedCubin_13_4` (`nvJitLinkGetLinkedCubin`).
-    fn __nvJitLinkGetLinkedCubin_13_4(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 41;
+    fn __nvJitLinkGetLinkedCubin_13_4(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 47;
     helpers call___nvJitLinkGetLinkedCubin_13_4, slow___nvJitLinkGetLinkedCubin_13_4, traced___nvJitLinkGetLinkedCubin_13_4, record___nvJitLinkGetLinkedCubin_13_4, DESC___nvJitLinkGetLinkedCubin_13_4;
     trace |__r, __w| "handle,cubin" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -956,8 +1068,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedCubin`.
+    fn nvJitLinkGetLinkedCubin(handle: nvJitLinkHandle, cubin: *mut c_void) -> nvJitLinkResult = 48;
+    helpers call_nvJitLinkGetLinkedCubin, slow_nvJitLinkGetLinkedCubin, traced_nvJitLinkGetLinkedCubin, record_nvJitLinkGetLinkedCubin, DESC_nvJitLinkGetLinkedCubin;
+    trace |__r, __w| "handle,cubin" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => cubin as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_5` (`nvJitLinkGetLinkedPtxSize`). Typed: [`get_linked_ptx_size`](super::get_linked_ptx_size).
-    fn __nvJitLinkGetLinkedPtxSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 42;
+    fn __nvJitLinkGetLinkedPtxSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 49;
     helpers call___nvJitLinkGetLinkedPtxSize_13_5, slow___nvJitLinkGetLinkedPtxSize_13_5, traced___nvJitLinkGetLinkedPtxSize_13_5, record___nvJitLinkGetLinkedPtxSize_13_5, DESC___nvJitLinkGetLinkedPtxSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -970,7 +1095,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_0` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 43;
+    fn __nvJitLinkGetLinkedPtxSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 50;
     helpers call___nvJitLinkGetLinkedPtxSize_13_0, slow___nvJitLinkGetLinkedPtxSize_13_0, traced___nvJitLinkGetLinkedPtxSize_13_0, record___nvJitLinkGetLinkedPtxSize_13_0, DESC___nvJitLinkGetLinkedPtxSize_13_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -983,7 +1108,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_1` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 44;
+    fn __nvJitLinkGetLinkedPtxSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 51;
     helpers call___nvJitLinkGetLinkedPtxSize_13_1, slow___nvJitLinkGetLinkedPtxSize_13_1, traced___nvJitLinkGetLinkedPtxSize_13_1, record___nvJitLinkGetLinkedPtxSize_13_1, DESC___nvJitLinkGetLinkedPtxSize_13_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -996,7 +1121,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_2` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 45;
+    fn __nvJitLinkGetLinkedPtxSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 52;
     helpers call___nvJitLinkGetLinkedPtxSize_13_2, slow___nvJitLinkGetLinkedPtxSize_13_2, traced___nvJitLinkGetLinkedPtxSize_13_2, record___nvJitLinkGetLinkedPtxSize_13_2, DESC___nvJitLinkGetLinkedPtxSize_13_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1009,7 +1134,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_3` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 46;
+    fn __nvJitLinkGetLinkedPtxSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 53;
     helpers call___nvJitLinkGetLinkedPtxSize_13_3, slow___nvJitLinkGetLinkedPtxSize_13_3, traced___nvJitLinkGetLinkedPtxSize_13_3, record___nvJitLinkGetLinkedPtxSize_13_3, DESC___nvJitLinkGetLinkedPtxSize_13_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1022,7 +1147,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtxSize_13_4` (`nvJitLinkGetLinkedPtxSize`).
-    fn __nvJitLinkGetLinkedPtxSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 47;
+    fn __nvJitLinkGetLinkedPtxSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 54;
     helpers call___nvJitLinkGetLinkedPtxSize_13_4, slow___nvJitLinkGetLinkedPtxSize_13_4, traced___nvJitLinkGetLinkedPtxSize_13_4, record___nvJitLinkGetLinkedPtxSize_13_4, DESC___nvJitLinkGetLinkedPtxSize_13_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1034,8 +1159,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedPtxSize`.
+    fn nvJitLinkGetLinkedPtxSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 55;
+    helpers call_nvJitLinkGetLinkedPtxSize, slow_nvJitLinkGetLinkedPtxSize, traced_nvJitLinkGetLinkedPtxSize, record_nvJitLinkGetLinkedPtxSize, DESC_nvJitLinkGetLinkedPtxSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_5` (`nvJitLinkGetLinkedPtx`). Typed: [`get_linked_ptx`](super::get_linked_ptx).
-    fn __nvJitLinkGetLinkedPtx_13_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 48;
+    fn __nvJitLinkGetLinkedPtx_13_5(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 56;
     helpers call___nvJitLinkGetLinkedPtx_13_5, slow___nvJitLinkGetLinkedPtx_13_5, traced___nvJitLinkGetLinkedPtx_13_5, record___nvJitLinkGetLinkedPtx_13_5, DESC___nvJitLinkGetLinkedPtx_13_5;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1048,7 +1186,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_0` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_13_0(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 49;
+    fn __nvJitLinkGetLinkedPtx_13_0(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 57;
     helpers call___nvJitLinkGetLinkedPtx_13_0, slow___nvJitLinkGetLinkedPtx_13_0, traced___nvJitLinkGetLinkedPtx_13_0, record___nvJitLinkGetLinkedPtx_13_0, DESC___nvJitLinkGetLinkedPtx_13_0;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1061,7 +1199,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_1` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_13_1(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 50;
+    fn __nvJitLinkGetLinkedPtx_13_1(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 58;
     helpers call___nvJitLinkGetLinkedPtx_13_1, slow___nvJitLinkGetLinkedPtx_13_1, traced___nvJitLinkGetLinkedPtx_13_1, record___nvJitLinkGetLinkedPtx_13_1, DESC___nvJitLinkGetLinkedPtx_13_1;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1074,7 +1212,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_2` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_13_2(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 51;
+    fn __nvJitLinkGetLinkedPtx_13_2(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 59;
     helpers call___nvJitLinkGetLinkedPtx_13_2, slow___nvJitLinkGetLinkedPtx_13_2, traced___nvJitLinkGetLinkedPtx_13_2, record___nvJitLinkGetLinkedPtx_13_2, DESC___nvJitLinkGetLinkedPtx_13_2;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1087,7 +1225,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_3` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_13_3(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 52;
+    fn __nvJitLinkGetLinkedPtx_13_3(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 60;
     helpers call___nvJitLinkGetLinkedPtx_13_3, slow___nvJitLinkGetLinkedPtx_13_3, traced___nvJitLinkGetLinkedPtx_13_3, record___nvJitLinkGetLinkedPtx_13_3, DESC___nvJitLinkGetLinkedPtx_13_3;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1100,7 +1238,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedPtx_13_4` (`nvJitLinkGetLinkedPtx`).
-    fn __nvJitLinkGetLinkedPtx_13_4(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 53;
+    fn __nvJitLinkGetLinkedPtx_13_4(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 61;
     helpers call___nvJitLinkGetLinkedPtx_13_4, slow___nvJitLinkGetLinkedPtx_13_4, traced___nvJitLinkGetLinkedPtx_13_4, record___nvJitLinkGetLinkedPtx_13_4, DESC___nvJitLinkGetLinkedPtx_13_4;
     trace |__r, __w| "handle,ptx" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1112,8 +1250,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedPtx`.
+    fn nvJitLinkGetLinkedPtx(handle: nvJitLinkHandle, ptx: *mut c_char) -> nvJitLinkResult = 62;
+    helpers call_nvJitLinkGetLinkedPtx, slow_nvJitLinkGetLinkedPtx, traced_nvJitLinkGetLinkedPtx, record_nvJitLinkGetLinkedPtx, DESC_nvJitLinkGetLinkedPtx;
+    trace |__r, __w| "handle,ptx" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ptx as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_5` (`nvJitLinkGetLinkedLTOIRSize`). Typed: [`get_linked_ltoir_size`](super::get_linked_ltoir_size).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 54;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 63;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_5, slow___nvJitLinkGetLinkedLTOIRSize_13_5, traced___nvJitLinkGetLinkedLTOIRSize_13_5, record___nvJitLinkGetLinkedLTOIRSize_13_5, DESC___nvJitLinkGetLinkedLTOIRSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1126,7 +1277,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_0` (`nvJitLinkGetLinkedLTOIRSize`).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 55;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 64;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_0, slow___nvJitLinkGetLinkedLTOIRSize_13_0, traced___nvJitLinkGetLinkedLTOIRSize_13_0, record___nvJitLinkGetLinkedLTOIRSize_13_0, DESC___nvJitLinkGetLinkedLTOIRSize_13_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1139,7 +1290,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_1` (`nvJitLinkGetLinkedLTOIRSize`).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 56;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 65;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_1, slow___nvJitLinkGetLinkedLTOIRSize_13_1, traced___nvJitLinkGetLinkedLTOIRSize_13_1, record___nvJitLinkGetLinkedLTOIRSize_13_1, DESC___nvJitLinkGetLinkedLTOIRSize_13_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1152,7 +1303,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_2` (`nvJitLinkGetLinkedLTOIRSize`).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 57;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 66;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_2, slow___nvJitLinkGetLinkedLTOIRSize_13_2, traced___nvJitLinkGetLinkedLTOIRSize_13_2, record___nvJitLinkGetLinkedLTOIRSize_13_2, DESC___nvJitLinkGetLinkedLTOIRSize_13_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1165,7 +1316,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_3` (`nvJitLinkGetLinkedLTOIRSize`).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 58;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 67;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_3, slow___nvJitLinkGetLinkedLTOIRSize_13_3, traced___nvJitLinkGetLinkedLTOIRSize_13_3, record___nvJitLinkGetLinkedLTOIRSize_13_3, DESC___nvJitLinkGetLinkedLTOIRSize_13_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1178,7 +1329,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIRSize_13_4` (`nvJitLinkGetLinkedLTOIRSize`).
-    fn __nvJitLinkGetLinkedLTOIRSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 59;
+    fn __nvJitLinkGetLinkedLTOIRSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 68;
     helpers call___nvJitLinkGetLinkedLTOIRSize_13_4, slow___nvJitLinkGetLinkedLTOIRSize_13_4, traced___nvJitLinkGetLinkedLTOIRSize_13_4, record___nvJitLinkGetLinkedLTOIRSize_13_4, DESC___nvJitLinkGetLinkedLTOIRSize_13_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1190,8 +1341,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedLTOIRSize`.
+    fn nvJitLinkGetLinkedLTOIRSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 69;
+    helpers call_nvJitLinkGetLinkedLTOIRSize, slow_nvJitLinkGetLinkedLTOIRSize, traced_nvJitLinkGetLinkedLTOIRSize, record_nvJitLinkGetLinkedLTOIRSize, DESC_nvJitLinkGetLinkedLTOIRSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_5` (`nvJitLinkGetLinkedLTOIR`). Typed: [`get_linked_ltoir`](super::get_linked_ltoir).
-    fn __nvJitLinkGetLinkedLTOIR_13_5(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 60;
+    fn __nvJitLinkGetLinkedLTOIR_13_5(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 70;
     helpers call___nvJitLinkGetLinkedLTOIR_13_5, slow___nvJitLinkGetLinkedLTOIR_13_5, traced___nvJitLinkGetLinkedLTOIR_13_5, record___nvJitLinkGetLinkedLTOIR_13_5, DESC___nvJitLinkGetLinkedLTOIR_13_5;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1204,7 +1368,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_0` (`nvJitLinkGetLinkedLTOIR`).
-    fn __nvJitLinkGetLinkedLTOIR_13_0(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 61;
+    fn __nvJitLinkGetLinkedLTOIR_13_0(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 71;
     helpers call___nvJitLinkGetLinkedLTOIR_13_0, slow___nvJitLinkGetLinkedLTOIR_13_0, traced___nvJitLinkGetLinkedLTOIR_13_0, record___nvJitLinkGetLinkedLTOIR_13_0, DESC___nvJitLinkGetLinkedLTOIR_13_0;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1217,7 +1381,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_1` (`nvJitLinkGetLinkedLTOIR`).
-    fn __nvJitLinkGetLinkedLTOIR_13_1(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 62;
+    fn __nvJitLinkGetLinkedLTOIR_13_1(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 72;
     helpers call___nvJitLinkGetLinkedLTOIR_13_1, slow___nvJitLinkGetLinkedLTOIR_13_1, traced___nvJitLinkGetLinkedLTOIR_13_1, record___nvJitLinkGetLinkedLTOIR_13_1, DESC___nvJitLinkGetLinkedLTOIR_13_1;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1230,7 +1394,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_2` (`nvJitLinkGetLinkedLTOIR`).
-    fn __nvJitLinkGetLinkedLTOIR_13_2(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 63;
+    fn __nvJitLinkGetLinkedLTOIR_13_2(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 73;
     helpers call___nvJitLinkGetLinkedLTOIR_13_2, slow___nvJitLinkGetLinkedLTOIR_13_2, traced___nvJitLinkGetLinkedLTOIR_13_2, record___nvJitLinkGetLinkedLTOIR_13_2, DESC___nvJitLinkGetLinkedLTOIR_13_2;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1243,7 +1407,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_3` (`nvJitLinkGetLinkedLTOIR`).
-    fn __nvJitLinkGetLinkedLTOIR_13_3(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 64;
+    fn __nvJitLinkGetLinkedLTOIR_13_3(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 74;
     helpers call___nvJitLinkGetLinkedLTOIR_13_3, slow___nvJitLinkGetLinkedLTOIR_13_3, traced___nvJitLinkGetLinkedLTOIR_13_3, record___nvJitLinkGetLinkedLTOIR_13_3, DESC___nvJitLinkGetLinkedLTOIR_13_3;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1256,7 +1420,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetLinkedLTOIR_13_4` (`nvJitLinkGetLinkedLTOIR`).
-    fn __nvJitLinkGetLinkedLTOIR_13_4(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 65;
+    fn __nvJitLinkGetLinkedLTOIR_13_4(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 75;
     helpers call___nvJitLinkGetLinkedLTOIR_13_4, slow___nvJitLinkGetLinkedLTOIR_13_4, traced___nvJitLinkGetLinkedLTOIR_13_4, record___nvJitLinkGetLinkedLTOIR_13_4, DESC___nvJitLinkGetLinkedLTOIR_13_4;
     trace |__r, __w| "handle,ltoir" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1268,8 +1432,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetLinkedLTOIR`.
+    fn nvJitLinkGetLinkedLTOIR(handle: nvJitLinkHandle, ltoir: *mut c_void) -> nvJitLinkResult = 76;
+    helpers call_nvJitLinkGetLinkedLTOIR, slow_nvJitLinkGetLinkedLTOIR, traced_nvJitLinkGetLinkedLTOIR, record_nvJitLinkGetLinkedLTOIR, DESC_nvJitLinkGetLinkedLTOIR;
+    trace |__r, __w| "handle,ltoir" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => ltoir as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_5` (`nvJitLinkGetErrorLogSize`). Typed: [`get_error_log_size`](super::get_error_log_size).
-    fn __nvJitLinkGetErrorLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 66;
+    fn __nvJitLinkGetErrorLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 77;
     helpers call___nvJitLinkGetErrorLogSize_13_5, slow___nvJitLinkGetErrorLogSize_13_5, traced___nvJitLinkGetErrorLogSize_13_5, record___nvJitLinkGetErrorLogSize_13_5, DESC___nvJitLinkGetErrorLogSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1282,7 +1459,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_0` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 67;
+    fn __nvJitLinkGetErrorLogSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 78;
     helpers call___nvJitLinkGetErrorLogSize_13_0, slow___nvJitLinkGetErrorLogSize_13_0, traced___nvJitLinkGetErrorLogSize_13_0, record___nvJitLinkGetErrorLogSize_13_0, DESC___nvJitLinkGetErrorLogSize_13_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1295,7 +1472,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_1` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 68;
+    fn __nvJitLinkGetErrorLogSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 79;
     helpers call___nvJitLinkGetErrorLogSize_13_1, slow___nvJitLinkGetErrorLogSize_13_1, traced___nvJitLinkGetErrorLogSize_13_1, record___nvJitLinkGetErrorLogSize_13_1, DESC___nvJitLinkGetErrorLogSize_13_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1308,7 +1485,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_2` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 69;
+    fn __nvJitLinkGetErrorLogSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 80;
     helpers call___nvJitLinkGetErrorLogSize_13_2, slow___nvJitLinkGetErrorLogSize_13_2, traced___nvJitLinkGetErrorLogSize_13_2, record___nvJitLinkGetErrorLogSize_13_2, DESC___nvJitLinkGetErrorLogSize_13_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1321,7 +1498,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_3` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 70;
+    fn __nvJitLinkGetErrorLogSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 81;
     helpers call___nvJitLinkGetErrorLogSize_13_3, slow___nvJitLinkGetErrorLogSize_13_3, traced___nvJitLinkGetErrorLogSize_13_3, record___nvJitLinkGetErrorLogSize_13_3, DESC___nvJitLinkGetErrorLogSize_13_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1334,7 +1511,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLogSize_13_4` (`nvJitLinkGetErrorLogSize`).
-    fn __nvJitLinkGetErrorLogSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 71;
+    fn __nvJitLinkGetErrorLogSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 82;
     helpers call___nvJitLinkGetErrorLogSize_13_4, slow___nvJitLinkGetErrorLogSize_13_4, traced___nvJitLinkGetErrorLogSize_13_4, record___nvJitLinkGetErrorLogSize_13_4, DESC___nvJitLinkGetErrorLogSize_13_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1346,8 +1523,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetErrorLogSize`.
+    fn nvJitLinkGetErrorLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 83;
+    helpers call_nvJitLinkGetErrorLogSize, slow_nvJitLinkGetErrorLogSize, traced_nvJitLinkGetErrorLogSize, record_nvJitLinkGetErrorLogSize, DESC_nvJitLinkGetErrorLogSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_5` (`nvJitLinkGetErrorLog`). Typed: [`get_error_log`](super::get_error_log).
-    fn __nvJitLinkGetErrorLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 72;
+    fn __nvJitLinkGetErrorLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 84;
     helpers call___nvJitLinkGetErrorLog_13_5, slow___nvJitLinkGetErrorLog_13_5, traced___nvJitLinkGetErrorLog_13_5, record___nvJitLinkGetErrorLog_13_5, DESC___nvJitLinkGetErrorLog_13_5;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1360,7 +1550,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_0` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_13_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 73;
+    fn __nvJitLinkGetErrorLog_13_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 85;
     helpers call___nvJitLinkGetErrorLog_13_0, slow___nvJitLinkGetErrorLog_13_0, traced___nvJitLinkGetErrorLog_13_0, record___nvJitLinkGetErrorLog_13_0, DESC___nvJitLinkGetErrorLog_13_0;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1373,7 +1563,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_1` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_13_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 74;
+    fn __nvJitLinkGetErrorLog_13_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 86;
     helpers call___nvJitLinkGetErrorLog_13_1, slow___nvJitLinkGetErrorLog_13_1, traced___nvJitLinkGetErrorLog_13_1, record___nvJitLinkGetErrorLog_13_1, DESC___nvJitLinkGetErrorLog_13_1;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1386,7 +1576,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_2` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_13_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 75;
+    fn __nvJitLinkGetErrorLog_13_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 87;
     helpers call___nvJitLinkGetErrorLog_13_2, slow___nvJitLinkGetErrorLog_13_2, traced___nvJitLinkGetErrorLog_13_2, record___nvJitLinkGetErrorLog_13_2, DESC___nvJitLinkGetErrorLog_13_2;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1399,7 +1589,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_3` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_13_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 76;
+    fn __nvJitLinkGetErrorLog_13_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 88;
     helpers call___nvJitLinkGetErrorLog_13_3, slow___nvJitLinkGetErrorLog_13_3, traced___nvJitLinkGetErrorLog_13_3, record___nvJitLinkGetErrorLog_13_3, DESC___nvJitLinkGetErrorLog_13_3;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1412,7 +1602,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetErrorLog_13_4` (`nvJitLinkGetErrorLog`).
-    fn __nvJitLinkGetErrorLog_13_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 77;
+    fn __nvJitLinkGetErrorLog_13_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 89;
     helpers call___nvJitLinkGetErrorLog_13_4, slow___nvJitLinkGetErrorLog_13_4, traced___nvJitLinkGetErrorLog_13_4, record___nvJitLinkGetErrorLog_13_4, DESC___nvJitLinkGetErrorLog_13_4;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1424,8 +1614,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetErrorLog`.
+    fn nvJitLinkGetErrorLog(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 90;
+    helpers call_nvJitLinkGetErrorLog, slow_nvJitLinkGetErrorLog, traced_nvJitLinkGetErrorLog, record_nvJitLinkGetErrorLog, DESC_nvJitLinkGetErrorLog;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_5` (`nvJitLinkGetInfoLogSize`). Typed: [`get_info_log_size`](super::get_info_log_size).
-    fn __nvJitLinkGetInfoLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 78;
+    fn __nvJitLinkGetInfoLogSize_13_5(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 91;
     helpers call___nvJitLinkGetInfoLogSize_13_5, slow___nvJitLinkGetInfoLogSize_13_5, traced___nvJitLinkGetInfoLogSize_13_5, record___nvJitLinkGetInfoLogSize_13_5, DESC___nvJitLinkGetInfoLogSize_13_5;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1438,7 +1641,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_0` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 79;
+    fn __nvJitLinkGetInfoLogSize_13_0(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 92;
     helpers call___nvJitLinkGetInfoLogSize_13_0, slow___nvJitLinkGetInfoLogSize_13_0, traced___nvJitLinkGetInfoLogSize_13_0, record___nvJitLinkGetInfoLogSize_13_0, DESC___nvJitLinkGetInfoLogSize_13_0;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1451,7 +1654,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_1` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 80;
+    fn __nvJitLinkGetInfoLogSize_13_1(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 93;
     helpers call___nvJitLinkGetInfoLogSize_13_1, slow___nvJitLinkGetInfoLogSize_13_1, traced___nvJitLinkGetInfoLogSize_13_1, record___nvJitLinkGetInfoLogSize_13_1, DESC___nvJitLinkGetInfoLogSize_13_1;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1464,7 +1667,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_2` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 81;
+    fn __nvJitLinkGetInfoLogSize_13_2(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 94;
     helpers call___nvJitLinkGetInfoLogSize_13_2, slow___nvJitLinkGetInfoLogSize_13_2, traced___nvJitLinkGetInfoLogSize_13_2, record___nvJitLinkGetInfoLogSize_13_2, DESC___nvJitLinkGetInfoLogSize_13_2;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1477,7 +1680,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_3` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 82;
+    fn __nvJitLinkGetInfoLogSize_13_3(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 95;
     helpers call___nvJitLinkGetInfoLogSize_13_3, slow___nvJitLinkGetInfoLogSize_13_3, traced___nvJitLinkGetInfoLogSize_13_3, record___nvJitLinkGetInfoLogSize_13_3, DESC___nvJitLinkGetInfoLogSize_13_3;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1490,7 +1693,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLogSize_13_4` (`nvJitLinkGetInfoLogSize`).
-    fn __nvJitLinkGetInfoLogSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 83;
+    fn __nvJitLinkGetInfoLogSize_13_4(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 96;
     helpers call___nvJitLinkGetInfoLogSize_13_4, slow___nvJitLinkGetInfoLogSize_13_4, traced___nvJitLinkGetInfoLogSize_13_4, record___nvJitLinkGetInfoLogSize_13_4, DESC___nvJitLinkGetInfoLogSize_13_4;
     trace |__r, __w| "handle,size" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1502,8 +1705,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetInfoLogSize`.
+    fn nvJitLinkGetInfoLogSize(handle: nvJitLinkHandle, size: *mut usize) -> nvJitLinkResult = 97;
+    helpers call_nvJitLinkGetInfoLogSize, slow_nvJitLinkGetInfoLogSize, traced_nvJitLinkGetInfoLogSize, record_nvJitLinkGetInfoLogSize, DESC_nvJitLinkGetInfoLogSize;
+    trace |__r, __w| "handle,size" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::out(crate::trace::Kind::Size) => if __r.0 == 0 && !size.is_null() { __w |= 1 << 1; (*size) as u64 } else { size as usize as u64 },
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_5` (`nvJitLinkGetInfoLog`). Typed: [`get_info_log`](super::get_info_log).
-    fn __nvJitLinkGetInfoLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 84;
+    fn __nvJitLinkGetInfoLog_13_5(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 98;
     helpers call___nvJitLinkGetInfoLog_13_5, slow___nvJitLinkGetInfoLog_13_5, traced___nvJitLinkGetInfoLog_13_5, record___nvJitLinkGetInfoLog_13_5, DESC___nvJitLinkGetInfoLog_13_5;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1516,7 +1732,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_0` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_13_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 85;
+    fn __nvJitLinkGetInfoLog_13_0(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 99;
     helpers call___nvJitLinkGetInfoLog_13_0, slow___nvJitLinkGetInfoLog_13_0, traced___nvJitLinkGetInfoLog_13_0, record___nvJitLinkGetInfoLog_13_0, DESC___nvJitLinkGetInfoLog_13_0;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1529,7 +1745,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_1` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_13_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 86;
+    fn __nvJitLinkGetInfoLog_13_1(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 100;
     helpers call___nvJitLinkGetInfoLog_13_1, slow___nvJitLinkGetInfoLog_13_1, traced___nvJitLinkGetInfoLog_13_1, record___nvJitLinkGetInfoLog_13_1, DESC___nvJitLinkGetInfoLog_13_1;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1542,7 +1758,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_2` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_13_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 87;
+    fn __nvJitLinkGetInfoLog_13_2(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 101;
     helpers call___nvJitLinkGetInfoLog_13_2, slow___nvJitLinkGetInfoLog_13_2, traced___nvJitLinkGetInfoLog_13_2, record___nvJitLinkGetInfoLog_13_2, DESC___nvJitLinkGetInfoLog_13_2;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1555,7 +1771,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_3` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_13_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 88;
+    fn __nvJitLinkGetInfoLog_13_3(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 102;
     helpers call___nvJitLinkGetInfoLog_13_3, slow___nvJitLinkGetInfoLog_13_3, traced___nvJitLinkGetInfoLog_13_3, record___nvJitLinkGetInfoLog_13_3, DESC___nvJitLinkGetInfoLog_13_3;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1568,7 +1784,7 @@ raw_fn! {
 
 raw_fn! {
     /// `__nvJitLinkGetInfoLog_13_4` (`nvJitLinkGetInfoLog`).
-    fn __nvJitLinkGetInfoLog_13_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 89;
+    fn __nvJitLinkGetInfoLog_13_4(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 103;
     helpers call___nvJitLinkGetInfoLog_13_4, slow___nvJitLinkGetInfoLog_13_4, traced___nvJitLinkGetInfoLog_13_4, record___nvJitLinkGetInfoLog_13_4, DESC___nvJitLinkGetInfoLog_13_4;
     trace |__r, __w| "handle,log" [
         crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
@@ -1580,8 +1796,21 @@ raw_fn! {
 }
 
 raw_fn! {
+    /// `nvJitLinkGetInfoLog`.
+    fn nvJitLinkGetInfoLog(handle: nvJitLinkHandle, log: *mut c_char) -> nvJitLinkResult = 104;
+    helpers call_nvJitLinkGetInfoLog, slow_nvJitLinkGetInfoLog, traced_nvJitLinkGetInfoLog, record_nvJitLinkGetInfoLog, DESC_nvJitLinkGetInfoLog;
+    trace |__r, __w| "handle,log" [
+        crate::trace::Arg::new(crate::trace::Kind::Hex) => handle.0 as usize as u64,
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => log as usize as u64,
+    ] => crate::trace::Kind::Enum(0), __r.0 as i64 as u64;
+    enums [nvJitLinkResult::trace_name];
+    on_load_error |e| load_status(&e);
+    on_panic nvJitLinkResult(6);
+}
+
+raw_fn! {
     /// `nvJitLinkVersion`. Typed: [`version`](super::version).
-    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 90;
+    fn nvJitLinkVersion(major: *mut c_uint, minor: *mut c_uint) -> nvJitLinkResult = 105;
     helpers call_nvJitLinkVersion, slow_nvJitLinkVersion, traced_nvJitLinkVersion, record_nvJitLinkVersion, DESC_nvJitLinkVersion;
     trace |__r, __w| "major,minor" [
         crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !major.is_null() { __w |= 1 << 0; (*major) as u64 } else { major as usize as u64 },

@@ -23,6 +23,7 @@
 // 12.9 cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // 12.9 cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // 12.9 cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// 12.9 library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // 13.5 cuda.h sha256 f4250132eae986e244c693f562f81bdaa919c378665228bece23182da33a39b0
 // 13.5 cudaTypedefs.h sha256 0becf4355b73b40411f4aefc87b4dc77f327da7a947b09b31063043169d16fc3
 // 13.5 cudaGL.h sha256 80c4f51cf19afac8ae8e2d2002c298af85f8e4b736f472a0942fedb4d486c943
@@ -47,6 +48,7 @@
 // 13.5 cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // 13.5 cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // 13.5 cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// 13.5 library_types.h sha256 f75e715c673c5058112b60a0f3ed9dc529150f641bd21d868a20612d1da77f5f
 // Regenerate with `cargo xtask regen`.
 //! The writer thread's side of the buffer: decoding the records [`super::writer`] encoded.
 

@@ -23,6 +23,7 @@
 // cuda_egl_interop.h sha256 6b058104462f50533b01444da7698d0fc1fbff990640b46cc11bde5d8072fb7b
 // cuda_vdpau_interop.h sha256 6d741a9d67362055d900a58d1a5db1033f672ef1664295b21abb03bdf792f450
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
+// library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 //! Enums as `#[repr(transparent)]` newtypes: values from a newer library stay representable.
 
@@ -6406,6 +6407,237 @@ impl From<c_uint> for cudaEglColorFormat {
 
 impl From<cudaEglColorFormat> for c_uint {
     fn from(v: cudaEglColorFormat) -> Self {
+        v.0
+    }
+}
+
+#[doc(alias = "cudaDataType_t")]
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct cudaDataType(pub c_uint);
+
+impl cudaDataType {
+    /// real as a half
+    #[doc(alias = "CUDA_R_16F")]
+    pub const R_16F: Self = Self(2);
+    /// complex as a pair of half numbers
+    #[doc(alias = "CUDA_C_16F")]
+    pub const C_16F: Self = Self(6);
+    /// real as a nv_bfloat16
+    #[doc(alias = "CUDA_R_16BF")]
+    pub const R_16BF: Self = Self(14);
+    /// complex as a pair of nv_bfloat16 numbers
+    #[doc(alias = "CUDA_C_16BF")]
+    pub const C_16BF: Self = Self(15);
+    /// real as a float
+    #[doc(alias = "CUDA_R_32F")]
+    pub const R_32F: Self = Self(0);
+    /// complex as a pair of float numbers
+    #[doc(alias = "CUDA_C_32F")]
+    pub const C_32F: Self = Self(4);
+    /// real as a double
+    #[doc(alias = "CUDA_R_64F")]
+    pub const R_64F: Self = Self(1);
+    /// complex as a pair of double numbers
+    #[doc(alias = "CUDA_C_64F")]
+    pub const C_64F: Self = Self(5);
+    /// real as a signed 4-bit int
+    #[doc(alias = "CUDA_R_4I")]
+    pub const R_4I: Self = Self(16);
+    /// complex as a pair of signed 4-bit int numbers
+    #[doc(alias = "CUDA_C_4I")]
+    pub const C_4I: Self = Self(17);
+    /// real as a unsigned 4-bit int
+    #[doc(alias = "CUDA_R_4U")]
+    pub const R_4U: Self = Self(18);
+    /// complex as a pair of unsigned 4-bit int numbers
+    #[doc(alias = "CUDA_C_4U")]
+    pub const C_4U: Self = Self(19);
+    /// real as a signed 8-bit int
+    #[doc(alias = "CUDA_R_8I")]
+    pub const R_8I: Self = Self(3);
+    /// complex as a pair of signed 8-bit int numbers
+    #[doc(alias = "CUDA_C_8I")]
+    pub const C_8I: Self = Self(7);
+    /// real as a unsigned 8-bit int
+    #[doc(alias = "CUDA_R_8U")]
+    pub const R_8U: Self = Self(8);
+    /// complex as a pair of unsigned 8-bit int numbers
+    #[doc(alias = "CUDA_C_8U")]
+    pub const C_8U: Self = Self(9);
+    /// real as a signed 16-bit int
+    #[doc(alias = "CUDA_R_16I")]
+    pub const R_16I: Self = Self(20);
+    /// complex as a pair of signed 16-bit int numbers
+    #[doc(alias = "CUDA_C_16I")]
+    pub const C_16I: Self = Self(21);
+    /// real as a unsigned 16-bit int
+    #[doc(alias = "CUDA_R_16U")]
+    pub const R_16U: Self = Self(22);
+    /// complex as a pair of unsigned 16-bit int numbers
+    #[doc(alias = "CUDA_C_16U")]
+    pub const C_16U: Self = Self(23);
+    /// real as a signed 32-bit int
+    #[doc(alias = "CUDA_R_32I")]
+    pub const R_32I: Self = Self(10);
+    /// complex as a pair of signed 32-bit int numbers
+    #[doc(alias = "CUDA_C_32I")]
+    pub const C_32I: Self = Self(11);
+    /// real as a unsigned 32-bit int
+    #[doc(alias = "CUDA_R_32U")]
+    pub const R_32U: Self = Self(12);
+    /// complex as a pair of unsigned 32-bit int numbers
+    #[doc(alias = "CUDA_C_32U")]
+    pub const C_32U: Self = Self(13);
+    /// real as a signed 64-bit int
+    #[doc(alias = "CUDA_R_64I")]
+    pub const R_64I: Self = Self(24);
+    /// complex as a pair of signed 64-bit int numbers
+    #[doc(alias = "CUDA_C_64I")]
+    pub const C_64I: Self = Self(25);
+    /// real as a unsigned 64-bit int
+    #[doc(alias = "CUDA_R_64U")]
+    pub const R_64U: Self = Self(26);
+    /// complex as a pair of unsigned 64-bit int numbers
+    #[doc(alias = "CUDA_C_64U")]
+    pub const C_64U: Self = Self(27);
+    /// real as a nv_fp8_e4m3
+    #[doc(alias = "CUDA_R_8F_E4M3")]
+    pub const R_8F_E4M3: Self = Self(28);
+    /// real as an unsigned nv_fp8_e4m3
+    #[doc(alias = "CUDA_R_8F_UE4M3")]
+    pub const R_8F_UE4M3: Self = Self(28);
+    /// real as a nv_fp8_e5m2
+    #[doc(alias = "CUDA_R_8F_E5M2")]
+    pub const R_8F_E5M2: Self = Self(29);
+    /// real as an exponent-only unsigned nv_fp8_e8m0
+    #[doc(alias = "CUDA_R_8F_UE8M0")]
+    pub const R_8F_UE8M0: Self = Self(30);
+    /// real as a nv_fp6_e2m3
+    #[doc(alias = "CUDA_R_6F_E2M3")]
+    pub const R_6F_E2M3: Self = Self(31);
+    /// real as a nv_fp6_e3m2
+    #[doc(alias = "CUDA_R_6F_E3M2")]
+    pub const R_6F_E3M2: Self = Self(32);
+    /// real as a nv_fp4_e2m1
+    #[doc(alias = "CUDA_R_4F_E2M1")]
+    pub const R_4F_E2M1: Self = Self(33);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            2 => Some("CUDA_R_16F"),
+            6 => Some("CUDA_C_16F"),
+            14 => Some("CUDA_R_16BF"),
+            15 => Some("CUDA_C_16BF"),
+            0 => Some("CUDA_R_32F"),
+            4 => Some("CUDA_C_32F"),
+            1 => Some("CUDA_R_64F"),
+            5 => Some("CUDA_C_64F"),
+            16 => Some("CUDA_R_4I"),
+            17 => Some("CUDA_C_4I"),
+            18 => Some("CUDA_R_4U"),
+            19 => Some("CUDA_C_4U"),
+            3 => Some("CUDA_R_8I"),
+            7 => Some("CUDA_C_8I"),
+            8 => Some("CUDA_R_8U"),
+            9 => Some("CUDA_C_8U"),
+            20 => Some("CUDA_R_16I"),
+            21 => Some("CUDA_C_16I"),
+            22 => Some("CUDA_R_16U"),
+            23 => Some("CUDA_C_16U"),
+            10 => Some("CUDA_R_32I"),
+            11 => Some("CUDA_C_32I"),
+            12 => Some("CUDA_R_32U"),
+            13 => Some("CUDA_C_32U"),
+            24 => Some("CUDA_R_64I"),
+            25 => Some("CUDA_C_64I"),
+            26 => Some("CUDA_R_64U"),
+            27 => Some("CUDA_C_64U"),
+            28 => Some("CUDA_R_8F_E4M3"),
+            29 => Some("CUDA_R_8F_E5M2"),
+            30 => Some("CUDA_R_8F_UE8M0"),
+            31 => Some("CUDA_R_6F_E2M3"),
+            32 => Some("CUDA_R_6F_E3M2"),
+            33 => Some("CUDA_R_4F_E2M1"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for cudaDataType {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "cudaDataType({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for cudaDataType {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<cudaDataType> for c_uint {
+    fn from(v: cudaDataType) -> Self {
+        v.0
+    }
+}
+
+#[doc(alias = "libraryPropertyType_t")]
+#[repr(transparent)]
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash)]
+pub struct libraryPropertyType(pub c_uint);
+
+impl libraryPropertyType {
+    pub const MAJOR_VERSION: Self = Self(0);
+    pub const MINOR_VERSION: Self = Self(1);
+    pub const PATCH_LEVEL: Self = Self(2);
+
+    /// The C name of this value (`None` for a value this header does not know).
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("MAJOR_VERSION"),
+            1 => Some("MINOR_VERSION"),
+            2 => Some("PATCH_LEVEL"),
+            _ => None,
+        }
+    }
+
+    /// [`name`](Self::name) of a raw value widened to `i64`: how the tracer's writer thread
+    /// names a recorded value (one decoder per enum, shared by every function's trace table).
+    #[doc(hidden)]
+    pub fn trace_name(v: i64) -> Option<&'static str> {
+        Self(v as c_uint).name()
+    }
+}
+
+impl core::fmt::Debug for libraryPropertyType {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "libraryPropertyType({})", self.0),
+        }
+    }
+}
+
+impl From<c_uint> for libraryPropertyType {
+    fn from(v: c_uint) -> Self {
+        Self(v)
+    }
+}
+
+impl From<libraryPropertyType> for c_uint {
+    fn from(v: libraryPropertyType) -> Self {
         v.0
     }
 }
