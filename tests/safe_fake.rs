@@ -433,17 +433,25 @@ fn copies_from_pageable_memory_wait_where_a_device_reads_it() {
 }
 
 #[test]
-fn copies_from_pageable_memory_are_refused_under_capture() {
-    if parent_runs("copies_from_pageable_memory_are_refused_under_capture", &[("FAKE_CAPTURING", "1")]) {
+fn copies_with_host_memory_are_refused_under_capture() {
+    if parent_runs("copies_with_host_memory_are_refused_under_capture", &[("FAKE_CAPTURING", "1")]) {
         return;
     }
     let s = stream();
     let mut buf = DeviceBuffer::<u32>::zeroed(&s, 6).unwrap();
-    let copies = calls("cuMemcpyHtoDAsync");
+    let enqueued = || (calls("cuMemcpyHtoDAsync"), calls("cuMemcpyDtoHAsync"), calls("cuStreamSynchronize"));
+    let before = enqueued();
     let e = buf.copy_from_host(&[1, 2, 3, 4, 5, 6]).unwrap_err();
     assert!(matches!(e, cudagen::safe::Error::Capturing), "{e}");
-    assert_eq!(e.to_string(), "a copy from host memory on a stream being captured: the graph would read the memory after its borrow ends; nothing enqueued");
-    assert_eq!((calls("cuMemcpyHtoDAsync"), calls("cuStreamIsCapturing")), (copies, 1), "asked once, nothing enqueued");
+    assert_eq!(
+        e.to_string(),
+        "a copy with host memory on a stream being captured: the graph would touch the memory after its borrow ends; \
+         nothing enqueued, the capture stays valid"
+    );
+    assert!(matches!(buf.to_vec(), Err(cudagen::safe::Error::Capturing)), "to_vec under capture");
+    let mut out = [0u32; 6];
+    assert!(matches!(buf.copy_to_host(&mut out), Err(cudagen::safe::Error::Capturing)), "copy_to_host under capture");
+    assert_eq!((enqueued(), calls("cuStreamIsCapturing")), (before, 3), "asked once a copy, nothing enqueued or waited");
 }
 
 #[test]

@@ -193,29 +193,43 @@ if [ -f "$nv/nvJitLink.h" ] && [ -f "$nv/nvvm.h" ] && [ -n "$jl" ] && [ -n "$vm"
     fi
 fi
 
+# jitlink_row LABEL TAG CREATE CUBIN FORBID COUNTED WHAT CFLAGS...: builds tests/c/jitlink.c with
+# CFLAGS, linked with the shim only, runs it on the real nvJitLink / NVVM / NVRTC (no driver: it
+# stops after linking) and passes when the binary calls CREATE (nvJitLinkCreate's name in this
+# build), the trace shows CREATE and CUBIN succeeding, no name matching FORBID is called, and
+# reports how many trace lines match COUNTED as WHAT.
+jitlink_row() {
+    local label=$1 tag=$2 create=$3 cubin=$4 forbid=$5 counted=$6 what=$7 rc
+    shift 7
+    if ! $CC -std=c99 -Wall -Werror "$@" tests/c/jitlink.c -o "$work/$tag" -L "$lib" -lcudagen; then
+        row "$label" FAIL "build"
+        return
+    fi
+    env LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA=/nonexistent CUDAGEN_NVJITLINK_PATH="$jl" CUDAGEN_NVVM_PATH="$vm" \
+        CUDAGEN_NVRTC_PATH="$nvrtc" CUDAGEN_TRACE_FILE="$work/$tag.trace" "$work/$tag" > "$work/$tag.out" 2>&1
+    rc=$?
+    sed 's/^/  | /' "$work/$tag.out"
+    if [ $rc = 0 ] && grep -q '^RESULT: SKIP no driver' "$work/$tag.out" && nm -u "$work/$tag" | grep -q " $create\$" \
+        && ! nm -u "$work/$tag" | grep -q "$forbid" \
+        && grep -q "\b$create(.*-> NVJITLINK_SUCCESS" "$work/$tag.trace" \
+        && grep -q "\b$cubin(.*-> NVJITLINK_SUCCESS" "$work/$tag.trace" && ! grep -q "$forbid" "$work/$tag.trace"; then
+        row "$label" PASS "$(grep -c "$counted" "$work/$tag.trace") $what"
+    else
+        row "$label" FAIL "rc=$rc"
+        head -20 "$work/$tag.trace" >&2
+    fi
+}
+
 echo "== nvJitLink: a program built against an older release's nvJitLink.h, linked with the shim only"
 # 12.4's nvJitLink.h calls __nvJitLinkCreate_12_4 ...: the shim exports every earlier release's
 # name of the 12.x ABI and forwards it (traced) to the real library's same symbol (the 12.9 wheel's
 # libnvJitLink.so.12 exports _12_0 ... _12_9).
 old=${CUDAGEN_HEADERS_CACHE:-$root/.cache/headers}/12.4
-if [ -f "$old/nvJitLink.h" ] && [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ]; then
-    if $CC -std=c99 -Wall -Werror -I "$old" tests/c/jitlink.c -o "$work/jitlink124" -L "$lib" -lcudagen; then
-        env LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA=/nonexistent CUDAGEN_NVJITLINK_PATH="$jl" CUDAGEN_NVVM_PATH="$vm" \
-            CUDAGEN_NVRTC_PATH="$nvrtc" CUDAGEN_TRACE_FILE="$work/jl124.trace" "$work/jitlink124" > "$work/jl124.out" 2>&1
-        rc=$?
-        sed 's/^/  | /' "$work/jl124.out"
-        if [ $rc = 0 ] && grep -q '^RESULT: SKIP no driver' "$work/jl124.out" && nm -u "$work/jitlink124" | grep -q '__nvJitLinkCreate_12_4$' \
-            && grep -q '__nvJitLinkCreate_12_4(.*-> NVJITLINK_SUCCESS' "$work/jl124.trace" \
-            && grep -q '__nvJitLinkGetLinkedCubin_12_4(.*-> NVJITLINK_SUCCESS' "$work/jl124.trace" && ! grep -q '_12_9(' "$work/jl124.trace"; then
-            row "jitlink.c (12.4 headers) on the shim" PASS "$(grep -c '__nvJitLink.*_12_4(' "$work/jl124.trace") _12_4 calls traced"
-        else
-            row "jitlink.c (12.4 headers) on the shim" FAIL "rc=$rc"; head -20 "$work/jl124.trace" >&2
-        fi
-    else
-        row "jitlink.c (12.4 headers) on the shim" FAIL "build"
-    fi
-else
+if [ ! -f "$old/nvJitLink.h" ]; then
     row "jitlink.c (12.4 headers) on the shim" FAIL "no 12.4 headers at $old (cargo xtask test fetches them)"
+elif [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ]; then
+    jitlink_row "jitlink.c (12.4 headers) on the shim" jitlink124 __nvJitLinkCreate_12_4 __nvJitLinkGetLinkedCubin_12_4 \
+        '_12_9' '__nvJitLink.*_12_4(' "_12_4 calls traced" -I "$old"
 fi
 
 echo "== nvJitLink: a program built with NVJITLINK_NO_INLINE against the generated headers, linked with the shim only"
@@ -223,22 +237,8 @@ echo "== nvJitLink: a program built with NVJITLINK_NO_INLINE against the generat
 # library exports too: the shim exports them (from the header's `#ifndef NVJITLINK_NO_INLINE`
 # around each wrapper) and forwards them, traced, to the library's same symbols.
 if [ -n "$jl" ] && [ -n "$vm" ] && [ -n "$nvrtc" ]; then
-    if $CC -std=c99 -Wall -Werror -DNVJITLINK_NO_INLINE -I "$inc" tests/c/jitlink.c -o "$work/jitlinknoinl" -L "$lib" -lcudagen; then
-        env LD_LIBRARY_PATH="$lib" CUDAGEN_LIBCUDA=/nonexistent CUDAGEN_NVJITLINK_PATH="$jl" CUDAGEN_NVVM_PATH="$vm" \
-            CUDAGEN_NVRTC_PATH="$nvrtc" CUDAGEN_TRACE_FILE="$work/jlnoinl.trace" "$work/jitlinknoinl" > "$work/jlnoinl.out" 2>&1
-        rc=$?
-        sed 's/^/  | /' "$work/jlnoinl.out"
-        if [ $rc = 0 ] && grep -q '^RESULT: SKIP no driver' "$work/jlnoinl.out" && nm -u "$work/jitlinknoinl" | grep -q ' nvJitLinkCreate$' \
-            && ! nm -u "$work/jitlinknoinl" | grep -q '__nvJitLink' \
-            && grep -q '\bnvJitLinkCreate(.*-> NVJITLINK_SUCCESS' "$work/jlnoinl.trace" \
-            && grep -q '\bnvJitLinkGetLinkedCubin(.*-> NVJITLINK_SUCCESS' "$work/jlnoinl.trace" && ! grep -q '__nvJitLink' "$work/jlnoinl.trace"; then
-            row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" PASS "$(grep -c '\bnvJitLink[A-Za-z]*(' "$work/jlnoinl.trace") unversioned calls traced"
-        else
-            row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" FAIL "rc=$rc"; head -20 "$work/jlnoinl.trace" >&2
-        fi
-    else
-        row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" FAIL "build"
-    fi
+    jitlink_row "jitlink.c (NVJITLINK_NO_INLINE) on the shim" jitlinknoinl nvJitLinkCreate nvJitLinkGetLinkedCubin \
+        '__nvJitLink' '\bnvJitLink[A-Za-z]*(' "unversioned calls traced" -DNVJITLINK_NO_INLINE -I "$inc"
 fi
 
 echo "== cuGetProcAddress interception (fake driver)"
