@@ -793,11 +793,12 @@ def _words(entry, where, size):
     return ",".join(out) or "-"
 
 
-def _run(fakes, jobs_path, out):
+def _run(fakes, jobs_path, out, runner=None):
     """Runs the jobs in forked children (imports made once): a child that crashes leaves its
     unit's "S" line last; its crash is written as that unit's result and the next child starts
-    after it (after the whole job where its baseline crashed)."""
-    r = Runner(fakes, out)
+    after it (after the whole job where its baseline crashed). ``runner``: the Runner to use (the
+    runtime's, `test_acceptance_runtime.py`), else one over the recording fakes."""
+    r = runner or Runner(fakes, out)
     with open(jobs_path) as f:
         jobs = json.load(f)
     job, start = 0, 0
@@ -878,18 +879,20 @@ def _jobs():
     return out
 
 
-def _worker(fakes, jobs, tag, results, errors):
-    """Runs ``jobs`` in a runner subprocess; collects its results {key: (outcome, words)}."""
+def _worker(fakes, jobs, tag, results, errors, script=__file__, env=None):
+    """Runs ``jobs`` in a runner subprocess (``script``, in ``env``: by default this file over the
+    recording fakes); collects its results {key: (outcome, words)}."""
     out = fakes / ("out_%s.txt" % tag)
     jobs_path = fakes / ("jobs_%s.json" % tag)
     jobs_path.write_text(json.dumps(jobs))
-    env = base._fake_env(fakes)
-    env.update({var: str(fakes / _fake_soname(m)) for m, var in _FAKE_OVERRIDES.items()})
-    env["CUDAGEN_ACCEPTANCE_PRELOAD"] = os.pathsep.join(str(fakes / _fake_soname(m)) for m in MODULES)
+    if env is None:
+        env = base._fake_env(fakes)
+        env.update({var: str(fakes / _fake_soname(m)) for m, var in _FAKE_OVERRIDES.items()})
+        env["CUDAGEN_ACCEPTANCE_PRELOAD"] = os.pathsep.join(str(fakes / _fake_soname(m)) for m in MODULES)
     if out.exists():
         out.unlink()
     try:
-        p = subprocess.run([sys.executable, __file__, "run", str(fakes), str(jobs_path), str(out)], env=env,
+        p = subprocess.run([sys.executable, script, "run", str(fakes), str(jobs_path), str(out)], env=env,
                            capture_output=True, text=True, timeout=900)
         if p.returncode:
             errors.append("runner %s: exit %d: %s" % (tag, p.returncode, p.stderr.strip()[-2000:]))
@@ -901,8 +904,10 @@ def _worker(fakes, jobs, tag, results, errors):
             results[tuple(f[3:8])] = (f[8], f[9], f[10] if len(f) > 10 else "-")
 
 
-def _run_all(fakes):
-    jobs = _jobs()
+def _run_all(fakes, jobs=None, **worker):
+    """(jobs, results) of ``jobs`` (all of `_jobs()` by default) split over runner subprocesses
+    (``worker``: `_worker`'s ``script`` and ``env``)."""
+    jobs = _jobs() if jobs is None else jobs
     nworkers = max(2, min(4, os.cpu_count() or 2))
     # split by the expected number of units (fields and parameters), round robin by size
     weight = lambda j: 3 if j[0] == "rec" else 4
@@ -913,7 +918,7 @@ def _run_all(fakes):
         slices[i].append(j)
         loads[i] += weight(j)
     results, errors = {}, []
-    threads = [threading.Thread(target=_worker, args=(fakes, s, str(i), results, errors)) for i, s in enumerate(slices)]
+    threads = [threading.Thread(target=_worker, args=(fakes, s, str(i), results, errors), kwargs=worker) for i, s in enumerate(slices)]
     for t in threads:
         t.start()
     for t in threads:
@@ -996,10 +1001,11 @@ def test_acceptance_allowlist_is_about_the_oracle():
         assert check.split(":")[0] in CLASSES and ":" in check and len(why.split()) >= 2, (m, n, check, why)
 
 
-def _describe(jobs, cnames):
+def _describe(jobs, cnames, menu=None):
     """{(module, function or record, parameter or field): (ABI class, category)} of the C
-    declarations (``cnames``: {(module, function): the C entry it enters})."""
-    menu = Menu()
+    declarations (``cnames``: {(module, function): the C entry it enters}; ``menu``: a Menu that
+    knows the jobs' modules)."""
+    menu = menu or Menu()
     out = {}
     for what, m, name in jobs:
         decls, ours = menu.decls[m], menu.mods[("ours", m)]

@@ -26,12 +26,13 @@ const TOOLS: [&str; 4] = ["maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "m
 /// Under `tests/python/`: the known differences from cuda-bindings 13.5.0, a reason each.
 const ALLOWLIST: &str = "oracle_allowlist_13.txt";
 /// The tests that run against the 13.x pair (`test_acceptance.py` reads `acceptance_allowlist_13.txt`,
-/// named after [`ALLOWLIST`]).
-const TESTS: [&str; 6] = [
+/// `test_acceptance_runtime.py` `acceptance_runtime_allowlist_13.txt`, named after [`ALLOWLIST`]).
+const TESTS: [&str; 7] = [
     "tests/python/test_oracle.py",
     "tests/python/test_oracle_objects.py",
     "tests/python/test_nvrtc.py",
     "tests/python/test_acceptance.py",
+    "tests/python/test_acceptance_runtime.py",
     "tests/python/test_clients.py",
     "tests/python/test_interop.py",
 ];

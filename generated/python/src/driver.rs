@@ -272,10 +272,24 @@ pub(crate) static CUmemGenericAllocationHandle: HandleType = HandleType::new(
     &[],
     &["cuda.bindings.driver.CUmemGenericAllocationHandle", "cuda.bindings.driver.CUmemGenericAllocationHandle_v1"],
 );
-pub(crate) static CUdevResourceDesc: HandleType =
-    HandleType::new(MODULE, "CUdevResourceDesc", 64, false, true, &[], &["cuda.bindings.driver.CUdevResourceDesc"]);
-pub(crate) static CUlogsCallbackHandle: HandleType =
-    HandleType::new(MODULE, "CUlogsCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUlogsCallbackHandle"]);
+pub(crate) static CUdevResourceDesc: HandleType = HandleType::new(
+    MODULE,
+    "CUdevResourceDesc",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUdevResourceDesc", "cuda.bindings.runtime.cudaDevResourceDesc_t"],
+);
+pub(crate) static CUlogsCallbackHandle: HandleType = HandleType::new(
+    MODULE,
+    "CUlogsCallbackHandle",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.driver.CUlogsCallbackHandle", "cuda.bindings.runtime.cudaLogsCallbackHandle"],
+);
 pub(crate) static CUlogIterator: HandleType =
     HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator"]);
 pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint"]);

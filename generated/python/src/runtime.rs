@@ -51,20 +51,31 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.runtime";
 const LIBRARY_MISSING: i64 = 34;
 
-pub(crate) static cudaArray_t: HandleType = HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &[]);
-pub(crate) static cudaArray_const_t: HandleType = HandleType::new(MODULE, "cudaArray_const_t", 64, false, true, &[], &[]);
-pub(crate) static cudaMipmappedArray_t: HandleType = HandleType::new(MODULE, "cudaMipmappedArray_t", 64, false, true, &[], &[]);
-pub(crate) static cudaMipmappedArray_const_t: HandleType =
-    HandleType::new(MODULE, "cudaMipmappedArray_const_t", 64, false, true, &[], &[]);
+pub(crate) static cudaArray_t: HandleType =
+    HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaArray_t"]);
+pub(crate) static cudaArray_const_t: HandleType =
+    HandleType::new(MODULE, "cudaArray_const_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaArray_const_t"]);
+pub(crate) static cudaMipmappedArray_t: HandleType =
+    HandleType::new(MODULE, "cudaMipmappedArray_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaMipmappedArray_t"]);
+pub(crate) static cudaMipmappedArray_const_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaMipmappedArray_const_t",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.runtime.cudaMipmappedArray_const_t"],
+);
 /// The class of `driver::CUevent` (the same C type): one class for both libraries.
 use crate::driver::CUevent as cudaEvent_t;
 /// The class of `driver::CUstream` (the same C type): one class for both libraries.
 use crate::driver::CUstream as cudaStream_t;
 pub(crate) static cudaGraphicsResource_t: HandleType =
-    HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &[]);
-pub(crate) static cudaExternalMemory_t: HandleType = HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, &[], &[]);
+    HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaGraphicsResource_t"]);
+pub(crate) static cudaExternalMemory_t: HandleType =
+    HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaExternalMemory_t"]);
 pub(crate) static cudaExternalSemaphore_t: HandleType =
-    HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &[]);
+    HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaExternalSemaphore_t"]);
 /// The class of `driver::CUfunction` (the same C type): one class for both libraries.
 use crate::driver::CUfunction as cudaFunction_t;
 /// The class of `driver::CUgraph` (the same C type): one class for both libraries.
@@ -83,16 +94,29 @@ use crate::driver::CUlibrary as cudaLibrary_t;
 use crate::driver::CUmemoryPool as cudaMemPool_t;
 /// The class of `driver::CUuserObject` (the same C type): one class for both libraries.
 use crate::driver::CUuserObject as cudaUserObject_t;
-pub(crate) static cudaAsyncCallbackHandle_t: HandleType =
-    HandleType::new(MODULE, "cudaAsyncCallbackHandle_t", 64, false, true, &[], &[]);
-pub(crate) static cudaSurfaceObject_t: HandleType = HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &[]);
-pub(crate) static cudaTextureObject_t: HandleType = HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &[]);
-pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &[]);
+pub(crate) static cudaAsyncCallbackHandle_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaAsyncCallbackHandle_t",
+    64,
+    false,
+    true,
+    &[],
+    &["cuda.bindings.runtime.cudaAsyncCallbackHandle_t"],
+);
+pub(crate) static cudaSurfaceObject_t: HandleType =
+    HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &["cuda.bindings.runtime.cudaSurfaceObject_t"]);
+pub(crate) static cudaTextureObject_t: HandleType =
+    HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &["cuda.bindings.runtime.cudaTextureObject_t"]);
+pub(crate) static GLuint: HandleType =
+    HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.runtime.GLuint"]);
 /// The class of `driver::CUeglStreamConnection` (the same C type): one class for both libraries.
 use crate::driver::CUeglStreamConnection as cudaEglStreamConnection;
-pub(crate) static VdpDevice: HandleType = HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &[]);
-pub(crate) static VdpVideoSurface: HandleType = HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &[]);
-pub(crate) static VdpOutputSurface: HandleType = HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &[]);
+pub(crate) static VdpDevice: HandleType =
+    HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.runtime.VdpDevice"]);
+pub(crate) static VdpVideoSurface: HandleType =
+    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.runtime.VdpVideoSurface"]);
+pub(crate) static VdpOutputSurface: HandleType =
+    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.runtime.VdpOutputSurface"]);
 
 static E_cudaRoundMode: EnumCache = EnumCache::new(MODULE, "cudaRoundMode");
 static E_cudaError_t: EnumCache = EnumCache::new(MODULE, "cudaError_t");
