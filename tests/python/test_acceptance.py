@@ -1095,16 +1095,25 @@ def test_acceptance(recording_fakes, capsys):
             print("  %s: %d functions, %d parameters, %d (parameter, kind) units: %s; %d differences, %d allow-listed" % (
                 m, sum(f[0] == m for f in funcs), sum(p[0] == m for p in params | fields), sum(tally[m].values()),
                 ", ".join("%s %d" % kv for kv in sorted(tally[m].items())), n_found, n_found - sum(f[0] == m for f in new)))
-        if os.environ.get("CUDAGEN_ACCEPTANCE_DUMP"):
-            with open(os.environ["CUDAGEN_ACCEPTANCE_DUMP"], "w") as f:
-                for x in found:
-                    f.write("%s.%s %s %s\n" % x)
+        _dump(found)
+    _judge_found("acceptance", new, stale)
+
+
+def _dump(found):
+    """Writes every difference, one a line, to `CUDAGEN_ACCEPTANCE_DUMP` when it is set."""
+    if os.environ.get("CUDAGEN_ACCEPTANCE_DUMP"):
+        with open(os.environ["CUDAGEN_ACCEPTANCE_DUMP"], "w") as f:
+            for x in found:
+                f.write("%s.%s %s %s\n" % x)
+
+
+def _judge_found(what, new, stale):
+    """Fails on a difference no allow-list line covers and on a line that covers none."""
     assert not new and not stale, "\n".join(
-        ["acceptance differences from cuda.bindings (%d; by class: %s):" % (len(new), dict(Counter(f[2] for f in new)))]
+        ["%s differences from cuda.bindings (%d; by class: %s):" % (what, len(new), dict(Counter(f[2] for f in new)))]
         + ["%s.%s %s: %s" % x for x in new[:300]]
         + ["stale allow-list entries (%d):" % len(stale)] + ["%s.%s %s" % k for k in stale]
     )
-
 
 if __name__ == "__main__" and len(sys.argv) == 5 and sys.argv[1] == "run":
     # the fakes are loaded first under their sonames, so both packages' loaders find them

@@ -197,16 +197,9 @@ def test_acceptance_runtime(fakes, capsys):  # noqa: F811
                   base.ORACLE_VERSION, time.time() - t0, len(funcs), len(params), sum(tally.values()),
                   ", ".join("%s %d" % kv for kv in sorted(tally.items())), len(found), len(found) - len(new),
                   ", ".join("%s %d" % kv for kv in sorted(Counter(f[2].split(":")[0] for f in found).items()))))
-        if os.environ.get("CUDAGEN_ACCEPTANCE_DUMP"):
-            with open(os.environ["CUDAGEN_ACCEPTANCE_DUMP"], "w") as f:
-                for x in found:
-                    f.write("%s.%s %s %s\n" % x)
+        acc._dump(found)
     assert len(funcs) > 300 and tally["reached-both"] > 1000, (len(funcs), dict(tally))
-    assert not new and not stale, "\n".join(
-        ["runtime acceptance differences from cuda.bindings (%d; by class: %s):" % (len(new), dict(Counter(f[2] for f in new)))]
-        + ["%s.%s %s: %s" % x for x in new[:300]]
-        + ["stale allow-list entries (%d):" % len(stale)] + ["%s.%s %s" % k for k in stale]
-    )
+    acc._judge_found("runtime acceptance", new, stale)
 
 
 if __name__ == "__main__" and len(sys.argv) == 5 and sys.argv[1] == "run":
