@@ -228,8 +228,8 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        let staged = is_staged(src.as_ptr().cast(), self.bytes());
         refuse_capture(self.stream)?;
+        let staged = is_staged(src.as_ptr().cast(), self.bytes());
         // SAFETY: `src` is `bytes` long and borrowed until the copy has read it: staged memory
         // is copied before the call returns, other memory before the synchronize below returns.
         unsafe { driver::memcpy_htod_async(self.ptr, src.as_ptr().cast(), self.bytes(), self.stream) }?;
