@@ -4,7 +4,8 @@
 //! cuda_gl_interop.h/cuda_egl_interop.h/cuda_vdpau_interop.h, cudaProfiler.h and
 //! cuda_profiler_api.h from the profiler wheel, the runtime API's `cuda_runtime_api.h`, `driver_types.h`, ..., nvJitLink.h
 //! and nvvm.h from their libraries' wheels), `.cache/nvrtc/<minor>/` (libnvrtc.so.*),
-//! `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`. Each header's sha256 is checked against
+//! `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`, `.cache/cudart/<minor>/` (the runtime wheel's
+//! `libcudart_static.a` in `lib/` and its `cuda_runtime_api.h` in `include/`). Each header's sha256 is checked against
 //! the table.
 
 use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADERS, RUNTIME_API, RUNTIME_COMPANIONS};
@@ -22,6 +23,9 @@ pub struct Fetched {
     pub include_dir: PathBuf,
     /// `libnvrtc.so.<major>` from the NVRTC wheel (absent with `--cuda-home`).
     pub nvrtc_lib: Option<PathBuf>,
+    /// `libcudart_static.a` from the runtime wheel, which wheels of the Python module link
+    /// (`$CUDAGEN_CUDART_STATIC`); absent with `--cuda-home` and from wheels without it.
+    pub cudart_static: Option<PathBuf>,
     pub sha256: BTreeMap<String, String>,
 }
 
@@ -48,7 +52,7 @@ pub fn headers(source: &HeaderSource) -> Result<Fetched> {
                 sha256.insert(h.to_string(), sha256_file(&p)?);
             }
         }
-        return Ok(Fetched { version: source.cuda.clone(), include_dir, nvrtc_lib: None, sha256 });
+        return Ok(Fetched { version: source.cuda.clone(), include_dir, nvrtc_lib: None, cudart_static: None, sha256 });
     }
     let table = Table::load()?;
     fetch_entry(table.resolve(&source.cuda)?, true)
@@ -92,6 +96,7 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
         extract(&nvrtc, &nvrtc_dir, |name| name.contains("/lib/lib") && name.contains(".so"))?;
     }
+    let cudart_static = cudart_static(&cache, entry)?;
     for w in &LIBRARY_WHEELS {
         let Some(requirement) = (w.wheel)(entry) else { continue };
         let lib_dir = cache.join(w.cache).join(&entry.minor);
@@ -126,8 +131,29 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         }
         sha256.insert(h.to_string(), got);
     }
-    Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), sha256 })
+    Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), cudart_static, sha256 })
 }
+
+/// `.cache/cudart/<minor>/lib/libcudart_static.a`, with the `cuda_runtime_api.h` that gives its
+/// version in `include/` beside it (the layout the crate's `build.rs` reads), extracted from the
+/// runtime wheel; `None` when the wheel has no static archive.
+fn cudart_static(cache: &Path, entry: &Entry) -> Result<Option<PathBuf>> {
+    let dir = cache.join("cudart").join(&entry.minor);
+    let archive = dir.join("lib").join(CUDART_STATIC);
+    if archive.exists() && dir.join("include/cuda_runtime_api.h").exists() {
+        return Ok(Some(archive));
+    }
+    let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
+    std::fs::create_dir_all(dir.join("lib"))?;
+    std::fs::create_dir_all(dir.join("include"))?;
+    if !extract_any(&runtime, &dir.join("lib"), |name| name.ends_with(&format!("/lib/{CUDART_STATIC}")))? {
+        return Ok(None);
+    }
+    extract(&runtime, &dir.join("include"), |name| name.ends_with("include/cuda_runtime_api.h"))?;
+    Ok(Some(archive))
+}
+
+const CUDART_STATIC: &str = "libcudart_static.a";
 
 /// Headers read when present: the interop headers, cudaProfiler.h, the runtime API's, nvJitLink.h
 /// and nvvm.h.
@@ -182,8 +208,16 @@ fn wheel(dir: &Path, requirement: &str) -> Result<PathBuf> {
     find().with_context(|| format!("pip reported success but no {prefix}*.whl is in {}", dir.display()))
 }
 
-/// Extracts the members whose path `wanted` accepts, flat, into `dest`.
+/// Extracts the members whose path `wanted` accepts, flat, into `dest`; fails when there is none.
 fn extract(wheel: &Path, dest: &Path, wanted: impl Fn(&str) -> bool) -> Result<()> {
+    if !extract_any(wheel, dest, wanted)? {
+        bail!("{} holds none of the files looked for", wheel.display());
+    }
+    Ok(())
+}
+
+/// Extracts the members whose path `wanted` accepts, flat, into `dest`; whether there was one.
+fn extract_any(wheel: &Path, dest: &Path, wanted: impl Fn(&str) -> bool) -> Result<bool> {
     let file = std::fs::File::open(wheel).with_context(|| format!("opening {}", wheel.display()))?;
     let mut zip = zip::ZipArchive::new(file).with_context(|| format!("{} is not a wheel", wheel.display()))?;
     let mut any = false;
@@ -199,10 +233,7 @@ fn extract(wheel: &Path, dest: &Path, wanted: impl Fn(&str) -> bool) -> Result<(
         std::fs::write(dest.join(base), bytes)?;
         any = true;
     }
-    if !any {
-        bail!("{} holds none of the files looked for", wheel.display());
-    }
-    Ok(())
+    Ok(any)
 }
 
 /// `cargo xtask fetch`: prints the folders.
@@ -211,6 +242,9 @@ pub fn print(source: &HeaderSource) -> Result<()> {
     println!("headers: {}", f.include_dir.display());
     if let Some(n) = f.nvrtc_lib {
         println!("nvrtc:   {}", n.display());
+    }
+    if let Some(a) = f.cudart_static {
+        println!("cudart (static): {}", a.display());
     }
     Ok(())
 }

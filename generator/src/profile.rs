@@ -160,6 +160,27 @@ pub struct LoaderProfile {
     pub resolve: Resolve,
     /// A candidate exporting `cudagen_shim_marker` is the cudagen C shim and is skipped.
     pub skip_shim: bool,
+    /// NVIDIA's static archive of the library, which a build may link in instead.
+    pub static_link: Option<StaticLink>,
+}
+
+/// A static archive of a library that the generated crates link when their cargo feature is on
+/// (as cuda.bindings links cudart), in place of loading the shared library at run time. The
+/// override variable of [`LoaderProfile`] still loads a shared library instead when set.
+#[derive(Debug, Serialize)]
+pub struct StaticLink {
+    /// Cargo feature of the Rust crate (and of the Python crate, which forwards it).
+    pub feature: &'static str,
+    /// Archive name as `-l static=` takes it (`cudart_static` for `libcudart_static.a`).
+    pub archive: &'static str,
+    /// Variable naming the archive, or a folder holding it.
+    pub path_var: &'static str,
+    /// System libraries the archive needs.
+    pub system_libs: &'static [&'static str],
+    /// Header in `../include` beside the archive's folder, and its version macro
+    /// (`CUDART_VERSION`, `12090` for 12.9).
+    pub version_header: &'static str,
+    pub version_macro: &'static str,
 }
 
 /// One entry per [`LibraryKind`] variant, in variant order.
@@ -233,6 +254,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
             wheel_dirs: &[],
             resolve: Resolve::GetProcAddress,
             skip_shim: true,
+            static_link: None,
         },
     },
     LibraryProfile {
@@ -276,6 +298,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
             wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: false,
+            static_link: None,
         },
     },
     LibraryProfile {
@@ -319,6 +342,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
             wheel_dirs: &["nvidia/nvjitlink/lib", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: true,
+            static_link: None,
         },
     },
     LibraryProfile {
@@ -362,6 +386,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
             wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: true,
+            static_link: None,
         },
     },
     LibraryProfile {
@@ -429,6 +454,14 @@ pub const PROFILES: [LibraryProfile; 5] = [
             wheel_dirs: &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: true,
+            static_link: Some(StaticLink {
+                feature: "static-cudart",
+                archive: "cudart_static",
+                path_var: "CUDAGEN_CUDART_STATIC",
+                system_libs: &["dl", "rt", "pthread"],
+                version_header: "cuda_runtime_api.h",
+                version_macro: "CUDART_VERSION",
+            }),
         },
     },
 ];

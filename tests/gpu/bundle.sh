@@ -5,6 +5,9 @@
 # `bash tests/gpu/run.sh`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
+# wheels link NVIDIA's static cudart of the release they bind (pyproject.toml's `static-cudart`)
+export CUDAGEN_CUDART_STATIC=$(cudart_static 12.9)
 out=.carry
 rm -rf "$out"
 mkdir -p "$out/rust" "$out/whl"
@@ -34,7 +37,7 @@ if [ -f generated/python/pyproject.toml ]; then
   done
   if [ -n "$py312" ]; then
     .venv/bin/maturin build --release --quiet -m generated/python/Cargo.toml -o "$out/whl" \
-      -i "$py312" --no-default-features --features extension-module
+      -i "$py312" --no-default-features --features extension-module,static-cudart
     # the benchmark's reference: the least a GIL-releasing binding can do (bench_floor.c)
     mkdir -p "$out/floor"
     sysconfig() { "$py312" -c "import sysconfig; print(sysconfig.$1)"; }

@@ -22,6 +22,9 @@
 #   MANIFEST           what was built from which commit and headers
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
+# wheels link NVIDIA's static cudart of the release they bind (pyproject.toml's `static-cudart`)
+export CUDAGEN_CUDART_STATIC=$(cudart_static 13.0)
 root=$(pwd)
 out=.carry/v13
 start=$SECONDS
@@ -79,7 +82,7 @@ if [ -z "$maturin" ]; then
   maturin=.venv/bin/maturin
 fi
 "$maturin" build --release --strip --quiet -m target/v13_0/gen/python/Cargo.toml -o "$out/whl" \
-  -i "$py312" --no-default-features --features extension-module
+  -i "$py312" --no-default-features --features extension-module,static-cudart
 
 # NVIDIA's own tests (never committed: their licence) travel in .carry/peer, which bundle.sh
 # fills from CUDAGEN_PEER_TESTS; refreshed here too when that is set.

@@ -14,6 +14,9 @@
 #   MANIFEST            what was built from which commit
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
+# wheels link NVIDIA's static cudart of the release they bind (pyproject.toml's `static-cudart`)
+export CUDAGEN_CUDART_STATIC=$(cudart_static 13.0)
 root=$(pwd)
 out=.carry/jitnvvm
 start=$SECONDS
@@ -50,7 +53,7 @@ for c in python3.12 "$HOME"/.pyenv/versions/3.12*/bin/python3.12; do
 done
 [ -n "$py312" ] || { echo "bundle_jitnvvm: no CPython 3.12 here (the GPU machine's interpreter)" >&2; exit 1; }
 .venv/bin/maturin build --release --strip --quiet -m target/jn13/gen/python/Cargo.toml -o "$out/whl" \
-  -i "$py312" --no-default-features --features extension-module
+  -i "$py312" --no-default-features --features extension-module,static-cudart
 
 {
   echo "built by tests/gpu/bundle_jitnvvm.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ) from commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with local changes)')"

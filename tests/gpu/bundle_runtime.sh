@@ -5,6 +5,9 @@
 # wheel, and the scripts. Leaves the rest of .carry alone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/gpu/lib.sh
+# wheels link NVIDIA's static cudart of the release they bind (pyproject.toml's `static-cudart`)
+export CUDAGEN_CUDART_STATIC=$(cudart_static 13.0)
 root=$(pwd)
 out=.carry/runtime
 rm -rf "$out"
@@ -40,7 +43,7 @@ done
 maturin=.venv/bin/maturin
 [ -x "$maturin" ] || { python3 -m venv .venv && .venv/bin/pip install -q "maturin>=1.5,<2"; }
 "$maturin" build --release --strip --quiet -m target/v13_0/gen/python/Cargo.toml -o "$out/whl" \
-  -i "$py312" --no-default-features --features extension-module
+  -i "$py312" --no-default-features --features extension-module,static-cudart
 cp tests/gpu/runtime_py.py "$out/"
 # the bench's floors: the dynamic one built here for CPython 3.12; the source for the static one,
 # which runtime.sh builds there against the wheel's libcudart_static.a

@@ -10,3 +10,10 @@ pip_target() {
   "$python" -m pip install -q --no-deps --target "$dir" "$@" || return
   export PYTHONPATH="$dir${PYTHONPATH:+:$PYTHONPATH}"
 }
+
+# cudart_static CUDA: the path of NVIDIA's libcudart_static.a of that release in .cache/ (fetched
+# with its headers if needed), which wheels link (`static-cudart`, on in pyproject.toml): export
+# it as CUDAGEN_CUDART_STATIC before `maturin build`.
+cudart_static() {
+  cargo xtask fetch --cuda "$1" | sed -n 's/^cudart (static): //p'
+}

@@ -13,15 +13,17 @@ declare -a rows
 row() { rows+=("$(printf '%-46s %-5s %s' "$1" "$2" "${3:-}")"); }
 result() { grep -o 'RESULT: [A-Z]*' "$1" | tail -1 | cut -d' ' -f2; }
 
-# the runtime library for cudagen's loader: the system's, else the wheel cuda.bindings uses
-if ! ldconfig -p | grep -q 'libcudart.so.13 '; then
-  for d in $("$py" -c 'import site; print(" ".join(site.getsitepackages()))'); do
-    for f in "$d"/nvidia/cu13/lib/libcudart.so.13 "$d"/nvidia/cuda_runtime/lib/libcudart.so.13; do
-      [ -f "$f" ] && export CUDAGEN_CUDART_PATH=${CUDAGEN_CUDART_PATH:-$f}
-    done
+# The shared libcudart of the bench's dynamic floor and of the second Python run (cudagen's loader
+# over it through $CUDAGEN_CUDART_PATH): the given one, else the system's, else the wheel
+# cuda.bindings uses. The wheel itself links libcudart_static.a (feature `static-cudart`).
+cudart_so=${CUDAGEN_CUDART_PATH:-}
+for d in /usr/local/cuda/lib64 $("$py" -c 'import site; print(" ".join(site.getsitepackages()))'); do
+  for f in "$d"/libcudart.so.13 "$d"/nvidia/cu13/lib/libcudart.so.13 "$d"/nvidia/cuda_runtime/lib/libcudart.so.13; do
+    [ -z "$cudart_so" ] && [ -f "$f" ] && cudart_so=$f
   done
-fi
-echo "libcudart: ${CUDAGEN_CUDART_PATH:-(system)}"
+done
+unset CUDAGEN_CUDART_PATH
+echo "shared libcudart: ${cudart_so:-(none found)}"
 
 "$c/rust/rtsaxpy" > "$work/rust.txt" 2>&1
 row "rust: runtime SAXPY + driver launch" "$(result "$work/rust.txt")" "$(grep -o 'max |gpu - cpu| = [^ ]*' "$work/rust.txt")"
@@ -33,15 +35,20 @@ pip_target "$py" "$work/site" "$c"/whl/*.whl
 floor="$work/floor"; mkdir -p "$floor"; cp "$c"/floor/*.so "$floor/" 2>/dev/null || true
 pyinc=$("$py" -c "import sysconfig; print(sysconfig.get_paths()['include'])")
 suffix=$("$py" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
-static_a=$(ls "$(dirname "${CUDAGEN_CUDART_PATH:-/nonexistent/x}")"/libcudart_static.a 2>/dev/null | head -1)
+static_a=$(ls "$(dirname "${cudart_so:-/nonexistent/x}")"/libcudart_static.a 2>/dev/null | head -1)
 if [ -f "$pyinc/Python.h" ] && [ -n "$static_a" ] && [ -f "$c/floor/bench_rt_floor.c" ]; then
   gcc -O2 -shared -fPIC -I"$pyinc" "$c/floor/bench_rt_floor.c" "$static_a" -Wl,--exclude-libs,ALL -ldl -lrt -lpthread \
     -o "$floor/bench_rt_floor_static$suffix" || echo "static floor: build failed"
 fi
-CUDAGEN_BENCH_FLOOR="$floor" "$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
-row "python: runtime SAXPY + mixing" "$(result "$work/py.txt")" "$(grep -c ' ok$' "$work/py.txt") checks ok"
-while read -r _ name ours theirs ratio floors; do row "python bench $name (ns ours/theirs)" INFO "$ours / $theirs = $ratio ${floors:+floors $floors}"; done < <(grep '^BENCH ' "$work/py.txt" | grep -v 'skipped\|note')
-grep '^BENCH note' "$work/py.txt"
+export CUDAGEN_BENCH_FLOOR="$floor" CUDAGEN_BENCH_CUDART="$cudart_so"
+"$py" "$c/runtime_py.py" > "$work/py.txt" 2>&1
+CUDAGEN_CUDART_PATH="$cudart_so" "$py" "$c/runtime_py.py" > "$work/py_shared.txt" 2>&1
+for mode in py py_shared; do
+  label=$([ $mode = py ] && echo "static cudart" || echo "shared libcudart")
+  row "python ($label): runtime SAXPY + mixing" "$(result "$work/$mode.txt")" "$(grep -c ' ok$' "$work/$mode.txt") checks ok"
+  while read -r _ name ours theirs ratio floors; do row "  bench $name (ns ours/theirs)" INFO "$ours / $theirs = $ratio ${floors:+floors $floors}"; done < <(grep '^BENCH ' "$work/$mode.txt" | grep -v 'skipped\|note')
+done
+grep -h '^BENCH note' "$work/py.txt"
 
 if gcc -std=c99 -O2 -I "$c/c/include" "$c/c/runtime_saxpy.c" -L "$c/c" -Wl,-rpath,"$PWD/$c/c" -lcudagen -lm -o "$work/csaxpy" > "$work/cc.txt" 2>&1; then
   CUDAGEN_TRACE=1 CUDAGEN_TRACE_FILE="$work/trace.txt" "$work/csaxpy" > "$work/c.txt" 2>&1
@@ -51,5 +58,5 @@ else
 fi
 
 echo; printf '%s\n' "${rows[@]}"
-for f in rust py c; do echo "---- $f"; cat "$work/$f.txt" 2>/dev/null | tail -n 15; done
+for f in rust py py_shared c; do echo "---- $f"; cat "$work/$f.txt" 2>/dev/null | tail -n 15; done
 grep -m 8 'cuda[A-Z]' "$work/trace.txt" 2>/dev/null

@@ -5,9 +5,10 @@
  * and cudaStreamQuery taking and returning plain ints (`(err, value)` or `(err,)`) with the GIL
  * released around the call, no typed objects. One source, two builds:
  * - `-DFLOOR_DYNAMIC`: module `bench_rt_floor_dyn`, the entries of a libcudart loaded with dlopen
- *   ($CUDAGEN_CUDART_PATH, else `libcudart.so.<CUDART_MAJOR>`), as cudagen loads it;
+ *   ($CUDAGEN_BENCH_CUDART, else `libcudart.so.<CUDART_MAJOR>`), as cudagen loads it when
+ *   $CUDAGEN_CUDART_PATH names one;
  * - otherwise: module `bench_rt_floor_static`, linked with NVIDIA's libcudart_static.a, as
- *   cuda.bindings.runtime carries cudart inside its extension.
+ *   cuda.bindings.runtime and cudagen's wheels carry cudart inside their extension.
  * The two show what the runtime library costs per call in each form, apart from any binding.
  */
 #define PY_SSIZE_T_CLEAN
@@ -28,7 +29,7 @@ static query_fn query_entry;
 
 /* Resolves the three entries from the libcudart cudagen would load; -1 with an error set. */
 static int resolve_all(void) {
-  const char *path = getenv("CUDAGEN_CUDART_PATH");
+  const char *path = getenv("CUDAGEN_BENCH_CUDART");
   void *lib = dlopen(path && *path ? path : "libcudart.so." STR(CUDART_MAJOR), RTLD_NOW);
   if (!lib) {
     PyErr_Format(PyExc_RuntimeError, "bench_rt_floor: %s", dlerror());

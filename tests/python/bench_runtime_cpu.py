@@ -1,8 +1,8 @@
 """The runtime bench of tests/gpu/runtime_py.py without a GPU (not a test).
 
-cuda.bindings.runtime carries NVIDIA's static cudart, which calls libcuda.so.1; cudagen.runtime
-loads libcudart.so.12 (here: the nvidia-cuda-runtime-cu12 wheel's, which must be installed in
-this Python). Both run over one fake libcuda whose entries all fail (test_oracle's), so every call
+cuda.bindings.runtime and cudagen's wheel (feature `static-cudart`) each carry NVIDIA's static
+cudart, which calls libcuda.so.1 (the dynamic floor loads the nvidia-cuda-runtime-cu12 wheel's
+libcudart.so.12, which must be installed in this Python). Both run over one fake libcuda whose entries all fail (test_oracle's), so every call
 takes cudart's failure path; the floors of bench_rt_floor.c (the wheel's libcudart.so.12 through
 dlopen, and its libcudart_static.a linked in) take the same path from a few lines of C. Prints
 the BENCH lines of runtime_py.measure.
@@ -49,7 +49,7 @@ def main():
     if len(sys.argv) == 1:
         with tempfile.TemporaryDirectory() as out:
             build(out)
-            env = dict(os.environ, CUDAGEN_BENCH_FLOOR=out, CUDAGEN_CUDART_PATH=os.path.join(cudart_dir(), "libcudart.so.12"))
+            env = dict(os.environ, CUDAGEN_BENCH_FLOOR=out, CUDAGEN_BENCH_CUDART=os.path.join(cudart_dir(), "libcudart.so.12"))
             sys.exit(subprocess.run([sys.executable, __file__, out], env=env).returncode)
     ctypes.CDLL(os.path.join(sys.argv[1], "libcuda.so.1"), mode=ctypes.RTLD_GLOBAL)
     sys.path.insert(0, os.path.join(HERE, "..", "gpu"))

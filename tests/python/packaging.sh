@@ -26,8 +26,11 @@ fi
 
 step "regen CUDA 13.5 into $work/gen13 (its own crates, outside the workspace)"
 cargo xtask regen --cuda 13.5 --out "$work/gen13" | tail -n 1
+. tests/gpu/lib.sh  # cudart_static
 for gen in "$root/generated" "$work/gen13"; do
   step "maturin build + sdist: $gen/python"
+  # wheels link NVIDIA's static cudart of their release (pyproject.toml's `static-cudart`)
+  export CUDAGEN_CUDART_STATIC=$(cudart_static "$([ "$gen" = "$root/generated" ] && echo 12.9 || echo 13.5)")
   # One target folder per era: both crates are `cudagen-python`, and cargo does not copy a fresh
   # (unrebuilt) library over the other era's in a shared release folder, so maturin would
   # package the wrong one.

@@ -27,7 +27,7 @@ const TOOLS: [&str; 4] = ["maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "m
 const ALLOWLIST: &str = "oracle_allowlist_13.txt";
 /// The tests that run against the 13.x pair (`test_acceptance.py` reads `acceptance_allowlist_13.txt`,
 /// `test_acceptance_runtime.py` `acceptance_runtime_allowlist_13.txt`, named after [`ALLOWLIST`]).
-const TESTS: [&str; 7] = [
+const TESTS: [&str; 8] = [
     "tests/python/test_oracle.py",
     "tests/python/test_oracle_objects.py",
     "tests/python/test_nvrtc.py",
@@ -35,6 +35,7 @@ const TESTS: [&str; 7] = [
     "tests/python/test_acceptance_runtime.py",
     "tests/python/test_clients.py",
     "tests/python/test_interop.py",
+    "tests/python/test_static_cudart.py",
 ];
 
 pub fn run() -> Result<()> {
@@ -77,6 +78,7 @@ pub fn run() -> Result<()> {
             .arg(&wheels)
             .current_dir(&dir)
             .env("CARGO_TARGET_DIR", root.join("target"))
+            .envs([crate::test_cmd::cudart_static(CUDA)?])
             // a one-off build of fresh sources: no incremental state to keep
             .env("CARGO_INCREMENTAL", "0"),
     )?;

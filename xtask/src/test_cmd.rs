@@ -32,6 +32,18 @@ fn library_overrides(minor: &str) -> Vec<(&'static str, PathBuf)> {
         .collect()
 }
 
+/// `libcudart_static.a` of release `cuda` in `.cache/` (fetched if needed), which wheels link
+/// (`static-cudart`, on in `pyproject.toml`): the value of the `build.rs` variable naming it.
+pub fn cudart_static(cuda: &str) -> Result<(&'static str, PathBuf)> {
+    let link = cudagen_generator::profile::PROFILES
+        .iter()
+        .find_map(|p| p.loader.static_link.as_ref())
+        .context("no library profile has a static archive")?;
+    let fetched = fetch::headers(&HeaderSource { cuda: cuda.into(), cuda_home: None })?;
+    let archive = fetched.cudart_static.with_context(|| format!("the CUDA {cuda} runtime wheel holds no libcudart_static.a"))?;
+    Ok((link.path_var, archive))
+}
+
 fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
     println!("\n==> {name}");
     let start = Instant::now();
@@ -180,6 +192,7 @@ pub fn install_python(root: &Path) -> Result<PathBuf> {
         Command::new(venv.join("bin/maturin"))
             .args(["build", "--release", "--quiet", "-m", "generated/python/Cargo.toml", "-o"])
             .arg(&wheels)
+            .envs([cudart_static("12.9")?])
             .current_dir(root),
     )?;
     install_wheel(&py, &wheels)?;

@@ -70,7 +70,7 @@ mod search;
 
 pub use crate::libraries::LibraryKind;
 pub use error::{last_error_message, LoadError};
-pub use library::driver_version;
+pub use library::{driver_version, linked_in};
 
 use core::ffi::c_void;
 use core::ptr;
@@ -89,6 +89,10 @@ pub struct Entry {
     pub per_thread: bool,
 }
 
+/// An entry point of a static archive linked into the crate, by its address only (the caller
+/// casts it to the declared prototype, as with a resolved one).
+pub type Linked = unsafe extern "C" fn();
+
 /// Slot values `1..=SENTINEL_MAX` mean "looked up, not available" and encode why
 /// (see `LoadError::sentinel`), so a cached failure is re-reported without touching the library.
 const SENTINEL_MAX: usize = 3;
@@ -103,6 +107,8 @@ pub struct Table<const N: usize> {
     kind: LibraryKind,
     sonames: &'static [&'static str],
     entries: &'static [Entry; N],
+    /// The entries of the library's static archive when it is linked in (see [`Table::linked`]).
+    linked: Option<&'static [Linked; N]>,
     slots: [AtomicPtr<c_void>; N],
 }
 
@@ -115,7 +121,14 @@ impl<const N: usize> Table<N> {
     /// A table whose library is searched under these sonames, in order
     /// (generated code passes e.g. `&["libnvrtc.so.13"]` for the CUDA major it was built from).
     pub const fn with_sonames(kind: LibraryKind, entries: &'static [Entry; N], sonames: &'static [&'static str]) -> Self {
-        Self { kind, sonames, entries, slots: [EMPTY; N] }
+        Self { kind, sonames, entries, linked: None, slots: [EMPTY; N] }
+    }
+
+    /// This table with the library's static archive linked in: `linked[i]` is entry `i`. It is
+    /// used unless the library's override variable names a shared library to load instead
+    /// ([`linked_in`]).
+    pub const fn linked(self, linked: &'static [Linked; N]) -> Self {
+        Self { linked: Some(linked), ..self }
     }
 
     /// The address of entry `index`, resolving it on first use.
@@ -153,11 +166,20 @@ impl<const N: usize> Table<N> {
     #[cold]
     #[inline(never)]
     fn get_slow(&self, index: usize) -> Result<*const c_void, LoadError> {
-        let resolve = || resolve_slot(self.kind, self.sonames, self.entries, &self.slots, index);
+        let resolve = || match self.linked.filter(|_| linked_in(self.kind)).and_then(|l| l.get(index)) {
+            Some(f) => Ok(store(&self.slots[index], *f as *const c_void)),
+            None => resolve_slot(self.kind, self.sonames, self.entries, &self.slots, index),
+        };
         // Belt and braces: nothing below should panic, but this is called from `extern "C"`.
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(resolve))
             .unwrap_or_else(|_| Err(LoadError::bad_index(self.kind, index)))
     }
+}
+
+/// Caches a resolved entry in its slot and returns it.
+fn store(slot: &AtomicPtr<c_void>, p: *const c_void) -> *const c_void {
+    slot.store(p as *mut c_void, Ordering::Release);
+    p
 }
 
 /// Resolves one driver entry point outside the generated tables (the tracer's own queries, made

@@ -37,6 +37,7 @@ pub fn run_child(name: &str, envs: &[(&str, &str)]) -> String {
     for v in [
         "CUDAGEN_LIBCUDA",
         "CUDAGEN_NVRTC_PATH",
+        "CUDAGEN_CUDART_PATH",
         "CUDAGEN_TRACE",
         "CUDAGEN_TRACE_FILE",
         "CUDAGEN_TRACE_FORMAT",

@@ -28,6 +28,9 @@ const SURFACE: &str = "python";
 struct CrateView {
     cuda_version: String,
     modules: Vec<String>,
+    /// The static archives of its libraries, whose features the crate forwards to the Rust crate
+    /// and its wheels turn on (`pyproject.toml`).
+    static_links: Vec<&'static crate::profile::StaticLink>,
 }
 
 #[derive(Serialize)]
@@ -69,7 +72,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     for lib in &api.libraries {
         modules.push(render_module(api, lib, bindings_major, templates, out)?);
     }
-    let view = CrateView { cuda_version: api.cuda_version.clone(), modules };
+    let static_links = api.libraries.iter().filter_map(|l| l.profile().loader.static_link.as_ref()).collect();
+    let view = CrateView { cuda_version: api.cuda_version.clone(), modules, static_links };
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
     out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
     out.files.insert("python/src/lib.rs".into(), templates.render("python/lib.rs.tera", &view)?);

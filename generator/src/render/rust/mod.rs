@@ -35,12 +35,16 @@ struct CrateView {
     /// `cfg` predicates of a two-era crate: several era features on / none on (empty otherwise).
     conflict_cfg: String,
     none_cfg: String,
+    /// The static archives the crate may link (features and `build.rs`): those of its libraries.
+    static_links: Vec<&'static crate::profile::StaticLink>,
 }
 
 /// One CUDA release's generated modules, as the crate root names them.
 #[derive(Serialize, Clone)]
 pub struct EraView {
     cuda_version: String,
+    /// `CUDA_VERSION` of its headers (`12090`); 0 when unknown.
+    version_number: u32,
     /// Cargo feature selecting it (`cuda-12`); empty in a single-release crate.
     feature: String,
     /// Folder under `src/` holding its modules (`cuda12/`); empty in a single-release crate.
@@ -111,6 +115,10 @@ struct ModuleView {
     plain_types: Vec<String>,
     /// The handles convert to cudarc's `driver::sys` ones (feature `cudarc`).
     cudarc: bool,
+    /// The library's static archive, which `sys.rs` links under its feature.
+    static_link: Option<&'static crate::profile::StaticLink>,
+    /// The library's override variable (it loads a shared library even when linked).
+    override_var: &'static str,
 }
 
 /// A single-release crate: modules at `src/<module>/`, no era features.
@@ -166,6 +174,7 @@ fn render_era(api: &Api, templates: &Templates, out: &mut Output, dir: &str) -> 
     );
     Ok(EraView {
         cuda_version: api.cuda_version.clone(),
+        version_number: default_version,
         feature: String::new(),
         dir: dir.to_string(),
         cfg: String::new(),
@@ -183,20 +192,30 @@ pub fn render_root(mut eras: Vec<EraView>, templates: &Templates, out: &mut Outp
         era.cfg = era_cfg(&features, i);
     }
     let cudarc = eras.iter().any(|e| e.cudarc_feature.is_some());
+    let eras_modules: BTreeSet<String> = eras.iter().flat_map(|e| e.modules.iter().map(|m| m.module.clone())).collect();
     let view = CrateView {
         eras,
         cudarc_version: crate::profile::CUDARC.version,
         support: safe::support_stems(templates.support_under("rust/support/safe/")),
         conflict_cfg: conflict_cfg(&features),
         none_cfg: none_cfg(&features),
+        static_links: static_links(&eras_modules),
     };
     out.files.insert("rust/Cargo.toml".into(), templates.render("rust/Cargo.toml.tera", &view)?);
+    if !view.static_links.is_empty() {
+        out.files.insert("rust/build.rs".into(), templates.render("rust/build.rs.tera", &view)?);
+    }
     out.files.insert("rust/src/lib.rs".into(), templates.render("rust/lib.rs.tera", &view)?);
     out.files.insert("rust/src/safe/mod.rs".into(), templates.render("rust/safe.rs.tera", &view)?);
     if view.eras.iter().any(|e| !e.feature.is_empty()) {
         out.files.insert("rust/README.md".into(), templates.render("rust/README.md.tera", &view)?);
     }
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
+}
+
+/// The static archives of the libraries among `modules`, in profile order.
+fn static_links(modules: &BTreeSet<String>) -> Vec<&'static crate::profile::StaticLink> {
+    crate::profile::PROFILES.iter().filter(|p| modules.contains(p.module)).filter_map(|p| p.loader.static_link.as_ref()).collect()
 }
 
 /// `any(all(feature = "a", feature = "b"), ...)` over every pair of era features ("" for fewer than two).
@@ -265,6 +284,8 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         plain_types: plain_types(lib),
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
         cudarc: cudarc && lib.profile().cudarc,
+        static_link: lib.profile().loader.static_link.as_ref(),
+        override_var: lib.profile().loader.override_var,
     }
 }
 

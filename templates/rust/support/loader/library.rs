@@ -39,6 +39,15 @@ fn loaded(kind: LibraryKind, sonames: &[&str]) -> &'static Loaded {
     LOADED[kind as usize].get_or_init(|| open(kind, sonames))
 }
 
+/// Whether the entries of `kind` come from its static archive linked into this crate, where a
+/// table has one ([`Table::linked`](super::Table::linked)): yes unless the library's override
+/// variable was set (non-empty) when first asked. Decided once per process, so a table never
+/// mixes entries of two copies of a library.
+pub fn linked_in(kind: LibraryKind) -> bool {
+    static LINKED: [OnceLock<bool>; libraries::COUNT] = [const { OnceLock::new() }; libraries::COUNT];
+    *LINKED[kind as usize].get_or_init(|| std::env::var_os(search::override_var(kind)).filter(|v| !v.is_empty()).is_none())
+}
+
 /// Library description for error messages (opens the library if not yet tried).
 pub(crate) fn info(kind: LibraryKind, sonames: &[&str]) -> Arc<LibraryInfo> {
     loaded(kind, sonames).info.clone()

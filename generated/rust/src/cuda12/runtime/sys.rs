@@ -1039,7 +1039,838 @@ pub(crate) static ENTRIES: [Entry; 406] = [
 ];
 
 /// The entry-point table of `cuda_runtime_api.h`.
+#[cfg(not(feature = "static-cudart"))]
 pub(crate) static TABLE: Table<406> = Table::new(LibraryKind::Runtime, &ENTRIES);
+
+/// The entry-point table of `cuda_runtime_api.h`, over `libcudart_static.a` linked into the
+/// crate (feature `static-cudart`, see `build.rs`) unless `$CUDAGEN_CUDART_PATH` names a
+/// shared library to load instead.
+#[cfg(feature = "static-cudart")]
+pub(crate) static TABLE: Table<406> = Table::new(LibraryKind::Runtime, &ENTRIES).linked(&linked::ENTRIES);
+
+/// The entry points of `libcudart_static.a`, in table order (declared by address only).
+#[cfg(feature = "static-cudart")]
+mod linked {
+    use crate::loader::Linked;
+
+    extern "C" {
+        fn cudaDeviceReset();
+        fn cudaDeviceSynchronize();
+        fn cudaDeviceSetLimit();
+        fn cudaDeviceGetLimit();
+        fn cudaDeviceGetTexture1DLinearMaxWidth();
+        fn cudaDeviceGetCacheConfig();
+        fn cudaDeviceGetStreamPriorityRange();
+        fn cudaDeviceSetCacheConfig();
+        fn cudaDeviceGetByPCIBusId();
+        fn cudaDeviceGetPCIBusId();
+        fn cudaIpcGetEventHandle();
+        fn cudaIpcOpenEventHandle();
+        fn cudaIpcGetMemHandle();
+        fn cudaIpcOpenMemHandle();
+        fn cudaIpcCloseMemHandle();
+        fn cudaDeviceFlushGPUDirectRDMAWrites();
+        fn cudaDeviceRegisterAsyncNotification();
+        fn cudaDeviceUnregisterAsyncNotification();
+        fn cudaDeviceGetSharedMemConfig();
+        fn cudaDeviceSetSharedMemConfig();
+        fn cudaThreadExit();
+        fn cudaThreadSynchronize();
+        fn cudaThreadSetLimit();
+        fn cudaThreadGetLimit();
+        fn cudaThreadGetCacheConfig();
+        fn cudaThreadSetCacheConfig();
+        fn cudaGetLastError();
+        fn cudaPeekAtLastError();
+        fn cudaGetErrorName();
+        fn cudaGetErrorString();
+        fn cudaGetDeviceCount();
+        fn cudaGetDeviceProperties_v2();
+        fn cudaDeviceGetAttribute();
+        fn cudaDeviceGetDefaultMemPool();
+        fn cudaDeviceSetMemPool();
+        fn cudaDeviceGetMemPool();
+        fn cudaDeviceGetNvSciSyncAttributes();
+        fn cudaDeviceGetP2PAttribute();
+        fn cudaChooseDevice();
+        fn cudaInitDevice();
+        fn cudaSetDevice();
+        fn cudaGetDevice();
+        fn cudaSetValidDevices();
+        fn cudaSetDeviceFlags();
+        fn cudaGetDeviceFlags();
+        fn cudaStreamCreate();
+        fn cudaStreamCreateWithFlags();
+        fn cudaStreamCreateWithPriority();
+        fn cudaStreamGetPriority();
+        fn cudaStreamGetPriority_ptsz();
+        fn cudaStreamGetFlags();
+        fn cudaStreamGetFlags_ptsz();
+        fn cudaStreamGetId();
+        fn cudaStreamGetId_ptsz();
+        fn cudaStreamGetDevice();
+        fn cudaStreamGetDevice_ptsz();
+        fn cudaCtxResetPersistingL2Cache();
+        fn cudaStreamCopyAttributes();
+        fn cudaStreamCopyAttributes_ptsz();
+        fn cudaStreamGetAttribute();
+        fn cudaStreamGetAttribute_ptsz();
+        fn cudaStreamSetAttribute();
+        fn cudaStreamSetAttribute_ptsz();
+        fn cudaStreamDestroy();
+        fn cudaStreamWaitEvent();
+        fn cudaStreamWaitEvent_ptsz();
+        fn cudaStreamAddCallback();
+        fn cudaStreamAddCallback_ptsz();
+        fn cudaStreamSynchronize();
+        fn cudaStreamSynchronize_ptsz();
+        fn cudaStreamQuery();
+        fn cudaStreamQuery_ptsz();
+        fn cudaStreamAttachMemAsync();
+        fn cudaStreamAttachMemAsync_ptsz();
+        fn cudaStreamBeginCapture();
+        fn cudaStreamBeginCapture_ptsz();
+        fn cudaStreamBeginCaptureToGraph();
+        fn cudaStreamBeginCaptureToGraph_ptsz();
+        fn cudaThreadExchangeStreamCaptureMode();
+        fn cudaStreamEndCapture();
+        fn cudaStreamEndCapture_ptsz();
+        fn cudaStreamIsCapturing();
+        fn cudaStreamIsCapturing_ptsz();
+        fn cudaStreamGetCaptureInfo_v2();
+        fn cudaStreamGetCaptureInfo_v2_ptsz();
+        fn cudaStreamGetCaptureInfo_v3();
+        fn cudaStreamGetCaptureInfo_v3_ptsz();
+        fn cudaStreamUpdateCaptureDependencies();
+        fn cudaStreamUpdateCaptureDependencies_ptsz();
+        fn cudaStreamUpdateCaptureDependencies_v2();
+        fn cudaStreamUpdateCaptureDependencies_v2_ptsz();
+        fn cudaEventCreate();
+        fn cudaEventCreateWithFlags();
+        fn cudaEventRecord();
+        fn cudaEventRecord_ptsz();
+        fn cudaEventRecordWithFlags();
+        fn cudaEventRecordWithFlags_ptsz();
+        fn cudaEventQuery();
+        fn cudaEventSynchronize();
+        fn cudaEventDestroy();
+        fn cudaEventElapsedTime();
+        fn cudaEventElapsedTime_v2();
+        fn cudaImportExternalMemory();
+        fn cudaExternalMemoryGetMappedBuffer();
+        fn cudaExternalMemoryGetMappedMipmappedArray();
+        fn cudaDestroyExternalMemory();
+        fn cudaImportExternalSemaphore();
+        fn cudaSignalExternalSemaphoresAsync_v2();
+        fn cudaSignalExternalSemaphoresAsync_v2_ptsz();
+        fn cudaWaitExternalSemaphoresAsync_v2();
+        fn cudaWaitExternalSemaphoresAsync_v2_ptsz();
+        fn cudaDestroyExternalSemaphore();
+        fn cudaLaunchKernel();
+        fn cudaLaunchKernel_ptsz();
+        fn cudaLaunchKernelExC();
+        fn cudaLaunchKernelExC_ptsz();
+        fn cudaLaunchCooperativeKernel();
+        fn cudaLaunchCooperativeKernel_ptsz();
+        fn cudaLaunchCooperativeKernelMultiDevice();
+        fn cudaFuncSetCacheConfig();
+        fn cudaFuncGetAttributes();
+        fn cudaFuncSetAttribute();
+        fn cudaFuncGetName();
+        fn cudaFuncGetParamInfo();
+        fn cudaSetDoubleForDevice();
+        fn cudaSetDoubleForHost();
+        fn cudaLaunchHostFunc();
+        fn cudaLaunchHostFunc_ptsz();
+        fn cudaFuncSetSharedMemConfig();
+        fn cudaOccupancyMaxActiveBlocksPerMultiprocessor();
+        fn cudaOccupancyAvailableDynamicSMemPerBlock();
+        fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags();
+        fn cudaOccupancyMaxPotentialClusterSize();
+        fn cudaOccupancyMaxActiveClusters();
+        fn cudaMallocManaged();
+        fn cudaMalloc();
+        fn cudaMallocHost();
+        fn cudaMallocPitch();
+        fn cudaMallocArray();
+        fn cudaFree();
+        fn cudaFreeHost();
+        fn cudaFreeArray();
+        fn cudaFreeMipmappedArray();
+        fn cudaHostAlloc();
+        fn cudaHostRegister();
+        fn cudaHostUnregister();
+        fn cudaHostGetDevicePointer();
+        fn cudaHostGetFlags();
+        fn cudaMalloc3D();
+        fn cudaMalloc3DArray();
+        fn cudaMallocMipmappedArray();
+        fn cudaGetMipmappedArrayLevel();
+        fn cudaMemcpy3D();
+        fn cudaMemcpy3D_ptds();
+        fn cudaMemcpy3DPeer();
+        fn cudaMemcpy3DPeer_ptds();
+        fn cudaMemcpy3DAsync();
+        fn cudaMemcpy3DAsync_ptsz();
+        fn cudaMemcpy3DPeerAsync();
+        fn cudaMemcpy3DPeerAsync_ptsz();
+        fn cudaMemGetInfo();
+        fn cudaArrayGetInfo();
+        fn cudaArrayGetPlane();
+        fn cudaArrayGetMemoryRequirements();
+        fn cudaMipmappedArrayGetMemoryRequirements();
+        fn cudaArrayGetSparseProperties();
+        fn cudaMipmappedArrayGetSparseProperties();
+        fn cudaMemcpy();
+        fn cudaMemcpy_ptds();
+        fn cudaMemcpyPeer();
+        fn cudaMemcpy2D();
+        fn cudaMemcpy2D_ptds();
+        fn cudaMemcpy2DToArray();
+        fn cudaMemcpy2DToArray_ptds();
+        fn cudaMemcpy2DFromArray();
+        fn cudaMemcpy2DFromArray_ptds();
+        fn cudaMemcpy2DArrayToArray();
+        fn cudaMemcpy2DArrayToArray_ptds();
+        fn cudaMemcpyToSymbol();
+        fn cudaMemcpyToSymbol_ptds();
+        fn cudaMemcpyFromSymbol();
+        fn cudaMemcpyFromSymbol_ptds();
+        fn cudaMemcpyAsync();
+        fn cudaMemcpyAsync_ptsz();
+        fn cudaMemcpyPeerAsync();
+        fn cudaMemcpyBatchAsync();
+        fn cudaMemcpyBatchAsync_ptsz();
+        fn cudaMemcpy3DBatchAsync();
+        fn cudaMemcpy3DBatchAsync_ptsz();
+        fn cudaMemcpy2DAsync();
+        fn cudaMemcpy2DAsync_ptsz();
+        fn cudaMemcpy2DToArrayAsync();
+        fn cudaMemcpy2DToArrayAsync_ptsz();
+        fn cudaMemcpy2DFromArrayAsync();
+        fn cudaMemcpy2DFromArrayAsync_ptsz();
+        fn cudaMemcpyToSymbolAsync();
+        fn cudaMemcpyToSymbolAsync_ptsz();
+        fn cudaMemcpyFromSymbolAsync();
+        fn cudaMemcpyFromSymbolAsync_ptsz();
+        fn cudaMemset();
+        fn cudaMemset_ptds();
+        fn cudaMemset2D();
+        fn cudaMemset2D_ptds();
+        fn cudaMemset3D();
+        fn cudaMemset3D_ptds();
+        fn cudaMemsetAsync();
+        fn cudaMemsetAsync_ptsz();
+        fn cudaMemset2DAsync();
+        fn cudaMemset2DAsync_ptsz();
+        fn cudaMemset3DAsync();
+        fn cudaMemset3DAsync_ptsz();
+        fn cudaGetSymbolAddress();
+        fn cudaGetSymbolSize();
+        fn cudaMemPrefetchAsync();
+        fn cudaMemPrefetchAsync_ptsz();
+        fn cudaMemPrefetchAsync_v2();
+        fn cudaMemPrefetchAsync_v2_ptsz();
+        fn cudaMemAdvise();
+        fn cudaMemAdvise_v2();
+        fn cudaMemRangeGetAttribute();
+        fn cudaMemRangeGetAttributes();
+        fn cudaMemcpyToArray();
+        fn cudaMemcpyToArray_ptds();
+        fn cudaMemcpyFromArray();
+        fn cudaMemcpyFromArray_ptds();
+        fn cudaMemcpyArrayToArray();
+        fn cudaMemcpyArrayToArray_ptds();
+        fn cudaMemcpyToArrayAsync();
+        fn cudaMemcpyToArrayAsync_ptsz();
+        fn cudaMemcpyFromArrayAsync();
+        fn cudaMemcpyFromArrayAsync_ptsz();
+        fn cudaMallocAsync();
+        fn cudaMallocAsync_ptsz();
+        fn cudaFreeAsync();
+        fn cudaFreeAsync_ptsz();
+        fn cudaMemPoolTrimTo();
+        fn cudaMemPoolSetAttribute();
+        fn cudaMemPoolGetAttribute();
+        fn cudaMemPoolSetAccess();
+        fn cudaMemPoolGetAccess();
+        fn cudaMemPoolCreate();
+        fn cudaMemPoolDestroy();
+        fn cudaMallocFromPoolAsync();
+        fn cudaMallocFromPoolAsync_ptsz();
+        fn cudaMemPoolExportToShareableHandle();
+        fn cudaMemPoolImportFromShareableHandle();
+        fn cudaMemPoolExportPointer();
+        fn cudaMemPoolImportPointer();
+        fn cudaPointerGetAttributes();
+        fn cudaDeviceCanAccessPeer();
+        fn cudaDeviceEnablePeerAccess();
+        fn cudaDeviceDisablePeerAccess();
+        fn cudaGraphicsUnregisterResource();
+        fn cudaGraphicsResourceSetMapFlags();
+        fn cudaGraphicsMapResources();
+        fn cudaGraphicsUnmapResources();
+        fn cudaGraphicsResourceGetMappedPointer();
+        fn cudaGraphicsSubResourceGetMappedArray();
+        fn cudaGraphicsResourceGetMappedMipmappedArray();
+        fn cudaGetChannelDesc();
+        fn cudaCreateChannelDesc();
+        fn cudaCreateTextureObject();
+        fn cudaDestroyTextureObject();
+        fn cudaGetTextureObjectResourceDesc();
+        fn cudaGetTextureObjectTextureDesc();
+        fn cudaGetTextureObjectResourceViewDesc();
+        fn cudaCreateSurfaceObject();
+        fn cudaDestroySurfaceObject();
+        fn cudaGetSurfaceObjectResourceDesc();
+        fn cudaDriverGetVersion();
+        fn cudaRuntimeGetVersion();
+        fn cudaGraphCreate();
+        fn cudaGraphAddKernelNode();
+        fn cudaGraphKernelNodeGetParams();
+        fn cudaGraphKernelNodeSetParams();
+        fn cudaGraphKernelNodeCopyAttributes();
+        fn cudaGraphKernelNodeGetAttribute();
+        fn cudaGraphKernelNodeSetAttribute();
+        fn cudaGraphAddMemcpyNode();
+        fn cudaGraphAddMemcpyNodeToSymbol();
+        fn cudaGraphAddMemcpyNodeFromSymbol();
+        fn cudaGraphAddMemcpyNode1D();
+        fn cudaGraphMemcpyNodeGetParams();
+        fn cudaGraphMemcpyNodeSetParams();
+        fn cudaGraphMemcpyNodeSetParamsToSymbol();
+        fn cudaGraphMemcpyNodeSetParamsFromSymbol();
+        fn cudaGraphMemcpyNodeSetParams1D();
+        fn cudaGraphAddMemsetNode();
+        fn cudaGraphMemsetNodeGetParams();
+        fn cudaGraphMemsetNodeSetParams();
+        fn cudaGraphAddHostNode();
+        fn cudaGraphHostNodeGetParams();
+        fn cudaGraphHostNodeSetParams();
+        fn cudaGraphAddChildGraphNode();
+        fn cudaGraphChildGraphNodeGetGraph();
+        fn cudaGraphAddEmptyNode();
+        fn cudaGraphAddEventRecordNode();
+        fn cudaGraphEventRecordNodeGetEvent();
+        fn cudaGraphEventRecordNodeSetEvent();
+        fn cudaGraphAddEventWaitNode();
+        fn cudaGraphEventWaitNodeGetEvent();
+        fn cudaGraphEventWaitNodeSetEvent();
+        fn cudaGraphAddExternalSemaphoresSignalNode();
+        fn cudaGraphExternalSemaphoresSignalNodeGetParams();
+        fn cudaGraphExternalSemaphoresSignalNodeSetParams();
+        fn cudaGraphAddExternalSemaphoresWaitNode();
+        fn cudaGraphExternalSemaphoresWaitNodeGetParams();
+        fn cudaGraphExternalSemaphoresWaitNodeSetParams();
+        fn cudaGraphAddMemAllocNode();
+        fn cudaGraphMemAllocNodeGetParams();
+        fn cudaGraphAddMemFreeNode();
+        fn cudaGraphMemFreeNodeGetParams();
+        fn cudaDeviceGraphMemTrim();
+        fn cudaDeviceGetGraphMemAttribute();
+        fn cudaDeviceSetGraphMemAttribute();
+        fn cudaGraphClone();
+        fn cudaGraphNodeFindInClone();
+        fn cudaGraphNodeGetType();
+        fn cudaGraphGetNodes();
+        fn cudaGraphGetRootNodes();
+        fn cudaGraphGetEdges();
+        fn cudaGraphGetEdges_v2();
+        fn cudaGraphNodeGetDependencies();
+        fn cudaGraphNodeGetDependencies_v2();
+        fn cudaGraphNodeGetDependentNodes();
+        fn cudaGraphNodeGetDependentNodes_v2();
+        fn cudaGraphAddDependencies();
+        fn cudaGraphAddDependencies_v2();
+        fn cudaGraphRemoveDependencies();
+        fn cudaGraphRemoveDependencies_v2();
+        fn cudaGraphDestroyNode();
+        fn cudaGraphInstantiate();
+        fn cudaGraphInstantiateWithFlags();
+        fn cudaGraphInstantiateWithParams();
+        fn cudaGraphInstantiateWithParams_ptsz();
+        fn cudaGraphExecGetFlags();
+        fn cudaGraphExecKernelNodeSetParams();
+        fn cudaGraphExecMemcpyNodeSetParams();
+        fn cudaGraphExecMemcpyNodeSetParamsToSymbol();
+        fn cudaGraphExecMemcpyNodeSetParamsFromSymbol();
+        fn cudaGraphExecMemcpyNodeSetParams1D();
+        fn cudaGraphExecMemsetNodeSetParams();
+        fn cudaGraphExecHostNodeSetParams();
+        fn cudaGraphExecChildGraphNodeSetParams();
+        fn cudaGraphExecEventRecordNodeSetEvent();
+        fn cudaGraphExecEventWaitNodeSetEvent();
+        fn cudaGraphExecExternalSemaphoresSignalNodeSetParams();
+        fn cudaGraphExecExternalSemaphoresWaitNodeSetParams();
+        fn cudaGraphNodeSetEnabled();
+        fn cudaGraphNodeGetEnabled();
+        fn cudaGraphExecUpdate();
+        fn cudaGraphUpload();
+        fn cudaGraphUpload_ptsz();
+        fn cudaGraphLaunch();
+        fn cudaGraphLaunch_ptsz();
+        fn cudaGraphExecDestroy();
+        fn cudaGraphDestroy();
+        fn cudaGraphDebugDotPrint();
+        fn cudaUserObjectCreate();
+        fn cudaUserObjectRetain();
+        fn cudaUserObjectRelease();
+        fn cudaGraphRetainUserObject();
+        fn cudaGraphReleaseUserObject();
+        fn cudaGraphAddNode();
+        fn cudaGraphAddNode_v2();
+        fn cudaGraphNodeSetParams();
+        fn cudaGraphExecNodeSetParams();
+        fn cudaGraphConditionalHandleCreate();
+        fn cudaGetDriverEntryPoint();
+        fn cudaGetDriverEntryPoint_ptsz();
+        fn cudaGetDriverEntryPointByVersion();
+        fn cudaGetDriverEntryPointByVersion_ptsz();
+        fn cudaLibraryLoadData();
+        fn cudaLibraryLoadFromFile();
+        fn cudaLibraryUnload();
+        fn cudaLibraryGetKernel();
+        fn cudaLibraryGetGlobal();
+        fn cudaLibraryGetManaged();
+        fn cudaLibraryGetUnifiedFunction();
+        fn cudaLibraryGetKernelCount();
+        fn cudaLibraryEnumerateKernels();
+        fn cudaKernelSetAttributeForDevice();
+        fn cudaGetExportTable();
+        fn cudaGetFuncBySymbol();
+        fn cudaGetKernel();
+        fn cudaGLGetDevices();
+        fn cudaGraphicsGLRegisterImage();
+        fn cudaGraphicsGLRegisterBuffer();
+        fn cudaGraphicsEGLRegisterImage();
+        fn cudaEGLStreamConsumerConnect();
+        fn cudaEGLStreamConsumerConnectWithFlags();
+        fn cudaEGLStreamConsumerDisconnect();
+        fn cudaEGLStreamConsumerAcquireFrame();
+        fn cudaEGLStreamConsumerReleaseFrame();
+        fn cudaEGLStreamProducerConnect();
+        fn cudaEGLStreamProducerDisconnect();
+        fn cudaEGLStreamProducerPresentFrame();
+        fn cudaEGLStreamProducerReturnFrame();
+        fn cudaGraphicsResourceGetMappedEglFrame();
+        fn cudaEventCreateFromEGLSync();
+        fn cudaVDPAUGetDevice();
+        fn cudaVDPAUSetVDPAUDevice();
+        fn cudaGraphicsVDPAURegisterVideoSurface();
+        fn cudaGraphicsVDPAURegisterOutputSurface();
+        fn cudaProfilerStart();
+        fn cudaProfilerStop();
+    }
+
+    pub(super) static ENTRIES: [Linked; 406] = [
+        cudaDeviceReset,
+        cudaDeviceSynchronize,
+        cudaDeviceSetLimit,
+        cudaDeviceGetLimit,
+        cudaDeviceGetTexture1DLinearMaxWidth,
+        cudaDeviceGetCacheConfig,
+        cudaDeviceGetStreamPriorityRange,
+        cudaDeviceSetCacheConfig,
+        cudaDeviceGetByPCIBusId,
+        cudaDeviceGetPCIBusId,
+        cudaIpcGetEventHandle,
+        cudaIpcOpenEventHandle,
+        cudaIpcGetMemHandle,
+        cudaIpcOpenMemHandle,
+        cudaIpcCloseMemHandle,
+        cudaDeviceFlushGPUDirectRDMAWrites,
+        cudaDeviceRegisterAsyncNotification,
+        cudaDeviceUnregisterAsyncNotification,
+        cudaDeviceGetSharedMemConfig,
+        cudaDeviceSetSharedMemConfig,
+        cudaThreadExit,
+        cudaThreadSynchronize,
+        cudaThreadSetLimit,
+        cudaThreadGetLimit,
+        cudaThreadGetCacheConfig,
+        cudaThreadSetCacheConfig,
+        cudaGetLastError,
+        cudaPeekAtLastError,
+        cudaGetErrorName,
+        cudaGetErrorString,
+        cudaGetDeviceCount,
+        cudaGetDeviceProperties_v2,
+        cudaDeviceGetAttribute,
+        cudaDeviceGetDefaultMemPool,
+        cudaDeviceSetMemPool,
+        cudaDeviceGetMemPool,
+        cudaDeviceGetNvSciSyncAttributes,
+        cudaDeviceGetP2PAttribute,
+        cudaChooseDevice,
+        cudaInitDevice,
+        cudaSetDevice,
+        cudaGetDevice,
+        cudaSetValidDevices,
+        cudaSetDeviceFlags,
+        cudaGetDeviceFlags,
+        cudaStreamCreate,
+        cudaStreamCreateWithFlags,
+        cudaStreamCreateWithPriority,
+        cudaStreamGetPriority,
+        cudaStreamGetPriority_ptsz,
+        cudaStreamGetFlags,
+        cudaStreamGetFlags_ptsz,
+        cudaStreamGetId,
+        cudaStreamGetId_ptsz,
+        cudaStreamGetDevice,
+        cudaStreamGetDevice_ptsz,
+        cudaCtxResetPersistingL2Cache,
+        cudaStreamCopyAttributes,
+        cudaStreamCopyAttributes_ptsz,
+        cudaStreamGetAttribute,
+        cudaStreamGetAttribute_ptsz,
+        cudaStreamSetAttribute,
+        cudaStreamSetAttribute_ptsz,
+        cudaStreamDestroy,
+        cudaStreamWaitEvent,
+        cudaStreamWaitEvent_ptsz,
+        cudaStreamAddCallback,
+        cudaStreamAddCallback_ptsz,
+        cudaStreamSynchronize,
+        cudaStreamSynchronize_ptsz,
+        cudaStreamQuery,
+        cudaStreamQuery_ptsz,
+        cudaStreamAttachMemAsync,
+        cudaStreamAttachMemAsync_ptsz,
+        cudaStreamBeginCapture,
+        cudaStreamBeginCapture_ptsz,
+        cudaStreamBeginCaptureToGraph,
+        cudaStreamBeginCaptureToGraph_ptsz,
+        cudaThreadExchangeStreamCaptureMode,
+        cudaStreamEndCapture,
+        cudaStreamEndCapture_ptsz,
+        cudaStreamIsCapturing,
+        cudaStreamIsCapturing_ptsz,
+        cudaStreamGetCaptureInfo_v2,
+        cudaStreamGetCaptureInfo_v2_ptsz,
+        cudaStreamGetCaptureInfo_v3,
+        cudaStreamGetCaptureInfo_v3_ptsz,
+        cudaStreamUpdateCaptureDependencies,
+        cudaStreamUpdateCaptureDependencies_ptsz,
+        cudaStreamUpdateCaptureDependencies_v2,
+        cudaStreamUpdateCaptureDependencies_v2_ptsz,
+        cudaEventCreate,
+        cudaEventCreateWithFlags,
+        cudaEventRecord,
+        cudaEventRecord_ptsz,
+        cudaEventRecordWithFlags,
+        cudaEventRecordWithFlags_ptsz,
+        cudaEventQuery,
+        cudaEventSynchronize,
+        cudaEventDestroy,
+        cudaEventElapsedTime,
+        cudaEventElapsedTime_v2,
+        cudaImportExternalMemory,
+        cudaExternalMemoryGetMappedBuffer,
+        cudaExternalMemoryGetMappedMipmappedArray,
+        cudaDestroyExternalMemory,
+        cudaImportExternalSemaphore,
+        cudaSignalExternalSemaphoresAsync_v2,
+        cudaSignalExternalSemaphoresAsync_v2_ptsz,
+        cudaWaitExternalSemaphoresAsync_v2,
+        cudaWaitExternalSemaphoresAsync_v2_ptsz,
+        cudaDestroyExternalSemaphore,
+        cudaLaunchKernel,
+        cudaLaunchKernel_ptsz,
+        cudaLaunchKernelExC,
+        cudaLaunchKernelExC_ptsz,
+        cudaLaunchCooperativeKernel,
+        cudaLaunchCooperativeKernel_ptsz,
+        cudaLaunchCooperativeKernelMultiDevice,
+        cudaFuncSetCacheConfig,
+        cudaFuncGetAttributes,
+        cudaFuncSetAttribute,
+        cudaFuncGetName,
+        cudaFuncGetParamInfo,
+        cudaSetDoubleForDevice,
+        cudaSetDoubleForHost,
+        cudaLaunchHostFunc,
+        cudaLaunchHostFunc_ptsz,
+        cudaFuncSetSharedMemConfig,
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor,
+        cudaOccupancyAvailableDynamicSMemPerBlock,
+        cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+        cudaOccupancyMaxPotentialClusterSize,
+        cudaOccupancyMaxActiveClusters,
+        cudaMallocManaged,
+        cudaMalloc,
+        cudaMallocHost,
+        cudaMallocPitch,
+        cudaMallocArray,
+        cudaFree,
+        cudaFreeHost,
+        cudaFreeArray,
+        cudaFreeMipmappedArray,
+        cudaHostAlloc,
+        cudaHostRegister,
+        cudaHostUnregister,
+        cudaHostGetDevicePointer,
+        cudaHostGetFlags,
+        cudaMalloc3D,
+        cudaMalloc3DArray,
+        cudaMallocMipmappedArray,
+        cudaGetMipmappedArrayLevel,
+        cudaMemcpy3D,
+        cudaMemcpy3D_ptds,
+        cudaMemcpy3DPeer,
+        cudaMemcpy3DPeer_ptds,
+        cudaMemcpy3DAsync,
+        cudaMemcpy3DAsync_ptsz,
+        cudaMemcpy3DPeerAsync,
+        cudaMemcpy3DPeerAsync_ptsz,
+        cudaMemGetInfo,
+        cudaArrayGetInfo,
+        cudaArrayGetPlane,
+        cudaArrayGetMemoryRequirements,
+        cudaMipmappedArrayGetMemoryRequirements,
+        cudaArrayGetSparseProperties,
+        cudaMipmappedArrayGetSparseProperties,
+        cudaMemcpy,
+        cudaMemcpy_ptds,
+        cudaMemcpyPeer,
+        cudaMemcpy2D,
+        cudaMemcpy2D_ptds,
+        cudaMemcpy2DToArray,
+        cudaMemcpy2DToArray_ptds,
+        cudaMemcpy2DFromArray,
+        cudaMemcpy2DFromArray_ptds,
+        cudaMemcpy2DArrayToArray,
+        cudaMemcpy2DArrayToArray_ptds,
+        cudaMemcpyToSymbol,
+        cudaMemcpyToSymbol_ptds,
+        cudaMemcpyFromSymbol,
+        cudaMemcpyFromSymbol_ptds,
+        cudaMemcpyAsync,
+        cudaMemcpyAsync_ptsz,
+        cudaMemcpyPeerAsync,
+        cudaMemcpyBatchAsync,
+        cudaMemcpyBatchAsync_ptsz,
+        cudaMemcpy3DBatchAsync,
+        cudaMemcpy3DBatchAsync_ptsz,
+        cudaMemcpy2DAsync,
+        cudaMemcpy2DAsync_ptsz,
+        cudaMemcpy2DToArrayAsync,
+        cudaMemcpy2DToArrayAsync_ptsz,
+        cudaMemcpy2DFromArrayAsync,
+        cudaMemcpy2DFromArrayAsync_ptsz,
+        cudaMemcpyToSymbolAsync,
+        cudaMemcpyToSymbolAsync_ptsz,
+        cudaMemcpyFromSymbolAsync,
+        cudaMemcpyFromSymbolAsync_ptsz,
+        cudaMemset,
+        cudaMemset_ptds,
+        cudaMemset2D,
+        cudaMemset2D_ptds,
+        cudaMemset3D,
+        cudaMemset3D_ptds,
+        cudaMemsetAsync,
+        cudaMemsetAsync_ptsz,
+        cudaMemset2DAsync,
+        cudaMemset2DAsync_ptsz,
+        cudaMemset3DAsync,
+        cudaMemset3DAsync_ptsz,
+        cudaGetSymbolAddress,
+        cudaGetSymbolSize,
+        cudaMemPrefetchAsync,
+        cudaMemPrefetchAsync_ptsz,
+        cudaMemPrefetchAsync_v2,
+        cudaMemPrefetchAsync_v2_ptsz,
+        cudaMemAdvise,
+        cudaMemAdvise_v2,
+        cudaMemRangeGetAttribute,
+        cudaMemRangeGetAttributes,
+        cudaMemcpyToArray,
+        cudaMemcpyToArray_ptds,
+        cudaMemcpyFromArray,
+        cudaMemcpyFromArray_ptds,
+        cudaMemcpyArrayToArray,
+        cudaMemcpyArrayToArray_ptds,
+        cudaMemcpyToArrayAsync,
+        cudaMemcpyToArrayAsync_ptsz,
+        cudaMemcpyFromArrayAsync,
+        cudaMemcpyFromArrayAsync_ptsz,
+        cudaMallocAsync,
+        cudaMallocAsync_ptsz,
+        cudaFreeAsync,
+        cudaFreeAsync_ptsz,
+        cudaMemPoolTrimTo,
+        cudaMemPoolSetAttribute,
+        cudaMemPoolGetAttribute,
+        cudaMemPoolSetAccess,
+        cudaMemPoolGetAccess,
+        cudaMemPoolCreate,
+        cudaMemPoolDestroy,
+        cudaMallocFromPoolAsync,
+        cudaMallocFromPoolAsync_ptsz,
+        cudaMemPoolExportToShareableHandle,
+        cudaMemPoolImportFromShareableHandle,
+        cudaMemPoolExportPointer,
+        cudaMemPoolImportPointer,
+        cudaPointerGetAttributes,
+        cudaDeviceCanAccessPeer,
+        cudaDeviceEnablePeerAccess,
+        cudaDeviceDisablePeerAccess,
+        cudaGraphicsUnregisterResource,
+        cudaGraphicsResourceSetMapFlags,
+        cudaGraphicsMapResources,
+        cudaGraphicsUnmapResources,
+        cudaGraphicsResourceGetMappedPointer,
+        cudaGraphicsSubResourceGetMappedArray,
+        cudaGraphicsResourceGetMappedMipmappedArray,
+        cudaGetChannelDesc,
+        cudaCreateChannelDesc,
+        cudaCreateTextureObject,
+        cudaDestroyTextureObject,
+        cudaGetTextureObjectResourceDesc,
+        cudaGetTextureObjectTextureDesc,
+        cudaGetTextureObjectResourceViewDesc,
+        cudaCreateSurfaceObject,
+        cudaDestroySurfaceObject,
+        cudaGetSurfaceObjectResourceDesc,
+        cudaDriverGetVersion,
+        cudaRuntimeGetVersion,
+        cudaGraphCreate,
+        cudaGraphAddKernelNode,
+        cudaGraphKernelNodeGetParams,
+        cudaGraphKernelNodeSetParams,
+        cudaGraphKernelNodeCopyAttributes,
+        cudaGraphKernelNodeGetAttribute,
+        cudaGraphKernelNodeSetAttribute,
+        cudaGraphAddMemcpyNode,
+        cudaGraphAddMemcpyNodeToSymbol,
+        cudaGraphAddMemcpyNodeFromSymbol,
+        cudaGraphAddMemcpyNode1D,
+        cudaGraphMemcpyNodeGetParams,
+        cudaGraphMemcpyNodeSetParams,
+        cudaGraphMemcpyNodeSetParamsToSymbol,
+        cudaGraphMemcpyNodeSetParamsFromSymbol,
+        cudaGraphMemcpyNodeSetParams1D,
+        cudaGraphAddMemsetNode,
+        cudaGraphMemsetNodeGetParams,
+        cudaGraphMemsetNodeSetParams,
+        cudaGraphAddHostNode,
+        cudaGraphHostNodeGetParams,
+        cudaGraphHostNodeSetParams,
+        cudaGraphAddChildGraphNode,
+        cudaGraphChildGraphNodeGetGraph,
+        cudaGraphAddEmptyNode,
+        cudaGraphAddEventRecordNode,
+        cudaGraphEventRecordNodeGetEvent,
+        cudaGraphEventRecordNodeSetEvent,
+        cudaGraphAddEventWaitNode,
+        cudaGraphEventWaitNodeGetEvent,
+        cudaGraphEventWaitNodeSetEvent,
+        cudaGraphAddExternalSemaphoresSignalNode,
+        cudaGraphExternalSemaphoresSignalNodeGetParams,
+        cudaGraphExternalSemaphoresSignalNodeSetParams,
+        cudaGraphAddExternalSemaphoresWaitNode,
+        cudaGraphExternalSemaphoresWaitNodeGetParams,
+        cudaGraphExternalSemaphoresWaitNodeSetParams,
+        cudaGraphAddMemAllocNode,
+        cudaGraphMemAllocNodeGetParams,
+        cudaGraphAddMemFreeNode,
+        cudaGraphMemFreeNodeGetParams,
+        cudaDeviceGraphMemTrim,
+        cudaDeviceGetGraphMemAttribute,
+        cudaDeviceSetGraphMemAttribute,
+        cudaGraphClone,
+        cudaGraphNodeFindInClone,
+        cudaGraphNodeGetType,
+        cudaGraphGetNodes,
+        cudaGraphGetRootNodes,
+        cudaGraphGetEdges,
+        cudaGraphGetEdges_v2,
+        cudaGraphNodeGetDependencies,
+        cudaGraphNodeGetDependencies_v2,
+        cudaGraphNodeGetDependentNodes,
+        cudaGraphNodeGetDependentNodes_v2,
+        cudaGraphAddDependencies,
+        cudaGraphAddDependencies_v2,
+        cudaGraphRemoveDependencies,
+        cudaGraphRemoveDependencies_v2,
+        cudaGraphDestroyNode,
+        cudaGraphInstantiate,
+        cudaGraphInstantiateWithFlags,
+        cudaGraphInstantiateWithParams,
+        cudaGraphInstantiateWithParams_ptsz,
+        cudaGraphExecGetFlags,
+        cudaGraphExecKernelNodeSetParams,
+        cudaGraphExecMemcpyNodeSetParams,
+        cudaGraphExecMemcpyNodeSetParamsToSymbol,
+        cudaGraphExecMemcpyNodeSetParamsFromSymbol,
+        cudaGraphExecMemcpyNodeSetParams1D,
+        cudaGraphExecMemsetNodeSetParams,
+        cudaGraphExecHostNodeSetParams,
+        cudaGraphExecChildGraphNodeSetParams,
+        cudaGraphExecEventRecordNodeSetEvent,
+        cudaGraphExecEventWaitNodeSetEvent,
+        cudaGraphExecExternalSemaphoresSignalNodeSetParams,
+        cudaGraphExecExternalSemaphoresWaitNodeSetParams,
+        cudaGraphNodeSetEnabled,
+        cudaGraphNodeGetEnabled,
+        cudaGraphExecUpdate,
+        cudaGraphUpload,
+        cudaGraphUpload_ptsz,
+        cudaGraphLaunch,
+        cudaGraphLaunch_ptsz,
+        cudaGraphExecDestroy,
+        cudaGraphDestroy,
+        cudaGraphDebugDotPrint,
+        cudaUserObjectCreate,
+        cudaUserObjectRetain,
+        cudaUserObjectRelease,
+        cudaGraphRetainUserObject,
+        cudaGraphReleaseUserObject,
+        cudaGraphAddNode,
+        cudaGraphAddNode_v2,
+        cudaGraphNodeSetParams,
+        cudaGraphExecNodeSetParams,
+        cudaGraphConditionalHandleCreate,
+        cudaGetDriverEntryPoint,
+        cudaGetDriverEntryPoint_ptsz,
+        cudaGetDriverEntryPointByVersion,
+        cudaGetDriverEntryPointByVersion_ptsz,
+        cudaLibraryLoadData,
+        cudaLibraryLoadFromFile,
+        cudaLibraryUnload,
+        cudaLibraryGetKernel,
+        cudaLibraryGetGlobal,
+        cudaLibraryGetManaged,
+        cudaLibraryGetUnifiedFunction,
+        cudaLibraryGetKernelCount,
+        cudaLibraryEnumerateKernels,
+        cudaKernelSetAttributeForDevice,
+        cudaGetExportTable,
+        cudaGetFuncBySymbol,
+        cudaGetKernel,
+        cudaGLGetDevices,
+        cudaGraphicsGLRegisterImage,
+        cudaGraphicsGLRegisterBuffer,
+        cudaGraphicsEGLRegisterImage,
+        cudaEGLStreamConsumerConnect,
+        cudaEGLStreamConsumerConnectWithFlags,
+        cudaEGLStreamConsumerDisconnect,
+        cudaEGLStreamConsumerAcquireFrame,
+        cudaEGLStreamConsumerReleaseFrame,
+        cudaEGLStreamProducerConnect,
+        cudaEGLStreamProducerDisconnect,
+        cudaEGLStreamProducerPresentFrame,
+        cudaEGLStreamProducerReturnFrame,
+        cudaGraphicsResourceGetMappedEglFrame,
+        cudaEventCreateFromEGLSync,
+        cudaVDPAUGetDevice,
+        cudaVDPAUSetVDPAUDevice,
+        cudaGraphicsVDPAURegisterVideoSurface,
+        cudaGraphicsVDPAURegisterOutputSurface,
+        cudaProfilerStart,
+        cudaProfilerStop,
+    ];
+}
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
