@@ -55,15 +55,18 @@
 //! Nothing is linked otherwise, so the crate builds on a machine without CUDA.
 //!
 //! The archive is `$<path variable>` (the file, or a folder holding it), else found in
-//! `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64` or `/usr/local/cuda/lib64`. Its version (the version
-//! macro of the header in `../include` beside it) must be of the era's CUDA major and at least the
-//! headers' release, since the bindings name every function those headers declare.
+//! `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64` or `/usr/local/cuda/lib64`, else in NVIDIA's wheel
+//! folders on the path of the Python a Python build is for (`$PYO3_PYTHON`, else `python3`: the
+//! Python package names the wheel as a build requirement). Its version (the version macro of the
+//! header in `../include` beside it) must be of the era's CUDA major and at least the headers'
+//! release, since the bindings name every function those headers declare.
 
 use std::path::{Path, PathBuf};
 
 /// One static archive: (feature's `CARGO_FEATURE_*` variable, archive name, path variable,
-/// system libraries, version header, version macro).
-type StaticLink = (&'static str, &'static str, &'static str, &'static [&'static str], &'static str, &'static str);
+/// system libraries, version header, version macro, wheel folders).
+type StaticLink =
+    (&'static str, &'static str, &'static str, &'static [&'static str], &'static str, &'static str, &'static [&'static str]);
 
 const STATIC_LINKS: &[StaticLink] = &[(
     "CARGO_FEATURE_STATIC_CUDART",
@@ -72,6 +75,7 @@ const STATIC_LINKS: &[StaticLink] = &[(
     &["dl", "rt", "pthread"],
     "cuda_runtime_api.h",
     "CUDART_VERSION",
+    &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
 )];
 
 /// The eras, in feature order: (`CARGO_FEATURE_*` variable or "" for the only one, headers'
@@ -81,13 +85,13 @@ const ERAS: &[(&str, &str, u32)] = &[("CARGO_FEATURE_CUDA_12", "12.9", 12090), (
 const TOOLKIT_VARS: [&str; 2] = ["CUDA_HOME", "CUDA_PATH"];
 
 fn main() {
-    for (feature, archive, path_var, system_libs, header, version_macro) in STATIC_LINKS {
+    for (feature, archive, path_var, system_libs, header, version_macro, wheel_dirs) in STATIC_LINKS {
         println!("cargo:rerun-if-env-changed={path_var}");
         if std::env::var_os(feature).is_none() {
             continue;
         }
         let file = format!("lib{archive}.a");
-        let Some(found) = find(&file, path_var) else {
+        let Some(found) = find(&file, path_var).or_else(|| find_in_wheels(&file, wheel_dirs)) else {
             fail(&format!(
                 "{file} not found: set {path_var} to it (or its folder), or CUDA_HOME to a CUDA toolkit; \
                  NVIDIA's nvidia-cuda-runtime wheels carry it in their lib/ folder"
@@ -118,6 +122,20 @@ fn find(file: &str, path_var: &str) -> Option<PathBuf> {
     }
     let homes = TOOLKIT_VARS.iter().filter_map(|v| std::env::var_os(v)).map(PathBuf::from);
     homes.chain([PathBuf::from("/usr/local/cuda")]).map(|h| h.join("lib64").join(file)).find(|p| p.is_file())
+}
+
+/// The archive in a wheel folder (`nvidia/cuda_runtime/lib`) under an entry of the path of the
+/// Python being built for (`$PYO3_PYTHON`, as maturin sets it, else `python3`).
+fn find_in_wheels(file: &str, wheel_dirs: &[&str]) -> Option<PathBuf> {
+    println!("cargo:rerun-if-env-changed=PYO3_PYTHON");
+    let python = std::env::var_os("PYO3_PYTHON").unwrap_or_else(|| "python3".into());
+    let out = std::process::Command::new(python).args(["-c", "import sys; print('\\n'.join(sys.path))"]).output().ok()?;
+    let paths = String::from_utf8_lossy(&out.stdout).into_owned();
+    paths
+        .lines()
+        .filter(|p| !p.is_empty())
+        .flat_map(|p| wheel_dirs.iter().map(move |d| Path::new(p).join(d).join(file)))
+        .find(|p| p.is_file())
 }
 
 /// Refuses an archive of another major or older than the headers; warns when its version is

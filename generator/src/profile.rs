@@ -181,6 +181,10 @@ pub struct StaticLink {
     /// (`CUDART_VERSION`, `12090` for 12.9).
     pub version_header: &'static str,
     pub version_macro: &'static str,
+    /// NVIDIA's pip distribution carrying the archive, by CUDA major: a build requirement of the
+    /// Python package, so that building it from its sdist finds the archive (`build.rs` looks in
+    /// the loader's wheel folders on the building Python's path).
+    pub wheels: &'static [(u32, &'static str)],
 }
 
 /// One entry per [`LibraryKind`] variant, in variant order.
@@ -461,6 +465,7 @@ pub const PROFILES: [LibraryProfile; 5] = [
                 system_libs: &["dl", "rt", "pthread"],
                 version_header: "cuda_runtime_api.h",
                 version_macro: "CUDART_VERSION",
+                wheels: &[(12, "nvidia-cuda-runtime-cu12"), (13, "nvidia-cuda-runtime")],
             }),
         },
     },

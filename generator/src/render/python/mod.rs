@@ -31,6 +31,9 @@ struct CrateView {
     /// The static archives of its libraries, whose features the crate forwards to the Rust crate
     /// and its wheels turn on (`pyproject.toml`).
     static_links: Vec<&'static crate::profile::StaticLink>,
+    /// NVIDIA's distributions carrying those archives for this release (`name==12.9.*`): build
+    /// requirements, so that a build from the sdist finds them.
+    build_requires: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -72,8 +75,13 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     for lib in &api.libraries {
         modules.push(render_module(api, lib, bindings_major, templates, out)?);
     }
-    let static_links = api.libraries.iter().filter_map(|l| l.profile().loader.static_link.as_ref()).collect();
-    let view = CrateView { cuda_version: api.cuda_version.clone(), modules, static_links };
+    let static_links: Vec<_> = api.libraries.iter().filter_map(|l| l.profile().loader.static_link.as_ref()).collect();
+    let build_requires = static_links
+        .iter()
+        .flat_map(|l| l.wheels.iter().filter(|(major, _)| Some(*major) == api.cuda_major()))
+        .map(|(_, name)| format!("{name}=={}.*", api.cuda_version))
+        .collect();
+    let view = CrateView { cuda_version: api.cuda_version.clone(), modules, static_links, build_requires };
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
     out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
     out.files.insert("python/src/lib.rs".into(), templates.render("python/lib.rs.tera", &view)?);

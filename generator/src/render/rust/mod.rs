@@ -36,7 +36,7 @@ struct CrateView {
     conflict_cfg: String,
     none_cfg: String,
     /// The static archives the crate may link (features and `build.rs`): those of its libraries.
-    static_links: Vec<&'static crate::profile::StaticLink>,
+    static_links: Vec<StaticLinkView>,
 }
 
 /// One CUDA release's generated modules, as the crate root names them.
@@ -213,9 +213,22 @@ pub fn render_root(mut eras: Vec<EraView>, templates: &Templates, out: &mut Outp
     super::copy_support(templates, out, "rust/support/", "rust/src/", |rel| rel == "cudarc.rs" && !cudarc)
 }
 
+/// A static archive the crate may link, with the folders of NVIDIA's wheels it may be in.
+#[derive(Serialize)]
+struct StaticLinkView {
+    #[serde(flatten)]
+    link: &'static crate::profile::StaticLink,
+    /// The library's wheel folders (`nvidia/cuda_runtime/lib`), searched on the building Python's path.
+    wheel_dirs: &'static [&'static str],
+}
+
 /// The static archives of the libraries among `modules`, in profile order.
-fn static_links(modules: &BTreeSet<String>) -> Vec<&'static crate::profile::StaticLink> {
-    crate::profile::PROFILES.iter().filter(|p| modules.contains(p.module)).filter_map(|p| p.loader.static_link.as_ref()).collect()
+fn static_links(modules: &BTreeSet<String>) -> Vec<StaticLinkView> {
+    crate::profile::PROFILES
+        .iter()
+        .filter(|p| modules.contains(p.module))
+        .filter_map(|p| Some(StaticLinkView { link: p.loader.static_link.as_ref()?, wheel_dirs: p.loader.wheel_dirs }))
+        .collect()
 }
 
 /// `any(all(feature = "a", feature = "b"), ...)` over every pair of era features ("" for fewer than two).
