@@ -26,15 +26,16 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen._nvjitlink``: 14 functions, 2 enums, 0 records,
-1 handle classes. Enums and records are built on first access."""
+1 handle classes. Every class is built at import (no module ``__getattr__``, so
+CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
 
 from cudagen._cudagen import _nvjitlink as _ext
-from cudagen import _lazy
+from cudagen import _classes
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; parsed by `_lazy` at first access).
+# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "nvJitLinkResult": "NVJITLINK_SUCCESS 0 NVJITLINK_ERROR_UNRECOGNIZED_OPTION 1 NVJITLINK_ERROR_MISSING_ARCH 2 NVJITLINK_ERROR_INVALID_INPUT 3 NVJITLINK_ERROR_PTX_COMPILE 4 NVJITLINK_ERROR_NVVM_COMPILE 5 NVJITLINK_ERROR_INTERNAL 6 NVJITLINK_ERROR_THREADPOOL 7 NVJITLINK_ERROR_UNRECOGNIZED_INPUT 8 NVJITLINK_ERROR_FINALIZE 9",
@@ -66,21 +67,12 @@ _NATIVE_HANDLES = "nvJitLinkHandle"
 _ALIASES = {
 }
 
+# every enum, record and typedef class, and the aliases (the same class objects)
+_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+
 NVJITLINK_ERROR_NULL_INPUT = 3
 NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS = 3
 NVJITLINK_ERROR_INCORRECT_INPUT_TYPE = 3
 NVJITLINK_ERROR_ARCH_MISMATCH = 6
 NVJITLINK_ERROR_OUTDATED_LIBRARY = 6
 NVJITLINK_ERROR_MISSING_FATBIN = 3
-
-
-def __getattr__(name):
-    target = _ALIASES.get(name)
-    if target is not None:
-        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
-        return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
-
-
-def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))

@@ -26,7 +26,7 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """Doc text of ``cudagen.nvrtc``'s enums, records and typedef classes, imported by
-``cudagen._lazy`` on the first ``__doc__`` read (``import cudagen.nvrtc`` loads none of it)."""
+``cudagen._classes`` on the first ``__doc__`` read (``import cudagen.nvrtc`` loads none of it)."""
 
 # enum: the class doc, then one doc per member in table order ("" where the header has none),
 # joined by U+001F

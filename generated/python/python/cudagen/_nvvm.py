@@ -26,15 +26,16 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen._nvvm``: 13 functions, 1 enums, 0 records,
-1 handle classes. Enums and records are built on first access."""
+1 handle classes. Every class is built at import (no module ``__getattr__``, so
+CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
 
 from cudagen._cudagen import _nvvm as _ext
-from cudagen import _lazy
+from cudagen import _classes
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; parsed by `_lazy` at first access).
+# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "nvvmResult": "NVVM_SUCCESS 0 NVVM_ERROR_OUT_OF_MEMORY 1 NVVM_ERROR_PROGRAM_CREATION_FAILURE 2 NVVM_ERROR_IR_VERSION_MISMATCH 3 NVVM_ERROR_INVALID_INPUT 4 NVVM_ERROR_INVALID_PROGRAM 5 NVVM_ERROR_INVALID_IR 6 NVVM_ERROR_INVALID_OPTION 7 NVVM_ERROR_NO_MODULE_IN_PROGRAM 8 NVVM_ERROR_COMPILATION 9 NVVM_ERROR_CANCELLED 10",
@@ -65,15 +66,5 @@ _NATIVE_HANDLES = "nvvmProgram"
 _ALIASES = {
 }
 
-
-
-def __getattr__(name):
-    target = _ALIASES.get(name)
-    if target is not None:
-        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
-        return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
-
-
-def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))
+# every enum, record and typedef class, and the aliases (the same class objects)
+_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)

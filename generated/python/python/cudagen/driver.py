@@ -26,15 +26,16 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen.driver``: 473 functions, 112 enums, 126 records,
-37 handle classes. Enums and records are built on first access."""
+37 handle classes. Every class is built at import (no module ``__getattr__``, so
+CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
 
 from cudagen._cudagen import driver as _ext
-from cudagen import _lazy
+from cudagen import _classes
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; parsed by `_lazy` at first access).
+# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "CUipcMem_flags": "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 1",
@@ -499,6 +500,9 @@ _ALIASES = {
     "CUeglFrame_st": "CUeglFrame_v1",
 }
 
+# every enum, record and typedef class, and the aliases (the same class objects)
+_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64
 CU_STREAM_LEGACY = 1
@@ -573,15 +577,3 @@ RESOURCE_ABI_VERSION = 1
 RESOURCE_ABI_EXTERNAL_BYTES = 48
 MAX_PLANES = 3
 CUDA_EGL_INFINITE_TIMEOUT = 4294967295
-
-
-def __getattr__(name):
-    target = _ALIASES.get(name)
-    if target is not None:
-        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
-        return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
-
-
-def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))

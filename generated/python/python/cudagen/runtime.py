@@ -26,15 +26,16 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen.runtime``: 338 functions, 76 enums, 156 records,
-26 handle classes. Enums and records are built on first access."""
+26 handle classes. Every class is built at import (no module ``__getattr__``, so
+CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
 
 from cudagen._cudagen import runtime as _ext
-from cudagen import _lazy
+from cudagen import _classes
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; parsed by `_lazy` at first access).
+# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "cudaRoundMode": "cudaRoundNearest 0 cudaRoundZero 1 cudaRoundPosInf 2 cudaRoundMinInf 3",
@@ -328,6 +329,9 @@ _ALIASES = {
     "cudaEglFrame_st": "cudaEglFrame",
 }
 
+# every enum, record and typedef class, and the aliases (the same class objects)
+_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+
 CUDART_VERSION = 12090
 cudaHostAllocDefault = 0
 cudaHostAllocPortable = 1
@@ -423,15 +427,3 @@ CUDA_EGL_MAX_PLANES = 3
 
 # cuda.bindings' helpers beside the C API (hand-written: support/py/cudagen/_runtime_helpers.py)
 from cudagen._runtime_helpers import *  # noqa: E402,F401,F403
-
-
-def __getattr__(name):
-    target = _ALIASES.get(name)
-    if target is not None:
-        value = _g[name] = _lazy.resolve(_g, __name__, target, _ENUMS, _RECORDS) if target not in _g else _g[target]
-        return value
-    return _lazy.resolve(_g, __name__, name, _ENUMS, _RECORDS, _TYPEDEFS)
-
-
-def __dir__():
-    return sorted(set(_g) | set(_ENUMS) | set(_RECORDS) | set(_ALIASES) | set(_TYPEDEFS))

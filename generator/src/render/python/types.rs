@@ -46,7 +46,7 @@ pub struct FieldView {
     pub name: String,
     /// A property of the class (printed, in the stubs).
     pub public: bool,
-    /// Python literal of the field's type spec, decoded by `cudagen._lazy`.
+    /// Python literal of the field's type spec, decoded by `cudagen._classes`.
     pub spec: String,
     /// Type in the `.pyi` stub.
     pub stub: String,
@@ -166,7 +166,7 @@ pub fn handle_class<'a>(handles: &'a [HandleView], ir_name: &str) -> Option<&'a 
 }
 
 /// Doc text of a module's enums, records and typedef classes, as Python string literals keyed by
-/// the table names of `<module>.py`: `cudagen._lazy` reads them on the first `__doc__` access,
+/// the table names of `<module>.py`: `cudagen._classes` reads them on the first `__doc__` access,
 /// so importing the module loads none of it.
 #[derive(Serialize)]
 pub struct DocsView {

@@ -94,7 +94,7 @@ impl EnumCache {
     }
 }
 
-/// A record class (`ctypes.Structure` subclass built by `cudagen._lazy`) or typedef class.
+/// A record class (`ctypes.Structure` subclass built by `cudagen._classes`) or typedef class.
 pub struct ClassCache {
     module: &'static str,
     name: &'static str,

@@ -1,7 +1,7 @@
 //! Record fields that take more than a C value: a kernel's argument pointers
 //! (`CUDA_KERNEL_NODE_PARAMS.kernelParams`, a field the IR marks `kernel_params`) are packed as a
 //! `kernelParams` argument is (`launch::KernelParams`), into memory that lives as long as the
-//! object handed back, which the record keeps (`cudagen._lazy`).
+//! object handed back, which the record keeps (`cudagen._classes`).
 
 use crate::conv::Ctx;
 use crate::entry;
