@@ -255,14 +255,18 @@ fn python_conversions_follow_the_kinds() {
     use cudagen_generator::ir::{Library, Param, PyConv, Unfit, ValueKind};
     use cudagen_generator::passes::python::value_kind;
     let Some(api) = api_12_9() else { return };
+    // the tuple modules' enums take members and integers only, their record pointers None
+    let tuple = |lib: &Library| lib.profile().python.member_enums();
     let by_value = |lib: &Library, ty: &Type| match value_kind(lib, ty) {
+        ValueKind::Enum if tuple(lib) => PyConv::Enum,
         ValueKind::Int | ValueKind::Enum => PyConv::Int,
         ValueKind::Float => PyConv::Float,
         ValueKind::Handle => PyConv::Handle,
         ValueKind::Record => PyConv::RecordVal,
         _ => PyConv::Ptr,
     };
-    let by_ref = |lib: &Library, ty: &Type, inout: bool| match (value_kind(lib, ty), lib.resolve(ty)) {
+    let by_ref = |lib: &Library, ty: &Type, inout: bool, nullable: bool| match (value_kind(lib, ty), lib.resolve(ty)) {
+        (ValueKind::Record, _) if nullable || lib.profile().python.none_records() => PyConv::RecordRefOpt,
         (ValueKind::Record, _) => PyConv::RecordRef,
         (ValueKind::Int | ValueKind::Enum, _) if inout => PyConv::InoutScalar,
         (ValueKind::Handle, cudagen_generator::ir::Resolved::ScalarHandle(..)) if inout => PyConv::InoutScalar,
@@ -282,8 +286,8 @@ fn python_conversions_follow_the_kinds() {
         | ParamKind::Length { .. }
         | ParamKind::SelectedLen { .. }
         | ParamKind::Unfit { why: Unfit::NothingCounted } => by_value(lib, &p.ty),
-        ParamKind::InRef { pointee, .. } => by_ref(lib, &pointee.ty, false),
-        ParamKind::InOutRef { pointee, .. } => by_ref(lib, &pointee.ty, true),
+        ParamKind::InRef { pointee, .. } => by_ref(lib, &pointee.ty, false, p.nullable),
+        ParamKind::InOutRef { pointee, .. } => by_ref(lib, &pointee.ty, true, p.nullable),
         // An array the library owns, counted by another output: a list in Python.
         ParamKind::OutValue { .. } if p.counted_by.is_some() => PyConv::OutList,
         ParamKind::OutValue { .. } => PyConv::Out,

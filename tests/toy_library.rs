@@ -47,6 +47,7 @@ static TOY: LibraryProfile = LibraryProfile {
         wheel_dirs: &[],
         resolve: Resolve::Dlsym,
         skip_shim: false,
+        static_link: None,
     },
 };
 

@@ -61,12 +61,35 @@ pub struct LibraryProfile {
 /// The convention of cuda.bindings' module of the same name, which the Python module follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum PythonConvention {
-    /// `driver`, `nvrtc`: C names, every call returns `(status, outputs...)`, handle classes.
+    /// `driver`, `nvrtc`, `runtime`: C names, every call returns `(status, outputs...)`, handle
+    /// classes. cuda.bindings' functions there take an enum argument by its member's `.value`
+    /// and None for a pointer to one record as NULL (`Optional[record]`): see
+    /// [`PythonConvention::member_enums`] and [`PythonConvention::none_records`].
     Tuple,
     /// `nvjitlink`, `nvvm`: snake_case names without the prefix, enums without it (`Result`,
     /// `InputType`, members without their common prefix), a failed status raises
-    /// `error_class(status)`, handles are ints, outputs returned alone or as a tuple.
+    /// `error_class(status)`, handles are ints, outputs returned alone or as a tuple. Enum
+    /// arguments are C ints there (`int input_type`): Cython converts floats and `__int__`.
     Exceptions { error_class: &'static str },
+}
+
+impl PythonConvention {
+    /// An enum argument is a member or an integer, never a number truncated to one: cuda.bindings
+    /// 12.x reads the member's `.value` (a float, a handle or an object with only `__int__`
+    /// raises AttributeError there), so the module takes a member of any enum (cuda.bindings
+    /// takes those too), an int or an `__index__` object, and refuses a float, a handle or an
+    /// `__int__`-only object (TypeError), where the C-int convention truncates `2.5` to 2.
+    pub fn member_enums(self) -> bool {
+        matches!(self, PythonConvention::Tuple)
+    }
+
+    /// None for a pointer to one record (`cudaMemcpy3D(p)`, node parameters, descriptors) passes
+    /// NULL, whether or not the C API allows NULL there: cuda.bindings declares these arguments
+    /// `Optional[record]` and passes `p._pvt_ptr if p is not None else NULL`, and the library
+    /// answers with its own status (`cudaErrorInvalidValue`).
+    pub fn none_records(self) -> bool {
+        matches!(self, PythonConvention::Tuple)
+    }
 }
 
 /// A header that joins a library's main header (NVIDIA's interop and profiler headers join

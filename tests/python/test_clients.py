@@ -1,9 +1,9 @@
 """Values that real programs pass, accepted as NVIDIA's cuda.bindings accepts them, with the same
 C value reaching the library (issue #22: integers from floats, NVIDIA's runtime and driver handle
 objects, `_ptr=` construction, a CUkernel where a CUfunction goes, list arguments and the lists
-cuStreamGetCaptureInfo returns). No GPU: each case runs in a subprocess against a fake libcuda
-(built here with gcc) that records the argument registers of the last call, and runs once with
-cuda.bindings and once with cudagen; the two records must agree.
+cuStreamGetCaptureInfo returns, None for a record pointer). No GPU: each case runs in a
+subprocess against a fake libcuda (built here with gcc) that records the argument registers of
+the last call, and runs once with cuda.bindings and once with cudagen; the two records must agree.
 
 Differences kept on purpose (each asserted below):
 - cudagen refuses a handle object of another C type (a `cudaEvent_t` where a `CUstream` goes, a
@@ -386,6 +386,16 @@ def capture_dependencies(fake, d, nd, rt):
     return out
 
 
+@case
+def none_records(fake, d, nd, rt):
+    """None for a pointer to one record (cuda.bindings: `Optional[record]`, passed as NULL)."""
+    return {
+        "cuMemcpy3D": fake.call(d.cuMemcpy3D, None),
+        "cuTexObjectCreate": fake.call(d.cuTexObjectCreate, None, None, None),
+        "cuGraphAddKernelNode": fake.call(d.cuGraphAddKernelNode, 0, None, 0, None),
+    }
+
+
 def _run(fake_path, package, name):
     fake = _Fake(fake_path)
     d, nd, rt = _modules(package)
@@ -554,6 +564,15 @@ def test_count_queries_send_null(fake):
         # the array (argument 1) is NULL on both sides; the count pointer (argument 2) is not
         assert theirs[name][0] == ours[name][0] == "call", (name, theirs[name], ours[name])
         assert theirs[name][1][1] == ours[name][1][1] == 0, (name, theirs[name][1][:3], ours[name][1][:3])
+
+
+def test_none_for_a_record_pointer_passes_null(fake):
+    theirs, ours = _both(fake, "none_records")
+    # (registers of the record pointers)
+    for name, regs in (("cuMemcpy3D", [0]), ("cuTexObjectCreate", [1, 2, 3]), ("cuGraphAddKernelNode", [4])):
+        assert theirs[name][0] == ours[name][0] == "call", (name, theirs[name][:3], ours[name][:3])
+        assert [theirs[name][1][k] for k in regs] == [ours[name][1][k] for k in regs] == [0] * len(regs), (name, ours[name][1])
+        assert ours[name][3] == theirs[name][3]
 
 
 def test_capture_dependencies_come_back_as_a_list(fake):

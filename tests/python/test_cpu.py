@@ -129,7 +129,7 @@ def test_records():
 
 
 def test_argument_errors():
-    with pytest.raises(TypeError, match=r"cuDeviceGetAttribute\(\) argument 'attrib' must be int"):
+    with pytest.raises(TypeError, match=r"cuDeviceGetAttribute\(\) argument 'attrib' must be CUdevice_attribute or int, not str"):
         driver.cuDeviceGetAttribute("x", 0)
     with pytest.raises(TypeError, match=r"cuStreamQuery\(\) argument 'hStream' must be CUstream"):
         driver.cuStreamQuery("nope")
@@ -146,6 +146,148 @@ def test_argument_errors():
         driver.cuInit(float("inf"))
     with pytest.raises(OverflowError, match="cuMemAlloc"):
         driver.cuMemAlloc(-1.0)
+
+
+class _IntOnly:
+    def __int__(self):
+        return 10
+
+
+class _IndexOnly:
+    def __index__(self):
+        return 10
+
+
+def _not_enums():
+    """Values an enum argument refuses: cuda.bindings 12.x reads the member's `.value` (these
+    raise AttributeError there); none is truncated into a member."""
+    np = pytest.importorskip("numpy")
+    from cudagen import runtime
+
+    out = [2.5, 10.0, np.float64(10.0), np.float32(2.5), _IntOnly(), runtime.cudaStream_t(7), driver.CUstream(7), "10"]
+    try:  # NVIDIA's handle classes: their pointer handles have __index__, still no enum value
+        from cuda.bindings import driver as nd, runtime as nrt
+
+        out += [nrt.cudaStream_t(7), nd.CUstream(7)]
+    except ImportError:
+        pass
+    return out
+
+
+def test_enum_arguments_refuse_floats_and_handles():
+    """An enum argument of the driver and NVRTC modules takes a member of any enum, an int or an
+    `__index__` object; a float, a handle or an `__int__`-only object is a TypeError naming the
+    parameter and the enum, raised before the library is loaded."""
+    np = pytest.importorskip("numpy")
+    for bad in _not_enums():
+        with pytest.raises(TypeError, match=r"^cuDeviceGetAttribute\(\) argument 'attrib' must be CUdevice_attribute or int, not "):
+            driver.cuDeviceGetAttribute(bad, 0)
+        with pytest.raises(TypeError, match=r"^nvrtcGetErrorString\(\) argument 'result' must be nvrtcResult or int, not "):
+            nvrtc.nvrtcGetErrorString(bad)
+    ok = nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT
+    for good in (ok, 3, np.int32(3), _IndexOnly(), driver.CUresult(3), True):
+        assert nvrtc.nvrtcGetErrorString(good)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    assert nvrtc.nvrtcGetErrorString(np.int64(3))[1] == nvrtc.nvrtcGetErrorString(ok)[1] == b"NVRTC_ERROR_INVALID_INPUT"
+
+
+_FAKE_CUDART = """
+static int calls;
+static unsigned long long seen[4];
+int cudaDeviceGetAttribute(int *v, int attr, int dev) { calls++; seen[0] = attr; if (v) *v = 1; return 0; }
+int cudaMemcpy3D(const void *p) { calls++; seen[1] = (unsigned long long)p; return 1; }
+int cudaCreateTextureObject(void *o, const void *r, const void *t, const void *v) {
+    calls++; seen[1] = (unsigned long long)r; seen[2] = (unsigned long long)t; seen[3] = (unsigned long long)v; return 1;
+}
+int fake_calls(void) { return calls; }
+unsigned long long fake_seen(int i) { return seen[i]; }
+"""
+
+_RUNTIME_PROBE = """
+import ctypes, os, sys
+sys.path.insert(0, os.environ["TESTS_DIR"])
+import numpy as np
+from test_cpu import _IndexOnly, _not_enums
+from cudagen import runtime as rt
+fake = ctypes.CDLL(os.environ["CUDAGEN_CUDART_PATH"])
+fake.fake_seen.restype = ctypes.c_ulonglong
+def record(r):
+    return [type(r).__name__, [int(x) if x is not None else None for x in r] if isinstance(r, tuple) else None, fake.fake_calls()]
+out = {}
+attr = rt.cudaDeviceAttr.cudaDevAttrWarpSize
+for name, v in [("member", attr), ("int", 10), ("np.int32", np.int32(10)), ("index", _IndexOnly()),
+                ("other enum", rt.cudaError_t(10)), ("bool", True)]:
+    out["attr " + name] = record(rt.cudaDeviceGetAttribute(v, 0)) + [fake.fake_seen(0)]
+calls = fake.fake_calls()
+for v in _not_enums():
+    try:
+        rt.cudaDeviceGetAttribute(v, 0)
+        out.setdefault("accepted", []).append(repr(v))
+    except TypeError as e:
+        out.setdefault("refused", []).append(str(e))
+out["refusals made no call"] = fake.fake_calls() == calls
+out["memcpy3D None"] = record(rt.cudaMemcpy3D(None)) + [fake.fake_seen(1)]
+out["memcpy3D record"] = record(rt.cudaMemcpy3D(rt.cudaMemcpy3DParms())) + [fake.fake_seen(1) != 0]
+out["texture None"] = record(rt.cudaCreateTextureObject(None, None, None)) + [fake.fake_seen(i) for i in (1, 2, 3)]
+for bad in (0, 5, "p", rt.cudaStream_t(5)):
+    try:
+        rt.cudaMemcpy3D(bad)
+        out.setdefault("memcpy3D accepted", []).append(repr(bad))
+    except TypeError as e:
+        out.setdefault("memcpy3D refused", []).append(str(e))
+print(repr(out))
+"""
+
+
+def test_runtime_enums_and_none_records(tmp_path):
+    """cudagen.runtime against a fake libcudart that records what it is given: an enum argument
+    takes members (of any enum), ints and `__index__` objects, and refuses floats, handles and
+    `__int__`-only objects before any call (cuda.bindings' runtime reads `.value`); None for a
+    pointer to one record passes NULL, as cuda.bindings' runtime does (`Optional[record]`), and
+    the library's own status comes back."""
+    import ast
+
+    pytest.importorskip("numpy")
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler to build the fake libcudart")
+    src = tmp_path / "cudart.c"
+    src.write_text(_FAKE_CUDART)
+    lib = tmp_path / "libcudart.so.12"
+    subprocess.run([gcc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    env = dict(os.environ, CUDAGEN_CUDART_PATH=str(lib), TESTS_DIR=os.path.dirname(os.path.abspath(__file__)))
+    p = subprocess.run([sys.executable, "-c", _RUNTIME_PROBE], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = ast.literal_eval(p.stdout.strip().splitlines()[-1])
+    for k, name in enumerate(("member", "int", "np.int32", "index", "other enum", "bool")):
+        expected_attr = 1 if name == "bool" else 10
+        assert out["attr " + name] == ["tuple", [0, 1], k + 1, expected_attr], (name, out["attr " + name])
+    assert "accepted" not in out, out["accepted"]
+    assert len(out["refused"]) == len(_not_enums()) and out["refusals made no call"]
+    for msg in out["refused"]:
+        assert msg.startswith("cudaDeviceGetAttribute() argument 'attr' must be cudaDeviceAttr or int, not "), msg
+    assert out["refused"][0].endswith("not float") and out["refused"][4].endswith("not _IntOnly") and out["refused"][7].endswith("not str")
+    # NULL reached the library, whose status (cudaErrorInvalidValue) came back
+    assert out["memcpy3D None"] == ["tuple", [1], 7, 0]
+    assert out["memcpy3D record"] == ["tuple", [1], 8, True]
+    assert out["texture None"] == ["tuple", [1, None], 9, 0, 0, 0]
+    assert "memcpy3D accepted" not in out, out["memcpy3D accepted"]
+    for msg in out["memcpy3D refused"]:
+        assert msg.startswith("cudaMemcpy3D() argument 'p' must be cudaMemcpy3DParms or None, not "), msg
+
+
+def test_driver_record_pointers_take_none():
+    """None for a pointer to one record converts (NULL, as cuda.bindings' driver passes it): the
+    call gets as far as the driver (here none: LoaderError), where an int or a handle is refused."""
+    for call in (lambda: driver.cuMemcpy3D(None), lambda: driver.cuTexObjectCreate(None, None, None),
+                 lambda: driver.cuGraphAddKernelNode(0, None, 0, None)):
+        try:
+            r = call()
+        except cudagen.LoaderError:
+            continue
+        assert isinstance(r, tuple) and isinstance(r[0], driver.CUresult)
+    for bad in (0, driver.CUstream(5), b"x" * 4):
+        with pytest.raises((TypeError, ValueError), match=r"^cuMemcpy3D\(\) argument 'pCopy'"):
+            driver.cuMemcpy3D(bad)
 
 
 def test_calling_convention():

@@ -187,6 +187,31 @@ fn int_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult
     }
 }
 
+/// An enum argument of a module whose oracle reads the member's `.value` (`PyConv::Enum`): a
+/// member of any enum or another int (bool included), or an `__index__` object (a numpy
+/// integer), checked against the C type's range. A float, a numpy float, a handle (ours or
+/// NVIDIA's, though their pointer handles have `__index__`) or an object with only `__int__` is
+/// refused with a TypeError naming the enum: no value is truncated into a member.
+#[inline(always)]
+pub fn enum_value(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
+    if o.is_instance_of::<PyInt>() {
+        return int(o, bits, signed, c);
+    }
+    enum_other(o, bits, signed, c)
+}
+
+/// [`enum_value`] for anything but an int.
+#[cold]
+fn enum_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
+    if crate::handles::any_handle(o).is_some() || crate::handles::foreign_class(o).is_some() {
+        return Err(c.type_error(o));
+    }
+    match index(o) {
+        Some(i) => int(&i, bits, signed, c),
+        None => Err(c.type_error(o)),
+    }
+}
+
 /// `int(o)` through its type's `__int__` slot, as Cython converts an integer argument: a float
 /// truncates toward zero, NaN is a `ValueError`, an infinity an `OverflowError`. None when the
 /// type has no such slot (str and bytes have none, so no text is parsed).

@@ -595,7 +595,7 @@ unsafe extern "C" fn cuGetErrorString(
         const F: &str = "cuGetErrorString";
         let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
+        let a0: u64 = conv::enum_value(error, 32, false, &Ctx { func: F, param: "error", expected: "CUresult or int" })?;
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
@@ -618,7 +618,7 @@ unsafe extern "C" fn cuGetErrorName(
         const F: &str = "cuGetErrorName";
         let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
+        let a0: u64 = conv::enum_value(error, 32, false, &Ctx { func: F, param: "error", expected: "CUresult or int" })?;
         let mut o1: usize = 0;
         let a1: usize = &mut o1 as *mut usize as usize;
 
@@ -851,7 +851,8 @@ unsafe extern "C" fn cuDeviceGetTexture1DLinearMaxWidth(
         let pformat = unsafe { entry::arg(py, &a[0]) };
         let numChannels = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::int(pformat, 32, false, &Ctx { func: F, param: "pformat", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(pformat, 32, false, &Ctx { func: F, param: "pformat", expected: "CUarray_format or int" })?;
         let a2: u64 = conv::int(numChannels, 32, false, &Ctx { func: F, param: "numChannels", expected: "int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -881,7 +882,8 @@ unsafe extern "C" fn cuDeviceGetAttribute(
         let a = unsafe { entry::args(py, F, &["attrib", "dev"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUdevice_attribute or int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1007,7 +1009,8 @@ unsafe extern "C" fn cuDeviceGetExecAffinitySupport(
         let a = unsafe { entry::args(py, F, &["typename", "dev"], 2, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
         let dev = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUexecAffinityType or int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1034,8 +1037,18 @@ unsafe extern "C" fn cuFlushGPUDirectRDMAWrites(
         let a = unsafe { entry::args(py, F, &["target", "scope"], 2, args, nargs, kwnames)? };
         let target = unsafe { entry::arg(py, &a[0]) };
         let scope = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
-        let a1: u64 = conv::int(scope, 32, false, &Ctx { func: F, param: "scope", expected: "int" })?;
+        let a0: u64 = conv::enum_value(
+            target,
+            32,
+            false,
+            &Ctx { func: F, param: "target", expected: "CUflushGPUDirectRDMAWritesTarget or int" },
+        )?;
+        let a1: u64 = conv::enum_value(
+            scope,
+            32,
+            false,
+            &Ctx { func: F, param: "scope", expected: "CUflushGPUDirectRDMAWritesScope or int" },
+        )?;
 
         let r = unsafe { conv::nogil(move || sys::cuFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -1292,7 +1305,7 @@ unsafe extern "C" fn cuCtxCreate_v4(
             24,
             true,
             true,
-            &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams" },
+            &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams or None" },
         )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -1532,7 +1545,7 @@ unsafe extern "C" fn cuCtxSetLimit(
         let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
+        let a0: u64 = conv::enum_value(limit, 32, false, &Ctx { func: F, param: "limit", expected: "CUlimit or int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuCtxSetLimit(conv::bits(a0), conv::bits(a1))) };
@@ -1554,7 +1567,7 @@ unsafe extern "C" fn cuCtxGetLimit(
         const F: &str = "cuCtxGetLimit";
         let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
+        let a1: u64 = conv::enum_value(limit, 32, false, &Ctx { func: F, param: "limit", expected: "CUlimit or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1598,7 +1611,7 @@ unsafe extern "C" fn cuCtxSetCacheConfig(
         const F: &str = "cuCtxSetCacheConfig";
         let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a0: u64 = conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "CUfunc_cache or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuCtxSetCacheConfig(conv::bits(a0))) };
         let code = r.0 as i64;
@@ -1684,7 +1697,8 @@ unsafe extern "C" fn cuCtxGetExecAffinity(
         const F: &str = "cuCtxGetExecAffinity";
         let a = unsafe { entry::args(py, F, &["typename"], 1, args, nargs, kwnames)? };
         let typename = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUexecAffinityType or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -1818,7 +1832,7 @@ unsafe extern "C" fn cuCtxSetSharedMemConfig(
         const F: &str = "cuCtxSetSharedMemConfig";
         let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a0: u64 = conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "CUsharedconfig or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuCtxSetSharedMemConfig(conv::bits(a0))) };
         let code = r.0 as i64;
@@ -2184,7 +2198,8 @@ unsafe extern "C" fn cuLinkAddData(
         let options = unsafe { entry::arg(py, &a[6]) };
         let optionValues = unsafe { entry::arg(py, &a[7]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
-        let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUjitInputType or int" })?;
         let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
@@ -2247,7 +2262,8 @@ unsafe extern "C" fn cuLinkAddFile(
         let options = unsafe { entry::arg(py, &a[4]) };
         let optionValues = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
-        let a1: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUjitInputType or int" })?;
         let (a2, _k2) = conv::cstr(path, false, &Ctx { func: F, param: "path", expected: "bytes" })?;
         let a3: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr4 =
@@ -2855,7 +2871,8 @@ unsafe extern "C" fn cuKernelGetAttribute(
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let kernel = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUfunction_attribute or int" })?;
         let a2: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -2885,7 +2902,8 @@ unsafe extern "C" fn cuKernelSetAttribute(
         let val = unsafe { entry::arg(py, &a[1]) };
         let kernel = unsafe { entry::arg(py, &a[2]) };
         let dev = unsafe { entry::arg(py, &a[3]) };
-        let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUfunction_attribute or int" })?;
         let a1: u64 = conv::int(val, 32, true, &Ctx { func: F, param: "val", expected: "int" })?;
         let a2: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
         let a3: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
@@ -2914,7 +2932,7 @@ unsafe extern "C" fn cuKernelSetCacheConfig(
         let config = unsafe { entry::arg(py, &a[1]) };
         let dev = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUkernel, kernel, &Ctx { func: F, param: "kernel", expected: "CUkernel or int" })?;
-        let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a1: u64 = conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "CUfunc_cache or int" })?;
         let a2: u64 = conv::handle(&CUdevice, dev, &Ctx { func: F, param: "dev", expected: "CUdevice or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuKernelSetCacheConfig(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
@@ -3867,7 +3885,8 @@ unsafe extern "C" fn cuMemcpy2D(
         const F: &str = "cuMemcpy2D";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 =
+            conv::Held::record(pCopy, 128, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64))) };
@@ -3889,7 +3908,8 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(
         const F: &str = "cuMemcpy2DUnaligned";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 =
+            conv::Held::record(pCopy, 128, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64))) };
@@ -3911,7 +3931,8 @@ unsafe extern "C" fn cuMemcpy3D(
         const F: &str = "cuMemcpy3D";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h0 =
+            conv::Held::record(pCopy, 200, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2 or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64))) };
@@ -3933,8 +3954,13 @@ unsafe extern "C" fn cuMemcpy3DPeer(
         const F: &str = "cuMemcpy3DPeer";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            200,
+            true,
+            false,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1 or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3DPeer(conv::bits(a0 as u64))) };
@@ -4218,7 +4244,8 @@ unsafe extern "C" fn cuMemcpy2DAsync(
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(pCopy, 128, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2" })?;
+        let h0 =
+            conv::Held::record(pCopy, 128, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4242,7 +4269,8 @@ unsafe extern "C" fn cuMemcpy3DAsync(
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2" })?;
+        let h0 =
+            conv::Held::record(pCopy, 200, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2 or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4266,8 +4294,13 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 =
-            conv::Held::record(pCopy, 200, false, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            200,
+            true,
+            false,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1 or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4820,9 +4853,9 @@ unsafe extern "C" fn cuArrayCreate(
         let h1 = conv::Held::record(
             pAllocateArray,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2" },
+            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -5021,9 +5054,9 @@ unsafe extern "C" fn cuArray3DCreate(
         let h1 = conv::Held::record(
             pAllocateArray,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" },
+            &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -5075,9 +5108,9 @@ unsafe extern "C" fn cuMipmappedArrayCreate(
         let h1 = conv::Held::record(
             pMipmappedArrayDesc,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2" },
+            &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numMipmapLevels, 32, false, &Ctx { func: F, param: "numMipmapLevels", expected: "int" })?;
@@ -5165,7 +5198,12 @@ unsafe extern "C" fn cuMemGetHandleForAddressRange(
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
-        let a3: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
+        let a3: u64 = conv::enum_value(
+            handleType,
+            32,
+            false,
+            &Ctx { func: F, param: "handleType", expected: "CUmemRangeHandleType or int" },
+        )?;
         let a4: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a3 as i64;
         let sz0: usize = match sel0 {
@@ -5317,7 +5355,13 @@ unsafe extern "C" fn cuMemCreate(
         let prop = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
-        let h2 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let h2 = conv::Held::record(
+            prop,
+            32,
+            true,
+            false,
+            &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1 or None" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -5487,8 +5531,13 @@ unsafe extern "C" fn cuMemGetAccess(
         let a = unsafe { entry::args(py, F, &["location", "ptr"], 2, args, nargs, kwnames)? };
         let location = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h1 = conv::Held::record(
+            location,
+            8,
+            true,
+            false,
+            &Ctx { func: F, param: "location", expected: "CUmemLocation_v1 or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let mut o0 = Out::<1>::new();
@@ -5520,7 +5569,12 @@ unsafe extern "C" fn cuMemExportToShareableHandle(
             handle,
             &Ctx { func: F, param: "handle", expected: "CUmemGenericAllocationHandle or int" },
         )?;
-        let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            handleType,
+            32,
+            false,
+            &Ctx { func: F, param: "handleType", expected: "CUmemAllocationHandleType or int" },
+        )?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
         let sz0: usize = match sel0 {
@@ -5571,7 +5625,12 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
         let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(shHandleType, 32, false, &Ctx { func: F, param: "shHandleType", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            shHandleType,
+            32,
+            false,
+            &Ctx { func: F, param: "shHandleType", expected: "CUmemAllocationHandleType or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5597,9 +5656,20 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(
         let a = unsafe { entry::args(py, F, &["prop", "option"], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1" })?;
+        let h1 = conv::Held::record(
+            prop,
+            32,
+            true,
+            false,
+            &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1 or None" },
+        )?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            option,
+            32,
+            false,
+            &Ctx { func: F, param: "option", expected: "CUmemAllocationGranularity_flags or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -5750,7 +5820,7 @@ unsafe extern "C" fn cuMemPoolSetAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUmemPool_attribute or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             1 => 4,
@@ -5798,7 +5868,7 @@ unsafe extern "C" fn cuMemPoolGetAttribute(
         let pool = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUmemPool_attribute or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             1 => 4,
@@ -5878,8 +5948,13 @@ unsafe extern "C" fn cuMemPoolGetAccess(
         let memPool = unsafe { entry::arg(py, &a[0]) };
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUmemoryPool, memPool, &Ctx { func: F, param: "memPool", expected: "CUmemoryPool or int" })?;
-        let h2 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(
+            location,
+            8,
+            true,
+            false,
+            &Ctx { func: F, param: "location", expected: "CUmemLocation_v1 or None" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5904,8 +5979,13 @@ unsafe extern "C" fn cuMemPoolCreate(
         const F: &str = "cuMemPoolCreate";
         let a = unsafe { entry::args(py, F, &["poolProps"], 1, args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1" })?;
+        let h1 = conv::Held::record(
+            poolProps,
+            88,
+            true,
+            false,
+            &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1 or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5984,7 +6064,12 @@ unsafe extern "C" fn cuMemPoolExportToShareableHandle(
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::handle(&CUmemoryPool, pool, &Ctx { func: F, param: "pool", expected: "CUmemoryPool or int" })?;
-        let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            handleType,
+            32,
+            false,
+            &Ctx { func: F, param: "handleType", expected: "CUmemAllocationHandleType or int" },
+        )?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
         let sz0: usize = match sel0 {
@@ -6036,7 +6121,12 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
         let flags = unsafe { entry::arg(py, &a[2]) };
         let h1 = conv::Held::addr_of(handle, false, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            handleType,
+            32,
+            false,
+            &Ctx { func: F, param: "handleType", expected: "CUmemAllocationHandleType or int" },
+        )?;
         let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -6097,9 +6187,9 @@ unsafe extern "C" fn cuMemPoolImportPointer(
         let h2 = conv::Held::record(
             shareData,
             64,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1" },
+            &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1 or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -6126,8 +6216,13 @@ unsafe extern "C" fn cuMulticastCreate(
         const F: &str = "cuMulticastCreate";
         let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(
+            prop,
+            32,
+            true,
+            false,
+            &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1 or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -6301,10 +6396,20 @@ unsafe extern "C" fn cuMulticastGetGranularity(
         let a = unsafe { entry::args(py, F, &["prop", "option"], 2, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
         let option = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::record(prop, 32, false, false, &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1" })?;
+        let h1 = conv::Held::record(
+            prop,
+            32,
+            true,
+            false,
+            &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1 or None" },
+        )?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(option, 32, false, &Ctx { func: F, param: "option", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            option,
+            32,
+            false,
+            &Ctx { func: F, param: "option", expected: "CUmulticastGranularity_flags or int" },
+        )?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -6330,7 +6435,8 @@ unsafe extern "C" fn cuPointerGetAttribute(
         let a = unsafe { entry::args(py, F, &["attribute", "ptr"], 2, args, nargs, kwnames)? };
         let attribute = unsafe { entry::arg(py, &a[0]) };
         let ptr = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "CUpointer_attribute or int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
         let sz0: usize = match sel0 {
@@ -6475,7 +6581,7 @@ unsafe extern "C" fn cuMemAdvise(
         let device = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
+        let a2: u64 = conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "CUmem_advise or int" })?;
         let a3: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemAdvise(conv::bits(a0), conv::bits(a1), conv::bits(a2), conv::bits(a3))) };
@@ -6502,7 +6608,7 @@ unsafe extern "C" fn cuMemAdvise_v2(
         let location = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
+        let a2: u64 = conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "CUmem_advise or int" })?;
         let h3 =
             conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
         let a3: usize = h3.addr();
@@ -6531,7 +6637,12 @@ unsafe extern "C" fn cuMemRangeGetAttribute(
         let devPtr = unsafe { entry::arg(py, &a[2]) };
         let count = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::int(dataSize, 64, false, &Ctx { func: F, param: "dataSize", expected: "int" })?;
-        let a2: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            attribute,
+            32,
+            false,
+            &Ctx { func: F, param: "attribute", expected: "CUmem_range_attribute or int" },
+        )?;
         let a3: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
@@ -6696,7 +6807,8 @@ unsafe extern "C" fn cuPointerSetAttribute(
         let value = unsafe { entry::arg(py, &a[0]) };
         let attribute = unsafe { entry::arg(py, &a[1]) };
         let ptr = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "CUpointer_attribute or int" })?;
         let a2: u64 = conv::handle(&CUdeviceptr, ptr, &Ctx { func: F, param: "ptr", expected: "CUdeviceptr or int" })?;
         let sel0: i64 = a1 as i64;
         let sz0: usize = match sel0 {
@@ -7125,7 +7237,7 @@ unsafe extern "C" fn cuStreamBeginCapture(
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let mode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let a1: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
+        let a1: u64 = conv::enum_value(mode, 32, false, &Ctx { func: F, param: "mode", expected: "CUstreamCaptureMode or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuStreamBeginCapture_v2(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -7179,7 +7291,7 @@ unsafe extern "C" fn cuStreamBeginCaptureToGraph(
         )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
+        let a5: u64 = conv::enum_value(mode, 32, false, &Ctx { func: F, param: "mode", expected: "CUstreamCaptureMode or int" })?;
         arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
         if !dependencyData.is_none() {
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
@@ -7629,7 +7741,7 @@ unsafe extern "C" fn cuStreamGetAttribute(
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUlaunchAttributeID or int" })?;
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
@@ -7655,9 +7767,14 @@ unsafe extern "C" fn cuStreamSetAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 =
-            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUlaunchAttributeID or int" })?;
+        let h2 = conv::Held::record(
+            value,
+            64,
+            true,
+            false,
+            &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue or None" },
+        )?;
         let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuStreamSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64))) };
@@ -7866,9 +7983,9 @@ unsafe extern "C" fn cuImportExternalMemory(
         let h1 = conv::Held::record(
             memHandleDesc,
             104,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1" },
+            &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -7899,9 +8016,9 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
         let h2 = conv::Held::record(
             bufferDesc,
             88,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1" },
+            &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -7936,9 +8053,9 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
         let h2 = conv::Held::record(
             mipmapDesc,
             120,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1" },
+            &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -7992,9 +8109,9 @@ unsafe extern "C" fn cuImportExternalSemaphore(
         let h1 = conv::Held::record(
             semHandleDesc,
             96,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1" },
+            &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -8296,7 +8413,8 @@ unsafe extern "C" fn cuFuncGetAttribute(
         let a = unsafe { entry::args(py, F, &["attrib", "hfunc"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let hfunc = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUfunction_attribute or int" })?;
         let a2: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -8323,7 +8441,8 @@ unsafe extern "C" fn cuFuncSetAttribute(
         let attrib = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
-        let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUfunction_attribute or int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuFuncSetAttribute(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
@@ -8347,7 +8466,7 @@ unsafe extern "C" fn cuFuncSetCacheConfig(
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
-        let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a1: u64 = conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "CUfunc_cache or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuFuncSetCacheConfig(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -8577,7 +8696,8 @@ unsafe extern "C" fn cuLaunchKernelEx(
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
         let extra = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h0 =
+            conv::Held::record(config, 56, true, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
         let kp2 = crate::launch::KernelParams::new(
@@ -9015,7 +9135,7 @@ unsafe extern "C" fn cuFuncSetSharedMemConfig(
         let hfunc = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
-        let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a1: u64 = conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "CUsharedconfig or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuFuncSetSharedMemConfig(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -9077,9 +9197,9 @@ unsafe extern "C" fn cuGraphAddKernelNode(
         let h4 = conv::Held::record(
             nodeParams,
             72,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2 or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -9143,9 +9263,9 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             72,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -9188,9 +9308,9 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(
         let h4 = conv::Held::record(
             copyParams,
             200,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" },
+            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2 or None" },
         )?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
@@ -9256,9 +9376,9 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             200,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -9301,9 +9421,9 @@ unsafe extern "C" fn cuGraphAddMemsetNode(
         let h4 = conv::Held::record(
             memsetParams,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
@@ -9369,9 +9489,9 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -9412,9 +9532,9 @@ unsafe extern "C" fn cuGraphAddHostNode(
         let h4 = conv::Held::record(
             nodeParams,
             16,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -9478,9 +9598,9 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             16,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -9821,9 +9941,9 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
         let h4 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -9889,9 +10009,9 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -9934,9 +10054,9 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
         let h4 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -10002,9 +10122,9 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -10047,9 +10167,9 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(
         let h4 = conv::Held::record(
             nodeParams,
             32,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -10113,9 +10233,9 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             32,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -10146,9 +10266,9 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             32,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -10191,9 +10311,9 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(
         let h4 = conv::Held::record(
             nodeParams,
             120,
-            false,
             true,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1" },
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -10346,7 +10466,8 @@ unsafe extern "C" fn cuDeviceGetGraphMemAttribute(
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUgraphMem_attribute or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             0 => 8,
@@ -10394,7 +10515,8 @@ unsafe extern "C" fn cuDeviceSetGraphMemAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUgraphMem_attribute or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             0 => 8,
@@ -11115,9 +11237,9 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(
         let h2 = conv::Held::record(
             instantiateParams,
             32,
-            false,
             true,
-            &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS" },
+            true,
+            &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -11176,9 +11298,9 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             72,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2 or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -11212,9 +11334,9 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
         let h2 = conv::Held::record(
             copyParams,
             200,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2" },
+            &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2 or None" },
         )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
@@ -11251,9 +11373,9 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
         let h2 = conv::Held::record(
             memsetParams,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&CUcontext, ctx, &Ctx { func: F, param: "ctx", expected: "CUcontext or int" })?;
@@ -11289,9 +11411,9 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             16,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -11407,9 +11529,9 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -11444,9 +11566,9 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -11667,7 +11789,7 @@ unsafe extern "C" fn cuGraphKernelNodeGetAttribute(
         let hNode = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUlaunchAttributeID or int" })?;
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
@@ -11695,9 +11817,14 @@ unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUgraphNode, hNode, &Ctx { func: F, param: "hNode", expected: "CUgraphNode or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 =
-            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "CUlaunchAttributeID or int" })?;
+        let h2 = conv::Held::record(
+            value,
+            64,
+            true,
+            false,
+            &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue or None" },
+        )?;
         let a2: usize = h2.addr();
 
         let r = unsafe {
@@ -11909,9 +12036,9 @@ unsafe extern "C" fn cuGraphAddNode(
         let h4 = conv::Held::record(
             nodeParams,
             256,
-            false,
             true,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -11981,9 +12108,9 @@ unsafe extern "C" fn cuGraphAddNode_v2(
         let h5 = conv::Held::record(
             nodeParams,
             256,
-            false,
             true,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
@@ -12028,9 +12155,9 @@ unsafe extern "C" fn cuGraphNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             256,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -12061,9 +12188,9 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             256,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -12352,7 +12479,8 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let h2 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h2 =
+            conv::Held::record(config, 56, true, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -12382,7 +12510,8 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let h2 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig" })?;
+        let h2 =
+            conv::Held::record(config, 56, true, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" })?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -12495,8 +12624,13 @@ unsafe extern "C" fn cuTexRefSetAddress2D(
         let dptr = unsafe { entry::arg(py, &a[2]) };
         let Pitch = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let h1 =
-            conv::Held::record(desc, 24, false, false, &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2" })?;
+        let h1 = conv::Held::record(
+            desc,
+            24,
+            true,
+            false,
+            &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2 or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::handle(&CUdeviceptr, dptr, &Ctx { func: F, param: "dptr", expected: "CUdeviceptr or int" })?;
         let a3: u64 = conv::int(Pitch, 64, false, &Ctx { func: F, param: "Pitch", expected: "int" })?;
@@ -12527,7 +12661,7 @@ unsafe extern "C" fn cuTexRefSetFormat(
         let fmt = unsafe { entry::arg(py, &a[1]) };
         let NumPackedComponents = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: u64 = conv::int(fmt, 32, false, &Ctx { func: F, param: "fmt", expected: "int" })?;
+        let a1: u64 = conv::enum_value(fmt, 32, false, &Ctx { func: F, param: "fmt", expected: "CUarray_format or int" })?;
         let a2: u64 = conv::int(NumPackedComponents, 32, true, &Ctx { func: F, param: "NumPackedComponents", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexRefSetFormat(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
@@ -12553,7 +12687,7 @@ unsafe extern "C" fn cuTexRefSetAddressMode(
         let am = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
         let a1: u64 = conv::int(dim, 32, true, &Ctx { func: F, param: "dim", expected: "int" })?;
-        let a2: u64 = conv::int(am, 32, false, &Ctx { func: F, param: "am", expected: "int" })?;
+        let a2: u64 = conv::enum_value(am, 32, false, &Ctx { func: F, param: "am", expected: "CUaddress_mode or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexRefSetAddressMode(conv::bits(a0), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
@@ -12576,7 +12710,7 @@ unsafe extern "C" fn cuTexRefSetFilterMode(
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
+        let a1: u64 = conv::enum_value(fm, 32, false, &Ctx { func: F, param: "fm", expected: "CUfilter_mode or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexRefSetFilterMode(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -12599,7 +12733,7 @@ unsafe extern "C" fn cuTexRefSetMipmapFilterMode(
         let hTexRef = unsafe { entry::arg(py, &a[0]) };
         let fm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUtexref, hTexRef, &Ctx { func: F, param: "hTexRef", expected: "CUtexref or int" })?;
-        let a1: u64 = conv::int(fm, 32, false, &Ctx { func: F, param: "fm", expected: "int" })?;
+        let a1: u64 = conv::enum_value(fm, 32, false, &Ctx { func: F, param: "fm", expected: "CUfilter_mode or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuTexRefSetMipmapFilterMode(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -13132,25 +13266,25 @@ unsafe extern "C" fn cuTexObjectCreate(
         let h1 = conv::Held::record(
             pResDesc,
             144,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" },
+            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(
             pTexDesc,
             104,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1" },
+            &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1 or None" },
         )?;
         let a2: usize = h2.addr();
         let h3 = conv::Held::record(
             pResViewDesc,
             112,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1" },
+            &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1 or None" },
         )?;
         let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
@@ -13276,9 +13410,9 @@ unsafe extern "C" fn cuSurfObjectCreate(
         let h1 = conv::Held::record(
             pResDesc,
             144,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1" },
+            &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -13381,7 +13515,12 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
         let swizzle = unsafe { entry::arg(py, &a[8]) };
         let l2Promotion = unsafe { entry::arg(py, &a[9]) };
         let oobFill = unsafe { entry::arg(py, &a[10]) };
-        let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
+        let a1: u64 = conv::enum_value(
+            tensorDataType,
+            32,
+            false,
+            &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
+        )?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
         let h3 =
             conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
@@ -13412,10 +13551,22 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
             |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
         )?;
         let a7: usize = arr7.addr();
-        let a8: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
-        let a9: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
-        let a10: u64 = conv::int(l2Promotion, 32, false, &Ctx { func: F, param: "l2Promotion", expected: "int" })?;
-        let a11: u64 = conv::int(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "int" })?;
+        let a8: u64 = conv::enum_value(
+            interleave,
+            32,
+            false,
+            &Ctx { func: F, param: "interleave", expected: "CUtensorMapInterleave or int" },
+        )?;
+        let a9: u64 =
+            conv::enum_value(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "CUtensorMapSwizzle or int" })?;
+        let a10: u64 = conv::enum_value(
+            l2Promotion,
+            32,
+            false,
+            &Ctx { func: F, param: "l2Promotion", expected: "CUtensorMapL2promotion or int" },
+        )?;
+        let a11: u64 =
+            conv::enum_value(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "CUtensorMapFloatOOBfill or int" })?;
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
@@ -13493,7 +13644,12 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
         let swizzle = unsafe { entry::arg(py, &a[11]) };
         let l2Promotion = unsafe { entry::arg(py, &a[12]) };
         let oobFill = unsafe { entry::arg(py, &a[13]) };
-        let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
+        let a1: u64 = conv::enum_value(
+            tensorDataType,
+            32,
+            false,
+            &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
+        )?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
         let h3 =
             conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
@@ -13535,10 +13691,22 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
             |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
         )?;
         let a10: usize = arr10.addr();
-        let a11: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
-        let a12: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
-        let a13: u64 = conv::int(l2Promotion, 32, false, &Ctx { func: F, param: "l2Promotion", expected: "int" })?;
-        let a14: u64 = conv::int(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "int" })?;
+        let a11: u64 = conv::enum_value(
+            interleave,
+            32,
+            false,
+            &Ctx { func: F, param: "interleave", expected: "CUtensorMapInterleave or int" },
+        )?;
+        let a12: u64 =
+            conv::enum_value(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "CUtensorMapSwizzle or int" })?;
+        let a13: u64 = conv::enum_value(
+            l2Promotion,
+            32,
+            false,
+            &Ctx { func: F, param: "l2Promotion", expected: "CUtensorMapL2promotion or int" },
+        )?;
+        let a14: u64 =
+            conv::enum_value(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "CUtensorMapFloatOOBfill or int" })?;
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
@@ -13621,7 +13789,12 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
         let swizzle = unsafe { entry::arg(py, &a[12]) };
         let l2Promotion = unsafe { entry::arg(py, &a[13]) };
         let oobFill = unsafe { entry::arg(py, &a[14]) };
-        let a1: u64 = conv::int(tensorDataType, 32, false, &Ctx { func: F, param: "tensorDataType", expected: "int" })?;
+        let a1: u64 = conv::enum_value(
+            tensorDataType,
+            32,
+            false,
+            &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
+        )?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
         let h3 =
             conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
@@ -13653,11 +13826,24 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
             |it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "elementStrides", expected: "int" }),
         )?;
         let a10: usize = arr10.addr();
-        let a11: u64 = conv::int(interleave, 32, false, &Ctx { func: F, param: "interleave", expected: "int" })?;
-        let a12: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
-        let a13: u64 = conv::int(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "int" })?;
-        let a14: u64 = conv::int(l2Promotion, 32, false, &Ctx { func: F, param: "l2Promotion", expected: "int" })?;
-        let a15: u64 = conv::int(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "int" })?;
+        let a11: u64 = conv::enum_value(
+            interleave,
+            32,
+            false,
+            &Ctx { func: F, param: "interleave", expected: "CUtensorMapInterleave or int" },
+        )?;
+        let a12: u64 =
+            conv::enum_value(mode, 32, false, &Ctx { func: F, param: "mode", expected: "CUtensorMapIm2ColWideMode or int" })?;
+        let a13: u64 =
+            conv::enum_value(swizzle, 32, false, &Ctx { func: F, param: "swizzle", expected: "CUtensorMapSwizzle or int" })?;
+        let a14: u64 = conv::enum_value(
+            l2Promotion,
+            32,
+            false,
+            &Ctx { func: F, param: "l2Promotion", expected: "CUtensorMapL2promotion or int" },
+        )?;
+        let a15: u64 =
+            conv::enum_value(oobFill, 32, false, &Ctx { func: F, param: "oobFill", expected: "CUtensorMapFloatOOBfill or int" })?;
         let mut o0 = Out::<16>::new();
         let a0: usize = o0.addr();
 
@@ -13702,7 +13888,13 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(
         let a = unsafe { entry::args(py, F, &["tensorMap", "globalAddress"], 2, args, nargs, kwnames)? };
         let tensorMap = unsafe { entry::arg(py, &a[0]) };
         let globalAddress = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(tensorMap, 128, false, true, &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap" })?;
+        let h0 = conv::Held::record(
+            tensorMap,
+            128,
+            true,
+            true,
+            &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap or None" },
+        )?;
         let a0: usize = h0.addr();
         let h1 =
             conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
@@ -13800,7 +13992,8 @@ unsafe extern "C" fn cuDeviceGetP2PAttribute(
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUdevice_P2PAttribute or int" })?;
         let a2: u64 = conv::handle(&CUdevice, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdevice or int" })?;
         let a3: u64 = conv::handle(&CUdevice, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdevice or int" })?;
         let mut o0 = Out::<1>::new();
@@ -14093,7 +14286,8 @@ unsafe extern "C" fn cuCoredumpGetAttribute(
         const F: &str = "cuCoredumpGetAttribute";
         let a = unsafe { entry::args(py, F, &["attrib"], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUcoredumpSettings or int" })?;
         let sel1: i64 = a0 as i64;
         let sz1: usize = match sel1 {
             1 => 1,
@@ -14146,7 +14340,8 @@ unsafe extern "C" fn cuCoredumpGetAttributeGlobal(
         const F: &str = "cuCoredumpGetAttributeGlobal";
         let a = unsafe { entry::args(py, F, &["attrib"], 1, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUcoredumpSettings or int" })?;
         let sel1: i64 = a0 as i64;
         let sz1: usize = match sel1 {
             1 => 1,
@@ -14200,7 +14395,8 @@ unsafe extern "C" fn cuCoredumpSetAttribute(
         let a = unsafe { entry::args(py, F, &["attrib", "value"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUcoredumpSettings or int" })?;
         let sel1: i64 = a0 as i64;
         let sz1: usize = match sel1 {
             1 => 1,
@@ -14249,7 +14445,8 @@ unsafe extern "C" fn cuCoredumpSetAttributeGlobal(
         let a = unsafe { entry::args(py, F, &["attrib", "value"], 2, args, nargs, kwnames)? };
         let attrib = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(attrib, 32, false, &Ctx { func: F, param: "attrib", expected: "CUcoredumpSettings or int" })?;
         let sel1: i64 = a0 as i64;
         let sz1: usize = match sel1 {
             1 => 1,
@@ -14297,8 +14494,13 @@ unsafe extern "C" fn cuGetExportTable(
         const F: &str = "cuGetExportTable";
         let a = unsafe { entry::args(py, F, &["pExportTableId"], 1, args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h1 = conv::Held::record(
+            pExportTableId,
+            16,
+            true,
+            false,
+            &Ctx { func: F, param: "pExportTableId", expected: "CUuuid or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -14398,7 +14600,8 @@ unsafe extern "C" fn cuDeviceGetDevResource(
         let device = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUdevice, device, &Ctx { func: F, param: "device", expected: "CUdevice or int" })?;
-        let a2: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a2: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUdevResourceType or int" })?;
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
@@ -14424,7 +14627,8 @@ unsafe extern "C" fn cuCtxGetDevResource(
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUcontext, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUcontext or int" })?;
-        let a2: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a2: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUdevResourceType or int" })?;
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
@@ -14449,7 +14653,8 @@ unsafe extern "C" fn cuGreenCtxGetDevResource(
         let hCtx = unsafe { entry::arg(py, &a[0]) };
         let typename = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&CUgreenCtx, hCtx, &Ctx { func: F, param: "hCtx", expected: "CUgreenCtx or int" })?;
-        let a2: u64 = conv::int(typename, 32, false, &Ctx { func: F, param: "typename", expected: "int" })?;
+        let a2: u64 =
+            conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUdevResourceType or int" })?;
         let mut o1 = Out::<18>::new();
         let a1: usize = o1.addr();
 
@@ -14479,7 +14684,13 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(
         let mut o1: u64 =
             (|it: &Bound<'_, PyAny>| conv::int(it, 32, false, &Ctx { func: F, param: "nbGroups", expected: "int" }))(nbGroups)?;
         let a1: usize = &mut o1 as *mut u64 as usize;
-        let h2 = conv::Held::record(input_, 144, false, false, &Ctx { func: F, param: "input_", expected: "CUdevResource_v1" })?;
+        let h2 = conv::Held::record(
+            input_,
+            144,
+            true,
+            false,
+            &Ctx { func: F, param: "input_", expected: "CUdevResource_v1 or None" },
+        )?;
         let a2: usize = h2.addr();
         let a4: u64 = conv::int(useFlags, 32, false, &Ctx { func: F, param: "useFlags", expected: "int" })?;
         let a5: u64 = conv::int(minCount, 32, false, &Ctx { func: F, param: "minCount", expected: "int" })?;
@@ -14876,7 +15087,8 @@ unsafe extern "C" fn cuCheckpointProcessLock(
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs" })?;
+        let h1 =
+            conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs or None" })?;
         let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64))) };
@@ -14900,8 +15112,13 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 =
-            conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs" })?;
+        let h1 = conv::Held::record(
+            args,
+            64,
+            true,
+            true,
+            &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs or None" },
+        )?;
         let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessCheckpoint(conv::bits(a0), conv::bits(a1 as u64))) };
@@ -14925,7 +15142,13 @@ unsafe extern "C" fn cuCheckpointProcessRestore(
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs" })?;
+        let h1 = conv::Held::record(
+            args,
+            64,
+            true,
+            true,
+            &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs or None" },
+        )?;
         let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessRestore(conv::bits(a0), conv::bits(a1 as u64))) };
@@ -14949,7 +15172,13 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 = conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs" })?;
+        let h1 = conv::Held::record(
+            args,
+            64,
+            true,
+            true,
+            &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs or None" },
+        )?;
         let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessUnlock(conv::bits(a0), conv::bits(a1 as u64))) };
@@ -15031,7 +15260,8 @@ unsafe extern "C" fn cuGLGetDevices(
         let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
         let deviceList = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
-        let a3: u64 = conv::int(deviceList, 32, false, &Ctx { func: F, param: "deviceList", expected: "int" })?;
+        let a3: u64 =
+            conv::enum_value(deviceList, 32, false, &Ctx { func: F, param: "deviceList", expected: "CUGLDeviceList or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let n1: usize = conv::count(a2, 32, false, 4, &Ctx { func: F, param: "pCudaDevices", expected: "" })?;
@@ -15374,7 +15604,8 @@ unsafe extern "C" fn cuEGLStreamProducerReturnFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
         )?;
-        let h1 = conv::Held::record(eglframe, 64, false, true, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
+        let h1 =
+            conv::Held::record(eglframe, 64, true, true, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1 or None" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize =

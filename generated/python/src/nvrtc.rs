@@ -66,7 +66,7 @@ unsafe extern "C" fn nvrtcGetErrorString(
         const F: &str = "nvrtcGetErrorString";
         let a = unsafe { entry::args(py, F, &["result"], 1, args, nargs, kwnames)? };
         let result = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
+        let a0: u64 = conv::enum_value(result, 32, false, &Ctx { func: F, param: "result", expected: "nvrtcResult or int" })?;
 
         static WARM: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
         let r = unsafe { conv::with_gil(&WARM, move || sys::nvrtcGetErrorString(conv::bits(a0)) as usize) };

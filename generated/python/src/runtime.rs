@@ -437,7 +437,7 @@ unsafe extern "C" fn cudaDeviceSetLimit(
         let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
+        let a0: u64 = conv::enum_value(limit, 32, false, &Ctx { func: F, param: "limit", expected: "cudaLimit or int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaDeviceSetLimit(conv::bits(a0), conv::bits(a1))) };
@@ -459,7 +459,7 @@ unsafe extern "C" fn cudaDeviceGetLimit(
         const F: &str = "cudaDeviceGetLimit";
         let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
+        let a1: u64 = conv::enum_value(limit, 32, false, &Ctx { func: F, param: "limit", expected: "cudaLimit or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -483,8 +483,13 @@ unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(
         let a = unsafe { entry::args(py, F, &["fmtDesc", "device"], 2, args, nargs, kwnames)? };
         let fmtDesc = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::record(fmtDesc, 20, false, false, &Ctx { func: F, param: "fmtDesc", expected: "cudaChannelFormatDesc" })?;
+        let h1 = conv::Held::record(
+            fmtDesc,
+            20,
+            true,
+            false,
+            &Ctx { func: F, param: "fmtDesc", expected: "cudaChannelFormatDesc or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -558,7 +563,8 @@ unsafe extern "C" fn cudaDeviceSetCacheConfig(
         const F: &str = "cudaDeviceSetCacheConfig";
         let a = unsafe { entry::args(py, F, &["cacheConfig"], 1, args, nargs, kwnames)? };
         let cacheConfig = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "cudaFuncCache or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaDeviceSetCacheConfig(conv::bits(a0))) };
         let code = r.0 as i64;
@@ -749,8 +755,18 @@ unsafe extern "C" fn cudaDeviceFlushGPUDirectRDMAWrites(
         let a = unsafe { entry::args(py, F, &["target", "scope"], 2, args, nargs, kwnames)? };
         let target = unsafe { entry::arg(py, &a[0]) };
         let scope = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
-        let a1: u64 = conv::int(scope, 32, false, &Ctx { func: F, param: "scope", expected: "int" })?;
+        let a0: u64 = conv::enum_value(
+            target,
+            32,
+            false,
+            &Ctx { func: F, param: "target", expected: "cudaFlushGPUDirectRDMAWritesTarget or int" },
+        )?;
+        let a1: u64 = conv::enum_value(
+            scope,
+            32,
+            false,
+            &Ctx { func: F, param: "scope", expected: "cudaFlushGPUDirectRDMAWritesScope or int" },
+        )?;
 
         let r = unsafe { conv::nogil(move || sys::cudaDeviceFlushGPUDirectRDMAWrites(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -859,7 +875,8 @@ unsafe extern "C" fn cudaDeviceSetSharedMemConfig(
         const F: &str = "cudaDeviceSetSharedMemConfig";
         let a = unsafe { entry::args(py, F, &["config"], 1, args, nargs, kwnames)? };
         let config = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "cudaSharedMemConfig or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaDeviceSetSharedMemConfig(conv::bits(a0))) };
         let code = r.0 as i64;
@@ -919,7 +936,7 @@ unsafe extern "C" fn cudaThreadSetLimit(
         let a = unsafe { entry::args(py, F, &["limit", "value"], 2, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
-        let a0: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
+        let a0: u64 = conv::enum_value(limit, 32, false, &Ctx { func: F, param: "limit", expected: "cudaLimit or int" })?;
         let a1: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaThreadSetLimit(conv::bits(a0), conv::bits(a1))) };
@@ -941,7 +958,7 @@ unsafe extern "C" fn cudaThreadGetLimit(
         const F: &str = "cudaThreadGetLimit";
         let a = unsafe { entry::args(py, F, &["limit"], 1, args, nargs, kwnames)? };
         let limit = unsafe { entry::arg(py, &a[0]) };
-        let a1: u64 = conv::int(limit, 32, false, &Ctx { func: F, param: "limit", expected: "int" })?;
+        let a1: u64 = conv::enum_value(limit, 32, false, &Ctx { func: F, param: "limit", expected: "cudaLimit or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -985,7 +1002,8 @@ unsafe extern "C" fn cudaThreadSetCacheConfig(
         const F: &str = "cudaThreadSetCacheConfig";
         let a = unsafe { entry::args(py, F, &["cacheConfig"], 1, args, nargs, kwnames)? };
         let cacheConfig = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "int" })?;
+        let a0: u64 =
+            conv::enum_value(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "cudaFuncCache or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaThreadSetCacheConfig(conv::bits(a0))) };
         let code = r.0 as i64;
@@ -1044,7 +1062,7 @@ unsafe extern "C" fn cudaGetErrorName(
         const F: &str = "cudaGetErrorName";
         let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
+        let a0: u64 = conv::enum_value(error, 32, false, &Ctx { func: F, param: "error", expected: "cudaError_t or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaGetErrorName(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::cstr_result(py, r as usize)?])
@@ -1061,7 +1079,7 @@ unsafe extern "C" fn cudaGetErrorString(
         const F: &str = "cudaGetErrorString";
         let a = unsafe { entry::args(py, F, &["error"], 1, args, nargs, kwnames)? };
         let error = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(error, 32, false, &Ctx { func: F, param: "error", expected: "int" })?;
+        let a0: u64 = conv::enum_value(error, 32, false, &Ctx { func: F, param: "error", expected: "cudaError_t or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaGetErrorString(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_cudaError_t.get(py, 0)?, conv::cstr_result(py, r as usize)?])
@@ -1123,7 +1141,7 @@ unsafe extern "C" fn cudaDeviceGetAttribute(
         let a = unsafe { entry::args(py, F, &["attr", "device"], 2, args, nargs, kwnames)? };
         let attr = unsafe { entry::arg(py, &a[0]) };
         let device = unsafe { entry::arg(py, &a[1]) };
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaDeviceAttr or int" })?;
         let a2: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1252,7 +1270,7 @@ unsafe extern "C" fn cudaDeviceGetP2PAttribute(
         let attr = unsafe { entry::arg(py, &a[0]) };
         let srcDevice = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaDeviceP2PAttr or int" })?;
         let a2: u64 = conv::int(srcDevice, 32, true, &Ctx { func: F, param: "srcDevice", expected: "int" })?;
         let a3: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -1281,7 +1299,8 @@ unsafe extern "C" fn cudaChooseDevice(
         const F: &str = "cudaChooseDevice";
         let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(prop, 1032, false, false, &Ctx { func: F, param: "prop", expected: "cudaDeviceProp" })?;
+        let h1 =
+            conv::Held::record(prop, 1032, true, false, &Ctx { func: F, param: "prop", expected: "cudaDeviceProp or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1651,7 +1670,8 @@ unsafe extern "C" fn cudaStreamGetAttribute(
         let hStream = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaLaunchAttributeID or int" })?;
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
@@ -1678,9 +1698,15 @@ unsafe extern "C" fn cudaStreamSetAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 =
-            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaLaunchAttributeID or int" })?;
+        let h2 = conv::Held::record(
+            value,
+            64,
+            true,
+            false,
+            &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue or None" },
+        )?;
         let a2: usize = h2.addr();
 
         let r =
@@ -1858,7 +1884,8 @@ unsafe extern "C" fn cudaStreamBeginCapture(
         let stream = unsafe { entry::arg(py, &a[0]) };
         let mode = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
-        let a1: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(mode, 32, false, &Ctx { func: F, param: "mode", expected: "cudaStreamCaptureMode or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaStreamBeginCapture(conv::bits(a0), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -1912,7 +1939,8 @@ unsafe extern "C" fn cudaStreamBeginCaptureToGraph(
         )?;
         let a3: usize = arr3.addr();
         let a4: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let a5: u64 = conv::int(mode, 32, false, &Ctx { func: F, param: "mode", expected: "int" })?;
+        let a5: u64 =
+            conv::enum_value(mode, 32, false, &Ctx { func: F, param: "mode", expected: "cudaStreamCaptureMode or int" })?;
         arr2.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencies", expected: "" })?;
         if !dependencyData.is_none() {
             arr3.holds(conv::wide(a4, 64, false), &Ctx { func: F, param: "dependencyData", expected: "" })?;
@@ -2446,9 +2474,9 @@ unsafe extern "C" fn cudaImportExternalMemory(
         let h1 = conv::Held::record(
             memHandleDesc,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "memHandleDesc", expected: "cudaExternalMemoryHandleDesc" },
+            &Ctx { func: F, param: "memHandleDesc", expected: "cudaExternalMemoryHandleDesc or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -2482,9 +2510,9 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(
         let h2 = conv::Held::record(
             bufferDesc,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "bufferDesc", expected: "cudaExternalMemoryBufferDesc" },
+            &Ctx { func: F, param: "bufferDesc", expected: "cudaExternalMemoryBufferDesc or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -2522,9 +2550,9 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(
         let h2 = conv::Held::record(
             mipmapDesc,
             64,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "mipmapDesc", expected: "cudaExternalMemoryMipmappedArrayDesc" },
+            &Ctx { func: F, param: "mipmapDesc", expected: "cudaExternalMemoryMipmappedArrayDesc or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -2581,9 +2609,9 @@ unsafe extern "C" fn cudaImportExternalSemaphore(
         let h1 = conv::Held::record(
             semHandleDesc,
             32,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "semHandleDesc", expected: "cudaExternalSemaphoreHandleDesc" },
+            &Ctx { func: F, param: "semHandleDesc", expected: "cudaExternalSemaphoreHandleDesc or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -2793,7 +2821,13 @@ unsafe extern "C" fn cudaLaunchKernelExC(
         let config = unsafe { entry::arg(py, &a[0]) };
         let func = unsafe { entry::arg(py, &a[1]) };
         let args = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::record(config, 56, false, false, &Ctx { func: F, param: "config", expected: "cudaLaunchConfig_t" })?;
+        let h0 = conv::Held::record(
+            config,
+            56,
+            true,
+            false,
+            &Ctx { func: F, param: "config", expected: "cudaLaunchConfig_t or None" },
+        )?;
         let a0: usize = h0.addr();
         let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
@@ -2907,7 +2941,8 @@ unsafe extern "C" fn cudaFuncSetCacheConfig(
         let cacheConfig = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::int(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "cudaFuncCache or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaFuncSetCacheConfig(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -2956,7 +2991,7 @@ unsafe extern "C" fn cudaFuncSetAttribute(
         let value = unsafe { entry::arg(py, &a[2]) };
         let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaFuncAttribute or int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaFuncSetAttribute(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
@@ -3111,7 +3146,8 @@ unsafe extern "C" fn cudaFuncSetSharedMemConfig(
         let config = unsafe { entry::arg(py, &a[1]) };
         let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let a1: u64 = conv::int(config, 32, false, &Ctx { func: F, param: "config", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "cudaSharedMemConfig or int" })?;
 
         let r = unsafe { conv::nogil(move || sys::cudaFuncSetSharedMemConfig(conv::bits(a0 as u64), conv::bits(a1))) };
         let code = r.0 as i64;
@@ -3252,9 +3288,9 @@ unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(
         let h2 = conv::Held::record(
             launchConfig,
             56,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t" },
+            &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -3289,9 +3325,9 @@ unsafe extern "C" fn cudaOccupancyMaxActiveClusters(
         let h2 = conv::Held::record(
             launchConfig,
             56,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t" },
+            &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -3428,7 +3464,13 @@ unsafe extern "C" fn cudaMallocArray(
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::record(desc, 20, false, false, &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc" })?;
+        let h1 = conv::Held::record(
+            desc,
+            20,
+            true,
+            false,
+            &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a3: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
@@ -3700,7 +3742,13 @@ unsafe extern "C" fn cudaMalloc3DArray(
         let desc = unsafe { entry::arg(py, &a[0]) };
         let extent = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::record(desc, 20, false, false, &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc" })?;
+        let h1 = conv::Held::record(
+            desc,
+            20,
+            true,
+            false,
+            &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
+        )?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
@@ -3734,7 +3782,13 @@ unsafe extern "C" fn cudaMallocMipmappedArray(
         let extent = unsafe { entry::arg(py, &a[1]) };
         let numLevels = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::record(desc, 20, false, false, &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc" })?;
+        let h1 = conv::Held::record(
+            desc,
+            20,
+            true,
+            false,
+            &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
+        )?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
@@ -3803,7 +3857,7 @@ unsafe extern "C" fn cudaMemcpy3D(
         const F: &str = "cudaMemcpy3D";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(p, 160, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms" })?;
+        let h0 = conv::Held::record(p, 160, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemcpy3D(conv::bits(a0 as u64))) };
@@ -3825,7 +3879,8 @@ unsafe extern "C" fn cudaMemcpy3DPeer(
         const F: &str = "cudaMemcpy3DPeer";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(p, 168, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms" })?;
+        let h0 =
+            conv::Held::record(p, 168, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeer(conv::bits(a0 as u64))) };
@@ -3848,7 +3903,7 @@ unsafe extern "C" fn cudaMemcpy3DAsync(
         let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(p, 160, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms" })?;
+        let h0 = conv::Held::record(p, 160, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -3872,7 +3927,8 @@ unsafe extern "C" fn cudaMemcpy3DPeerAsync(
         let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(p, 168, false, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms" })?;
+        let h0 =
+            conv::Held::record(p, 168, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -4103,7 +4159,7 @@ unsafe extern "C" fn cudaMemcpy(
         let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a3: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a3: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || sys::cudaMemcpy(conv::bits(a0 as u64), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
@@ -4177,7 +4233,7 @@ unsafe extern "C" fn cudaMemcpy2D(
         let a3: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a4: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a5: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a6: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4235,7 +4291,7 @@ unsafe extern "C" fn cudaMemcpy2DToArray(
         let a4: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a6: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4295,7 +4351,7 @@ unsafe extern "C" fn cudaMemcpy2DFromArray(
         let a4: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a6: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4356,7 +4412,7 @@ unsafe extern "C" fn cudaMemcpy2DArrayToArray(
         let a5: u64 = conv::int(hOffsetSrc, 64, false, &Ctx { func: F, param: "hOffsetSrc", expected: "int" })?;
         let a6: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a7: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a8: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a8: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4401,7 +4457,7 @@ unsafe extern "C" fn cudaMemcpyToSymbol(
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4442,7 +4498,7 @@ unsafe extern "C" fn cudaMemcpyFromSymbol(
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4482,7 +4538,7 @@ unsafe extern "C" fn cudaMemcpyAsync(
         let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a3: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a3: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a4: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -4688,7 +4744,7 @@ unsafe extern "C" fn cudaMemcpy2DAsync(
         let a3: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a4: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a5: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a6: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a7: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -4749,7 +4805,7 @@ unsafe extern "C" fn cudaMemcpy2DToArrayAsync(
         let a4: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a6: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a8: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -4812,7 +4868,7 @@ unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(
         let a4: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
         let a6: u64 = conv::int(height, 64, false, &Ctx { func: F, param: "height", expected: "int" })?;
-        let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a8: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -4859,7 +4915,7 @@ unsafe extern "C" fn cudaMemcpyToSymbolAsync(
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -4903,7 +4959,7 @@ unsafe extern "C" fn cudaMemcpyFromSymbolAsync(
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -5265,7 +5321,8 @@ unsafe extern "C" fn cudaMemAdvise(
         let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
+        let a2: u64 =
+            conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "cudaMemoryAdvise or int" })?;
         let a3: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
 
         let r = unsafe {
@@ -5295,7 +5352,8 @@ unsafe extern "C" fn cudaMemAdvise_v2(
         let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a2: u64 = conv::int(advice, 32, false, &Ctx { func: F, param: "advice", expected: "int" })?;
+        let a2: u64 =
+            conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "cudaMemoryAdvise or int" })?;
         let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
         let a3: usize = h3.addr();
 
@@ -5324,7 +5382,12 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(
         let devPtr = unsafe { entry::arg(py, &a[2]) };
         let count = unsafe { entry::arg(py, &a[3]) };
         let a1: u64 = conv::int(dataSize, 64, false, &Ctx { func: F, param: "dataSize", expected: "int" })?;
-        let a2: u64 = conv::int(attribute, 32, false, &Ctx { func: F, param: "attribute", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            attribute,
+            32,
+            false,
+            &Ctx { func: F, param: "attribute", expected: "cudaMemRangeAttribute or int" },
+        )?;
         let h3 = conv::Held::buffer(devPtr, false, true, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -5507,7 +5570,7 @@ unsafe extern "C" fn cudaMemcpyToArray(
         let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -5551,7 +5614,7 @@ unsafe extern "C" fn cudaMemcpyFromArray(
         let a2: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a3: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -5608,7 +5671,7 @@ unsafe extern "C" fn cudaMemcpyArrayToArray(
         let a4: u64 = conv::int(wOffsetSrc, 64, false, &Ctx { func: F, param: "wOffsetSrc", expected: "int" })?;
         let a5: u64 = conv::int(hOffsetSrc, 64, false, &Ctx { func: F, param: "hOffsetSrc", expected: "int" })?;
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -5656,7 +5719,7 @@ unsafe extern "C" fn cudaMemcpyToArrayAsync(
         let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a6: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -5705,7 +5768,7 @@ unsafe extern "C" fn cudaMemcpyFromArrayAsync(
         let a2: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a3: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let a6: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
         let r = unsafe {
@@ -5816,7 +5879,7 @@ unsafe extern "C" fn cudaMemPoolSetAttribute(
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 =
             conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaMemPoolAttr or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             1 => 4,
@@ -5866,7 +5929,7 @@ unsafe extern "C" fn cudaMemPoolGetAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaMemPoolAttr or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             1 => 4,
@@ -5950,7 +6013,13 @@ unsafe extern "C" fn cudaMemPoolGetAccess(
         let location = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 =
             conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
-        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
+        let h2 = conv::Held::record(
+            location,
+            8,
+            true,
+            false,
+            &Ctx { func: F, param: "location", expected: "cudaMemLocation or None" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5976,8 +6045,13 @@ unsafe extern "C" fn cudaMemPoolCreate(
         const F: &str = "cudaMemPoolCreate";
         let a = unsafe { entry::args(py, F, &["poolProps"], 1, args, nargs, kwnames)? };
         let poolProps = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(poolProps, 88, false, false, &Ctx { func: F, param: "poolProps", expected: "cudaMemPoolProps" })?;
+        let h1 = conv::Held::record(
+            poolProps,
+            88,
+            true,
+            false,
+            &Ctx { func: F, param: "poolProps", expected: "cudaMemPoolProps or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -6059,7 +6133,12 @@ unsafe extern "C" fn cudaMemPoolExportToShareableHandle(
         let flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 =
             conv::handle(&cudaMemPool_t, memPool, &Ctx { func: F, param: "memPool", expected: "cudaMemPool_t or int" })?;
-        let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            handleType,
+            32,
+            false,
+            &Ctx { func: F, param: "handleType", expected: "cudaMemAllocationHandleType or int" },
+        )?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let sel0: i64 = a2 as i64;
         let sz0: usize = match sel0 {
@@ -6115,7 +6194,12 @@ unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(
             &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" },
         )?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(handleType, 32, false, &Ctx { func: F, param: "handleType", expected: "int" })?;
+        let a2: u64 = conv::enum_value(
+            handleType,
+            32,
+            false,
+            &Ctx { func: F, param: "handleType", expected: "cudaMemAllocationHandleType or int" },
+        )?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -6178,9 +6262,9 @@ unsafe extern "C" fn cudaMemPoolImportPointer(
         let h2 = conv::Held::record(
             exportData,
             64,
-            false,
             true,
-            &Ctx { func: F, param: "exportData", expected: "cudaMemPoolPtrExportData" },
+            true,
+            &Ctx { func: F, param: "exportData", expected: "cudaMemPoolPtrExportData or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -6564,7 +6648,7 @@ unsafe extern "C" fn cudaCreateChannelDesc(
         let a1: u64 = conv::int(y, 32, true, &Ctx { func: F, param: "y", expected: "int" })?;
         let a2: u64 = conv::int(z, 32, true, &Ctx { func: F, param: "z", expected: "int" })?;
         let a3: u64 = conv::int(w, 32, true, &Ctx { func: F, param: "w", expected: "int" })?;
-        let a4: u64 = conv::int(f, 32, false, &Ctx { func: F, param: "f", expected: "int" })?;
+        let a4: u64 = conv::enum_value(f, 32, false, &Ctx { func: F, param: "f", expected: "cudaChannelFormatKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -6587,18 +6671,28 @@ unsafe extern "C" fn cudaCreateTextureObject(
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
         let pTexDesc = unsafe { entry::arg(py, &a[1]) };
         let pResViewDesc = unsafe { entry::arg(py, &a[2]) };
-        let h1 =
-            conv::Held::record(pResDesc, 64, false, false, &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc" })?;
+        let h1 = conv::Held::record(
+            pResDesc,
+            64,
+            true,
+            false,
+            &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc or None" },
+        )?;
         let a1: usize = h1.addr();
-        let h2 =
-            conv::Held::record(pTexDesc, 72, false, false, &Ctx { func: F, param: "pTexDesc", expected: "cudaTextureDesc" })?;
+        let h2 = conv::Held::record(
+            pTexDesc,
+            72,
+            true,
+            false,
+            &Ctx { func: F, param: "pTexDesc", expected: "cudaTextureDesc or None" },
+        )?;
         let a2: usize = h2.addr();
         let h3 = conv::Held::record(
             pResViewDesc,
             48,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pResViewDesc", expected: "cudaResourceViewDesc" },
+            &Ctx { func: F, param: "pResViewDesc", expected: "cudaResourceViewDesc or None" },
         )?;
         let a3: usize = h3.addr();
         let mut o0 = Out::<1>::new();
@@ -6738,8 +6832,13 @@ unsafe extern "C" fn cudaCreateSurfaceObject(
         const F: &str = "cudaCreateSurfaceObject";
         let a = unsafe { entry::args(py, F, &["pResDesc"], 1, args, nargs, kwnames)? };
         let pResDesc = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(pResDesc, 64, false, false, &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc" })?;
+        let h1 = conv::Held::record(
+            pResDesc,
+            64,
+            true,
+            false,
+            &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -6899,9 +6998,9 @@ unsafe extern "C" fn cudaGraphAddKernelNode(
         let h4 = conv::Held::record(
             pNodeParams,
             56,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -6965,9 +7064,9 @@ unsafe extern "C" fn cudaGraphKernelNodeSetParams(
         let h1 = conv::Held::record(
             pNodeParams,
             56,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -7016,7 +7115,8 @@ unsafe extern "C" fn cudaGraphKernelNodeGetAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaLaunchAttributeID or int" })?;
         let mut o2 = Out::<8>::new();
         let a2: usize = o2.addr();
 
@@ -7045,9 +7145,15 @@ unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 =
             conv::handle(&cudaGraphNode_t, hNode, &Ctx { func: F, param: "hNode", expected: "cudaGraphNode_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
-        let h2 =
-            conv::Held::record(value, 64, false, false, &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaLaunchAttributeID or int" })?;
+        let h2 = conv::Held::record(
+            value,
+            64,
+            true,
+            false,
+            &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue or None" },
+        )?;
         let a2: usize = h2.addr();
 
         let r = unsafe {
@@ -7090,9 +7196,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode(
         let h4 = conv::Held::record(
             pCopyParams,
             160,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pCopyParams", expected: "cudaMemcpy3DParms" },
+            &Ctx { func: F, param: "pCopyParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -7162,7 +7268,7 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a8: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a8: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
@@ -7234,7 +7340,7 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a8: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a8: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
@@ -7304,7 +7410,7 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
         let h5 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a7: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         arr2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "pDependencies", expected: "" })?;
@@ -7369,9 +7475,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(
         let h1 = conv::Held::record(
             pNodeParams,
             160,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -7406,7 +7512,7 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -7450,7 +7556,7 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -7492,7 +7598,7 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(
         let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a4: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -7542,9 +7648,9 @@ unsafe extern "C" fn cudaGraphAddMemsetNode(
         let h4 = conv::Held::record(
             pMemsetParams,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pMemsetParams", expected: "cudaMemsetParams" },
+            &Ctx { func: F, param: "pMemsetParams", expected: "cudaMemsetParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -7608,9 +7714,9 @@ unsafe extern "C" fn cudaGraphMemsetNodeSetParams(
         let h1 = conv::Held::record(
             pNodeParams,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -7652,9 +7758,9 @@ unsafe extern "C" fn cudaGraphAddHostNode(
         let h4 = conv::Held::record(
             pNodeParams,
             16,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -7718,9 +7824,9 @@ unsafe extern "C" fn cudaGraphHostNodeSetParams(
         let h1 = conv::Held::record(
             pNodeParams,
             16,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -8062,9 +8168,9 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(
         let h4 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -8132,9 +8238,9 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -8177,9 +8283,9 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(
         let h4 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -8247,9 +8353,9 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -8292,9 +8398,9 @@ unsafe extern "C" fn cudaGraphAddMemAllocNode(
         let h4 = conv::Held::record(
             nodeParams,
             120,
-            false,
             true,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaMemAllocNodeParams" },
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaMemAllocNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -8448,7 +8554,8 @@ unsafe extern "C" fn cudaDeviceGetGraphMemAttribute(
         let device = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaGraphMemAttributeType or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             0 => 8,
@@ -8496,7 +8603,8 @@ unsafe extern "C" fn cudaDeviceSetGraphMemAttribute(
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 =
+            conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaGraphMemAttributeType or int" })?;
         let sel2: i64 = a1 as i64;
         let sz2: usize = match sel2 {
             0 => 8,
@@ -9240,9 +9348,9 @@ unsafe extern "C" fn cudaGraphInstantiateWithParams(
         let h2 = conv::Held::record(
             instantiateParams,
             32,
-            false,
             true,
-            &Ctx { func: F, param: "instantiateParams", expected: "cudaGraphInstantiateParams" },
+            true,
+            &Ctx { func: F, param: "instantiateParams", expected: "cudaGraphInstantiateParams or None" },
         )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
@@ -9304,9 +9412,9 @@ unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(
         let h2 = conv::Held::record(
             pNodeParams,
             56,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -9342,9 +9450,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(
         let h2 = conv::Held::record(
             pNodeParams,
             160,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -9389,7 +9497,7 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a6: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -9442,7 +9550,7 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let a6: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a6: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -9491,7 +9599,7 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(
         let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let a5: u64 = conv::int(kind, 32, false, &Ctx { func: F, param: "kind", expected: "int" })?;
+        let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -9534,9 +9642,9 @@ unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(
         let h2 = conv::Held::record(
             pNodeParams,
             40,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -9572,9 +9680,9 @@ unsafe extern "C" fn cudaGraphExecHostNodeSetParams(
         let h2 = conv::Held::record(
             pNodeParams,
             16,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams" },
+            &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -9707,9 +9815,9 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -9748,9 +9856,9 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             24,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -10147,9 +10255,9 @@ unsafe extern "C" fn cudaGraphAddNode(
         let h4 = conv::Held::record(
             nodeParams,
             256,
-            false,
             true,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
@@ -10219,9 +10327,9 @@ unsafe extern "C" fn cudaGraphAddNode_v2(
         let h5 = conv::Held::record(
             nodeParams,
             256,
-            false,
             true,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+            true,
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a5: usize = h5.addr();
         let mut o0 = Out::<1>::new();
@@ -10266,9 +10374,9 @@ unsafe extern "C" fn cudaGraphNodeSetParams(
         let h1 = conv::Held::record(
             nodeParams,
             256,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
 
@@ -10299,9 +10407,9 @@ unsafe extern "C" fn cudaGraphExecNodeSetParams(
         let h2 = conv::Held::record(
             nodeParams,
             256,
+            true,
             false,
-            false,
-            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams" },
+            &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
 
@@ -10847,7 +10955,7 @@ unsafe extern "C" fn cudaKernelSetAttributeForDevice(
         let value = unsafe { entry::arg(py, &a[2]) };
         let device = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaKernel_t, kernel, &Ctx { func: F, param: "kernel", expected: "cudaKernel_t or int" })?;
-        let a1: u64 = conv::int(attr, 32, false, &Ctx { func: F, param: "attr", expected: "int" })?;
+        let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaFuncAttribute or int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a3: u64 = conv::int(device, 32, true, &Ctx { func: F, param: "device", expected: "int" })?;
 
@@ -10874,8 +10982,13 @@ unsafe extern "C" fn cudaGetExportTable(
         const F: &str = "cudaGetExportTable";
         let a = unsafe { entry::args(py, F, &["pExportTableId"], 1, args, nargs, kwnames)? };
         let pExportTableId = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(pExportTableId, 16, false, false, &Ctx { func: F, param: "pExportTableId", expected: "CUuuid" })?;
+        let h1 = conv::Held::record(
+            pExportTableId,
+            16,
+            true,
+            false,
+            &Ctx { func: F, param: "pExportTableId", expected: "CUuuid or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -10950,7 +11063,8 @@ unsafe extern "C" fn cudaGLGetDevices(
         let cudaDeviceCount = unsafe { entry::arg(py, &a[0]) };
         let deviceList = unsafe { entry::arg(py, &a[1]) };
         let a2: u64 = conv::int(cudaDeviceCount, 32, false, &Ctx { func: F, param: "cudaDeviceCount", expected: "int" })?;
-        let a3: u64 = conv::int(deviceList, 32, false, &Ctx { func: F, param: "deviceList", expected: "int" })?;
+        let a3: u64 =
+            conv::enum_value(deviceList, 32, false, &Ctx { func: F, param: "deviceList", expected: "cudaGLDeviceList or int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
         let n1: usize = conv::count(a2, 32, false, 4, &Ctx { func: F, param: "pCudaDevices", expected: "" })?;
@@ -11363,7 +11477,8 @@ unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
         )?;
-        let h1 = conv::Held::record(eglframe, 280, false, true, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
+        let h1 =
+            conv::Held::record(eglframe, 280, true, true, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame or None" })?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize = conv::handle_ref(

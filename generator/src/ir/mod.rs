@@ -795,15 +795,22 @@ pub struct Release {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PyConv {
-    /// By-value integer or enum.
+    /// By-value integer, or an enum of a module whose enums are C ints
+    /// ([`crate::profile::PythonConvention::member_enums`] off).
     Int,
+    /// By-value enum taking a member or an integer only (`member_enums`): a float, a handle or
+    /// an `__int__`-only object is refused, never truncated.
+    Enum,
     Float,
     /// By-value handle object or int.
     Handle,
     /// By-value record.
     RecordVal,
-    /// Pointer to one record the callee reads (or writes).
+    /// Pointer to one record the callee reads (or writes); None is refused.
     RecordRef,
+    /// [`PyConv::RecordRef`] that takes None as NULL: a nullable C parameter, or any one of a
+    /// module whose oracle passes NULL for None ([`crate::profile::PythonConvention::none_records`]).
+    RecordRefOpt,
     /// Any address: int, buffer or None.
     #[default]
     Ptr,

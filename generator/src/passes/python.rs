@@ -200,6 +200,7 @@ pub fn value_kind(lib: &Library, ty: &Type) -> ValueKind {
 /// How a by-value parameter of type `ty` crosses (an untyped pointer is an address).
 fn by_value(lib: &Library, ty: &Type) -> PyConv {
     match value_kind(lib, ty) {
+        ValueKind::Enum if lib.profile().python.member_enums() => PyConv::Enum,
         ValueKind::Int | ValueKind::Enum => PyConv::Int,
         ValueKind::Float => PyConv::Float,
         ValueKind::Handle => PyConv::Handle,
@@ -226,6 +227,7 @@ fn conv(lib: &Library, f: &Function, p: &Param, kernel: bool) -> PyConv {
         ParamKind::InRef { pointee, .. } | ParamKind::InOutRef { pointee, .. } => {
             let inout = matches!(p.kind, ParamKind::InOutRef { .. });
             match value_kind(lib, &pointee.ty) {
+                ValueKind::Record if p.nullable || lib.profile().python.none_records() => PyConv::RecordRefOpt,
                 ValueKind::Record => PyConv::RecordRef,
                 ValueKind::Int | ValueKind::Enum if inout => PyConv::InoutScalar,
                 // An integer handle the callee advances (`CUlogIterator`) is returned, as
@@ -464,6 +466,47 @@ mod tests {
         use PyConv::*;
         // NULL data for every dependency is the library's default; NULL dependencies are not
         assert_eq!(convs(&mut lib, ""), vec![vec![InArray, InArrayOpt, Int], vec![OutList, Out]]);
+    }
+
+    #[test]
+    fn enums_and_record_pointers_follow_the_python_convention() {
+        use crate::ir::{Doc, Location, Names, RecordKind};
+        use crate::passes::build::{input, record};
+        let build = |kind: crate::ir::LibraryKind| {
+            let rec = Type::named("R");
+            let mut lib = library(
+                "CUhostFn",
+                vec![function(
+                    "cuCopy",
+                    vec![
+                        param("attr", Type::named("E"), Role::Value),
+                        param("n", Type::prim(Prim::Int), Role::Value),
+                        input("p", Type::ptr(rec.clone(), true), Role::InRef, false),
+                        input("q", Type::ptr(rec, true), Role::InRef, true),
+                    ],
+                )],
+            );
+            lib.kind = kind;
+            lib.records.push(record("R", RecordKind::Struct, vec![]));
+            lib.enums.push(crate::ir::Enum {
+                name: "E".into(),
+                tag: None,
+                variants: vec![],
+                is_flags: false,
+                repr: Prim::UInt,
+                doc: Doc::default(),
+                location: Location::default(),
+                names: Names::default(),
+            });
+            lib
+        };
+        use PyConv::*;
+        // the tuple modules (cuda.bindings reads `.value` and passes NULL for None): an enum takes
+        // members and integers only, a record pointer takes None
+        assert_eq!(convs(&mut build(crate::ir::LibraryKind::Driver), ""), vec![vec![Enum, Int, RecordRefOpt, RecordRefOpt]]);
+        assert_eq!(convs(&mut build(crate::ir::LibraryKind::Runtime), ""), vec![vec![Enum, Int, RecordRefOpt, RecordRefOpt]]);
+        // the raising modules: enums are C ints (Cython converts them), None only where C allows NULL
+        assert_eq!(convs(&mut build(crate::ir::LibraryKind::NvJitLink), ""), vec![vec![Int, Int, RecordRef, RecordRefOpt]]);
     }
 
     #[test]

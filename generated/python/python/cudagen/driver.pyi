@@ -7961,7 +7961,7 @@ def cuMemcpyAtoA(dstArray: CUarray | int, dstOffset: int, srcArray: CUarray | in
     `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
     `cudaMemcpyArrayToArray`
     """
-def cuMemcpy2D(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
+def cuMemcpy2D(pCopy: CUDA_MEMCPY2D_v2 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory for 2D arrays
@@ -8126,7 +8126,7 @@ def cuMemcpy2D(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
     `cudaMemcpy2DToArray`,
     `cudaMemcpy2DFromArray`
     """
-def cuMemcpy2DUnaligned(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
+def cuMemcpy2DUnaligned(pCopy: CUDA_MEMCPY2D_v2 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory for 2D arrays
@@ -8289,7 +8289,7 @@ def cuMemcpy2DUnaligned(pCopy: CUDA_MEMCPY2D_v2) -> tuple[CUresult]:
     `cudaMemcpy2DToArray`,
     `cudaMemcpy2DFromArray`
     """
-def cuMemcpy3D(pCopy: CUDA_MEMCPY3D_v2) -> tuple[CUresult]:
+def cuMemcpy3D(pCopy: CUDA_MEMCPY3D_v2 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory for 3D arrays
@@ -8459,7 +8459,7 @@ def cuMemcpy3D(pCopy: CUDA_MEMCPY3D_v2) -> tuple[CUresult]:
     `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
     `cudaMemcpy3D`
     """
-def cuMemcpy3DPeer(pCopy: CUDA_MEMCPY3D_PEER_v1) -> tuple[CUresult]:
+def cuMemcpy3DPeer(pCopy: CUDA_MEMCPY3D_PEER_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory between contexts
@@ -8776,7 +8776,7 @@ def cuMemcpyAtoHAsync(dstHost: Any, srcArray: CUarray | int, srcOffset: int, Byt
     `cuMemsetD32`, `cuMemsetD32Async`,
     `cudaMemcpyFromArrayAsync`
     """
-def cuMemcpy2DAsync(pCopy: CUDA_MEMCPY2D_v2, hStream: CUstream | int) -> tuple[CUresult]:
+def cuMemcpy2DAsync(pCopy: CUDA_MEMCPY2D_v2 | None, hStream: CUstream | int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory for 2D arrays
@@ -8946,7 +8946,7 @@ def cuMemcpy2DAsync(pCopy: CUDA_MEMCPY2D_v2, hStream: CUstream | int) -> tuple[C
     `cudaMemcpy2DToArrayAsync`,
     `cudaMemcpy2DFromArrayAsync`
     """
-def cuMemcpy3DAsync(pCopy: CUDA_MEMCPY3D_v2, hStream: CUstream | int) -> tuple[CUresult]:
+def cuMemcpy3DAsync(pCopy: CUDA_MEMCPY3D_v2 | None, hStream: CUstream | int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory for 3D arrays
@@ -9121,7 +9121,7 @@ def cuMemcpy3DAsync(pCopy: CUDA_MEMCPY3D_v2, hStream: CUstream | int) -> tuple[C
     `cuMemsetD32`, `cuMemsetD32Async`,
     `cudaMemcpy3DAsync`
     """
-def cuMemcpy3DPeerAsync(pCopy: CUDA_MEMCPY3D_PEER_v1, hStream: CUstream | int) -> tuple[CUresult]:
+def cuMemcpy3DPeerAsync(pCopy: CUDA_MEMCPY3D_PEER_v1 | None, hStream: CUstream | int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Copies memory between contexts asynchronously.
@@ -9766,7 +9766,7 @@ def cuMemsetD2D32Async(dstDevice: CUdeviceptr | int, dstPitch: int, ui: int, Wid
     `cuMemsetD32`, `cuMemsetD32Async`,
     `cudaMemset2DAsync`
     """
-def cuArrayCreate(pAllocateArray: CUDA_ARRAY_DESCRIPTOR_v2) -> tuple[CUresult, CUarray | None]:
+def cuArrayCreate(pAllocateArray: CUDA_ARRAY_DESCRIPTOR_v2 | None) -> tuple[CUresult, CUarray | None]:
     """Returns `tuple[CUresult, CUarray | None]`.
 
     Creates a 1D or 2D CUDA array
@@ -10119,7 +10119,7 @@ def cuArrayDestroy(hArray: CUarray | int) -> tuple[CUresult]:
     `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
     `cudaFreeArray`
     """
-def cuArray3DCreate(pAllocateArray: CUDA_ARRAY3D_DESCRIPTOR_v2) -> tuple[CUresult, CUarray | None]:
+def cuArray3DCreate(pAllocateArray: CUDA_ARRAY3D_DESCRIPTOR_v2 | None) -> tuple[CUresult, CUarray | None]:
     """Returns `tuple[CUresult, CUarray | None]`.
 
     Creates a 3D CUDA array
@@ -10382,7 +10382,7 @@ def cuArray3DGetDescriptor(hArray: CUarray | int) -> tuple[CUresult, CUDA_ARRAY3
     `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
     `cudaArrayGetInfo`
     """
-def cuMipmappedArrayCreate(pMipmappedArrayDesc: CUDA_ARRAY3D_DESCRIPTOR_v2, numMipmapLevels: int) -> tuple[CUresult, CUmipmappedArray | None]:
+def cuMipmappedArrayCreate(pMipmappedArrayDesc: CUDA_ARRAY3D_DESCRIPTOR_v2 | None, numMipmapLevels: int) -> tuple[CUresult, CUmipmappedArray | None]:
     """Returns `tuple[CUresult, CUmipmappedArray | None]`.
 
     Creates a CUDA mipmapped array
@@ -10771,7 +10771,7 @@ def cuMemAddressFree(ptr: CUdeviceptr | int, size: int) -> tuple[CUresult]:
 
     **See also:** `cuMemAddressReserve`
     """
-def cuMemCreate(size: int, prop: CUmemAllocationProp_v1, flags: int) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
+def cuMemCreate(size: int, prop: CUmemAllocationProp_v1 | None, flags: int) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
     """Returns `tuple[CUresult, CUmemGenericAllocationHandle | None]`.
 
     Create a CUDA memory handle representing a memory allocation of a given size described by the given properties
@@ -11122,7 +11122,7 @@ def cuMemSetAccess(ptr: CUdeviceptr | int, size: int, desc: Sequence[CUmemAccess
 
     **See also:** `cuMemSetAccess`, `cuMemCreate`, :cuMemMap
     """
-def cuMemGetAccess(location: CUmemLocation_v1, ptr: CUdeviceptr | int) -> tuple[CUresult, int | None]:
+def cuMemGetAccess(location: CUmemLocation_v1 | None, ptr: CUdeviceptr | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Get the access `flags` set for the given `location` and `ptr`
@@ -11211,7 +11211,7 @@ def cuMemImportFromShareableHandle(osHandle: Any, shHandleType: CUmemAllocationH
 
     **See also:** `cuMemExportToShareableHandle`, `cuMemMap`, `cuMemRelease`
     """
-def cuMemGetAllocationGranularity(prop: CUmemAllocationProp_v1, option: CUmemAllocationGranularity_flags | int) -> tuple[CUresult, int | None]:
+def cuMemGetAllocationGranularity(prop: CUmemAllocationProp_v1 | None, option: CUmemAllocationGranularity_flags | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Calculates either the minimal or recommended granularity
@@ -11475,7 +11475,7 @@ def cuMemPoolSetAccess(pool: CUmemoryPool | int, map: Sequence[CUmemAccessDesc_v
     **See also:** `cuMemAllocAsync`, `cuMemFreeAsync`, `cuDeviceGetDefaultMemPool`,
     `cuDeviceGetMemPool`, `cuMemPoolCreate`
     """
-def cuMemPoolGetAccess(memPool: CUmemoryPool | int, location: CUmemLocation_v1) -> tuple[CUresult, CUmemAccess_flags | None]:
+def cuMemPoolGetAccess(memPool: CUmemoryPool | int, location: CUmemLocation_v1 | None) -> tuple[CUresult, CUmemAccess_flags | None]:
     """Returns `tuple[CUresult, CUmemAccess_flags | None]`.
 
     Returns the accessibility of a pool from a device
@@ -11490,7 +11490,7 @@ def cuMemPoolGetAccess(memPool: CUmemoryPool | int, location: CUmemLocation_v1) 
     - `memPool`: [in] the pool being queried
     - `location`: [in] the location accessing the pool
     """
-def cuMemPoolCreate(poolProps: CUmemPoolProps_v1) -> tuple[CUresult, CUmemoryPool | None]:
+def cuMemPoolCreate(poolProps: CUmemPoolProps_v1 | None) -> tuple[CUresult, CUmemoryPool | None]:
     """Returns `tuple[CUresult, CUmemoryPool | None]`.
 
     Creates a memory pool
@@ -11679,7 +11679,7 @@ def cuMemPoolExportPointer(ptr: CUdeviceptr | int) -> tuple[CUresult, CUmemPoolP
 
     **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolImportFromShareableHandle`, `cuMemPoolImportPointer`
     """
-def cuMemPoolImportPointer(pool: CUmemoryPool | int, shareData: CUmemPoolPtrExportData_v1) -> tuple[CUresult, CUdeviceptr | None]:
+def cuMemPoolImportPointer(pool: CUmemoryPool | int, shareData: CUmemPoolPtrExportData_v1 | None) -> tuple[CUresult, CUdeviceptr | None]:
     """Returns `tuple[CUresult, CUdeviceptr | None]`.
 
     Import a memory pool allocation from another process.
@@ -11709,7 +11709,7 @@ def cuMemPoolImportPointer(pool: CUmemoryPool | int, shareData: CUmemPoolPtrExpo
 
     **See also:** `cuMemPoolExportToShareableHandle`, `cuMemPoolImportFromShareableHandle`, `cuMemPoolExportPointer`
     """
-def cuMulticastCreate(prop: CUmulticastObjectProp_v1) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
+def cuMulticastCreate(prop: CUmulticastObjectProp_v1 | None) -> tuple[CUresult, CUmemGenericAllocationHandle | None]:
     """Returns `tuple[CUresult, CUmemGenericAllocationHandle | None]`.
 
     Create a generic allocation handle representing a multicast object described by the given properties.
@@ -11929,7 +11929,7 @@ def cuMulticastUnbind(mcHandle: CUmemGenericAllocationHandle | int, dev: CUdevic
 
     **See also:** `cuMulticastBindMem`, `cuMulticastBindAddr`
     """
-def cuMulticastGetGranularity(prop: CUmulticastObjectProp_v1, option: CUmulticastGranularity_flags | int) -> tuple[CUresult, int | None]:
+def cuMulticastGetGranularity(prop: CUmulticastObjectProp_v1 | None, option: CUmulticastGranularity_flags | int) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Calculates either the minimal or recommended granularity for multicast object
@@ -13776,7 +13776,7 @@ def cuStreamGetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | in
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuStreamSetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue) -> tuple[CUresult]:
+def cuStreamSetAttribute(hStream: CUstream | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets stream attribute.
@@ -14129,7 +14129,7 @@ def cuEventElapsedTime_v2(hStart: CUevent | int, hEnd: CUevent | int) -> tuple[C
     `cuEventDestroy`,
     `cudaEventElapsedTime`
     """
-def cuImportExternalMemory(memHandleDesc: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1) -> tuple[CUresult, CUexternalMemory | None]:
+def cuImportExternalMemory(memHandleDesc: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 | None) -> tuple[CUresult, CUexternalMemory | None]:
     """Returns `tuple[CUresult, CUexternalMemory | None]`.
 
     Imports an external memory object
@@ -14294,7 +14294,7 @@ def cuImportExternalMemory(memHandleDesc: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1) -
     `cuExternalMemoryGetMappedBuffer`,
     `cuExternalMemoryGetMappedMipmappedArray`
     """
-def cuExternalMemoryGetMappedBuffer(extMem: CUexternalMemory | int, bufferDesc: CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1) -> tuple[CUresult, CUdeviceptr | None]:
+def cuExternalMemoryGetMappedBuffer(extMem: CUexternalMemory | int, bufferDesc: CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 | None) -> tuple[CUresult, CUdeviceptr | None]:
     """Returns `tuple[CUresult, CUdeviceptr | None]`.
 
     Maps a buffer onto an imported memory object
@@ -14349,7 +14349,7 @@ def cuExternalMemoryGetMappedBuffer(extMem: CUexternalMemory | int, bufferDesc: 
     `cuDestroyExternalMemory`,
     `cuExternalMemoryGetMappedMipmappedArray`
     """
-def cuExternalMemoryGetMappedMipmappedArray(extMem: CUexternalMemory | int, mipmapDesc: CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1) -> tuple[CUresult, CUmipmappedArray | None]:
+def cuExternalMemoryGetMappedMipmappedArray(extMem: CUexternalMemory | int, mipmapDesc: CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 | None) -> tuple[CUresult, CUmipmappedArray | None]:
     """Returns `tuple[CUresult, CUmipmappedArray | None]`.
 
     Maps a CUDA mipmapped array onto an external memory object
@@ -14426,7 +14426,7 @@ def cuDestroyExternalMemory(extMem: CUexternalMemory | int) -> tuple[CUresult]:
     `cuExternalMemoryGetMappedBuffer`,
     `cuExternalMemoryGetMappedMipmappedArray`
     """
-def cuImportExternalSemaphore(semHandleDesc: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1) -> tuple[CUresult, CUexternalSemaphore | None]:
+def cuImportExternalSemaphore(semHandleDesc: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 | None) -> tuple[CUresult, CUexternalSemaphore | None]:
     """Returns `tuple[CUresult, CUexternalSemaphore | None]`.
 
     Imports an external semaphore
@@ -15404,7 +15404,7 @@ def cuLaunchKernel(f: CUfunction | int, gridDimX: int, gridDimY: int, gridDimZ: 
     `cuKernelGetAttribute`,
     `cuKernelSetAttribute`
     """
-def cuLaunchKernelEx(config: CUlaunchConfig, f: CUfunction | int, kernelParams: Any, extra: Any) -> tuple[CUresult]:
+def cuLaunchKernelEx(config: CUlaunchConfig | None, f: CUfunction | int, kernelParams: Any, extra: Any) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Launches a CUDA function `CUfunction` or a CUDA kernel `CUkernel` with launch-time configuration
@@ -16470,7 +16470,7 @@ def cuGraphCreate(flags: int) -> tuple[CUresult, CUgraph | None]:
     `cuGraphGetEdges`,
     `cuGraphClone`
     """
-def cuGraphAddKernelNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddKernelNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2 | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates a kernel execution node and adds it to a graph
@@ -16607,7 +16607,7 @@ def cuGraphKernelNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA
     `cuGraphAddKernelNode`,
     `cuGraphKernelNodeSetParams`
     """
-def cuGraphKernelNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult]:
+def cuGraphKernelNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets a kernel node's parameters
@@ -16632,7 +16632,7 @@ def cuGraphKernelNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL
     `cuGraphAddKernelNode`,
     `cuGraphKernelNodeGetParams`
     """
-def cuGraphAddMemcpyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, copyParams: CUDA_MEMCPY3D_v2, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddMemcpyNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, copyParams: CUDA_MEMCPY3D_v2 | None, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates a memcpy node and adds it to a graph
@@ -16706,7 +16706,7 @@ def cuGraphMemcpyNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA
     `cuGraphAddMemcpyNode`,
     `cuGraphMemcpyNodeSetParams`
     """
-def cuGraphMemcpyNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMCPY3D_v2) -> tuple[CUresult]:
+def cuGraphMemcpyNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMCPY3D_v2 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets a memcpy node's parameters
@@ -16731,7 +16731,7 @@ def cuGraphMemcpyNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMCPY
     `cuGraphAddMemcpyNode`,
     `cuGraphMemcpyNodeGetParams`
     """
-def cuGraphAddMemsetNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddMemsetNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1 | None, ctx: CUcontext | int) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates a memset node and adds it to a graph
@@ -16799,7 +16799,7 @@ def cuGraphMemsetNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA
     `cuGraphAddMemsetNode`,
     `cuGraphMemsetNodeSetParams`
     """
-def cuGraphMemsetNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMSET_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphMemsetNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMSET_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets a memset node's parameters
@@ -16824,7 +16824,7 @@ def cuGraphMemsetNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_MEMSET
     `cuGraphAddMemsetNode`,
     `cuGraphMemsetNodeGetParams`
     """
-def cuGraphAddHostNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddHostNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_HOST_NODE_PARAMS_v1 | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates a host execution node and adds it to a graph
@@ -16891,7 +16891,7 @@ def cuGraphHostNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, CUDA_H
     `cuGraphAddHostNode`,
     `cuGraphHostNodeSetParams`
     """
-def cuGraphHostNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphHostNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets a host node's parameters
@@ -17220,7 +17220,7 @@ def cuGraphEventWaitNodeSetEvent(hNode: CUgraphNode | int, event: CUevent | int)
     `cuEventRecordWithFlags`,
     `cuStreamWaitEvent`
     """
-def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddExternalSemaphoresSignalNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates an external semaphore signal node and adds it to a graph
@@ -17302,7 +17302,7 @@ def cuGraphExternalSemaphoresSignalNodeGetParams(hNode: CUgraphNode | int) -> tu
     `cuSignalExternalSemaphoresAsync`,
     `cuWaitExternalSemaphoresAsync`
     """
-def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets an external semaphore signal node's parameters
@@ -17329,7 +17329,7 @@ def cuGraphExternalSemaphoresSignalNodeSetParams(hNode: CUgraphNode | int, nodeP
     `cuSignalExternalSemaphoresAsync`,
     `cuWaitExternalSemaphoresAsync`
     """
-def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddExternalSemaphoresWaitNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates an external semaphore wait node and adds it to a graph
@@ -17411,7 +17411,7 @@ def cuGraphExternalSemaphoresWaitNodeGetParams(hNode: CUgraphNode | int) -> tupl
     `cuSignalExternalSemaphoresAsync`,
     `cuWaitExternalSemaphoresAsync`
     """
-def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets an external semaphore wait node's parameters
@@ -17438,7 +17438,7 @@ def cuGraphExternalSemaphoresWaitNodeSetParams(hNode: CUgraphNode | int, nodePar
     `cuSignalExternalSemaphoresAsync`,
     `cuWaitExternalSemaphoresAsync`
     """
-def cuGraphAddBatchMemOpNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddBatchMemOpNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates a batch memory operation node and adds it to a graph
@@ -17524,7 +17524,7 @@ def cuGraphBatchMemOpNodeGetParams(hNode: CUgraphNode | int) -> tuple[CUresult, 
     `cuGraphAddBatchMemOpNode`,
     `cuGraphBatchMemOpNodeSetParams`
     """
-def cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets a batch mem op node's parameters
@@ -17552,7 +17552,7 @@ def cuGraphBatchMemOpNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUDA_BA
     `cuGraphAddBatchMemOpNode`,
     `cuGraphBatchMemOpNodeGetParams`
     """
-def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for a batch mem op node in the given graphExec
@@ -17600,7 +17600,7 @@ def cuGraphExecBatchMemOpNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUg
     `cuGraphBatchMemOpNodeSetParams`,
     `cuGraphInstantiate`
     """
-def cuGraphAddMemAllocNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_MEM_ALLOC_NODE_PARAMS_v1) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddMemAllocNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUDA_MEM_ALLOC_NODE_PARAMS_v1 | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Creates an allocation node and adds it to a graph
@@ -18461,7 +18461,7 @@ def cuGraphInstantiate(hGraph: CUgraph | int, flags: int) -> tuple[CUresult, CUg
     `cuGraphLaunch`,
     `cuGraphExecDestroy`
     """
-def cuGraphInstantiateWithParams(hGraph: CUgraph | int, instantiateParams: CUDA_GRAPH_INSTANTIATE_PARAMS) -> tuple[CUresult, CUgraphExec | None]:
+def cuGraphInstantiateWithParams(hGraph: CUgraph | int, instantiateParams: CUDA_GRAPH_INSTANTIATE_PARAMS | None) -> tuple[CUresult, CUgraphExec | None]:
     """Returns `tuple[CUresult, CUgraphExec | None]`.
 
     Creates an executable graph from a graph
@@ -18588,7 +18588,7 @@ def cuGraphExecGetFlags(hGraphExec: CUgraphExec | int) -> tuple[CUresult, cuuint
     `cuGraphInstantiate`,
     `cuGraphInstantiateWithParams`
     """
-def cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2) -> tuple[CUresult]:
+def cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_KERNEL_NODE_PARAMS_v2 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for a kernel node in the given graphExec
@@ -18646,7 +18646,7 @@ def cuGraphExecKernelNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraph
     `cuGraphExecUpdate`,
     `cuGraphInstantiate`
     """
-def cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, copyParams: CUDA_MEMCPY3D_v2, ctx: CUcontext | int) -> tuple[CUresult]:
+def cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, copyParams: CUDA_MEMCPY3D_v2 | None, ctx: CUcontext | int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for a memcpy node in the given graphExec.
@@ -18694,7 +18694,7 @@ def cuGraphExecMemcpyNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraph
     `cuGraphExecUpdate`,
     `cuGraphInstantiate`
     """
-def cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1, ctx: CUcontext | int) -> tuple[CUresult]:
+def cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, memsetParams: CUDA_MEMSET_NODE_PARAMS_v1 | None, ctx: CUcontext | int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for a memset node in the given graphExec.
@@ -18746,7 +18746,7 @@ def cuGraphExecMemsetNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraph
     `cuGraphExecUpdate`,
     `cuGraphInstantiate`
     """
-def cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphExecHostNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_HOST_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for a host node in the given graphExec.
@@ -18914,7 +18914,7 @@ def cuGraphExecEventWaitNodeSetEvent(hGraphExec: CUgraphExec | int, hNode: CUgra
     `cuGraphExecUpdate`,
     `cuGraphInstantiate`
     """
-def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for an external semaphore signal node in the given graphExec
@@ -18959,7 +18959,7 @@ def cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: CUgraphExec | i
     `cuGraphExecUpdate`,
     `cuGraphInstantiate`
     """
-def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1) -> tuple[CUresult]:
+def cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets the parameters for an external semaphore wait node in the given graphExec
@@ -19318,7 +19318,7 @@ def cuGraphKernelNodeGetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttrib
     **See also:**
     `CUaccessPolicyWindow`
     """
-def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue) -> tuple[CUresult]:
+def cuGraphKernelNodeSetAttribute(hNode: CUgraphNode | int, attr: CUlaunchAttributeID | int, value: CUlaunchAttributeValue | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Sets node attribute.
@@ -19495,7 +19495,7 @@ def cuGraphReleaseUserObject(graph: CUgraph | int, object: CUuserObject | int, c
     `cuGraphRetainUserObject`,
     `cuGraphCreate`
     """
-def cuGraphAddNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUgraphNodeParams) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, numDependencies: int, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Adds a node of arbitrary type to a graph
@@ -19536,7 +19536,7 @@ def cuGraphAddNode(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | i
     `cuGraphNodeSetParams`,
     `cuGraphExecNodeSetParams`
     """
-def cuGraphAddNode_v2(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams) -> tuple[CUresult, CUgraphNode | None]:
+def cuGraphAddNode_v2(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode | int] | None, dependencyData: Sequence[CUgraphEdgeData] | None, numDependencies: int, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult, CUgraphNode | None]:
     """Returns `tuple[CUresult, CUgraphNode | None]`.
 
     Adds a node of arbitrary type to a graph (12.3+)
@@ -19578,7 +19578,7 @@ def cuGraphAddNode_v2(hGraph: CUgraph | int, dependencies: Sequence[CUgraphNode 
     `cuGraphNodeSetParams`,
     `cuGraphExecNodeSetParams`
     """
-def cuGraphNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams) -> tuple[CUresult]:
+def cuGraphNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Update's a graph node's parameters
@@ -19605,7 +19605,7 @@ def cuGraphNodeSetParams(hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams
     `cuGraphAddNode`,
     `cuGraphExecNodeSetParams`
     """
-def cuGraphExecNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams) -> tuple[CUresult]:
+def cuGraphExecNodeSetParams(hGraphExec: CUgraphExec | int, hNode: CUgraphNode | int, nodeParams: CUgraphNodeParams | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Update's a graph node's parameters in an instantiated graph
@@ -19899,7 +19899,7 @@ def cuOccupancyAvailableDynamicSMemPerBlock(func: CUfunction | int, numBlocks: i
     `CUDA_ERROR_UNKNOWN`
     *Note that this function may also return error codes from previous, asynchronous launches.*
     """
-def cuOccupancyMaxPotentialClusterSize(func: CUfunction | int, config: CUlaunchConfig) -> tuple[CUresult, int | None]:
+def cuOccupancyMaxPotentialClusterSize(func: CUfunction | int, config: CUlaunchConfig | None) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Given the kernel function (\\p func) and launch configuration
@@ -19939,7 +19939,7 @@ def cuOccupancyMaxPotentialClusterSize(func: CUfunction | int, config: CUlaunchC
     `cudaFuncGetAttributes`,
     `cuFuncGetAttribute`
     """
-def cuOccupancyMaxActiveClusters(func: CUfunction | int, config: CUlaunchConfig) -> tuple[CUresult, int | None]:
+def cuOccupancyMaxActiveClusters(func: CUfunction | int, config: CUlaunchConfig | None) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
 
     Given the kernel function (\\p func) and launch configuration
@@ -20091,7 +20091,7 @@ def cuTexRefSetAddress(hTexRef: CUtexref | int, dptr: CUdeviceptr | int, numbyte
     `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
     `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
     """
-def cuTexRefSetAddress2D(hTexRef: CUtexref | int, desc: CUDA_ARRAY_DESCRIPTOR_v2, dptr: CUdeviceptr | int, Pitch: int) -> tuple[CUresult]:
+def cuTexRefSetAddress2D(hTexRef: CUtexref | int, desc: CUDA_ARRAY_DESCRIPTOR_v2 | None, dptr: CUdeviceptr | int, Pitch: int) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Binds an address as a 2D texture reference
@@ -20901,7 +20901,7 @@ def cuSurfRefGetArray(hSurfRef: CUsurfref | int) -> tuple[CUresult, CUarray | No
 
     **See also:** `cuModuleGetSurfRef`, `cuSurfRefSetArray`
     """
-def cuTexObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1, pTexDesc: CUDA_TEXTURE_DESC_v1, pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1) -> tuple[CUresult, CUtexObject | None]:
+def cuTexObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1 | None, pTexDesc: CUDA_TEXTURE_DESC_v1 | None, pResViewDesc: CUDA_RESOURCE_VIEW_DESC_v1 | None) -> tuple[CUresult, CUtexObject | None]:
     """Returns `tuple[CUresult, CUtexObject | None]`.
 
     Creates a texture object
@@ -21213,7 +21213,7 @@ def cuTexObjectGetResourceViewDesc(texObject: CUtexObject | int) -> tuple[CUresu
     `cuTexObjectCreate`,
     `cudaGetTextureObjectResourceViewDesc`
     """
-def cuSurfObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1) -> tuple[CUresult, CUsurfObject | None]:
+def cuSurfObjectCreate(pResDesc: CUDA_RESOURCE_DESC_v1 | None) -> tuple[CUresult, CUsurfObject | None]:
     """Returns `tuple[CUresult, CUsurfObject | None]`.
 
     Creates a surface object
@@ -21826,7 +21826,7 @@ def cuTensorMapEncodeIm2colWide(tensorDataType: CUtensorMapDataType | int, tenso
     `cuTensorMapEncodeIm2col`,
     `cuTensorMapReplaceAddress`
     """
-def cuTensorMapReplaceAddress(tensorMap: CUtensorMap, globalAddress: Any) -> tuple[CUresult]:
+def cuTensorMapReplaceAddress(tensorMap: CUtensorMap | None, globalAddress: Any) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Modify an existing tensor map descriptor with an updated global address
@@ -22615,7 +22615,7 @@ def cuCoredumpSetAttributeGlobal(attrib: CUcoredumpSettings | int, value: Any) -
     `cuCoredumpGetAttributeGlobal`,
     `cuCoredumpSetAttribute`
     """
-def cuGetExportTable(pExportTableId: CUuuid) -> tuple[CUresult, int | None]:
+def cuGetExportTable(pExportTableId: CUuuid | None) -> tuple[CUresult, int | None]:
     """Returns `tuple[CUresult, int | None]`.
     """
 def cuGreenCtxCreate(desc: CUdevResourceDesc | int, dev: CUdevice | int, flags: int) -> tuple[CUresult, CUgreenCtx | None]:
@@ -22790,7 +22790,7 @@ def cuGreenCtxGetDevResource(hCtx: CUgreenCtx | int, typename: CUdevResourceType
     **See also:**
     `cuDevResourceGenerateDesc`
     """
-def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource_v1, useFlags: int, minCount: int) -> tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]:
+def cuDevSmResourceSplitByCount(nbGroups: int, input_: CUdevResource_v1 | None, useFlags: int, minCount: int) -> tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]:
     """Returns `tuple[CUresult, list[CUdevResource_v1] | None, int | None, CUdevResource_v1 | None]`.
 
     Splits `CU_DEV_RESOURCE_TYPE_SM` resources.
@@ -23693,7 +23693,7 @@ def cuEGLStreamProducerPresentFrame(conn: CUeglStreamConnection | int | None, eg
     `cuEGLStreamProducerReturnFrame`,
     `cudaEGLStreamProducerPresentFrame`
     """
-def cuEGLStreamProducerReturnFrame(conn: CUeglStreamConnection | int | None, eglframe: CUeglFrame_v1, pStream: CUstream | int | None) -> tuple[CUresult]:
+def cuEGLStreamProducerReturnFrame(conn: CUeglStreamConnection | int | None, eglframe: CUeglFrame_v1 | None, pStream: CUstream | int | None) -> tuple[CUresult]:
     """Returns `tuple[CUresult]`.
 
     Return the CUDA eglFrame to the EGLStream released by the consumer.

@@ -2674,7 +2674,7 @@ def cudaDeviceGetLimit(limit: cudaLimit | int) -> tuple[cudaError_t, int | None]
     `cudaDeviceSetLimit`,
     `cuCtxGetLimit`
     """
-def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: cudaChannelFormatDesc, device: int) -> tuple[cudaError_t, int | None]:
+def cudaDeviceGetTexture1DLinearMaxWidth(fmtDesc: cudaChannelFormatDesc | None, device: int) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
     """
 def cudaDeviceGetCacheConfig() -> tuple[cudaError_t, cudaFuncCache | None]:
@@ -4293,7 +4293,7 @@ def cudaDeviceGetP2PAttribute(attr: cudaDeviceP2PAttr | int, srcDevice: int, dst
     `cudaDeviceCanAccessPeer`,
     `cuDeviceGetP2PAttribute`
     """
-def cudaChooseDevice(prop: cudaDeviceProp) -> tuple[cudaError_t, int | None]:
+def cudaChooseDevice(prop: cudaDeviceProp | None) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
 
     Select compute-device which best matches criteria
@@ -4863,7 +4863,7 @@ def cudaStreamGetAttribute(hStream: cudaStream_t | int, attr: cudaLaunchAttribut
     **See also:**
     `cudaAccessPolicyWindow`
     """
-def cudaStreamSetAttribute(hStream: cudaStream_t | int, attr: cudaLaunchAttributeID | int, value: cudaLaunchAttributeValue) -> tuple[cudaError_t]:
+def cudaStreamSetAttribute(hStream: cudaStream_t | int, attr: cudaLaunchAttributeID | int, value: cudaLaunchAttributeValue | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets stream attribute.
@@ -5717,7 +5717,7 @@ def cudaEventElapsedTime_v2(start: cudaEvent_t | int, end: cudaEvent_t | int) ->
     `cudaEventSynchronize`, `cudaEventDestroy`, `cudaEventRecord`,
     `cuEventElapsedTime`
     """
-def cudaImportExternalMemory(memHandleDesc: cudaExternalMemoryHandleDesc) -> tuple[cudaError_t, cudaExternalMemory_t | None]:
+def cudaImportExternalMemory(memHandleDesc: cudaExternalMemoryHandleDesc | None) -> tuple[cudaError_t, cudaExternalMemory_t | None]:
     """Returns `tuple[cudaError_t, cudaExternalMemory_t | None]`.
 
     Imports an external memory object
@@ -5884,7 +5884,7 @@ def cudaImportExternalMemory(memHandleDesc: cudaExternalMemoryHandleDesc) -> tup
     `cudaExternalMemoryGetMappedBuffer`,
     `cudaExternalMemoryGetMappedMipmappedArray`
     """
-def cudaExternalMemoryGetMappedBuffer(extMem: cudaExternalMemory_t | int, bufferDesc: cudaExternalMemoryBufferDesc) -> tuple[cudaError_t, int | None]:
+def cudaExternalMemoryGetMappedBuffer(extMem: cudaExternalMemory_t | int, bufferDesc: cudaExternalMemoryBufferDesc | None) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
 
     Maps a buffer onto an imported memory object
@@ -5940,7 +5940,7 @@ def cudaExternalMemoryGetMappedBuffer(extMem: cudaExternalMemory_t | int, buffer
     `cudaDestroyExternalMemory`,
     `cudaExternalMemoryGetMappedMipmappedArray`
     """
-def cudaExternalMemoryGetMappedMipmappedArray(extMem: cudaExternalMemory_t | int, mipmapDesc: cudaExternalMemoryMipmappedArrayDesc) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
+def cudaExternalMemoryGetMappedMipmappedArray(extMem: cudaExternalMemory_t | int, mipmapDesc: cudaExternalMemoryMipmappedArrayDesc | None) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
     """Returns `tuple[cudaError_t, cudaMipmappedArray_t | None]`.
 
     Maps a CUDA mipmapped array onto an external memory object
@@ -6026,7 +6026,7 @@ def cudaDestroyExternalMemory(extMem: cudaExternalMemory_t | int) -> tuple[cudaE
     `cudaExternalMemoryGetMappedBuffer`,
     `cudaExternalMemoryGetMappedMipmappedArray`
     """
-def cudaImportExternalSemaphore(semHandleDesc: cudaExternalSemaphoreHandleDesc) -> tuple[cudaError_t, cudaExternalSemaphore_t | None]:
+def cudaImportExternalSemaphore(semHandleDesc: cudaExternalSemaphoreHandleDesc | None) -> tuple[cudaError_t, cudaExternalSemaphore_t | None]:
     """Returns `tuple[cudaError_t, cudaExternalSemaphore_t | None]`.
 
     Imports an external semaphore
@@ -6418,7 +6418,7 @@ def cudaLaunchKernel(func: Any, gridDim: dim3, blockDim: dim3, args: Any, shared
     `cudaLaunchKernel(const` T *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream) "cudaLaunchKernel (C++ API)",
     `cuLaunchKernel`
     """
-def cudaLaunchKernelExC(config: cudaLaunchConfig_t, func: Any, args: Any) -> tuple[cudaError_t]:
+def cudaLaunchKernelExC(config: cudaLaunchConfig_t | None, func: Any, args: Any) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Launches a CUDA function with launch-time configuration
@@ -7125,7 +7125,7 @@ def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func: Any, blockSize:
     `cudaOccupancyAvailableDynamicSMemPerBlock(size_t*`, T, int, int) "cudaOccupancyAvailableDynamicSMemPerBlock (C++ API)",
     `cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`
     """
-def cudaOccupancyMaxPotentialClusterSize(func: Any, launchConfig: cudaLaunchConfig_t) -> tuple[cudaError_t, int | None]:
+def cudaOccupancyMaxPotentialClusterSize(func: Any, launchConfig: cudaLaunchConfig_t | None) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
 
     Given the kernel function (\\p func) and launch configuration
@@ -7159,7 +7159,7 @@ def cudaOccupancyMaxPotentialClusterSize(func: Any, launchConfig: cudaLaunchConf
     `cudaOccupancyMaxPotentialClusterSize(int*`, T, const cudaLaunchConfig_t*) "cudaOccupancyMaxPotentialClusterSize (C++ API)",
     `cuOccupancyMaxPotentialClusterSize`
     """
-def cudaOccupancyMaxActiveClusters(func: Any, launchConfig: cudaLaunchConfig_t) -> tuple[cudaError_t, int | None]:
+def cudaOccupancyMaxActiveClusters(func: Any, launchConfig: cudaLaunchConfig_t | None) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
 
     Given the kernel function (\\p func) and launch configuration
@@ -7312,7 +7312,7 @@ def cudaMallocPitch(width: int, height: int) -> tuple[cudaError_t, int | None, i
     `cudaHostAlloc`,
     `cuMemAllocPitch`
     """
-def cudaMallocArray(desc: cudaChannelFormatDesc, width: int, height: int, flags: int) -> tuple[cudaError_t, cudaArray_t | None]:
+def cudaMallocArray(desc: cudaChannelFormatDesc | None, width: int, height: int, flags: int) -> tuple[cudaError_t, cudaArray_t | None]:
     """Returns `tuple[cudaError_t, cudaArray_t | None]`.
 
     Allocate an array on the device
@@ -7774,7 +7774,7 @@ def cudaMalloc3D(extent: cudaExtent) -> tuple[cudaError_t, cudaPitchedPtr | None
     `cudaFreeHost`, `cudaHostAlloc`, `make_cudaPitchedPtr`, `make_cudaExtent`,
     `cuMemAllocPitch`
     """
-def cudaMalloc3DArray(desc: cudaChannelFormatDesc, extent: cudaExtent, flags: int) -> tuple[cudaError_t, cudaArray_t | None]:
+def cudaMalloc3DArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, flags: int) -> tuple[cudaError_t, cudaArray_t | None]:
     """Returns `tuple[cudaError_t, cudaArray_t | None]`.
 
     Allocate an array on the device
@@ -7919,7 +7919,7 @@ def cudaMalloc3DArray(desc: cudaChannelFormatDesc, extent: cudaExtent, flags: in
     `make_cudaExtent`,
     `cuArray3DCreate`
     """
-def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
+def cudaMallocMipmappedArray(desc: cudaChannelFormatDesc | None, extent: cudaExtent, numLevels: int, flags: int) -> tuple[cudaError_t, cudaMipmappedArray_t | None]:
     """Returns `tuple[cudaError_t, cudaMipmappedArray_t | None]`.
 
     Allocate a mipmapped array on the device
@@ -8098,7 +8098,7 @@ def cudaGetMipmappedArrayLevel(mipmappedArray: cudaMipmappedArray_const_t | int,
     `make_cudaExtent`,
     `cuMipmappedArrayGetLevel`
     """
-def cudaMemcpy3D(p: cudaMemcpy3DParms) -> tuple[cudaError_t]:
+def cudaMemcpy3D(p: cudaMemcpy3DParms | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Copies data between 3D objects
@@ -8204,7 +8204,7 @@ def cudaMemcpy3D(p: cudaMemcpy3DParms) -> tuple[cudaError_t]:
     `make_cudaExtent`, `make_cudaPos`,
     `cuMemcpy3D`
     """
-def cudaMemcpy3DPeer(p: cudaMemcpy3DPeerParms) -> tuple[cudaError_t]:
+def cudaMemcpy3DPeer(p: cudaMemcpy3DPeerParms | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Copies memory between devices
@@ -8237,7 +8237,7 @@ def cudaMemcpy3DPeer(p: cudaMemcpy3DPeerParms) -> tuple[cudaError_t]:
     `cudaMemcpy3DPeerAsync`,
     `cuMemcpy3DPeer`
     """
-def cudaMemcpy3DAsync(p: cudaMemcpy3DParms, stream: cudaStream_t | int) -> tuple[cudaError_t]:
+def cudaMemcpy3DAsync(p: cudaMemcpy3DParms | None, stream: cudaStream_t | int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Copies data between 3D objects
@@ -8356,7 +8356,7 @@ def cudaMemcpy3DAsync(p: cudaMemcpy3DParms, stream: cudaStream_t | int) -> tuple
     `make_cudaExtent`, `make_cudaPos`,
     `cuMemcpy3DAsync`
     """
-def cudaMemcpy3DPeerAsync(p: cudaMemcpy3DPeerParms, stream: cudaStream_t | int) -> tuple[cudaError_t]:
+def cudaMemcpy3DPeerAsync(p: cudaMemcpy3DPeerParms | None, stream: cudaStream_t | int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Copies memory between devices asynchronously.
@@ -10660,7 +10660,7 @@ def cudaMemPoolSetAccess(memPool: cudaMemPool_t | int, descList: Sequence[cudaMe
 
     **See also:** `cuMemPoolSetAccess`, `cudaMemPoolGetAccess`, `cudaMallocAsync`, cudaFreeAsync
     """
-def cudaMemPoolGetAccess(memPool: cudaMemPool_t | int, location: cudaMemLocation) -> tuple[cudaError_t, cudaMemAccessFlags | None]:
+def cudaMemPoolGetAccess(memPool: cudaMemPool_t | int, location: cudaMemLocation | None) -> tuple[cudaError_t, cudaMemAccessFlags | None]:
     """Returns `tuple[cudaError_t, cudaMemAccessFlags | None]`.
 
     Returns the accessibility of a pool from a device
@@ -10674,7 +10674,7 @@ def cudaMemPoolGetAccess(memPool: cudaMemPool_t | int, location: cudaMemLocation
     - `memPool`: [in] the pool being queried
     - `location`: [in] the location accessing the pool
     """
-def cudaMemPoolCreate(poolProps: cudaMemPoolProps) -> tuple[cudaError_t, cudaMemPool_t | None]:
+def cudaMemPoolCreate(poolProps: cudaMemPoolProps | None) -> tuple[cudaError_t, cudaMemPool_t | None]:
     """Returns `tuple[cudaError_t, cudaMemPool_t | None]`.
 
     Creates a memory pool
@@ -10840,7 +10840,7 @@ def cudaMemPoolExportPointer(ptr: Any) -> tuple[cudaError_t, cudaMemPoolPtrExpor
 
     **See also:** `cuMemPoolExportPointer`, `cudaMemPoolExportToShareableHandle`, `cudaMemPoolImportFromShareableHandle`, `cudaMemPoolImportPointer`
     """
-def cudaMemPoolImportPointer(memPool: cudaMemPool_t | int, exportData: cudaMemPoolPtrExportData) -> tuple[cudaError_t, int | None]:
+def cudaMemPoolImportPointer(memPool: cudaMemPool_t | int, exportData: cudaMemPoolPtrExportData | None) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
 
     Import a memory pool allocation from another process.
@@ -11317,7 +11317,7 @@ def cudaCreateChannelDesc(x: int, y: int, z: int, w: int, f: cudaChannelFormatKi
     **See also:** `cudaCreateChannelDesc(void`) "cudaCreateChannelDesc (C++ API)",
     `cudaGetChannelDesc`, `cudaCreateTextureObject`, `cudaCreateSurfaceObject`
     """
-def cudaCreateTextureObject(pResDesc: cudaResourceDesc, pTexDesc: cudaTextureDesc, pResViewDesc: cudaResourceViewDesc) -> tuple[cudaError_t, cudaTextureObject_t | None]:
+def cudaCreateTextureObject(pResDesc: cudaResourceDesc | None, pTexDesc: cudaTextureDesc | None, pResViewDesc: cudaResourceViewDesc | None) -> tuple[cudaError_t, cudaTextureObject_t | None]:
     """Returns `tuple[cudaError_t, cudaTextureObject_t | None]`.
 
     Creates a texture object
@@ -11625,7 +11625,7 @@ def cudaGetTextureObjectResourceViewDesc(texObject: cudaTextureObject_t | int) -
     `cudaCreateTextureObject`,
     `cuTexObjectGetResourceViewDesc`
     """
-def cudaCreateSurfaceObject(pResDesc: cudaResourceDesc) -> tuple[cudaError_t, cudaSurfaceObject_t | None]:
+def cudaCreateSurfaceObject(pResDesc: cudaResourceDesc | None) -> tuple[cudaError_t, cudaSurfaceObject_t | None]:
     """Returns `tuple[cudaError_t, cudaSurfaceObject_t | None]`.
 
     Creates a surface object
@@ -11787,7 +11787,7 @@ def cudaGraphCreate(flags: int) -> tuple[cudaError_t, cudaGraph_t | None]:
     `cudaGraphGetEdges`,
     `cudaGraphClone`
     """
-def cudaGraphAddKernelNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pNodeParams: cudaKernelNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddKernelNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pNodeParams: cudaKernelNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
 
     Creates a kernel execution node and adds it to a graph
@@ -11921,7 +11921,7 @@ def cudaGraphKernelNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError
     `cudaGraphAddKernelNode`,
     `cudaGraphKernelNodeSetParams`
     """
-def cudaGraphKernelNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaKernelNodeParams) -> tuple[cudaError_t]:
+def cudaGraphKernelNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaKernelNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets a kernel node's parameters
@@ -11987,7 +11987,7 @@ def cudaGraphKernelNodeGetAttribute(hNode: cudaGraphNode_t | int, attr: cudaLaun
     **See also:**
     `cudaAccessPolicyWindow`
     """
-def cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t | int, attr: cudaLaunchAttributeID | int, value: cudaLaunchAttributeValue) -> tuple[cudaError_t]:
+def cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t | int, attr: cudaLaunchAttributeID | int, value: cudaLaunchAttributeValue | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets node attribute.
@@ -12009,7 +12009,7 @@ def cudaGraphKernelNodeSetAttribute(hNode: cudaGraphNode_t | int, attr: cudaLaun
     **See also:**
     `cudaAccessPolicyWindow`
     """
-def cudaGraphAddMemcpyNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pCopyParams: cudaMemcpy3DParms) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddMemcpyNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pCopyParams: cudaMemcpy3DParms | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
 
     Creates a memcpy node and adds it to a graph
@@ -12091,7 +12091,7 @@ def cudaGraphMemcpyNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError
     `cudaGraphAddMemcpyNode`,
     `cudaGraphMemcpyNodeSetParams`
     """
-def cudaGraphMemcpyNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaMemcpy3DParms) -> tuple[cudaError_t]:
+def cudaGraphMemcpyNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaMemcpy3DParms | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets a memcpy node's parameters
@@ -12128,7 +12128,7 @@ def cudaGraphMemcpyNodeSetParamsFromSymbol(node: cudaGraphNode_t | int, dst: Any
 def cudaGraphMemcpyNodeSetParams1D(node: cudaGraphNode_t | int, dst: Any, src: Any, count: int, kind: cudaMemcpyKind | int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphAddMemsetNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pMemsetParams: cudaMemsetParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddMemsetNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pMemsetParams: cudaMemsetParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
 
     Creates a memset node and adds it to a graph
@@ -12195,7 +12195,7 @@ def cudaGraphMemsetNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError
     `cudaGraphAddMemsetNode`,
     `cudaGraphMemsetNodeSetParams`
     """
-def cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaMemsetParams) -> tuple[cudaError_t]:
+def cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaMemsetParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets a memset node's parameters
@@ -12220,7 +12220,7 @@ def cudaGraphMemsetNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaM
     `cudaGraphAddMemsetNode`,
     `cudaGraphMemsetNodeGetParams`
     """
-def cudaGraphAddHostNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pNodeParams: cudaHostNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddHostNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, pNodeParams: cudaHostNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
 
     Creates a host execution node and adds it to a graph
@@ -12287,7 +12287,7 @@ def cudaGraphHostNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError_t
     `cudaGraphAddHostNode`,
     `cudaGraphHostNodeSetParams`
     """
-def cudaGraphHostNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaHostNodeParams) -> tuple[cudaError_t]:
+def cudaGraphHostNodeSetParams(node: cudaGraphNode_t | int, pNodeParams: cudaHostNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets a host node's parameters
@@ -12440,25 +12440,25 @@ def cudaGraphEventWaitNodeGetEvent(node: cudaGraphNode_t | int) -> tuple[cudaErr
 def cudaGraphEventWaitNodeSetEvent(node: cudaGraphNode_t | int, event: cudaEvent_t | int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphAddExternalSemaphoresSignalNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaExternalSemaphoreSignalNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddExternalSemaphoresSignalNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
     """
 def cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaExternalSemaphoreSignalNodeParams | None]:
     """Returns `tuple[cudaError_t, cudaExternalSemaphoreSignalNodeParams | None]`.
     """
-def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreSignalNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphAddExternalSemaphoresWaitNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaExternalSemaphoreWaitNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddExternalSemaphoresWaitNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
     """
 def cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaExternalSemaphoreWaitNodeParams | None]:
     """Returns `tuple[cudaError_t, cudaExternalSemaphoreWaitNodeParams | None]`.
     """
-def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreWaitNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphAddMemAllocNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaMemAllocNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddMemAllocNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaMemAllocNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
     """
 def cudaGraphMemAllocNodeGetParams(node: cudaGraphNode_t | int) -> tuple[cudaError_t, cudaMemAllocNodeParams | None]:
@@ -13091,7 +13091,7 @@ def cudaGraphInstantiate(graph: cudaGraph_t | int, flags: int) -> tuple[cudaErro
 def cudaGraphInstantiateWithFlags(graph: cudaGraph_t | int, flags: int) -> tuple[cudaError_t, cudaGraphExec_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphExec_t | None]`.
     """
-def cudaGraphInstantiateWithParams(graph: cudaGraph_t | int, instantiateParams: cudaGraphInstantiateParams) -> tuple[cudaError_t, cudaGraphExec_t | None]:
+def cudaGraphInstantiateWithParams(graph: cudaGraph_t | int, instantiateParams: cudaGraphInstantiateParams | None) -> tuple[cudaError_t, cudaGraphExec_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphExec_t | None]`.
 
     Creates an executable graph from a graph
@@ -13224,7 +13224,7 @@ def cudaGraphExecGetFlags(graphExec: cudaGraphExec_t | int) -> tuple[cudaError_t
     `cudaGraphInstantiateWithFlags`,
     `cudaGraphInstantiateWithParams`
     """
-def cudaGraphExecKernelNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaKernelNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExecKernelNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaKernelNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets the parameters for a kernel node in the given graphExec
@@ -13285,7 +13285,7 @@ def cudaGraphExecKernelNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cu
     `cudaGraphExecUpdate`,
     `cudaGraphInstantiate`
     """
-def cudaGraphExecMemcpyNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaMemcpy3DParms) -> tuple[cudaError_t]:
+def cudaGraphExecMemcpyNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaMemcpy3DParms | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets the parameters for a memcpy node in the given graphExec.
@@ -13346,7 +13346,7 @@ def cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: cudaGraphExec_t | int
 def cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, dst: Any, src: Any, count: int, kind: cudaMemcpyKind | int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphExecMemsetNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaMemsetParams) -> tuple[cudaError_t]:
+def cudaGraphExecMemsetNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaMemsetParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets the parameters for a memset node in the given graphExec.
@@ -13399,7 +13399,7 @@ def cudaGraphExecMemsetNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cu
     `cudaGraphExecUpdate`,
     `cudaGraphInstantiate`
     """
-def cudaGraphExecHostNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaHostNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExecHostNodeSetParams(hGraphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, pNodeParams: cudaHostNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Sets the parameters for a host node in the given graphExec.
@@ -13449,10 +13449,10 @@ def cudaGraphExecEventRecordNodeSetEvent(hGraphExec: cudaGraphExec_t | int, hNod
 def cudaGraphExecEventWaitNodeSetEvent(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int, event: cudaEvent_t | int) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreSignalNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreSignalNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
-def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreWaitNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int, nodeParams: cudaExternalSemaphoreWaitNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
     """
 def cudaGraphNodeSetEnabled(hGraphExec: cudaGraphExec_t | int, hNode: cudaGraphNode_t | int, isEnabled: int) -> tuple[cudaError_t]:
@@ -13790,7 +13790,7 @@ def cudaGraphReleaseUserObject(graph: cudaGraph_t | int, object: cudaUserObject_
     `cudaGraphRetainUserObject`,
     `cudaGraphCreate`
     """
-def cudaGraphAddNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaGraphNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, numDependencies: int, nodeParams: cudaGraphNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
 
     Adds a node of arbitrary type to a graph
@@ -13833,7 +13833,7 @@ def cudaGraphAddNode(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraph
     `cudaGraphNodeSetParams`,
     `cudaGraphExecNodeSetParams`
     """
-def cudaGraphAddNode_v2(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, dependencyData: Sequence[cudaGraphEdgeData] | None, numDependencies: int, nodeParams: cudaGraphNodeParams) -> tuple[cudaError_t, cudaGraphNode_t | None]:
+def cudaGraphAddNode_v2(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGraphNode_t | int] | None, dependencyData: Sequence[cudaGraphEdgeData] | None, numDependencies: int, nodeParams: cudaGraphNodeParams | None) -> tuple[cudaError_t, cudaGraphNode_t | None]:
     """Returns `tuple[cudaError_t, cudaGraphNode_t | None]`.
 
     Adds a node of arbitrary type to a graph (12.3+)
@@ -13877,7 +13877,7 @@ def cudaGraphAddNode_v2(graph: cudaGraph_t | int, pDependencies: Sequence[cudaGr
     `cudaGraphNodeSetParams`,
     `cudaGraphExecNodeSetParams`
     """
-def cudaGraphNodeSetParams(node: cudaGraphNode_t | int, nodeParams: cudaGraphNodeParams) -> tuple[cudaError_t]:
+def cudaGraphNodeSetParams(node: cudaGraphNode_t | int, nodeParams: cudaGraphNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Update's a graph node's parameters
@@ -13907,7 +13907,7 @@ def cudaGraphNodeSetParams(node: cudaGraphNode_t | int, nodeParams: cudaGraphNod
     `cudaGraphAddNode`,
     `cudaGraphExecNodeSetParams`
     """
-def cudaGraphExecNodeSetParams(graphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, nodeParams: cudaGraphNodeParams) -> tuple[cudaError_t]:
+def cudaGraphExecNodeSetParams(graphExec: cudaGraphExec_t | int, node: cudaGraphNode_t | int, nodeParams: cudaGraphNodeParams | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Update's a graph node's parameters in an instantiated graph
@@ -14366,7 +14366,7 @@ def cudaKernelSetAttributeForDevice(kernel: cudaKernel_t | int, attr: cudaFuncAt
     `cudaFuncSetAttribute`,
     `cuKernelSetAttribute`
     """
-def cudaGetExportTable(pExportTableId: CUuuid) -> tuple[cudaError_t, int | None]:
+def cudaGetExportTable(pExportTableId: CUuuid | None) -> tuple[cudaError_t, int | None]:
     """Returns `tuple[cudaError_t, int | None]`.
 
     \\cond impl_private
@@ -14804,7 +14804,7 @@ def cudaEGLStreamProducerPresentFrame(conn: cudaEglStreamConnection | int | None
     `cudaEGLStreamProducerReturnFrame`,
     `cuEGLStreamProducerPresentFrame`
     """
-def cudaEGLStreamProducerReturnFrame(conn: cudaEglStreamConnection | int | None, eglframe: cudaEglFrame, pStream: cudaStream_t | int | None) -> tuple[cudaError_t]:
+def cudaEGLStreamProducerReturnFrame(conn: cudaEglStreamConnection | int | None, eglframe: cudaEglFrame | None, pStream: cudaStream_t | int | None) -> tuple[cudaError_t]:
     """Returns `tuple[cudaError_t]`.
 
     Return the CUDA eglFrame to the EGLStream last released by the consumer.

@@ -116,7 +116,7 @@ pub struct ParamView {
     /// Integer width and sign of the count in `len_var` (how a negative count is told apart).
     pub len_bits: u32,
     pub len_signed: bool,
-    /// Caller buffers (`buffer`, `ptr`, `record_ref`): the callee writes through it.
+    /// Caller buffers (`buffer`, `ptr`, `record_ref`, `record_ref_opt`): the callee writes through it.
     pub writes: bool,
     /// `buffer`: the argument variable holding its size in bytes, with its width and sign...
     pub size_var: String,
@@ -339,7 +339,8 @@ fn by_kind(lib: &Library, f: &Function, p: &Param, v: &mut ParamView, handles: &
             v.scalar = scalar_of(&pointee.ty);
             let s = &v.scalar;
             match v.kind {
-                PyConv::RecordRef => v.stub = if p.nullable { format!("{} | None", s.class) } else { s.class.clone() },
+                PyConv::RecordRef => v.stub = s.class.clone(),
+                PyConv::RecordRefOpt => v.stub = format!("{} | None", s.class),
                 PyConv::InoutScalar => v.stub = arg_stub(s),
                 PyConv::HandleRef => v.stub = format!("{} | int | None", s.class),
                 _ => {}

@@ -43,8 +43,12 @@ pub fn put_record(w: &mut [u64], addr: usize, size: u64) {
     dst[..n].copy_from_slice(src);
 }
 
-/// The integers of a list or tuple (enum members included).
+/// The integers of a list or tuple (enum members included); None is no element, as for every
+/// array argument (cuda.bindings: `attributes = [] if attributes is None else attributes`).
 pub fn ints(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<Vec<i64>> {
+    if o.is_none() {
+        return Ok(Vec::new());
+    }
     if !(o.is_instance_of::<pyo3::types::PyList>() || o.is_instance_of::<pyo3::types::PyTuple>()) {
         return Err(c.type_error(o));
     }
