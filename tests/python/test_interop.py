@@ -368,7 +368,12 @@ def test_nvidias_registered_classes_are_ours_too():
     _nvidia("driver"), _nvidia("nvrtc")
     theirs = {t.__name__ for t in getters if t.__module__ in ("cuda.bindings.driver", "cuda.bindings.nvrtc")}
     ours = {n for _, n in _native_classes()}
-    assert theirs and theirs <= ours, theirs - ours
+    # a class of a newer cuda.bindings than our headers (CUcoredumpCallbackHandle, 13.1) is not ours
+    import cudagen.driver
+    import cudagen.nvrtc
+
+    missing = {n for n in theirs - ours if hasattr(cudagen.driver, n) or hasattr(cudagen.nvrtc, n)}
+    assert theirs & ours and not missing, missing
     for mod, name in _native_classes():
         assert utils.get_cuda_native_handle(getattr(mod, name)(9)) == 9
 
