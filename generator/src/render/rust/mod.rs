@@ -220,6 +220,8 @@ struct StaticLinkView {
     link: &'static crate::profile::StaticLink,
     /// The library's wheel folders (`nvidia/cuda_runtime/lib`), searched on the building Python's path.
     wheel_dirs: &'static [&'static str],
+    /// The library's override variable, which loads a shared library even when linked.
+    override_var: &'static str,
 }
 
 /// The static archives of the libraries among `modules`, in profile order.
@@ -227,7 +229,13 @@ fn static_links(modules: &BTreeSet<String>) -> Vec<StaticLinkView> {
     crate::profile::PROFILES
         .iter()
         .filter(|p| modules.contains(p.module))
-        .filter_map(|p| Some(StaticLinkView { link: p.loader.static_link.as_ref()?, wheel_dirs: p.loader.wheel_dirs }))
+        .filter_map(|p| {
+            Some(StaticLinkView {
+                link: p.loader.static_link.as_ref()?,
+                wheel_dirs: p.loader.wheel_dirs,
+                override_var: p.loader.override_var,
+            })
+        })
         .collect()
 }
 
