@@ -120,7 +120,7 @@ fn find(file: &str, path_var: &str) -> Option<PathBuf> {
     for var in TOOLKIT_VARS {
         println!("cargo:rerun-if-env-changed={var}");
     }
-    let homes = TOOLKIT_VARS.iter().filter_map(|v| std::env::var_os(v)).map(PathBuf::from);
+    let homes = TOOLKIT_VARS.iter().filter_map(std::env::var_os).map(PathBuf::from);
     homes.chain([PathBuf::from("/usr/local/cuda")]).map(|h| h.join("lib64").join(file)).find(|p| p.is_file())
 }
 
