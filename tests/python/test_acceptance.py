@@ -2,23 +2,24 @@
 
 For every parameter of every function of `driver`, `nvrtc`, `nvjitlink` and `nvvm`, and every
 field setter of their records and of the `runtime`'s records (`FIELD_MODULES`; the runtime's
-functions are `test_acceptance_runtime.py`'s), a menu of value kinds (`KINDS`: ints, bool, enum members, floats, numpy scalars, None,
-str, bytes, out-of-range ints, handle classes of ours and NVIDIA's driver and runtime modules of
-the same and of another C type, objects with only `getPtr()` / `__int__` / `__index__`, lists,
-tuples, a numpy array, the kernelParams forms) replaces that one argument of a baseline call that
-cuda.bindings accepts. Both packages are called in one subprocess (a crash is named, the runner
-restarts after it) against recording fake libcuda / libnvrtc built here with gcc: every entry
-stores its integer and float argument registers and stack words, so the words that carry the
-parameter under test are compared. Reached there (the library was entered) must be reached here
-with the same C value; refused there and reached here is allowed by the rules of `_judge_pair`.
-Every other difference is a line of the allow-list (`acceptance_allowlist.txt` for the 12.9
-pair, `acceptance_allowlist_13.txt` for the 13.x pair, chosen from `CUDAGEN_ORACLE_ALLOWLIST` or
-named by `CUDAGEN_ACCEPTANCE_ALLOWLIST`): "<module>.<function>.<parameter> <class>:<kind>
-<reason>" (a record field is "<module>.<record>.<field>"); name and check may be globs; a line
-that no longer differs fails too. The C signatures and field types come from the oracle's own
-`cydriver.pxd` / `cynvrtc.pxd` / `cyruntime.pxd` (and the `cyruntime_types.pxi` it includes), so
-they are those of the CUDA version it binds. A record field's unit sets the field on a new record
-of each package: accepted or refused, and the value read back from it, are compared.
+functions are `test_acceptance_runtime.py`'s), a menu of value kinds (`KINDS`: ints, bool, enum
+members, floats, numpy scalars, None, str, bytes, out-of-range ints, handle classes of ours and
+NVIDIA's driver and runtime modules of the same and of another C type, objects with only
+`getPtr()` / `__int__` / `__index__`, lists, tuples, a numpy array, the kernelParams forms)
+replaces that one argument of a baseline call that cuda.bindings accepts. Both packages are called
+in one subprocess (a crash is named, the runner restarts after it) against recording fake libcuda
+/ libnvrtc built here with gcc: every entry stores its integer and float argument registers and
+stack words, so the words that carry the parameter under test are compared. Reached there (the
+library was entered) must be reached here with the same C value; refused there and reached here is
+allowed by the rules of `_judge_pair`. Every other difference is a line of the allow-list
+(`acceptance_allowlist.txt` for the 12.9 pair, `acceptance_allowlist_13.txt` for the 13.x pair,
+chosen from `CUDAGEN_ORACLE_ALLOWLIST` or named by `CUDAGEN_ACCEPTANCE_ALLOWLIST`):
+"<module>.<function>.<parameter> <class>:<kind> <reason>" (a record field is
+"<module>.<record>.<field>"); name and check may be globs; a line that no longer differs fails
+too (but see `_stale`). The C signatures and field types come from the oracle's own `cydriver.pxd` / `cynvrtc.pxd` /
+`cyruntime.pxd` (and the `cyruntime_types.pxi` it includes), so they are those of the CUDA version
+it binds. A record field's unit sets the field on a new record of each package: accepted or
+refused, and the value read back from it, are compared.
 
 Run as a script (`python test_acceptance.py run <fakes> <jobs.json> <start> <out>`) this file is
 the subprocess that makes the calls.
