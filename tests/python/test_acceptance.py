@@ -54,9 +54,8 @@ RUNTIME = "runtime"
 # The modules whose record fields are compared: MODULES and the runtime (setting a field enters
 # no library, so cuda.bindings' static cudart, which keeps the runtime's functions out of the
 # recording fakes, `test_acceptance_runtime.py`, is no obstacle: accepted/refused and the value
-# stored are compared as for the driver's records). The 13.x pair's runtime records are not
-# judged yet (`acceptance_allowlist_13.txt` has no lines for them).
-FIELD_MODULES = MODULES + ((RUNTIME,) if base.oracle_major_minor()[0] == 12 else ())
+# stored are compared as for the driver's records).
+FIELD_MODULES = MODULES + (RUNTIME,)
 # Difference classes (the check column is "<class>:<kind>"): reached there, refused here;
 # reached both with another C value; reached there, here returned without entering the
 # library or entered another entry; refused there, reached here (where no rule allows it);
