@@ -1,21 +1,25 @@
 """Acceptance oracle: cudagen accepts every value NVIDIA's cuda.bindings accepts, with the same C value.
 
-For every parameter of every function of `driver` and `nvrtc`, and every field setter of their
-records, a menu of value kinds (`KINDS`: ints, bool, enum members, floats, numpy scalars, None,
-str, bytes, out-of-range ints, handle classes of ours and NVIDIA's driver and runtime modules of
-the same and of another C type, objects with only `getPtr()` / `__int__` / `__index__`, lists,
-tuples, a numpy array, the kernelParams forms) replaces that one argument of a baseline call that
-cuda.bindings accepts. Both packages are called in one subprocess (a crash is named, the runner
-restarts after it) against recording fake libcuda / libnvrtc built here with gcc: every entry
-stores its integer and float argument registers and stack words, so the words that carry the
-parameter under test are compared. Reached there (the library was entered) must be reached here
-with the same C value; refused there and reached here is allowed by the rules of `_judge_pair`.
-Every other difference is a line of the allow-list (`acceptance_allowlist.txt` for the 12.9
-pair, `acceptance_allowlist_13.txt` for the 13.x pair, chosen from `CUDAGEN_ORACLE_ALLOWLIST` or
-named by `CUDAGEN_ACCEPTANCE_ALLOWLIST`): "<module>.<function>.<parameter> <class>:<kind>
-<reason>" (a record field is "<module>.<record>.<field>"); name and check may be globs; a line
-that no longer differs fails too. The C signatures come from the oracle's own `cydriver.pxd` /
-`cynvrtc.pxd`, so they are those of the CUDA version it binds.
+For every parameter of every function of `driver`, `nvrtc`, `nvjitlink` and `nvvm`, and every
+field setter of their records and of the `runtime`'s records (`FIELD_MODULES`; the runtime's
+functions are `test_acceptance_runtime.py`'s), a menu of value kinds (`KINDS`: ints, bool, enum
+members, floats, numpy scalars, None, str, bytes, out-of-range ints, handle classes of ours and
+NVIDIA's driver and runtime modules of the same and of another C type, objects with only
+`getPtr()` / `__int__` / `__index__`, lists, tuples, a numpy array, the kernelParams forms)
+replaces that one argument of a baseline call that cuda.bindings accepts. Both packages are called
+in one subprocess (a crash is named, the runner restarts after it) against recording fake libcuda
+/ libnvrtc built here with gcc: every entry stores its integer and float argument registers and
+stack words, so the words that carry the parameter under test are compared. Reached there (the
+library was entered) must be reached here with the same C value; refused there and reached here is
+allowed by the rules of `_judge_pair`. Every other difference is a line of the allow-list
+(`acceptance_allowlist.txt` for the 12.9 pair, `acceptance_allowlist_13.txt` for the 13.x pair,
+chosen from `CUDAGEN_ORACLE_ALLOWLIST` or named by `CUDAGEN_ACCEPTANCE_ALLOWLIST`):
+"<module>.<function>.<parameter> <class>:<kind> <reason>" (a record field is
+"<module>.<record>.<field>"); name and check may be globs; a line that no longer differs fails
+too (but see `_stale`). The C signatures and field types come from the oracle's own `cydriver.pxd` / `cynvrtc.pxd` /
+`cyruntime.pxd` (and the `cyruntime_types.pxi` it includes), so they are those of the CUDA version
+it binds. A record field's unit sets the field on a new record of each package: accepted or
+refused, and the value read back from it, are compared.
 
 Run as a script (`python test_acceptance.py run <fakes> <jobs.json> <start> <out>`) this file is
 the subprocess that makes the calls.
@@ -46,6 +50,12 @@ ALLOWLIST = os.path.join(
 # handles as ints, a failed status raised as `<library>Error(status)`; `base.RAISING`)
 MODULES = base.MODULES + base.RAISING
 RAISING = base.RAISING
+RUNTIME = "runtime"
+# The modules whose record fields are compared: MODULES and the runtime (setting a field enters
+# no library, so cuda.bindings' static cudart, which keeps the runtime's functions out of the
+# recording fakes, `test_acceptance_runtime.py`, is no obstacle: accepted/refused and the value
+# stored are compared as for the driver's records).
+FIELD_MODULES = MODULES + (RUNTIME,)
 # Difference classes (the check column is "<class>:<kind>"): reached there, refused here;
 # reached both with another C value; reached there, here returned without entering the
 # library or entered another entry; refused there, reached here (where no rule allows it);
@@ -69,15 +79,10 @@ class CDecls:
         pkg = os.path.dirname(importlib.import_module(base.THEIRS).__file__)
         self.module = module
         self.fns, self.typedefs, self.structs, self.enums = {}, {}, {}, set()
-        self._parse(os.path.join(pkg, "cy%s.pxd" % module), functions=True)
-        self.rt_typedefs = {}
-        if module == "driver":
-            rt = CDecls.__new__(CDecls)
-            rt.fns, rt.typedefs, rt.structs, rt.enums = {}, {}, {}, set()
-            for name in ("cyruntime.pxd", "cyruntime_types.pxi"):
-                if os.path.exists(os.path.join(pkg, name)):
-                    rt._parse(os.path.join(pkg, name), functions=False)
-            self.rt_typedefs = rt.typedefs
+        for name in ("cy%s.pxd" % module,) + _PXD_INCLUDES.get(module, ()):
+            if os.path.exists(os.path.join(pkg, name)):
+                self._parse(os.path.join(pkg, name), functions=True)
+        self.rt_typedefs = CDecls(RUNTIME).typedefs if module == "driver" else {}
 
     def _parse(self, path, functions):
         with open(path) as f:
@@ -136,6 +141,10 @@ class CDecls:
             if s in self.structs and not self.structs[s] and s not in ("void",):
                 return s
         return None
+
+
+# the files a `cy*.pxd` includes that declare its types (12.9's `include "cyruntime_types.pxi"`)
+_PXD_INCLUDES = {"runtime": ("cyruntime_types.pxi",)}
 
 
 def _ctype(text):
@@ -499,6 +508,49 @@ class Menu:
         return getattr(self.mods[(pkg_side, m)], name)(SEVEN)
 
 
+class RuntimeMenu(Menu):
+    """The menu, knowing the runtime module too: its handle kinds are the runtime classes of the
+    parameter's or field's C type (cudaStream_t where it has none), of the calling package
+    (handle_own), of cudagen (handle_ours) or of cuda.bindings (handle_theirs)."""
+
+    def __init__(self):
+        super().__init__()
+        for side in ("theirs", "ours"):
+            self.mods[(side, RUNTIME)] = base._theirs(RUNTIME) if side == "theirs" else base._ours(RUNTIME)
+        self.decls[RUNTIME] = CDecls(RUNTIME)
+
+    def info(self, module, ctype):
+        out = super().info(module, ctype)
+        out["module"] = module
+        return out
+
+    def kinds(self, info):
+        # the "_runtime" kinds are handle_theirs / other_theirs here
+        return [k for k in super().kinds(info) if info.get("module") != RUNTIME or not k.endswith("_runtime")]
+
+    def _runtime_class(self, info, other):
+        return None if info.get("module") == RUNTIME else super()._runtime_class(info, other)
+
+    def value(self, kind, info, side, module):
+        if module != RUNTIME or kind in self.fixed or kind in ("enum_same", "enum_theirs"):
+            return super().value(kind, info, side, module)
+        if kind == "enum_other":
+            name = "cudaDeviceAttr" if info["enum"] == "cudaError_t" else "cudaError_t"
+            return _member(getattr(self.mods[(side, module)], name))
+        if kind in ("list", "tuple"):
+            elem = info["elem"]
+            name = elem if elem and _is_value_class(getattr(self.mods[("theirs", module)], elem, None)) else "cudaStream_t"
+            cls = getattr(self.mods[(side, module)], name)
+            items = [cls(SEVEN), cls(SEVEN)]
+            return items if kind == "list" else tuple(items)
+        which = kind.split("_", 1)[1]
+        if kind.startswith("other_"):
+            name = "cudaEvent_t" if info["value"] == "cudaStream_t" else "cudaStream_t"
+        else:
+            name = info["value"] or "cudaStream_t"
+        return getattr(self.mods[(side if which == "own" else which, module)], name)(SEVEN)
+
+
 def _other_enum(module, enum):
     """(module, enum class) of the "enum_other" kind: an enum unrelated to the parameter's."""
     if module == "driver":
@@ -568,7 +620,7 @@ class Runner:
     after ``S <job> <unit> ...`` before it, so that a crash names its unit."""
 
     def __init__(self, fakes, out):
-        self.menu = Menu()
+        self.menu = RuntimeMenu()
         self.job, self.n, self.start = 0, -1, 0
         self.fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         self.libs = {m: ctypes.CDLL(os.path.join(fakes, _fake_soname(m))) for m in MODULES}
@@ -861,21 +913,29 @@ def recording_fakes(tmp_path_factory):
 
 
 def _jobs():
-    """[("fn" | "rec", module, name)] of every function and record class of the oracle."""
+    """[("fn" | "rec", module, name)] of every function of MODULES and every record class of
+    FIELD_MODULES of the oracle."""
     out = []
     for m in _modules():
-        theirs, ours = base._theirs(m), base._ours(m)
-        out += [("fn", m, n) for n in base._functions(m)]
-        seen = set()
-        # one name per record (the C tag and the versioned typedefs are aliases of one class in
-        # cudagen): the name of cudagen's class where the oracle has it
-        names = sorted(base._public(theirs), key=lambda n: (getattr(getattr(ours, n, None), "__name__", None) != n, n))
-        for n in names:
-            x = getattr(theirs, n)
-            if isinstance(x, type) and not base._is_enum(x) and not _is_value_class(x) and hasattr(x, "getPtr") and _fields(x) \
-                    and isinstance(getattr(ours, n, None), type) and getattr(ours, n) not in seen:
-                seen.add(getattr(ours, n))
-                out.append(("rec", m, n))
+        if m in MODULES:
+            out += [("fn", m, n) for n in base._functions(m)]
+        out += _record_jobs(m)
+    return out
+
+
+def _record_jobs(m):
+    """[("rec", m, name)] of every record class of the oracle's module ``m`` that cudagen has."""
+    theirs, ours = base._theirs(m), base._ours(m)
+    out, seen = [], set()
+    # one name per record (the C tag and the versioned typedefs are aliases of one class in
+    # cudagen): the name of cudagen's class where the oracle has it
+    names = sorted(base._public(theirs), key=lambda n: (getattr(getattr(ours, n, None), "__name__", None) != n, n))
+    for n in names:
+        x = getattr(theirs, n)
+        if isinstance(x, type) and not base._is_enum(x) and not _is_value_class(x) and hasattr(x, "getPtr") and _fields(x) \
+                and isinstance(getattr(ours, n, None), type) and getattr(ours, n) not in seen:
+            seen.add(getattr(ours, n))
+            out.append(("rec", m, n))
     return out
 
 
@@ -1005,7 +1065,7 @@ def _describe(jobs, cnames, menu=None):
     """{(module, function or record, parameter or field): (ABI class, category)} of the C
     declarations (``cnames``: {(module, function): the C entry it enters}; ``menu``: a Menu that
     knows the jobs' modules)."""
-    menu = menu or Menu()
+    menu = menu or RuntimeMenu()
     out = {}
     for what, m, name in jobs:
         decls, ours = menu.decls[m], menu.mods[("ours", m)]
@@ -1042,12 +1102,14 @@ def _tally_key(t, o, cls):
 
 
 def _modules():
-    """The modules compared: MODULES, or those named in CUDAGEN_ACCEPTANCE_MODULES (comma list;
-    a partial run while working on one module: allow-list lines of the others are not judged)."""
+    """The modules compared: MODULES and FIELD_MODULES, or those named in
+    CUDAGEN_ACCEPTANCE_MODULES (comma list; a partial run while working on one module: allow-list
+    lines of the others are not judged)."""
+    every = MODULES + tuple(m for m in FIELD_MODULES if m not in MODULES)
     only = [m for m in os.environ.get("CUDAGEN_ACCEPTANCE_MODULES", "").split(",") if m]
-    unknown = sorted(set(only) - set(MODULES))
-    assert not unknown, "CUDAGEN_ACCEPTANCE_MODULES names no module of %s: %s" % (MODULES, unknown)
-    return [m for m in MODULES if not only or m in only]
+    unknown = sorted(set(only) - set(every))
+    assert not unknown, "CUDAGEN_ACCEPTANCE_MODULES names no module of %s: %s" % (every, unknown)
+    return [m for m in every if not only or m in only]
 
 
 def test_acceptance(recording_fakes, capsys):
@@ -1061,7 +1123,7 @@ def test_acceptance(recording_fakes, capsys):
         pairs[key[:4]][key[4]] = val
     found = []  # (module, "name.param", "class:kind", detail)
     funcs, params, fields, kinds, calls = set(), set(), set(), set(), 0
-    theirs_crashes = 0
+    theirs_crashes, unjudged = 0, []
     tally = defaultdict(Counter)  # module: {outcome of a unit: count}
     for (m, name, p, kind), sides in sorted(pairs.items()):
         calls += len(sides)
@@ -1079,24 +1141,40 @@ def test_acceptance(recording_fakes, capsys):
         abi, category = described.get((m, name, p), ("?", "python"))
         cls = _judge_pair(kind, abi, category, t, o)
         tally[m][_tally_key(t, o, cls)] += 1
+        if t[0].startswith("crash"):
+            unjudged.append((m, "%s.%s:%s" % (name, p, category), kind))
         if cls:
             found.append((m, "%s.%s:%s" % (name, p, category), "%s:%s" % (cls, kind), "theirs %s %s %s, ours %s %s %s" % (t + o)))
     entries = base._allowlist(ALLOWLIST, checks=None)
     new = [f for f in found if not _allowed(entries, f[0], f[1], f[2])]
-    stale = [k for k in entries if k[0] in _modules() and not any(_allowed([k], f[0], f[1], f[2]) for f in found)]
+    stale = _stale(entries, _modules(), found, unjudged)
     by_class = Counter(f[2].split(":")[0] for f in found)
     with capsys.disabled():
-        print("\nacceptance oracle, cuda-bindings %s: %d functions, %d parameters, %d record fields, %d kinds, %d calls "
-              "(%d crashed cuda.bindings), %.0f s; %d differences (%d allow-listed): %s" % (
-                  base.ORACLE_VERSION, len(funcs), len(params), len(fields), len(kinds), calls, theirs_crashes, time.time() - t0,
+        print("\nacceptance oracle, cuda-bindings %s: %d functions, %d parameters, %d record fields (%d of the runtime), %d kinds, "
+              "%d calls (%d crashed cuda.bindings), %.0f s; %d differences (%d allow-listed): %s" % (
+                  base.ORACLE_VERSION, len(funcs), len(params), len(fields), sum(f[0] == RUNTIME for f in fields), len(kinds), calls,
+                  theirs_crashes, time.time() - t0,
                   len(found), len(found) - len(new), ", ".join("%s %d" % kv for kv in sorted(by_class.items()))))
         for m in _modules():
             n_found = sum(f[0] == m for f in found)
-            print("  %s: %d functions, %d parameters, %d (parameter, kind) units: %s; %d differences, %d allow-listed" % (
-                m, sum(f[0] == m for f in funcs), sum(p[0] == m for p in params | fields), sum(tally[m].values()),
+            print("  %s: %d functions, %d parameters, %d record fields, %d (parameter or field, kind) units: %s; %d differences, "
+                  "%d allow-listed" % (
+                m, sum(f[0] == m for f in funcs), sum(p[0] == m for p in params), sum(p[0] == m for p in fields), sum(tally[m].values()),
                 ", ".join("%s %d" % kv for kv in sorted(tally[m].items())), n_found, n_found - sum(f[0] == m for f in new)))
         _dump(found)
     _judge_found("acceptance", new, stale)
+
+
+def _stale(entries, modules, found, unjudged):
+    """The allow-list lines of ``modules`` that cover no difference ``found``. A line that covers
+    a unit without a verdict (``unjudged``: (module, name, kind) of the units where cuda.bindings
+    crashed) is not stale: such a crash depends on memory (a setter casting a list item of another
+    class to its record, `cudaExternalSemaphoreSignalNodeParams.paramsArray`), so the unit may
+    differ on the next run."""
+    def unjudged_only(k):
+        return any(m == k[0] and fnmatch.fnmatchcase(n, k[1]) and fnmatch.fnmatchcase(kind, k[2].split(":", 1)[1]) for m, n, kind in unjudged)
+
+    return [k for k in entries if k[0] in modules and not any(_allowed([k], *f[:3]) for f in found) and not unjudged_only(k)]
 
 
 def _dump(found):

@@ -113,6 +113,21 @@ def test_records():
     assert ctypes.c_size_t.from_address(m.getPtr()).value == 5
     u = driver.CUuuid()
     assert isinstance(u.bytes, bytes) and len(u.bytes) == 16
+    # a char[N] field takes bytes or a sequence of C chars; an integer of any kind (which
+    # `bytes()` reads as a count of zero bytes) is refused, the field kept
+    u.bytes = [1, 2]
+    assert u.bytes == b"\x01\x02" + bytes(14)
+    integers = [3, True, driver.CUstream(3), driver.CUresult(1)]
+    try:
+        import numpy
+
+        integers.append(numpy.int32(3))
+    except ImportError:
+        pass
+    for v in integers:
+        with pytest.raises(TypeError):
+            u.bytes = v
+    assert u.bytes == b"\x01\x02" + bytes(14)
     # every record builds and has the header's size
     for name in driver._RECORDS:
         cls = getattr(driver, name)

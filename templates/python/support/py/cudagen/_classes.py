@@ -429,8 +429,10 @@ class _BytesField:
 
     def __set__(self, obj, value):
         arr = self.raw.__get__(obj, type(obj))
-        if isinstance(value, int):
-            raise TypeError("%s: expected bytes, got int" % self.name)
+        if isinstance(value, int) or (hasattr(type(value), "__index__") and not hasattr(type(value), "__len__")):
+            # an integer (an int, a numpy integer, a handle, an __index__ object): `bytes()`
+            # would read it as a count of zero bytes
+            raise TypeError("%s: expected bytes, got %s" % (self.name, type(value).__name__))
         if isinstance(value, (list, tuple)):
             # C `char` values: -128..255, a negative one stored as its unsigned byte
             value = bytes(_checked_int(self.name, x, -128, 255) & 0xFF for x in value)
