@@ -11,6 +11,7 @@
 use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADERS, RUNTIME_API, RUNTIME_COMPANIONS};
 use crate::{paths, run, HeaderSource};
 use anyhow::{bail, Context, Result};
+use cudagen_generator::ir::LibraryKind;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -134,26 +135,27 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
     Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), cudart_static, sha256 })
 }
 
-/// `.cache/cudart/<minor>/lib/libcudart_static.a`, with the `cuda_runtime_api.h` that gives its
-/// version in `include/` beside it (the layout the crate's `build.rs` reads), extracted from the
-/// runtime wheel; `None` when the wheel has no static archive.
+/// `.cache/cudart/<minor>/lib/libcudart_static.a`, with the header that gives its version
+/// (`cuda_runtime_api.h`) in `include/` beside it (the layout the crate's `build.rs` reads),
+/// extracted from the runtime wheel, as the runtime profile's `static_link` names them; `None`
+/// when the wheel has no static archive.
 fn cudart_static(cache: &Path, entry: &Entry) -> Result<Option<PathBuf>> {
+    let Some(link) = &LibraryKind::Runtime.profile().loader.static_link else { return Ok(None) };
+    let (file, header) = (link.file(), link.version_header);
     let dir = cache.join("cudart").join(&entry.minor);
-    let archive = dir.join("lib").join(CUDART_STATIC);
-    if archive.exists() && dir.join("include/cuda_runtime_api.h").exists() {
+    let archive = dir.join("lib").join(&file);
+    if archive.exists() && dir.join("include").join(header).exists() {
         return Ok(Some(archive));
     }
     let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
     std::fs::create_dir_all(dir.join("lib"))?;
     std::fs::create_dir_all(dir.join("include"))?;
-    if !extract_any(&runtime, &dir.join("lib"), |name| name.ends_with(&format!("/lib/{CUDART_STATIC}")))? {
+    if !extract_any(&runtime, &dir.join("lib"), |name| name.ends_with(&format!("/lib/{file}")))? {
         return Ok(None);
     }
-    extract(&runtime, &dir.join("include"), |name| name.ends_with("include/cuda_runtime_api.h"))?;
+    extract(&runtime, &dir.join("include"), |name| name.ends_with(&format!("include/{header}")))?;
     Ok(Some(archive))
 }
-
-const CUDART_STATIC: &str = "libcudart_static.a";
 
 /// Headers read when present: the interop headers, cudaProfiler.h, the runtime API's, nvJitLink.h
 /// and nvvm.h.

@@ -494,6 +494,13 @@ pub const PROFILES: [LibraryProfile; 5] = [
     },
 ];
 
+impl StaticLink {
+    /// The archive's file name (`libcudart_static.a`).
+    pub fn file(&self) -> String {
+        format!("lib{}.a", self.archive)
+    }
+}
+
 impl LoaderProfile {
     /// The sonames for headers of CUDA major version `major` (`libnvrtc.so.12`, ...). Headers of
     /// no known version (the test fixtures) get the unversioned development name.

@@ -35,12 +35,10 @@ fn library_overrides(minor: &str) -> Vec<(&'static str, PathBuf)> {
 /// `libcudart_static.a` of release `cuda` in `.cache/` (fetched if needed), which wheels link
 /// (`static-cudart`, on in `pyproject.toml`): the value of the `build.rs` variable naming it.
 pub fn cudart_static(cuda: &str) -> Result<(&'static str, PathBuf)> {
-    let link = cudagen_generator::profile::PROFILES
-        .iter()
-        .find_map(|p| p.loader.static_link.as_ref())
-        .context("no library profile has a static archive")?;
+    let link = cudagen_generator::ir::LibraryKind::Runtime.profile().loader.static_link.as_ref();
+    let link = link.context("the runtime profile names no static archive")?;
     let fetched = fetch::headers(&HeaderSource { cuda: cuda.into(), cuda_home: None })?;
-    let archive = fetched.cudart_static.with_context(|| format!("the CUDA {cuda} runtime wheel holds no libcudart_static.a"))?;
+    let archive = fetched.cudart_static.with_context(|| format!("the CUDA {cuda} runtime wheel holds no {}", link.file()))?;
     Ok((link.path_var, archive))
 }
 
