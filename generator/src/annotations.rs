@@ -80,6 +80,11 @@ pub struct LibraryAnnotations {
     /// Where a kernel's argument pointer array is (`passes::python`).
     #[serde(default)]
     pub kernel_params: KernelParamsAnnotations,
+    /// `"record.field"` -> why it is read-only in Python: cuda.bindings gives the field no setter
+    /// (the library fills it: `CUuuid.bytes`), so setting it raises AttributeError there
+    /// (`passes::python`).
+    #[serde(default)]
+    pub read_only_fields: BTreeMap<String, String>,
     /// Which trampoline stands for each C callback and which calls release a kept callable
     /// (`passes::callbacks`).
     #[serde(default)]

@@ -90,6 +90,13 @@ impl PythonConvention {
     pub fn none_records(self) -> bool {
         matches!(self, PythonConvention::Tuple)
     }
+
+    /// The module has cuda.bindings' `sizeof(objType)`: the size in bytes of the C type of one of
+    /// its record, handle or typedef classes (cuda.bindings' driver, runtime and nvrtc have it,
+    /// and NVIDIA's tests call `runtime.sizeof(runtime.cudaDeviceProp)`).
+    pub fn sizeof_helper(self) -> bool {
+        matches!(self, PythonConvention::Tuple)
+    }
 }
 
 /// A header that joins a library's main header (NVIDIA's interop and profiler headers join

@@ -1058,6 +1058,9 @@ pub struct Field {
     /// (`passes::naming`: placeholder members from CUDA 13.4 on).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub python_private: bool,
+    /// Read-only in Python, as in cuda.bindings (`[read_only_fields]`: the library fills it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
 }
 
 /// The sibling field that counts a pointer field's elements (`CUlaunchConfig::numAttrs` for

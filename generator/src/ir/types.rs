@@ -49,6 +49,18 @@ impl Type {
             _ => None,
         }
     }
+    /// The type with every `const` dropped: two typedefs equal so (`cudaArray_t` and
+    /// `cudaArray_const_t`) name one C type up to `const`, which C converts implicitly.
+    pub fn without_const(&self) -> Type {
+        match self {
+            Type::Pointer { pointee, .. } => Type::ptr(pointee.without_const(), false),
+            Type::Array { elem, len } => Type::Array { elem: Box::new(elem.without_const()), len: *len },
+            Type::FnPtr { ret, params } => {
+                Type::FnPtr { ret: Box::new(ret.without_const()), params: params.iter().map(Type::without_const).collect() }
+            }
+            t => t.clone(),
+        }
+    }
     /// The C spelling of the type with an optional declarator name (`const char *name`).
     pub fn c_decl(&self, name: &str) -> String {
         self.c_decl_with(name, &|n| n.to_string())

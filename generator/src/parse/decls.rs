@@ -162,6 +162,7 @@ fn record_named(
                         count: None,
                         kernel_params: false,
                         python_private: false,
+                        read_only: false,
                     });
                 }
                 CursorKind::Struct | CursorKind::Union if child.is_anonymous_record_decl() => {
@@ -183,6 +184,7 @@ fn record_named(
                         count: None,
                         kernel_params: false,
                         python_private: false,
+                        read_only: false,
                     });
                     let _ = i;
                 }

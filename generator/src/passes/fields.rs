@@ -79,6 +79,7 @@ mod tests {
             count: None,
             kernel_params: false,
             python_private: false,
+            read_only: false,
         }
     }
 

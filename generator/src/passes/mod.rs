@@ -118,6 +118,7 @@ pub(crate) mod build {
             count: None,
             kernel_params: false,
             python_private: false,
+            read_only: false,
         }
     }
 

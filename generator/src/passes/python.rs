@@ -25,7 +25,27 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
         capacity_defaults(f);
     }
     stand_ins(lib, ann, cuda_version)?;
+    read_only_fields(lib, ann, cuda_version)?;
     keep_gil(lib, ann, cuda_version)
+}
+
+/// Marks the `[read_only_fields]` (`"record.field"`). Each must be declared (or absent by its
+/// `[since]`/`[until]` range, or its record's).
+fn read_only_fields(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
+    let mut errors = Errors(Vec::new());
+    for key in ann.read_only_fields.keys() {
+        let (record, name) = key.split_once('.').unwrap_or((key, ""));
+        let field = lib.records.iter_mut().find(|r| r.name == record).and_then(|r| r.fields.iter_mut().find(|f| f.name == name));
+        match field {
+            Some(f) => f.read_only = true,
+            None if ann.may_be_absent(key, cuda_version) || ann.may_be_absent(record, cuda_version) => {}
+            None => errors.push(Error::at(
+                ann.range_location("read_only_fields", key),
+                format!("[read_only_fields] names `{key}`, which is no record field of the header"),
+            )),
+        }
+    }
+    errors.finish()
 }
 
 /// Trailing Python arguments that are the in/out capacity of an output array (`numNodes` of
@@ -49,9 +69,10 @@ fn capacity_defaults(f: &mut Function) {
 }
 
 /// What else each handle class takes ([`Library::handle_stand_ins`]): the handles the C API
-/// takes in its place (`[handles] stand_ins`) and NVIDIA's classes of the same C type
-/// (`[foreign_handles]`), a stand-in's NVIDIA classes included. A name that is no handle
-/// typedef of the header is an error, unless its `[since]` version is newer than the header.
+/// takes in its place (`[handles] stand_ins`), its const twins ([`const_twins`]) and NVIDIA's
+/// classes of the same C type (`[foreign_handles]`), a stand-in's NVIDIA classes included. A name
+/// that is no handle typedef of the header is an error, unless its `[since]` version is newer
+/// than the header.
 fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
     let handles: Vec<(String, Vec<String>)> = lib
         .typedefs
@@ -92,6 +113,9 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
         own.entry(ir).or_default().extend(list);
     }
     errors.finish()?;
+    for (ir, twins) in const_twins(lib) {
+        own.entry(ir).or_default().extend(twins);
+    }
     lib.handle_stand_ins = handles
         .iter()
         .filter_map(|(ir, _)| {
@@ -106,6 +130,26 @@ fn stand_ins(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u
         })
         .collect();
     Ok(())
+}
+
+/// The handle typedefs that differ only in `const` (`cudaArray_t` and `cudaArray_const_t`), each
+/// with its twins: C converts one to the other implicitly, and so does cuda.bindings, so each
+/// class takes the others' objects. (Typedefs of one type without a `const` between them are
+/// distinct handles: `CUtexObject` and `CUsurfObject` are both `unsigned long long`.)
+fn const_twins(lib: &Library) -> BTreeMap<String, Vec<String>> {
+    let handles: Vec<&crate::ir::Typedef> = lib
+        .typedefs
+        .iter()
+        .filter(|t| matches!(t.kind, TypedefKind::OpaqueHandle { .. } | TypedefKind::ScalarHandle { .. }))
+        .collect();
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in &handles {
+        let twin = |u: &&&crate::ir::Typedef| u.target != t.target && u.target.without_const() == t.target.without_const();
+        for u in handles.iter().filter(twin) {
+            out.entry(t.name.clone()).or_default().push(u.name.clone());
+        }
+    }
+    out
 }
 
 /// `[kernel_params]`: marks the record fields and returns the parameters (`function.parameter`)
@@ -350,6 +394,7 @@ mod tests {
             count: None,
             kernel_params: false,
             python_private: false,
+            read_only: false,
         };
         let mut lib = library("CUhostFn", vec![]);
         lib.records.push(Record {

@@ -60,6 +60,10 @@ struct ModuleView {
     native_handles: Vec<String>,
     /// The profile's `python_helpers` module, whose public names the module re-exports.
     helpers: Option<&'static str>,
+    /// Record -> its read-only fields (`Field::read_only`), by Python name.
+    read_only: Vec<(String, Vec<String>)>,
+    /// The module has `sizeof` (`PythonConvention::sizeof_helper`).
+    sizeof: bool,
 }
 
 /// `cudagen/_<module>_docs.py`: the doc text of the module's classes, read on first use.
@@ -143,6 +147,8 @@ fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Temp
         bindings_major,
         native_handles,
         helpers: profile.python_helpers,
+        read_only: types::read_only_fields(lib),
+        sizeof: profile.python.sizeof_helper(),
     };
     if let PythonConvention::Exceptions { error_class } = profile.python {
         let w = wrapper::view(lib, public, error_class, &view.functions);

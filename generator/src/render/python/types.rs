@@ -361,6 +361,16 @@ fn typedef_spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> Option<(Str
     Some((format!("t:{name}:{c}"), name.clone()))
 }
 
+/// Record -> the Python names of its read-only fields, for the records that have some.
+pub fn read_only_fields(lib: &Library) -> Vec<(String, Vec<String>)> {
+    lib.records
+        .iter()
+        .filter(|r| r.complete)
+        .map(|r| (r.name.clone(), r.fields.iter().filter(|f| f.read_only).map(|f| f.names.python.clone()).collect::<Vec<_>>()))
+        .filter(|(_, fields)| !fields.is_empty())
+        .collect()
+}
+
 pub fn record_view(lib: &Library, r: &Record, handles: &[HandleView]) -> RecordView {
     RecordView {
         name: r.name.clone(),

@@ -23,29 +23,38 @@ pyo3::create_exception!(
     "A CUDA library (libcuda / libnvrtc) or one of its entry points could not be loaded."
 );
 
-/// Where a conversion happens, for error messages (no allocation unless an error is raised).
-pub struct Ctx {
-    pub func: &'static str,
-    pub param: &'static str,
-    pub expected: &'static str,
+/// Where a conversion happens, for error messages (no allocation unless an error is raised): an
+/// argument `param` of function `func`, or, with `param` empty, the record field `func`
+/// (`dim3.x`).
+pub struct Ctx<'a> {
+    pub func: &'a str,
+    pub param: &'a str,
+    pub expected: &'a str,
 }
 
-impl Ctx {
+impl Ctx<'_> {
+    /// `f() argument 'p'`, or the field's `R.f`.
+    pub fn place(&self) -> String {
+        if self.param.is_empty() {
+            self.func.to_string()
+        } else {
+            format!("{}() argument '{}'", self.func, self.param)
+        }
+    }
     pub fn type_error(&self, o: &Bound<'_, PyAny>) -> PyErr {
         let tn = o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
-        PyTypeError::new_err(format!("{}() argument '{}' must be {}, not {}", self.func, self.param, self.expected, tn))
+        PyTypeError::new_err(format!("{} must be {}, not {}", self.place(), self.expected, tn))
     }
     pub fn overflow(&self, bits: u32, signed: bool) -> PyErr {
         PyOverflowError::new_err(format!(
-            "{}() argument '{}' does not fit a {}-bit {} integer",
-            self.func,
-            self.param,
+            "{} does not fit a {}-bit {} integer",
+            self.place(),
             bits,
             if signed { "signed" } else { "unsigned" }
         ))
     }
     pub fn value_error(&self, what: &str) -> PyErr {
-        PyValueError::new_err(format!("{}() argument '{}': {}", self.func, self.param, what))
+        PyValueError::new_err(format!("{}: {}", self.place(), what))
     }
 }
 
@@ -201,7 +210,7 @@ pub fn number_int<'py>(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Option<Bound<
         let e = PyErr::fetch(o.py());
         let why = e.value(o.py()).to_string();
         return Err(if e.is_instance_of::<PyOverflowError>(o.py()) {
-            PyOverflowError::new_err(format!("{}() argument '{}': {why}", c.func, c.param))
+            PyOverflowError::new_err(format!("{}: {why}", c.place()))
         } else if e.is_instance_of::<PyValueError>(o.py()) {
             c.value_error(&why)
         } else if e.is_instance_of::<PyTypeError>(o.py()) {
@@ -421,9 +430,8 @@ impl Held {
         unsafe { ffi::PyErr_Clear() };
         if writes && buffer(o, false).is_some() {
             return Err(PyTypeError::new_err(format!(
-                "{}() argument '{}' must be a writable buffer, not a read-only {}",
-                c.func,
-                c.param,
+                "{} must be a writable buffer, not a read-only {}",
+                c.place(),
                 o.get_type().name().map(|n| n.to_string()).unwrap_or_default()
             )));
         }
