@@ -122,8 +122,8 @@ def test_integer_fields_are_range_checked():
             m.WidthInBytes = bad
     m.WidthInBytes = 2**64 - 1
     assert m.WidthInBytes == 2**64 - 1
-    with pytest.raises(TypeError, match="WidthInBytes"):
-        m.WidthInBytes = 1.5
+    with pytest.raises(TypeError, match="CUDA_MEMCPY2D.WidthInBytes"):
+        m.WidthInBytes = "1"
     d = driver.CUDA_ARRAY3D_DESCRIPTOR()
     with pytest.raises(OverflowError, match="NumChannels"):
         d.NumChannels = 2**32
@@ -142,6 +142,80 @@ def test_integer_fields_are_range_checked():
     # keyword construction goes through the same checks
     with pytest.raises(OverflowError):
         driver.CUDA_MEMCPY2D(Height=-1)
+
+
+class _IntOnly:
+    def __int__(self):
+        return 7
+
+
+def test_fields_take_the_numbers_and_none_cuda_bindings_takes():
+    # converted as arguments are: an int-like number truncated (`dim3.x = n / 256`), an object
+    # with only `__int__`, None for a handle or integer handle (NULL); the same C value as there
+    for module, cls, field in (("runtime", "dim3", "x"), ("driver", "CUDA_MEMCPY2D", "WidthInBytes"),
+                               ("driver", "CUDA_KERNEL_NODE_PARAMS", "gridDimX")):
+        ours, theirs = getattr(_ours(module), cls)(), getattr(_oracle() and _theirs(module), cls)()
+        for value in (1000 / 256, 2.0, np.float64(3.9), np.float32(2.5), _IntOnly(), True):
+            setattr(ours, field, value)
+            setattr(theirs, field, value)
+            assert getattr(ours, field) == getattr(theirs, field) == int(value), (cls, field, value)
+        with pytest.raises(ValueError, match="%s.%s" % (cls, field)):
+            setattr(ours, field, float("nan"))
+    for module, cls, field in (("driver", "CUDA_MEMCPY3D", "srcArray"), ("driver", "CUDA_MEMCPY3D", "srcDevice"),
+                               ("runtime", "cudaMemcpy3DParms", "srcArray"), ("driver", "CUDA_HOST_NODE_PARAMS", "fn")):
+        ours, theirs = getattr(_ours(module), cls)(), getattr(_theirs(module), cls)()
+        setattr(ours, field, 5)
+        setattr(ours, field, None)
+        setattr(theirs, field, None)
+        assert int(getattr(ours, field)) == int(getattr(theirs, field)) == 0, (cls, field)
+
+
+def test_const_twins_are_one_type():
+    # `cudaArray_t` where `cudaArray_const_t` goes and back (C converts them; so does
+    # cuda.bindings), in record fields and arguments; a handle of another C type is still refused
+    rt, theirs = _ours("runtime"), (_oracle() and _theirs("runtime"))
+    p = rt.cudaMemcpy3DParms()
+    for twin in (rt.cudaArray_const_t(5), theirs.cudaArray_const_t(5), rt.cudaArray_t(5)):
+        p.srcArray = twin
+        assert int(p.srcArray) == 5 and type(p.srcArray) is rt.cudaArray_t
+    assert int(rt.cudaArray_const_t(rt.cudaArray_t(6))) == int(rt.cudaArray_t(rt.cudaArray_const_t(6))) == 6
+    with pytest.raises(TypeError, match="cudaMemcpy3DParms.srcArray"):
+        p.srcArray = rt.cudaStream_t(5)
+    kind = rt.cudaMemcpyKind.cudaMemcpyHostToHost
+    for arr in (rt.cudaArray_t(5), rt.cudaArray_const_t(5)):
+        err = rt.cudaMemcpy2DFromArray(0, 0, arr, 0, 0, 0, 0, kind)[0]
+        assert isinstance(err, rt.cudaError_t)  # converted and called (no driver here: an error status)
+    with pytest.raises(TypeError, match="cudaMemcpy2DFromArray"):
+        rt.cudaMemcpy2DFromArray(0, 0, rt.cudaMipmappedArray_t(5), 0, 0, 0, 0, kind)
+
+
+def test_sizeof_is_cuda_bindings_sizeof():
+    # `sizeof(objType)` of the tuple modules: the same size for every class both have, and
+    # TypeError ("Unknown type") where cuda.bindings raises it (an enum, an instance)
+    for module in ("driver", "runtime", "nvrtc"):
+        ours, theirs = _ours(module), (_oracle() and _theirs(module))
+        compared = 0
+        for name in dir(theirs):
+            t, o = getattr(theirs, name), getattr(ours, name, None)
+            if not isinstance(t, type) or not isinstance(o, type) or name.startswith("_"):
+                continue
+            try:
+                want = theirs.sizeof(t)
+            except TypeError:
+                if issubclass(o, (ctypes.Structure, ctypes.Union)):
+                    # a record cuda.bindings' sizeof forgets (CUstreamMemOpWaitValueParams_st): its C size
+                    assert ours.sizeof(o) == ctypes.sizeof(o), name
+                    continue
+                with pytest.raises(TypeError, match="Unknown type"):
+                    ours.sizeof(o)
+                continue
+            assert ours.sizeof(o) == want, (module, name)
+            compared += 1
+        assert compared >= {"driver": 200, "runtime": 100, "nvrtc": 1}[module], (module, compared)
+    with pytest.raises(TypeError, match="Unknown type"):
+        driver.sizeof(driver.CUuuid())
+    with pytest.raises(TypeError, match="Unknown type"):
+        _ours("nvrtc").sizeof(driver.CUuuid)  # another module's class
 
 
 def test_pointer_fields_take_buffers_and_records_and_keep_them_alive():
@@ -185,8 +259,10 @@ def test_pointer_to_elements_fields_are_lists_of_their_count():
     assert [int(g) for g in c.phGraph_out] == [int(g) for g in t.phGraph_out] == [0]
     graphs = (ctypes.c_void_p * 2)(0x1000, 0x2000)
     c._cg_phGraph_out = ctypes.addressof(graphs)  # as the driver fills it (the raw C field)
-    with pytest.raises(TypeError, match="phGraph_out: expected a list"):
-        c.phGraph_out = ctypes.addressof(graphs)  # an address is refused, as by cuda.bindings
+    with pytest.raises(AttributeError, match="CUDA_CONDITIONAL_NODE_PARAMS.phGraph_out is read-only"):
+        c.phGraph_out = [driver.CUgraph(1)]  # the driver fills it: read-only, as in cuda.bindings
+    with pytest.raises(AttributeError):
+        t.phGraph_out = [theirs.CUgraph(1)]
     c.size = 2
     got = c.phGraph_out
     assert [type(g).__name__ for g in got] == ["CUgraph", "CUgraph"] and [int(g) for g in got] == [0x1000, 0x2000]
@@ -209,6 +285,8 @@ def test_pointer_to_elements_fields_are_lists_of_their_count():
     assert [int(h) for h in n.extSemArray] == [0x10, 0x20]
     with pytest.raises(TypeError, match=r"extSemArray\[0\]"):
         n.extSemArray = ["x"]
+    with pytest.raises(TypeError, match="extSemArray: expected a list"):
+        n.extSemArray = 0x20  # an address is refused, as by cuda.bindings
     n.extSemArray = None
     assert [int(h) for h in n.extSemArray] == [0, 0]
 
@@ -252,20 +330,50 @@ def test_enum_fields_take_members_and_ints_only():
         m.srcMemoryType = 2**40
 
 
-def test_bytes_field_is_bounded_and_keeps_no_old_tail():
+def test_bytes_fields_take_exactly_their_length():
+    # as cuda.bindings: exactly N bytes or N C char values, never padded or cut
+    theirs = _oracle()
+    ours, t = driver.CUipcMemHandle(), theirs.CUipcMemHandle()
+    for bad in (b"x" * 65, b"bb", [1] * 63, []):
+        with pytest.raises(ValueError, match="CUipcMemHandle.reserved: expected 64"):
+            ours.reserved = bad
+        with pytest.raises(ValueError):
+            t.reserved = bad
+    for good in (b"a" * 64, bytearray(b"b" * 64), [-1] * 64, [2.5] * 64, np.ones(64, np.uint8)):
+        ours.reserved = t.reserved = good
+        assert ours.reserved == t.reserved and len(ours.reserved) == 64, good
+    with pytest.raises(TypeError, match="CUipcMemHandle.reserved"):
+        ours.reserved = 3
+    with pytest.raises(OverflowError, match=r"CUipcMemHandle.reserved\[0\]"):
+        ours.reserved = [256] * 64
+    with pytest.raises(OverflowError):
+        t.reserved = [256] * 64
+
+
+def test_read_only_fields_are_read_only_as_in_cuda_bindings():
+    # the fields cuda.bindings gives no setter are the annotated ones (`[read_only_fields]`), in
+    # the driver's and the runtime's records; setting one names it and changes nothing
+    for module in ("driver", "runtime"):
+        ours, theirs = _ours(module), (_oracle() and _theirs(module))
+        read_only = set()
+        for name in dir(theirs):
+            cls = getattr(theirs, name)
+            if not isinstance(cls, type) or not hasattr(cls, "getPtr") or not isinstance(getattr(ours, name, None), type):
+                continue
+            for field in (k for k in dir(cls) if type(getattr(cls, k, None)).__name__ == "getset_descriptor"):
+                try:
+                    setattr(cls(), field, 0)
+                except AttributeError as e:
+                    if "not writable" in str(e):
+                        read_only.add((getattr(ours, name).__name__, field))
+                except Exception:
+                    pass
+        ours_ro = {(n, f) for n, fields in ours._READ_ONLY.items() for f in fields}
+        assert read_only and {(getattr(ours, n).__name__, f) for n, f in ours_ro} == read_only, module
     u = driver.CUuuid()
-    with pytest.raises(ValueError, match="16"):
-        u.bytes = b"x" * 17
-    u.bytes = b"a" * 16
-    u.bytes = b"bb"
-    assert u.bytes == b"bb" + bytes(14)
-    with pytest.raises(TypeError):
-        u.bytes = 3
-    # a list of C char values, as cuda.bindings takes them: negatives stored as unsigned bytes
-    u.bytes = [-1] * 16
-    assert u.bytes[0] == 255 and len(u.bytes) == 16
-    with pytest.raises(OverflowError, match="bytes"):
-        u.bytes = [256]
+    with pytest.raises(AttributeError, match="CUuuid.bytes is read-only"):
+        u.bytes = b"a" * 16
+    assert u.bytes == bytes(16)
 
 
 def test_list_fields_need_their_length_and_range():

@@ -50,29 +50,38 @@ pyo3::create_exception!(
     "A CUDA library (libcuda / libnvrtc) or one of its entry points could not be loaded."
 );
 
-/// Where a conversion happens, for error messages (no allocation unless an error is raised).
-pub struct Ctx {
-    pub func: &'static str,
-    pub param: &'static str,
-    pub expected: &'static str,
+/// Where a conversion happens, for error messages (no allocation unless an error is raised): an
+/// argument `param` of function `func`, or, with `param` empty, the record field `func`
+/// (`dim3.x`).
+pub struct Ctx<'a> {
+    pub func: &'a str,
+    pub param: &'a str,
+    pub expected: &'a str,
 }
 
-impl Ctx {
+impl Ctx<'_> {
+    /// `f() argument 'p'`, or the field's `R.f`.
+    pub fn place(&self) -> String {
+        if self.param.is_empty() {
+            self.func.to_string()
+        } else {
+            format!("{}() argument '{}'", self.func, self.param)
+        }
+    }
     pub fn type_error(&self, o: &Bound<'_, PyAny>) -> PyErr {
         let tn = o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
-        PyTypeError::new_err(format!("{}() argument '{}' must be {}, not {}", self.func, self.param, self.expected, tn))
+        PyTypeError::new_err(format!("{} must be {}, not {}", self.place(), self.expected, tn))
     }
     pub fn overflow(&self, bits: u32, signed: bool) -> PyErr {
         PyOverflowError::new_err(format!(
-            "{}() argument '{}' does not fit a {}-bit {} integer",
-            self.func,
-            self.param,
+            "{} does not fit a {}-bit {} integer",
+            self.place(),
             bits,
             if signed { "signed" } else { "unsigned" }
         ))
     }
     pub fn value_error(&self, what: &str) -> PyErr {
-        PyValueError::new_err(format!("{}() argument '{}': {}", self.func, self.param, what))
+        PyValueError::new_err(format!("{}: {}", self.place(), what))
     }
 }
 
@@ -228,7 +237,7 @@ pub fn number_int<'py>(o: &Bound<'py, PyAny>, c: &Ctx) -> PyResult<Option<Bound<
         let e = PyErr::fetch(o.py());
         let why = e.value(o.py()).to_string();
         return Err(if e.is_instance_of::<PyOverflowError>(o.py()) {
-            PyOverflowError::new_err(format!("{}() argument '{}': {why}", c.func, c.param))
+            PyOverflowError::new_err(format!("{}: {why}", c.place()))
         } else if e.is_instance_of::<PyValueError>(o.py()) {
             c.value_error(&why)
         } else if e.is_instance_of::<PyTypeError>(o.py()) {
@@ -278,9 +287,9 @@ pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
 }
 
 /// A handle argument: an instance of the handle class, an int, or None (NULL). A handle of
-/// another class or a buffer is refused. Integer handles (`CUdevice`, `CUdeviceptr`) also take
-/// int subclasses and `__index__` objects (numpy integers); pointer handles (`CUcontext`,
-/// `nvrtcProgram`) take no enum member, bool or numpy integer: their only raw form is an int.
+/// another class or a buffer is refused. Every handle also takes int subclasses and
+/// `__index__` objects (numpy integers); pointer handles (`CUcontext`, `nvrtcProgram`) take no
+/// enum member or bool: those are ints by type, never an address.
 #[inline]
 pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(v) = h.raw_of(o) {
@@ -306,9 +315,10 @@ fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
 }
 
 /// [`handle`] for anything but an exact int or an instance of the class: an object that stands
-/// for one (a stand-in class, NVIDIA's class of the same C type), an int subclass, or for an
-/// integer handle (`CUdevice`) what an integer parameter takes (floats truncated). A pointer
-/// handle takes no float, enum member or bool: an address has no such form.
+/// for one (a stand-in class, NVIDIA's class of the same C type), an int subclass or `__index__`
+/// object (a numpy integer), or for an integer handle (`CUdevice`) what an integer parameter
+/// takes (floats truncated). A pointer handle takes no float, `__int__`-only object, enum member
+/// or bool: an address has no such form.
 #[cold]
 fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(r) = h.stand_in(o, c) {
@@ -317,7 +327,7 @@ fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -
     if h.pointer && is_enum_or_bool(o) {
         return Err(c.type_error(o));
     }
-    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o)) {
+    if o.is_instance_of::<PyInt>() || (!o.is_instance_of::<PyFloat>() && has_index(o)) {
         return match index(o) {
             Some(i) => handle_int(h, &i, c),
             None => Err(c.type_error(o)),
@@ -448,9 +458,8 @@ impl Held {
         unsafe { ffi::PyErr_Clear() };
         if writes && buffer(o, false).is_some() {
             return Err(PyTypeError::new_err(format!(
-                "{}() argument '{}' must be a writable buffer, not a read-only {}",
-                c.func,
-                c.param,
+                "{} must be a writable buffer, not a read-only {}",
+                c.place(),
                 o.get_type().name().map(|n| n.to_string()).unwrap_or_default()
             )));
         }

@@ -127,8 +127,11 @@ impl HandleType {
     #[cold]
     fn other_type(&self, theirs: &str, c: &Ctx) -> PyErr {
         PyTypeError::new_err(format!(
-            "{}() argument '{}' must be {}, not {}: a handle of another C type than {}",
-            c.func, c.param, c.expected, theirs, self.name
+            "{} must be {}, not {}: a handle of another C type than {}",
+            c.place(),
+            c.expected,
+            theirs,
+            self.name
         ))
     }
 
@@ -282,6 +285,11 @@ static REGISTRY: Mutex<Vec<(usize, &'static HandleType)>> = Mutex::new(Vec::new(
 
 fn class_of_type(ty: *mut ffi::PyTypeObject) -> Option<&'static HandleType> {
     REGISTRY.lock().ok()?.iter().find(|(t, _)| *t == ty as usize).map(|(_, h)| *h)
+}
+
+/// The handle class whose type object is `cls`, if it is one.
+pub fn handle_type(cls: &Bound<'_, PyAny>) -> Option<&'static HandleType> {
+    class_of_type(cls.as_ptr() as *mut ffi::PyTypeObject)
 }
 
 /// The class of a handle object.

@@ -261,8 +261,8 @@ fn pointer_array(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<Option<usize>> {
     }
     if itemsize != std::mem::size_of::<usize>() {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "{}() argument '{}': a buffer of kernel parameters must hold pointer-sized items (void*), got {itemsize}-byte items",
-            c.func, c.param
+            "{}: a buffer of kernel parameters must hold pointer-sized items (void*), got {itemsize}-byte items",
+            c.place()
         )));
     }
     Ok(Some(buf))

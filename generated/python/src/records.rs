@@ -25,43 +25,146 @@
 // cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 // library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
-//! Record fields that take more than a C value: a kernel's argument pointers
-//! (`CUDA_KERNEL_NODE_PARAMS.kernelParams`, a field the IR marks `kernel_params`) are packed as a
-//! `kernelParams` argument is (`launch::KernelParams`), into memory that lives as long as the
-//! object handed back, which the record keeps (`cudagen._classes`).
+//! Record fields that take more than a C value, converted here as the function arguments of
+//! their C type are (`conv`), for the setters of `cudagen._classes`:
+//!
+//! - an integer, enum or handle field takes what an argument of its type takes (`_field_int`,
+//!   `_field_enum`, `_field_handle`): an int-like number (a float truncated, an `__int__` object),
+//!   None for a handle (NULL), a handle's stand-ins and NVIDIA's class of the same C type;
+//! - a kernel's argument pointers (`CUDA_KERNEL_NODE_PARAMS.kernelParams`, a field the IR marks
+//!   `kernel_params`) are packed as a `kernelParams` argument is (`launch::KernelParams`), into
+//!   memory that lives as long as the object handed back, which the record keeps.
+//!
+//! Errors name the field (`dim3.x must be int, not str`). `_handle_bits` gives `sizeof` a handle
+//! class's width.
 
-use crate::conv::Ctx;
+use crate::conv::{self, Ctx};
 use crate::entry;
+use crate::handles;
 use crate::launch::KernelParams;
+use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyString};
-use std::sync::Mutex;
+use std::borrow::Cow;
 
 const EXPECTED: &str = "None, int, buffer of pointers or (values, types)";
 
-/// At most this many record names get their own error messages (the rest share one).
-const NAMES: usize = 64;
-
-static INTERNED: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-
-/// `name` as a `'static` string for [`Ctx`]: each distinct record name is leaked once.
-fn interned(name: &str) -> &'static str {
-    let mut names = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(n) = names.iter().find(|n| **n == name) {
-        return n;
+/// The call's `N` arguments (names `names`, all required), for a body given them.
+///
+/// # Safety
+/// As [`entry::args`].
+unsafe fn with_args<const N: usize>(
+    func: &str,
+    names: &[&str; N],
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+    body: impl FnOnce(Python<'_>, [&Bound<'_, PyAny>; N]) -> PyResult<Py<PyAny>>,
+) -> *mut ffi::PyObject {
+    unsafe {
+        entry::run(|py| {
+            let a = entry::args(py, func, names, N, args, nargs, kwnames)?;
+            body(py, std::array::from_fn(|i| entry::arg(py, &a[i])))
+        })
     }
-    if names.len() >= NAMES {
-        return "record";
-    }
-    let n: &'static str = Box::leak(name.to_owned().into_boxed_str());
-    names.push(n);
-    n
 }
 
-/// `_pack_kernel_params(record, value) -> (address, holder)`: `value` in any form
+/// A str argument's text.
+fn text<'a>(o: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, str>> {
+    o.cast::<PyString>()?.to_cow()
+}
+
+/// The `(bits, signed)` of an integer field's C type, checked (1..=64 bits).
+fn width(bits: &Bound<'_, PyAny>, signed: &Bound<'_, PyAny>) -> PyResult<(u32, bool)> {
+    let bits: u32 = bits.extract()?;
+    if !(1..=64).contains(&bits) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("a field of {bits} bits")));
+    }
+    Ok((bits, signed.is_truthy()?))
+}
+
+/// The field context for errors: `func` is the field (`dim3.x`), no parameter.
+fn field<'a>(name: &'a str, expected: &'a str) -> Ctx<'a> {
+    Ctx { func: name, param: "", expected }
+}
+
+/// `_field_int(field, value, bits, signed) -> int`: an integer field's value, as an integer
+/// argument converts it (`conv::int`).
+unsafe extern "C" fn field_int(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    unsafe {
+        with_args("_field_int", &["field", "value", "bits", "signed"], args, nargs, kwnames, |py, [f, v, b, s]| {
+            let (bits, signed) = width(b, s)?;
+            let name = text(f)?;
+            let c = field(&name, "int");
+            let raw = conv::int(v, bits, signed, &c)?;
+            Ok(conv::wide(raw, bits, signed).into_pyobject(py)?.into_any().unbind())
+        })
+    }
+}
+
+/// `_field_enum(field, value, bits, signed) -> int`: an enum field's value, as an enum argument
+/// of a module whose oracle reads the member's `.value` converts it (`conv::enum_value`).
+unsafe extern "C" fn field_enum(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    unsafe {
+        with_args("_field_enum", &["field", "value", "bits", "signed"], args, nargs, kwnames, |py, [f, v, b, s]| {
+            let (bits, signed) = width(b, s)?;
+            let name = text(f)?;
+            let c = field(&name, "an enum member or int");
+            let raw = conv::enum_value(v, bits, signed, &c)?;
+            Ok(conv::wide(raw, bits, signed).into_pyobject(py)?.into_any().unbind())
+        })
+    }
+}
+
+/// `_field_handle(field, value, cls) -> int`: a handle field's C value, as an argument of handle
+/// class `cls` converts it (`conv::handle`: None is NULL).
+unsafe extern "C" fn field_handle(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    unsafe {
+        with_args("_field_handle", &["field", "value", "cls"], args, nargs, kwnames, |py, [f, v, cls]| {
+            let h = handles::handle_type(cls).ok_or_else(|| PyTypeError::new_err("_field_handle: cls is no handle class"))?;
+            let name = text(f)?;
+            let expected = format!("{}, int or None", h.name);
+            let c = field(&name, &expected);
+            let raw = conv::handle(h, v, &c)?;
+            Ok(conv::wide(raw, h.bits, h.signed).into_pyobject(py)?.into_any().unbind())
+        })
+    }
+}
+
+/// `_handle_bits(cls) -> int | None`: the width of handle class `cls`'s C type (None for any
+/// other object), for `sizeof`.
+unsafe extern "C" fn handle_bits(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    unsafe {
+        with_args("_handle_bits", &["cls"], args, nargs, kwnames, |py, [cls]| {
+            Ok(handles::handle_type(cls).map(|h| h.bits).into_pyobject(py)?.into_any().unbind())
+        })
+    }
+}
+
+/// `_pack_kernel_params(field, value) -> (address, holder)`: `value` in any form
 /// `cuLaunchKernel`'s `kernelParams` takes; `holder` owns the packed memory (None: nothing
-/// packed), errors name `record`.
+/// packed), errors name `field`.
 unsafe extern "C" fn pack_kernel_params(
     _m: *mut ffi::PyObject,
     args: *const *mut ffi::PyObject,
@@ -69,11 +172,10 @@ unsafe extern "C" fn pack_kernel_params(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     unsafe {
-        entry::run(|py| {
-            let a = entry::args(py, "_pack_kernel_params", &["record", "value"], 2, args, nargs, kwnames)?;
-            let record = entry::arg(py, &a[0]).cast::<PyString>()?.to_cow()?;
-            let c = Ctx { func: interned(&record), param: "kernelParams", expected: EXPECTED };
-            let kp = KernelParams::new(py, entry::arg(py, &a[1]), &c)?;
+        with_args("_pack_kernel_params", &["field", "value"], args, nargs, kwnames, |py, [f, v]| {
+            let name = text(f)?;
+            let c = field(&name, EXPECTED);
+            let kp = KernelParams::new(py, v, &c)?;
             let addr = kp.addr();
             let holder = PyCapsule::new_with_value(py, kp, c"cudagen.kernel_params")?;
             Ok((addr, holder).into_pyobject(py)?.into_any().unbind())
@@ -85,10 +187,28 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     entry::add_all(
         m,
         "cudagen._cudagen",
-        &[(
-            c"_pack_kernel_params",
-            pack_kernel_params,
-            c"_pack_kernel_params(record, value)\n--\n\nPacks a kernelParams record field's value.",
-        )],
+        &[
+            (
+                c"_pack_kernel_params",
+                pack_kernel_params,
+                c"_pack_kernel_params(field, value)\n--\n\nPacks a kernelParams record field's value.",
+            ),
+            (
+                c"_field_int",
+                field_int,
+                c"_field_int(field, value, bits, signed)\n--\n\nAn integer field's value, converted as an integer argument.",
+            ),
+            (
+                c"_field_enum",
+                field_enum,
+                c"_field_enum(field, value, bits, signed)\n--\n\nAn enum field's value, converted as an enum argument.",
+            ),
+            (c"_handle_bits", handle_bits, c"_handle_bits(cls)\n--\n\nThe width of a handle class's C type, else None."),
+            (
+                c"_field_handle",
+                field_handle,
+                c"_field_handle(field, value, cls)\n--\n\nA handle field's C value, converted as an argument of handle class cls.",
+            ),
+        ],
     )
 }

@@ -51,20 +51,41 @@ use pyo3::prelude::*;
 const MODULE: &str = "cudagen.runtime";
 const LIBRARY_MISSING: i64 = 34;
 
-pub(crate) static cudaArray_t: HandleType =
-    HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaArray_t"]);
-pub(crate) static cudaArray_const_t: HandleType =
-    HandleType::new(MODULE, "cudaArray_const_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaArray_const_t"]);
-pub(crate) static cudaMipmappedArray_t: HandleType =
-    HandleType::new(MODULE, "cudaMipmappedArray_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaMipmappedArray_t"]);
+pub(crate) static cudaArray_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaArray_t",
+    64,
+    false,
+    true,
+    &[&cudaArray_const_t],
+    &["cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
+);
+pub(crate) static cudaArray_const_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaArray_const_t",
+    64,
+    false,
+    true,
+    &[&cudaArray_t],
+    &["cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
+);
+pub(crate) static cudaMipmappedArray_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaMipmappedArray_t",
+    64,
+    false,
+    true,
+    &[&cudaMipmappedArray_const_t],
+    &["cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t"],
+);
 pub(crate) static cudaMipmappedArray_const_t: HandleType = HandleType::new(
     MODULE,
     "cudaMipmappedArray_const_t",
     64,
     false,
     true,
-    &[],
-    &["cuda.bindings.runtime.cudaMipmappedArray_const_t"],
+    &[&cudaMipmappedArray_t],
+    &["cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t"],
 );
 /// The class of `driver::CUevent` (the same C type): one class for both libraries.
 use crate::driver::CUevent as cudaEvent_t;

@@ -34,6 +34,8 @@ import enum
 import operator
 import sys
 
+from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params
+
 
 class CEnum(enum.IntEnum):
     """Base of every generated enum: an ``int`` with ``.name``/``.value``; values a newer
@@ -218,25 +220,20 @@ def _str(self):
     return "\n".join(_lines(self, ""))
 
 
-_RANGES: dict = {}
+_ADDRESS = (0, (1 << 64) - 1)  # the range of a pointer field's int
 
 
-def _int_range(ctype, bits=None):
-    """(lowest, highest) value of an integer ctypes type (or of its bit field)."""
-    r = _RANGES.get((ctype, bits))
-    if r is None:
-        n = ctypes.sizeof(ctype) * 8 if bits is None else bits
-        r = _RANGES[(ctype, bits)] = (-(1 << (n - 1)), (1 << (n - 1)) - 1) if ctype(-1).value == -1 else (0, (1 << n) - 1)
-    return r
+def _width(ctype, bits=None):
+    """(bits, signed) of an integer ctypes type (or of its bit field of ``bits``)."""
+    return bits or ctypes.sizeof(ctype) * 8, ctype(-1).value == -1
 
 
-def _checked_int(name, value, lo, hi):
-    """``value`` as an int within [lo, hi]: TypeError for non-integers, OverflowError outside."""
-    try:
-        v = operator.index(value)
-    except TypeError:
-        raise TypeError("%s: expected an int, got %s" % (name, type(value).__name__)) from None
-    return _in_range(name, v, lo, hi)
+def _int_setter(ctype, bits=None):
+    """The conversion of a value for an integer field of ``ctype``: as an integer argument's
+    (`_field_int`: an int, an ``__index__`` or ``__int__`` object, a float truncated, a handle),
+    checked against the C range; errors name the field."""
+    n, signed = _width(ctype, bits)
+    return lambda name, value: _field_int(name, value, n, signed)
 
 
 def _in_range(name, v, lo, hi):
@@ -247,33 +244,38 @@ def _in_range(name, v, lo, hi):
 
 
 class _Int:
-    """An integer or pointer field: reads as the C value, set only from an int in its C range
-    (ctypes itself would wrap silently); a pointer also from None or an object with memory
-    (`_address_of`)."""
+    """An integer field: reads as the C value, set from what an argument of its C type takes
+    (``setter``: ctypes itself would wrap silently)."""
 
-    __slots__ = ("raw", "name", "lo", "hi", "none")
+    __slots__ = ("raw", "name", "setter")
 
-    def __init__(self, raw, name, lo, hi, none):
+    def __init__(self, raw, name, setter):
         self.raw = raw
         self.name = name
-        self.lo = lo
-        self.hi = hi
-        self.none = none
+        self.setter = setter
 
     def __set__(self, obj, value):
-        if not self.none:
-            self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
-        elif value is None:
+        self.raw.__set__(obj, self.setter(self.name, value))
+
+
+class _Pointer(_Int):
+    """A pointer field: set from None (NULL), an int address or an object with memory
+    (`_address_of`, kept alive by the record)."""
+
+    __slots__ = ()
+
+    def __set__(self, obj, value):
+        if value is None:
             self.raw.__set__(obj, None)
-        else:
-            try:
-                v = operator.index(value)
-            except TypeError:
-                # a pointer field given an object: the address of its memory, kept alive by `obj`
-                self.raw.__set__(obj, _address_of(self.name, value))
-                _keep(obj, self.name, value)
-                return
-            self.raw.__set__(obj, _in_range(self.name, v, self.lo, self.hi))
+            return
+        try:
+            v = operator.index(value)
+        except TypeError:
+            # a pointer field given an object: the address of its memory, kept alive by `obj`
+            self.raw.__set__(obj, _address_of(self.name, value))
+            _keep(obj, self.name, value)
+            return
+        self.raw.__set__(obj, _in_range(self.name, v, *_ADDRESS))
 
 
 def _root(obj):
@@ -324,13 +326,14 @@ class _PointerList:
     with (none for NULL). Set from a list or tuple (copied into memory the record keeps alive) or
     None; an address is refused, as cuda.bindings refuses it."""
 
-    __slots__ = ("raw", "name", "elem", "conv", "count")
+    __slots__ = ("raw", "name", "elem", "conv", "setter", "count")
 
-    def __init__(self, raw, name, elem, conv, count):
+    def __init__(self, raw, name, elem, conv, setter, count):
         self.raw = raw
         self.name = name
         self.elem = elem  # ctypes type of one element
         self.conv = conv  # element value -> handle object; None for records
+        self.setter = setter  # (name, handle or int) -> the element's C value; None for records
         self.count = count  # sibling field with the length, or None
 
     def __get__(self, obj, cls=None):
@@ -368,10 +371,8 @@ class _PointerList:
                 if not isinstance(v, self.elem):
                     raise TypeError("%s[%d]: expected %s, got %s" % (self.name, i, self.elem.__name__, type(v).__name__))
                 arr[i] = v
-            elif isinstance(v, bool):
-                raise TypeError("%s[%d]: expected a handle or an int, got bool" % (self.name, i))
             else:
-                arr[i] = _checked_int("%s[%d]" % (self.name, i), v, 0, (1 << 64) - 1)
+                arr[i] = self.setter("%s[%d]" % (self.name, i), v)
         self.raw.__set__(obj, ctypes.addressof(arr) if len(arr) else None)
         _keep(obj, self.name, arr)
 
@@ -386,9 +387,7 @@ def _kernel_params(raw, name):
         return raw.__get__(obj, None) or 0
 
     def set_(obj, value):
-        from cudagen._cudagen import _pack_kernel_params
-
-        addr, holder = _pack_kernel_params(type(obj).__name__, value)
+        addr, holder = _pack_kernel_params(name, value)
         raw.__set__(obj, addr or None)
         _keep(obj, name, (holder, value))
 
@@ -396,16 +395,16 @@ def _kernel_params(raw, name):
 
 
 class _Wrapped:
-    """A field whose C storage is an integer but reads as an enum member / handle object."""
+    """A field whose C storage is an integer but reads as an enum member / handle object, set
+    from what an argument of its C type takes (``setter``)."""
 
-    __slots__ = ("raw", "conv", "name", "lo", "hi")
+    __slots__ = ("raw", "conv", "name", "setter")
 
-    def __init__(self, raw, conv, name, lo, hi):
+    def __init__(self, raw, conv, name, setter):
         self.raw = raw
         self.conv = conv
         self.name = name
-        self.lo = lo
-        self.hi = hi
+        self.setter = setter
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -413,12 +412,23 @@ class _Wrapped:
         return self.conv(self.raw.__get__(obj, cls))
 
     def __set__(self, obj, value):
-        self.raw.__set__(obj, _checked_int(self.name, value, self.lo, self.hi))
+        self.raw.__set__(obj, self.setter(self.name, value))
+
+
+def _items(name, value, n, what):
+    """``value`` as a list of exactly ``n`` items (a sequence, not a str): a TypeError or
+    ValueError naming the field otherwise, so nothing is padded or cut."""
+    if isinstance(value, str) or not hasattr(type(value), "__len__") or not hasattr(type(value), "__iter__"):
+        raise TypeError("%s: expected %s of %d items, got %s" % (name, what, n, type(value).__name__))
+    items = list(value)
+    if len(items) != n:
+        raise ValueError("%s: expected %d items, got %d" % (name, n, len(items)))
+    return items
 
 
 class _ListField(_Wrapped):
     """A fixed array field read as a list and set from a sequence of exactly its length (items
-    range-checked like scalar fields)."""
+    converted as scalar fields of the element's type are; ctypes' own for floats)."""
 
     __slots__ = ()
 
@@ -430,24 +440,19 @@ class _ListField(_Wrapped):
 
     def __set__(self, obj, value):
         arr = self.raw.__get__(obj, type(obj))
-        items = list(value)
-        if len(items) != len(arr):
-            raise ValueError("%s: expected %d items, got %d" % (self.name, len(arr), len(items)))
-        if self.lo is not None:
-            items = [_checked_int(self.name, v, self.lo, self.hi) for v in items]
+        items = _items(self.name, value, len(arr), "a sequence")
+        if self.setter is not None:
+            items = [self.setter("%s[%d]" % (self.name, i), v) for i, v in enumerate(items)]
         for i, v in enumerate(items):
             arr[i] = v
 
 
-class _BytesField:
-    """A `char[N]` field: bytes of length N (NULs kept), set from at most N bytes or C char
-    values (the rest zeroed, so no old tail survives)."""
+class _BytesField(_Wrapped):
+    """A ``char[N]`` or ``unsigned char[N]`` field: reads as N bytes (NULs kept); set, as
+    cuda.bindings sets it, from exactly N bytes (``bytes``, ``bytearray``) or a sequence of N C
+    values (each converted as the element's integer argument): never padded or cut."""
 
-    __slots__ = ("raw", "name")
-
-    def __init__(self, raw, name):
-        self.raw = raw
-        self.name = name
+    __slots__ = ()
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -456,17 +461,22 @@ class _BytesField:
 
     def __set__(self, obj, value):
         arr = self.raw.__get__(obj, type(obj))
-        if isinstance(value, int) or (hasattr(type(value), "__index__") and not hasattr(type(value), "__len__")):
-            # an integer (an int, a numpy integer, a handle, an __index__ object): `bytes()`
-            # would read it as a count of zero bytes
-            raise TypeError("%s: expected bytes, got %s" % (self.name, type(value).__name__))
-        if isinstance(value, (list, tuple)):
-            # C `char` values: -128..255, a negative one stored as its unsigned byte
-            value = bytes(_checked_int(self.name, x, -128, 255) & 0xFF for x in value)
-        value = bytes(value)
-        if len(value) > len(arr):
-            raise ValueError("%s: at most %d bytes, got %d" % (self.name, len(arr), len(value)))
-        ctypes.memmove(ctypes.addressof(arr), value.ljust(len(arr), b"\0"), len(arr))
+        if not isinstance(value, (bytes, bytearray)):
+            items = _items(self.name, value, len(arr), "bytes or a sequence")
+            value = bytes(self.setter("%s[%d]" % (self.name, i), v) & 0xFF for i, v in enumerate(items))
+        elif len(value) != len(arr):
+            raise ValueError("%s: expected %d bytes, got %d" % (self.name, len(arr), len(value)))
+        ctypes.memmove(ctypes.addressof(arr), bytes(value), len(arr))
+
+
+def _read_only(get, name):
+    """The property of a field cuda.bindings makes read-only (the library fills it): setting it
+    is an AttributeError naming the field."""
+
+    def set_(obj, value):
+        raise AttributeError("%s is read-only (the library fills it)" % name)
+
+    return property(get, set_)
 
 
 def enum_members(table):
@@ -499,7 +509,7 @@ def make_typedef(module, name, pointer, bits):
         v = int(init_value)
         if v < 0 or v > hi:
             raise OverflowError("%s: %d is out of range [0, %d]" % (name, v, hi))
-        at = _checked_int("%s() _ptr" % name, _ptr, 0, (1 << 64) - 1)
+        at = _field_int("%s() _ptr" % name, _ptr, 64, False)
         if not at:
             self._cg_c = ctype(v)
             return
@@ -539,6 +549,30 @@ def build_all(g, module, enums, records, typedefs, aliases):
         g[name] = g[target]
 
 
+def make_sizeof(g):
+    """cuda.bindings' ``sizeof(objType)`` for the module whose globals are ``g``: the size in
+    bytes of the C type of one of its record, handle or typedef classes; TypeError for anything
+    else (an enum, an instance, another module's class), as there."""
+    typedefs = {g[name]: int(spec.split()[1]) // 8 for name, spec in g["_TYPEDEFS"].items()}
+    own = []  # the module's classes, collected at the first call (after the module is built)
+
+    def sizeof(objType):
+        if not own:
+            own.append({id(v) for v in g.values() if isinstance(v, type)})
+        if isinstance(objType, type) and id(objType) in own[0]:
+            if issubclass(objType, (ctypes.Structure, ctypes.Union)):
+                return ctypes.sizeof(objType)
+            if objType in typedefs:
+                return typedefs[objType]
+            bits = _handle_bits(objType)
+            if bits is not None:
+                return bits // 8
+        raise TypeError("Unknown type: %r" % (objType,))
+
+    sizeof.__doc__ = "sizeof(objType)\n\nThe size in bytes of the C type of a record, handle or typedef class of this module."
+    return sizeof
+
+
 _INTS = frozenset(
     ("c_byte", "c_ubyte", "c_short", "c_ushort", "c_int", "c_uint", "c_long", "c_ulong",
      "c_longlong", "c_ulonglong", "c_size_t", "c_ssize_t")
@@ -546,42 +580,67 @@ _INTS = frozenset(
 
 
 def _ctype(g, module, spec, records):
-    """(ctypes type, converter or None, integer ctypes type whose range a set value must fit, or
-    None) of a field spec."""
+    """(ctypes type, converter or None, setter or None) of a field spec: the converter reads the
+    C value as its class (an enum member, a handle), the setter converts a value set, as an
+    argument of the field's C type is converted (`_field_int`, `_field_enum`, `_field_handle`);
+    None for ctypes' own (floats, records) and for pointers (`_Pointer`)."""
     plain = _PLAIN.get(spec)
     if plain is not None:
         return plain
     if spec.startswith("a:") and spec.endswith((":c_char", ":c_ubyte")) and spec.count(":") == 2:
-        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes", None
+        item = ctypes.c_byte if spec.endswith(":c_char") else ctypes.c_ubyte
+        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes", _int_setter(item)
     if spec.startswith("a:"):
         _, n, rest = spec.split(":", 2)
-        t, conv, base = _ctype(g, module, rest, records)
-        return t * int(n), conv, base
+        t, conv, setter = _ctype(g, module, rest, records)
+        return t * int(n), conv, setter
     if spec.startswith("e:"):
         _, ename, base = spec.split(":")
         t = getattr(ctypes, base)
-        return t, g[ename], t  # the enum class reads the value (built before the records)
+        n, signed = _width(t)
+        # the enum class reads the value (built before the records)
+        return t, g[ename], lambda name, v: _field_enum(name, v, n, signed)
     if spec.startswith("h:"):
         _, hname, base = spec.split(":")
-        t = getattr(ctypes, base)
-        return t, lambda v, _c=g[hname]: _c(v or 0), ctypes.c_size_t if t is ctypes.c_void_p else t
+        cls = g[hname]
+        return getattr(ctypes, base), lambda v: cls(v or 0), lambda name, v: _field_handle(name, v, cls)
     if spec.startswith("t:"):
         _, tname, base = spec.split(":")
-        t = getattr(ctypes, base)
-        return t, lambda v, _c=g[tname]: _c(v or 0), ctypes.c_size_t if t is ctypes.c_void_p else t
+        t, cls = getattr(ctypes, base), g[tname]
+        if t is ctypes.c_void_p:  # a function pointer: None is NULL
+            return t, lambda v: cls(v or 0), lambda name, v: 0 if v is None else _field_int(name, v, 64, False)
+        return t, lambda v: cls(v or 0), _int_setter(t)
     if spec == "d:c_void_p":
-        return ctypes.c_void_p, None, ctypes.c_size_t
+        return ctypes.c_void_p, None, None
     if spec.startswith("r:"):
         rname = spec[2:]
         cls = g.get(rname) or _make_record(g, module, rname, records)
         return cls, None, None
     t = getattr(ctypes, spec)
-    base = t if spec in _INTS else ctypes.c_size_t if spec == "c_void_p" else None
-    plain = _PLAIN[spec] = (t, None, base)
+    plain = _PLAIN[spec] = (t, None, _int_setter(t) if spec in _INTS else None)
     return plain
 
 
 _PLAIN: dict = {}  # a plain ctypes spec ("c_uint") -> what `_ctype` returns for it
+
+
+_POINTERS = ("c_void_p", "d:c_void_p")
+
+
+def _field_property(d, raw, name, conv, spec, setter):
+    """The property of field ``name`` stored in ctypes field ``d`` (named ``raw``)."""
+    if conv == "bytes":
+        desc = _BytesField(d, None, name, setter)
+    elif spec.startswith("a:"):
+        desc = _ListField(d, conv, name, setter)
+    elif conv is not None:
+        desc = _Wrapped(d, conv, name, setter)
+    elif spec in _POINTERS:
+        # a NULL pointer field reads as 0, as in cuda.bindings (ctypes would give None)
+        return property(lambda s: getattr(s, raw) or 0, _Pointer(d, name, None).__set__)
+    else:
+        return property(operator.attrgetter(raw), _Int(d, name, setter).__set__)
+    return property(desc.__get__, desc.__set__)
 
 
 def _make_record(g, module, name, records):
@@ -607,20 +666,21 @@ def _make_record(g, module, name, records):
             continue
         if spec.startswith("l:"):  # a pointer to `count` handles or records
             _, count, espec = spec.split(":", 2)
-            et, econv, _ = _ctype(g, module, espec, records)
+            et, econv, esetter = _ctype(g, module, espec, records)
             cfields.append(("_cg_" + fname, ctypes.c_void_p))
-            lists.append((fname, et, econv, None if count == "-" else count))
+            lists.append((fname, et, econv, esetter, None if count == "-" else count))
             fmt.append((fname, "v"))
             continue
-        t, conv, base = _ctype(g, module, spec, records)
+        t, conv, setter = _ctype(g, module, spec, records)
         if fname.startswith("_cg_"):  # a placeholder member: in the C layout only
             cfields.append((fname, t) if bits is None else (fname, t, bits))
             continue
+        if bits is not None and spec in _INTS:
+            setter = _int_setter(t, bits)
         raw = fname
-        if spec.startswith("a:") or conv is not None or base is not None:
+        if spec.startswith("a:") or conv is not None or setter is not None or spec in _POINTERS:
             raw = "_cg_" + fname
-            lo, hi = _int_range(base, bits) if base is not None else (None, None)
-            wrap.append((fname, raw, conv, spec, lo, hi))
+            wrap.append((fname, raw, conv, spec, setter))
         cfields.append((raw, t) if bits is None else (raw, t, bits))
         if anonymous:
             anon.append(raw)
@@ -632,28 +692,19 @@ def _make_record(g, module, name, records):
     if anon:
         cls._anonymous_ = anon
     cls._fields_ = cfields
-    for fname, et, econv, count in lists:
+    qual = cls.__name__ + "."
+    for fname, et, econv, esetter, count in lists:
         d = getattr(cls, "_cg_" + fname)
-        desc = _PointerList(d, fname, et, econv, count)
+        desc = _PointerList(d, qual + fname, et, econv, esetter, count)
         setattr(cls, fname, property(desc.__get__, desc.__set__))
     for fname in kparams:
-        setattr(cls, fname, _kernel_params(getattr(cls, "_cg_" + fname), fname))
-    for fname, raw, conv, spec, lo, hi in wrap:
-        d = getattr(cls, raw)
-        if conv == "bytes":
-            desc = _BytesField(d, fname)
-        elif spec.startswith("a:"):
-            desc = _ListField(d, conv, fname, lo, hi)
-        elif conv is not None:
-            desc = _Wrapped(d, conv, fname, lo, hi)
-        else:
-            pointer = spec in ("c_void_p", "d:c_void_p")
-            desc = _Int(d, fname, lo, hi, pointer)
-            # a NULL pointer field reads as 0, as in cuda.bindings (ctypes would give None)
-            get = (lambda s, _r=raw: getattr(s, _r) or 0) if pointer else operator.attrgetter(raw)
-            setattr(cls, fname, property(get, desc.__set__))
-            continue
-        setattr(cls, fname, property(desc.__get__, desc.__set__))
+        setattr(cls, fname, _kernel_params(getattr(cls, "_cg_" + fname), qual + fname))
+    for fname, raw, conv, spec, setter in wrap:
+        setattr(cls, fname, _field_property(getattr(cls, raw), raw, qual + fname, conv, spec, setter))
+    for fname in g.get("_READ_ONLY", {}).get(name, ()):
+        d = cls.__dict__.get(fname) or getattr(cls, fname)
+        get = d.fget if isinstance(d, property) else (lambda s, _d=d: _d.__get__(s, type(s)))
+        setattr(cls, fname, _read_only(get, qual + fname))
     # fields of anonymous members, reachable on the parent
     flat = []
     for fname, kind in fmt:

@@ -62,6 +62,10 @@ _TYPEDEFS = {
 # when NVIDIA's package loads that module)
 _NATIVE_HANDLES = "nvvmProgram"
 
+# fields cuda.bindings makes read-only (the library fills them): record -> field names
+_READ_ONLY = {
+}
+
 # typedef and tag names of enums and records
 _ALIASES = {
 }

@@ -362,6 +362,13 @@ _TYPEDEFS = {
 # when NVIDIA's package loads that module)
 _NATIVE_HANDLES = "CUdeviceptr CUdevice CUcontext CUmodule CUfunction CUlibrary CUkernel CUarray CUmipmappedArray CUtexref CUsurfref CUevent CUstream CUgraphicsResource CUtexObject CUsurfObject CUexternalMemory CUexternalSemaphore CUgraph CUgraphNode CUgraphExec CUmemoryPool CUuserObject CUgraphConditionalHandle CUgraphDeviceNode CUasyncCallbackHandle CUgreenCtx CUlinkState CUmemGenericAllocationHandle CUdevResourceDesc CUlogsCallbackHandle CUlogIterator GLuint CUeglStreamConnection VdpDevice VdpVideoSurface VdpOutputSurface EGLImageKHR EGLStreamKHR EGLSyncKHR"
 
+# fields cuda.bindings makes read-only (the library fills them): record -> field names
+_READ_ONLY = {
+    "CUuuid": ("bytes",),
+    "CUDA_CONDITIONAL_NODE_PARAMS": ("phGraph_out",),
+    "CUmemDecompressParams": ("dstActBytes",),
+}
+
 # typedef and tag names of enums and records
 _ALIASES = {
     "CUmemFabricHandle": "CUmemFabricHandle_v1",
@@ -502,6 +509,9 @@ _ALIASES = {
 
 # every enum, record and typedef class, and the aliases (the same class objects)
 _classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+
+# cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
+sizeof = _classes.make_sizeof(_g)
 
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64

@@ -62,9 +62,16 @@ _TYPEDEFS = {
 # when NVIDIA's package loads that module)
 _NATIVE_HANDLES = "nvrtcProgram"
 
+# fields cuda.bindings makes read-only (the library fills them): record -> field names
+_READ_ONLY = {
+}
+
 # typedef and tag names of enums and records
 _ALIASES = {
 }
 
 # every enum, record and typedef class, and the aliases (the same class objects)
 _classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+
+# cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
+sizeof = _classes.make_sizeof(_g)

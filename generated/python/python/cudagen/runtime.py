@@ -305,6 +305,12 @@ _TYPEDEFS = {
 # when NVIDIA's package loads that module)
 _NATIVE_HANDLES = "cudaArray_t cudaArray_const_t cudaMipmappedArray_t cudaMipmappedArray_const_t cudaStream_t cudaEvent_t cudaGraphicsResource_t cudaExternalMemory_t cudaExternalSemaphore_t cudaGraph_t cudaGraphNode_t cudaUserObject_t cudaFunction_t cudaKernel_t cudaLibrary_t cudaMemPool_t cudaGraphExec_t cudaGraphDeviceNode_t cudaAsyncCallbackHandle_t cudaSurfaceObject_t cudaTextureObject_t GLuint cudaEglStreamConnection VdpDevice VdpVideoSurface VdpOutputSurface EGLImageKHR EGLStreamKHR EGLSyncKHR"
 
+# fields cuda.bindings makes read-only (the library fills them): record -> field names
+_READ_ONLY = {
+    "CUuuid": ("bytes",),
+    "cudaConditionalNodeParams": ("phGraph_out",),
+}
+
 # typedef and tag names of enums and records
 _ALIASES = {
     "cudaUUID_t": "CUuuid",
@@ -331,6 +337,9 @@ _ALIASES = {
 
 # every enum, record and typedef class, and the aliases (the same class objects)
 _classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+
+# cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
+sizeof = _classes.make_sizeof(_g)
 
 CUDART_VERSION = 12090
 cudaHostAllocDefault = 0

@@ -33,6 +33,8 @@ from typing import Any, SupportsInt, final
 
 from cudagen._runtime_helpers import *
 
+def sizeof(objType: Any) -> int: ...
+
 
 @final
 class cudaArray_t:

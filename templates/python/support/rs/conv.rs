@@ -260,9 +260,9 @@ pub fn float(o: &Bound<'_, PyAny>, bits: u32, c: &Ctx) -> PyResult<u64> {
 }
 
 /// A handle argument: an instance of the handle class, an int, or None (NULL). A handle of
-/// another class or a buffer is refused. Integer handles (`CUdevice`, `CUdeviceptr`) also take
-/// int subclasses and `__index__` objects (numpy integers); pointer handles (`CUcontext`,
-/// `nvrtcProgram`) take no enum member, bool or numpy integer: their only raw form is an int.
+/// another class or a buffer is refused. Every handle also takes int subclasses and
+/// `__index__` objects (numpy integers); pointer handles (`CUcontext`, `nvrtcProgram`) take no
+/// enum member or bool: those are ints by type, never an address.
 #[inline]
 pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(v) = h.raw_of(o) {
@@ -288,9 +288,10 @@ fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
 }
 
 /// [`handle`] for anything but an exact int or an instance of the class: an object that stands
-/// for one (a stand-in class, NVIDIA's class of the same C type), an int subclass, or for an
-/// integer handle (`CUdevice`) what an integer parameter takes (floats truncated). A pointer
-/// handle takes no float, enum member or bool: an address has no such form.
+/// for one (a stand-in class, NVIDIA's class of the same C type), an int subclass or `__index__`
+/// object (a numpy integer), or for an integer handle (`CUdevice`) what an integer parameter
+/// takes (floats truncated). A pointer handle takes no float, `__int__`-only object, enum member
+/// or bool: an address has no such form.
 #[cold]
 fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(r) = h.stand_in(o, c) {
@@ -299,7 +300,7 @@ fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -
     if h.pointer && is_enum_or_bool(o) {
         return Err(c.type_error(o));
     }
-    if o.is_instance_of::<PyInt>() || (!h.pointer && !o.is_instance_of::<PyFloat>() && has_index(o)) {
+    if o.is_instance_of::<PyInt>() || (!o.is_instance_of::<PyFloat>() && has_index(o)) {
         return match index(o) {
             Some(i) => handle_int(h, &i, c),
             None => Err(c.type_error(o)),
