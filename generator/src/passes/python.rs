@@ -465,6 +465,39 @@ mod tests {
     }
 
     #[test]
+    fn const_twins_take_each_other_and_read_only_fields_are_marked() {
+        use crate::ir::RecordKind;
+        use crate::passes::build::{field, record, typedef};
+        let mut lib = library("CUhostFn", vec![]);
+        let opaque = |n: &str, st: &str, is_const: bool| {
+            typedef(n, Type::ptr(Type::named(st), is_const), TypedefKind::OpaqueHandle { record: st.into() })
+        };
+        lib.typedefs.push(opaque("cudaArray_t", "cudaArray", false));
+        lib.typedefs.push(opaque("cudaArray_const_t", "cudaArray", true));
+        lib.typedefs.push(opaque("cudaStream_t", "CUstream_st", false));
+        // one integer type without a `const` between them: two distinct handles
+        let scalar = |n: &str| typedef(n, Type::prim(Prim::ULongLong), TypedefKind::ScalarHandle { prim: Prim::ULongLong });
+        lib.typedefs.extend([scalar("CUtexObject"), scalar("CUsurfObject")]);
+        let chars = Type::Array { elem: Box::new(Type::prim(Prim::Char)), len: 16 };
+        lib.records.push(record(
+            "CUuuid",
+            RecordKind::Struct,
+            vec![field("bytes", chars.clone(), 0, false), field("other", chars, 0, false)],
+        ));
+        let ann = |toml: &str| LibraryAnnotations::parse("a.toml", toml).unwrap();
+        run(&mut lib, &ann("[read_only_fields]\n\"CUuuid.bytes\" = \"the driver fills it\"\n"), None).unwrap();
+        assert_eq!(lib.stand_ins("cudaArray_t").unwrap().handles, ["cudaArray_const_t"]);
+        assert_eq!(lib.stand_ins("cudaArray_const_t").unwrap().handles, ["cudaArray_t"]);
+        assert!(lib.stand_ins("cudaStream_t").is_none() && lib.stand_ins("CUtexObject").is_none());
+        assert_eq!(lib.records[0].fields.iter().map(|f| f.read_only).collect::<Vec<_>>(), [true, false]);
+        // a name the header does not declare is an error, unless its range says it is absent
+        let bad = "[read_only_fields]\n\"CUuuid.gone\" = \"x\"\n";
+        let e = run(&mut lib, &ann(bad), None).unwrap_err().to_string();
+        assert!(e.contains("a.toml:2") && e.contains("`CUuuid.gone`, which is no record field"), "{e}");
+        run(&mut lib, &ann(&format!("{bad}[since]\n\"CUuuid.gone\" = \"13.0\"\n")), Some(12090)).unwrap();
+    }
+
+    #[test]
     fn buffers_follow_their_size_and_unfit_pointers_are_addresses() {
         let chars = Type::ptr(Type::prim(Prim::Char), false);
         let buffer = |len: &str| Role::OutBuffer { len: Some(len.into()), string: true, size_from: None, capacity: None };

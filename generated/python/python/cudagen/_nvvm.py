@@ -60,13 +60,7 @@ _TYPEDEFS = {
 
 # classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
 # when NVIDIA's package loads that module)
-_NATIVE_HANDLES = "nvvmProgram"
-
-# fields cuda.bindings makes read-only (the library fills them): record -> field names
-_READ_ONLY = {
-}
-
-# typedef and tag names of enums and records
+_NATIVE_HANDLES = "nvvmProgram"# typedef and tag names of enums and records
 _ALIASES = {
 }
 

@@ -361,7 +361,6 @@ _TYPEDEFS = {
 # classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
 # when NVIDIA's package loads that module)
 _NATIVE_HANDLES = "CUdeviceptr CUdevice CUcontext CUmodule CUfunction CUlibrary CUkernel CUarray CUmipmappedArray CUtexref CUsurfref CUevent CUstream CUgraphicsResource CUtexObject CUsurfObject CUexternalMemory CUexternalSemaphore CUgraph CUgraphNode CUgraphExec CUmemoryPool CUuserObject CUgraphConditionalHandle CUgraphDeviceNode CUasyncCallbackHandle CUgreenCtx CUlinkState CUmemGenericAllocationHandle CUdevResourceDesc CUlogsCallbackHandle CUlogIterator GLuint CUeglStreamConnection VdpDevice VdpVideoSurface VdpOutputSurface EGLImageKHR EGLStreamKHR EGLSyncKHR"
-
 # fields cuda.bindings makes read-only (the library fills them): record -> field names
 _READ_ONLY = {
     "CUuuid": ("bytes",),

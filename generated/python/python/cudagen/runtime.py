@@ -304,7 +304,6 @@ _TYPEDEFS = {
 # classes whose objects cuda.bindings.utils.get_cuda_native_handle takes (registered by `cudagen`
 # when NVIDIA's package loads that module)
 _NATIVE_HANDLES = "cudaArray_t cudaArray_const_t cudaMipmappedArray_t cudaMipmappedArray_const_t cudaStream_t cudaEvent_t cudaGraphicsResource_t cudaExternalMemory_t cudaExternalSemaphore_t cudaGraph_t cudaGraphNode_t cudaUserObject_t cudaFunction_t cudaKernel_t cudaLibrary_t cudaMemPool_t cudaGraphExec_t cudaGraphDeviceNode_t cudaAsyncCallbackHandle_t cudaSurfaceObject_t cudaTextureObject_t GLuint cudaEglStreamConnection VdpDevice VdpVideoSurface VdpOutputSurface EGLImageKHR EGLStreamKHR EGLSyncKHR"
-
 # fields cuda.bindings makes read-only (the library fills them): record -> field names
 _READ_ONLY = {
     "CUuuid": ("bytes",),
