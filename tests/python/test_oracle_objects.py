@@ -333,21 +333,23 @@ def test_enum_fields_take_members_and_ints_only():
 def test_bytes_fields_take_exactly_their_length():
     # as cuda.bindings: exactly N bytes or N C char values, never padded or cut
     theirs = _oracle()
-    ours, t = driver.CUipcMemHandle(), theirs.CUipcMemHandle()
-    for bad in (b"x" * 65, b"bb", [1] * 63, []):
-        with pytest.raises(ValueError, match="CUipcMemHandle.reserved: expected 64"):
-            ours.reserved = bad
+    ours, t = driver.CUlaunchAttributeValue(), theirs.CUlaunchAttributeValue()
+    n = len(t.pad)
+    assert len(ours.pad) == n >= 16
+    for bad in (b"x" * (n + 1), b"bb", [1] * (n - 1), []):
+        with pytest.raises(ValueError, match="CUlaunchAttributeValue.pad: expected %d" % n):
+            ours.pad = bad
         with pytest.raises(ValueError):
-            t.reserved = bad
-    for good in (b"a" * 64, bytearray(b"b" * 64), [-1] * 64, [2.5] * 64, np.ones(64, np.uint8)):
-        ours.reserved = t.reserved = good
-        assert ours.reserved == t.reserved and len(ours.reserved) == 64, good
-    with pytest.raises(TypeError, match="CUipcMemHandle.reserved"):
-        ours.reserved = 3
-    with pytest.raises(OverflowError, match=r"CUipcMemHandle.reserved\[0\]"):
-        ours.reserved = [256] * 64
+            t.pad = bad
+    for good in (b"a" * n, bytearray(b"b" * n), [-1] * n, [2.5] * n, np.ones(n, np.uint8)):
+        ours.pad = t.pad = good
+        assert ours.pad == t.pad and len(ours.pad) == n, good
+    with pytest.raises(TypeError, match="CUlaunchAttributeValue.pad"):
+        ours.pad = 3
+    with pytest.raises(OverflowError, match=r"CUlaunchAttributeValue.pad\[0\]"):
+        ours.pad = [256] * n
     with pytest.raises(OverflowError):
-        t.reserved = [256] * 64
+        t.pad = [256] * n
 
 
 def test_read_only_fields_are_read_only_as_in_cuda_bindings():
