@@ -3,6 +3,7 @@ and which entry points were bound under an earlier release's or the unversioned 
 older than the headers the module was built from). Exits 1 when a library is missing."""
 
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 from cudagen import _cudagen
 
@@ -12,8 +13,13 @@ def _modules():
 
 
 def main():
+    try:
+        print(f"cudagen {version('cudagen')}")
+    except PackageNotFoundError:  # imported from a source tree
+        print("cudagen (not installed)")
     missing = 0
     for name, module in _modules():
+        name = name.lstrip("_")
         library, path, bound, entries = module._bind_all()
         if path is None:
             missing += 1
@@ -24,8 +30,8 @@ def main():
     for library, path, symbol, bound in _cudagen._rebound():
         by_symbol.setdefault((library, path, bound), []).append(symbol)
     for (library, path, bound), symbols in by_symbol.items():
-        also = f" and {len(symbols) - 1} older names" if len(symbols) > 1 else ""
-        print(f"bound {library}: {symbols[0]}{also} -> {bound} ({path})")
+        others = f" (+{len(symbols) - 1} names of other releases)" if len(symbols) > 1 else ""
+        print(f"bound {library}: {symbols[0]} -> {bound}{others} ({path})")
     return 1 if missing else 0
 
 
