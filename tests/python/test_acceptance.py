@@ -1148,6 +1148,8 @@ def test_acceptance(recording_fakes, capsys):
     entries = base._allowlist(ALLOWLIST, checks=None)
     new = [f for f in found if not _allowed(entries, f[0], f[1], f[2])]
     stale = _stale(entries, _modules(), found, unjudged)
+    label = lambda u: "%s.%s:%s" % (u[1], u[2], described.get(u[:3], ("?", "python"))[1])
+    new, stale, undefined = _reproduced(new, stale, jobs, pairs, label, lambda redo: _run_all(recording_fakes, redo)[1])
     by_class = Counter(f[2].split(":")[0] for f in found)
     with capsys.disabled():
         print("\nacceptance oracle, cuda-bindings %s: %d functions, %d parameters, %d record fields (%d of the runtime), %d kinds, "
@@ -1161,6 +1163,7 @@ def test_acceptance(recording_fakes, capsys):
                   "%d allow-listed" % (
                 m, sum(f[0] == m for f in funcs), sum(p[0] == m for p in params), sum(p[0] == m for p in fields), sum(tally[m].values()),
                 ", ".join("%s %d" % kv for kv in sorted(tally[m].items())), n_found, n_found - sum(f[0] == m for f in new)))
+        _print_undefined(undefined)
         _dump(found)
     _judge_found("acceptance", new, stale)
 
@@ -1175,6 +1178,46 @@ def _stale(entries, modules, found, unjudged):
         return any(m == k[0] and fnmatch.fnmatchcase(n, k[1]) and fnmatch.fnmatchcase(kind, k[2].split(":", 1)[1]) for m, n, kind in unjudged)
 
     return [k for k in entries if k[0] in modules and not any(_allowed([k], *f[:3]) for f in found) and not unjudged_only(k)]
+
+
+RERUNS = 3  # fresh runner rounds that re-check each unit a verdict would fail on
+
+
+def _unit(f):
+    """The unit (module, name, parameter, kind) of a difference ``f`` of ``found``."""
+    name, rest = f[1].split(".", 1)
+    return f[0], name, rest.rsplit(":", 1)[0], f[2].split(":", 1)[1]
+
+
+def _reproduced(new, stale, jobs, pairs, label, rerun):
+    """``new`` and ``stale`` less what cuda.bindings does not do the same way twice: every job
+    they name runs `RERUNS` more times (``rerun(jobs)``: fresh runner subprocesses, their
+    results), and a unit whose oracle outcome changes between runs (a setter reading memory it
+    never checked, say) gets no verdict. ``label(unit)``: its allow-list name ("name.p:category").
+    Returns (new, stale, {unit: oracle outcomes seen})."""
+    if not new and not stale:
+        return new, stale, {}
+    named = {(f[0], f[1].split(".", 1)[0]) for f in new}
+    globs = [(k[0], k[1].split(".", 1)[0]) for k in stale]
+    redo = [j for j in jobs if (j[1], j[2]) in named or any(j[1] == m and fnmatch.fnmatchcase(j[2], g) for m, g in globs)]
+    seen = defaultdict(set)
+    for unit, sides in pairs.items():
+        if (unit[0], unit[1]) in {(j[1], j[2]) for j in redo}:
+            seen[unit].add(sides.get("theirs", ("none",))[0])
+    for _ in range(RERUNS):
+        for key, val in rerun(redo).items():
+            if key[4] == "theirs" and key[:4] in seen:
+                seen[key[:4]].add(val[0])
+    undefined = {u: sorted(o) for u, o in seen.items() if len(o) > 1}
+    covers = lambda k, u: k[0] == u[0] and fnmatch.fnmatchcase(label(u), k[1]) and fnmatch.fnmatchcase(u[3], k[2].split(":", 1)[1])
+    new = [f for f in new if _unit(f) not in undefined]
+    stale = [k for k in stale if not any(covers(k, u) for u in undefined)]
+    return new, stale, undefined
+
+
+def _print_undefined(undefined):
+    for (m, name, p, kind), outcomes in sorted(undefined.items()):
+        print("  no verdict: %s.%s.%s:%s, cuda.bindings gave %s over %d runs" % (m, name, p, kind, " or ".join(outcomes), RERUNS + 1))
 
 
 def _dump(found):

@@ -147,12 +147,16 @@ def test_acceptance_runtime(fakes, capsys):  # noqa: F811
     entries = base._allowlist(ALLOWLIST, checks=None)
     new = [f for f in found if not acc._allowed(entries, f[0], f[1], f[2])]
     stale = acc._stale(entries, [MODULE], found, unjudged)
+    label = lambda u: "%s.%s:%s" % (u[1], u[2], described.get(u[:3], ("?", "python"))[1])
+    rerun = lambda redo: acc._run_all(d, redo, script=os.path.abspath(__file__), env=env)[1]
+    new, stale, undefined = acc._reproduced(new, stale, jobs, pairs, label, rerun)
     with capsys.disabled():
         print("\nruntime acceptance, cuda-bindings %s, %.0f s:\n  runtime: %d functions, %d parameters, %d (parameter, kind) units: %s; "
               "%d differences, %d allow-listed (%s)" % (
                   base.ORACLE_VERSION, time.time() - t0, len(funcs), len(params), sum(tally.values()),
                   ", ".join("%s %d" % kv for kv in sorted(tally.items())), len(found), len(found) - len(new),
                   ", ".join("%s %d" % kv for kv in sorted(Counter(f[2].split(":")[0] for f in found).items()))))
+        acc._print_undefined(undefined)
         acc._dump(found)
     assert len(funcs) > 300 and tally["reached-both"] > 1000, (len(funcs), dict(tally))
     acc._judge_found("runtime acceptance", new, stale)

@@ -460,6 +460,19 @@ unsafe extern "C" fn nvJitLinkVersion(
     })
 }
 
+/// `_bind_all()`: resolves every entry point now (`python -m cudagen`).
+unsafe extern "C" fn _bind_all(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        unsafe { entry::args(py, "_bind_all", &[], 0, args, nargs, kwnames)? };
+        crate::loader::binding(py, sys::bind_all())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nvJitLinkHandle.register(m)?;
     entry::add_all(m, MODULE, &[
@@ -477,5 +490,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"nvJitLinkGetInfoLogSize", nvJitLinkGetInfoLogSize, c"nvJitLinkGetInfoLogSize(handle)\n--\n\nReturns `tuple[nvJitLinkResult, int | None]`.\n\nnvJitLinkGetInfoLogSize gets the size of the info log.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `size`: [out] Size of the info log.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\n**See also:** nvJitLinkGetInfoLog"),
         (c"nvJitLinkGetInfoLog", nvJitLinkGetInfoLog, c"nvJitLinkGetInfoLog(handle, log)\n--\n\nReturns `tuple[nvJitLinkResult]`.\n\nnvJitLinkGetInfoLog puts any info messages in the log.\n\n**Parameters:**\n- `handle`: [in] nvJitLink handle.\n- `log`: [out] The info log.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink\n\nUser is responsible for allocating enough space to hold the `log`.\n**See also:** nvJitLinkGetInfoLogSize"),
         (c"nvJitLinkVersion", nvJitLinkVersion, c"nvJitLinkVersion()\n--\n\nReturns `tuple[nvJitLinkResult, int | None, int | None]`.\n\nnvJitLinkVersion returns the current version of nvJitLink.\n\n**Parameters:**\n- `major`: [out] The major version.\n- `minor`: [out] The minor version.\n\n**Returns:**\n- `#nvJitLinkResult` NVJITLINK_SUCCESS \n- `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink\n- `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink"),
+        (c"_bind_all", _bind_all, c"_bind_all()\n--\n\nResolves every entry point now: (library, path, bound, entries)."),
     ])
 }

@@ -415,6 +415,19 @@ unsafe extern "C" fn nvvmGetProgramLog(
     })
 }
 
+/// `_bind_all()`: resolves every entry point now (`python -m cudagen`).
+unsafe extern "C" fn _bind_all(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        unsafe { entry::args(py, "_bind_all", &[], 0, args, nargs, kwnames)? };
+        crate::loader::binding(py, sys::bind_all())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nvvmProgram.register(m)?;
     entry::add_all(m, MODULE, &[
@@ -431,5 +444,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"nvvmGetCompiledResult", nvvmGetCompiledResult, c"nvvmGetCompiledResult(prog, buffer)\n--\n\nReturns `tuple[nvvmResult]`.\n\nGet the compiled result.\n\nThe result is stored in the memory pointed to by `buffer`.\n\n**Parameters:**\n- `prog`: [in] NVVM program.\n- `buffer`: [out] Compiled result.\n\n**Returns:**\n- `nvvmResult` NVVM_SUCCESS \n- `nvvmResult` NVVM_ERROR_INVALID_PROGRAM"),
         (c"nvvmGetProgramLogSize", nvvmGetProgramLogSize, c"nvvmGetProgramLogSize(prog)\n--\n\nReturns `tuple[nvvmResult, int | None]`.\n\nGet the Size of Compiler/Verifier Message.\n\nThe size of the message string (including the trailing NULL) is stored into\n`bufferSizeRet` when the return value is NVVM_SUCCESS.\n\n**Parameters:**\n- `prog`: [in] NVVM program.\n- `bufferSizeRet`: [out] Size of the compilation/verification log (including the trailing NULL).\n\n**Returns:**\n- `nvvmResult` NVVM_SUCCESS \n- `nvvmResult` NVVM_ERROR_INVALID_PROGRAM"),
         (c"nvvmGetProgramLog", nvvmGetProgramLog, c"nvvmGetProgramLog(prog, buffer)\n--\n\nReturns `tuple[nvvmResult]`.\n\nGet the Compiler/Verifier Message.\n\nThe NULL terminated message string is stored in the memory pointed to by\n`buffer` when the return value is NVVM_SUCCESS.\n\n**Parameters:**\n- `prog`: [in] NVVM program.\n- `buffer`: [out] Compilation/Verification log.\n\n**Returns:**\n- `nvvmResult` NVVM_SUCCESS \n- `nvvmResult` NVVM_ERROR_INVALID_PROGRAM"),
+        (c"_bind_all", _bind_all, c"_bind_all()\n--\n\nResolves every entry point now: (library, path, bound, entries)."),
     ])
 }

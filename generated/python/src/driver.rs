@@ -15858,6 +15858,19 @@ unsafe extern "C" fn cuProfilerStop(
     })
 }
 
+/// `_bind_all()`: resolves every entry point now (`python -m cudagen`).
+unsafe extern "C" fn _bind_all(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        unsafe { entry::args(py, "_bind_all", &[], 0, args, nargs, kwnames)? };
+        crate::loader::binding(py, sys::bind_all())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     CUdeviceptr.register(m)?;
     m.add("CUdeviceptr_v2", CUdeviceptr.type_object(m.py())?)?;
@@ -16375,5 +16388,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cuGraphicsVDPAURegisterOutputSurface", cuGraphicsVDPAURegisterOutputSurface, c"cuGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)\n--\n\nReturns `tuple[CUresult, CUgraphicsResource | None]`.\n\nRegisters a VDPAU VdpOutputSurface object\n\nRegisters the VdpOutputSurface specified by `vdpSurface` for access by\nCUDA. A handle to the registered object is returned as `pCudaResource`.\nThe surface's intended usage is specified using `flags`, as follows:\n\n- `CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY`: Specifies that CUDA\nwill not write to this resource.\n- `CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\nThe VdpOutputSurface is presented as an array of subresources that may be\naccessed using pointers returned by `cuGraphicsSubResourceGetMappedArray`.\nThe exact number of valid `arrayIndex` values depends on the VDPAU surface\nformat. The mapping is shown in the table below. `mipLevel` must be 0.\n\n\\htmlonly\n<table>\n<tr><th>VdpRGBAFormat              </th><th>arrayIndex</th><th>Size </th><th>Format </th><th>Content       </th></tr>\n<tr><td>VDP_RGBA_FORMAT_B8G8R8A8   </td><td>0         </td><td>w x h</td><td>ARGB8  </td><td>Entire surface</td></tr>\n<tr><td>VDP_RGBA_FORMAT_R10G10B10A2</td><td>0         </td><td>w x h</td><td>A2BGR10</td><td>Entire surface</td></tr>\n</table>\n\\endhtmlonly\n\n\\latexonly\n\\begin{tabular}{|l|l|l|l|l|}\n\\hline\nVdpRGBAFormat                  & arrayIndex & Size  & Format  & Content        \\\\\n\\hline\nVDP\\_RGBA\\_FORMAT\\_B8G8R8A8    & 0          & w x h & ARGB8   & Entire surface \\\\\nVDP\\_RGBA\\_FORMAT\\_R10G10B10A2 & 0          & w x h & A2BGR10 & Entire surface \\\\\n\\hline\n\\end{tabular}\n\\endlatexonly\n\n**Parameters:**\n- `pCudaResource`: Pointer to the returned object handle\n- `vdpSurface`: The VdpOutputSurface to be registered\n- `flags`: Map flags\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_HANDLE`,\n`CUDA_ERROR_ALREADY_MAPPED`,\n`CUDA_ERROR_INVALID_CONTEXT`,\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:** `cuCtxCreate`, `cuVDPAUCtxCreate`,\n`cuGraphicsVDPAURegisterVideoSurface`, `cuGraphicsUnregisterResource`,\n`cuGraphicsResourceSetMapFlags`, `cuGraphicsMapResources`,\n`cuGraphicsUnmapResources`, `cuGraphicsSubResourceGetMappedArray`,\n`cuVDPAUGetDevice`,\n`cudaGraphicsVDPAURegisterOutputSurface`"),
         (c"cuProfilerStart", cuProfilerStart, c"cuProfilerStart()\n--\n\nReturns `tuple[CUresult]`.\n\nEnable profiling.\n\nEnables profile collection by the active profiling tool for the\ncurrent context. If profiling is already enabled, then\ncuProfilerStart() has no effect.\n\ncuProfilerStart and cuProfilerStop APIs are used to\nprogrammatically control the profiling granularity by allowing\nprofiling to be done only on selective pieces of code.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_CONTEXT`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuProfilerInitialize`,\n`cuProfilerStop`,\n`cudaProfilerStart`"),
         (c"cuProfilerStop", cuProfilerStop, c"cuProfilerStop()\n--\n\nReturns `tuple[CUresult]`.\n\nDisable profiling.\n\nDisables profile collection by the active profiling tool for the\ncurrent context. If profiling is already disabled, then\ncuProfilerStop() has no effect.\n\ncuProfilerStart and cuProfilerStop APIs are used to\nprogrammatically control the profiling granularity by allowing\nprofiling to be done only on selective pieces of code.\n\n**Returns:**\n`CUDA_SUCCESS`,\n`CUDA_ERROR_INVALID_CONTEXT`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cuProfilerInitialize`,\n`cuProfilerStart`,\n`cudaProfilerStop`"),
+        (c"_bind_all", _bind_all, c"_bind_all()\n--\n\nResolves every entry point now: (library, path, bound, entries)."),
     ])
 }

@@ -38,6 +38,7 @@ mod entry;
 mod enums;
 mod handles;
 mod launch;
+mod loader;
 mod nvrtc;
 mod records;
 mod results;
@@ -52,6 +53,7 @@ fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("LoaderError", py.get_type::<conv::LoaderError>())?;
     records::register(m)?;
+    loader::register(m)?;
     let sub = PyModule::new(py, "driver")?;
     driver::register(&sub)?;
     m.add_submodule(&sub)?;

@@ -746,6 +746,19 @@ unsafe extern "C" fn nvrtcSetFlowCallback(
     })
 }
 
+/// `_bind_all()`: resolves every entry point now (`python -m cudagen`).
+unsafe extern "C" fn _bind_all(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        unsafe { entry::args(py, "_bind_all", &[], 0, args, nargs, kwnames)? };
+        crate::loader::binding(py, sys::bind_all())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     nvrtcProgram.register(m)?;
     entry::add_all(m, MODULE, &[
@@ -775,5 +788,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"nvrtcGetPCHCreateStatus", nvrtcGetPCHCreateStatus, c"nvrtcGetPCHCreateStatus(prog)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nreturns the PCH creation status.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED \n- `#nvrtcResult` NVRTC_ERROR_PCH_CREATE \n- `#nvrtcResult` NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n\nNVRTC_SUCCESS indicates that the PCH was successfully created.\nNVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED indicates that no PCH creation\nwas attempted, either because PCH functionality was not requested during\nthe preceding nvrtcCompileProgram call, or automatic PCH processing was\nrequested, and compiler chose not to create a PCH file.\nNVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED indicates that a PCH file could\npotentially have been created, but the compiler ran out space in the PCH\nheap. In this scenario, the nvrtcGetPCHHeapSizeRequired() can be used to\nquery the required heap size, the heap can be reallocated for this size with\nnvrtcSetPCHHeapSize() and PCH creation may be reattempted again invoking\nnvrtcCompileProgram() with a new NVRTC program instance.\nNVRTC_ERROR_PCH_CREATE indicates that an error condition prevented the\nPCH file from being created."),
         (c"nvrtcGetPCHHeapSizeRequired", nvrtcGetPCHHeapSizeRequired, c"nvrtcGetPCHHeapSizeRequired(prog)\n--\n\nReturns `tuple[nvrtcResult, int | None]`.\n\nretrieve the required size of the PCH heap required to compile\nthe given program.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `size`: [out] pointer to location where the required size of the PCH Heap will be stored\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT \nThe size retrieved using this function is only valid if nvrtcGetPCHCreateStatus()\nreturned NVRTC_SUCCESS or NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED"),
         (c"nvrtcSetFlowCallback", nvrtcSetFlowCallback, c"nvrtcSetFlowCallback(prog, callback, payload)\n--\n\nReturns `tuple[nvrtcResult]`.\n\nnvrtcSetFlowCallback registers a callback function that the compiler\nwill invoke at different points during a call to nvrtcCompileProgram,\nand the callback function can decide whether to cancel compilation by\nreturning specific values.\n\nThe callback function must satisfy the following constraints:\n\n(1) Its signature should be:\n@code\nint callback(void* param1, void* param2);\n@endcode\nWhen invoking the callback, the compiler will always pass `payload` to\nparam1 so that the callback may make decisions based on `payload` . It'll\nalways pass NULL to param2 for now which is reserved for future extensions.\n\n(2) It must return 1 to cancel compilation or 0 to continue.\nOther return values are reserved for future use.\n\n(3) It must return consistent values. Once it returns 1 at one point, it must\nreturn 1 in all following invocations during the current nvrtcCompileProgram\ncall in progress.\n\n(4) It must be thread-safe.\n\n(5) It must not invoke any nvrtc/libnvvm/ptx APIs.\n\n**Parameters:**\n- `prog`: [in] CUDA Runtime Compilation program.\n- `callback`: [in] the callback that issues cancellation signal.\n- `payload`: [in] to be passed as a parameter when invoking the callback.\n\n**Returns:**\n- `#nvrtcResult` NVRTC_SUCCESS \n- `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM \n- `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT"),
+        (c"_bind_all", _bind_all, c"_bind_all()\n--\n\nResolves every entry point now: (library, path, bound, entries)."),
     ])
 }

@@ -11745,6 +11745,19 @@ unsafe extern "C" fn cudaProfilerStop(
     })
 }
 
+/// `_bind_all()`: resolves every entry point now (`python -m cudagen`).
+unsafe extern "C" fn _bind_all(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    entry::run(|py| {
+        unsafe { entry::args(py, "_bind_all", &[], 0, args, nargs, kwnames)? };
+        crate::loader::binding(py, sys::bind_all())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cudaArray_t.register(m)?;
     cudaArray_const_t.register(m)?;
@@ -12111,5 +12124,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         (c"cudaGraphicsVDPAURegisterOutputSurface", cudaGraphicsVDPAURegisterOutputSurface, c"cudaGraphicsVDPAURegisterOutputSurface(vdpSurface, flags)\n--\n\nReturns `tuple[cudaError_t, cudaGraphicsResource_t | None]`.\n\nRegister a VdpOutputSurface object\n\nRegisters the VdpOutputSurface specified by `vdpSurface` for access by CUDA.\nA handle to the registered object is returned as `resource`.\nThe surface's intended usage is specified using `flags`, as follows:\n\n- `cudaGraphicsMapFlagsNone`: Specifies no hints about how this\nresource will be used. It is therefore assumed that this resource will be\nread from and written to by CUDA. This is the default value.\n- `cudaGraphicsMapFlagsReadOnly`: Specifies that CUDA\nwill not write to this resource.\n- `cudaGraphicsMapFlagsWriteDiscard`: Specifies that\nCUDA will not read from this resource and will write over the\nentire contents of the resource, so none of the data previously\nstored in the resource will be preserved.\n\n**Parameters:**\n- `resource`: Pointer to the returned object handle\n- `vdpSurface`: VDPAU object to be registered\n- `flags`: Map flags\n\n**Returns:**\n`cudaSuccess`,\n`cudaErrorInvalidDevice`,\n`cudaErrorInvalidValue`,\n`cudaErrorInvalidResourceHandle`,\n`cudaErrorUnknown`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaVDPAUSetVDPAUDevice`,\n`cudaGraphicsUnregisterResource`,\n`cudaGraphicsSubResourceGetMappedArray`,\n`cuGraphicsVDPAURegisterOutputSurface`"),
         (c"cudaProfilerStart", cudaProfilerStart, c"cudaProfilerStart()\n--\n\nReturns `tuple[cudaError_t]`.\n\nEnable profiling.\n\nEnables profile collection by the active profiling tool for the\ncurrent context. If profiling is already enabled, then\ncudaProfilerStart() has no effect.\n\ncudaProfilerStart and cudaProfilerStop APIs are used to\nprogrammatically control the profiling granularity by allowing\nprofiling to be done only on selective pieces of code.\n\n**Returns:**\n`cudaSuccess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaProfilerStop`,\n`cuProfilerStart`"),
         (c"cudaProfilerStop", cudaProfilerStop, c"cudaProfilerStop()\n--\n\nReturns `tuple[cudaError_t]`.\n\nDisable profiling.\n\nDisables profile collection by the active profiling tool for the\ncurrent context. If profiling is already disabled, then\ncudaProfilerStop() has no effect.\n\ncudaProfilerStart and cudaProfilerStop APIs are used to\nprogrammatically control the profiling granularity by allowing\nprofiling to be done only on selective pieces of code.\n\n**Returns:**\n`cudaSuccess`\n*Note that this function may also return error codes from previous, asynchronous launches.*\n\n**See also:**\n`cudaProfilerStart`,\n`cuProfilerStop`"),
+        (c"_bind_all", _bind_all, c"_bind_all()\n--\n\nResolves every entry point now: (library, path, bound, entries)."),
     ])
 }

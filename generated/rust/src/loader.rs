@@ -66,11 +66,13 @@
 
 mod error;
 mod library;
+mod rebound;
 mod search;
 
 pub use crate::libraries::LibraryKind;
 pub use error::{last_error_message, LoadError};
 pub use library::{driver_version, linked_in};
+pub use rebound::{rebound, Rebound};
 
 use core::ffi::c_void;
 use core::ptr;
@@ -87,6 +89,34 @@ pub struct Entry {
     pub version: u32,
     /// Resolve the per-thread-default-stream variant (`CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM`).
     pub per_thread: bool,
+    /// Exports with the same prototype bound, in order, where the library lacks `symbol` (`dlsym`
+    /// libraries): a library older than the header (`__nvJitLinkCreate_12_4`, then
+    /// `nvJitLinkCreate`, for `__nvJitLinkCreate_12_9`). See [`rebound`].
+    pub fallbacks: &'static [&'static str],
+}
+
+impl Entry {
+    /// An entry with no other exports to fall back on.
+    pub const fn new(symbol: &'static str, proc_name: &'static str, version: u32, per_thread: bool) -> Self {
+        Self { symbol, proc_name, version, per_thread, fallbacks: &[] }
+    }
+
+    /// This entry, bound as the first of `fallbacks` the library exports where it lacks `symbol`.
+    pub const fn or(self, fallbacks: &'static [&'static str]) -> Self {
+        Self { fallbacks, ..self }
+    }
+}
+
+/// How much of one library a [`Table::bind_all`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub library: LibraryKind,
+    /// Where the library was opened from; `None` when it was not found.
+    pub path: Option<String>,
+    /// Entries the library has.
+    pub bound: usize,
+    /// Entries the table lists.
+    pub entries: usize,
 }
 
 /// An entry point of a static archive linked into the crate, by its address only (the caller
@@ -161,6 +191,16 @@ impl<const N: usize> Table<N> {
     /// The entries of this table.
     pub fn entries(&self) -> &'static [Entry; N] {
         self.entries
+    }
+
+    /// Resolves every entry now (where the library is found), and counts those it has.
+    pub fn bind_all(&self) -> Binding {
+        let bound = (0..N).filter(|&i| self.available(i)).count();
+        let path = match self.linked.filter(|_| linked_in(self.kind)) {
+            Some(_) => Some("(linked into this binary)".to_owned()),
+            None => library::info(self.kind, self.sonames).opened.clone(),
+        };
+        Binding { library: self.kind, path, bound, entries: N }
     }
 
     #[cold]

@@ -537,6 +537,11 @@ pub struct Function {
     pub version: Option<u32>,
     /// Other exported symbols of the same function (`_ptds`, `_ptsz`).
     pub variants: Vec<SymbolVariant>,
+    /// The exports the loader binds, in order, where the loaded library lacks `symbol`: a header
+    /// newer than the library (`__nvJitLinkCreate_12_8` ... `_12_0`, then `nvJitLinkCreate` for
+    /// `__nvJitLinkCreate_12_9`), from `parse::forwarders`. Each has `symbol`'s prototype.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<String>,
     pub ret: Type,
     pub params: Vec<Param>,
     /// `Some(message)` when the header marks the function deprecated.
@@ -576,6 +581,7 @@ impl Function {
             symbol,
             version: None,
             variants: Vec::new(),
+            fallbacks: Vec::new(),
             ret,
             params,
             deprecated: None,
@@ -593,6 +599,17 @@ impl Function {
 
     pub fn param(&self, name: &str) -> Option<&Param> {
         self.params.iter().find(|p| p.name == name)
+    }
+    /// What the loader binds where the library lacks export `symbol` (the ABI symbol or one of
+    /// its variants), in order: the [`Function::fallbacks`] after `symbol`'s own place in them.
+    pub fn fallbacks_of(&self, symbol: &str) -> &[String] {
+        if symbol == self.symbol {
+            return &self.fallbacks;
+        }
+        match self.fallbacks.iter().position(|f| f == symbol) {
+            Some(i) => &self.fallbacks[i + 1..],
+            None => &[],
+        }
     }
     /// Every symbol the function is exported under (ABI symbol first).
     pub fn all_symbols(&self) -> impl Iterator<Item = &str> {

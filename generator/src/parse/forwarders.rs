@@ -11,6 +11,10 @@
 //! exporting with the same prototype (libnvJitLink.so.12 of 12.9 exports `_12_0` ... `_12_9`), so
 //! those names become [`VariantKind::Release`] exports of the function.
 //!
+//! A library older than the header lacks the versioned callee: the loader then binds the newest
+//! earlier release's name the library has, else the wrapper's own (unversioned) name, which
+//! libraries export too ([`Function::fallbacks`](crate::ir::Function::fallbacks)).
+//!
 //! A wrapper the header leaves out when a macro is defined (`#ifndef NVJITLINK_NO_INLINE` right
 //! above the definition) is a function programs built with that macro call by the wrapper's own
 //! name, which the library exports too: that name becomes a [`VariantKind::Wrapper`] export.
@@ -43,7 +47,10 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         let unless = switch_above(&lines, w.location.line as usize);
         let t = &mut library.functions[target];
         let variant = |symbol, kind, unless| SymbolVariant { symbol, kind, version: None, also_named: Vec::new(), unless };
-        t.variants.extend(release_names(&name, &t.symbol).into_iter().map(|symbol| variant(symbol, VariantKind::Release, None)));
+        let releases = release_names(&name, &t.symbol);
+        t.version = release_version(&name, releases.first().unwrap_or(&t.symbol)).or(t.version);
+        t.fallbacks = releases.iter().rev().cloned().chain([name.clone()]).collect();
+        t.variants.extend(releases.into_iter().map(|symbol| variant(symbol, VariantKind::Release, None)));
         if let Some(unless) = unless {
             t.variants.push(variant(name.clone(), VariantKind::Wrapper, Some(unless)));
         }
@@ -60,13 +67,18 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
     });
 }
 
+/// The release `__<name>_<major>_<minor>` names (`12020` for `__f_12_2`): the oldest library it
+/// binds.
+fn release_version(name: &str, symbol: &str) -> Option<u32> {
+    let (major, minor) = symbol.strip_prefix(&format!("__{name}_"))?.split_once('_')?;
+    Some(major.parse::<u32>().ok()? * 1000 + minor.parse::<u32>().ok()? * 10)
+}
+
 /// The names earlier releases of the same major give `symbol` when it is `__<name>_<major>_<minor>`
 /// (`__nvJitLinkCreate_12_0` ... `_12_8` for `__nvJitLinkCreate_12_9`), oldest first.
 fn release_names(name: &str, symbol: &str) -> Vec<String> {
-    let Some((major, minor)) = symbol.strip_prefix(&format!("__{name}_")).and_then(|v| v.split_once('_')) else {
-        return Vec::new();
-    };
-    let (Ok(_), Ok(minor)) = (major.parse::<u32>(), minor.parse::<u32>()) else { return Vec::new() };
+    let Some(version) = release_version(name, symbol) else { return Vec::new() };
+    let (major, minor) = (version / 1000, version % 1000 / 10);
     (0..minor).map(|k| format!("__{name}_{major}_{k}")).collect()
 }
 
@@ -115,7 +127,7 @@ fn callee(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{callee, doc_above, release_names, switch_above};
+    use super::{callee, doc_above, release_names, release_version, switch_above};
 
     #[test]
     fn the_switch_leaving_a_definition_out_is_the_macro_of_the_line_above() {
@@ -136,6 +148,9 @@ mod tests {
         assert!(release_names("nvJitLinkCreate", "__nvJitLinkCreate_13_0").is_empty());
         assert!(release_names("f", "__f_v2").is_empty());
         assert!(release_names("f", "__g_12_3").is_empty());
+        assert_eq!(release_version("f", "__f_12_0"), Some(12000));
+        assert_eq!(release_version("f", "__f_13_5"), Some(13050));
+        assert_eq!(release_version("f", "__f_v2"), None);
     }
 
     #[test]

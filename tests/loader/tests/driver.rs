@@ -10,36 +10,42 @@ static ENTRIES: [Entry; 6] = [
         proc_name: "cuFake",
         version: 3020,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "cuFake",
         proc_name: "cuFake",
         version: 999,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "cuFake_v9",
         proc_name: "cuFake",
         version: 12050,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "cuMissing_v2",
         proc_name: "cuMissing",
         version: 3020,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "cuFlags",
         proc_name: "cuFlags",
         version: 7000,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "cuFlags_ptds",
         proc_name: "cuFlags",
         version: 7000,
         per_thread: true,
+        fallbacks: &[],
     },
 ];
 static TABLE: Table<6> = Table::new(LibraryKind::Driver, &ENTRIES);
@@ -234,12 +240,14 @@ fn old_driver_uses_dlsym() {
             proc_name: "cuFake",
             version: 3020,
             per_thread: false,
+            fallbacks: &[],
         },
         Entry {
             symbol: "cuGone",
             proc_name: "cuGone",
             version: 3020,
             per_thread: false,
+            fallbacks: &[],
         },
     ];
     static T: Table<2> = Table::new(LibraryKind::Driver, &OLD);

@@ -7,8 +7,8 @@ use cudagen_loader_tests::{is_child, loader::*, run_child};
 use std::ffi::{c_int, c_void};
 
 static ENTRIES: [Entry; 2] = [
-    Entry { symbol: "cudaGetDevice", proc_name: "cudaGetDevice", version: 0, per_thread: false },
-    Entry { symbol: "cudaGetDeviceCount", proc_name: "cudaGetDeviceCount", version: 0, per_thread: false },
+    Entry { symbol: "cudaGetDevice", proc_name: "cudaGetDevice", version: 0, per_thread: false, fallbacks: &[] },
+    Entry { symbol: "cudaGetDeviceCount", proc_name: "cudaGetDeviceCount", version: 0, per_thread: false, fallbacks: &[] },
 ];
 
 /// Stand-ins for the archive's entries: each writes its own number.

@@ -14,36 +14,42 @@ static ENTRIES: [Entry; 6] = [
         proc_name: "nvrtcVersion",
         version: 0,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "nvrtcCreateProgram",
         proc_name: "nvrtcCreateProgram",
         version: 0,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "nvrtcCompileProgram",
         proc_name: "nvrtcCompileProgram",
         version: 0,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "nvrtcGetPTXSize",
         proc_name: "nvrtcGetPTXSize",
         version: 0,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "nvrtcGetErrorString",
         proc_name: "nvrtcGetErrorString",
         version: 0,
         per_thread: false,
+        fallbacks: &[],
     },
     Entry {
         symbol: "nvrtcNoSuchThing",
         proc_name: "nvrtcNoSuchThing",
         version: 0,
         per_thread: false,
+        fallbacks: &[],
     },
 ];
 static NVRTC: Table<6> = Table::new(LibraryKind::Nvrtc, &ENTRIES);

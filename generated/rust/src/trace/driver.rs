@@ -68,7 +68,7 @@ macro_rules! driver_fn {
     ($(#[$doc:meta])* $name:ident: $ty:ty = $symbol:literal @ $version:literal) => {
         $(#[$doc])*
         pub(super) fn $name() -> Option<$ty> {
-            static ENTRY: Entry = Entry { symbol: $symbol, proc_name: $symbol, version: $version, per_thread: false };
+            static ENTRY: Entry = Entry { symbol: $symbol, proc_name: $symbol, version: $version, per_thread: false, fallbacks: &[] };
             static ADDR: OnceLock<Option<usize>> = OnceLock::new();
             let p = *ADDR.get_or_init(|| crate::loader::driver_entry(&ENTRY).map(|p| p as usize));
             // SAFETY: the driver's entry of that name and version has this prototype (cuda.h).

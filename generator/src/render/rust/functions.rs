@@ -22,6 +22,8 @@ pub(super) struct SymbolView {
     pub proc_name: String,
     pub version: u32,
     pub per_thread: bool,
+    /// The exports bound where the library lacks `symbol` ([`Function::fallbacks_of`]).
+    pub fallbacks: Vec<String>,
     pub params: Vec<SysParam>,
     /// ` -> CUresult` (empty for void).
     pub ret_suffix: String,
@@ -85,6 +87,7 @@ pub(super) fn symbols(
         proc_name: f.proc_name.clone(),
         version: f.version.unwrap_or(default_version),
         per_thread: false,
+        fallbacks: f.fallbacks.clone(),
         params,
         ret_suffix: ctx.ret_suffix(&f.ret),
         ret_ty: if f.ret.is_void() { "()".to_string() } else { ctx.rust(&f.ret) },
@@ -102,6 +105,7 @@ pub(super) fn symbols(
         index: first_index + 1 + i,
         version: v.version.or(f.version).unwrap_or(default_version),
         per_thread: matches!(v.kind, VariantKind::Ptds | VariantKind::Ptsz),
+        fallbacks: f.fallbacks_of(&v.symbol).to_vec(),
         ..template.clone()
     });
     let variants: Vec<SymbolView> = variants.collect();

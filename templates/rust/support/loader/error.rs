@@ -33,13 +33,22 @@ enum Reason {
 pub struct LoadError {
     library: Arc<LibraryInfo>,
     symbol: Option<&'static str>,
+    /// The other exports tried ([`Entry::fallbacks`]).
+    fallbacks: &'static [&'static str],
     version: Option<u32>,
     reason: Reason,
 }
 
 impl LoadError {
     fn new(library: Arc<LibraryInfo>, entry: Option<&Entry>, reason: Reason) -> Self {
-        Self { library, symbol: entry.map(|e| e.symbol), version: entry.map(|e| e.version).filter(|&v| v != 0), reason }
+        let fallbacks = entry.map_or(&[][..], |e| e.fallbacks);
+        Self {
+            library,
+            symbol: entry.map(|e| e.symbol),
+            fallbacks,
+            version: entry.map(|e| e.version).filter(|&v| v != 0),
+            reason,
+        }
     }
     pub(crate) fn library_not_found(lib: Arc<LibraryInfo>, entry: &Entry) -> Self {
         Self::new(lib, Some(entry), Reason::LibraryMissing)
@@ -163,7 +172,14 @@ impl fmt::Display for LoadError {
             Reason::NotFound => {
                 write_sym(f)?;
                 write!(f, " not found in {place}")?;
-                write_driver(f)
+                write_driver(f)?;
+                if !self.fallbacks.is_empty() {
+                    write!(f, ", nor its other exports {}: the library predates the function", self.fallbacks.join(", "))?;
+                    if let Some(v) = self.version {
+                        write!(f, " (it needs CUDA {} or later)", CudaVersion(v))?;
+                    }
+                }
+                Ok(())
             }
             Reason::VersionTooOld => {
                 write_sym(f)?;
@@ -215,7 +231,8 @@ pub fn last_error_message() -> Option<String> {
 mod tests {
     use super::*;
 
-    const ENTRY: Entry = Entry { symbol: "nvrtcGetPTX", proc_name: "nvrtcGetPTX", version: 12040, per_thread: false };
+    const ENTRY: Entry =
+        Entry { symbol: "nvrtcGetPTX", proc_name: "nvrtcGetPTX", version: 12040, per_thread: false, fallbacks: &[] };
 
     fn nvrtc(opened: Option<&str>) -> Arc<LibraryInfo> {
         let looked = vec!["/a/libnvrtc.so.12 (no such file)".to_string()];
@@ -253,5 +270,16 @@ mod tests {
         let e = LoadError::too_old(nvrtc(Some("/x/libnvrtc.so.12")), &ENTRY);
         assert_eq!(e.to_string(), "nvrtcGetPTX (CUDA 12.4) not available in /x/libnvrtc.so.12: needs CUDA 12.4");
         assert_eq!(LoadError::bad_index(LibraryKind::Nvrtc, 9).to_string(), "internal error: no entry 9 in the Nvrtc table");
+    }
+
+    #[test]
+    fn a_missing_entry_with_other_exports_names_them_and_the_release_it_needs() {
+        let entry = Entry { symbol: "__f_13_2", version: 13000, fallbacks: &["__f_13_1", "__f_13_0", "f"], ..ENTRY };
+        let e = LoadError::not_found(nvrtc(Some("/x/lib.so")), &entry);
+        assert_eq!(
+            e.to_string(),
+            "__f_13_2 (CUDA 13.0) not found in /x/lib.so, nor its other exports __f_13_1, __f_13_0, f: \
+             the library predates the function (it needs CUDA 13.0 or later)"
+        );
     }
 }

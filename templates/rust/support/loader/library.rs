@@ -120,11 +120,14 @@ pub(crate) fn resolve(kind: LibraryKind, sonames: &[&str], entry: &Entry) -> Res
     };
     let via_get_proc = kind.profile().resolve == Resolve::GetProcAddress && (l.get_proc_v2.is_some() || l.get_proc_v1.is_some());
     if !via_get_proc {
-        // SAFETY: only the address is taken; the caller casts it to the declared prototype.
-        let p = unsafe { lib.get::<*mut c_void>(entry.symbol.as_bytes()) }.map(|s| *s);
-        return match p {
-            Ok(p) if !p.is_null() => Ok(p as *const c_void),
-            _ => Err(LoadError::not_found(l.info.clone(), entry)),
+        return match first_export(lib, entry) {
+            Some((p, bound)) => {
+                if bound != entry.symbol {
+                    super::rebound::note(kind, &l.info, entry.symbol, bound);
+                }
+                Ok(p)
+            }
+            None => Err(LoadError::not_found(l.info.clone(), entry)),
         };
     }
     let Ok(name) = CString::new(entry.proc_name) else {
@@ -156,6 +159,16 @@ pub(crate) fn resolve(kind: LibraryKind, sonames: &[&str], entry: &Entry) -> Res
         0 | CUDA_ERROR_NOT_FOUND => Err(LoadError::not_found(l.info.clone(), entry)),
         code => Err(LoadError::status(l.info.clone(), entry, code)),
     }
+}
+
+/// The address of the first of `entry`'s symbol and then its fallbacks that `lib` exports, with
+/// the name it was found under.
+fn first_export(lib: &Library, entry: &Entry) -> Option<(*const c_void, &'static str)> {
+    std::iter::once(entry.symbol).chain(entry.fallbacks.iter().copied()).find_map(|name| {
+        // SAFETY: only the address is taken; the caller casts it to the declared prototype.
+        let p = unsafe { lib.get::<*mut c_void>(name.as_bytes()) }.map(|s| *s).ok()?;
+        (!p.is_null()).then_some((p as *const c_void, name))
+    })
 }
 
 /// Driver version from `cuDriverGetVersion` (e.g. `12040`), opening the driver if needed;

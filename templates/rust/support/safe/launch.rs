@@ -630,12 +630,24 @@ fn attribute<K: Launchable + ?Sized>(kernel: &K, attrib: CUfunction_attribute) -
 /// Entry points newer than some supported headers, resolved here so this file builds against
 /// every release's generated crate (12.0 has none of them).
 static QUERY_ENTRIES: [Entry; 6] = [
-    Entry { symbol: "cuFuncGetParamInfo", proc_name: "cuFuncGetParamInfo", version: 12040, per_thread: false },
-    Entry { symbol: "cuFuncGetParamCount", proc_name: "cuFuncGetParamCount", version: 13020, per_thread: false },
-    Entry { symbol: "cuFuncGetName", proc_name: "cuFuncGetName", version: 12030, per_thread: false },
-    Entry { symbol: "cuKernelGetParamInfo", proc_name: "cuKernelGetParamInfo", version: 12040, per_thread: false },
-    Entry { symbol: "cuKernelGetParamCount", proc_name: "cuKernelGetParamCount", version: 13020, per_thread: false },
-    Entry { symbol: "cuKernelGetName", proc_name: "cuKernelGetName", version: 12030, per_thread: false },
+    Entry { symbol: "cuFuncGetParamInfo", proc_name: "cuFuncGetParamInfo", version: 12040, per_thread: false, fallbacks: &[] },
+    Entry { symbol: "cuFuncGetParamCount", proc_name: "cuFuncGetParamCount", version: 13020, per_thread: false, fallbacks: &[] },
+    Entry { symbol: "cuFuncGetName", proc_name: "cuFuncGetName", version: 12030, per_thread: false, fallbacks: &[] },
+    Entry {
+        symbol: "cuKernelGetParamInfo",
+        proc_name: "cuKernelGetParamInfo",
+        version: 12040,
+        per_thread: false,
+        fallbacks: &[],
+    },
+    Entry {
+        symbol: "cuKernelGetParamCount",
+        proc_name: "cuKernelGetParamCount",
+        version: 13020,
+        per_thread: false,
+        fallbacks: &[],
+    },
+    Entry { symbol: "cuKernelGetName", proc_name: "cuKernelGetName", version: 12030, per_thread: false, fallbacks: &[] },
 ];
 static QUERIES: Table<6> = Table::new(LibraryKind::Driver, &QUERY_ENTRIES);
 

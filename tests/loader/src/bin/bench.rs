@@ -10,6 +10,7 @@ static ENTRIES: [Entry; 1] = [Entry {
     proc_name: "cuFake",
     version: 3020,
     per_thread: false,
+    fallbacks: &[],
 }];
 static TABLE: Table<1> = Table::new(LibraryKind::Driver, &ENTRIES);
 

@@ -45,36 +45,42 @@ use core::ffi::{
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 26] = [
-    Entry { symbol: "nvrtcGetErrorString", proc_name: "nvrtcGetErrorString", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcVersion", proc_name: "nvrtcVersion", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetNumSupportedArchs", proc_name: "nvrtcGetNumSupportedArchs", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetSupportedArchs", proc_name: "nvrtcGetSupportedArchs", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcCreateProgram", proc_name: "nvrtcCreateProgram", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcDestroyProgram", proc_name: "nvrtcDestroyProgram", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcCompileProgram", proc_name: "nvrtcCompileProgram", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetPTXSize", proc_name: "nvrtcGetPTXSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetPTX", proc_name: "nvrtcGetPTX", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetCUBINSize", proc_name: "nvrtcGetCUBINSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetCUBIN", proc_name: "nvrtcGetCUBIN", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetNVVMSize", proc_name: "nvrtcGetNVVMSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetNVVM", proc_name: "nvrtcGetNVVM", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetLTOIRSize", proc_name: "nvrtcGetLTOIRSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetLTOIR", proc_name: "nvrtcGetLTOIR", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetOptiXIRSize", proc_name: "nvrtcGetOptiXIRSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetOptiXIR", proc_name: "nvrtcGetOptiXIR", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetProgramLogSize", proc_name: "nvrtcGetProgramLogSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetProgramLog", proc_name: "nvrtcGetProgramLog", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcAddNameExpression", proc_name: "nvrtcAddNameExpression", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetLoweredName", proc_name: "nvrtcGetLoweredName", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetPCHHeapSize", proc_name: "nvrtcGetPCHHeapSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcSetPCHHeapSize", proc_name: "nvrtcSetPCHHeapSize", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetPCHCreateStatus", proc_name: "nvrtcGetPCHCreateStatus", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcGetPCHHeapSizeRequired", proc_name: "nvrtcGetPCHHeapSizeRequired", version: 12090, per_thread: false },
-    Entry { symbol: "nvrtcSetFlowCallback", proc_name: "nvrtcSetFlowCallback", version: 12090, per_thread: false },
+    Entry::new("nvrtcGetErrorString", "nvrtcGetErrorString", 12090, false),
+    Entry::new("nvrtcVersion", "nvrtcVersion", 12090, false),
+    Entry::new("nvrtcGetNumSupportedArchs", "nvrtcGetNumSupportedArchs", 12090, false),
+    Entry::new("nvrtcGetSupportedArchs", "nvrtcGetSupportedArchs", 12090, false),
+    Entry::new("nvrtcCreateProgram", "nvrtcCreateProgram", 12090, false),
+    Entry::new("nvrtcDestroyProgram", "nvrtcDestroyProgram", 12090, false),
+    Entry::new("nvrtcCompileProgram", "nvrtcCompileProgram", 12090, false),
+    Entry::new("nvrtcGetPTXSize", "nvrtcGetPTXSize", 12090, false),
+    Entry::new("nvrtcGetPTX", "nvrtcGetPTX", 12090, false),
+    Entry::new("nvrtcGetCUBINSize", "nvrtcGetCUBINSize", 12090, false),
+    Entry::new("nvrtcGetCUBIN", "nvrtcGetCUBIN", 12090, false),
+    Entry::new("nvrtcGetNVVMSize", "nvrtcGetNVVMSize", 12090, false),
+    Entry::new("nvrtcGetNVVM", "nvrtcGetNVVM", 12090, false),
+    Entry::new("nvrtcGetLTOIRSize", "nvrtcGetLTOIRSize", 12090, false),
+    Entry::new("nvrtcGetLTOIR", "nvrtcGetLTOIR", 12090, false),
+    Entry::new("nvrtcGetOptiXIRSize", "nvrtcGetOptiXIRSize", 12090, false),
+    Entry::new("nvrtcGetOptiXIR", "nvrtcGetOptiXIR", 12090, false),
+    Entry::new("nvrtcGetProgramLogSize", "nvrtcGetProgramLogSize", 12090, false),
+    Entry::new("nvrtcGetProgramLog", "nvrtcGetProgramLog", 12090, false),
+    Entry::new("nvrtcAddNameExpression", "nvrtcAddNameExpression", 12090, false),
+    Entry::new("nvrtcGetLoweredName", "nvrtcGetLoweredName", 12090, false),
+    Entry::new("nvrtcGetPCHHeapSize", "nvrtcGetPCHHeapSize", 12090, false),
+    Entry::new("nvrtcSetPCHHeapSize", "nvrtcSetPCHHeapSize", 12090, false),
+    Entry::new("nvrtcGetPCHCreateStatus", "nvrtcGetPCHCreateStatus", 12090, false),
+    Entry::new("nvrtcGetPCHHeapSizeRequired", "nvrtcGetPCHHeapSizeRequired", 12090, false),
+    Entry::new("nvrtcSetFlowCallback", "nvrtcSetFlowCallback", 12090, false),
 ];
 
 /// The entry-point table of `nvrtc.h`.
 pub(crate) static TABLE: Table<26> = Table::new(LibraryKind::Nvrtc, &ENTRIES);
+
+/// Resolves every entry point of `nvrtc.h` now, and says where the library was found and
+/// how many of its entries it has ([`Table::bind_all`]).
+pub fn bind_all() -> crate::loader::Binding {
+    TABLE.bind_all()
+}
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]

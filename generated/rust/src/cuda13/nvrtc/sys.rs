@@ -45,39 +45,45 @@ use core::ffi::{
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 29] = [
-    Entry { symbol: "nvrtcGetErrorString", proc_name: "nvrtcGetErrorString", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcVersion", proc_name: "nvrtcVersion", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetNumSupportedArchs", proc_name: "nvrtcGetNumSupportedArchs", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetSupportedArchs", proc_name: "nvrtcGetSupportedArchs", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcCreateProgram", proc_name: "nvrtcCreateProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcDestroyProgram", proc_name: "nvrtcDestroyProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcCompileProgram", proc_name: "nvrtcCompileProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetPTXSize", proc_name: "nvrtcGetPTXSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetPTX", proc_name: "nvrtcGetPTX", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetCUBINSize", proc_name: "nvrtcGetCUBINSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetCUBIN", proc_name: "nvrtcGetCUBIN", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetLTOIRSize", proc_name: "nvrtcGetLTOIRSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetLTOIR", proc_name: "nvrtcGetLTOIR", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetOptiXIRSize", proc_name: "nvrtcGetOptiXIRSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetOptiXIR", proc_name: "nvrtcGetOptiXIR", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetProgramLogSize", proc_name: "nvrtcGetProgramLogSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetProgramLog", proc_name: "nvrtcGetProgramLog", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcAddNameExpression", proc_name: "nvrtcAddNameExpression", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetLoweredName", proc_name: "nvrtcGetLoweredName", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetPCHHeapSize", proc_name: "nvrtcGetPCHHeapSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcSetPCHHeapSize", proc_name: "nvrtcSetPCHHeapSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetPCHCreateStatus", proc_name: "nvrtcGetPCHCreateStatus", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetPCHHeapSizeRequired", proc_name: "nvrtcGetPCHHeapSizeRequired", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcSetFlowCallback", proc_name: "nvrtcSetFlowCallback", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetTileIRSize", proc_name: "nvrtcGetTileIRSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetTileIR", proc_name: "nvrtcGetTileIR", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcInstallBundledHeaders", proc_name: "nvrtcInstallBundledHeaders", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcGetBundledHeadersInfo", proc_name: "nvrtcGetBundledHeadersInfo", version: 13050, per_thread: false },
-    Entry { symbol: "nvrtcRemoveBundledHeaders", proc_name: "nvrtcRemoveBundledHeaders", version: 13050, per_thread: false },
+    Entry::new("nvrtcGetErrorString", "nvrtcGetErrorString", 13050, false),
+    Entry::new("nvrtcVersion", "nvrtcVersion", 13050, false),
+    Entry::new("nvrtcGetNumSupportedArchs", "nvrtcGetNumSupportedArchs", 13050, false),
+    Entry::new("nvrtcGetSupportedArchs", "nvrtcGetSupportedArchs", 13050, false),
+    Entry::new("nvrtcCreateProgram", "nvrtcCreateProgram", 13050, false),
+    Entry::new("nvrtcDestroyProgram", "nvrtcDestroyProgram", 13050, false),
+    Entry::new("nvrtcCompileProgram", "nvrtcCompileProgram", 13050, false),
+    Entry::new("nvrtcGetPTXSize", "nvrtcGetPTXSize", 13050, false),
+    Entry::new("nvrtcGetPTX", "nvrtcGetPTX", 13050, false),
+    Entry::new("nvrtcGetCUBINSize", "nvrtcGetCUBINSize", 13050, false),
+    Entry::new("nvrtcGetCUBIN", "nvrtcGetCUBIN", 13050, false),
+    Entry::new("nvrtcGetLTOIRSize", "nvrtcGetLTOIRSize", 13050, false),
+    Entry::new("nvrtcGetLTOIR", "nvrtcGetLTOIR", 13050, false),
+    Entry::new("nvrtcGetOptiXIRSize", "nvrtcGetOptiXIRSize", 13050, false),
+    Entry::new("nvrtcGetOptiXIR", "nvrtcGetOptiXIR", 13050, false),
+    Entry::new("nvrtcGetProgramLogSize", "nvrtcGetProgramLogSize", 13050, false),
+    Entry::new("nvrtcGetProgramLog", "nvrtcGetProgramLog", 13050, false),
+    Entry::new("nvrtcAddNameExpression", "nvrtcAddNameExpression", 13050, false),
+    Entry::new("nvrtcGetLoweredName", "nvrtcGetLoweredName", 13050, false),
+    Entry::new("nvrtcGetPCHHeapSize", "nvrtcGetPCHHeapSize", 13050, false),
+    Entry::new("nvrtcSetPCHHeapSize", "nvrtcSetPCHHeapSize", 13050, false),
+    Entry::new("nvrtcGetPCHCreateStatus", "nvrtcGetPCHCreateStatus", 13050, false),
+    Entry::new("nvrtcGetPCHHeapSizeRequired", "nvrtcGetPCHHeapSizeRequired", 13050, false),
+    Entry::new("nvrtcSetFlowCallback", "nvrtcSetFlowCallback", 13050, false),
+    Entry::new("nvrtcGetTileIRSize", "nvrtcGetTileIRSize", 13050, false),
+    Entry::new("nvrtcGetTileIR", "nvrtcGetTileIR", 13050, false),
+    Entry::new("nvrtcInstallBundledHeaders", "nvrtcInstallBundledHeaders", 13050, false),
+    Entry::new("nvrtcGetBundledHeadersInfo", "nvrtcGetBundledHeadersInfo", 13050, false),
+    Entry::new("nvrtcRemoveBundledHeaders", "nvrtcRemoveBundledHeaders", 13050, false),
 ];
 
 /// The entry-point table of `nvrtc.h`.
 pub(crate) static TABLE: Table<29> = Table::new(LibraryKind::Nvrtc, &ENTRIES);
+
+/// Resolves every entry point of `nvrtc.h` now, and says where the library was found and
+/// how many of its entries it has ([`Table::bind_all`]).
+pub fn bind_all() -> crate::loader::Binding {
+    TABLE.bind_all()
+}
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]

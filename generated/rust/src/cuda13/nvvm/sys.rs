@@ -45,24 +45,30 @@ use core::ffi::{
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 14] = [
-    Entry { symbol: "nvvmGetErrorString", proc_name: "nvvmGetErrorString", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmVersion", proc_name: "nvvmVersion", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmIRVersion", proc_name: "nvvmIRVersion", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmLLVMVersion", proc_name: "nvvmLLVMVersion", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmCreateProgram", proc_name: "nvvmCreateProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmDestroyProgram", proc_name: "nvvmDestroyProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmAddModuleToProgram", proc_name: "nvvmAddModuleToProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmLazyAddModuleToProgram", proc_name: "nvvmLazyAddModuleToProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmCompileProgram", proc_name: "nvvmCompileProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmVerifyProgram", proc_name: "nvvmVerifyProgram", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmGetCompiledResultSize", proc_name: "nvvmGetCompiledResultSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmGetCompiledResult", proc_name: "nvvmGetCompiledResult", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmGetProgramLogSize", proc_name: "nvvmGetProgramLogSize", version: 13050, per_thread: false },
-    Entry { symbol: "nvvmGetProgramLog", proc_name: "nvvmGetProgramLog", version: 13050, per_thread: false },
+    Entry::new("nvvmGetErrorString", "nvvmGetErrorString", 13050, false),
+    Entry::new("nvvmVersion", "nvvmVersion", 13050, false),
+    Entry::new("nvvmIRVersion", "nvvmIRVersion", 13050, false),
+    Entry::new("nvvmLLVMVersion", "nvvmLLVMVersion", 13050, false),
+    Entry::new("nvvmCreateProgram", "nvvmCreateProgram", 13050, false),
+    Entry::new("nvvmDestroyProgram", "nvvmDestroyProgram", 13050, false),
+    Entry::new("nvvmAddModuleToProgram", "nvvmAddModuleToProgram", 13050, false),
+    Entry::new("nvvmLazyAddModuleToProgram", "nvvmLazyAddModuleToProgram", 13050, false),
+    Entry::new("nvvmCompileProgram", "nvvmCompileProgram", 13050, false),
+    Entry::new("nvvmVerifyProgram", "nvvmVerifyProgram", 13050, false),
+    Entry::new("nvvmGetCompiledResultSize", "nvvmGetCompiledResultSize", 13050, false),
+    Entry::new("nvvmGetCompiledResult", "nvvmGetCompiledResult", 13050, false),
+    Entry::new("nvvmGetProgramLogSize", "nvvmGetProgramLogSize", 13050, false),
+    Entry::new("nvvmGetProgramLog", "nvvmGetProgramLog", 13050, false),
 ];
 
 /// The entry-point table of `nvvm.h`.
 pub(crate) static TABLE: Table<14> = Table::new(LibraryKind::Nvvm, &ENTRIES);
+
+/// Resolves every entry point of `nvvm.h` now, and says where the library was found and
+/// how many of its entries it has ([`Table::bind_all`]).
+pub fn bind_all() -> crate::loader::Binding {
+    TABLE.bind_all()
+}
 
 /// The status a raw call returns when its entry point cannot be loaded.
 #[cold]
