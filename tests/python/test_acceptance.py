@@ -1215,6 +1215,23 @@ def _reproduced(new, stale, jobs, pairs, label, rerun):
     return new, stale, undefined
 
 
+def test_a_difference_that_does_not_reproduce_gets_no_verdict():
+    """`_reproduced` over made-up results: a unit whose oracle outcome flips between runs leaves
+    `new` (and the allow-list line covering only it stops being stale); a steady one stays."""
+    jobs = [("rec", "runtime", "R"), ("fn", "driver", "f")]
+    pairs = {("runtime", "R", "a", "list"): {"theirs": ("set", "-", "-")}, ("driver", "f", "p", "str"): {"theirs": ("refused", "-", "-")}}
+    new = [("runtime", "R.a:array", "refused:list", "-"), ("driver", "f.p:python", "accepted:str", "-")]
+    stale = [("runtime", "R.a:array", "value:list"), ("driver", "f.p:python", "value:str")]
+    runs = iter([{("runtime", "R", "a", "list", "theirs"): ("refused", "-", "-"), ("driver", "f", "p", "str", "theirs"): ("refused", "-", "-")}] * RERUNS)
+    label = lambda u: "%s.%s:%s" % (u[1], u[2], "array" if u[0] == "runtime" else "python")
+    asked = []
+    kept_new, kept_stale, undefined = _reproduced(new, stale, jobs, pairs, label, lambda redo: asked.append(redo) or next(runs))
+    assert kept_new == new[1:] and kept_stale == stale[1:]
+    assert undefined == {("runtime", "R", "a", "list"): ["refused", "set"]}
+    assert len(asked) == RERUNS and asked[0] == jobs
+    assert _reproduced([], [], jobs, pairs, label, None) == ([], [], {}), "nothing to confirm runs nothing"
+
+
 def _print_undefined(undefined):
     for (m, name, p, kind), outcomes in sorted(undefined.items()):
         print("  no verdict: %s.%s.%s:%s, cuda.bindings gave %s over %d runs" % (m, name, p, kind, " or ".join(outcomes), RERUNS + 1))
