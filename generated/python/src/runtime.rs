@@ -50,6 +50,8 @@ use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen.runtime";
 const LIBRARY_MISSING: i64 = 34;
+/// How this module takes caller memory (its library's cuda.bindings convention).
+const MEMORY: conv::Memory = conv::Memory { intptr: false, bytes_out: true };
 
 pub(crate) static cudaArray_t: HandleType =
     HandleType::new(MODULE, "cudaArray_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaArray_t"]);
@@ -488,6 +490,7 @@ unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "fmtDesc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -657,8 +660,14 @@ unsafe extern "C" fn cudaIpcOpenEventHandle(
         const F: &str = "cudaIpcOpenEventHandle";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcEventHandle_t" })?;
+        let h1 = conv::Held::record(
+            handle,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "handle", expected: "cudaIpcEventHandle_t" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -682,7 +691,7 @@ unsafe extern "C" fn cudaIpcGetMemHandle(
         const F: &str = "cudaIpcGetMemHandle";
         let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
@@ -707,7 +716,14 @@ unsafe extern "C" fn cudaIpcOpenMemHandle(
         let a = unsafe { entry::args(py, F, &["handle", "flags"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcMemHandle_t" })?;
+        let h1 = conv::Held::record(
+            handle,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "handle", expected: "cudaIpcMemHandle_t" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -732,7 +748,7 @@ unsafe extern "C" fn cudaIpcCloseMemHandle(
         const F: &str = "cudaIpcCloseMemHandle";
         let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaIpcCloseMemHandle(conv::bits(a0 as u64))) };
@@ -794,7 +810,8 @@ unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(
             callbackFunc,
             &Ctx { func: F, param: "callbackFunc", expected: "ctypes function pointer or int" },
         )?;
-        let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let h2 =
+            conv::Held::addr_of(userData, false, &MEMORY, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
@@ -1241,6 +1258,7 @@ unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(
         let h0 = conv::Held::addr_of(
             nvSciSyncAttrList,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" },
         )?;
         let a0: usize = h0.addr();
@@ -1299,8 +1317,14 @@ unsafe extern "C" fn cudaChooseDevice(
         const F: &str = "cudaChooseDevice";
         let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(prop, 1032, true, false, &Ctx { func: F, param: "prop", expected: "cudaDeviceProp or None" })?;
+        let h1 = conv::Held::record(
+            prop,
+            1032,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "prop", expected: "cudaDeviceProp or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1705,6 +1729,7 @@ unsafe extern "C" fn cudaStreamSetAttribute(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue or None" },
         )?;
         let a2: usize = h2.addr();
@@ -1781,7 +1806,8 @@ unsafe extern "C" fn cudaStreamAddCallback(
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a1: usize =
             crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
-        let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let h2 =
+            conv::Held::addr_of(userData, false, &MEMORY, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
@@ -1854,7 +1880,7 @@ unsafe extern "C" fn cudaStreamAttachMemAsync(
         let length = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
-        let h1 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(length, 64, false, &Ctx { func: F, param: "length", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -2476,6 +2502,7 @@ unsafe extern "C" fn cudaImportExternalMemory(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "memHandleDesc", expected: "cudaExternalMemoryHandleDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -2512,6 +2539,7 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "bufferDesc", expected: "cudaExternalMemoryBufferDesc or None" },
         )?;
         let a2: usize = h2.addr();
@@ -2552,6 +2580,7 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "mipmapDesc", expected: "cudaExternalMemoryMipmappedArrayDesc or None" },
         )?;
         let a2: usize = h2.addr();
@@ -2611,6 +2640,7 @@ unsafe extern "C" fn cudaImportExternalSemaphore(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "semHandleDesc", expected: "cudaExternalSemaphoreHandleDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -2778,13 +2808,13 @@ unsafe extern "C" fn cudaLaunchKernel(
         let args = unsafe { entry::arg(py, &a[3]) };
         let sharedMem = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::record(gridDim, 12, false, false, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
+        let h1 = conv::Held::record(gridDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(blockDim, 12, false, false, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
+        let h2 = conv::Held::record(blockDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(args, false, &MEMORY, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(sharedMem, 64, false, &Ctx { func: F, param: "sharedMem", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -2826,12 +2856,13 @@ unsafe extern "C" fn cudaLaunchKernelExC(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "config", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(args, false, &MEMORY, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
 
         let r = unsafe {
@@ -2862,13 +2893,13 @@ unsafe extern "C" fn cudaLaunchCooperativeKernel(
         let args = unsafe { entry::arg(py, &a[3]) };
         let sharedMem = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::record(gridDim, 12, false, false, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
+        let h1 = conv::Held::record(gridDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(blockDim, 12, false, false, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
+        let h2 = conv::Held::record(blockDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(args, false, &MEMORY, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(sharedMem, 64, false, &Ctx { func: F, param: "sharedMem", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -2939,7 +2970,7 @@ unsafe extern "C" fn cudaFuncSetCacheConfig(
         let a = unsafe { entry::args(py, F, &["func", "cacheConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let cacheConfig = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::enum_value(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "cudaFuncCache or int" })?;
@@ -2963,7 +2994,7 @@ unsafe extern "C" fn cudaFuncGetAttributes(
         const F: &str = "cudaFuncGetAttributes";
         let a = unsafe { entry::args(py, F, &["func"], 1, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
@@ -2989,7 +3020,7 @@ unsafe extern "C" fn cudaFuncSetAttribute(
         let func = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaFuncAttribute or int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
@@ -3013,7 +3044,7 @@ unsafe extern "C" fn cudaFuncGetName(
         const F: &str = "cudaFuncGetName";
         let a = unsafe { entry::args(py, F, &["func"], 1, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
@@ -3038,7 +3069,7 @@ unsafe extern "C" fn cudaFuncGetParamInfo(
         let a = unsafe { entry::args(py, F, &["func", "paramIndex"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(paramIndex, 64, false, &Ctx { func: F, param: "paramIndex", expected: "int" })?;
         let mut o2 = Out::<1>::new();
@@ -3072,7 +3103,7 @@ unsafe extern "C" fn cudaSetDoubleForDevice(
         const F: &str = "cudaSetDoubleForDevice";
         let a = unsafe { entry::args(py, F, &["d"], 1, args, nargs, kwnames)? };
         let d = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(d, false, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(d, false, &MEMORY, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForDevice(conv::bits(a0 as u64))) };
@@ -3094,7 +3125,7 @@ unsafe extern "C" fn cudaSetDoubleForHost(
         const F: &str = "cudaSetDoubleForHost";
         let a = unsafe { entry::args(py, F, &["d"], 1, args, nargs, kwnames)? };
         let d = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(d, false, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(d, false, &MEMORY, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForHost(conv::bits(a0 as u64))) };
@@ -3120,7 +3151,8 @@ unsafe extern "C" fn cudaLaunchHostFunc(
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a1: usize = crate::callbacks::raw(r#fn, &Ctx { func: F, param: "fn", expected: "ctypes function pointer or int" })?;
-        let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let h2 =
+            conv::Held::addr_of(userData, false, &MEMORY, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
 
         let r =
@@ -3144,7 +3176,7 @@ unsafe extern "C" fn cudaFuncSetSharedMemConfig(
         let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "cudaSharedMemConfig or int" })?;
@@ -3170,7 +3202,7 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
         let a3: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
@@ -3207,7 +3239,7 @@ unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
         let func = unsafe { entry::arg(py, &a[0]) };
         let numBlocks = unsafe { entry::arg(py, &a[1]) };
         let blockSize = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numBlocks, 32, true, &Ctx { func: F, param: "numBlocks", expected: "int" })?;
         let a3: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
@@ -3245,7 +3277,7 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
         let a3: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
@@ -3283,13 +3315,14 @@ unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(
         let a = unsafe { entry::args(py, F, &["func", "launchConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let launchConfig = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(
             launchConfig,
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a2: usize = h2.addr();
@@ -3320,13 +3353,14 @@ unsafe extern "C" fn cudaOccupancyMaxActiveClusters(
         let a = unsafe { entry::args(py, F, &["func", "launchConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let launchConfig = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(
             launchConfig,
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a2: usize = h2.addr();
@@ -3469,6 +3503,7 @@ unsafe extern "C" fn cudaMallocArray(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -3501,7 +3536,7 @@ unsafe extern "C" fn cudaFree(
         const F: &str = "cudaFree";
         let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaFree(conv::bits(a0 as u64))) };
@@ -3523,7 +3558,7 @@ unsafe extern "C" fn cudaFreeHost(
         const F: &str = "cudaFreeHost";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaFreeHost(conv::bits(a0 as u64))) };
@@ -3618,7 +3653,7 @@ unsafe extern "C" fn cudaHostRegister(
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3642,7 +3677,7 @@ unsafe extern "C" fn cudaHostUnregister(
         const F: &str = "cudaHostUnregister";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaHostUnregister(conv::bits(a0 as u64))) };
@@ -3665,7 +3700,7 @@ unsafe extern "C" fn cudaHostGetDevicePointer(
         let a = unsafe { entry::args(py, F, &["pHost", "flags"], 2, args, nargs, kwnames)? };
         let pHost = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(pHost, false, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(pHost, false, &MEMORY, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -3692,7 +3727,7 @@ unsafe extern "C" fn cudaHostGetFlags(
         const F: &str = "cudaHostGetFlags";
         let a = unsafe { entry::args(py, F, &["pHost"], 1, args, nargs, kwnames)? };
         let pHost = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(pHost, false, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(pHost, false, &MEMORY, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3716,7 +3751,8 @@ unsafe extern "C" fn cudaMalloc3D(
         const F: &str = "cudaMalloc3D";
         let a = unsafe { entry::args(py, F, &["extent"], 1, args, nargs, kwnames)? };
         let extent = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h1 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
@@ -3747,10 +3783,12 @@ unsafe extern "C" fn cudaMalloc3DArray(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -3787,10 +3825,12 @@ unsafe extern "C" fn cudaMallocMipmappedArray(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(numLevels, 32, false, &Ctx { func: F, param: "numLevels", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3857,7 +3897,14 @@ unsafe extern "C" fn cudaMemcpy3D(
         const F: &str = "cudaMemcpy3D";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(p, 160, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            160,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemcpy3D(conv::bits(a0 as u64))) };
@@ -3879,8 +3926,14 @@ unsafe extern "C" fn cudaMemcpy3DPeer(
         const F: &str = "cudaMemcpy3DPeer";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(p, 168, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            168,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeer(conv::bits(a0 as u64))) };
@@ -3903,7 +3956,14 @@ unsafe extern "C" fn cudaMemcpy3DAsync(
         let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(p, 160, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            160,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -3927,8 +3987,14 @@ unsafe extern "C" fn cudaMemcpy3DPeerAsync(
         let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let h0 =
-            conv::Held::record(p, 168, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            168,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -4154,9 +4220,9 @@ unsafe extern "C" fn cudaMemcpy(
         let src = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
         let kind = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -4186,10 +4252,10 @@ unsafe extern "C" fn cudaMemcpyPeer(
         let src = unsafe { entry::arg(py, &a[2]) };
         let srcDevice = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(srcDevice, 32, true, &Ctx { func: F, param: "srcDevice", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -4225,10 +4291,10 @@ unsafe extern "C" fn cudaMemcpy2D(
         let width = unsafe { entry::arg(py, &a[4]) };
         let height = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a4: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4286,7 +4352,7 @@ unsafe extern "C" fn cudaMemcpy2DToArray(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4342,7 +4408,7 @@ unsafe extern "C" fn cudaMemcpy2DFromArray(
         let width = unsafe { entry::arg(py, &a[5]) };
         let height = unsafe { entry::arg(py, &a[6]) };
         let kind = unsafe { entry::arg(py, &a[7]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
         let a2: u64 =
@@ -4451,9 +4517,9 @@ unsafe extern "C" fn cudaMemcpyToSymbol(
         let count = unsafe { entry::arg(py, &a[2]) };
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4492,9 +4558,9 @@ unsafe extern "C" fn cudaMemcpyFromSymbol(
         let count = unsafe { entry::arg(py, &a[2]) };
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4533,9 +4599,9 @@ unsafe extern "C" fn cudaMemcpyAsync(
         let count = unsafe { entry::arg(py, &a[2]) };
         let kind = unsafe { entry::arg(py, &a[3]) };
         let stream = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -4570,10 +4636,10 @@ unsafe extern "C" fn cudaMemcpyPeerAsync(
         let srcDevice = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(srcDevice, 32, true, &Ctx { func: F, param: "srcDevice", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -4626,9 +4692,9 @@ unsafe extern "C" fn cudaMemcpyBatchAsync(
         let attrsIdxs = unsafe { entry::arg(py, &a[5]) };
         let numAttrs = unsafe { entry::arg(py, &a[6]) };
         let stream = unsafe { entry::arg(py, &a[7]) };
-        let h0 = conv::Held::addr_of(dsts, false, &Ctx { func: F, param: "dsts", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dsts, false, &MEMORY, &Ctx { func: F, param: "dsts", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(srcs, false, &Ctx { func: F, param: "srcs", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(srcs, false, &MEMORY, &Ctx { func: F, param: "srcs", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let arr2 =
             InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
@@ -4736,10 +4802,10 @@ unsafe extern "C" fn cudaMemcpy2DAsync(
         let height = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
         let stream = unsafe { entry::arg(py, &a[7]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a4: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4800,7 +4866,7 @@ unsafe extern "C" fn cudaMemcpy2DToArrayAsync(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4859,7 +4925,7 @@ unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(
         let height = unsafe { entry::arg(py, &a[6]) };
         let kind = unsafe { entry::arg(py, &a[7]) };
         let stream = unsafe { entry::arg(py, &a[8]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
         let a2: u64 =
@@ -4909,9 +4975,9 @@ unsafe extern "C" fn cudaMemcpyToSymbolAsync(
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4953,9 +5019,9 @@ unsafe extern "C" fn cudaMemcpyFromSymbolAsync(
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4994,7 +5060,7 @@ unsafe extern "C" fn cudaMemset(
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -5022,7 +5088,7 @@ unsafe extern "C" fn cudaMemset2D(
         let value = unsafe { entry::arg(py, &a[2]) };
         let width = unsafe { entry::arg(py, &a[3]) };
         let height = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(pitch, 64, false, &Ctx { func: F, param: "pitch", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
@@ -5059,11 +5125,13 @@ unsafe extern "C" fn cudaMemset3D(
             32,
             false,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" },
         )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemset3D(conv::read(a0), conv::bits(a1), conv::read(a2))) };
@@ -5088,7 +5156,7 @@ unsafe extern "C" fn cudaMemsetAsync(
         let value = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -5121,7 +5189,7 @@ unsafe extern "C" fn cudaMemset2DAsync(
         let width = unsafe { entry::arg(py, &a[3]) };
         let height = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(pitch, 64, false, &Ctx { func: F, param: "pitch", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
@@ -5167,11 +5235,13 @@ unsafe extern "C" fn cudaMemset3DAsync(
             32,
             false,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" },
         )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -5196,7 +5266,7 @@ unsafe extern "C" fn cudaGetSymbolAddress(
         const F: &str = "cudaGetSymbolAddress";
         let a = unsafe { entry::args(py, F, &["symbol"], 1, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5220,7 +5290,7 @@ unsafe extern "C" fn cudaGetSymbolSize(
         const F: &str = "cudaGetSymbolSize";
         let a = unsafe { entry::args(py, F, &["symbol"], 1, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5247,7 +5317,7 @@ unsafe extern "C" fn cudaMemPrefetchAsync(
         let count = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
@@ -5278,10 +5348,17 @@ unsafe extern "C" fn cudaMemPrefetchAsync_v2(
         let location = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let stream = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
+        let h2 = conv::Held::record(
+            location,
+            8,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "location", expected: "cudaMemLocation" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -5318,7 +5395,7 @@ unsafe extern "C" fn cudaMemAdvise(
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
         let device = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 =
@@ -5349,12 +5426,19 @@ unsafe extern "C" fn cudaMemAdvise_v2(
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
         let location = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 =
             conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "cudaMemoryAdvise or int" })?;
-        let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
+        let h3 = conv::Held::record(
+            location,
+            8,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "location", expected: "cudaMemLocation" },
+        )?;
         let a3: usize = h3.addr();
 
         let r = unsafe {
@@ -5388,7 +5472,8 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(
             false,
             &Ctx { func: F, param: "attribute", expected: "cudaMemRangeAttribute or int" },
         )?;
-        let h3 = conv::Held::buffer(devPtr, false, true, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h3 =
+            conv::Held::buffer(devPtr, false, true, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
@@ -5406,7 +5491,7 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(
         let sz0: usize = sz0.max(conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
-        h3.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "devPtr", expected: "" })?;
+        h3.holds(conv::wide(a1, 64, false), "dataSize", &Ctx { func: F, param: "devPtr", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -5474,7 +5559,7 @@ unsafe extern "C" fn cudaMemRangeGetAttributes(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numAttributes, 64, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
-        let h4 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sels0: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
@@ -5567,7 +5652,7 @@ unsafe extern "C" fn cudaMemcpyToArray(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -5607,7 +5692,7 @@ unsafe extern "C" fn cudaMemcpyFromArray(
         let hOffset = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
@@ -5716,7 +5801,7 @@ unsafe extern "C" fn cudaMemcpyToArrayAsync(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -5761,7 +5846,7 @@ unsafe extern "C" fn cudaMemcpyFromArrayAsync(
         let count = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
         let stream = unsafe { entry::arg(py, &a[6]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
@@ -5828,7 +5913,7 @@ unsafe extern "C" fn cudaFreeAsync(
         let a = unsafe { entry::args(py, F, &["devPtr", "hStream"], 2, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
 
@@ -6018,6 +6103,7 @@ unsafe extern "C" fn cudaMemPoolGetAccess(
             8,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "location", expected: "cudaMemLocation or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6050,6 +6136,7 @@ unsafe extern "C" fn cudaMemPoolCreate(
             88,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "poolProps", expected: "cudaMemPoolProps or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6191,6 +6278,7 @@ unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(
         let h1 = conv::Held::addr_of(
             shareableHandle,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6232,7 +6320,7 @@ unsafe extern "C" fn cudaMemPoolExportPointer(
         const F: &str = "cudaMemPoolExportPointer";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
@@ -6264,6 +6352,7 @@ unsafe extern "C" fn cudaMemPoolImportPointer(
             64,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "exportData", expected: "cudaMemPoolPtrExportData or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6291,7 +6380,7 @@ unsafe extern "C" fn cudaPointerGetAttributes(
         const F: &str = "cudaPointerGetAttributes";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
@@ -6676,6 +6765,7 @@ unsafe extern "C" fn cudaCreateTextureObject(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6684,6 +6774,7 @@ unsafe extern "C" fn cudaCreateTextureObject(
             72,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pTexDesc", expected: "cudaTextureDesc or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6692,6 +6783,7 @@ unsafe extern "C" fn cudaCreateTextureObject(
             48,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResViewDesc", expected: "cudaResourceViewDesc or None" },
         )?;
         let a3: usize = h3.addr();
@@ -6837,6 +6929,7 @@ unsafe extern "C" fn cudaCreateSurfaceObject(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7000,6 +7093,7 @@ unsafe extern "C" fn cudaGraphAddKernelNode(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7066,6 +7160,7 @@ unsafe extern "C" fn cudaGraphKernelNodeSetParams(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7152,6 +7247,7 @@ unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue or None" },
         )?;
         let a2: usize = h2.addr();
@@ -7198,6 +7294,7 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode(
             160,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pCopyParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7262,9 +7359,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
-        let h5 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h5 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7334,9 +7431,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
-        let h5 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h5 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7405,9 +7502,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
-        let h5 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h5 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -7477,6 +7574,7 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(
             160,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7506,9 +7604,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(
         let offset = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7550,9 +7648,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         let offset = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7593,9 +7691,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(
         let count = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -7650,6 +7748,7 @@ unsafe extern "C" fn cudaGraphAddMemsetNode(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pMemsetParams", expected: "cudaMemsetParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7716,6 +7815,7 @@ unsafe extern "C" fn cudaGraphMemsetNodeSetParams(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7760,6 +7860,7 @@ unsafe extern "C" fn cudaGraphAddHostNode(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7826,6 +7927,7 @@ unsafe extern "C" fn cudaGraphHostNodeSetParams(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8170,6 +8272,7 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -8240,6 +8343,7 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8285,6 +8389,7 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -8355,6 +8460,7 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8400,6 +8506,7 @@ unsafe extern "C" fn cudaGraphAddMemAllocNode(
             120,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaMemAllocNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -8473,7 +8580,7 @@ unsafe extern "C" fn cudaGraphAddMemFreeNode(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(dptr, false, &Ctx { func: F, param: "dptr", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dptr, false, &MEMORY, &Ctx { func: F, param: "dptr", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -9350,6 +9457,7 @@ unsafe extern "C" fn cudaGraphInstantiateWithParams(
             32,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "instantiateParams", expected: "cudaGraphInstantiateParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9414,6 +9522,7 @@ unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9452,6 +9561,7 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(
             160,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9491,9 +9601,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
             &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
         )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -9544,9 +9654,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
         )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -9594,9 +9704,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(
             &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
         )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -9644,6 +9754,7 @@ unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9682,6 +9793,7 @@ unsafe extern "C" fn cudaGraphExecHostNodeSetParams(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9817,6 +9929,7 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9858,6 +9971,7 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -10095,7 +10209,7 @@ unsafe extern "C" fn cudaUserObjectCreate(
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: usize =
             crate::callbacks::raw(destroy, &Ctx { func: F, param: "destroy", expected: "ctypes function pointer or int" })?;
@@ -10257,6 +10371,7 @@ unsafe extern "C" fn cudaGraphAddNode(
             256,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -10329,6 +10444,7 @@ unsafe extern "C" fn cudaGraphAddNode_v2(
             256,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a5: usize = h5.addr();
@@ -10376,6 +10492,7 @@ unsafe extern "C" fn cudaGraphNodeSetParams(
             256,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -10409,6 +10526,7 @@ unsafe extern "C" fn cudaGraphExecNodeSetParams(
             256,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -10573,7 +10691,7 @@ unsafe extern "C" fn cudaLibraryLoadData(
         let libraryOptions = unsafe { entry::arg(py, &a[4]) };
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
-        let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(code, false, &MEMORY, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let arr2 = InArray::scalars(
             jitOptions,
@@ -10987,6 +11105,7 @@ unsafe extern "C" fn cudaGetExportTable(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pExportTableId", expected: "CUuuid or None" },
         )?;
         let a1: usize = h1.addr();
@@ -11012,7 +11131,12 @@ unsafe extern "C" fn cudaGetFuncBySymbol(
         const F: &str = "cudaGetFuncBySymbol";
         let a = unsafe { entry::args(py, F, &["symbolPtr"], 1, args, nargs, kwnames)? };
         let symbolPtr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(symbolPtr, false, &Ctx { func: F, param: "symbolPtr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            symbolPtr,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "symbolPtr", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11036,8 +11160,12 @@ unsafe extern "C" fn cudaGetKernel(
         const F: &str = "cudaGetKernel";
         let a = unsafe { entry::args(py, F, &["entryFuncAddr"], 1, args, nargs, kwnames)? };
         let entryFuncAddr = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::addr_of(entryFuncAddr, false, &Ctx { func: F, param: "entryFuncAddr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            entryFuncAddr,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "entryFuncAddr", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11160,7 +11288,7 @@ unsafe extern "C" fn cudaGraphicsEGLRegisterImage(
         let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -11187,7 +11315,12 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnect(
         const F: &str = "cudaEGLStreamConsumerConnect";
         let a = unsafe { entry::args(py, F, &["eglStream"], 1, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            eglStream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11212,7 +11345,12 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(
         let a = unsafe { entry::args(py, F, &["eglStream", "flags"], 2, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            eglStream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -11369,7 +11507,12 @@ unsafe extern "C" fn cudaEGLStreamProducerConnect(
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            eglStream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
         let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
@@ -11435,7 +11578,14 @@ unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
         )?;
-        let h1 = conv::Held::record(eglframe, 280, false, false, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
+        let h1 = conv::Held::record(
+            eglframe,
+            280,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" },
+        )?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize = conv::handle_ref(
@@ -11477,8 +11627,14 @@ unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
         )?;
-        let h1 =
-            conv::Held::record(eglframe, 280, true, true, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame or None" })?;
+        let h1 = conv::Held::record(
+            eglframe,
+            280,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize = conv::handle_ref(
@@ -11547,7 +11703,8 @@ unsafe extern "C" fn cudaEventCreateFromEGLSync(
         let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(eglSync, false, &MEMORY, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();

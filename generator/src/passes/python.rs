@@ -222,8 +222,12 @@ fn conv(lib: &Library, f: &Function, p: &Param, kernel: bool) -> PyConv {
         ParamKind::Address { .. } if kernel => PyConv::KernelParams,
         ParamKind::Address { size: Some(_) } => PyConv::Buffer,
         ParamKind::Address { size: None } => PyConv::Ptr,
-        // An address or buffer, as cuda.bindings takes it (`data`, `buffer`).
-        ParamKind::InBytes { .. } => PyConv::Ptr,
+        // A buffer or an address, as cuda.bindings takes it (`data`, `buffer`); checked against
+        // its size argument where `passes::sizes` linked one.
+        ParamKind::InBytes { .. } => match p.size {
+            Some(_) => PyConv::Buffer,
+            None => PyConv::Ptr,
+        },
         ParamKind::InRef { pointee, .. } | ParamKind::InOutRef { pointee, .. } => {
             let inout = matches!(p.kind, ParamKind::InOutRef { .. });
             match value_kind(lib, &pointee.ty) {

@@ -9,6 +9,10 @@
 //!   `srcHost`, `cuMemHostRegister`'s `p`, `cuParamSetv`'s `ptr`), holds that many bytes. It is
 //!   written when the pointee is not `const` and the parameter is a destination (`dst...`), an
 //!   output, or documented as receiving a result.
+//! - a `const` byte input (`void` or character pointee) whose array length is a by-value
+//!   parameter (`nvJitLinkAddData`'s `data` of `size` bytes, `nvvmAddModuleToProgram`'s `buffer`)
+//!   is read for that many bytes: a larger size than the buffer, or None with a size, would read
+//!   past it.
 //! - every other non-`const` pointer is written when it is an output (`Param::writes`).
 
 use crate::ir::{Direction, Function, Library, Param, Role, SizeFrom, SizeLink, Type};
@@ -33,14 +37,22 @@ fn link(f: &Function, p: &Param) -> Option<SizeLink> {
         }
         Role::HostPtr => {
             let own = format!("{}Size", p.name);
-            let count = f
-                .params
-                .iter()
-                .find(|q| !matches!(q.ty, Type::Pointer { .. }) && (BYTE_COUNTS.contains(&q.name.as_str()) || q.name == own))?;
+            let count = f.params.iter().find(|q| by_value(q) && (BYTE_COUNTS.contains(&q.name.as_str()) || q.name == own))?;
             Some(SizeLink { from: SizeFrom::Param(count.name.clone()), writes: writes(p) })
+        }
+        Role::InArray { len: Some(len) }
+            if p.ty.pointee().is_some_and(|(t, is_const)| is_const && (t.is_void() || t.is_byte())) =>
+        {
+            let count = f.param(len).filter(|q| by_value(q))?;
+            Some(SizeLink { from: SizeFrom::Param(count.name.clone()), writes: false })
         }
         _ => None,
     }
+}
+
+/// A parameter passed by value (a count, never a pointer to one).
+fn by_value(p: &Param) -> bool {
+    !matches!(p.ty, Type::Pointer { .. })
 }
 
 /// A non-`const` pointer the callee fills (an output or in/out parameter).
