@@ -91,6 +91,13 @@ impl PythonConvention {
         matches!(self, PythonConvention::Tuple)
     }
 
+    /// An enum argument is a C `int` whatever the enum's own repr: cuda.bindings' cybind modules
+    /// declare `int input_type`, so -1 passes on and 2**31 is an OverflowError there (the tuple
+    /// modules take members, [`PythonConvention::member_enums`]).
+    pub fn c_int_enums(self) -> bool {
+        !self.member_enums()
+    }
+
     /// How an int given for an address (a pointer handle, a caller buffer) converts.
     pub fn address_ints(self) -> AddressInts {
         match self {

@@ -130,7 +130,7 @@ unsafe extern "C" fn nvJitLinkAddData(
         let name = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
+        let a1: u64 = conv::int(input_type, 32, true, &Ctx { func: F, param: "input_type", expected: "int" })?;
         let h2 =
             conv::Held::buffer(data, false, true, &MEMORY, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
@@ -171,7 +171,7 @@ unsafe extern "C" fn nvJitLinkAddFile(
         let file_name = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
+        let a1: u64 = conv::int(input_type, 32, true, &Ctx { func: F, param: "input_type", expected: "int" })?;
         let (a2, _k2) = conv::cstr(file_name, false, &Ctx { func: F, param: "file_name", expected: "bytes" })?;
 
         let r =

@@ -67,7 +67,7 @@ unsafe extern "C" fn nvvmGetErrorString(
         const F: &str = "get_error_string";
         let a = unsafe { entry::args(py, F, &["result"], 1, args, nargs, kwnames)? };
         let result = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
+        let a0: u64 = conv::int(result, 32, true, &Ctx { func: F, param: "result", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvvmGetErrorString(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_nvvmResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])

@@ -441,8 +441,9 @@ impl Drop for Held {
 }
 
 impl Held {
-    fn raw(addr: usize) -> Self {
-        Held { addr, len: None, writes: false, view: None }
+    /// An int address: unchecked, the caller's promise (as in cuda.bindings).
+    fn raw(addr: usize, writes: bool) -> Self {
+        Held { addr, len: None, writes, view: None }
     }
 
     fn none(writes: bool) -> Self {
@@ -501,23 +502,23 @@ impl Held {
     /// writes), a handle or struct (`getPtr()`), or `__index__`.
     pub fn addr_of(o: &Bound<'_, PyAny>, writes: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_instance_of::<PyInt>() && !is_enum_or_bool(o) {
-            return mem.address(o, c).map(Self::raw);
+            return mem.address(o, c).map(|a| Self::raw(a, writes));
         }
         if o.is_none() {
             return Ok(Self::none(writes));
         }
         if let Some(p) = crate::handles::value_addr(o) {
-            return Ok(Self::raw(p));
+            return Ok(Self::raw(p, writes));
         }
         if let Some(h) = Self::export(o, writes, mem, c)? {
             return Ok(h);
         }
         if let Some(f) = attr_opt(o, c"getPtr") {
             let r = f.call0()?;
-            return int(&r, 64, false, c).map(|v| Self::raw(v as usize));
+            return int(&r, 64, false, c).map(|v| Self::raw(v as usize, writes));
         }
         match index(o) {
-            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize)),
+            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize, writes)),
             _ => Err(c.type_error(o)),
         }
     }
@@ -529,7 +530,11 @@ impl Held {
             return Ok(Self::none(writes));
         }
         if o.is_instance_of::<PyInt>() {
-            return if int_ok && !is_enum_or_bool(o) { mem.address(o, c).map(Self::raw) } else { Err(c.type_error(o)) };
+            return if int_ok && !is_enum_or_bool(o) {
+                mem.address(o, c).map(|a| Self::raw(a, writes))
+            } else {
+                Err(c.type_error(o))
+            };
         }
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));

@@ -193,7 +193,7 @@ fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
         (ValueKind::Enum, Resolved::Enum(e)) => Scalar {
             kind: ValueKind::Enum,
             bits: (e.repr.size() * 8) as u32,
-            signed: e.repr.is_signed(),
+            signed: e.repr.is_signed() || lib.profile().python.c_int_enums(),
             class: e.name.clone(),
             size: e.repr.size(),
             stub: e.name.clone(),
