@@ -339,6 +339,21 @@ mod tests {
         assert!(InoutScalar.is_arg() && InoutScalar.is_out() && !SelectedSize.is_arg() && !Out.is_arg());
     }
 
+    /// A byte input (`nvJitLinkAddData`'s `data`) is a buffer checked against its size argument
+    /// once `passes::sizes` linked one, else an address.
+    #[test]
+    fn a_sized_byte_input_is_a_checked_buffer() {
+        let bytes = |linked: bool| {
+            let mut data = param("data", Type::ptr(Type::prim(Prim::Void), true), Role::InArray { len: Some("size".into()) });
+            data.size = linked.then(|| SizeLink { from: SizeFrom::Param("size".into()), writes: false });
+            let size = param("size", Type::prim(Prim::SizeT), Role::Length { of: "data".into() });
+            function("cuAddData", vec![data, size])
+        };
+        let mut lib = library("CUhostFn", vec![bytes(true), bytes(false)]);
+        use PyConv::*;
+        assert_eq!(convs(&mut lib, ""), vec![vec![Buffer, Int], vec![Ptr, Int]]);
+    }
+
     #[test]
     fn kernel_params_are_the_annotated_void_pointer_arrays() {
         use crate::ir::{Doc, Field, Names, Record, RecordKind};

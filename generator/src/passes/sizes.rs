@@ -66,3 +66,46 @@ fn writes(p: &Param) -> bool {
     let doc = p.doc.to_ascii_lowercase();
     p.name.starts_with("dst") || p.direction != Direction::In || doc.contains("return") || doc.contains("result")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Prim;
+    use crate::passes::build::{function, input};
+
+    /// The size links of `params` as one function's, by parameter.
+    fn links(params: Vec<Param>) -> Vec<Option<SizeLink>> {
+        let mut lib = crate::passes::build::library("CUhostFn", vec![function("nvThingAddData", params)]);
+        run(&mut lib);
+        lib.functions[0].params.iter().map(|p| p.size.clone()).collect()
+    }
+
+    fn array(name: &str, pointee: Prim, is_const: bool, len: &str) -> Param {
+        input(name, Type::ptr(Type::prim(pointee), is_const), Role::InArray { len: Some(len.into()) }, false)
+    }
+
+    fn count(name: &str, ty: Type) -> Param {
+        input(name, ty, Role::Length { of: "data".into() }, false)
+    }
+
+    #[test]
+    fn a_const_byte_input_is_bounded_by_its_by_value_length() {
+        let size = Some(SizeLink { from: SizeFrom::Param("size".into()), writes: false });
+        for pointee in [Prim::Void, Prim::Char, Prim::UChar, Prim::U8] {
+            let got = links(vec![array("data", pointee, true, "size"), count("size", Type::prim(Prim::SizeT))]);
+            assert_eq!(got, vec![size.clone(), None], "{pointee:?}");
+        }
+    }
+
+    #[test]
+    fn other_arrays_and_counts_link_no_size() {
+        // elements wider than a byte: the count is no byte size
+        let ints = links(vec![array("data", Prim::Int, true, "size"), count("size", Type::prim(Prim::SizeT))]);
+        // a count the callee writes through
+        let by_pointer =
+            links(vec![array("data", Prim::Void, true, "size"), count("size", Type::ptr(Type::prim(Prim::SizeT), false))]);
+        // a buffer the callee may write (not an input)
+        let mutable = links(vec![array("data", Prim::Char, false, "size"), count("size", Type::prim(Prim::SizeT))]);
+        assert_eq!([ints, by_pointer, mutable], [vec![None, None], vec![None, None], vec![None, None]]);
+    }
+}
