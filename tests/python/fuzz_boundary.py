@@ -329,6 +329,18 @@ def run(calls_per_function, seed, batch, modules, env_extra=None, budget_s=None,
     return summary
 
 
+def merged(summaries):
+    """One summary of the runs of several modules."""
+    out = {"calls": 0, "crashes": [], "bad_exceptions": [], "seed": summaries[0]["seed"], "per_module": {}, "outcomes": {},
+           "seconds": 0.0}
+    for s in summaries:
+        for key in ("calls", "crashes", "bad_exceptions", "seconds"):
+            out[key] += s[key]
+        out["per_module"].update(s["per_module"])
+        out["outcomes"].update(s["outcomes"])
+    return out
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         module, start, stop, seed, extra, log, side, strict = sys.argv[2:10]
@@ -338,10 +350,12 @@ def main():
     ap.add_argument("--calls", type=int, default=20, help="random calls per function, after the sweep")
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--batch", type=int, default=4000)
-    ap.add_argument("--modules", default="nvrtc,driver")
+    ap.add_argument("--modules", default="nvrtc,driver,nvjitlink,nvvm")
+    ap.add_argument("--strict", default="nvjitlink,nvvm", help="modules whose refusals name a parameter and that write no bytes")
     ap.add_argument("--json")
     a = ap.parse_args()
-    s = run(a.calls, a.seed, a.batch, a.modules.split(","))
+    strict = set(a.strict.split(","))
+    s = merged([run(a.calls, a.seed, a.batch, [m], strict=m in strict) for m in a.modules.split(",")])
     text = json.dumps(s, indent=1)
     if a.json:
         Path(a.json).write_text(text)
