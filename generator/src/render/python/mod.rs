@@ -60,7 +60,7 @@ struct ModuleView {
     native_handles: Vec<String>,
     /// The profile's `python_helpers` module, whose public names the module re-exports.
     helpers: Option<&'static str>,
-    /// How the module takes caller memory (`conv::Convention`, from the library's
+    /// How the module takes caller memory (`conv::Memory`, from the library's
     /// [`PythonConvention`]).
     memory: MemoryView,
 }
