@@ -247,6 +247,37 @@ fn generated_unsafe_fns_are_the_irs() {
     }
 }
 
+/// Every byte input the callee reads for a by-value size (`ParamKind::InBytes`) is checked
+/// against it in Python (`passes::sizes`): a larger size than the buffer, or None with a size,
+/// would read past it. In the 12.9 headers these are nvJitLink's and NVVM's inputs.
+#[test]
+fn byte_inputs_are_bounded_by_their_size() {
+    use cudagen_generator::ir::SizeLink;
+    let Some(api) = api_12_9() else { return };
+    let mut linked = Vec::new();
+    for lib in &api.libraries {
+        for f in &lib.functions {
+            for p in f.params.iter().filter(|p| matches!(p.kind, ParamKind::InBytes { .. })) {
+                let ParamKind::InBytes { count: Count::Computed { param }, .. } = &p.kind else {
+                    panic!("{}.{}: a byte input without its size: {:?}", f.name, p.name, p.kind)
+                };
+                assert_eq!(
+                    p.size,
+                    Some(SizeLink { from: SizeFrom::Param(param.clone()), writes: false }),
+                    "{}.{}",
+                    f.name,
+                    p.name
+                );
+                linked.push(format!("{}.{}<={param}", f.name, p.name));
+            }
+        }
+    }
+    assert_eq!(
+        linked,
+        ["nvJitLinkAddData.data<=size", "nvvmAddModuleToProgram.buffer<=size", "nvvmLazyAddModuleToProgram.buffer<=size"]
+    );
+}
+
 /// Each parameter's Python conversion follows from its kind (with the value kind of its C type):
 /// the kinds carry what the Python surface needs, so `passes::python` can become a table over
 /// them. Only `kernelParams` is still told by name (in `passes::python`).
@@ -297,7 +328,9 @@ fn python_conversions_follow_the_kinds() {
         ParamKind::InArray { nullable: true, count, .. } if secondary(f, count, &p.name) => PyConv::InArrayOpt,
         ParamKind::InArray { .. } | ParamKind::CstrArray { .. } | ParamKind::OutArray { reads: true, .. } => PyConv::InArray,
         ParamKind::OutArray { .. } => PyConv::OutArray,
-        // Bytes the callee reads: an address or buffer beside its size, as cuda.bindings takes them.
+        // Bytes the callee reads: an address or buffer beside its size, as cuda.bindings takes
+        // them, checked against that size where `passes::sizes` linked it.
+        ParamKind::InBytes { .. } if p.size.is_some() => PyConv::Buffer,
         ParamKind::InBytes { .. } => PyConv::Ptr,
         // Sized by the caller (a size query, an in/out count): a buffer checked against the size the IR knows.
         ParamKind::OutBuffer {

@@ -97,6 +97,42 @@ impl PythonConvention {
     pub fn sizeof_helper(self) -> bool {
         matches!(self, PythonConvention::Tuple)
     }
+
+    /// An enum argument is a C `int` whatever the enum's own repr: cuda.bindings' cybind modules
+    /// declare `int input_type`, so -1 passes on and 2**31 is an OverflowError there (the tuple
+    /// modules take members, [`PythonConvention::member_enums`]).
+    pub fn c_int_enums(self) -> bool {
+        !self.member_enums()
+    }
+
+    /// How an int given for an address (a pointer handle, a caller buffer) converts.
+    pub fn address_ints(self) -> AddressInts {
+        match self {
+            PythonConvention::Tuple => AddressInts::Word,
+            PythonConvention::Exceptions { .. } => AddressInts::IntPtr,
+        }
+    }
+
+    /// An exact `bytes` object is taken as an output buffer and written in place: cuda.bindings'
+    /// `nvrtc` documents `nvrtcGetPTX(prog, b" " * size)`, while its cybind modules (`nvjitlink`,
+    /// `nvvm`) ask for a writable buffer (`PyBUF_WRITABLE`) and raise ValueError for `bytes`.
+    pub fn read_only_output(self) -> bool {
+        matches!(self, PythonConvention::Tuple)
+    }
+}
+
+/// What an int stands for where an address goes ([`PythonConvention::address_ints`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressInts {
+    /// `driver`, `nvrtc`, `runtime`: any 64-bit pattern (a negative int is its two's complement),
+    /// as cuda.bindings' handle classes take it; a caller buffer that a size function checks takes
+    /// no int there (cuda.bindings takes `bytes` for those).
+    Word,
+    /// `nvjitlink`, `nvvm`: a C `intptr_t`, as cuda.bindings declares handles and addresses there
+    /// (OverflowError outside `-2**63 .. 2**63-1`), and an int address for every caller buffer
+    /// ("a Python int representing the pointer address").
+    IntPtr,
 }
 
 /// A header that joins a library's main header (NVIDIA's interop and profiler headers join

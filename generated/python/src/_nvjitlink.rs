@@ -50,8 +50,10 @@ use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen._nvjitlink";
 const LIBRARY_MISSING: i64 = 6;
+/// How this module takes caller memory (its library's cuda.bindings convention).
+const MEMORY: conv::Memory = conv::Memory { intptr: true, bytes_out: false };
 
-pub(crate) static nvJitLinkHandle: HandleType = HandleType::new(MODULE, "nvJitLinkHandle", 64, false, true, &[], &[]);
+pub(crate) static nvJitLinkHandle: HandleType = HandleType::new(MODULE, "nvJitLinkHandle", 64, true, true, &[], &[]);
 
 static E_nvJitLinkResult: EnumCache = EnumCache::new(MODULE, "nvJitLinkResult");
 static E_nvJitLinkInputType: EnumCache = EnumCache::new(MODULE, "nvJitLinkInputType");
@@ -63,7 +65,7 @@ unsafe extern "C" fn nvJitLinkCreate(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkCreate";
+        const F: &str = "create";
         let a = unsafe { entry::args(py, F, &["num_options", "options"], 2, args, nargs, kwnames)? };
         let num_options = unsafe { entry::arg(py, &a[0]) };
         let options = unsafe { entry::arg(py, &a[1]) };
@@ -92,7 +94,7 @@ unsafe extern "C" fn nvJitLinkDestroy(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkDestroy";
+        const F: &str = "destroy";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
@@ -119,7 +121,7 @@ unsafe extern "C" fn nvJitLinkAddData(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkAddData";
+        const F: &str = "add_data";
         let a = unsafe { entry::args(py, F, &["handle", "input_type", "data", "size", "name"], 5, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let input_type = unsafe { entry::arg(py, &a[1]) };
@@ -128,11 +130,13 @@ unsafe extern "C" fn nvJitLinkAddData(
         let name = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
-        let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let a1: u64 = conv::int(input_type, 32, true, &Ctx { func: F, param: "input_type", expected: "int" })?;
+        let h2 =
+            conv::Held::buffer(data, false, true, &MEMORY, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        h2.holds(conv::wide(a3, 64, false), "size", &Ctx { func: F, param: "data", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -160,14 +164,14 @@ unsafe extern "C" fn nvJitLinkAddFile(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkAddFile";
+        const F: &str = "add_file";
         let a = unsafe { entry::args(py, F, &["handle", "input_type", "file_name"], 3, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let input_type = unsafe { entry::arg(py, &a[1]) };
         let file_name = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let a1: u64 = conv::int(input_type, 32, false, &Ctx { func: F, param: "input_type", expected: "int" })?;
+        let a1: u64 = conv::int(input_type, 32, true, &Ctx { func: F, param: "input_type", expected: "int" })?;
         let (a2, _k2) = conv::cstr(file_name, false, &Ctx { func: F, param: "file_name", expected: "bytes" })?;
 
         let r =
@@ -187,7 +191,7 @@ unsafe extern "C" fn nvJitLinkComplete(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkComplete";
+        const F: &str = "complete";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 =
@@ -209,7 +213,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubinSize(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetLinkedCubinSize";
+        const F: &str = "get_linked_cubin_size";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 =
@@ -233,7 +237,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetLinkedCubin";
+        const F: &str = "get_linked_cubin";
         let a = unsafe { entry::args(py, F, &["handle", "cubin"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
@@ -243,7 +247,8 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(
             cubin,
             true,
             true,
-            &Ctx { func: F, param: "cubin", expected: "int, bytes, writable buffer or None" },
+            &MEMORY,
+            &Ctx { func: F, param: "cubin", expected: "int, writable buffer or None" },
         )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -252,7 +257,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedCubin(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "cubin", expected: "" })?;
+        h1.holds(need1 as i128, "get_linked_cubin_size", &Ctx { func: F, param: "cubin", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedCubin_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -270,7 +275,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtxSize(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetLinkedPtxSize";
+        const F: &str = "get_linked_ptx_size";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 =
@@ -294,14 +299,19 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetLinkedPtx";
+        const F: &str = "get_linked_ptx";
         let a = unsafe { entry::args(py, F, &["handle", "ptx"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 =
-            conv::Held::buffer(ptx, true, true, &Ctx { func: F, param: "ptx", expected: "int, bytes, writable buffer or None" })?;
+        let h1 = conv::Held::buffer(
+            ptx,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "ptx", expected: "int, writable buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -309,7 +319,7 @@ unsafe extern "C" fn nvJitLinkGetLinkedPtx(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "ptx", expected: "" })?;
+        h1.holds(need1 as i128, "get_linked_ptx_size", &Ctx { func: F, param: "ptx", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetLinkedPtx_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -327,7 +337,7 @@ unsafe extern "C" fn nvJitLinkGetErrorLogSize(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetErrorLogSize";
+        const F: &str = "get_error_log_size";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 =
@@ -351,14 +361,19 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetErrorLog";
+        const F: &str = "get_error_log";
         let a = unsafe { entry::args(py, F, &["handle", "log"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 =
-            conv::Held::buffer(log, true, true, &Ctx { func: F, param: "log", expected: "int, bytes, writable buffer or None" })?;
+        let h1 = conv::Held::buffer(
+            log,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "log", expected: "int, writable buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -366,7 +381,7 @@ unsafe extern "C" fn nvJitLinkGetErrorLog(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
+        h1.holds(need1 as i128, "get_error_log_size", &Ctx { func: F, param: "log", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetErrorLog_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -384,7 +399,7 @@ unsafe extern "C" fn nvJitLinkGetInfoLogSize(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetInfoLogSize";
+        const F: &str = "get_info_log_size";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 =
@@ -408,14 +423,19 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkGetInfoLog";
+        const F: &str = "get_info_log";
         let a = unsafe { entry::args(py, F, &["handle", "log"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 =
             conv::handle(&nvJitLinkHandle, handle, &Ctx { func: F, param: "handle", expected: "nvJitLinkHandle or int" })?;
-        let h1 =
-            conv::Held::buffer(log, true, true, &Ctx { func: F, param: "log", expected: "int, bytes, writable buffer or None" })?;
+        let h1 = conv::Held::buffer(
+            log,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "log", expected: "int, writable buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -423,7 +443,7 @@ unsafe extern "C" fn nvJitLinkGetInfoLog(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvJitLinkResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
+        h1.holds(need1 as i128, "get_info_log_size", &Ctx { func: F, param: "log", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::__nvJitLinkGetInfoLog_12_9(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -441,7 +461,7 @@ unsafe extern "C" fn nvJitLinkVersion(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvJitLinkVersion";
+        const F: &str = "version";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();

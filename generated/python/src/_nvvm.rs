@@ -50,8 +50,10 @@ use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen._nvvm";
 const LIBRARY_MISSING: i64 = 4;
+/// How this module takes caller memory (its library's cuda.bindings convention).
+const MEMORY: conv::Memory = conv::Memory { intptr: true, bytes_out: false };
 
-pub(crate) static nvvmProgram: HandleType = HandleType::new(MODULE, "nvvmProgram", 64, false, true, &[], &[]);
+pub(crate) static nvvmProgram: HandleType = HandleType::new(MODULE, "nvvmProgram", 64, true, true, &[], &[]);
 
 static E_nvvmResult: EnumCache = EnumCache::new(MODULE, "nvvmResult");
 
@@ -62,10 +64,10 @@ unsafe extern "C" fn nvvmGetErrorString(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmGetErrorString";
+        const F: &str = "get_error_string";
         let a = unsafe { entry::args(py, F, &["result"], 1, args, nargs, kwnames)? };
         let result = unsafe { entry::arg(py, &a[0]) };
-        let a0: u64 = conv::int(result, 32, false, &Ctx { func: F, param: "result", expected: "int" })?;
+        let a0: u64 = conv::int(result, 32, true, &Ctx { func: F, param: "result", expected: "int" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvvmGetErrorString(conv::bits(a0)) as usize) };
         conv::tuple(py, [E_nvvmResult.get(py, 0)?, conv::cstr_result(py, r as usize)?])
@@ -79,7 +81,7 @@ unsafe extern "C" fn nvvmVersion(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmVersion";
+        const F: &str = "version";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -102,7 +104,7 @@ unsafe extern "C" fn nvvmIRVersion(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmIRVersion";
+        const F: &str = "ir_version";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -142,7 +144,7 @@ unsafe extern "C" fn nvvmCreateProgram(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmCreateProgram";
+        const F: &str = "create_program";
         let a = unsafe { entry::args(py, F, &[], 0, args, nargs, kwnames)? };
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -163,7 +165,7 @@ unsafe extern "C" fn nvvmDestroyProgram(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmDestroyProgram";
+        const F: &str = "destroy_program";
         let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let mut t0: u64 = 0;
@@ -186,17 +188,19 @@ unsafe extern "C" fn nvvmAddModuleToProgram(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmAddModuleToProgram";
+        const F: &str = "add_module_to_program";
         let a = unsafe { entry::args(py, F, &["prog", "buffer", "size", "name"], 4, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
         let name = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
-        let h1 = conv::Held::addr_of(buffer, false, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::buffer(buffer, false, true, &MEMORY, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a3, _k3) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        h1.holds(conv::wide(a2, 64, false), "size", &Ctx { func: F, param: "buffer", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -218,17 +222,19 @@ unsafe extern "C" fn nvvmLazyAddModuleToProgram(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmLazyAddModuleToProgram";
+        const F: &str = "lazy_add_module_to_program";
         let a = unsafe { entry::args(py, F, &["prog", "buffer", "size", "name"], 4, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
         let size = unsafe { entry::arg(py, &a[2]) };
         let name = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
-        let h1 = conv::Held::addr_of(buffer, false, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::buffer(buffer, false, true, &MEMORY, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a3, _k3) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
+        h1.holds(conv::wide(a2, 64, false), "size", &Ctx { func: F, param: "buffer", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -250,7 +256,7 @@ unsafe extern "C" fn nvvmCompileProgram(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmCompileProgram";
+        const F: &str = "compile_program";
         let a = unsafe { entry::args(py, F, &["prog", "num_options", "options"], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let num_options = unsafe { entry::arg(py, &a[1]) };
@@ -277,7 +283,7 @@ unsafe extern "C" fn nvvmVerifyProgram(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmVerifyProgram";
+        const F: &str = "verify_program";
         let a = unsafe { entry::args(py, F, &["prog", "num_options", "options"], 3, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let num_options = unsafe { entry::arg(py, &a[1]) };
@@ -304,7 +310,7 @@ unsafe extern "C" fn nvvmGetCompiledResultSize(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmGetCompiledResultSize";
+        const F: &str = "get_compiled_result_size";
         let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
@@ -327,7 +333,7 @@ unsafe extern "C" fn nvvmGetCompiledResult(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmGetCompiledResult";
+        const F: &str = "get_compiled_result";
         let a = unsafe { entry::args(py, F, &["prog", "buffer"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
@@ -336,7 +342,8 @@ unsafe extern "C" fn nvvmGetCompiledResult(
             buffer,
             true,
             true,
-            &Ctx { func: F, param: "buffer", expected: "int, bytes, writable buffer or None" },
+            &MEMORY,
+            &Ctx { func: F, param: "buffer", expected: "int, writable buffer or None" },
         )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -345,7 +352,7 @@ unsafe extern "C" fn nvvmGetCompiledResult(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvvmResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "buffer", expected: "" })?;
+        h1.holds(need1 as i128, "get_compiled_result_size", &Ctx { func: F, param: "buffer", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvvmGetCompiledResult(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -363,7 +370,7 @@ unsafe extern "C" fn nvvmGetProgramLogSize(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmGetProgramLogSize";
+        const F: &str = "get_program_log_size";
         let a = unsafe { entry::args(py, F, &["prog"], 1, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let a0: u64 = conv::handle(&nvvmProgram, prog, &Ctx { func: F, param: "prog", expected: "nvvmProgram or int" })?;
@@ -386,7 +393,7 @@ unsafe extern "C" fn nvvmGetProgramLog(
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
     entry::run(|py| {
-        const F: &str = "nvvmGetProgramLog";
+        const F: &str = "get_program_log";
         let a = unsafe { entry::args(py, F, &["prog", "buffer"], 2, args, nargs, kwnames)? };
         let prog = unsafe { entry::arg(py, &a[0]) };
         let buffer = unsafe { entry::arg(py, &a[1]) };
@@ -395,7 +402,8 @@ unsafe extern "C" fn nvvmGetProgramLog(
             buffer,
             true,
             true,
-            &Ctx { func: F, param: "buffer", expected: "int, bytes, writable buffer or None" },
+            &MEMORY,
+            &Ctx { func: F, param: "buffer", expected: "int, writable buffer or None" },
         )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
@@ -404,7 +412,7 @@ unsafe extern "C" fn nvvmGetProgramLog(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvvmResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "buffer", expected: "" })?;
+        h1.holds(need1 as i128, "get_program_log_size", &Ctx { func: F, param: "buffer", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvvmGetProgramLog(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;

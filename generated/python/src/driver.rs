@@ -50,6 +50,8 @@ use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen.driver";
 const LIBRARY_MISSING: i64 = 34;
+/// How this module takes caller memory (its library's cuda.bindings convention).
+const MEMORY: conv::Memory = conv::Memory { intptr: false, bytes_out: true };
 
 pub(crate) static CUdeviceptr: HandleType = HandleType::new(
     MODULE,
@@ -912,6 +914,7 @@ unsafe extern "C" fn cuDeviceGetNvSciSyncAttributes(
         let h0 = conv::Held::addr_of(
             nvSciSyncAttrList,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" },
         )?;
         let a0: usize = h0.addr();
@@ -1305,6 +1308,7 @@ unsafe extern "C" fn cuCtxCreate_v4(
             24,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "ctxCreateParams", expected: "CUctxCreateParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -1876,7 +1880,7 @@ unsafe extern "C" fn cuModuleLoadData(
         const F: &str = "cuModuleLoadData";
         let a = unsafe { entry::args(py, F, &["image"], 1, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1903,7 +1907,7 @@ unsafe extern "C" fn cuModuleLoadDataEx(
         let numOptions = unsafe { entry::arg(py, &a[1]) };
         let options = unsafe { entry::arg(py, &a[2]) };
         let optionValues = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numOptions, 32, false, &Ctx { func: F, param: "numOptions", expected: "int" })?;
         let arr3 =
@@ -1954,7 +1958,8 @@ unsafe extern "C" fn cuModuleLoadFatBinary(
         const F: &str = "cuModuleLoadFatBinary";
         let a = unsafe { entry::args(py, F, &["fatCubin"], 1, args, nargs, kwnames)? };
         let fatCubin = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(fatCubin, false, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(fatCubin, false, &MEMORY, &Ctx { func: F, param: "fatCubin", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -2200,7 +2205,7 @@ unsafe extern "C" fn cuLinkAddData(
         let a0: u64 = conv::handle(&CUlinkState, state, &Ctx { func: F, param: "state", expected: "CUlinkState or int" })?;
         let a1: u64 =
             conv::enum_value(typename, 32, false, &Ctx { func: F, param: "typename", expected: "CUjitInputType or int" })?;
-        let h2 = conv::Held::addr_of(data, false, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(data, false, &MEMORY, &Ctx { func: F, param: "data", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let (a4, _k4) = conv::cstr(name, true, &Ctx { func: F, param: "name", expected: "bytes" })?;
@@ -2435,7 +2440,7 @@ unsafe extern "C" fn cuLibraryLoadData(
         let libraryOptions = unsafe { entry::arg(py, &a[4]) };
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
-        let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(code, false, &MEMORY, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let arr2 = InArray::scalars(
             jitOptions,
@@ -3164,7 +3169,7 @@ unsafe extern "C" fn cuMemFreeHost(
         const F: &str = "cuMemFreeHost";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(p, false, &MEMORY, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemFreeHost(conv::bits(a0 as u64))) };
@@ -3212,7 +3217,7 @@ unsafe extern "C" fn cuMemHostGetDevicePointer(
         let a = unsafe { entry::args(py, F, &["p", "Flags"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(p, false, &MEMORY, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -3239,7 +3244,7 @@ unsafe extern "C" fn cuMemHostGetFlags(
         const F: &str = "cuMemHostGetFlags";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(p, false, &MEMORY, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3433,8 +3438,14 @@ unsafe extern "C" fn cuIpcOpenEventHandle(
         const F: &str = "cuIpcOpenEventHandle";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" })?;
+        let h1 = conv::Held::record(
+            handle,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "handle", expected: "CUipcEventHandle_v1" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3482,7 +3493,14 @@ unsafe extern "C" fn cuIpcOpenMemHandle(
         let a = unsafe { entry::args(py, F, &["handle", "Flags"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let Flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" })?;
+        let h1 = conv::Held::record(
+            handle,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "handle", expected: "CUipcMemHandle_v1" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -3530,11 +3548,11 @@ unsafe extern "C" fn cuMemHostRegister(
         let p = unsafe { entry::arg(py, &a[0]) };
         let bytesize = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::buffer(p, false, true, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::buffer(p, false, true, &MEMORY, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(bytesize, 64, false, &Ctx { func: F, param: "bytesize", expected: "int" })?;
         let a2: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
-        h0.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "p", expected: "" })?;
+        h0.holds(conv::wide(a1, 64, false), "bytesize", &Ctx { func: F, param: "p", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemHostRegister_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
@@ -3555,7 +3573,7 @@ unsafe extern "C" fn cuMemHostUnregister(
         const F: &str = "cuMemHostUnregister";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(p, false, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(p, false, &MEMORY, &Ctx { func: F, param: "p", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemHostUnregister(conv::bits(a0 as u64))) };
@@ -3641,10 +3659,16 @@ unsafe extern "C" fn cuMemcpyHtoD(
         let ByteCount = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 =
             conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(
+            srcHost,
+            false,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
-        h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
+        h1.holds(conv::wide(a2, 64, false), "ByteCount", &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyHtoD_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2))) };
         let code = r.0 as i64;
@@ -3671,13 +3695,14 @@ unsafe extern "C" fn cuMemcpyDtoH(
             dstHost,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
         )?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
-        h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
+        h0.holds(conv::wide(a2, 64, false), "ByteCount", &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpyDtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2))) };
         let code = r.0 as i64;
@@ -3788,10 +3813,16 @@ unsafe extern "C" fn cuMemcpyHtoA(
         let ByteCount = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let h2 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(
+            srcHost,
+            false,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
-        h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
+        h2.holds(conv::wide(a3, 64, false), "ByteCount", &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || sys::cuMemcpyHtoA_v2(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
@@ -3821,13 +3852,14 @@ unsafe extern "C" fn cuMemcpyAtoH(
             dstHost,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
         )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUarray, srcArray, &Ctx { func: F, param: "srcArray", expected: "CUarray or int" })?;
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
-        h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
+        h0.holds(conv::wide(a3, 64, false), "ByteCount", &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || sys::cuMemcpyAtoH_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
@@ -3885,8 +3917,14 @@ unsafe extern "C" fn cuMemcpy2D(
         const F: &str = "cuMemcpy2D";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(pCopy, 128, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            128,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2D_v2(conv::bits(a0 as u64))) };
@@ -3908,8 +3946,14 @@ unsafe extern "C" fn cuMemcpy2DUnaligned(
         const F: &str = "cuMemcpy2DUnaligned";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(pCopy, 128, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            128,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy2DUnaligned_v2(conv::bits(a0 as u64))) };
@@ -3931,8 +3975,14 @@ unsafe extern "C" fn cuMemcpy3D(
         const F: &str = "cuMemcpy3D";
         let a = unsafe { entry::args(py, F, &["pCopy"], 1, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(pCopy, 200, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2 or None" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            200,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2 or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuMemcpy3D_v2(conv::bits(a0 as u64))) };
@@ -3959,6 +4009,7 @@ unsafe extern "C" fn cuMemcpy3DPeer(
             200,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1 or None" },
         )?;
         let a0: usize = h0.addr();
@@ -4069,11 +4120,17 @@ unsafe extern "C" fn cuMemcpyHtoDAsync(
         let hStream = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 =
             conv::handle(&CUdeviceptr, dstDevice, &Ctx { func: F, param: "dstDevice", expected: "CUdeviceptr or int" })?;
-        let h1 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::buffer(
+            srcHost,
+            false,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        h1.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
+        h1.holds(conv::wide(a2, 64, false), "ByteCount", &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || sys::cuMemcpyHtoDAsync_v2(conv::bits(a0), conv::bits(a1 as u64), conv::bits(a2), conv::bits(a3)))
@@ -4103,6 +4160,7 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(
             dstHost,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
         )?;
         let a0: usize = h0.addr();
@@ -4110,7 +4168,7 @@ unsafe extern "C" fn cuMemcpyDtoHAsync(
             conv::handle(&CUdeviceptr, srcDevice, &Ctx { func: F, param: "srcDevice", expected: "CUdeviceptr or int" })?;
         let a2: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a3: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        h0.holds(conv::wide(a2, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
+        h0.holds(conv::wide(a2, 64, false), "ByteCount", &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || sys::cuMemcpyDtoHAsync_v2(conv::bits(a0 as u64), conv::bits(a1), conv::bits(a2), conv::bits(a3)))
@@ -4172,11 +4230,17 @@ unsafe extern "C" fn cuMemcpyHtoAAsync(
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUarray, dstArray, &Ctx { func: F, param: "dstArray", expected: "CUarray or int" })?;
         let a1: u64 = conv::int(dstOffset, 64, false, &Ctx { func: F, param: "dstOffset", expected: "int" })?;
-        let h2 = conv::Held::buffer(srcHost, false, true, &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(
+            srcHost,
+            false,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "srcHost", expected: "int, buffer or None" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        h2.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "srcHost", expected: "" })?;
+        h2.holds(conv::wide(a3, 64, false), "ByteCount", &Ctx { func: F, param: "srcHost", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4211,6 +4275,7 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(
             dstHost,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "dstHost", expected: "int, bytes, writable buffer or None" },
         )?;
         let a0: usize = h0.addr();
@@ -4218,7 +4283,7 @@ unsafe extern "C" fn cuMemcpyAtoHAsync(
         let a2: u64 = conv::int(srcOffset, 64, false, &Ctx { func: F, param: "srcOffset", expected: "int" })?;
         let a3: u64 = conv::int(ByteCount, 64, false, &Ctx { func: F, param: "ByteCount", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
-        h0.holds(conv::wide(a3, 64, false), &Ctx { func: F, param: "dstHost", expected: "" })?;
+        h0.holds(conv::wide(a3, 64, false), "ByteCount", &Ctx { func: F, param: "dstHost", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -4244,8 +4309,14 @@ unsafe extern "C" fn cuMemcpy2DAsync(
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 =
-            conv::Held::record(pCopy, 128, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            128,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY2D_v2 or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4269,8 +4340,14 @@ unsafe extern "C" fn cuMemcpy3DAsync(
         let a = unsafe { entry::args(py, F, &["pCopy", "hStream"], 2, args, nargs, kwnames)? };
         let pCopy = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 =
-            conv::Held::record(pCopy, 200, true, false, &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2 or None" })?;
+        let h0 = conv::Held::record(
+            pCopy,
+            200,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_v2 or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
 
@@ -4299,6 +4376,7 @@ unsafe extern "C" fn cuMemcpy3DPeerAsync(
             200,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pCopy", expected: "CUDA_MEMCPY3D_PEER_v1 or None" },
         )?;
         let a0: usize = h0.addr();
@@ -4855,6 +4933,7 @@ unsafe extern "C" fn cuArrayCreate(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -5056,6 +5135,7 @@ unsafe extern "C" fn cuArray3DCreate(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pAllocateArray", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -5110,6 +5190,7 @@ unsafe extern "C" fn cuMipmappedArrayCreate(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pMipmappedArrayDesc", expected: "CUDA_ARRAY3D_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -5360,6 +5441,7 @@ unsafe extern "C" fn cuMemCreate(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -5536,6 +5618,7 @@ unsafe extern "C" fn cuMemGetAccess(
             8,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "location", expected: "CUmemLocation_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -5623,7 +5706,8 @@ unsafe extern "C" fn cuMemImportFromShareableHandle(
         let a = unsafe { entry::args(py, F, &["osHandle", "shHandleType"], 2, args, nargs, kwnames)? };
         let osHandle = unsafe { entry::arg(py, &a[0]) };
         let shHandleType = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(osHandle, false, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(osHandle, false, &MEMORY, &Ctx { func: F, param: "osHandle", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::enum_value(
             shHandleType,
@@ -5661,6 +5745,7 @@ unsafe extern "C" fn cuMemGetAllocationGranularity(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "prop", expected: "CUmemAllocationProp_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -5722,7 +5807,7 @@ unsafe extern "C" fn cuMemRetainAllocationHandle(
         const F: &str = "cuMemRetainAllocationHandle";
         let a = unsafe { entry::args(py, F, &["addr"], 1, args, nargs, kwnames)? };
         let addr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(addr, false, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(addr, false, &MEMORY, &Ctx { func: F, param: "addr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5953,6 +6038,7 @@ unsafe extern "C" fn cuMemPoolGetAccess(
             8,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "location", expected: "CUmemLocation_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -5984,6 +6070,7 @@ unsafe extern "C" fn cuMemPoolCreate(
             88,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "poolProps", expected: "CUmemPoolProps_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6119,7 +6206,7 @@ unsafe extern "C" fn cuMemPoolImportFromShareableHandle(
         let handle = unsafe { entry::arg(py, &a[0]) };
         let handleType = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(handle, false, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(handle, false, &MEMORY, &Ctx { func: F, param: "handle", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::enum_value(
             handleType,
@@ -6189,6 +6276,7 @@ unsafe extern "C" fn cuMemPoolImportPointer(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "shareData", expected: "CUmemPoolPtrExportData_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6221,6 +6309,7 @@ unsafe extern "C" fn cuMulticastCreate(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6401,6 +6490,7 @@ unsafe extern "C" fn cuMulticastGetGranularity(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "prop", expected: "CUmulticastObjectProp_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6547,8 +6637,14 @@ unsafe extern "C" fn cuMemPrefetchAsync_v2(
         let hStream = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let h2 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h2 = conv::Held::record(
+            location,
+            8,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&CUstream, hStream, &Ctx { func: F, param: "hStream", expected: "CUstream or int" })?;
@@ -6609,8 +6705,14 @@ unsafe extern "C" fn cuMemAdvise_v2(
         let a0: u64 = conv::handle(&CUdeviceptr, devPtr, &Ctx { func: F, param: "devPtr", expected: "CUdeviceptr or int" })?;
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "CUmem_advise or int" })?;
-        let h3 =
-            conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" })?;
+        let h3 = conv::Held::record(
+            location,
+            8,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "location", expected: "CUmemLocation_v1" },
+        )?;
         let a3: usize = h3.addr();
 
         let r =
@@ -7773,6 +7875,7 @@ unsafe extern "C" fn cuStreamSetAttribute(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue or None" },
         )?;
         let a2: usize = h2.addr();
@@ -7985,6 +8088,7 @@ unsafe extern "C" fn cuImportExternalMemory(
             104,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "memHandleDesc", expected: "CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8018,6 +8122,7 @@ unsafe extern "C" fn cuExternalMemoryGetMappedBuffer(
             88,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "bufferDesc", expected: "CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -8055,6 +8160,7 @@ unsafe extern "C" fn cuExternalMemoryGetMappedMipmappedArray(
             120,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "mipmapDesc", expected: "CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -8111,6 +8217,7 @@ unsafe extern "C" fn cuImportExternalSemaphore(
             96,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "semHandleDesc", expected: "CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8655,7 +8762,7 @@ unsafe extern "C" fn cuLaunchKernel(
             &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
         )?;
         let a9: usize = kp9.addr();
-        let h10 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let h10 = conv::Held::addr_of(extra, false, &MEMORY, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
         let a10: usize = h10.addr();
 
         let r = unsafe {
@@ -8696,8 +8803,14 @@ unsafe extern "C" fn cuLaunchKernelEx(
         let f = unsafe { entry::arg(py, &a[1]) };
         let kernelParams = unsafe { entry::arg(py, &a[2]) };
         let extra = unsafe { entry::arg(py, &a[3]) };
-        let h0 =
-            conv::Held::record(config, 56, true, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" })?;
+        let h0 = conv::Held::record(
+            config,
+            56,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&CUfunction, f, &Ctx { func: F, param: "f", expected: "CUfunction or int" })?;
         let kp2 = crate::launch::KernelParams::new(
@@ -8706,7 +8819,7 @@ unsafe extern "C" fn cuLaunchKernelEx(
             &Ctx { func: F, param: "kernelParams", expected: "None, int, buffer of pointers or (values, types)" },
         )?;
         let a2: usize = kp2.addr();
-        let h3 = conv::Held::addr_of(extra, false, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(extra, false, &MEMORY, &Ctx { func: F, param: "extra", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
 
         let r = unsafe {
@@ -9007,10 +9120,10 @@ unsafe extern "C" fn cuParamSetv(
         let numbytes = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUfunction, hfunc, &Ctx { func: F, param: "hfunc", expected: "CUfunction or int" })?;
         let a1: u64 = conv::int(offset, 32, true, &Ctx { func: F, param: "offset", expected: "int" })?;
-        let h2 = conv::Held::buffer(ptr, false, true, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::buffer(ptr, false, true, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(numbytes, 32, false, &Ctx { func: F, param: "numbytes", expected: "int" })?;
-        h2.holds(conv::wide(a3, 32, false), &Ctx { func: F, param: "ptr", expected: "" })?;
+        h2.holds(conv::wide(a3, 32, false), "numbytes", &Ctx { func: F, param: "ptr", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || sys::cuParamSetv(conv::bits(a0), conv::bits(a1), conv::bits(a2 as u64), conv::bits(a3)))
@@ -9199,6 +9312,7 @@ unsafe extern "C" fn cuGraphAddKernelNode(
             72,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -9265,6 +9379,7 @@ unsafe extern "C" fn cuGraphKernelNodeSetParams(
             72,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -9310,6 +9425,7 @@ unsafe extern "C" fn cuGraphAddMemcpyNode(
             200,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -9378,6 +9494,7 @@ unsafe extern "C" fn cuGraphMemcpyNodeSetParams(
             200,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMCPY3D_v2 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -9423,6 +9540,7 @@ unsafe extern "C" fn cuGraphAddMemsetNode(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -9491,6 +9609,7 @@ unsafe extern "C" fn cuGraphMemsetNodeSetParams(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -9534,6 +9653,7 @@ unsafe extern "C" fn cuGraphAddHostNode(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -9600,6 +9720,7 @@ unsafe extern "C" fn cuGraphHostNodeSetParams(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -9943,6 +10064,7 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresSignalNode(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -10011,6 +10133,7 @@ unsafe extern "C" fn cuGraphExternalSemaphoresSignalNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -10056,6 +10179,7 @@ unsafe extern "C" fn cuGraphAddExternalSemaphoresWaitNode(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -10124,6 +10248,7 @@ unsafe extern "C" fn cuGraphExternalSemaphoresWaitNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -10169,6 +10294,7 @@ unsafe extern "C" fn cuGraphAddBatchMemOpNode(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -10235,6 +10361,7 @@ unsafe extern "C" fn cuGraphBatchMemOpNodeSetParams(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -10268,6 +10395,7 @@ unsafe extern "C" fn cuGraphExecBatchMemOpNodeSetParams(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_BATCH_MEM_OP_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -10313,6 +10441,7 @@ unsafe extern "C" fn cuGraphAddMemAllocNode(
             120,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_MEM_ALLOC_NODE_PARAMS_v1 or None" },
         )?;
         let a4: usize = h4.addr();
@@ -11239,6 +11368,7 @@ unsafe extern "C" fn cuGraphInstantiateWithParams(
             32,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "instantiateParams", expected: "CUDA_GRAPH_INSTANTIATE_PARAMS or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11300,6 +11430,7 @@ unsafe extern "C" fn cuGraphExecKernelNodeSetParams(
             72,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_KERNEL_NODE_PARAMS_v2 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11336,6 +11467,7 @@ unsafe extern "C" fn cuGraphExecMemcpyNodeSetParams(
             200,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "copyParams", expected: "CUDA_MEMCPY3D_v2 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11375,6 +11507,7 @@ unsafe extern "C" fn cuGraphExecMemsetNodeSetParams(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "memsetParams", expected: "CUDA_MEMSET_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11413,6 +11546,7 @@ unsafe extern "C" fn cuGraphExecHostNodeSetParams(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_HOST_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11531,6 +11665,7 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresSignalNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11568,6 +11703,7 @@ unsafe extern "C" fn cuGraphExecExternalSemaphoresWaitNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -11823,6 +11959,7 @@ unsafe extern "C" fn cuGraphKernelNodeSetAttribute(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "value", expected: "CUlaunchAttributeValue or None" },
         )?;
         let a2: usize = h2.addr();
@@ -12038,6 +12175,7 @@ unsafe extern "C" fn cuGraphAddNode(
             256,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -12110,6 +12248,7 @@ unsafe extern "C" fn cuGraphAddNode_v2(
             256,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a5: usize = h5.addr();
@@ -12157,6 +12296,7 @@ unsafe extern "C" fn cuGraphNodeSetParams(
             256,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -12190,6 +12330,7 @@ unsafe extern "C" fn cuGraphExecNodeSetParams(
             256,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "CUgraphNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -12479,8 +12620,14 @@ unsafe extern "C" fn cuOccupancyMaxPotentialClusterSize(
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let h2 =
-            conv::Held::record(config, 56, true, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" })?;
+        let h2 = conv::Held::record(
+            config,
+            56,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -12510,8 +12657,14 @@ unsafe extern "C" fn cuOccupancyMaxActiveClusters(
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
         let a1: u64 = conv::handle(&CUfunction, func, &Ctx { func: F, param: "func", expected: "CUfunction or int" })?;
-        let h2 =
-            conv::Held::record(config, 56, true, false, &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" })?;
+        let h2 = conv::Held::record(
+            config,
+            56,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "config", expected: "CUlaunchConfig or None" },
+        )?;
         let a2: usize = h2.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -12629,6 +12782,7 @@ unsafe extern "C" fn cuTexRefSetAddress2D(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "CUDA_ARRAY_DESCRIPTOR_v2 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -13268,6 +13422,7 @@ unsafe extern "C" fn cuTexObjectCreate(
             144,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -13276,6 +13431,7 @@ unsafe extern "C" fn cuTexObjectCreate(
             104,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pTexDesc", expected: "CUDA_TEXTURE_DESC_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -13284,6 +13440,7 @@ unsafe extern "C" fn cuTexObjectCreate(
             112,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResViewDesc", expected: "CUDA_RESOURCE_VIEW_DESC_v1 or None" },
         )?;
         let a3: usize = h3.addr();
@@ -13412,6 +13569,7 @@ unsafe extern "C" fn cuSurfObjectCreate(
             144,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResDesc", expected: "CUDA_RESOURCE_DESC_v1 or None" },
         )?;
         let a1: usize = h1.addr();
@@ -13522,8 +13680,12 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
             &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
         )?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(
+            globalAddress,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" },
+        )?;
         let a3: usize = h3.addr();
         let arr4 = InArray::scalars(
             globalDim,
@@ -13651,8 +13813,12 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
             &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
         )?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(
+            globalAddress,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" },
+        )?;
         let a3: usize = h3.addr();
         let arr4 = InArray::scalars(
             globalDim,
@@ -13796,8 +13962,12 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
             &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
         )?;
         let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
-        let h3 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(
+            globalAddress,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" },
+        )?;
         let a3: usize = h3.addr();
         let arr4 = InArray::scalars(
             globalDim,
@@ -13893,11 +14063,16 @@ unsafe extern "C" fn cuTensorMapReplaceAddress(
             128,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "tensorMap", expected: "CUtensorMap or None" },
         )?;
         let a0: usize = h0.addr();
-        let h1 =
-            conv::Held::addr_of(globalAddress, false, &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            globalAddress,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "globalAddress", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuTensorMapReplaceAddress(conv::bits(a0 as u64), conv::bits(a1 as u64))) };
@@ -14499,6 +14674,7 @@ unsafe extern "C" fn cuGetExportTable(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pExportTableId", expected: "CUuuid or None" },
         )?;
         let a1: usize = h1.addr();
@@ -14689,6 +14865,7 @@ unsafe extern "C" fn cuDevSmResourceSplitByCount(
             144,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "input_", expected: "CUdevResource_v1 or None" },
         )?;
         let a2: usize = h2.addr();
@@ -15002,7 +15179,7 @@ unsafe extern "C" fn cuLogsDumpToMemory(
             })(iterator)?
         };
         let a0: usize = if none0 { 0 } else { &mut o0 as *mut u64 as usize };
-        let h1 = conv::Held::addr_of(buffer, true, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(buffer, true, &MEMORY, &Ctx { func: F, param: "buffer", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o2: u64 =
             (|it: &Bound<'_, PyAny>| conv::int(it, 64, false, &Ctx { func: F, param: "size", expected: "int" }))(size)?;
@@ -15087,8 +15264,14 @@ unsafe extern "C" fn cuCheckpointProcessLock(
         let pid = unsafe { entry::arg(py, &a[0]) };
         let args = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::int(pid, 32, true, &Ctx { func: F, param: "pid", expected: "int" })?;
-        let h1 =
-            conv::Held::record(args, 64, true, true, &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs or None" })?;
+        let h1 = conv::Held::record(
+            args,
+            64,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "args", expected: "CUcheckpointLockArgs or None" },
+        )?;
         let a1: usize = h1.addr();
 
         let r = unsafe { conv::nogil(move || sys::cuCheckpointProcessLock(conv::bits(a0), conv::bits(a1 as u64))) };
@@ -15117,6 +15300,7 @@ unsafe extern "C" fn cuCheckpointProcessCheckpoint(
             64,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "args", expected: "CUcheckpointCheckpointArgs or None" },
         )?;
         let a1: usize = h1.addr();
@@ -15147,6 +15331,7 @@ unsafe extern "C" fn cuCheckpointProcessRestore(
             64,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "args", expected: "CUcheckpointRestoreArgs or None" },
         )?;
         let a1: usize = h1.addr();
@@ -15177,6 +15362,7 @@ unsafe extern "C" fn cuCheckpointProcessUnlock(
             64,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "args", expected: "CUcheckpointUnlockArgs or None" },
         )?;
         let a1: usize = h1.addr();
@@ -15299,7 +15485,7 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(
         let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -15326,7 +15512,7 @@ unsafe extern "C" fn cuEGLStreamConsumerConnect(
         const F: &str = "cuEGLStreamConsumerConnect";
         let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(stream, false, &MEMORY, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -15351,7 +15537,7 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
         let a = unsafe { entry::args(py, F, &["stream", "flags"], 2, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(stream, false, &MEMORY, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -15500,7 +15686,7 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(
         let stream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(stream, false, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(stream, false, &MEMORY, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
         let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
@@ -15566,7 +15752,14 @@ unsafe extern "C" fn cuEGLStreamProducerPresentFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
         )?;
-        let h1 = conv::Held::record(eglframe, 64, false, false, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" })?;
+        let h1 = conv::Held::record(
+            eglframe,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1" },
+        )?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize =
@@ -15604,8 +15797,14 @@ unsafe extern "C" fn cuEGLStreamProducerReturnFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "CUeglStreamConnection, int or None" },
         )?;
-        let h1 =
-            conv::Held::record(eglframe, 64, true, true, &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1 or None" })?;
+        let h1 = conv::Held::record(
+            eglframe,
+            64,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "eglframe", expected: "CUeglFrame_v1 or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize =
@@ -15670,7 +15869,8 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(
         let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(eglSync, false, &MEMORY, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();

@@ -109,10 +109,18 @@ impl HandleType {
     fn foreign_value(&self, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
         // SAFETY: attached; a NULL result carries a Python error.
         let v = unsafe { Bound::from_owned_ptr_or_err(o.py(), ffi::PyNumber_Long(o.as_ptr()))? };
-        if self.pointer {
-            conv::int_either(&v, c)
+        self.from_int(&v, c)
+    }
+
+    /// The C value the int `v` stands for: any 64-bit pattern for a pointer handle (two's
+    /// complement for negatives), a C `intptr_t` for a signed one (a module whose addresses are
+    /// `intptr_t`), else an integer of the class's width and sign.
+    #[inline(always)]
+    pub fn from_int(&self, v: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+        if self.pointer && !self.signed {
+            conv::int_either(v, c)
         } else {
-            conv::int(&v, self.bits, self.signed, c)
+            conv::int(v, self.bits, self.signed, c)
         }
     }
 

@@ -50,6 +50,8 @@ use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen.nvrtc";
 const LIBRARY_MISSING: i64 = 11;
+/// How this module takes caller memory (its library's cuda.bindings convention).
+const MEMORY: conv::Memory = conv::Memory { intptr: false, bytes_out: true };
 
 pub(crate) static nvrtcProgram: HandleType =
     HandleType::new(MODULE, "nvrtcProgram", 64, false, true, &[], &["cuda.bindings.nvrtc.nvrtcProgram"]);
@@ -287,7 +289,8 @@ unsafe extern "C" fn nvrtcGetPTX(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let ptx = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 = conv::Held::buffer(ptx, true, false, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(ptx, true, false, &MEMORY, &Ctx { func: F, param: "ptx", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -295,7 +298,7 @@ unsafe extern "C" fn nvrtcGetPTX(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "ptx", expected: "" })?;
+        h1.holds(need1 as i128, "nvrtcGetPTXSize", &Ctx { func: F, param: "ptx", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetPTX(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -341,7 +344,13 @@ unsafe extern "C" fn nvrtcGetCUBIN(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let cubin = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 = conv::Held::buffer(cubin, true, false, &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            cubin,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "cubin", expected: "bytes or writable buffer" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -349,7 +358,7 @@ unsafe extern "C" fn nvrtcGetCUBIN(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "cubin", expected: "" })?;
+        h1.holds(need1 as i128, "nvrtcGetCUBINSize", &Ctx { func: F, param: "cubin", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetCUBIN(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -395,7 +404,13 @@ unsafe extern "C" fn nvrtcGetNVVM(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let nvvm = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 = conv::Held::buffer(nvvm, true, false, &Ctx { func: F, param: "nvvm", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            nvvm,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "nvvm", expected: "bytes or writable buffer" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -403,7 +418,7 @@ unsafe extern "C" fn nvrtcGetNVVM(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "nvvm", expected: "" })?;
+        h1.holds(need1 as i128, "nvrtcGetNVVMSize", &Ctx { func: F, param: "nvvm", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetNVVM(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -449,7 +464,13 @@ unsafe extern "C" fn nvrtcGetLTOIR(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let LTOIR = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 = conv::Held::buffer(LTOIR, true, false, &Ctx { func: F, param: "LTOIR", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            LTOIR,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "LTOIR", expected: "bytes or writable buffer" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -457,7 +478,7 @@ unsafe extern "C" fn nvrtcGetLTOIR(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "LTOIR", expected: "" })?;
+        h1.holds(need1 as i128, "nvrtcGetLTOIRSize", &Ctx { func: F, param: "LTOIR", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetLTOIR(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -503,8 +524,13 @@ unsafe extern "C" fn nvrtcGetOptiXIR(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let optixir = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 =
-            conv::Held::buffer(optixir, true, false, &Ctx { func: F, param: "optixir", expected: "bytes or writable buffer" })?;
+        let h1 = conv::Held::buffer(
+            optixir,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "optixir", expected: "bytes or writable buffer" },
+        )?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -512,7 +538,7 @@ unsafe extern "C" fn nvrtcGetOptiXIR(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "optixir", expected: "" })?;
+        h1.holds(need1 as i128, "nvrtcGetOptiXIRSize", &Ctx { func: F, param: "optixir", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetOptiXIR(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;
@@ -558,7 +584,8 @@ unsafe extern "C" fn nvrtcGetProgramLog(
         let prog = unsafe { entry::arg(py, &a[0]) };
         let log = unsafe { entry::arg(py, &a[1]) };
         let a0: u64 = conv::handle(&nvrtcProgram, prog, &Ctx { func: F, param: "prog", expected: "nvrtcProgram or int" })?;
-        let h1 = conv::Held::buffer(log, true, false, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
+        let h1 =
+            conv::Held::buffer(log, true, false, &MEMORY, &Ctx { func: F, param: "log", expected: "bytes or writable buffer" })?;
         let a1: usize = h1.addr();
         let mut need1: usize = 0;
         let need_at1 = &mut need1 as *mut usize as u64;
@@ -566,7 +593,7 @@ unsafe extern "C" fn nvrtcGetProgramLog(
         if r1.0 != 0 {
             return conv::fail(py, &E_nvrtcResult, r1.0 as i64, LIBRARY_MISSING, 0);
         }
-        h1.holds(need1 as i128, &Ctx { func: F, param: "log", expected: "" })?;
+        h1.holds(need1 as i128, "nvrtcGetProgramLogSize", &Ctx { func: F, param: "log", expected: "" })?;
 
         let r = unsafe { conv::nogil(move || sys::nvrtcGetProgramLog(conv::bits(a0), conv::bits(a1 as u64))) };
         let code = r.0 as i64;

@@ -50,6 +50,8 @@ use pyo3::prelude::*;
 
 const MODULE: &str = "cudagen.runtime";
 const LIBRARY_MISSING: i64 = 34;
+/// How this module takes caller memory (its library's cuda.bindings convention).
+const MEMORY: conv::Memory = conv::Memory { intptr: false, bytes_out: true };
 
 pub(crate) static cudaArray_t: HandleType = HandleType::new(
     MODULE,
@@ -509,6 +511,7 @@ unsafe extern "C" fn cudaDeviceGetTexture1DLinearMaxWidth(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "fmtDesc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -678,8 +681,14 @@ unsafe extern "C" fn cudaIpcOpenEventHandle(
         const F: &str = "cudaIpcOpenEventHandle";
         let a = unsafe { entry::args(py, F, &["handle"], 1, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcEventHandle_t" })?;
+        let h1 = conv::Held::record(
+            handle,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "handle", expected: "cudaIpcEventHandle_t" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -703,7 +712,7 @@ unsafe extern "C" fn cudaIpcGetMemHandle(
         const F: &str = "cudaIpcGetMemHandle";
         let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
@@ -728,7 +737,14 @@ unsafe extern "C" fn cudaIpcOpenMemHandle(
         let a = unsafe { entry::args(py, F, &["handle", "flags"], 2, args, nargs, kwnames)? };
         let handle = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::record(handle, 64, false, false, &Ctx { func: F, param: "handle", expected: "cudaIpcMemHandle_t" })?;
+        let h1 = conv::Held::record(
+            handle,
+            64,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "handle", expected: "cudaIpcMemHandle_t" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -753,7 +769,7 @@ unsafe extern "C" fn cudaIpcCloseMemHandle(
         const F: &str = "cudaIpcCloseMemHandle";
         let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaIpcCloseMemHandle(conv::bits(a0 as u64))) };
@@ -815,7 +831,8 @@ unsafe extern "C" fn cudaDeviceRegisterAsyncNotification(
             callbackFunc,
             &Ctx { func: F, param: "callbackFunc", expected: "ctypes function pointer or int" },
         )?;
-        let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let h2 =
+            conv::Held::addr_of(userData, false, &MEMORY, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let mut o3 = Out::<1>::new();
         let a3: usize = o3.addr();
@@ -1262,6 +1279,7 @@ unsafe extern "C" fn cudaDeviceGetNvSciSyncAttributes(
         let h0 = conv::Held::addr_of(
             nvSciSyncAttrList,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nvSciSyncAttrList", expected: "int, buffer or None" },
         )?;
         let a0: usize = h0.addr();
@@ -1320,8 +1338,14 @@ unsafe extern "C" fn cudaChooseDevice(
         const F: &str = "cudaChooseDevice";
         let a = unsafe { entry::args(py, F, &["prop"], 1, args, nargs, kwnames)? };
         let prop = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::record(prop, 1032, true, false, &Ctx { func: F, param: "prop", expected: "cudaDeviceProp or None" })?;
+        let h1 = conv::Held::record(
+            prop,
+            1032,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "prop", expected: "cudaDeviceProp or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -1726,6 +1750,7 @@ unsafe extern "C" fn cudaStreamSetAttribute(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue or None" },
         )?;
         let a2: usize = h2.addr();
@@ -1802,7 +1827,8 @@ unsafe extern "C" fn cudaStreamAddCallback(
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a1: usize =
             crate::callbacks::raw(callback, &Ctx { func: F, param: "callback", expected: "ctypes function pointer or int" })?;
-        let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let h2 =
+            conv::Held::addr_of(userData, false, &MEMORY, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
@@ -1875,7 +1901,7 @@ unsafe extern "C" fn cudaStreamAttachMemAsync(
         let length = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
-        let h1 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(length, 64, false, &Ctx { func: F, param: "length", expected: "int" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -2497,6 +2523,7 @@ unsafe extern "C" fn cudaImportExternalMemory(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "memHandleDesc", expected: "cudaExternalMemoryHandleDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -2533,6 +2560,7 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedBuffer(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "bufferDesc", expected: "cudaExternalMemoryBufferDesc or None" },
         )?;
         let a2: usize = h2.addr();
@@ -2573,6 +2601,7 @@ unsafe extern "C" fn cudaExternalMemoryGetMappedMipmappedArray(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "mipmapDesc", expected: "cudaExternalMemoryMipmappedArrayDesc or None" },
         )?;
         let a2: usize = h2.addr();
@@ -2632,6 +2661,7 @@ unsafe extern "C" fn cudaImportExternalSemaphore(
             32,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "semHandleDesc", expected: "cudaExternalSemaphoreHandleDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -2799,13 +2829,13 @@ unsafe extern "C" fn cudaLaunchKernel(
         let args = unsafe { entry::arg(py, &a[3]) };
         let sharedMem = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::record(gridDim, 12, false, false, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
+        let h1 = conv::Held::record(gridDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(blockDim, 12, false, false, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
+        let h2 = conv::Held::record(blockDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(args, false, &MEMORY, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(sharedMem, 64, false, &Ctx { func: F, param: "sharedMem", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -2847,12 +2877,13 @@ unsafe extern "C" fn cudaLaunchKernelExC(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "config", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(args, false, &MEMORY, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
 
         let r = unsafe {
@@ -2883,13 +2914,13 @@ unsafe extern "C" fn cudaLaunchCooperativeKernel(
         let args = unsafe { entry::arg(py, &a[3]) };
         let sharedMem = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::record(gridDim, 12, false, false, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
+        let h1 = conv::Held::record(gridDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "gridDim", expected: "dim3" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(blockDim, 12, false, false, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
+        let h2 = conv::Held::record(blockDim, 12, false, false, &MEMORY, &Ctx { func: F, param: "blockDim", expected: "dim3" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(args, false, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(args, false, &MEMORY, &Ctx { func: F, param: "args", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(sharedMem, 64, false, &Ctx { func: F, param: "sharedMem", expected: "int" })?;
         let a5: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -2960,7 +2991,7 @@ unsafe extern "C" fn cudaFuncSetCacheConfig(
         let a = unsafe { entry::args(py, F, &["func", "cacheConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let cacheConfig = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::enum_value(cacheConfig, 32, false, &Ctx { func: F, param: "cacheConfig", expected: "cudaFuncCache or int" })?;
@@ -2984,7 +3015,7 @@ unsafe extern "C" fn cudaFuncGetAttributes(
         const F: &str = "cudaFuncGetAttributes";
         let a = unsafe { entry::args(py, F, &["func"], 1, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<18>::new();
         let a0: usize = o0.addr();
@@ -3010,7 +3041,7 @@ unsafe extern "C" fn cudaFuncSetAttribute(
         let func = unsafe { entry::arg(py, &a[0]) };
         let attr = unsafe { entry::arg(py, &a[1]) };
         let value = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::enum_value(attr, 32, false, &Ctx { func: F, param: "attr", expected: "cudaFuncAttribute or int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
@@ -3034,7 +3065,7 @@ unsafe extern "C" fn cudaFuncGetName(
         const F: &str = "cudaFuncGetName";
         let a = unsafe { entry::args(py, F, &["func"], 1, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0: usize = 0;
         let a0: usize = &mut o0 as *mut usize as usize;
@@ -3059,7 +3090,7 @@ unsafe extern "C" fn cudaFuncGetParamInfo(
         let a = unsafe { entry::args(py, F, &["func", "paramIndex"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let paramIndex = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(paramIndex, 64, false, &Ctx { func: F, param: "paramIndex", expected: "int" })?;
         let mut o2 = Out::<1>::new();
@@ -3093,7 +3124,7 @@ unsafe extern "C" fn cudaSetDoubleForDevice(
         const F: &str = "cudaSetDoubleForDevice";
         let a = unsafe { entry::args(py, F, &["d"], 1, args, nargs, kwnames)? };
         let d = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(d, false, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(d, false, &MEMORY, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForDevice(conv::bits(a0 as u64))) };
@@ -3115,7 +3146,7 @@ unsafe extern "C" fn cudaSetDoubleForHost(
         const F: &str = "cudaSetDoubleForHost";
         let a = unsafe { entry::args(py, F, &["d"], 1, args, nargs, kwnames)? };
         let d = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(d, false, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(d, false, &MEMORY, &Ctx { func: F, param: "d", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaSetDoubleForHost(conv::bits(a0 as u64))) };
@@ -3141,7 +3172,8 @@ unsafe extern "C" fn cudaLaunchHostFunc(
         let userData = unsafe { entry::arg(py, &a[2]) };
         let a0: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
         let a1: usize = crate::callbacks::raw(r#fn, &Ctx { func: F, param: "fn", expected: "ctypes function pointer or int" })?;
-        let h2 = conv::Held::addr_of(userData, false, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
+        let h2 =
+            conv::Held::addr_of(userData, false, &MEMORY, &Ctx { func: F, param: "userData", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
 
         let r =
@@ -3165,7 +3197,7 @@ unsafe extern "C" fn cudaFuncSetSharedMemConfig(
         let a = unsafe { entry::args(py, F, &["func", "config"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let config = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::enum_value(config, 32, false, &Ctx { func: F, param: "config", expected: "cudaSharedMemConfig or int" })?;
@@ -3191,7 +3223,7 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         let func = unsafe { entry::arg(py, &a[0]) };
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
         let a3: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
@@ -3228,7 +3260,7 @@ unsafe extern "C" fn cudaOccupancyAvailableDynamicSMemPerBlock(
         let func = unsafe { entry::arg(py, &a[0]) };
         let numBlocks = unsafe { entry::arg(py, &a[1]) };
         let blockSize = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(numBlocks, 32, true, &Ctx { func: F, param: "numBlocks", expected: "int" })?;
         let a3: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
@@ -3266,7 +3298,7 @@ unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
         let blockSize = unsafe { entry::arg(py, &a[1]) };
         let dynamicSMemSize = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(blockSize, 32, true, &Ctx { func: F, param: "blockSize", expected: "int" })?;
         let a3: u64 = conv::int(dynamicSMemSize, 64, false, &Ctx { func: F, param: "dynamicSMemSize", expected: "int" })?;
@@ -3304,13 +3336,14 @@ unsafe extern "C" fn cudaOccupancyMaxPotentialClusterSize(
         let a = unsafe { entry::args(py, F, &["func", "launchConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let launchConfig = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(
             launchConfig,
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a2: usize = h2.addr();
@@ -3341,13 +3374,14 @@ unsafe extern "C" fn cudaOccupancyMaxActiveClusters(
         let a = unsafe { entry::args(py, F, &["func", "launchConfig"], 2, args, nargs, kwnames)? };
         let func = unsafe { entry::arg(py, &a[0]) };
         let launchConfig = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(func, false, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(func, false, &MEMORY, &Ctx { func: F, param: "func", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let h2 = conv::Held::record(
             launchConfig,
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "launchConfig", expected: "cudaLaunchConfig_t or None" },
         )?;
         let a2: usize = h2.addr();
@@ -3490,6 +3524,7 @@ unsafe extern "C" fn cudaMallocArray(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -3522,7 +3557,7 @@ unsafe extern "C" fn cudaFree(
         const F: &str = "cudaFree";
         let a = unsafe { entry::args(py, F, &["devPtr"], 1, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaFree(conv::bits(a0 as u64))) };
@@ -3544,7 +3579,7 @@ unsafe extern "C" fn cudaFreeHost(
         const F: &str = "cudaFreeHost";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaFreeHost(conv::bits(a0 as u64))) };
@@ -3639,7 +3674,7 @@ unsafe extern "C" fn cudaHostRegister(
         let ptr = unsafe { entry::arg(py, &a[0]) };
         let size = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(size, 64, false, &Ctx { func: F, param: "size", expected: "int" })?;
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3663,7 +3698,7 @@ unsafe extern "C" fn cudaHostUnregister(
         const F: &str = "cudaHostUnregister";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaHostUnregister(conv::bits(a0 as u64))) };
@@ -3686,7 +3721,7 @@ unsafe extern "C" fn cudaHostGetDevicePointer(
         let a = unsafe { entry::args(py, F, &["pHost", "flags"], 2, args, nargs, kwnames)? };
         let pHost = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(pHost, false, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(pHost, false, &MEMORY, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -3713,7 +3748,7 @@ unsafe extern "C" fn cudaHostGetFlags(
         const F: &str = "cudaHostGetFlags";
         let a = unsafe { entry::args(py, F, &["pHost"], 1, args, nargs, kwnames)? };
         let pHost = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(pHost, false, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(pHost, false, &MEMORY, &Ctx { func: F, param: "pHost", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -3737,7 +3772,8 @@ unsafe extern "C" fn cudaMalloc3D(
         const F: &str = "cudaMalloc3D";
         let a = unsafe { entry::args(py, F, &["extent"], 1, args, nargs, kwnames)? };
         let extent = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h1 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<4>::new();
         let a0: usize = o0.addr();
@@ -3768,10 +3804,12 @@ unsafe extern "C" fn cudaMalloc3DArray(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -3808,10 +3846,12 @@ unsafe extern "C" fn cudaMallocMipmappedArray(
             20,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "desc", expected: "cudaChannelFormatDesc or None" },
         )?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(numLevels, 32, false, &Ctx { func: F, param: "numLevels", expected: "int" })?;
         let a4: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -3878,7 +3918,14 @@ unsafe extern "C" fn cudaMemcpy3D(
         const F: &str = "cudaMemcpy3D";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 = conv::Held::record(p, 160, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            160,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemcpy3D(conv::bits(a0 as u64))) };
@@ -3900,8 +3947,14 @@ unsafe extern "C" fn cudaMemcpy3DPeer(
         const F: &str = "cudaMemcpy3DPeer";
         let a = unsafe { entry::args(py, F, &["p"], 1, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
-        let h0 =
-            conv::Held::record(p, 168, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            168,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" },
+        )?;
         let a0: usize = h0.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemcpy3DPeer(conv::bits(a0 as u64))) };
@@ -3924,7 +3977,14 @@ unsafe extern "C" fn cudaMemcpy3DAsync(
         let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::record(p, 160, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            160,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DParms or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -3948,8 +4008,14 @@ unsafe extern "C" fn cudaMemcpy3DPeerAsync(
         let a = unsafe { entry::args(py, F, &["p", "stream"], 2, args, nargs, kwnames)? };
         let p = unsafe { entry::arg(py, &a[0]) };
         let stream = unsafe { entry::arg(py, &a[1]) };
-        let h0 =
-            conv::Held::record(p, 168, true, false, &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" })?;
+        let h0 = conv::Held::record(
+            p,
+            168,
+            true,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "p", expected: "cudaMemcpy3DPeerParms or None" },
+        )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -4175,9 +4241,9 @@ unsafe extern "C" fn cudaMemcpy(
         let src = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
         let kind = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -4207,10 +4273,10 @@ unsafe extern "C" fn cudaMemcpyPeer(
         let src = unsafe { entry::arg(py, &a[2]) };
         let srcDevice = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(srcDevice, 32, true, &Ctx { func: F, param: "srcDevice", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -4246,10 +4312,10 @@ unsafe extern "C" fn cudaMemcpy2D(
         let width = unsafe { entry::arg(py, &a[4]) };
         let height = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a4: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4307,7 +4373,7 @@ unsafe extern "C" fn cudaMemcpy2DToArray(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4363,7 +4429,7 @@ unsafe extern "C" fn cudaMemcpy2DFromArray(
         let width = unsafe { entry::arg(py, &a[5]) };
         let height = unsafe { entry::arg(py, &a[6]) };
         let kind = unsafe { entry::arg(py, &a[7]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
         let a2: u64 =
@@ -4472,9 +4538,9 @@ unsafe extern "C" fn cudaMemcpyToSymbol(
         let count = unsafe { entry::arg(py, &a[2]) };
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4513,9 +4579,9 @@ unsafe extern "C" fn cudaMemcpyFromSymbol(
         let count = unsafe { entry::arg(py, &a[2]) };
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4554,9 +4620,9 @@ unsafe extern "C" fn cudaMemcpyAsync(
         let count = unsafe { entry::arg(py, &a[2]) };
         let kind = unsafe { entry::arg(py, &a[3]) };
         let stream = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -4591,10 +4657,10 @@ unsafe extern "C" fn cudaMemcpyPeerAsync(
         let srcDevice = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(srcDevice, 32, true, &Ctx { func: F, param: "srcDevice", expected: "int" })?;
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -4647,9 +4713,9 @@ unsafe extern "C" fn cudaMemcpyBatchAsync(
         let attrsIdxs = unsafe { entry::arg(py, &a[5]) };
         let numAttrs = unsafe { entry::arg(py, &a[6]) };
         let stream = unsafe { entry::arg(py, &a[7]) };
-        let h0 = conv::Held::addr_of(dsts, false, &Ctx { func: F, param: "dsts", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dsts, false, &MEMORY, &Ctx { func: F, param: "dsts", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(srcs, false, &Ctx { func: F, param: "srcs", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(srcs, false, &MEMORY, &Ctx { func: F, param: "srcs", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let arr2 =
             InArray::scalars(sizes, 8, &Ctx { func: F, param: "sizes", expected: "sequence" }, |it: &Bound<'_, PyAny>| {
@@ -4757,10 +4823,10 @@ unsafe extern "C" fn cudaMemcpy2DAsync(
         let height = unsafe { entry::arg(py, &a[5]) };
         let kind = unsafe { entry::arg(py, &a[6]) };
         let stream = unsafe { entry::arg(py, &a[7]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a4: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4821,7 +4887,7 @@ unsafe extern "C" fn cudaMemcpy2DToArrayAsync(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(spitch, 64, false, &Ctx { func: F, param: "spitch", expected: "int" })?;
         let a5: u64 = conv::int(width, 64, false, &Ctx { func: F, param: "width", expected: "int" })?;
@@ -4880,7 +4946,7 @@ unsafe extern "C" fn cudaMemcpy2DFromArrayAsync(
         let height = unsafe { entry::arg(py, &a[6]) };
         let kind = unsafe { entry::arg(py, &a[7]) };
         let stream = unsafe { entry::arg(py, &a[8]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(dpitch, 64, false, &Ctx { func: F, param: "dpitch", expected: "int" })?;
         let a2: u64 =
@@ -4930,9 +4996,9 @@ unsafe extern "C" fn cudaMemcpyToSymbolAsync(
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -4974,9 +5040,9 @@ unsafe extern "C" fn cudaMemcpyFromSymbolAsync(
         let offset = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a3: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -5015,7 +5081,7 @@ unsafe extern "C" fn cudaMemset(
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let value = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -5043,7 +5109,7 @@ unsafe extern "C" fn cudaMemset2D(
         let value = unsafe { entry::arg(py, &a[2]) };
         let width = unsafe { entry::arg(py, &a[3]) };
         let height = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(pitch, 64, false, &Ctx { func: F, param: "pitch", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
@@ -5080,11 +5146,13 @@ unsafe extern "C" fn cudaMemset3D(
             32,
             false,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" },
         )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
 
         let r = unsafe { conv::nogil(move || sys::cudaMemset3D(conv::read(a0), conv::bits(a1), conv::read(a2))) };
@@ -5109,7 +5177,7 @@ unsafe extern "C" fn cudaMemsetAsync(
         let value = unsafe { entry::arg(py, &a[1]) };
         let count = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
         let a2: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
@@ -5142,7 +5210,7 @@ unsafe extern "C" fn cudaMemset2DAsync(
         let width = unsafe { entry::arg(py, &a[3]) };
         let height = unsafe { entry::arg(py, &a[4]) };
         let stream = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(pitch, 64, false, &Ctx { func: F, param: "pitch", expected: "int" })?;
         let a2: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
@@ -5188,11 +5256,13 @@ unsafe extern "C" fn cudaMemset3DAsync(
             32,
             false,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pitchedDevPtr", expected: "cudaPitchedPtr" },
         )?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(value, 32, true, &Ctx { func: F, param: "value", expected: "int" })?;
-        let h2 = conv::Held::record(extent, 24, false, false, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
+        let h2 =
+            conv::Held::record(extent, 24, false, false, &MEMORY, &Ctx { func: F, param: "extent", expected: "cudaExtent" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
 
@@ -5217,7 +5287,7 @@ unsafe extern "C" fn cudaGetSymbolAddress(
         const F: &str = "cudaGetSymbolAddress";
         let a = unsafe { entry::args(py, F, &["symbol"], 1, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5241,7 +5311,7 @@ unsafe extern "C" fn cudaGetSymbolSize(
         const F: &str = "cudaGetSymbolSize";
         let a = unsafe { entry::args(py, F, &["symbol"], 1, args, nargs, kwnames)? };
         let symbol = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -5268,7 +5338,7 @@ unsafe extern "C" fn cudaMemPrefetchAsync(
         let count = unsafe { entry::arg(py, &a[1]) };
         let dstDevice = unsafe { entry::arg(py, &a[2]) };
         let stream = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 = conv::int(dstDevice, 32, true, &Ctx { func: F, param: "dstDevice", expected: "int" })?;
@@ -5299,10 +5369,17 @@ unsafe extern "C" fn cudaMemPrefetchAsync_v2(
         let location = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
         let stream = unsafe { entry::arg(py, &a[4]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
-        let h2 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
+        let h2 = conv::Held::record(
+            location,
+            8,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "location", expected: "cudaMemLocation" },
+        )?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let a4: u64 = conv::handle(&cudaStream_t, stream, &Ctx { func: F, param: "stream", expected: "cudaStream_t or int" })?;
@@ -5339,7 +5416,7 @@ unsafe extern "C" fn cudaMemAdvise(
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
         let device = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 =
@@ -5370,12 +5447,19 @@ unsafe extern "C" fn cudaMemAdvise_v2(
         let count = unsafe { entry::arg(py, &a[1]) };
         let advice = unsafe { entry::arg(py, &a[2]) };
         let location = unsafe { entry::arg(py, &a[3]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a2: u64 =
             conv::enum_value(advice, 32, false, &Ctx { func: F, param: "advice", expected: "cudaMemoryAdvise or int" })?;
-        let h3 = conv::Held::record(location, 8, false, false, &Ctx { func: F, param: "location", expected: "cudaMemLocation" })?;
+        let h3 = conv::Held::record(
+            location,
+            8,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "location", expected: "cudaMemLocation" },
+        )?;
         let a3: usize = h3.addr();
 
         let r = unsafe {
@@ -5409,7 +5493,8 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(
             false,
             &Ctx { func: F, param: "attribute", expected: "cudaMemRangeAttribute or int" },
         )?;
-        let h3 = conv::Held::buffer(devPtr, false, true, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h3 =
+            conv::Held::buffer(devPtr, false, true, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sel0: i64 = a2 as i64;
@@ -5427,7 +5512,7 @@ unsafe extern "C" fn cudaMemRangeGetAttribute(
         let sz0: usize = sz0.max(conv::count(a1 as u64, 64, false, 1, &Ctx { func: F, param: "data", expected: "" })?);
         let mut o0: Vec<u64> = vec![0u64; sz0.div_ceil(8).max(1)];
         let a0: usize = o0.as_mut_ptr() as usize;
-        h3.holds(conv::wide(a1, 64, false), &Ctx { func: F, param: "devPtr", expected: "" })?;
+        h3.holds(conv::wide(a1, 64, false), "dataSize", &Ctx { func: F, param: "devPtr", expected: "" })?;
 
         let r = unsafe {
             conv::nogil(move || {
@@ -5495,7 +5580,7 @@ unsafe extern "C" fn cudaMemRangeGetAttributes(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numAttributes, 64, false, &Ctx { func: F, param: "numAttributes", expected: "int" })?;
-        let h4 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
         let a5: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let sels0: Vec<i64> = crate::values::ints(attributes, &Ctx { func: F, param: "data", expected: "sequence of int" })?;
@@ -5588,7 +5673,7 @@ unsafe extern "C" fn cudaMemcpyToArray(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -5628,7 +5713,7 @@ unsafe extern "C" fn cudaMemcpyFromArray(
         let hOffset = unsafe { entry::arg(py, &a[3]) };
         let count = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
@@ -5737,7 +5822,7 @@ unsafe extern "C" fn cudaMemcpyToArrayAsync(
         let a0: u64 = conv::handle(&cudaArray_t, dst, &Ctx { func: F, param: "dst", expected: "cudaArray_t or int" })?;
         let a1: u64 = conv::int(wOffset, 64, false, &Ctx { func: F, param: "wOffset", expected: "int" })?;
         let a2: u64 = conv::int(hOffset, 64, false, &Ctx { func: F, param: "hOffset", expected: "int" })?;
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -5782,7 +5867,7 @@ unsafe extern "C" fn cudaMemcpyFromArrayAsync(
         let count = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
         let stream = unsafe { entry::arg(py, &a[6]) };
-        let h0 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 =
             conv::handle(&cudaArray_const_t, src, &Ctx { func: F, param: "src", expected: "cudaArray_const_t or int" })?;
@@ -5849,7 +5934,7 @@ unsafe extern "C" fn cudaFreeAsync(
         let a = unsafe { entry::args(py, F, &["devPtr", "hStream"], 2, args, nargs, kwnames)? };
         let devPtr = unsafe { entry::arg(py, &a[0]) };
         let hStream = unsafe { entry::arg(py, &a[1]) };
-        let h0 = conv::Held::addr_of(devPtr, false, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
+        let h0 = conv::Held::addr_of(devPtr, false, &MEMORY, &Ctx { func: F, param: "devPtr", expected: "int, buffer or None" })?;
         let a0: usize = h0.addr();
         let a1: u64 = conv::handle(&cudaStream_t, hStream, &Ctx { func: F, param: "hStream", expected: "cudaStream_t or int" })?;
 
@@ -6039,6 +6124,7 @@ unsafe extern "C" fn cudaMemPoolGetAccess(
             8,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "location", expected: "cudaMemLocation or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6071,6 +6157,7 @@ unsafe extern "C" fn cudaMemPoolCreate(
             88,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "poolProps", expected: "cudaMemPoolProps or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6212,6 +6299,7 @@ unsafe extern "C" fn cudaMemPoolImportFromShareableHandle(
         let h1 = conv::Held::addr_of(
             shareableHandle,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "shareableHandle", expected: "int, buffer or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6253,7 +6341,7 @@ unsafe extern "C" fn cudaMemPoolExportPointer(
         const F: &str = "cudaMemPoolExportPointer";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<8>::new();
         let a0: usize = o0.addr();
@@ -6285,6 +6373,7 @@ unsafe extern "C" fn cudaMemPoolImportPointer(
             64,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "exportData", expected: "cudaMemPoolPtrExportData or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6312,7 +6401,7 @@ unsafe extern "C" fn cudaPointerGetAttributes(
         const F: &str = "cudaPointerGetAttributes";
         let a = unsafe { entry::args(py, F, &["ptr"], 1, args, nargs, kwnames)? };
         let ptr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<3>::new();
         let a0: usize = o0.addr();
@@ -6697,6 +6786,7 @@ unsafe extern "C" fn cudaCreateTextureObject(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -6705,6 +6795,7 @@ unsafe extern "C" fn cudaCreateTextureObject(
             72,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pTexDesc", expected: "cudaTextureDesc or None" },
         )?;
         let a2: usize = h2.addr();
@@ -6713,6 +6804,7 @@ unsafe extern "C" fn cudaCreateTextureObject(
             48,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResViewDesc", expected: "cudaResourceViewDesc or None" },
         )?;
         let a3: usize = h3.addr();
@@ -6858,6 +6950,7 @@ unsafe extern "C" fn cudaCreateSurfaceObject(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pResDesc", expected: "cudaResourceDesc or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7021,6 +7114,7 @@ unsafe extern "C" fn cudaGraphAddKernelNode(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7087,6 +7181,7 @@ unsafe extern "C" fn cudaGraphKernelNodeSetParams(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7173,6 +7268,7 @@ unsafe extern "C" fn cudaGraphKernelNodeSetAttribute(
             64,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "value", expected: "cudaLaunchAttributeValue or None" },
         )?;
         let a2: usize = h2.addr();
@@ -7219,6 +7315,7 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode(
             160,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pCopyParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7283,9 +7380,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeToSymbol(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
-        let h5 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h5 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7355,9 +7452,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNodeFromSymbol(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
-        let h5 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h5 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7426,9 +7523,9 @@ unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
-        let h5 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h5 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a5: usize = h5.addr();
         let a6: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a7: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -7498,6 +7595,7 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams(
             160,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7527,9 +7625,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsToSymbol(
         let offset = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7571,9 +7669,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParamsFromSymbol(
         let offset = unsafe { entry::arg(py, &a[4]) };
         let kind = unsafe { entry::arg(py, &a[5]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -7614,9 +7712,9 @@ unsafe extern "C" fn cudaGraphMemcpyNodeSetParams1D(
         let count = unsafe { entry::arg(py, &a[3]) };
         let kind = unsafe { entry::arg(py, &a[4]) };
         let a0: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h1 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
-        let h2 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
         let a3: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a4: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -7671,6 +7769,7 @@ unsafe extern "C" fn cudaGraphAddMemsetNode(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pMemsetParams", expected: "cudaMemsetParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7737,6 +7836,7 @@ unsafe extern "C" fn cudaGraphMemsetNodeSetParams(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -7781,6 +7881,7 @@ unsafe extern "C" fn cudaGraphAddHostNode(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -7847,6 +7948,7 @@ unsafe extern "C" fn cudaGraphHostNodeSetParams(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8191,6 +8293,7 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresSignalNode(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -8261,6 +8364,7 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresSignalNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8306,6 +8410,7 @@ unsafe extern "C" fn cudaGraphAddExternalSemaphoresWaitNode(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -8376,6 +8481,7 @@ unsafe extern "C" fn cudaGraphExternalSemaphoresWaitNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -8421,6 +8527,7 @@ unsafe extern "C" fn cudaGraphAddMemAllocNode(
             120,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaMemAllocNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -8494,7 +8601,7 @@ unsafe extern "C" fn cudaGraphAddMemFreeNode(
         )?;
         let a2: usize = arr2.addr();
         let a3: u64 = conv::int(numDependencies, 64, false, &Ctx { func: F, param: "numDependencies", expected: "int" })?;
-        let h4 = conv::Held::addr_of(dptr, false, &Ctx { func: F, param: "dptr", expected: "int, buffer or None" })?;
+        let h4 = conv::Held::addr_of(dptr, false, &MEMORY, &Ctx { func: F, param: "dptr", expected: "int, buffer or None" })?;
         let a4: usize = h4.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -9371,6 +9478,7 @@ unsafe extern "C" fn cudaGraphInstantiateWithParams(
             32,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "instantiateParams", expected: "cudaGraphInstantiateParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9435,6 +9543,7 @@ unsafe extern "C" fn cudaGraphExecKernelNodeSetParams(
             56,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaKernelNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9473,6 +9582,7 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams(
             160,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemcpy3DParms or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9512,9 +9622,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsToSymbol(
             &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
         )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -9565,9 +9675,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParamsFromSymbol(
             &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
         )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(symbol, false, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(symbol, false, &MEMORY, &Ctx { func: F, param: "symbol", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::int(offset, 64, false, &Ctx { func: F, param: "offset", expected: "int" })?;
@@ -9615,9 +9725,9 @@ unsafe extern "C" fn cudaGraphExecMemcpyNodeSetParams1D(
             &Ctx { func: F, param: "hGraphExec", expected: "cudaGraphExec_t or int" },
         )?;
         let a1: u64 = conv::handle(&cudaGraphNode_t, node, &Ctx { func: F, param: "node", expected: "cudaGraphNode_t or int" })?;
-        let h2 = conv::Held::addr_of(dst, false, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
+        let h2 = conv::Held::addr_of(dst, false, &MEMORY, &Ctx { func: F, param: "dst", expected: "int, buffer or None" })?;
         let a2: usize = h2.addr();
-        let h3 = conv::Held::addr_of(src, false, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
+        let h3 = conv::Held::addr_of(src, false, &MEMORY, &Ctx { func: F, param: "src", expected: "int, buffer or None" })?;
         let a3: usize = h3.addr();
         let a4: u64 = conv::int(count, 64, false, &Ctx { func: F, param: "count", expected: "int" })?;
         let a5: u64 = conv::enum_value(kind, 32, false, &Ctx { func: F, param: "kind", expected: "cudaMemcpyKind or int" })?;
@@ -9665,6 +9775,7 @@ unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(
             40,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaMemsetParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9703,6 +9814,7 @@ unsafe extern "C" fn cudaGraphExecHostNodeSetParams(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pNodeParams", expected: "cudaHostNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9838,6 +9950,7 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresSignalNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreSignalNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -9879,6 +9992,7 @@ unsafe extern "C" fn cudaGraphExecExternalSemaphoresWaitNodeSetParams(
             24,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaExternalSemaphoreWaitNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -10116,7 +10230,7 @@ unsafe extern "C" fn cudaUserObjectCreate(
         let destroy = unsafe { entry::arg(py, &a[1]) };
         let initialRefcount = unsafe { entry::arg(py, &a[2]) };
         let flags = unsafe { entry::arg(py, &a[3]) };
-        let h1 = conv::Held::addr_of(ptr, false, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(ptr, false, &MEMORY, &Ctx { func: F, param: "ptr", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: usize =
             crate::callbacks::raw(destroy, &Ctx { func: F, param: "destroy", expected: "ctypes function pointer or int" })?;
@@ -10278,6 +10392,7 @@ unsafe extern "C" fn cudaGraphAddNode(
             256,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a4: usize = h4.addr();
@@ -10350,6 +10465,7 @@ unsafe extern "C" fn cudaGraphAddNode_v2(
             256,
             true,
             true,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a5: usize = h5.addr();
@@ -10397,6 +10513,7 @@ unsafe extern "C" fn cudaGraphNodeSetParams(
             256,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a1: usize = h1.addr();
@@ -10430,6 +10547,7 @@ unsafe extern "C" fn cudaGraphExecNodeSetParams(
             256,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "nodeParams", expected: "cudaGraphNodeParams or None" },
         )?;
         let a2: usize = h2.addr();
@@ -10594,7 +10712,7 @@ unsafe extern "C" fn cudaLibraryLoadData(
         let libraryOptions = unsafe { entry::arg(py, &a[4]) };
         let libraryOptionValues = unsafe { entry::arg(py, &a[5]) };
         let numLibraryOptions = unsafe { entry::arg(py, &a[6]) };
-        let h1 = conv::Held::addr_of(code, false, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(code, false, &MEMORY, &Ctx { func: F, param: "code", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let arr2 = InArray::scalars(
             jitOptions,
@@ -11008,6 +11126,7 @@ unsafe extern "C" fn cudaGetExportTable(
             16,
             true,
             false,
+            &MEMORY,
             &Ctx { func: F, param: "pExportTableId", expected: "CUuuid or None" },
         )?;
         let a1: usize = h1.addr();
@@ -11033,7 +11152,12 @@ unsafe extern "C" fn cudaGetFuncBySymbol(
         const F: &str = "cudaGetFuncBySymbol";
         let a = unsafe { entry::args(py, F, &["symbolPtr"], 1, args, nargs, kwnames)? };
         let symbolPtr = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(symbolPtr, false, &Ctx { func: F, param: "symbolPtr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            symbolPtr,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "symbolPtr", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11057,8 +11181,12 @@ unsafe extern "C" fn cudaGetKernel(
         const F: &str = "cudaGetKernel";
         let a = unsafe { entry::args(py, F, &["entryFuncAddr"], 1, args, nargs, kwnames)? };
         let entryFuncAddr = unsafe { entry::arg(py, &a[0]) };
-        let h1 =
-            conv::Held::addr_of(entryFuncAddr, false, &Ctx { func: F, param: "entryFuncAddr", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            entryFuncAddr,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "entryFuncAddr", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11181,7 +11309,7 @@ unsafe extern "C" fn cudaGraphicsEGLRegisterImage(
         let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(image, false, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -11208,7 +11336,12 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnect(
         const F: &str = "cudaEGLStreamConsumerConnect";
         let a = unsafe { entry::args(py, F, &["eglStream"], 1, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            eglStream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11233,7 +11366,12 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(
         let a = unsafe { entry::args(py, F, &["eglStream", "flags"], 2, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            eglStream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -11390,7 +11528,12 @@ unsafe extern "C" fn cudaEGLStreamProducerConnect(
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(eglStream, false, &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::addr_of(
+            eglStream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
         let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
@@ -11456,7 +11599,14 @@ unsafe extern "C" fn cudaEGLStreamProducerPresentFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
         )?;
-        let h1 = conv::Held::record(eglframe, 280, false, false, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" })?;
+        let h1 = conv::Held::record(
+            eglframe,
+            280,
+            false,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame" },
+        )?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize = conv::handle_ref(
@@ -11498,8 +11648,14 @@ unsafe extern "C" fn cudaEGLStreamProducerReturnFrame(
             &mut t0,
             &Ctx { func: F, param: "conn", expected: "cudaEglStreamConnection, int or None" },
         )?;
-        let h1 =
-            conv::Held::record(eglframe, 280, true, true, &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame or None" })?;
+        let h1 = conv::Held::record(
+            eglframe,
+            280,
+            true,
+            true,
+            &MEMORY,
+            &Ctx { func: F, param: "eglframe", expected: "cudaEglFrame or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut t2: u64 = 0;
         let a2: usize = conv::handle_ref(
@@ -11568,7 +11724,8 @@ unsafe extern "C" fn cudaEventCreateFromEGLSync(
         let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(eglSync, false, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let h1 =
+            conv::Held::addr_of(eglSync, false, &MEMORY, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();

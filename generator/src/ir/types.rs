@@ -42,6 +42,14 @@ impl Type {
     pub fn is_void(&self) -> bool {
         matches!(self, Type::Prim { prim: Prim::Void })
     }
+    /// A character type: the pointee of a C string.
+    pub fn is_char(&self) -> bool {
+        matches!(self, Type::Prim { prim: Prim::Char | Prim::SChar | Prim::UChar })
+    }
+    /// A byte type: the pointee of a byte buffer.
+    pub fn is_byte(&self) -> bool {
+        self.is_char() || matches!(self, Type::Prim { prim: Prim::U8 | Prim::I8 })
+    }
     /// The pointee of a pointer type.
     pub fn pointee(&self) -> Option<(&Type, bool)> {
         match self {

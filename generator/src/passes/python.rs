@@ -266,8 +266,12 @@ fn conv(lib: &Library, f: &Function, p: &Param, kernel: bool) -> PyConv {
         ParamKind::Address { .. } if kernel => PyConv::KernelParams,
         ParamKind::Address { size: Some(_) } => PyConv::Buffer,
         ParamKind::Address { size: None } => PyConv::Ptr,
-        // An address or buffer, as cuda.bindings takes it (`data`, `buffer`).
-        ParamKind::InBytes { .. } => PyConv::Ptr,
+        // A buffer or an address, as cuda.bindings takes it (`data`, `buffer`); checked against
+        // its size argument where `passes::sizes` linked one.
+        ParamKind::InBytes { .. } => match p.size {
+            Some(_) => PyConv::Buffer,
+            None => PyConv::Ptr,
+        },
         ParamKind::InRef { pointee, .. } | ParamKind::InOutRef { pointee, .. } => {
             let inout = matches!(p.kind, ParamKind::InOutRef { .. });
             match value_kind(lib, &pointee.ty) {
@@ -377,6 +381,21 @@ mod tests {
             ]
         );
         assert!(InoutScalar.is_arg() && InoutScalar.is_out() && !SelectedSize.is_arg() && !Out.is_arg());
+    }
+
+    /// A byte input (`nvJitLinkAddData`'s `data`) is a buffer checked against its size argument
+    /// once `passes::sizes` linked one, else an address.
+    #[test]
+    fn a_sized_byte_input_is_a_checked_buffer() {
+        let bytes = |linked: bool| {
+            let mut data = param("data", Type::ptr(Type::prim(Prim::Void), true), Role::InArray { len: Some("size".into()) });
+            data.size = linked.then(|| SizeLink { from: SizeFrom::Param("size".into()), writes: false });
+            let size = param("size", Type::prim(Prim::SizeT), Role::Length { of: "data".into() });
+            function("cuAddData", vec![data, size])
+        };
+        let mut lib = library("CUhostFn", vec![bytes(true), bytes(false)]);
+        use PyConv::*;
+        assert_eq!(convs(&mut lib, ""), vec![vec![Buffer, Int], vec![Ptr, Int]]);
     }
 
     #[test]

@@ -47,8 +47,8 @@ fn param_kind(lib: &Library, f: &Function, p: &Param) -> Result<ParamKind> {
             Some(w) => ParamKind::OutValue { pointee: Pointee { ty: w.clone(), is_const: false }, untyped: true },
             None => ParamKind::Unfit { why: Unfit::RoleType },
         },
-        (Role::CStrIn, Some(t)) if is_char(&t.ty) => ParamKind::CstrIn { nullable: p.nullable, is_const: t.is_const },
-        (Role::CStrOut, Some(t)) if t.ty.pointee().is_some_and(|(c, _)| is_char(c)) => ParamKind::CstrOut,
+        (Role::CStrIn, Some(t)) if t.ty.is_char() => ParamKind::CstrIn { nullable: p.nullable, is_const: t.is_const },
+        (Role::CStrOut, Some(t)) if t.ty.pointee().is_some_and(|(c, _)| c.is_char()) => ParamKind::CstrOut,
         (Role::InArray { len }, Some(t)) if is_in_bytes(f, &t, len) => {
             ParamKind::InBytes { nullable: p.nullable, count: count(f, len) }
         }
@@ -56,7 +56,7 @@ fn param_kind(lib: &Library, f: &Function, p: &Param) -> Result<ParamKind> {
         (Role::OutArray { len }, Some(t)) if !t.ty.is_void() => {
             ParamKind::OutArray { elem: t, nullable: p.nullable, count: count(f, len), reads: p.direction == Direction::InOut }
         }
-        (Role::OutBuffer { len, string, size_from, capacity }, Some(t)) if !t.is_const && (t.ty.is_void() || is_byte(&t.ty)) => {
+        (Role::OutBuffer { len, string, size_from, capacity }, Some(t)) if !t.is_const && (t.ty.is_void() || t.ty.is_byte()) => {
             let size = buffer_size(lib, f, len, size_from.as_deref(), *capacity);
             ParamKind::OutBuffer { string: *string, alloc: capacity.unwrap_or(256).max(1), size }
         }
@@ -70,19 +70,9 @@ fn pointee(p: &Param) -> Option<Pointee> {
     p.ty.pointee().map(|(ty, is_const)| Pointee { ty: ty.clone(), is_const })
 }
 
-/// A character type: the pointee of a C string.
-fn is_char(t: &Type) -> bool {
-    matches!(t, Type::Prim { prim: Prim::Char | Prim::SChar | Prim::UChar })
-}
-
-/// A byte type: the pointee of a byte buffer.
-fn is_byte(t: &Type) -> bool {
-    is_char(t) || matches!(t, Type::Prim { prim: Prim::U8 | Prim::I8 })
-}
-
 /// A `const` untyped or byte input array whose count parameter gives its bytes: a byte slice.
 fn is_in_bytes(f: &Function, t: &Pointee, len: &Option<String>) -> bool {
-    t.is_const && (t.ty.is_void() || is_byte(&t.ty)) && matches!(count(f, len), Count::Computed { .. })
+    t.is_const && (t.ty.is_void() || t.ty.is_byte()) && matches!(count(f, len), Count::Computed { .. })
 }
 
 fn raw_callback() -> CallbackUse {
@@ -130,7 +120,7 @@ fn count(f: &Function, len: &Option<String>) -> Count {
 fn in_array(f: &Function, p: &Param, t: Pointee, len: &Option<String>) -> ParamKind {
     let (nullable, count) = (p.nullable, count(f, len));
     match &t.ty {
-        Type::Pointer { pointee, is_const: true } if is_char(pointee) => {
+        Type::Pointer { pointee, is_const: true } if pointee.is_char() => {
             ParamKind::CstrArray { nullable, is_const: t.is_const, count }
         }
         _ => ParamKind::InArray { elem: t, nullable, count },
@@ -207,7 +197,7 @@ fn return_kind(lib: &Library, f: &Function) -> ReturnKind {
     match &f.ret {
         Type::Prim { prim: Prim::Void } => ReturnKind::Void,
         Type::Named { name } if lib.status_enum.as_ref() == Some(name) && lib.status_codes.is_some() => ReturnKind::Status,
-        Type::Pointer { pointee, is_const: true } if is_char(pointee) => ReturnKind::StaticCstr,
+        Type::Pointer { pointee, is_const: true } if pointee.is_char() => ReturnKind::StaticCstr,
         Type::Pointer { .. } => ReturnKind::Pointer,
         _ => ReturnKind::Value,
     }

@@ -77,14 +77,6 @@ class nvJitLinkError(Exception):
         return (type(self), (self.status,))
 
 
-def _str(s):
-    return s.encode() if isinstance(s, str) else s
-
-
-def _strs(seq):
-    return None if seq is None else [_str(s) for s in seq]
-
-
 def _raise(status):
     raise nvJitLinkError(int(status))
 
@@ -94,7 +86,7 @@ def create(num_options, options):
 
     .. seealso:: ``nvJitLinkCreate``
     """
-    _r = _p.nvJitLinkCreate(num_options, _strs(options))
+    _r = _p.nvJitLinkCreate(num_options, options)
     if _r[0]:
         _raise(_r[0])
     return int(_r[1])
@@ -115,7 +107,7 @@ def add_data(handle, input_type, data, size, name):
 
     .. seealso:: ``nvJitLinkAddData``
     """
-    _r = _p.nvJitLinkAddData(handle, input_type, data, size, _str(name))
+    _r = _p.nvJitLinkAddData(handle, input_type, data, size, name)
     if _r[0]:
         _raise(_r[0])
 
@@ -125,7 +117,7 @@ def add_file(handle, input_type, file_name):
 
     .. seealso:: ``nvJitLinkAddFile``
     """
-    _r = _p.nvJitLinkAddFile(handle, input_type, _str(file_name))
+    _r = _p.nvJitLinkAddFile(handle, input_type, file_name)
     if _r[0]:
         _raise(_r[0])
 

@@ -65,14 +65,6 @@ class nvvmError(Exception):
         return (type(self), (self.status,))
 
 
-def _str(s):
-    return s.encode() if isinstance(s, str) else s
-
-
-def _strs(seq):
-    return None if seq is None else [_str(s) for s in seq]
-
-
 def _raise(status):
     raise nvvmError(int(status))
 
@@ -134,7 +126,7 @@ def add_module_to_program(prog, buffer, size, name):
 
     .. seealso:: ``nvvmAddModuleToProgram``
     """
-    _r = _p.nvvmAddModuleToProgram(prog, buffer, size, _str(name))
+    _r = _p.nvvmAddModuleToProgram(prog, buffer, size, name)
     if _r[0]:
         _raise(_r[0])
 
@@ -144,7 +136,7 @@ def lazy_add_module_to_program(prog, buffer, size, name):
 
     .. seealso:: ``nvvmLazyAddModuleToProgram``
     """
-    _r = _p.nvvmLazyAddModuleToProgram(prog, buffer, size, _str(name))
+    _r = _p.nvvmLazyAddModuleToProgram(prog, buffer, size, name)
     if _r[0]:
         _raise(_r[0])
 
@@ -154,7 +146,7 @@ def compile_program(prog, num_options, options):
 
     .. seealso:: ``nvvmCompileProgram``
     """
-    _r = _p.nvvmCompileProgram(prog, num_options, _strs(options))
+    _r = _p.nvvmCompileProgram(prog, num_options, options)
     if _r[0]:
         _raise(_r[0])
 
@@ -164,7 +156,7 @@ def verify_program(prog, num_options, options):
 
     .. seealso:: ``nvvmVerifyProgram``
     """
-    _r = _p.nvvmVerifyProgram(prog, num_options, _strs(options))
+    _r = _p.nvvmVerifyProgram(prog, num_options, options)
     if _r[0]:
         _raise(_r[0])
 

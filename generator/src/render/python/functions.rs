@@ -9,7 +9,7 @@ use crate::ir::{
     Resolved, ReturnKind, SizeFrom, Type, ValueCount, ValueKind,
 };
 use crate::passes::python::value_kind;
-use crate::profile::PythonConvention;
+use crate::profile::AddressInts;
 use serde::Serialize;
 
 /// What a function returns besides its outputs.
@@ -27,6 +27,9 @@ pub enum Ret {
 #[derive(Serialize)]
 pub struct FnView {
     pub name: String,
+    /// The name errors give (`Function::names`' Python name: the C name in the tuple modules,
+    /// the public snake_case one in the raising modules, whose wrappers call this function).
+    pub py: String,
     pub symbol: String,
     pub ret: Ret,
     /// The record class and size of `Ret::Record`.
@@ -124,10 +127,14 @@ pub struct ParamView {
     pub size_signed: bool,
     /// ... or the function reporting it (called with the same leading arguments).
     pub size_fn: String,
+    /// What gives the size, for errors: the size argument's or the size function's Python name.
+    pub size_name: String,
     /// `buffer`: an int address is taken too (unchecked): where no size function can check a
     /// buffer object, and in the raising modules, whose oracle takes an address for every caller
     /// buffer (cuda.bindings' nvjitlink/nvvm: "a Python int representing the pointer address").
     pub int_ok: bool,
+    /// `buffer`: what the argument takes, for errors.
+    pub expected: String,
 }
 
 /// One member of a selector enum and how its value crosses the boundary.
@@ -186,7 +193,7 @@ fn resolved_scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
         (ValueKind::Enum, Resolved::Enum(e)) => Scalar {
             kind: ValueKind::Enum,
             bits: (e.repr.size() * 8) as u32,
-            signed: e.repr.is_signed(),
+            signed: e.repr.is_signed() || lib.profile().python.c_int_enums(),
             class: e.name.clone(),
             size: e.repr.size(),
             stub: e.name.clone(),
@@ -251,6 +258,7 @@ pub fn view(lib: &Library, f: &Function, handles: &[HandleView]) -> Result<FnVie
         release: lifetimes::release(f)?,
         keeps_gil: f.keeps_gil.is_some(),
         name: f.name.clone(),
+        py: f.names.python.clone(),
         symbol: f.symbol.clone(),
         ret,
         ret_scalar,
@@ -300,6 +308,7 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
         match &link.from {
             SizeFrom::Param(name) => {
                 v.size_var = len_var(f, name)?;
+                v.size_name = f.params[index_of(f, name)?].names.python.clone();
                 (v.size_bits, v.size_signed) = count_scalar(lib, f, name, handles);
             }
             // The raw layer names functions by ABI symbol (`__nvJitLinkGetLinkedCubinSize_12_9`).
@@ -308,15 +317,30 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
                     ParamKind::OutBuffer { size, .. } => size.query_symbol(),
                     _ => None,
                 };
-                v.size_fn = size.ok_or_else(|| format!("{}: sized by {name} but its kind has no size query", p.name))?.to_string()
+                v.size_fn =
+                    size.ok_or_else(|| format!("{}: sized by {name} but its kind has no size query", p.name))?.to_string();
+                v.size_name = lib.function(name).map_or_else(|| name.clone(), |g| g.names.python.clone());
             }
         }
     }
-    v.int_ok = v.size_fn.is_empty() || matches!(lib.profile().python, PythonConvention::Exceptions { .. });
+    let python = lib.profile().python;
+    v.int_ok = v.size_fn.is_empty() || python.address_ints() == AddressInts::IntPtr;
+    v.expected = buffer_expected(v.writes, v.int_ok, python.read_only_output()).into();
     if let Some(name) = count_param(&p.kind) {
         (v.len_bits, v.len_signed) = count_scalar(lib, f, name, handles);
     }
     Ok(v)
+}
+
+/// What a caller buffer takes: an int address where `int_ok`, `bytes` for writing where the
+/// module's convention writes them ([`crate::profile::PythonConvention::read_only_output`]).
+fn buffer_expected(writes: bool, int_ok: bool, bytes_out: bool) -> &'static str {
+    match (writes, int_ok, bytes_out) {
+        (false, ..) => "int, buffer or None",
+        (true, false, _) => "bytes or writable buffer",
+        (true, true, true) => "int, bytes, writable buffer or None",
+        (true, true, false) => "int, writable buffer or None",
+    }
 }
 
 /// What each [`ParamKind`] adds to the view: its scalar, stub type and links.

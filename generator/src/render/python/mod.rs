@@ -64,6 +64,24 @@ struct ModuleView {
     read_only: Vec<(String, Vec<String>)>,
     /// The module has `sizeof` (`PythonConvention::sizeof_helper`).
     sizeof: bool,
+    /// How the module takes caller memory (`conv::Memory`, from the library's
+    /// [`PythonConvention`]).
+    memory: MemoryView,
+}
+
+/// The facts of the library's [`PythonConvention`] the support code's conversions read.
+#[derive(Serialize)]
+struct MemoryView {
+    /// An int address is a C `intptr_t` ([`crate::profile::AddressInts::IntPtr`]).
+    intptr: bool,
+    /// `bytes` are written as an output buffer ([`PythonConvention::read_only_output`]).
+    bytes_out: bool,
+}
+
+impl MemoryView {
+    fn of(python: PythonConvention) -> Self {
+        MemoryView { intptr: python.address_ints() == crate::profile::AddressInts::IntPtr, bytes_out: python.read_only_output() }
+    }
 }
 
 /// `cudagen/_<module>_docs.py`: the doc text of the module's classes, read on first use.
@@ -149,6 +167,7 @@ fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Temp
         helpers: profile.python_helpers,
         read_only: types::read_only_fields(lib),
         sizeof: profile.python.sizeof_helper(),
+        memory: MemoryView::of(profile.python),
     };
     if let PythonConvention::Exceptions { error_class } = profile.python {
         let w = wrapper::view(lib, public, error_class, &view.functions);

@@ -1,6 +1,7 @@
 //! View models of enums, records, handle classes and constants.
 
 use crate::ir::{Enum, Field, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, Typedef, TypedefKind};
+use crate::profile::AddressInts;
 use serde::Serialize;
 
 #[derive(Serialize, Clone)]
@@ -14,6 +15,8 @@ pub struct HandleView {
     /// Pointer handle (`CUcontext`, repr in hex) or integer handle (`CUdevice`).
     pub pointer: bool,
     pub bits: u32,
+    /// A signed value: a signed integer handle, or a pointer handle of a module whose addresses
+    /// are `intptr_t` ([`AddressInts::IntPtr`]).
     pub signed: bool,
     /// Our handle classes that stand for this one (`CUkernel` for `CUfunction`).
     pub stand_ins: Vec<String>,
@@ -92,6 +95,7 @@ pub fn mark_shared(api: &crate::ir::Api, lib: &Library, views: &mut [HandleView]
 }
 
 pub fn handles(lib: &Library) -> Vec<HandleView> {
+    let intptr = lib.profile().python.address_ints() == AddressInts::IntPtr;
     let mut out = Vec::new();
     for t in &lib.typedefs {
         let (pointer, prim) = match &t.kind {
@@ -114,7 +118,7 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
             aliases: names,
             pointer,
             bits: (prim.size() * 8) as u32,
-            signed: prim.is_signed() && !pointer,
+            signed: if pointer { intptr } else { prim.is_signed() },
             stand_ins: stand_ins.map(|s| s.handles.clone()).unwrap_or_default(),
             foreign: stand_ins.map(|s| s.foreign.clone()).unwrap_or_default(),
             shared: String::new(),

@@ -4,9 +4,10 @@
 //! The extension functions keep the tuple convention (the same conversions and checks as every
 //! other module) in the private module `cudagen._<module>`; `cudagen.<module>` wraps each in a
 //! Python function with cuda.bindings' snake_case name and parameters (`IR names.python`), which
-//! encodes `str` arguments, raises `<error_class>(status)` on failure, and returns the outputs
-//! alone or as a tuple, handles as ints. What each argument and output needs is read from the
-//! conversion kinds `passes::python` decided.
+//! passes its arguments on as given (the extension converts them, `str` included, and names the
+//! public function and parameter when it refuses one), raises `<error_class>(status)` on failure,
+//! and returns the outputs alone or as a tuple, handles as ints. What each argument and output
+//! needs is read from the conversion kinds `passes::python` decided.
 
 use super::functions::{FnView, Ret};
 use crate::ir::{Library, PyConv, ValueKind};
@@ -49,8 +50,6 @@ pub struct WrapFn {
 pub struct WrapArg {
     pub py: String,
     pub default: String,
-    /// `str`: a `const char*` (a `str` is encoded); `strs`: an array of them; `` as given.
-    pub conv: String,
     pub stub: String,
 }
 
@@ -82,19 +81,13 @@ fn wrap_fn(f: &crate::ir::Function, v: &FnView) -> WrapFn {
         .iter()
         .map(|&i| {
             let p = &v.params[i];
-            let conv = match (p.kind, p.scalar.kind) {
-                (PyConv::Cstr, _) => "str",
-                (PyConv::InArray, ValueKind::Cstr) => "strs",
-                _ => "",
-            };
-            let stub = match (conv, p.scalar.kind) {
-                ("str", _) => "str | bytes | None".to_string(),
-                ("strs", _) => "Sequence[str | bytes]".to_string(),
-                (_, ValueKind::Handle) => "int".to_string(),
-                (_, ValueKind::Enum) => "int".to_string(),
+            let stub = match (p.kind, p.scalar.kind) {
+                (PyConv::Cstr, _) => "str | bytes | None".to_string(),
+                (PyConv::InArray, ValueKind::Cstr) => "Sequence[str | bytes]".to_string(),
+                (_, ValueKind::Handle | ValueKind::Enum) => "int".to_string(),
                 _ => p.stub.clone(),
             };
-            WrapArg { py: p.py.clone(), default: p.default.clone(), conv: conv.into(), stub }
+            WrapArg { py: p.py.clone(), default: p.default.clone(), stub }
         })
         .collect();
     let outs = v

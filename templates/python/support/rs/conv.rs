@@ -242,6 +242,26 @@ pub fn int_either(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     }
 }
 
+/// How a module takes caller memory: the convention of its library's cuda.bindings module
+/// (`PythonConvention`), one constant per generated module.
+#[derive(Clone, Copy, Default)]
+pub struct Memory {
+    /// An int address is a C `intptr_t` (OverflowError outside it); else any 64-bit pattern.
+    pub intptr: bool,
+    /// An exact `bytes` is taken as an output buffer and written in place (cuda.bindings'
+    /// `nvrtcGetPTX(prog, b" " * size)`); else a read-only buffer is refused for writing.
+    pub bytes_out: bool,
+}
+
+impl Memory {
+    /// The address an int argument stands for.
+    #[inline]
+    pub fn address(&self, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
+        let v = if self.intptr { int(o, 64, true, c)? } else { int_either(o, c)? };
+        Ok(v as usize)
+    }
+}
+
 /// Whether `o` converts through `__index__` (int, IntEnum, numpy integer, our handles), checked
 /// without raising.
 #[inline]
@@ -280,11 +300,7 @@ pub fn handle(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
 
 #[inline(always)]
 fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
-    if h.pointer {
-        // Pointer handles: any 64-bit pattern (two's complement for negatives).
-        return int_either(o, c);
-    }
-    int(o, h.bits, h.signed, c)
+    h.from_int(o, c)
 }
 
 /// [`handle`] for anything but an exact int or an instance of the class: an object that stands
@@ -408,19 +424,20 @@ impl Drop for Held {
 }
 
 impl Held {
-    fn raw(addr: usize) -> Self {
-        Held { addr, len: None, writes: false, view: None }
+    /// An int address: unchecked, the caller's promise (as in cuda.bindings).
+    fn raw(addr: usize, writes: bool) -> Self {
+        Held { addr, len: None, writes, view: None }
     }
 
-    fn none() -> Self {
-        Held { addr: 0, len: Some(0), writes: false, view: None }
+    fn none(writes: bool) -> Self {
+        Held { addr: 0, len: Some(0), writes, view: None }
     }
 
-    /// Exports `o`'s memory (writable when `writes`; exact `bytes` are taken for writing too,
-    /// as cuda.bindings does for `nvrtcGetPTX(prog, b" " * size)`), or None when `o` has no
+    /// Exports `o`'s memory (writable when `writes`; exact `bytes` are taken for writing too
+    /// where the module's convention does, [`Memory::bytes_out`]), or None when `o` has no
     /// buffer. A read-only export given for writing is an error.
-    fn export(o: &Bound<'_, PyAny>, writes: bool, c: &Ctx) -> PyResult<Option<Self>> {
-        let bytes = o.is_exact_instance_of::<PyBytes>();
+    fn export(o: &Bound<'_, PyAny>, writes: bool, mem: &Memory, c: &Ctx) -> PyResult<Option<Self>> {
+        let bytes = mem.bytes_out && o.is_exact_instance_of::<PyBytes>();
         let flags = if writes && !bytes { ffi::PyBUF_WRITABLE } else { ffi::PyBUF_SIMPLE };
         let mut view: Box<ffi::Py_buffer> = Box::new(unsafe { std::mem::zeroed() });
         // SAFETY: attached; on success the view is released by Drop.
@@ -447,14 +464,14 @@ impl Held {
 
     /// A record argument: the memory of a struct instance (ctypes) or any buffer of at least
     /// `size` bytes, or None when `nullable`. Never a bare int address or a handle.
-    pub fn record(o: &Bound<'_, PyAny>, size: u64, nullable: bool, writes: bool, c: &Ctx) -> PyResult<Self> {
+    pub fn record(o: &Bound<'_, PyAny>, size: u64, nullable: bool, writes: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_none() {
-            return if nullable { Ok(Self::none()) } else { Err(c.type_error(o)) };
+            return if nullable { Ok(Self::none(writes)) } else { Err(c.type_error(o)) };
         }
         if o.is_instance_of::<PyInt>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
         }
-        match Self::export(o, writes, c)? {
+        match Self::export(o, writes, mem, c)? {
             Some(h) if h.len.unwrap_or(0) as u64 >= size => Ok(h),
             Some(h) => {
                 Err(c.value_error(&format!("a buffer of {} bytes is smaller than the {size}-byte struct", h.len.unwrap_or(0))))
@@ -465,38 +482,38 @@ impl Held {
 
     /// A host address of unknown extent: int, None, a buffer (held; writable when the callee
     /// writes), a handle or struct (`getPtr()`), or `__index__`.
-    pub fn addr_of(o: &Bound<'_, PyAny>, writes: bool, c: &Ctx) -> PyResult<Self> {
+    pub fn addr_of(o: &Bound<'_, PyAny>, writes: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_instance_of::<PyInt>() && !is_enum_or_bool(o) {
-            return int_either(o, c).map(|v| Self::raw(v as usize));
+            return mem.address(o, c).map(|a| Self::raw(a, writes));
         }
         if o.is_none() {
-            return Ok(Self::none());
+            return Ok(Self::none(writes));
         }
         if let Some(p) = crate::handles::value_addr(o) {
-            return Ok(Self::raw(p));
+            return Ok(Self::raw(p, writes));
         }
-        if let Some(h) = Self::export(o, writes, c)? {
+        if let Some(h) = Self::export(o, writes, mem, c)? {
             return Ok(h);
         }
         if let Some(f) = attr_opt(o, c"getPtr") {
             let r = f.call0()?;
-            return int(&r, 64, false, c).map(|v| Self::raw(v as usize));
+            return int(&r, 64, false, c).map(|v| Self::raw(v as usize, writes));
         }
         match index(o) {
-            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize)),
+            Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize, writes)),
             _ => Err(c.type_error(o)),
         }
     }
 
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
     /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings).
-    pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, c: &Ctx) -> PyResult<Self> {
+    pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_none() {
-            return Ok(Self::none());
+            return Ok(Self::none(writes));
         }
         if o.is_instance_of::<PyInt>() {
             return if int_ok && !is_enum_or_bool(o) {
-                int_either(o, c).map(|v| Self::raw(v as usize))
+                mem.address(o, c).map(|a| Self::raw(a, writes))
             } else {
                 Err(c.type_error(o))
             };
@@ -504,20 +521,33 @@ impl Held {
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
         }
-        Self::export(o, writes, c)?.ok_or_else(|| c.type_error(o))
+        Self::export(o, writes, mem, c)?.ok_or_else(|| c.type_error(o))
     }
 
-    /// Checks that the buffer holds the `need` bytes the call reads or writes.
-    pub fn holds(&self, need: i128, c: &Ctx) -> PyResult<()> {
+    /// Checks that the buffer holds the `need` bytes the call reads or writes, as `size` (the
+    /// size argument's name, or the function reporting it) says.
+    pub fn holds(&self, need: i128, size: &str, c: &Ctx) -> PyResult<()> {
         if need < 0 {
-            return Err(c.value_error(&format!("size {need} is negative")));
+            return Err(c.value_error(&format!("{size} ({need}) is negative")));
         }
         match self.len {
+            Some(0) if need > 0 && self.view.is_none() => {
+                Err(c.value_error(&format!("None with {size} ({need}): the call {} {need} bytes", self.verb())))
+            }
             Some(len) if (len as i128) < need => Err(c.value_error(&format!(
-                "buffer is too small: {len} < {need} bytes the call {}",
-                if self.writes { "writes" } else { "reads" }
+                "{size} ({need}) exceeds {} ({len} bytes): the call {} {need} bytes",
+                c.param,
+                self.verb()
             ))),
             _ => Ok(()),
+        }
+    }
+
+    fn verb(&self) -> &'static str {
+        if self.writes {
+            "writes"
+        } else {
+            "reads"
         }
     }
 }
@@ -531,7 +561,7 @@ pub fn cstr<'py>(o: &Bound<'py, PyAny>, nullable: bool, c: &Ctx) -> PyResult<(us
     let b: Bound<'py, PyBytes> = if let Ok(b) = o.cast::<PyBytes>() {
         b.clone()
     } else if let Ok(s) = o.cast::<PyString>() {
-        PyBytes::new(o.py(), s.to_str()?.as_bytes())
+        PyBytes::new(o.py(), s.to_str().map_err(|_| c.value_error("a str that UTF-8 cannot encode"))?.as_bytes())
     } else if let Some((p, len)) = buffer(o, false) {
         PyBytes::new(o.py(), unsafe { std::slice::from_raw_parts(p as *const u8, len) })
     } else {
@@ -574,7 +604,8 @@ impl<'py> InArray<'py> {
 
     /// A buffer of packed scalars (a numpy array), held for the call.
     fn held(o: &Bound<'py, PyAny>, size: u64, c: &Ctx) -> PyResult<Self> {
-        let h = Held::buffer(o, false, false, c)?;
+        // read, never an int: no field of the convention applies
+        let h = Held::buffer(o, false, false, &Memory::default(), c)?;
         let len = h.len.unwrap_or(0) / size.max(1) as usize;
         Ok(InArray { words: Vec::new(), held: Some(h), len, _keep: Vec::new() })
     }
@@ -606,7 +637,7 @@ impl<'py> InArray<'py> {
         let Some(items) = Self::items(o, c)? else { return Err(c.type_error(o)) };
         let mut words = Self::pack(items.len(), size);
         for (k, it) in items.iter().enumerate() {
-            let h = Held::record(it, size, false, false, c)?;
+            let h = Held::record(it, size, false, false, &Memory::default(), c)?;
             Self::put(&mut words, k, size, h.addr() as *const u8);
         }
         Ok(InArray { words, held: None, len: items.len(), _keep: Vec::new() })
