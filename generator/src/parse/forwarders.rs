@@ -48,7 +48,6 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
         let t = &mut library.functions[target];
         let variant = |symbol, kind, unless| SymbolVariant { symbol, kind, version: None, also_named: Vec::new(), unless };
         let releases = release_names(&name, &t.symbol);
-        t.version = release_version(&name, releases.first().unwrap_or(&t.symbol)).or(t.version);
         t.fallbacks = releases.iter().rev().cloned().chain([name.clone()]).collect();
         t.variants.extend(releases.into_iter().map(|symbol| variant(symbol, VariantKind::Release, None)));
         if let Some(unless) = unless {
@@ -67,8 +66,7 @@ pub fn fold(text: &str, file: &str, library: &mut Library) {
     });
 }
 
-/// The release `__<name>_<major>_<minor>` names (`12020` for `__f_12_2`): the oldest library it
-/// binds.
+/// The release `__<name>_<major>_<minor>` names (`12020` for `__f_12_2`).
 fn release_version(name: &str, symbol: &str) -> Option<u32> {
     let (major, minor) = symbol.strip_prefix(&format!("__{name}_"))?.split_once('_')?;
     Some(major.parse::<u32>().ok()? * 1000 + minor.parse::<u32>().ok()? * 10)

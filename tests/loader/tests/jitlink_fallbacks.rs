@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 /// `nvJitLinkCreate` and `nvJitLinkDestroy` as the 12.9 header's entries, newest first.
 static ENTRIES_12_9: [Entry; 2] = [
-    Entry::new("__nvJitLinkCreate_12_9", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_9", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_8",
         "__nvJitLinkCreate_12_7",
         "__nvJitLinkCreate_12_6",
@@ -22,14 +22,14 @@ static ENTRIES_12_9: [Entry; 2] = [
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_9", "__nvJitLinkDestroy_12_9", 12000, false)
+    Entry::new("__nvJitLinkDestroy_12_9", "__nvJitLinkDestroy_12_9", 12090, false)
         .or(&["__nvJitLinkDestroy_12_4", "nvJitLinkDestroy"]),
 ];
 static TABLE_12_9: Table<2> = Table::with_sonames(LibraryKind::NvJitLink, &ENTRIES_12_9, &["libnvJitLink.so.12"]);
 
 /// The same functions as the 13.5 header's entries.
 static ENTRIES_13_5: [Entry; 2] = [
-    Entry::new("__nvJitLinkCreate_13_5", "__nvJitLinkCreate_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkCreate_13_5", "__nvJitLinkCreate_13_5", 13050, false).or(&[
         "__nvJitLinkCreate_13_4",
         "__nvJitLinkCreate_13_3",
         "__nvJitLinkCreate_13_2",
@@ -37,13 +37,13 @@ static ENTRIES_13_5: [Entry; 2] = [
         "__nvJitLinkCreate_13_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkDestroy_13_5", "__nvJitLinkDestroy_13_5", 13000, false)
+    Entry::new("__nvJitLinkDestroy_13_5", "__nvJitLinkDestroy_13_5", 13050, false)
         .or(&["__nvJitLinkDestroy_13_0", "nvJitLinkDestroy"]),
 ];
 static TABLE_13_5: Table<2> = Table::with_sonames(LibraryKind::NvJitLink, &ENTRIES_13_5, &["libnvJitLink.so.13"]);
 
 /// A function no release exports, with fallbacks that do not exist either.
-static ENTRIES_MISSING: [Entry; 1] = [Entry::new("__nvJitLinkNoSuch_13_1", "__nvJitLinkNoSuch_13_1", 13000, false)
+static ENTRIES_MISSING: [Entry; 1] = [Entry::new("__nvJitLinkNoSuch_13_1", "__nvJitLinkNoSuch_13_1", 13010, false)
     .or(&["__nvJitLinkNoSuch_13_0", "nvJitLinkNoSuch"])];
 static TABLE_MISSING: Table<1> = Table::with_sonames(LibraryKind::NvJitLink, &ENTRIES_MISSING, &["libnvJitLink.so.13"]);
 
@@ -124,19 +124,19 @@ fn a_13_5_header_over_the_13_0_library_binds_its_13_0_exports_and_traces_it() {
 }
 
 #[test]
-fn an_entry_no_export_has_names_every_export_tried_and_the_release_needed() {
+fn an_entry_no_export_has_names_every_export_tried_and_the_headers_release() {
     if !is_child() {
         run_child(
-            "an_entry_no_export_has_names_every_export_tried_and_the_release_needed",
+            "an_entry_no_export_has_names_every_export_tried_and_the_headers_release",
             &[("CUDAGEN_NVJITLINK_PATH", &library("13.0"))],
         );
         return;
     }
     let e = TABLE_MISSING.get(0).unwrap_err();
     let text = e.to_string();
-    assert!(text.starts_with("__nvJitLinkNoSuch_13_1 (CUDA 13.0) not found in "), "{text}");
+    assert!(text.starts_with("__nvJitLinkNoSuch_13_1 (CUDA 13.1) not found in "), "{text}");
     assert!(
-        text.ends_with(", nor its other exports __nvJitLinkNoSuch_13_0, nvJitLinkNoSuch: the library predates the function (it needs CUDA 13.0 or later)"),
+        text.ends_with(", nor its other exports __nvJitLinkNoSuch_13_0, nvJitLinkNoSuch: the library predates the function (the CUDA 13.1 headers declare it)"),
         "{text}"
     );
     assert!(rebound().is_empty());

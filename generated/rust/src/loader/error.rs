@@ -228,7 +228,7 @@ impl fmt::Display for LoadError {
                 if !self.fallbacks.is_empty() {
                     write!(f, ", nor its other exports {}: the library predates the function", self.fallbacks.join(", "))?;
                     if let Some(v) = self.version {
-                        write!(f, " (it needs CUDA {} or later)", CudaVersion(v))?;
+                        write!(f, " (the CUDA {} headers declare it)", CudaVersion(v))?;
                     }
                 }
                 Ok(())
@@ -326,12 +326,12 @@ mod tests {
 
     #[test]
     fn a_missing_entry_with_other_exports_names_them_and_the_release_it_needs() {
-        let entry = Entry { symbol: "__f_13_2", version: 13000, fallbacks: &["__f_13_1", "__f_13_0", "f"], ..ENTRY };
+        let entry = Entry { symbol: "__f_13_2", version: 13020, fallbacks: &["__f_13_1", "__f_13_0", "f"], ..ENTRY };
         let e = LoadError::not_found(nvrtc(Some("/x/lib.so")), &entry);
         assert_eq!(
             e.to_string(),
-            "__f_13_2 (CUDA 13.0) not found in /x/lib.so, nor its other exports __f_13_1, __f_13_0, f: \
-             the library predates the function (it needs CUDA 13.0 or later)"
+            "__f_13_2 (CUDA 13.2) not found in /x/lib.so, nor its other exports __f_13_1, __f_13_0, f: \
+             the library predates the function (the CUDA 13.2 headers declare it)"
         );
     }
 }

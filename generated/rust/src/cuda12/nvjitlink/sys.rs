@@ -45,7 +45,7 @@ use core::ffi::{
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 144] = [
-    Entry::new("__nvJitLinkCreate_12_9", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_9", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_8",
         "__nvJitLinkCreate_12_7",
         "__nvJitLinkCreate_12_6",
@@ -57,28 +57,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_0", "__nvJitLinkCreate_12_9", 12000, false).or(&["nvJitLinkCreate"]),
-    Entry::new("__nvJitLinkCreate_12_1", "__nvJitLinkCreate_12_9", 12000, false)
+    Entry::new("__nvJitLinkCreate_12_0", "__nvJitLinkCreate_12_9", 12090, false).or(&["nvJitLinkCreate"]),
+    Entry::new("__nvJitLinkCreate_12_1", "__nvJitLinkCreate_12_9", 12090, false)
         .or(&["__nvJitLinkCreate_12_0", "nvJitLinkCreate"]),
-    Entry::new("__nvJitLinkCreate_12_2", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_2", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_1",
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_3", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_3", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_2",
         "__nvJitLinkCreate_12_1",
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_4", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_4", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_3",
         "__nvJitLinkCreate_12_2",
         "__nvJitLinkCreate_12_1",
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_5", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_5", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_4",
         "__nvJitLinkCreate_12_3",
         "__nvJitLinkCreate_12_2",
@@ -86,7 +86,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_6", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_6", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_5",
         "__nvJitLinkCreate_12_4",
         "__nvJitLinkCreate_12_3",
@@ -95,7 +95,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_7", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_7", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_6",
         "__nvJitLinkCreate_12_5",
         "__nvJitLinkCreate_12_4",
@@ -105,7 +105,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_12_8", "__nvJitLinkCreate_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkCreate_12_8", "__nvJitLinkCreate_12_9", 12090, false).or(&[
         "__nvJitLinkCreate_12_7",
         "__nvJitLinkCreate_12_6",
         "__nvJitLinkCreate_12_5",
@@ -116,8 +116,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkCreate_12_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("nvJitLinkCreate", "__nvJitLinkCreate_12_9", 12000, false),
-    Entry::new("__nvJitLinkDestroy_12_9", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkCreate", "__nvJitLinkCreate_12_9", 12090, false),
+    Entry::new("__nvJitLinkDestroy_12_9", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_8",
         "__nvJitLinkDestroy_12_7",
         "__nvJitLinkDestroy_12_6",
@@ -129,28 +129,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_0", "__nvJitLinkDestroy_12_9", 12000, false).or(&["nvJitLinkDestroy"]),
-    Entry::new("__nvJitLinkDestroy_12_1", "__nvJitLinkDestroy_12_9", 12000, false)
+    Entry::new("__nvJitLinkDestroy_12_0", "__nvJitLinkDestroy_12_9", 12090, false).or(&["nvJitLinkDestroy"]),
+    Entry::new("__nvJitLinkDestroy_12_1", "__nvJitLinkDestroy_12_9", 12090, false)
         .or(&["__nvJitLinkDestroy_12_0", "nvJitLinkDestroy"]),
-    Entry::new("__nvJitLinkDestroy_12_2", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_2", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_1",
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_3", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_3", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_2",
         "__nvJitLinkDestroy_12_1",
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_4", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_4", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_3",
         "__nvJitLinkDestroy_12_2",
         "__nvJitLinkDestroy_12_1",
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_5", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_5", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_4",
         "__nvJitLinkDestroy_12_3",
         "__nvJitLinkDestroy_12_2",
@@ -158,7 +158,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_6", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_6", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_5",
         "__nvJitLinkDestroy_12_4",
         "__nvJitLinkDestroy_12_3",
@@ -167,7 +167,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_7", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_7", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_6",
         "__nvJitLinkDestroy_12_5",
         "__nvJitLinkDestroy_12_4",
@@ -177,7 +177,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_12_8", "__nvJitLinkDestroy_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_12_8", "__nvJitLinkDestroy_12_9", 12090, false).or(&[
         "__nvJitLinkDestroy_12_7",
         "__nvJitLinkDestroy_12_6",
         "__nvJitLinkDestroy_12_5",
@@ -188,8 +188,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkDestroy_12_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("nvJitLinkDestroy", "__nvJitLinkDestroy_12_9", 12000, false),
-    Entry::new("__nvJitLinkAddData_12_9", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkDestroy", "__nvJitLinkDestroy_12_9", 12090, false),
+    Entry::new("__nvJitLinkAddData_12_9", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_8",
         "__nvJitLinkAddData_12_7",
         "__nvJitLinkAddData_12_6",
@@ -201,28 +201,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_0", "__nvJitLinkAddData_12_9", 12000, false).or(&["nvJitLinkAddData"]),
-    Entry::new("__nvJitLinkAddData_12_1", "__nvJitLinkAddData_12_9", 12000, false)
+    Entry::new("__nvJitLinkAddData_12_0", "__nvJitLinkAddData_12_9", 12090, false).or(&["nvJitLinkAddData"]),
+    Entry::new("__nvJitLinkAddData_12_1", "__nvJitLinkAddData_12_9", 12090, false)
         .or(&["__nvJitLinkAddData_12_0", "nvJitLinkAddData"]),
-    Entry::new("__nvJitLinkAddData_12_2", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_2", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_1",
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_3", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_3", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_2",
         "__nvJitLinkAddData_12_1",
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_4", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_4", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_3",
         "__nvJitLinkAddData_12_2",
         "__nvJitLinkAddData_12_1",
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_5", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_5", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_4",
         "__nvJitLinkAddData_12_3",
         "__nvJitLinkAddData_12_2",
@@ -230,7 +230,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_6", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_6", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_5",
         "__nvJitLinkAddData_12_4",
         "__nvJitLinkAddData_12_3",
@@ -239,7 +239,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_7", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_7", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_6",
         "__nvJitLinkAddData_12_5",
         "__nvJitLinkAddData_12_4",
@@ -249,7 +249,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_12_8", "__nvJitLinkAddData_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddData_12_8", "__nvJitLinkAddData_12_9", 12090, false).or(&[
         "__nvJitLinkAddData_12_7",
         "__nvJitLinkAddData_12_6",
         "__nvJitLinkAddData_12_5",
@@ -260,8 +260,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddData_12_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("nvJitLinkAddData", "__nvJitLinkAddData_12_9", 12000, false),
-    Entry::new("__nvJitLinkAddFile_12_9", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkAddData", "__nvJitLinkAddData_12_9", 12090, false),
+    Entry::new("__nvJitLinkAddFile_12_9", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_8",
         "__nvJitLinkAddFile_12_7",
         "__nvJitLinkAddFile_12_6",
@@ -273,28 +273,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_0", "__nvJitLinkAddFile_12_9", 12000, false).or(&["nvJitLinkAddFile"]),
-    Entry::new("__nvJitLinkAddFile_12_1", "__nvJitLinkAddFile_12_9", 12000, false)
+    Entry::new("__nvJitLinkAddFile_12_0", "__nvJitLinkAddFile_12_9", 12090, false).or(&["nvJitLinkAddFile"]),
+    Entry::new("__nvJitLinkAddFile_12_1", "__nvJitLinkAddFile_12_9", 12090, false)
         .or(&["__nvJitLinkAddFile_12_0", "nvJitLinkAddFile"]),
-    Entry::new("__nvJitLinkAddFile_12_2", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_2", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_1",
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_3", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_3", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_2",
         "__nvJitLinkAddFile_12_1",
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_4", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_4", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_3",
         "__nvJitLinkAddFile_12_2",
         "__nvJitLinkAddFile_12_1",
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_5", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_5", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_4",
         "__nvJitLinkAddFile_12_3",
         "__nvJitLinkAddFile_12_2",
@@ -302,7 +302,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_6", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_6", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_5",
         "__nvJitLinkAddFile_12_4",
         "__nvJitLinkAddFile_12_3",
@@ -311,7 +311,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_7", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_7", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_6",
         "__nvJitLinkAddFile_12_5",
         "__nvJitLinkAddFile_12_4",
@@ -321,7 +321,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_12_8", "__nvJitLinkAddFile_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_12_8", "__nvJitLinkAddFile_12_9", 12090, false).or(&[
         "__nvJitLinkAddFile_12_7",
         "__nvJitLinkAddFile_12_6",
         "__nvJitLinkAddFile_12_5",
@@ -332,8 +332,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkAddFile_12_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("nvJitLinkAddFile", "__nvJitLinkAddFile_12_9", 12000, false),
-    Entry::new("__nvJitLinkComplete_12_9", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkAddFile", "__nvJitLinkAddFile_12_9", 12090, false),
+    Entry::new("__nvJitLinkComplete_12_9", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_8",
         "__nvJitLinkComplete_12_7",
         "__nvJitLinkComplete_12_6",
@@ -345,28 +345,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_0", "__nvJitLinkComplete_12_9", 12000, false).or(&["nvJitLinkComplete"]),
-    Entry::new("__nvJitLinkComplete_12_1", "__nvJitLinkComplete_12_9", 12000, false)
+    Entry::new("__nvJitLinkComplete_12_0", "__nvJitLinkComplete_12_9", 12090, false).or(&["nvJitLinkComplete"]),
+    Entry::new("__nvJitLinkComplete_12_1", "__nvJitLinkComplete_12_9", 12090, false)
         .or(&["__nvJitLinkComplete_12_0", "nvJitLinkComplete"]),
-    Entry::new("__nvJitLinkComplete_12_2", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_2", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_1",
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_3", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_3", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_2",
         "__nvJitLinkComplete_12_1",
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_4", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_4", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_3",
         "__nvJitLinkComplete_12_2",
         "__nvJitLinkComplete_12_1",
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_5", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_5", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_4",
         "__nvJitLinkComplete_12_3",
         "__nvJitLinkComplete_12_2",
@@ -374,7 +374,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_6", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_6", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_5",
         "__nvJitLinkComplete_12_4",
         "__nvJitLinkComplete_12_3",
@@ -383,7 +383,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_7", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_7", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_6",
         "__nvJitLinkComplete_12_5",
         "__nvJitLinkComplete_12_4",
@@ -393,7 +393,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_12_8", "__nvJitLinkComplete_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkComplete_12_8", "__nvJitLinkComplete_12_9", 12090, false).or(&[
         "__nvJitLinkComplete_12_7",
         "__nvJitLinkComplete_12_6",
         "__nvJitLinkComplete_12_5",
@@ -404,8 +404,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkComplete_12_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("nvJitLinkComplete", "__nvJitLinkComplete_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_9", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkComplete", "__nvJitLinkComplete_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_9", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_8",
         "__nvJitLinkGetLinkedCubinSize_12_7",
         "__nvJitLinkGetLinkedCubinSize_12_6",
@@ -417,29 +417,29 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_0", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_0", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false)
         .or(&["nvJitLinkGetLinkedCubinSize"]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_1", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_1", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false)
         .or(&["__nvJitLinkGetLinkedCubinSize_12_0", "nvJitLinkGetLinkedCubinSize"]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_2", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_2", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_1",
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_3", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_3", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_2",
         "__nvJitLinkGetLinkedCubinSize_12_1",
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_4", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_4", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_3",
         "__nvJitLinkGetLinkedCubinSize_12_2",
         "__nvJitLinkGetLinkedCubinSize_12_1",
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_5", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_5", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_4",
         "__nvJitLinkGetLinkedCubinSize_12_3",
         "__nvJitLinkGetLinkedCubinSize_12_2",
@@ -447,7 +447,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_6", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_6", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_5",
         "__nvJitLinkGetLinkedCubinSize_12_4",
         "__nvJitLinkGetLinkedCubinSize_12_3",
@@ -456,7 +456,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_7", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_7", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_6",
         "__nvJitLinkGetLinkedCubinSize_12_5",
         "__nvJitLinkGetLinkedCubinSize_12_4",
@@ -466,7 +466,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_12_8", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_12_8", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_12_7",
         "__nvJitLinkGetLinkedCubinSize_12_6",
         "__nvJitLinkGetLinkedCubinSize_12_5",
@@ -477,8 +477,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubinSize_12_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("nvJitLinkGetLinkedCubinSize", "__nvJitLinkGetLinkedCubinSize_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_9", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedCubinSize", "__nvJitLinkGetLinkedCubinSize_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetLinkedCubin_12_9", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_8",
         "__nvJitLinkGetLinkedCubin_12_7",
         "__nvJitLinkGetLinkedCubin_12_6",
@@ -490,28 +490,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_0", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&["nvJitLinkGetLinkedCubin"]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_1", "__nvJitLinkGetLinkedCubin_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetLinkedCubin_12_0", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&["nvJitLinkGetLinkedCubin"]),
+    Entry::new("__nvJitLinkGetLinkedCubin_12_1", "__nvJitLinkGetLinkedCubin_12_9", 12090, false)
         .or(&["__nvJitLinkGetLinkedCubin_12_0", "nvJitLinkGetLinkedCubin"]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_2", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_2", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_1",
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_3", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_3", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_2",
         "__nvJitLinkGetLinkedCubin_12_1",
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_4", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_4", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_3",
         "__nvJitLinkGetLinkedCubin_12_2",
         "__nvJitLinkGetLinkedCubin_12_1",
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_5", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_5", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_4",
         "__nvJitLinkGetLinkedCubin_12_3",
         "__nvJitLinkGetLinkedCubin_12_2",
@@ -519,7 +519,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_6", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_6", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_5",
         "__nvJitLinkGetLinkedCubin_12_4",
         "__nvJitLinkGetLinkedCubin_12_3",
@@ -528,7 +528,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_7", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_7", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_6",
         "__nvJitLinkGetLinkedCubin_12_5",
         "__nvJitLinkGetLinkedCubin_12_4",
@@ -538,7 +538,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_12_8", "__nvJitLinkGetLinkedCubin_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_12_8", "__nvJitLinkGetLinkedCubin_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedCubin_12_7",
         "__nvJitLinkGetLinkedCubin_12_6",
         "__nvJitLinkGetLinkedCubin_12_5",
@@ -549,8 +549,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedCubin_12_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("nvJitLinkGetLinkedCubin", "__nvJitLinkGetLinkedCubin_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_9", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedCubin", "__nvJitLinkGetLinkedCubin_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_9", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_8",
         "__nvJitLinkGetLinkedPtxSize_12_7",
         "__nvJitLinkGetLinkedPtxSize_12_6",
@@ -562,29 +562,29 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_0", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_0", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false)
         .or(&["nvJitLinkGetLinkedPtxSize"]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_1", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_1", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false)
         .or(&["__nvJitLinkGetLinkedPtxSize_12_0", "nvJitLinkGetLinkedPtxSize"]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_2", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_2", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_1",
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_3", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_3", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_2",
         "__nvJitLinkGetLinkedPtxSize_12_1",
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_4", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_4", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_3",
         "__nvJitLinkGetLinkedPtxSize_12_2",
         "__nvJitLinkGetLinkedPtxSize_12_1",
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_5", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_5", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_4",
         "__nvJitLinkGetLinkedPtxSize_12_3",
         "__nvJitLinkGetLinkedPtxSize_12_2",
@@ -592,7 +592,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_6", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_6", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_5",
         "__nvJitLinkGetLinkedPtxSize_12_4",
         "__nvJitLinkGetLinkedPtxSize_12_3",
@@ -601,7 +601,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_7", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_7", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_6",
         "__nvJitLinkGetLinkedPtxSize_12_5",
         "__nvJitLinkGetLinkedPtxSize_12_4",
@@ -611,7 +611,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_12_8", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_12_8", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_12_7",
         "__nvJitLinkGetLinkedPtxSize_12_6",
         "__nvJitLinkGetLinkedPtxSize_12_5",
@@ -622,8 +622,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtxSize_12_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("nvJitLinkGetLinkedPtxSize", "__nvJitLinkGetLinkedPtxSize_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_9", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedPtxSize", "__nvJitLinkGetLinkedPtxSize_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetLinkedPtx_12_9", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_8",
         "__nvJitLinkGetLinkedPtx_12_7",
         "__nvJitLinkGetLinkedPtx_12_6",
@@ -635,28 +635,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_0", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&["nvJitLinkGetLinkedPtx"]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_1", "__nvJitLinkGetLinkedPtx_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetLinkedPtx_12_0", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&["nvJitLinkGetLinkedPtx"]),
+    Entry::new("__nvJitLinkGetLinkedPtx_12_1", "__nvJitLinkGetLinkedPtx_12_9", 12090, false)
         .or(&["__nvJitLinkGetLinkedPtx_12_0", "nvJitLinkGetLinkedPtx"]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_2", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_2", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_1",
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_3", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_3", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_2",
         "__nvJitLinkGetLinkedPtx_12_1",
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_4", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_4", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_3",
         "__nvJitLinkGetLinkedPtx_12_2",
         "__nvJitLinkGetLinkedPtx_12_1",
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_5", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_5", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_4",
         "__nvJitLinkGetLinkedPtx_12_3",
         "__nvJitLinkGetLinkedPtx_12_2",
@@ -664,7 +664,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_6", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_6", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_5",
         "__nvJitLinkGetLinkedPtx_12_4",
         "__nvJitLinkGetLinkedPtx_12_3",
@@ -673,7 +673,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_7", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_7", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_6",
         "__nvJitLinkGetLinkedPtx_12_5",
         "__nvJitLinkGetLinkedPtx_12_4",
@@ -683,7 +683,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_12_8", "__nvJitLinkGetLinkedPtx_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_12_8", "__nvJitLinkGetLinkedPtx_12_9", 12090, false).or(&[
         "__nvJitLinkGetLinkedPtx_12_7",
         "__nvJitLinkGetLinkedPtx_12_6",
         "__nvJitLinkGetLinkedPtx_12_5",
@@ -694,8 +694,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetLinkedPtx_12_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("nvJitLinkGetLinkedPtx", "__nvJitLinkGetLinkedPtx_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_9", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedPtx", "__nvJitLinkGetLinkedPtx_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetErrorLogSize_12_9", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_8",
         "__nvJitLinkGetErrorLogSize_12_7",
         "__nvJitLinkGetErrorLogSize_12_6",
@@ -707,29 +707,29 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_0", "__nvJitLinkGetErrorLogSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetErrorLogSize_12_0", "__nvJitLinkGetErrorLogSize_12_9", 12090, false)
         .or(&["nvJitLinkGetErrorLogSize"]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_1", "__nvJitLinkGetErrorLogSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetErrorLogSize_12_1", "__nvJitLinkGetErrorLogSize_12_9", 12090, false)
         .or(&["__nvJitLinkGetErrorLogSize_12_0", "nvJitLinkGetErrorLogSize"]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_2", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_2", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_1",
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_3", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_3", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_2",
         "__nvJitLinkGetErrorLogSize_12_1",
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_4", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_4", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_3",
         "__nvJitLinkGetErrorLogSize_12_2",
         "__nvJitLinkGetErrorLogSize_12_1",
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_5", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_5", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_4",
         "__nvJitLinkGetErrorLogSize_12_3",
         "__nvJitLinkGetErrorLogSize_12_2",
@@ -737,7 +737,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_6", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_6", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_5",
         "__nvJitLinkGetErrorLogSize_12_4",
         "__nvJitLinkGetErrorLogSize_12_3",
@@ -746,7 +746,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_7", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_7", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_6",
         "__nvJitLinkGetErrorLogSize_12_5",
         "__nvJitLinkGetErrorLogSize_12_4",
@@ -756,7 +756,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_12_8", "__nvJitLinkGetErrorLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_12_8", "__nvJitLinkGetErrorLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLogSize_12_7",
         "__nvJitLinkGetErrorLogSize_12_6",
         "__nvJitLinkGetErrorLogSize_12_5",
@@ -767,8 +767,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLogSize_12_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("nvJitLinkGetErrorLogSize", "__nvJitLinkGetErrorLogSize_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetErrorLog_12_9", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetErrorLogSize", "__nvJitLinkGetErrorLogSize_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetErrorLog_12_9", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_8",
         "__nvJitLinkGetErrorLog_12_7",
         "__nvJitLinkGetErrorLog_12_6",
@@ -780,28 +780,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_0", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&["nvJitLinkGetErrorLog"]),
-    Entry::new("__nvJitLinkGetErrorLog_12_1", "__nvJitLinkGetErrorLog_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetErrorLog_12_0", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&["nvJitLinkGetErrorLog"]),
+    Entry::new("__nvJitLinkGetErrorLog_12_1", "__nvJitLinkGetErrorLog_12_9", 12090, false)
         .or(&["__nvJitLinkGetErrorLog_12_0", "nvJitLinkGetErrorLog"]),
-    Entry::new("__nvJitLinkGetErrorLog_12_2", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_2", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_1",
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_3", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_3", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_2",
         "__nvJitLinkGetErrorLog_12_1",
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_4", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_4", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_3",
         "__nvJitLinkGetErrorLog_12_2",
         "__nvJitLinkGetErrorLog_12_1",
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_5", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_5", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_4",
         "__nvJitLinkGetErrorLog_12_3",
         "__nvJitLinkGetErrorLog_12_2",
@@ -809,7 +809,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_6", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_6", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_5",
         "__nvJitLinkGetErrorLog_12_4",
         "__nvJitLinkGetErrorLog_12_3",
@@ -818,7 +818,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_7", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_7", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_6",
         "__nvJitLinkGetErrorLog_12_5",
         "__nvJitLinkGetErrorLog_12_4",
@@ -828,7 +828,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_12_8", "__nvJitLinkGetErrorLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_12_8", "__nvJitLinkGetErrorLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetErrorLog_12_7",
         "__nvJitLinkGetErrorLog_12_6",
         "__nvJitLinkGetErrorLog_12_5",
@@ -839,8 +839,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetErrorLog_12_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("nvJitLinkGetErrorLog", "__nvJitLinkGetErrorLog_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_9", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetErrorLog", "__nvJitLinkGetErrorLog_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetInfoLogSize_12_9", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_8",
         "__nvJitLinkGetInfoLogSize_12_7",
         "__nvJitLinkGetInfoLogSize_12_6",
@@ -852,28 +852,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_0", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&["nvJitLinkGetInfoLogSize"]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_1", "__nvJitLinkGetInfoLogSize_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetInfoLogSize_12_0", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&["nvJitLinkGetInfoLogSize"]),
+    Entry::new("__nvJitLinkGetInfoLogSize_12_1", "__nvJitLinkGetInfoLogSize_12_9", 12090, false)
         .or(&["__nvJitLinkGetInfoLogSize_12_0", "nvJitLinkGetInfoLogSize"]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_2", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_2", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_1",
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_3", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_3", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_2",
         "__nvJitLinkGetInfoLogSize_12_1",
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_4", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_4", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_3",
         "__nvJitLinkGetInfoLogSize_12_2",
         "__nvJitLinkGetInfoLogSize_12_1",
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_5", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_5", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_4",
         "__nvJitLinkGetInfoLogSize_12_3",
         "__nvJitLinkGetInfoLogSize_12_2",
@@ -881,7 +881,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_6", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_6", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_5",
         "__nvJitLinkGetInfoLogSize_12_4",
         "__nvJitLinkGetInfoLogSize_12_3",
@@ -890,7 +890,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_7", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_7", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_6",
         "__nvJitLinkGetInfoLogSize_12_5",
         "__nvJitLinkGetInfoLogSize_12_4",
@@ -900,7 +900,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_12_8", "__nvJitLinkGetInfoLogSize_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_12_8", "__nvJitLinkGetInfoLogSize_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLogSize_12_7",
         "__nvJitLinkGetInfoLogSize_12_6",
         "__nvJitLinkGetInfoLogSize_12_5",
@@ -911,8 +911,8 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLogSize_12_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("nvJitLinkGetInfoLogSize", "__nvJitLinkGetInfoLogSize_12_9", 12000, false),
-    Entry::new("__nvJitLinkGetInfoLog_12_9", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("nvJitLinkGetInfoLogSize", "__nvJitLinkGetInfoLogSize_12_9", 12090, false),
+    Entry::new("__nvJitLinkGetInfoLog_12_9", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_8",
         "__nvJitLinkGetInfoLog_12_7",
         "__nvJitLinkGetInfoLog_12_6",
@@ -924,28 +924,28 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_0", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&["nvJitLinkGetInfoLog"]),
-    Entry::new("__nvJitLinkGetInfoLog_12_1", "__nvJitLinkGetInfoLog_12_9", 12000, false)
+    Entry::new("__nvJitLinkGetInfoLog_12_0", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&["nvJitLinkGetInfoLog"]),
+    Entry::new("__nvJitLinkGetInfoLog_12_1", "__nvJitLinkGetInfoLog_12_9", 12090, false)
         .or(&["__nvJitLinkGetInfoLog_12_0", "nvJitLinkGetInfoLog"]),
-    Entry::new("__nvJitLinkGetInfoLog_12_2", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_2", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_1",
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_3", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_3", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_2",
         "__nvJitLinkGetInfoLog_12_1",
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_4", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_4", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_3",
         "__nvJitLinkGetInfoLog_12_2",
         "__nvJitLinkGetInfoLog_12_1",
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_5", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_5", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_4",
         "__nvJitLinkGetInfoLog_12_3",
         "__nvJitLinkGetInfoLog_12_2",
@@ -953,7 +953,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_6", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_6", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_5",
         "__nvJitLinkGetInfoLog_12_4",
         "__nvJitLinkGetInfoLog_12_3",
@@ -962,7 +962,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_7", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_7", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_6",
         "__nvJitLinkGetInfoLog_12_5",
         "__nvJitLinkGetInfoLog_12_4",
@@ -972,7 +972,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_12_8", "__nvJitLinkGetInfoLog_12_9", 12000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_12_8", "__nvJitLinkGetInfoLog_12_9", 12090, false).or(&[
         "__nvJitLinkGetInfoLog_12_7",
         "__nvJitLinkGetInfoLog_12_6",
         "__nvJitLinkGetInfoLog_12_5",
@@ -983,7 +983,7 @@ pub(crate) static ENTRIES: [Entry; 144] = [
         "__nvJitLinkGetInfoLog_12_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("nvJitLinkGetInfoLog", "__nvJitLinkGetInfoLog_12_9", 12000, false),
+    Entry::new("nvJitLinkGetInfoLog", "__nvJitLinkGetInfoLog_12_9", 12090, false),
     Entry::new("nvJitLinkVersion", "nvJitLinkVersion", 12090, false),
 ];
 

@@ -45,7 +45,7 @@ use core::ffi::{
 
 /// Every exported symbol, in table order.
 pub(crate) static ENTRIES: [Entry; 106] = [
-    Entry::new("__nvJitLinkCreate_13_5", "__nvJitLinkCreate_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkCreate_13_5", "__nvJitLinkCreate_13_5", 13050, false).or(&[
         "__nvJitLinkCreate_13_4",
         "__nvJitLinkCreate_13_3",
         "__nvJitLinkCreate_13_2",
@@ -53,29 +53,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkCreate_13_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_13_0", "__nvJitLinkCreate_13_5", 13000, false).or(&["nvJitLinkCreate"]),
-    Entry::new("__nvJitLinkCreate_13_1", "__nvJitLinkCreate_13_5", 13000, false)
+    Entry::new("__nvJitLinkCreate_13_0", "__nvJitLinkCreate_13_5", 13050, false).or(&["nvJitLinkCreate"]),
+    Entry::new("__nvJitLinkCreate_13_1", "__nvJitLinkCreate_13_5", 13050, false)
         .or(&["__nvJitLinkCreate_13_0", "nvJitLinkCreate"]),
-    Entry::new("__nvJitLinkCreate_13_2", "__nvJitLinkCreate_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkCreate_13_2", "__nvJitLinkCreate_13_5", 13050, false).or(&[
         "__nvJitLinkCreate_13_1",
         "__nvJitLinkCreate_13_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_13_3", "__nvJitLinkCreate_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkCreate_13_3", "__nvJitLinkCreate_13_5", 13050, false).or(&[
         "__nvJitLinkCreate_13_2",
         "__nvJitLinkCreate_13_1",
         "__nvJitLinkCreate_13_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("__nvJitLinkCreate_13_4", "__nvJitLinkCreate_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkCreate_13_4", "__nvJitLinkCreate_13_5", 13050, false).or(&[
         "__nvJitLinkCreate_13_3",
         "__nvJitLinkCreate_13_2",
         "__nvJitLinkCreate_13_1",
         "__nvJitLinkCreate_13_0",
         "nvJitLinkCreate",
     ]),
-    Entry::new("nvJitLinkCreate", "__nvJitLinkCreate_13_5", 13000, false),
-    Entry::new("__nvJitLinkDestroy_13_5", "__nvJitLinkDestroy_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkCreate", "__nvJitLinkCreate_13_5", 13050, false),
+    Entry::new("__nvJitLinkDestroy_13_5", "__nvJitLinkDestroy_13_5", 13050, false).or(&[
         "__nvJitLinkDestroy_13_4",
         "__nvJitLinkDestroy_13_3",
         "__nvJitLinkDestroy_13_2",
@@ -83,29 +83,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkDestroy_13_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_13_0", "__nvJitLinkDestroy_13_5", 13000, false).or(&["nvJitLinkDestroy"]),
-    Entry::new("__nvJitLinkDestroy_13_1", "__nvJitLinkDestroy_13_5", 13000, false)
+    Entry::new("__nvJitLinkDestroy_13_0", "__nvJitLinkDestroy_13_5", 13050, false).or(&["nvJitLinkDestroy"]),
+    Entry::new("__nvJitLinkDestroy_13_1", "__nvJitLinkDestroy_13_5", 13050, false)
         .or(&["__nvJitLinkDestroy_13_0", "nvJitLinkDestroy"]),
-    Entry::new("__nvJitLinkDestroy_13_2", "__nvJitLinkDestroy_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_13_2", "__nvJitLinkDestroy_13_5", 13050, false).or(&[
         "__nvJitLinkDestroy_13_1",
         "__nvJitLinkDestroy_13_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_13_3", "__nvJitLinkDestroy_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_13_3", "__nvJitLinkDestroy_13_5", 13050, false).or(&[
         "__nvJitLinkDestroy_13_2",
         "__nvJitLinkDestroy_13_1",
         "__nvJitLinkDestroy_13_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("__nvJitLinkDestroy_13_4", "__nvJitLinkDestroy_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkDestroy_13_4", "__nvJitLinkDestroy_13_5", 13050, false).or(&[
         "__nvJitLinkDestroy_13_3",
         "__nvJitLinkDestroy_13_2",
         "__nvJitLinkDestroy_13_1",
         "__nvJitLinkDestroy_13_0",
         "nvJitLinkDestroy",
     ]),
-    Entry::new("nvJitLinkDestroy", "__nvJitLinkDestroy_13_5", 13000, false),
-    Entry::new("__nvJitLinkAddData_13_5", "__nvJitLinkAddData_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkDestroy", "__nvJitLinkDestroy_13_5", 13050, false),
+    Entry::new("__nvJitLinkAddData_13_5", "__nvJitLinkAddData_13_5", 13050, false).or(&[
         "__nvJitLinkAddData_13_4",
         "__nvJitLinkAddData_13_3",
         "__nvJitLinkAddData_13_2",
@@ -113,29 +113,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkAddData_13_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_13_0", "__nvJitLinkAddData_13_5", 13000, false).or(&["nvJitLinkAddData"]),
-    Entry::new("__nvJitLinkAddData_13_1", "__nvJitLinkAddData_13_5", 13000, false)
+    Entry::new("__nvJitLinkAddData_13_0", "__nvJitLinkAddData_13_5", 13050, false).or(&["nvJitLinkAddData"]),
+    Entry::new("__nvJitLinkAddData_13_1", "__nvJitLinkAddData_13_5", 13050, false)
         .or(&["__nvJitLinkAddData_13_0", "nvJitLinkAddData"]),
-    Entry::new("__nvJitLinkAddData_13_2", "__nvJitLinkAddData_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkAddData_13_2", "__nvJitLinkAddData_13_5", 13050, false).or(&[
         "__nvJitLinkAddData_13_1",
         "__nvJitLinkAddData_13_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_13_3", "__nvJitLinkAddData_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkAddData_13_3", "__nvJitLinkAddData_13_5", 13050, false).or(&[
         "__nvJitLinkAddData_13_2",
         "__nvJitLinkAddData_13_1",
         "__nvJitLinkAddData_13_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("__nvJitLinkAddData_13_4", "__nvJitLinkAddData_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkAddData_13_4", "__nvJitLinkAddData_13_5", 13050, false).or(&[
         "__nvJitLinkAddData_13_3",
         "__nvJitLinkAddData_13_2",
         "__nvJitLinkAddData_13_1",
         "__nvJitLinkAddData_13_0",
         "nvJitLinkAddData",
     ]),
-    Entry::new("nvJitLinkAddData", "__nvJitLinkAddData_13_5", 13000, false),
-    Entry::new("__nvJitLinkAddFile_13_5", "__nvJitLinkAddFile_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkAddData", "__nvJitLinkAddData_13_5", 13050, false),
+    Entry::new("__nvJitLinkAddFile_13_5", "__nvJitLinkAddFile_13_5", 13050, false).or(&[
         "__nvJitLinkAddFile_13_4",
         "__nvJitLinkAddFile_13_3",
         "__nvJitLinkAddFile_13_2",
@@ -143,29 +143,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkAddFile_13_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_13_0", "__nvJitLinkAddFile_13_5", 13000, false).or(&["nvJitLinkAddFile"]),
-    Entry::new("__nvJitLinkAddFile_13_1", "__nvJitLinkAddFile_13_5", 13000, false)
+    Entry::new("__nvJitLinkAddFile_13_0", "__nvJitLinkAddFile_13_5", 13050, false).or(&["nvJitLinkAddFile"]),
+    Entry::new("__nvJitLinkAddFile_13_1", "__nvJitLinkAddFile_13_5", 13050, false)
         .or(&["__nvJitLinkAddFile_13_0", "nvJitLinkAddFile"]),
-    Entry::new("__nvJitLinkAddFile_13_2", "__nvJitLinkAddFile_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_13_2", "__nvJitLinkAddFile_13_5", 13050, false).or(&[
         "__nvJitLinkAddFile_13_1",
         "__nvJitLinkAddFile_13_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_13_3", "__nvJitLinkAddFile_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_13_3", "__nvJitLinkAddFile_13_5", 13050, false).or(&[
         "__nvJitLinkAddFile_13_2",
         "__nvJitLinkAddFile_13_1",
         "__nvJitLinkAddFile_13_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("__nvJitLinkAddFile_13_4", "__nvJitLinkAddFile_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkAddFile_13_4", "__nvJitLinkAddFile_13_5", 13050, false).or(&[
         "__nvJitLinkAddFile_13_3",
         "__nvJitLinkAddFile_13_2",
         "__nvJitLinkAddFile_13_1",
         "__nvJitLinkAddFile_13_0",
         "nvJitLinkAddFile",
     ]),
-    Entry::new("nvJitLinkAddFile", "__nvJitLinkAddFile_13_5", 13000, false),
-    Entry::new("__nvJitLinkComplete_13_5", "__nvJitLinkComplete_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkAddFile", "__nvJitLinkAddFile_13_5", 13050, false),
+    Entry::new("__nvJitLinkComplete_13_5", "__nvJitLinkComplete_13_5", 13050, false).or(&[
         "__nvJitLinkComplete_13_4",
         "__nvJitLinkComplete_13_3",
         "__nvJitLinkComplete_13_2",
@@ -173,29 +173,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkComplete_13_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_13_0", "__nvJitLinkComplete_13_5", 13000, false).or(&["nvJitLinkComplete"]),
-    Entry::new("__nvJitLinkComplete_13_1", "__nvJitLinkComplete_13_5", 13000, false)
+    Entry::new("__nvJitLinkComplete_13_0", "__nvJitLinkComplete_13_5", 13050, false).or(&["nvJitLinkComplete"]),
+    Entry::new("__nvJitLinkComplete_13_1", "__nvJitLinkComplete_13_5", 13050, false)
         .or(&["__nvJitLinkComplete_13_0", "nvJitLinkComplete"]),
-    Entry::new("__nvJitLinkComplete_13_2", "__nvJitLinkComplete_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkComplete_13_2", "__nvJitLinkComplete_13_5", 13050, false).or(&[
         "__nvJitLinkComplete_13_1",
         "__nvJitLinkComplete_13_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_13_3", "__nvJitLinkComplete_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkComplete_13_3", "__nvJitLinkComplete_13_5", 13050, false).or(&[
         "__nvJitLinkComplete_13_2",
         "__nvJitLinkComplete_13_1",
         "__nvJitLinkComplete_13_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("__nvJitLinkComplete_13_4", "__nvJitLinkComplete_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkComplete_13_4", "__nvJitLinkComplete_13_5", 13050, false).or(&[
         "__nvJitLinkComplete_13_3",
         "__nvJitLinkComplete_13_2",
         "__nvJitLinkComplete_13_1",
         "__nvJitLinkComplete_13_0",
         "nvJitLinkComplete",
     ]),
-    Entry::new("nvJitLinkComplete", "__nvJitLinkComplete_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_13_5", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkComplete", "__nvJitLinkComplete_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetLinkedCubinSize_13_5", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_13_4",
         "__nvJitLinkGetLinkedCubinSize_13_3",
         "__nvJitLinkGetLinkedCubinSize_13_2",
@@ -203,30 +203,30 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetLinkedCubinSize_13_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_13_0", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedCubinSize_13_0", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false)
         .or(&["nvJitLinkGetLinkedCubinSize"]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_13_1", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedCubinSize_13_1", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false)
         .or(&["__nvJitLinkGetLinkedCubinSize_13_0", "nvJitLinkGetLinkedCubinSize"]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_13_2", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_13_2", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_13_1",
         "__nvJitLinkGetLinkedCubinSize_13_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_13_3", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_13_3", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_13_2",
         "__nvJitLinkGetLinkedCubinSize_13_1",
         "__nvJitLinkGetLinkedCubinSize_13_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubinSize_13_4", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubinSize_13_4", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubinSize_13_3",
         "__nvJitLinkGetLinkedCubinSize_13_2",
         "__nvJitLinkGetLinkedCubinSize_13_1",
         "__nvJitLinkGetLinkedCubinSize_13_0",
         "nvJitLinkGetLinkedCubinSize",
     ]),
-    Entry::new("nvJitLinkGetLinkedCubinSize", "__nvJitLinkGetLinkedCubinSize_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetLinkedCubin_13_5", "__nvJitLinkGetLinkedCubin_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedCubinSize", "__nvJitLinkGetLinkedCubinSize_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetLinkedCubin_13_5", "__nvJitLinkGetLinkedCubin_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubin_13_4",
         "__nvJitLinkGetLinkedCubin_13_3",
         "__nvJitLinkGetLinkedCubin_13_2",
@@ -234,29 +234,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetLinkedCubin_13_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_13_0", "__nvJitLinkGetLinkedCubin_13_5", 13000, false).or(&["nvJitLinkGetLinkedCubin"]),
-    Entry::new("__nvJitLinkGetLinkedCubin_13_1", "__nvJitLinkGetLinkedCubin_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedCubin_13_0", "__nvJitLinkGetLinkedCubin_13_5", 13050, false).or(&["nvJitLinkGetLinkedCubin"]),
+    Entry::new("__nvJitLinkGetLinkedCubin_13_1", "__nvJitLinkGetLinkedCubin_13_5", 13050, false)
         .or(&["__nvJitLinkGetLinkedCubin_13_0", "nvJitLinkGetLinkedCubin"]),
-    Entry::new("__nvJitLinkGetLinkedCubin_13_2", "__nvJitLinkGetLinkedCubin_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_13_2", "__nvJitLinkGetLinkedCubin_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubin_13_1",
         "__nvJitLinkGetLinkedCubin_13_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_13_3", "__nvJitLinkGetLinkedCubin_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_13_3", "__nvJitLinkGetLinkedCubin_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubin_13_2",
         "__nvJitLinkGetLinkedCubin_13_1",
         "__nvJitLinkGetLinkedCubin_13_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("__nvJitLinkGetLinkedCubin_13_4", "__nvJitLinkGetLinkedCubin_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedCubin_13_4", "__nvJitLinkGetLinkedCubin_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedCubin_13_3",
         "__nvJitLinkGetLinkedCubin_13_2",
         "__nvJitLinkGetLinkedCubin_13_1",
         "__nvJitLinkGetLinkedCubin_13_0",
         "nvJitLinkGetLinkedCubin",
     ]),
-    Entry::new("nvJitLinkGetLinkedCubin", "__nvJitLinkGetLinkedCubin_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_13_5", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedCubin", "__nvJitLinkGetLinkedCubin_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetLinkedPtxSize_13_5", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_13_4",
         "__nvJitLinkGetLinkedPtxSize_13_3",
         "__nvJitLinkGetLinkedPtxSize_13_2",
@@ -264,30 +264,30 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetLinkedPtxSize_13_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_13_0", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedPtxSize_13_0", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false)
         .or(&["nvJitLinkGetLinkedPtxSize"]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_13_1", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedPtxSize_13_1", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false)
         .or(&["__nvJitLinkGetLinkedPtxSize_13_0", "nvJitLinkGetLinkedPtxSize"]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_13_2", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_13_2", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_13_1",
         "__nvJitLinkGetLinkedPtxSize_13_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_13_3", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_13_3", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_13_2",
         "__nvJitLinkGetLinkedPtxSize_13_1",
         "__nvJitLinkGetLinkedPtxSize_13_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtxSize_13_4", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtxSize_13_4", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtxSize_13_3",
         "__nvJitLinkGetLinkedPtxSize_13_2",
         "__nvJitLinkGetLinkedPtxSize_13_1",
         "__nvJitLinkGetLinkedPtxSize_13_0",
         "nvJitLinkGetLinkedPtxSize",
     ]),
-    Entry::new("nvJitLinkGetLinkedPtxSize", "__nvJitLinkGetLinkedPtxSize_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetLinkedPtx_13_5", "__nvJitLinkGetLinkedPtx_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedPtxSize", "__nvJitLinkGetLinkedPtxSize_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetLinkedPtx_13_5", "__nvJitLinkGetLinkedPtx_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtx_13_4",
         "__nvJitLinkGetLinkedPtx_13_3",
         "__nvJitLinkGetLinkedPtx_13_2",
@@ -295,29 +295,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetLinkedPtx_13_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_13_0", "__nvJitLinkGetLinkedPtx_13_5", 13000, false).or(&["nvJitLinkGetLinkedPtx"]),
-    Entry::new("__nvJitLinkGetLinkedPtx_13_1", "__nvJitLinkGetLinkedPtx_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedPtx_13_0", "__nvJitLinkGetLinkedPtx_13_5", 13050, false).or(&["nvJitLinkGetLinkedPtx"]),
+    Entry::new("__nvJitLinkGetLinkedPtx_13_1", "__nvJitLinkGetLinkedPtx_13_5", 13050, false)
         .or(&["__nvJitLinkGetLinkedPtx_13_0", "nvJitLinkGetLinkedPtx"]),
-    Entry::new("__nvJitLinkGetLinkedPtx_13_2", "__nvJitLinkGetLinkedPtx_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_13_2", "__nvJitLinkGetLinkedPtx_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtx_13_1",
         "__nvJitLinkGetLinkedPtx_13_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_13_3", "__nvJitLinkGetLinkedPtx_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_13_3", "__nvJitLinkGetLinkedPtx_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtx_13_2",
         "__nvJitLinkGetLinkedPtx_13_1",
         "__nvJitLinkGetLinkedPtx_13_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("__nvJitLinkGetLinkedPtx_13_4", "__nvJitLinkGetLinkedPtx_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedPtx_13_4", "__nvJitLinkGetLinkedPtx_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedPtx_13_3",
         "__nvJitLinkGetLinkedPtx_13_2",
         "__nvJitLinkGetLinkedPtx_13_1",
         "__nvJitLinkGetLinkedPtx_13_0",
         "nvJitLinkGetLinkedPtx",
     ]),
-    Entry::new("nvJitLinkGetLinkedPtx", "__nvJitLinkGetLinkedPtx_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_5", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedPtx", "__nvJitLinkGetLinkedPtx_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_5", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIRSize_13_4",
         "__nvJitLinkGetLinkedLTOIRSize_13_3",
         "__nvJitLinkGetLinkedLTOIRSize_13_2",
@@ -325,30 +325,30 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetLinkedLTOIRSize_13_0",
         "nvJitLinkGetLinkedLTOIRSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_0", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_0", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false)
         .or(&["nvJitLinkGetLinkedLTOIRSize"]),
-    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_1", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_1", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false)
         .or(&["__nvJitLinkGetLinkedLTOIRSize_13_0", "nvJitLinkGetLinkedLTOIRSize"]),
-    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_2", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_2", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIRSize_13_1",
         "__nvJitLinkGetLinkedLTOIRSize_13_0",
         "nvJitLinkGetLinkedLTOIRSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_3", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_3", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIRSize_13_2",
         "__nvJitLinkGetLinkedLTOIRSize_13_1",
         "__nvJitLinkGetLinkedLTOIRSize_13_0",
         "nvJitLinkGetLinkedLTOIRSize",
     ]),
-    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_4", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedLTOIRSize_13_4", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIRSize_13_3",
         "__nvJitLinkGetLinkedLTOIRSize_13_2",
         "__nvJitLinkGetLinkedLTOIRSize_13_1",
         "__nvJitLinkGetLinkedLTOIRSize_13_0",
         "nvJitLinkGetLinkedLTOIRSize",
     ]),
-    Entry::new("nvJitLinkGetLinkedLTOIRSize", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetLinkedLTOIR_13_5", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedLTOIRSize", "__nvJitLinkGetLinkedLTOIRSize_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetLinkedLTOIR_13_5", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIR_13_4",
         "__nvJitLinkGetLinkedLTOIR_13_3",
         "__nvJitLinkGetLinkedLTOIR_13_2",
@@ -356,29 +356,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetLinkedLTOIR_13_0",
         "nvJitLinkGetLinkedLTOIR",
     ]),
-    Entry::new("__nvJitLinkGetLinkedLTOIR_13_0", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false).or(&["nvJitLinkGetLinkedLTOIR"]),
-    Entry::new("__nvJitLinkGetLinkedLTOIR_13_1", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetLinkedLTOIR_13_0", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false).or(&["nvJitLinkGetLinkedLTOIR"]),
+    Entry::new("__nvJitLinkGetLinkedLTOIR_13_1", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false)
         .or(&["__nvJitLinkGetLinkedLTOIR_13_0", "nvJitLinkGetLinkedLTOIR"]),
-    Entry::new("__nvJitLinkGetLinkedLTOIR_13_2", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedLTOIR_13_2", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIR_13_1",
         "__nvJitLinkGetLinkedLTOIR_13_0",
         "nvJitLinkGetLinkedLTOIR",
     ]),
-    Entry::new("__nvJitLinkGetLinkedLTOIR_13_3", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedLTOIR_13_3", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIR_13_2",
         "__nvJitLinkGetLinkedLTOIR_13_1",
         "__nvJitLinkGetLinkedLTOIR_13_0",
         "nvJitLinkGetLinkedLTOIR",
     ]),
-    Entry::new("__nvJitLinkGetLinkedLTOIR_13_4", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetLinkedLTOIR_13_4", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false).or(&[
         "__nvJitLinkGetLinkedLTOIR_13_3",
         "__nvJitLinkGetLinkedLTOIR_13_2",
         "__nvJitLinkGetLinkedLTOIR_13_1",
         "__nvJitLinkGetLinkedLTOIR_13_0",
         "nvJitLinkGetLinkedLTOIR",
     ]),
-    Entry::new("nvJitLinkGetLinkedLTOIR", "__nvJitLinkGetLinkedLTOIR_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetErrorLogSize_13_5", "__nvJitLinkGetErrorLogSize_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetLinkedLTOIR", "__nvJitLinkGetLinkedLTOIR_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetErrorLogSize_13_5", "__nvJitLinkGetErrorLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLogSize_13_4",
         "__nvJitLinkGetErrorLogSize_13_3",
         "__nvJitLinkGetErrorLogSize_13_2",
@@ -386,30 +386,30 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetErrorLogSize_13_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_13_0", "__nvJitLinkGetErrorLogSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetErrorLogSize_13_0", "__nvJitLinkGetErrorLogSize_13_5", 13050, false)
         .or(&["nvJitLinkGetErrorLogSize"]),
-    Entry::new("__nvJitLinkGetErrorLogSize_13_1", "__nvJitLinkGetErrorLogSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetErrorLogSize_13_1", "__nvJitLinkGetErrorLogSize_13_5", 13050, false)
         .or(&["__nvJitLinkGetErrorLogSize_13_0", "nvJitLinkGetErrorLogSize"]),
-    Entry::new("__nvJitLinkGetErrorLogSize_13_2", "__nvJitLinkGetErrorLogSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_13_2", "__nvJitLinkGetErrorLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLogSize_13_1",
         "__nvJitLinkGetErrorLogSize_13_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_13_3", "__nvJitLinkGetErrorLogSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_13_3", "__nvJitLinkGetErrorLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLogSize_13_2",
         "__nvJitLinkGetErrorLogSize_13_1",
         "__nvJitLinkGetErrorLogSize_13_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("__nvJitLinkGetErrorLogSize_13_4", "__nvJitLinkGetErrorLogSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLogSize_13_4", "__nvJitLinkGetErrorLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLogSize_13_3",
         "__nvJitLinkGetErrorLogSize_13_2",
         "__nvJitLinkGetErrorLogSize_13_1",
         "__nvJitLinkGetErrorLogSize_13_0",
         "nvJitLinkGetErrorLogSize",
     ]),
-    Entry::new("nvJitLinkGetErrorLogSize", "__nvJitLinkGetErrorLogSize_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetErrorLog_13_5", "__nvJitLinkGetErrorLog_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetErrorLogSize", "__nvJitLinkGetErrorLogSize_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetErrorLog_13_5", "__nvJitLinkGetErrorLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLog_13_4",
         "__nvJitLinkGetErrorLog_13_3",
         "__nvJitLinkGetErrorLog_13_2",
@@ -417,29 +417,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetErrorLog_13_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_13_0", "__nvJitLinkGetErrorLog_13_5", 13000, false).or(&["nvJitLinkGetErrorLog"]),
-    Entry::new("__nvJitLinkGetErrorLog_13_1", "__nvJitLinkGetErrorLog_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetErrorLog_13_0", "__nvJitLinkGetErrorLog_13_5", 13050, false).or(&["nvJitLinkGetErrorLog"]),
+    Entry::new("__nvJitLinkGetErrorLog_13_1", "__nvJitLinkGetErrorLog_13_5", 13050, false)
         .or(&["__nvJitLinkGetErrorLog_13_0", "nvJitLinkGetErrorLog"]),
-    Entry::new("__nvJitLinkGetErrorLog_13_2", "__nvJitLinkGetErrorLog_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_13_2", "__nvJitLinkGetErrorLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLog_13_1",
         "__nvJitLinkGetErrorLog_13_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_13_3", "__nvJitLinkGetErrorLog_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_13_3", "__nvJitLinkGetErrorLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLog_13_2",
         "__nvJitLinkGetErrorLog_13_1",
         "__nvJitLinkGetErrorLog_13_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("__nvJitLinkGetErrorLog_13_4", "__nvJitLinkGetErrorLog_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetErrorLog_13_4", "__nvJitLinkGetErrorLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetErrorLog_13_3",
         "__nvJitLinkGetErrorLog_13_2",
         "__nvJitLinkGetErrorLog_13_1",
         "__nvJitLinkGetErrorLog_13_0",
         "nvJitLinkGetErrorLog",
     ]),
-    Entry::new("nvJitLinkGetErrorLog", "__nvJitLinkGetErrorLog_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetInfoLogSize_13_5", "__nvJitLinkGetInfoLogSize_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetErrorLog", "__nvJitLinkGetErrorLog_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetInfoLogSize_13_5", "__nvJitLinkGetInfoLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLogSize_13_4",
         "__nvJitLinkGetInfoLogSize_13_3",
         "__nvJitLinkGetInfoLogSize_13_2",
@@ -447,29 +447,29 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetInfoLogSize_13_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_13_0", "__nvJitLinkGetInfoLogSize_13_5", 13000, false).or(&["nvJitLinkGetInfoLogSize"]),
-    Entry::new("__nvJitLinkGetInfoLogSize_13_1", "__nvJitLinkGetInfoLogSize_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetInfoLogSize_13_0", "__nvJitLinkGetInfoLogSize_13_5", 13050, false).or(&["nvJitLinkGetInfoLogSize"]),
+    Entry::new("__nvJitLinkGetInfoLogSize_13_1", "__nvJitLinkGetInfoLogSize_13_5", 13050, false)
         .or(&["__nvJitLinkGetInfoLogSize_13_0", "nvJitLinkGetInfoLogSize"]),
-    Entry::new("__nvJitLinkGetInfoLogSize_13_2", "__nvJitLinkGetInfoLogSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_13_2", "__nvJitLinkGetInfoLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLogSize_13_1",
         "__nvJitLinkGetInfoLogSize_13_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_13_3", "__nvJitLinkGetInfoLogSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_13_3", "__nvJitLinkGetInfoLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLogSize_13_2",
         "__nvJitLinkGetInfoLogSize_13_1",
         "__nvJitLinkGetInfoLogSize_13_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("__nvJitLinkGetInfoLogSize_13_4", "__nvJitLinkGetInfoLogSize_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLogSize_13_4", "__nvJitLinkGetInfoLogSize_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLogSize_13_3",
         "__nvJitLinkGetInfoLogSize_13_2",
         "__nvJitLinkGetInfoLogSize_13_1",
         "__nvJitLinkGetInfoLogSize_13_0",
         "nvJitLinkGetInfoLogSize",
     ]),
-    Entry::new("nvJitLinkGetInfoLogSize", "__nvJitLinkGetInfoLogSize_13_5", 13000, false),
-    Entry::new("__nvJitLinkGetInfoLog_13_5", "__nvJitLinkGetInfoLog_13_5", 13000, false).or(&[
+    Entry::new("nvJitLinkGetInfoLogSize", "__nvJitLinkGetInfoLogSize_13_5", 13050, false),
+    Entry::new("__nvJitLinkGetInfoLog_13_5", "__nvJitLinkGetInfoLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLog_13_4",
         "__nvJitLinkGetInfoLog_13_3",
         "__nvJitLinkGetInfoLog_13_2",
@@ -477,28 +477,28 @@ pub(crate) static ENTRIES: [Entry; 106] = [
         "__nvJitLinkGetInfoLog_13_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_13_0", "__nvJitLinkGetInfoLog_13_5", 13000, false).or(&["nvJitLinkGetInfoLog"]),
-    Entry::new("__nvJitLinkGetInfoLog_13_1", "__nvJitLinkGetInfoLog_13_5", 13000, false)
+    Entry::new("__nvJitLinkGetInfoLog_13_0", "__nvJitLinkGetInfoLog_13_5", 13050, false).or(&["nvJitLinkGetInfoLog"]),
+    Entry::new("__nvJitLinkGetInfoLog_13_1", "__nvJitLinkGetInfoLog_13_5", 13050, false)
         .or(&["__nvJitLinkGetInfoLog_13_0", "nvJitLinkGetInfoLog"]),
-    Entry::new("__nvJitLinkGetInfoLog_13_2", "__nvJitLinkGetInfoLog_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_13_2", "__nvJitLinkGetInfoLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLog_13_1",
         "__nvJitLinkGetInfoLog_13_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_13_3", "__nvJitLinkGetInfoLog_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_13_3", "__nvJitLinkGetInfoLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLog_13_2",
         "__nvJitLinkGetInfoLog_13_1",
         "__nvJitLinkGetInfoLog_13_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("__nvJitLinkGetInfoLog_13_4", "__nvJitLinkGetInfoLog_13_5", 13000, false).or(&[
+    Entry::new("__nvJitLinkGetInfoLog_13_4", "__nvJitLinkGetInfoLog_13_5", 13050, false).or(&[
         "__nvJitLinkGetInfoLog_13_3",
         "__nvJitLinkGetInfoLog_13_2",
         "__nvJitLinkGetInfoLog_13_1",
         "__nvJitLinkGetInfoLog_13_0",
         "nvJitLinkGetInfoLog",
     ]),
-    Entry::new("nvJitLinkGetInfoLog", "__nvJitLinkGetInfoLog_13_5", 13000, false),
+    Entry::new("nvJitLinkGetInfoLog", "__nvJitLinkGetInfoLog_13_5", 13050, false),
     Entry::new("nvJitLinkVersion", "nvJitLinkVersion", 13050, false),
 ];
 
