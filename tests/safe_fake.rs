@@ -43,8 +43,8 @@ fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
 }
 
 static FAKE_ENTRIES: [Entry; 2] = [
-    Entry { symbol: "cuFakeCount", proc_name: "cuFakeCount", version: 0, per_thread: false },
-    Entry { symbol: "cuFakeLastParams", proc_name: "cuFakeLastParams", version: 0, per_thread: false },
+    Entry::new("cuFakeCount", "cuFakeCount", 0, false),
+    Entry::new("cuFakeLastParams", "cuFakeLastParams", 0, false),
 ];
 static FAKE: Table<2> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
 

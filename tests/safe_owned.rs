@@ -38,7 +38,7 @@ fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
     true
 }
 
-static FAKE_ENTRIES: [Entry; 1] = [Entry { symbol: "cuFakeCount", proc_name: "cuFakeCount", version: 0, per_thread: false }];
+static FAKE_ENTRIES: [Entry; 1] = [Entry::new("cuFakeCount", "cuFakeCount", 0, false)];
 static FAKE: Table<1> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
 
 /// A primary context of the fake, bound for the rest of the process (its guard is leaked).
