@@ -42,10 +42,8 @@ fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
     true
 }
 
-static FAKE_ENTRIES: [Entry; 2] = [
-    Entry::new("cuFakeCount", "cuFakeCount", 0, false),
-    Entry::new("cuFakeLastParams", "cuFakeLastParams", 0, false),
-];
+static FAKE_ENTRIES: [Entry; 2] =
+    [Entry::new("cuFakeCount", "cuFakeCount", 0, false), Entry::new("cuFakeLastParams", "cuFakeLastParams", 0, false)];
 static FAKE: Table<2> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
 
 /// How often the fake saw `name` called.
