@@ -540,7 +540,7 @@ def make_sizeof(g):
             bits = _handle_bits(objType)
             if bits is not None:
                 return bits // 8
-        raise TypeError("Unknown type: %r" % (objType,))
+        raise TypeError("Unknown type: %r (sizeof() argument 'objType' takes a record, handle or typedef class of this module)" % (objType,))
 
     sizeof.__doc__ = "sizeof(objType)\n\nThe size in bytes of the C type of a record, handle or typedef class of this module."
     return sizeof
