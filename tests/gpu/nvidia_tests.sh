@@ -22,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 . tests/gpu/lib.sh
-src=$root/.carry/nvtests
+src=${NVTESTS_SRC:-$root/.carry/nvtests}
 what=${1:-.carry/v13/whl}
 py=${PYTHON:-}
 [ -n "$py" ] || { [ -x /opt/torch/.venv/bin/python ] && py=/opt/torch/.venv/bin/python || py=python3; }
@@ -102,14 +102,16 @@ for f in $files; do
   echo "nvidia_tests: $f done ($((SECONDS - start)) s)"
 done
 
-# samples: every *.py under examples/ with a main guard, one process each, both ways
+# samples: every *.py under examples/ with a main guard, one process each, both ways. They compile
+# with the toolkit's headers ($CUDA_HOME/include); CUDAGEN_CLIENTS_COMPAT=1: see the sitecustomize.
+[ -z "${CUDA_HOME:-}" ] && [ -d /usr/local/cuda/include ] && export CUDA_HOME=/usr/local/cuda
 : > "$out/samples.results"
 if [ -d "$src/examples" ]; then
   while IFS= read -r p; do
     rel=${p#"$src/examples/"}
     for way in cuda.bindings:0 cudagen:1; do
       label=${way%:*}
-      (cd "$(dirname "$p")" && PYTHONPATH_EXTRA=$src/examples:$src/examples/common way_env "${way#*:}" \
+      (cd "$(dirname "$p")" && CUDAGEN_CLIENTS_COMPAT=1 PYTHONPATH_EXTRA=$src/examples way_env "${way#*:}" \
         timeout -k 10 "$sample_limit" "$py" "$(basename "$p")") > "$out/sample.$(basename "$p" .py).$label.log" 2>&1
       rc=$?
       why=$(grep -v '^\s*$' "$out/sample.$(basename "$p" .py).$label.log" | tail -n 1 | cut -c1-200 | tr '\t' ' ')

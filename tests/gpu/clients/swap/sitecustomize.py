@@ -17,9 +17,11 @@ The swap never fails quietly: when cudagen or NVIDIA's package is missing the in
 (status 2) with a message (a silent fallback would make the two runs look alike). CUDAGEN_SWAP_VERBOSE=1
 prints one line per process on stderr saying what was swapped.
 
-CUDAGEN_CLIENTS_COMPAT=1 (set for both runs of numba-cuda's tests, swap or not): gives numpy back
-``numpy.row_stack`` (an alias of ``vstack``, removed in numpy 2.5) when it lacks it: numba-cuda
-0.30.4 names it at import of its kernel lowering, so on numpy 2.5 it can compile no kernel.
+CUDAGEN_CLIENTS_COMPAT=1 (set for both runs of numba-cuda's tests and of NVIDIA's samples, swap or
+not): gives numpy back ``numpy.row_stack`` (an alias of ``vstack``, removed in numpy 2.5) when it
+lacks it: numba-cuda 0.30.4 names it at import of its kernel lowering, so on numpy 2.5 it can
+compile no kernel. And gives ``cuda.pathfinder._utils.env_vars`` whichever of
+``get_cuda_home_or_path`` / ``get_cuda_path_or_home`` it lacks (NVIDIA's samples name the other).
 """
 
 import os
@@ -90,6 +92,15 @@ def _compat():
 
     if not hasattr(numpy, "row_stack"):
         numpy.row_stack = numpy.vstack
+    try:
+        from cuda.pathfinder._utils import env_vars
+    except ImportError:
+        return
+    # NVIDIA's sample helpers (examples/common/common.py) name one of these two; cuda-pathfinder
+    # has had one or the other
+    for have, want in (("get_cuda_path_or_home", "get_cuda_home_or_path"), ("get_cuda_home_or_path", "get_cuda_path_or_home")):
+        if hasattr(env_vars, have) and not hasattr(env_vars, want):
+            setattr(env_vars, want, getattr(env_vars, have))
 
 
 try:
