@@ -9,8 +9,9 @@ status<TAB>last output line``). Prints
 
     module | pass on cuda.bindings | pass on cudagen | tests that pass there and fail here
 
-(a test the cudagen run never reported counts as failing there), then each such test with its
-first error line, then the samples. Exit status: 0 when nothing that passes on cuda.bindings fails
+(a test the cudagen run never reported counts as failing there; a parametrized test whose id
+differs only in a class parameter's name is the same test, listed as renamed), then each such
+test with its first error line, then the samples. Exit status: 0 when nothing that passes on cuda.bindings fails
 with cudagen, 1 otherwise, 2 when a test file has no results from one of its runs.
 """
 
@@ -36,6 +37,29 @@ def short(test_id):
     return test_id.split("::", 1)[-1]
 
 
+def pair_renamed(base, swap):
+    """{base id: swap id} for parametrized tests whose id differs only in the parameter's name.
+
+    pytest names a class parameter by its ``__name__``: where cudagen's class has another name
+    (``runtime.cudaStream_t`` is the driver's ``CUstream``), the same test gets another id. Such
+    ids are paired by function and position in the run (both runs collect in the same order).
+    """
+    def unmatched(a, b):
+        by_fn = {}
+        for t in a:  # a dict keeps the results file's order
+            if t not in b and "[" in t:
+                by_fn.setdefault(t.split("[", 1)[0], []).append(t)
+        return by_fn
+
+    ours, theirs = unmatched(base, swap), unmatched(swap, base)
+    pairs = {}
+    for fn, ids in ours.items():
+        other = theirs.get(fn, [])
+        if len(other) == len(ids):
+            pairs.update(zip(ids, other))
+    return pairs
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
@@ -49,6 +73,10 @@ def main(argv):
             continue  # not fetched
         if not base or not swap:
             status = max(status, 2)
+        renamed = pair_renamed(base, swap)
+        for b, t in renamed.items():
+            details.append(f"  (renamed here) {b} ran as {short(t)}")
+            swap[b] = swap.pop(t)
         n_base = sum(o == "passed" for o, _ in base.values())
         n_swap = sum(o == "passed" for o, _ in swap.values())
         lost = sorted(t for t, (o, _) in base.items() if o == "passed" and swap.get(t, ("missing",))[0] != "passed")

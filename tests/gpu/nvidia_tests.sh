@@ -13,7 +13,9 @@
 # crash is recorded as the failure of the first test it did not report, and pytest goes on with
 # the tests after it. Then one sample program per process, both ways.
 # Last: the table `module | pass on cuda.bindings | pass on cudagen | pass there, fail here`, the
-# first error line of each of those, and the samples' table. Logs and result files: $OUT/nvtests/.
+# first error line of each of those, and the samples' table. What comes back from $OUT (at most 8
+# files): $OUT/nvtests/table.md and $OUT/nvtests/nvtests.tar.gz (every log and result file), written
+# also when the run is cut short.
 # Environment: PYTHON (default /opt/torch/.venv/bin/python, else python3), NVTESTS_TIMEOUT (s per
 # pytest process, default 240), NVTESTS_TEST_TIMEOUT (s per test, default 60), NVTESTS_FILES,
 # NVTESTS_SAMPLE_TIMEOUT (s per sample, default 120).
@@ -28,6 +30,7 @@ py=${PYTHON:-}
 [ -n "$py" ] || { [ -x /opt/torch/.venv/bin/python ] && py=/opt/torch/.venv/bin/python || py=python3; }
 out=${OUT:-/tmp}/nvtests
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 limit=${NVTESTS_TIMEOUT:-240}
 per_test=${NVTESTS_TEST_TIMEOUT:-60}
 sample_limit=${NVTESTS_SAMPLE_TIMEOUT:-120}
@@ -35,7 +38,10 @@ files=${NVTESTS_FILES:-test_cuda test_cudart test_nvrtc test_nvjitlink test_nvvm
 [ -d "$src/tests" ] || { echo "nvidia_tests: $src/tests missing (see tests/gpu/nvtests/README.md)"; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cudagen-nvtests.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+logs=$work/nvtests  # every log and result file; packed into $out at exit
+mkdir -p "$logs"
+trap 'tar czf "$out/nvtests.tar.gz" -C "$work" nvtests; cp "$logs/table.md" "$out/" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 143' TERM INT
 # cudagen: a site folder as it is, else the wheel installed into a scratch one
 if [ -d "$what" ] && [ -d "$what/cudagen" ]; then
   site=$(cd "$what" && pwd)
@@ -64,10 +70,10 @@ echo "nvidia_tests: $("$py" -c 'import sys, numpy, pytest; from cuda.bindings im
 echo "nvidia_tests: cudagen $(way_env 0 "$py" -c 'import cudagen, cudagen.driver as d; print(getattr(cudagen, "__version__", "?"), "CUDA_VERSION", d.CUDA_VERSION, "from", cudagen.__file__)' 2>&1 | tail -n 1)"
 echo "nvidia_tests: swap check: $(way_env 1 "$py" -c 'import cuda.bindings.driver as d, cuda.bindings.runtime as r, cuda.bindings.nvjitlink as j, cuda.bindings.nvvm as v, cuda.bindings.nvrtc as n; print(" ".join(m.__name__ for m in (d, n, r, j, v)))' 2>&1 | tail -n 1)"
 
-# run_file FILE LABEL SWAP: pytest on one file, restarted past a crash; $out/FILE.LABEL.results
+# run_file FILE LABEL SWAP: pytest on one file, restarted past a crash; $logs/FILE.LABEL.results
 run_file() {
   local file=$1 label=$2 swap=$3
-  local res=$out/$file.$label.results log=$out/$file.$label.log
+  local res=$logs/$file.$label.results log=$logs/$file.$label.log
   : > "$res"
   : > "$log"
   local ids=$work/$file.$label.ids
@@ -105,19 +111,20 @@ done
 # samples: every *.py under examples/ with a main guard, one process each, both ways. They compile
 # with the toolkit's headers ($CUDA_HOME/include); CUDAGEN_CLIENTS_COMPAT=1: see the sitecustomize.
 [ -z "${CUDA_HOME:-}" ] && [ -d /usr/local/cuda/include ] && export CUDA_HOME=/usr/local/cuda
-: > "$out/samples.results"
+: > "$logs/samples.results"
 if [ -d "$src/examples" ]; then
   while IFS= read -r p; do
     rel=${p#"$src/examples/"}
     for way in cuda.bindings:0 cudagen:1; do
       label=${way%:*}
       (cd "$(dirname "$p")" && CUDAGEN_CLIENTS_COMPAT=1 PYTHONPATH_EXTRA=$src/examples way_env "${way#*:}" \
-        timeout -k 10 "$sample_limit" "$py" "$(basename "$p")") > "$out/sample.$(basename "$p" .py).$label.log" 2>&1
+        timeout -k 10 "$sample_limit" "$py" "$(basename "$p")") > "$logs/sample.$(basename "$p" .py).$label.log" 2>&1
       rc=$?
-      why=$(grep -v '^\s*$' "$out/sample.$(basename "$p" .py).$label.log" | tail -n 1 | cut -c1-200 | tr '\t' ' ')
-      printf '%s\t%s\t%s\t%s\n' "$label" "$rel" "$rc" "$why" >> "$out/samples.results"
+      why=$(grep -av '^\s*$' "$logs/sample.$(basename "$p" .py).$label.log" | tail -n 1 | cut -c1-200 | tr '\t' ' ')
+      printf '%s\t%s\t%s\t%s\n' "$label" "$rel" "$rc" "$why" >> "$logs/samples.results"
     done
   done < <(grep -l '__main__' $(find "$src/examples" -name '*.py' ! -path '*/common/*' | sort) 2>/dev/null)
 fi
 
-"$py" tests/gpu/nvidia_table.py "$out" $files
+set -o pipefail
+"$py" tests/gpu/nvidia_table.py "$logs" $files | tee "$logs/table.md"
