@@ -116,6 +116,7 @@ pub(crate) mod build {
             doc: Doc::default(),
             names: Names::default(),
             count: None,
+            access: None,
             kernel_params: false,
             python_private: false,
             read_only: false,
