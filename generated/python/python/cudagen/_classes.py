@@ -173,6 +173,23 @@ class _Doc:
         return members.get(getattr(obj, "_name_", None), doc)
 
 
+def _copy(rec):
+    """A copy of record ``rec`` with memory of its own."""
+    return type(rec).from_buffer_copy(rec)
+
+
+def _record_setter(cls):
+    """The check of a record set into an element of a field (ctypes copies it in): a ``cls``,
+    else a TypeError naming the field."""
+
+    def check(name, value):
+        if not isinstance(value, cls):
+            raise TypeError("%s: expected %s, got %s" % (name, cls.__name__, type(value).__name__))
+        return value
+
+    return check
+
+
 def _record_base(union):
     return ctypes.Union if union else ctypes.Structure
 
@@ -428,7 +445,8 @@ def _items(name, value, n, what):
 
 class _ListField(_Wrapped):
     """A fixed array field read as a list and set from a sequence of exactly its length (items
-    converted as scalar fields of the element's type are; ctypes' own for floats)."""
+    converted as scalar fields of the element's type are; ctypes' own for floats). Records are
+    copied out and in, as in cuda.bindings: an element read or set is detached from the field."""
 
     __slots__ = ()
 
@@ -581,9 +599,10 @@ _INTS = frozenset(
 
 def _ctype(g, module, spec, records):
     """(ctypes type, converter or None, setter or None) of a field spec: the converter reads the
-    C value as its class (an enum member, a handle), the setter converts a value set, as an
-    argument of the field's C type is converted (`_field_int`, `_field_enum`, `_field_handle`);
-    None for ctypes' own (floats, records) and for pointers (`_Pointer`)."""
+    C value as its class (an enum member, a handle, a copy of a ``c:`` record), the setter
+    converts a value set, as an argument of the field's C type is converted (`_field_int`,
+    `_field_enum`, `_field_handle`); None for ctypes' own (floats, ``r:`` records, read as views)
+    and for pointers (`_Pointer`)."""
     plain = _PLAIN.get(spec)
     if plain is not None:
         return plain
@@ -612,10 +631,10 @@ def _ctype(g, module, spec, records):
         return t, lambda v: cls(v or 0), _int_setter(t)
     if spec == "d:c_void_p":
         return ctypes.c_void_p, None, None
-    if spec.startswith("r:"):
-        rname = spec[2:]
-        cls = g.get(rname) or _make_record(g, module, rname, records)
-        return cls, None, None
+    if spec.startswith(("r:", "c:")):
+        cls = g.get(spec[2:]) or _make_record(g, module, spec[2:], records)
+        # a view (ctypes' own), or an element of a fixed array of records: read as a copy
+        return (cls, None, None) if spec[0] == "r" else (cls, _copy, _record_setter(cls))
     t = getattr(ctypes, spec)
     plain = _PLAIN[spec] = (t, None, _int_setter(t) if spec in _INTS else None)
     return plain
