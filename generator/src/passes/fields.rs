@@ -20,11 +20,8 @@
 use crate::ir::{DecidedBy, Field, FieldCount, Library, Record, RecordAccess, Resolved, Type};
 
 pub fn run(lib: &mut Library) {
-    let facts: Vec<Vec<(Option<FieldCount>, Option<RecordAccess>)>> = lib
-        .records
-        .iter()
-        .map(|r| r.fields.iter().map(|f| (count(lib, r, f), access(lib, &f.ty))).collect())
-        .collect();
+    let facts: Vec<Vec<(Option<FieldCount>, Option<RecordAccess>)>> =
+        lib.records.iter().map(|r| r.fields.iter().map(|f| (count(lib, r, f), access(lib, &f.ty))).collect()).collect();
     for (r, facts) in lib.records.iter_mut().zip(facts) {
         for (f, (c, a)) in r.fields.iter_mut().zip(facts) {
             f.count = c;
