@@ -1089,11 +1089,11 @@ pub struct Field {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecordAccess {
-    /// A view of the memory it lives in: `p.srcPos.x = 7` changes `p` (a nested record, an
-    /// element of the array a pointer field points to).
+    /// A view of the memory it lives in: `p.srcPos.x = 7` changes `p` (a nested record; with
+    /// cuda.bindings 12, an element of the array a pointer field points to).
     View,
     /// A copy: after `x = frame.frame.pPitch[0]`, `x.pitch = 5` leaves the frame alone (an
-    /// element of a fixed array of records).
+    /// element of a fixed array of records; from cuda.bindings 13 on, of a pointed-to array).
     Copy,
 }
 
