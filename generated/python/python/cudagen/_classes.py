@@ -340,8 +340,9 @@ _NULL_ITEMS = 1024
 class _PointerList:
     """A pointer to an array of handles or records, read as a list: as many elements as its
     count field says (at most as many as a list it was set from), else the length it was set
-    with (none for NULL). Set from a list or tuple (copied into memory the record keeps alive) or
-    None; an address is refused, as cuda.bindings refuses it."""
+    with (none for NULL); records as views of the array (``r:``) or copies (``c:``). Set from a
+    list or tuple (copied into memory the record keeps alive) or None; an address is refused, as
+    cuda.bindings refuses it."""
 
     __slots__ = ("raw", "name", "elem", "conv", "setter", "count")
 
@@ -349,8 +350,8 @@ class _PointerList:
         self.raw = raw
         self.name = name
         self.elem = elem  # ctypes type of one element
-        self.conv = conv  # element value -> handle object; None for records
-        self.setter = setter  # (name, handle or int) -> the element's C value; None for records
+        self.conv = conv  # element -> handle object or record copy; None for record views
+        self.setter = setter  # (name, value) -> the element's C value; None for record views
         self.count = count  # sibling field with the length, or None
 
     def __get__(self, obj, cls=None):
@@ -361,7 +362,8 @@ class _PointerList:
             # NULL: `count` empty elements, as cuda.bindings reads it (NVIDIA's test_conditional
             # takes phGraph_out[0] before the driver fills the array); at most _NULL_ITEMS
             n = min(_NULL_ITEMS, max(0, int(getattr(obj, self.count)))) if self.count is not None else 0
-            return [self.elem() for _ in range(n)] if self.conv is None else [self.conv(0) for _ in range(n)]
+            record = issubclass(self.elem, (ctypes.Structure, ctypes.Union))
+            return [self.elem() if record else self.conv(0) for _ in range(n)]
         held = _kept(obj, self.name)
         held = held if isinstance(held, ctypes.Array) and ctypes.addressof(held) == addr else None
         if self.count is not None:
@@ -369,7 +371,7 @@ class _PointerList:
             n = n if held is None else min(n, len(held))
         else:
             n = 1 if held is None else len(held)
-        if self.conv is None:
+        if self.conv is None:  # records, read as views of the array
             size = ctypes.sizeof(self.elem)
             return [self.elem.from_address(addr + i * size) for i in range(n)]
         return [self.conv(v) for v in (self.elem * n).from_address(addr)]
@@ -383,13 +385,9 @@ class _PointerList:
             # `count` elements wherever it points
             raise TypeError("%s: expected a list of %s or None, got %s" % (self.name, self.elem.__name__, type(value).__name__))
         arr = (self.elem * len(value))()
+        setter = self.setter or _record_setter(self.elem)
         for i, v in enumerate(value):
-            if self.conv is None:
-                if not isinstance(v, self.elem):
-                    raise TypeError("%s[%d]: expected %s, got %s" % (self.name, i, self.elem.__name__, type(v).__name__))
-                arr[i] = v
-            else:
-                arr[i] = self.setter("%s[%d]" % (self.name, i), v)
+            arr[i] = setter("%s[%d]" % (self.name, i), v)
         self.raw.__set__(obj, ctypes.addressof(arr) if len(arr) else None)
         _keep(obj, self.name, arr)
 
