@@ -178,7 +178,7 @@ fn copied_record_fields_12_9() {
             r.fields.iter().filter(|f| f.access == Some(RecordAccess::Copy)).map(move |f| format!("{m}.{}.{}", r.name, f.name))
         })
         .collect();
-    assert_eq!(copied, ["runtime.cudaEglFrame_frame.pPitch", "runtime.cudaEglFrame_st.planeDesc"]);
+    assert_eq!(copied, ["runtime.cudaEglFrame_frame.pPitch", "runtime.cudaEglFrame.planeDesc"]);
 }
 
 /// Every parameter of every function of the real headers, with its function.
