@@ -14,6 +14,9 @@ trap 'rm -rf "$work"' EXIT
 pip_target $python "$work/site" "${1:-.carry/v13/whl}"/*.whl || exit 1
 cuda=${CUDA_HOME:-/usr/local/cuda}
 export LD_LIBRARY_PATH="$cuda/lib64:$cuda/nvvm/lib64:${LD_LIBRARY_PATH:-}"
+# the toolkit's own libraries, whatever else the Python environment ships
+export CUDAGEN_NVJITLINK_PATH=$(ls "$cuda"/lib64/libnvJitLink.so.1[0-9] | head -1) CUDAGEN_NVVM_PATH="$cuda/nvvm/lib64/libnvvm.so"
+echo "toolkit: $(cat "$cuda/version.json" 2>/dev/null | grep -m1 '"version"' | tr -d ' ,'); $CUDAGEN_NVJITLINK_PATH"
 fails=0
 CUDAGEN_TRACE=1 CUDAGEN_TRACE_ONLY='cudagen.bind*' CUDAGEN_TRACE_FILE="$work/trace" $python tests/gpu/jitnvvm.py > "$work/run" 2>&1
 sed 's/^/  | /' "$work/run"
