@@ -6,7 +6,7 @@
 //! Headers come from `CUDAGEN_HEADERS_DIR` or the xtask cache `.cache/headers/12.9`.
 
 use cudagen_generator::ir::{
-    Api, BufferSize, Count, Counted, DecidedBy, Direction, Function, ParamKind, ReturnKind, Role, SizeFrom, Type,
+    Api, BufferSize, Count, Counted, DecidedBy, Direction, Function, ParamKind, RecordAccess, ReturnKind, Role, SizeFrom, Type,
 };
 use std::path::Path;
 
@@ -163,6 +163,22 @@ fn counted_fields_12_9() {
         }
     }
     insta::assert_snapshot!("counted_fields_12_9", table);
+}
+
+/// The fields whose records Python hands out as copies (`fields` pass: the fixed arrays of
+/// records), as cuda.bindings reads them; every other field holding records hands out views.
+#[test]
+fn copied_record_fields_12_9() {
+    let Some(api) = api_12_9() else { return };
+    let copied: Vec<String> = api
+        .libraries
+        .iter()
+        .flat_map(|l| l.records.iter().map(move |r| (l.kind.module(), r)))
+        .flat_map(|(m, r)| {
+            r.fields.iter().filter(|f| f.access == Some(RecordAccess::Copy)).map(move |f| format!("{m}.{}.{}", r.name, f.name))
+        })
+        .collect();
+    assert_eq!(copied, ["runtime.cudaEglFrame_frame.pPitch", "runtime.cudaEglFrame.planeDesc"]);
 }
 
 /// Every parameter of every function of the real headers, with its function.

@@ -109,7 +109,7 @@ class Pool:
 
         from cudagen import driver, nvrtc
 
-        self.driver, self.nvrtc, self.module, self.side = driver, nvrtc, module, side
+        self.driver, self.nvrtc, self.module, self.side, self.np = driver, nvrtc, module, side, np
         self.m = module_of(module, side)
 
         class Color(enum.IntEnum):
@@ -159,6 +159,8 @@ class Pool:
         caller's promise): an int of a C pointer's range but 0 for a handle; any for an address."""
         if param != HANDLES.get(self.module) and param not in ADDRESSES.get(self.module, ()):
             return True
+        if isinstance(v, self.np.integer):
+            v = int(v)  # a numpy integer is the int it holds, as a handle or address
         if isinstance(v, int) and not isinstance(v, enum.Enum) and not isinstance(v, bool):
             in_range = INTPTR[0] <= v < 2**64
             return not in_range or (v == 0 and param == HANDLES.get(self.module))

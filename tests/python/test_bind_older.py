@@ -67,7 +67,9 @@ def test_the_module_links_over_the_library_and_the_doctor_names_each_export_boun
     line = next(l for l in out.splitlines() if l.startswith("nvjitlink "))
     assert library in line and " of " in line, line
     bound, total = map(int, re.search(r"(\d+) of (\d+) entries", line).groups())
-    assert bound == total, line
+    # a library older than the headers lacks the functions added since (and only those)
+    own_release = os.path.basename(os.path.dirname(library)) == HEADERS
+    assert bound == total if own_release else 0 < bound <= total, line
     rebound = re.findall(r"^bound NvJitLink: (\S+) -> (\S+)(?: \(\+(\d+) names of other releases\))? \((.*)\)$", out, re.M)
     create = [r for r in rebound if r[0].startswith("__nvJitLinkCreate_")]
     if os.path.basename(os.path.dirname(library)) == HEADERS:

@@ -113,10 +113,15 @@ def test_records():
     assert ctypes.c_size_t.from_address(m.getPtr()).value == 5
     u = driver.CUuuid()
     assert isinstance(u.bytes, bytes) and len(u.bytes) == 16
-    # a char[N] field takes bytes or a sequence of C chars; an integer of any kind (which
-    # `bytes()` reads as a count of zero bytes) is refused, the field kept
-    u.bytes = [1, 2]
-    assert u.bytes == b"\x01\x02" + bytes(14)
+    with pytest.raises(AttributeError, match="CUuuid.bytes"):
+        u.bytes = bytes(16)  # the library fills it: read-only, as in cuda.bindings
+    # a char[N] field takes exactly N bytes or C chars; an integer of any kind (which `bytes()`
+    # reads as a count of zero bytes) is refused, the field kept
+    u = driver.CUipcEventHandle()
+    u.reserved = [1, 2] + [0] * 62
+    assert u.reserved == b"\x01\x02" + bytes(62)
+    with pytest.raises((TypeError, ValueError), match="reserved"):
+        u.reserved = b"\x01\x02"  # short: never padded
     integers = [3, True, driver.CUstream(3), driver.CUresult(1)]
     try:
         import numpy
@@ -126,8 +131,8 @@ def test_records():
         pass
     for v in integers:
         with pytest.raises(TypeError):
-            u.bytes = v
-    assert u.bytes == b"\x01\x02" + bytes(14)
+            u.reserved = v
+    assert u.reserved == b"\x01\x02" + bytes(62)
     # every record builds and has the header's size
     for name in driver._RECORDS:
         cls = getattr(driver, name)

@@ -390,6 +390,110 @@ def test_list_fields_need_their_length_and_range():
     assert p.maxThreadsDim == [1, -1, 3]
 
 
+# ------------------------------------------------------------------------- nested records
+
+
+def _views_and_copies(dr, rt):
+    """What a program sees of views and copies with modules ``dr`` (driver) and ``rt``
+    (runtime): a nested record is a view, an element read from or set into a fixed array of
+    records a copy, an element of the array a pointer field points to a view in cuda.bindings 12
+    and a copy from 13 on; every record set is copied in."""
+    p = rt.cudaMemcpy3DParms()
+    p.srcPos.x = 7  # a view: changes p
+    s = p.srcPos
+    s.y = 8  # so does a view kept
+    view = (p.srcPos.x, p.srcPos.y)
+    pos = rt.cudaPos()
+    pos.z = 3
+    p.srcPos = pos  # copied in
+    pos.z = 4
+    f = rt.cudaEglFrame()
+    x = f.frame.pPitch[0]
+    x.pitch = 5  # a copy: the frame keeps 0
+    pitch_read = f.frame.pPitch[0].pitch
+    f.frame.pPitch = [x, x, x]
+    x.pitch = 1234  # copied in: the frame keeps 5
+    d = f.planeDesc[1]
+    d.width = 9
+    desc_read = f.planeDesc[1].width
+    f.planeDesc = [d, d, d]
+    d.width = 3
+    cfg = dr.CUlaunchConfig()
+    a = dr.CUlaunchAttribute()
+    a.id = dr.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    cfg.attrs = [a, a]
+    cfg.numAttrs = 2
+    a.id = dr.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PRIORITY  # copied in
+    e = cfg.attrs[0]
+    e.id = dr.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PRIORITY  # 12: a view of the array; 13: a copy
+    return {"srcPos": view + (p.srcPos.z,), "pPitch read": pitch_read, "pPitch set": [e.pitch for e in f.frame.pPitch],
+            "planeDesc read": desc_read, "planeDesc set": [e.width for e in f.planeDesc],
+            "attrs": [int(e.id) for e in cfg.attrs]}
+
+
+def test_nested_records_are_views_and_array_elements_copies_as_in_cuda_bindings():
+    ours = _views_and_copies(driver, _ours("runtime"))
+    ids = driver.CUlaunchAttributeID
+    first = ids.CU_LAUNCH_ATTRIBUTE_PRIORITY if oracle_major_minor()[0] < 13 else ids.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+    assert ours == {"srcPos": (7, 8, 3), "pPitch read": 0, "pPitch set": [5, 5, 5], "planeDesc read": 0,
+                    "planeDesc set": [9, 9, 9], "attrs": [first, ids.CU_LAUNCH_ATTRIBUTE_COOPERATIVE]}
+    assert ours == _views_and_copies(_oracle(), _theirs("runtime"))
+    f = _ours("runtime").cudaEglFrame()
+    with pytest.raises(TypeError, match=r"planeDesc\[1\]: expected cudaEglPlaneDesc, got cudaPitchedPtr"):
+        f.planeDesc = [f.planeDesc[0], f.frame.pPitch[0], f.planeDesc[2]]
+
+
+def _where(rec, root):
+    """"view" where record ``rec`` lies in the memory of record ``root`` (an ``(address, size)``
+    pair), "copy" elsewhere."""
+    return "view" if root[0] <= rec.getPtr() < root[0] + root[1] else "copy"
+
+
+def _handed_out(ours, theirs, roots, path=""):
+    """``(field path, ours, theirs)`` for each record or list of records a field of the pair
+    hands out, as `_where` each is in its root (``roots``: ours', theirs'); views are walked."""
+    out = []
+    for name in type(ours)._cg_names:
+        a = getattr(ours, name)
+        try:
+            b = getattr(theirs, name)
+        except Exception:  # the oracle cannot read it on an empty record
+            continue
+        if isinstance(a, (ctypes.Structure, ctypes.Union)):
+            kinds = (_where(a, roots[0]), _where(b, roots[1]))
+            out.append((path + name,) + kinds)
+            if kinds == ("view", "view"):
+                out.extend(_handed_out(a, b, roots, path + name + "."))
+        elif isinstance(a, list) and a and isinstance(a[0], (ctypes.Structure, ctypes.Union)):
+            out.append((path + name, [_where(x, roots[0]) for x in a], [_where(x, roots[1]) for x in b]))
+    return out
+
+
+def test_every_record_a_field_hands_out_is_a_view_or_a_copy_as_in_cuda_bindings():
+    # every record class of both modules, empty: its nested records, walked, and its fixed arrays
+    # of records lie where the oracle's do (views inside the record, copies outside)
+    found, differ, seen = [], [], set()
+    for module in ("driver", "runtime"):
+        ours, theirs = _ours(module), (_oracle() and _theirs(module))
+        for name in sorted(dir(theirs)):
+            t, o = getattr(theirs, name), getattr(ours, name, None)
+            if not isinstance(t, type) or not hasattr(o, "_cg_names") or id(o) in seen:
+                continue
+            try:
+                b = t()
+            except TypeError:  # a few oracle classes cannot be built without arguments
+                continue
+            seen.add(id(o))
+            a = o()
+            for path, x, y in _handed_out(a, b, ((a.getPtr(), ctypes.sizeof(a)), (b.getPtr(), ctypes.sizeof(a)))):
+                found.append((module, name, path, x))
+                if x != y:
+                    differ.append((module, name, path, x, y))
+    copies = {(m, n, p) for m, n, p, x in found if isinstance(x, list) and "copy" in x}
+    assert len(found) > 100 and {("runtime", "cudaEglFrame", "frame.pPitch"), ("runtime", "cudaEglFrame", "planeDesc")} <= copies
+    assert not differ, differ
+
+
 # ------------------------------------------------------------------------- kernelParams
 
 

@@ -1067,6 +1067,10 @@ pub struct Field {
     /// (computed by the `fields` pass).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<FieldCount>,
+    /// For a field that holds records: whether Python hands them out as views or copies, as
+    /// cuda.bindings does (computed by the `fields` pass).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<RecordAccess>,
     /// A `void **` holding a kernel's argument pointers, as the function parameter of the same
     /// role (`passes::python`): Python takes the forms a `kernelParams` argument takes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -1078,6 +1082,19 @@ pub struct Field {
     /// Read-only in Python, as in cuda.bindings (`[read_only_fields]`: the library fills it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
+}
+
+/// How Python hands out the records a field holds (`passes::fields`), as cuda.bindings does. A
+/// record set into the field is always copied in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordAccess {
+    /// A view of the memory it lives in: `p.srcPos.x = 7` changes `p` (a nested record; with
+    /// cuda.bindings 12, an element of the array a pointer field points to).
+    View,
+    /// A copy: after `x = frame.frame.pPitch[0]`, `x.pitch = 5` leaves the frame alone (an
+    /// element of a fixed array of records; from cuda.bindings 13 on, of a pointed-to array).
+    Copy,
 }
 
 /// The sibling field that counts a pointer field's elements (`CUlaunchConfig::numAttrs` for

@@ -1,3 +1,5 @@
+//! Record fields that hold arrays or records, as Python reads them.
+//!
 //! Counted pointer fields: which sibling of a record field that points to an array of handles or
 //! records holds the array's length (`CUlaunchConfig::attrs` / `numAttrs`), so Python reads the
 //! field as a list of that many elements, as cuda.bindings does.
@@ -10,16 +12,36 @@
 //!
 //! A pointer field without one (`CUctxCreateParams::cigParams`) is still a list in Python, of the
 //! length it was set with.
+//!
+//! Record access ([`RecordAccess`]), by the field's kind, as cuda.bindings hands records out: a
+//! nested record is a view (`p.srcPos.x = 7` changes `p`); the elements of a fixed array of
+//! records are copies (`cudaEglFrame.frame.pPitch[0]`); the elements a pointer field points to
+//! (`CUlaunchConfig.attrs[0]`) are views in cuda.bindings 12 and copies from 13 on.
 
-use crate::ir::{DecidedBy, Field, FieldCount, Library, Record, Resolved, Type};
+use crate::ir::{DecidedBy, Field, FieldCount, Library, Record, RecordAccess, Resolved, Type};
+use crate::passes::naming::python_bindings_major;
 
-pub fn run(lib: &mut Library) {
-    let counts: Vec<Vec<Option<FieldCount>>> =
-        lib.records.iter().map(|r| r.fields.iter().map(|f| count(lib, r, f)).collect()).collect();
-    for (r, counts) in lib.records.iter_mut().zip(counts) {
-        for (f, c) in r.fields.iter_mut().zip(counts) {
+pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
+    let pointed = if python_bindings_major(cuda_version) >= 13 { RecordAccess::Copy } else { RecordAccess::View };
+    let facts: Vec<Vec<(Option<FieldCount>, Option<RecordAccess>)>> =
+        lib.records.iter().map(|r| r.fields.iter().map(|f| (count(lib, r, f), access(lib, &f.ty, pointed))).collect()).collect();
+    for (r, facts) in lib.records.iter_mut().zip(facts) {
+        for (f, (c, a)) in r.fields.iter_mut().zip(facts) {
             f.count = c;
+            f.access = a;
         }
+    }
+}
+
+/// How Python hands out the records a field of type `ty` holds (`pointed`: those a pointer
+/// field points to); None for a field without any.
+fn access(lib: &Library, ty: &Type, pointed: RecordAccess) -> Option<RecordAccess> {
+    let complete = |t: &Type| matches!(lib.resolve(t), Resolved::Record(Record { complete: true, .. }));
+    match lib.resolve(ty) {
+        Resolved::Record(Record { complete: true, .. }) => Some(RecordAccess::View),
+        Resolved::Pointer { pointee, .. } if complete(pointee) => Some(pointed),
+        Resolved::Array { elem, .. } if complete(elem) => Some(RecordAccess::Copy),
+        _ => None,
     }
 }
 
@@ -77,6 +99,7 @@ mod tests {
             doc,
             names: Names::default(),
             count: None,
+            access: None,
             kernel_params: false,
             python_private: false,
             read_only: false,
@@ -103,7 +126,7 @@ mod tests {
         let mut lib = Library::new(LibraryKind::Driver);
         lib.records.push(record("E", vec![field("x", Type::prim(Prim::Int), "")]));
         lib.records.push(record("R", fields));
-        run(&mut lib);
+        run(&mut lib, None);
         lib.records[1].fields.iter().map(|f| f.count.clone().map(|c| (c.field, c.decided_by))).collect()
     }
 
@@ -129,6 +152,26 @@ mod tests {
         assert_eq!(got[0], Some(("accessDescCount".into(), DecidedBy::Heuristic)));
         let got = counted(vec![uint("numExecParams", ""), elems("execParams", "")]);
         assert_eq!(got[1], Some(("numExecParams".into(), DecidedBy::Heuristic)));
+    }
+
+    #[test]
+    fn nested_records_are_views_and_array_elements_copies() {
+        let mut lib = Library::new(LibraryKind::Driver);
+        lib.records.push(record("E", vec![field("x", Type::prim(Prim::Int), "")]));
+        let fields = vec![
+            field("one", Type::named("E"), ""),
+            field("some", Type::Array { elem: Box::new(Type::named("E")), len: 3 }, ""),
+            elems("many", ""),
+            field("ints", Type::Array { elem: Box::new(Type::prim(Prim::Int)), len: 3 }, ""),
+        ];
+        lib.records.push(record("R", fields));
+        let (view, copy) = (Some(RecordAccess::View), Some(RecordAccess::Copy));
+        run(&mut lib, Some(12090));
+        let got: Vec<_> = lib.records[1].fields.iter().map(|f| f.access).collect();
+        assert_eq!(got, [view, copy, view, None]);
+        run(&mut lib, Some(13050)); // cuda.bindings 13 copies the elements a pointer points to
+        let got: Vec<_> = lib.records[1].fields.iter().map(|f| f.access).collect();
+        assert_eq!(got, [view, copy, copy, None]);
     }
 
     #[test]

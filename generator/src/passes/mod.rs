@@ -45,8 +45,8 @@ pub const PASSES: [(&str, Pass); 12] = [
         sizes::run(lib);
         Ok(())
     }),
-    ("fields", |lib, _| {
-        fields::run(lib);
+    ("fields", |lib, i| {
+        fields::run(lib, i.cuda_version);
         Ok(())
     }),
     ("callbacks", |lib, i| callbacks::run(lib, i.annotations, i.cuda_version)),
@@ -116,6 +116,7 @@ pub(crate) mod build {
             doc: Doc::default(),
             names: Names::default(),
             count: None,
+            access: None,
             kernel_params: false,
             python_private: false,
             read_only: false,

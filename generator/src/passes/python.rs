@@ -411,6 +411,7 @@ mod tests {
             doc: Doc::default(),
             names: Names::default(),
             count: None,
+            access: None,
             kernel_params: false,
             python_private: false,
             read_only: false,

@@ -173,6 +173,23 @@ class _Doc:
         return members.get(getattr(obj, "_name_", None), doc)
 
 
+def _copy(rec):
+    """A copy of record ``rec`` with memory of its own."""
+    return type(rec).from_buffer_copy(rec)
+
+
+def _record_setter(cls):
+    """The check of a record set into an element of a field (ctypes copies it in): a ``cls``,
+    else a TypeError naming the field."""
+
+    def check(name, value):
+        if not isinstance(value, cls):
+            raise TypeError("%s: expected %s, got %s" % (name, cls.__name__, type(value).__name__))
+        return value
+
+    return check
+
+
 def _record_base(union):
     return ctypes.Union if union else ctypes.Structure
 
@@ -323,8 +340,9 @@ _NULL_ITEMS = 1024
 class _PointerList:
     """A pointer to an array of handles or records, read as a list: as many elements as its
     count field says (at most as many as a list it was set from), else the length it was set
-    with (none for NULL). Set from a list or tuple (copied into memory the record keeps alive) or
-    None; an address is refused, as cuda.bindings refuses it."""
+    with (none for NULL); records as views of the array (``r:``) or copies (``c:``). Set from a
+    list or tuple (copied into memory the record keeps alive) or None; an address is refused, as
+    cuda.bindings refuses it."""
 
     __slots__ = ("raw", "name", "elem", "conv", "setter", "count")
 
@@ -332,8 +350,8 @@ class _PointerList:
         self.raw = raw
         self.name = name
         self.elem = elem  # ctypes type of one element
-        self.conv = conv  # element value -> handle object; None for records
-        self.setter = setter  # (name, handle or int) -> the element's C value; None for records
+        self.conv = conv  # element -> handle object or record copy; None for record views
+        self.setter = setter  # (name, value) -> the element's C value; None for record views
         self.count = count  # sibling field with the length, or None
 
     def __get__(self, obj, cls=None):
@@ -344,7 +362,8 @@ class _PointerList:
             # NULL: `count` empty elements, as cuda.bindings reads it (NVIDIA's test_conditional
             # takes phGraph_out[0] before the driver fills the array); at most _NULL_ITEMS
             n = min(_NULL_ITEMS, max(0, int(getattr(obj, self.count)))) if self.count is not None else 0
-            return [self.elem() for _ in range(n)] if self.conv is None else [self.conv(0) for _ in range(n)]
+            record = issubclass(self.elem, (ctypes.Structure, ctypes.Union))
+            return [self.elem() if record else self.conv(0) for _ in range(n)]
         held = _kept(obj, self.name)
         held = held if isinstance(held, ctypes.Array) and ctypes.addressof(held) == addr else None
         if self.count is not None:
@@ -352,7 +371,7 @@ class _PointerList:
             n = n if held is None else min(n, len(held))
         else:
             n = 1 if held is None else len(held)
-        if self.conv is None:
+        if self.conv is None:  # records, read as views of the array
             size = ctypes.sizeof(self.elem)
             return [self.elem.from_address(addr + i * size) for i in range(n)]
         return [self.conv(v) for v in (self.elem * n).from_address(addr)]
@@ -366,13 +385,9 @@ class _PointerList:
             # `count` elements wherever it points
             raise TypeError("%s: expected a list of %s or None, got %s" % (self.name, self.elem.__name__, type(value).__name__))
         arr = (self.elem * len(value))()
+        setter = self.setter or _record_setter(self.elem)
         for i, v in enumerate(value):
-            if self.conv is None:
-                if not isinstance(v, self.elem):
-                    raise TypeError("%s[%d]: expected %s, got %s" % (self.name, i, self.elem.__name__, type(v).__name__))
-                arr[i] = v
-            else:
-                arr[i] = self.setter("%s[%d]" % (self.name, i), v)
+            arr[i] = setter("%s[%d]" % (self.name, i), v)
         self.raw.__set__(obj, ctypes.addressof(arr) if len(arr) else None)
         _keep(obj, self.name, arr)
 
@@ -428,7 +443,8 @@ def _items(name, value, n, what):
 
 class _ListField(_Wrapped):
     """A fixed array field read as a list and set from a sequence of exactly its length (items
-    converted as scalar fields of the element's type are; ctypes' own for floats)."""
+    converted as scalar fields of the element's type are; ctypes' own for floats). Records are
+    copied out and in, as in cuda.bindings: an element read or set is detached from the field."""
 
     __slots__ = ()
 
@@ -567,7 +583,7 @@ def make_sizeof(g):
             bits = _handle_bits(objType)
             if bits is not None:
                 return bits // 8
-        raise TypeError("Unknown type: %r" % (objType,))
+        raise TypeError("Unknown type: %r (sizeof() argument 'objType' takes a record, handle or typedef class of this module)" % (objType,))
 
     sizeof.__doc__ = "sizeof(objType)\n\nThe size in bytes of the C type of a record, handle or typedef class of this module."
     return sizeof
@@ -581,9 +597,10 @@ _INTS = frozenset(
 
 def _ctype(g, module, spec, records):
     """(ctypes type, converter or None, setter or None) of a field spec: the converter reads the
-    C value as its class (an enum member, a handle), the setter converts a value set, as an
-    argument of the field's C type is converted (`_field_int`, `_field_enum`, `_field_handle`);
-    None for ctypes' own (floats, records) and for pointers (`_Pointer`)."""
+    C value as its class (an enum member, a handle, a copy of a ``c:`` record), the setter
+    converts a value set, as an argument of the field's C type is converted (`_field_int`,
+    `_field_enum`, `_field_handle`); None for ctypes' own (floats, ``r:`` records, read as views)
+    and for pointers (`_Pointer`)."""
     plain = _PLAIN.get(spec)
     if plain is not None:
         return plain
@@ -612,10 +629,10 @@ def _ctype(g, module, spec, records):
         return t, lambda v: cls(v or 0), _int_setter(t)
     if spec == "d:c_void_p":
         return ctypes.c_void_p, None, None
-    if spec.startswith("r:"):
-        rname = spec[2:]
-        cls = g.get(rname) or _make_record(g, module, rname, records)
-        return cls, None, None
+    if spec.startswith(("r:", "c:")):
+        cls = g.get(spec[2:]) or _make_record(g, module, spec[2:], records)
+        # a view (ctypes' own), or an element of a fixed array of records: read as a copy
+        return (cls, None, None) if spec[0] == "r" else (cls, _copy, _record_setter(cls))
     t = getattr(ctypes, spec)
     plain = _PLAIN[spec] = (t, None, _int_setter(t) if spec in _INTS else None)
     return plain

@@ -273,8 +273,8 @@ _RECORDS = {
     "cudaAsyncNotificationInfo_t": "0 16 type e:cudaAsyncNotificationType:c_uint 0 - info r:cudaAsyncNotificationInfo_t_info 0 -",
     "cudaTextureDesc": "0 72 addressMode a:3:e:cudaTextureAddressMode:c_uint 0 - filterMode e:cudaTextureFilterMode:c_uint 0 - readMode e:cudaTextureReadMode:c_uint 0 - sRGB c_int 0 - borderColor a:4:c_float 0 - normalizedCoords c_int 0 - maxAnisotropy c_uint 0 - mipmapFilterMode e:cudaTextureFilterMode:c_uint 0 - mipmapLevelBias c_float 0 - minMipmapLevelClamp c_float 0 - maxMipmapLevelClamp c_float 0 - disableTrilinearOptimization c_int 0 - seamlessCubemap c_int 0 -",
     "cudaEglPlaneDesc": "0 56 width c_uint 0 - height c_uint 0 - depth c_uint 0 - pitch c_uint 0 - numChannels c_uint 0 - channelDesc r:cudaChannelFormatDesc 0 - reserved a:4:c_uint 0 -",
-    "cudaEglFrame_frame": "1 96 pArray a:3:h:cudaArray_t:c_void_p 0 - pPitch a:3:r:cudaPitchedPtr 0 -",
-    "cudaEglFrame": "0 280 frame r:cudaEglFrame_frame 0 - planeDesc a:3:r:cudaEglPlaneDesc 0 - planeCount c_uint 0 - frameType e:cudaEglFrameType:c_uint 0 - eglColorFormat e:cudaEglColorFormat:c_uint 0 -",
+    "cudaEglFrame_frame": "1 96 pArray a:3:h:cudaArray_t:c_void_p 0 - pPitch a:3:c:cudaPitchedPtr 0 -",
+    "cudaEglFrame": "0 280 frame r:cudaEglFrame_frame 0 - planeDesc a:3:c:cudaEglPlaneDesc 0 - planeCount c_uint 0 - frameType e:cudaEglFrameType:c_uint 0 - eglColorFormat e:cudaEglColorFormat:c_uint 0 -",
 }
 
 # cuda.bindings major whose record printing this module follows (enum fields: 12 prints the value

@@ -1,6 +1,6 @@
 //! View models of enums, records, handle classes and constants.
 
-use crate::ir::{Enum, Field, Library, MacroValue, Prim, Record, RecordKind, Resolved, Type, Typedef, TypedefKind};
+use crate::ir::{Enum, Field, Library, MacroValue, Prim, Record, RecordAccess, RecordKind, Resolved, Type, Typedef, TypedefKind};
 use crate::profile::AddressInts;
 use serde::Serialize;
 
@@ -283,17 +283,18 @@ pub fn ctypes_prim(p: Prim) -> &'static str {
 
 /// (spec, stub type) of a record field: a pointer to handles or records is a list (`l:COUNT:ELEM`,
 /// `COUNT` the sibling holding its length or `-`); a kernel's argument pointers (`k:c_void_p`)
-/// take what a `kernelParams` argument takes.
+/// take what a `kernelParams` argument takes. A record it holds is `r:NAME`, read as a view, or
+/// `c:NAME`, read as a copy (the field's [`RecordAccess`]).
 fn field_spec(lib: &Library, f: &Field, handles: &[HandleView]) -> (String, String) {
     if f.kernel_params {
         return ("k:c_void_p".into(), "Any".into());
     }
     match lib.resolve(&f.ty) {
         Resolved::Pointer { pointee: elem, .. } if crate::passes::fields::is_element_pointer(lib, &f.ty) => {
-            let (s, stub) = spec(lib, elem, handles);
+            let (s, stub) = spec(lib, elem, handles, f.access);
             (format!("l:{}:{s}", f.count.as_ref().map_or("-", |c| c.field.as_str())), format!("list[{stub}]"))
         }
-        _ => spec(lib, &f.ty, handles),
+        _ => spec(lib, &f.ty, handles, f.access),
     }
 }
 
@@ -309,7 +310,7 @@ fn decimal_address(lib: &Library, pointee: &Type) -> bool {
 
 /// (spec, stub type) of a record field type. A typedef with a class of its own (`cuuint64_t`,
 /// `CUhostFn`) reads as that class (`t:NAME:CTYPE`); see [`decimal_address`] for `d:c_void_p`.
-fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
+fn spec(lib: &Library, ty: &Type, handles: &[HandleView], access: Option<RecordAccess>) -> (String, String) {
     if let Some(class) = typedef_spec(lib, ty, handles) {
         return class;
     }
@@ -324,7 +325,10 @@ fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
             (ctypes_prim(p).into(), stub.into())
         }
         Resolved::Enum(e) => (format!("e:{}:{}", e.name, ctypes_prim(e.repr)), e.name.clone()),
-        Resolved::Record(r) if r.complete => (format!("r:{}", r.name), r.name.clone()),
+        Resolved::Record(r) if r.complete => {
+            let kind = if access == Some(RecordAccess::Copy) { "c" } else { "r" };
+            (format!("{kind}:{}", r.name), r.name.clone())
+        }
         Resolved::OpaqueHandle(t) | Resolved::ScalarHandle(t, _) => match handle_class(handles, &t.name) {
             Some(h) => {
                 let c = if h.pointer {
@@ -343,7 +347,7 @@ fn spec(lib: &Library, ty: &Type, handles: &[HandleView]) -> (String, String) {
             None => ("c_void_p".into(), "int".into()),
         },
         Resolved::Array { elem, len } => {
-            let (s, stub) = spec(lib, elem, handles);
+            let (s, stub) = spec(lib, elem, handles, access);
             let chars = typedef_spec(lib, elem, handles).is_none() && matches!(lib.resolve(elem), Resolved::Prim(Prim::Char));
             (format!("a:{len}:{s}"), if chars { "bytes".into() } else { format!("list[{stub}]") })
         }

@@ -5,18 +5,23 @@ it there for both runs). Without CUDAGEN_SWAP=1 it only runs the ``sitecustomize
 a run without the swap is the interpreter's ordinary one.
 
 With the swap, before any program code runs:
-  1. NVIDIA's ``cuda.bindings.runtime`` is imported first: its Cython types are built on the
-     driver module's types and it refuses to import once ``cuda.bindings.driver`` is cudagen's.
-  2. ``sys.modules["cuda.bindings.driver"]`` / ``["cuda.bindings.nvrtc"]`` become cudagen's
-     modules, and so do the ``driver`` / ``nvrtc`` attributes of the ``cuda.bindings`` package, so
+  1. Unless ``runtime`` is swapped too, NVIDIA's ``cuda.bindings.runtime`` is imported first: its
+     Cython types are built on the driver module's types and it refuses to import once
+     ``cuda.bindings.driver`` is cudagen's.
+  2. ``sys.modules["cuda.bindings.<m>"]`` becomes ``cudagen.<m>`` for each swapped module ``m``,
+     and so does the ``<m>`` attribute of the ``cuda.bindings`` package, so
      ``import cuda.bindings.driver`` and ``from cuda.bindings import driver`` both give cudagen's.
+The swapped modules are ``CUDAGEN_SWAP_MODULES`` (comma-separated, any of driver, nvrtc, runtime,
+nvjitlink, nvvm; ``all`` for the five), ``driver,nvrtc`` when unset.
 The swap never fails quietly: when cudagen or NVIDIA's package is missing the interpreter exits
 (status 2) with a message (a silent fallback would make the two runs look alike). CUDAGEN_SWAP_VERBOSE=1
 prints one line per process on stderr saying what was swapped.
 
-CUDAGEN_CLIENTS_COMPAT=1 (set for both runs of numba-cuda's tests, swap or not): gives numpy back
-``numpy.row_stack`` (an alias of ``vstack``, removed in numpy 2.5) when it lacks it: numba-cuda
-0.30.4 names it at import of its kernel lowering, so on numpy 2.5 it can compile no kernel.
+CUDAGEN_CLIENTS_COMPAT=1 (set for both runs of numba-cuda's tests and of NVIDIA's samples, swap or
+not): gives numpy back ``numpy.row_stack`` (an alias of ``vstack``, removed in numpy 2.5) when it
+lacks it: numba-cuda 0.30.4 names it at import of its kernel lowering, so on numpy 2.5 it can
+compile no kernel. And gives ``cuda.pathfinder._utils.env_vars`` whichever of
+``get_cuda_home_or_path`` / ``get_cuda_path_or_home`` it lacks (NVIDIA's samples name the other).
 """
 
 import os
@@ -40,23 +45,44 @@ def _chain():
     spec.loader.exec_module(module)
 
 
+_ALL = ("driver", "nvrtc", "runtime", "nvjitlink", "nvvm")
+
+
+def _swapped():
+    """The module names CUDAGEN_SWAP_MODULES asks for (see the module doc); exits on a bad name."""
+    value = os.environ.get("CUDAGEN_SWAP_MODULES", "driver,nvrtc").strip()
+    names = _ALL if value == "all" else tuple(n.strip() for n in value.split(",") if n.strip())
+    bad = [n for n in names if n not in _ALL]
+    if bad or not names:
+        sys.stderr.write(f"CUDAGEN_SWAP_MODULES={value!r}: not a list of {', '.join(_ALL)} (or all)\n")
+        sys.stderr.flush()
+        os._exit(2)
+    return names
+
+
 def _swap():
+    import importlib
+
+    names = _swapped()
     try:
         import cuda.bindings
-        import cuda.bindings.runtime  # noqa: F401  (before the swap: see the module doc)
-        import cudagen.driver
-        import cudagen.nvrtc
+
+        if "runtime" not in names:
+            import cuda.bindings.runtime  # noqa: F401  (before the swap: see the module doc)
+        modules = {name: importlib.import_module("cudagen." + name) for name in names}
     except Exception as e:  # noqa: BLE001  (site.py would print it and go on without the swap)
         sys.stderr.write(f"CUDAGEN_SWAP=1 but the swap could not be made: {type(e).__name__}: {e}\n")
         sys.stderr.flush()
         os._exit(2)
-    for name, module in (("driver", cudagen.driver), ("nvrtc", cudagen.nvrtc)):
+    for name, module in modules.items():
         sys.modules["cuda.bindings." + name] = module
         setattr(cuda.bindings, name, module)
     if os.environ.get("CUDAGEN_SWAP_VERBOSE") == "1":
+        driver = modules.get("driver")
         print(
-            f"cudagen swap: cuda.bindings.driver/.nvrtc -> {cudagen.driver.__file__} "
-            f"(CUDA_VERSION {getattr(cudagen.driver, 'CUDA_VERSION', '?')}) in pid {os.getpid()}",
+            f"cudagen swap: cuda.bindings.{{{','.join(names)}}} -> cudagen "
+            f"({getattr(sys.modules.get('cudagen'), '__file__', '?')}, CUDA_VERSION "
+            f"{getattr(driver, 'CUDA_VERSION', '?')}) in pid {os.getpid()}",
             file=sys.stderr,
         )
 
@@ -66,6 +92,15 @@ def _compat():
 
     if not hasattr(numpy, "row_stack"):
         numpy.row_stack = numpy.vstack
+    try:
+        from cuda.pathfinder._utils import env_vars
+    except ImportError:
+        return
+    # NVIDIA's sample helpers (examples/common/common.py) name one of these two; cuda-pathfinder
+    # has had one or the other
+    for have, want in (("get_cuda_path_or_home", "get_cuda_home_or_path"), ("get_cuda_home_or_path", "get_cuda_path_or_home")):
+        if hasattr(env_vars, have) and not hasattr(env_vars, want):
+            setattr(env_vars, want, getattr(env_vars, have))
 
 
 try:
