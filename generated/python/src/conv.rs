@@ -536,7 +536,12 @@ impl Held {
     /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings).
     pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_none() {
-            return Ok(Self::none(writes));
+            // cuda.bindings' cybind modules (`intptr` addresses) ask for a buffer or an int there
+            return if mem.intptr {
+                Err(c.value_error("None is not a buffer (give a buffer or an int address)"))
+            } else {
+                Ok(Self::none(writes))
+            };
         }
         if o.is_instance_of::<PyInt>() {
             return if int_ok && !is_enum_or_bool(o) {
