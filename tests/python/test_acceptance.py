@@ -1019,8 +1019,9 @@ _INT_OF = {
     "enum_theirs": 1, "enum_other": 1, "obj_int": SEVEN, "obj_index": SEVEN, "obj_getptr": SEVEN,
     "handle_own": SEVEN, "handle_ours": SEVEN, "handle_theirs": SEVEN, "handle_runtime": SEVEN,
 }
-# Categories whose word is the value itself (not the address of memory a side allocated).
-_BY_VALUE = ("int", "enum", "handle", "typedef", "void_ptr", "char_ptr", "ptrptr", "callback")
+# Categories whose word is the value itself (not the address of memory a side allocated; a
+# callback's user data that a side wraps in a context of its own has that context's address).
+_BY_VALUE = ("int", "enum", "handle", "typedef", "void_ptr", "char_ptr", "ptrptr", "callback", "callback_data")
 
 
 def _their_conversion(kind, category, ow):
