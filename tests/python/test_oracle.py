@@ -207,8 +207,8 @@ def _run(package, module, start, out):
 
 
 def _allowlist(path=None, checks=CHECKS):
-    """{(module, name, check): reason}; every line ``module.name check reason``. ``name`` may be
-    a glob (``anon_struct*``) for one reason shared by a family of names. ``path``: another
+    """{(module, name, check): reason}; every line ``module.name check reason``. ``module`` and
+    ``name`` may be globs (``anon_struct*``, `_glob`) for one reason shared by a family of names. ``path``: another
     allow-list of this format (default ALLOWLIST); ``checks``: the checks it may name (None: any)."""
     out = {}
     path = path or ALLOWLIST
@@ -224,8 +224,15 @@ def _allowlist(path=None, checks=CHECKS):
     return out
 
 
+def _glob(text, pattern):
+    """Whether ``text`` matches the allow-list glob ``pattern``: fnmatch globs, ``|`` between
+    alternatives (``nvjitlink|nvvm``, ``refused:bool|refused:enum_other``), so that one reason is
+    one line."""
+    return any(fnmatch.fnmatchcase(text, p) for p in pattern.split("|"))
+
+
 def _covers(entry, module, name):
-    return entry[0] == module and fnmatch.fnmatchcase(name, entry[1])
+    return _glob(module, entry[0]) and _glob(name, entry[1])
 
 
 def _judge(check, found, compared=None):

@@ -333,8 +333,9 @@ fn handle_int(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> 
 /// [`handle`] for anything but an exact int or an instance of the class: an object that stands
 /// for one (a stand-in class, NVIDIA's class of the same C type), an int subclass or `__index__`
 /// object (a numpy integer), or for an integer handle (`CUdevice`) what an integer parameter
-/// takes (floats truncated). A pointer handle takes no float, `__int__`-only object, enum member
-/// or bool: an address has no such form.
+/// takes (floats truncated). A pointer handle takes no float, enum member
+/// or bool: an address has no such form; an object with only `__int__` gives its int(), as
+/// cuda.bindings' conversion does.
 #[cold]
 fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
     if let Some(r) = h.stand_in(o, c) {
@@ -349,12 +350,24 @@ fn handle_other(h: &crate::handles::HandleType, o: &Bound<'_, PyAny>, c: &Ctx) -
             None => Err(c.type_error(o)),
         };
     }
-    if !h.pointer {
+    if !h.pointer || integer_only(o) {
         if let Some(i) = number_int(o, c)? {
             return handle_int(h, &i, c);
         }
     }
     Err(c.type_error(o))
+}
+
+/// Whether `o` converts to an integer only through `__int__` (its type has `nb_int` and no
+/// `nb_float`): an object that says which integer it is, as cuda.bindings' `int()` reads it. A
+/// float or numpy float (which have both) is not one: no float is a handle or an address.
+pub fn integer_only(o: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: attached; PyType_GetSlot reads slots of a live type (static types too, 3.10+).
+    let (int_slot, float_slot) = unsafe {
+        let t = ffi::Py_TYPE(o.as_ptr());
+        (ffi::PyType_GetSlot(t, ffi::Py_nb_int), ffi::PyType_GetSlot(t, ffi::Py_nb_float))
+    };
+    !int_slot.is_null() && float_slot.is_null() && !o.is_instance_of::<PyFloat>()
 }
 
 /// An enum member (`IntEnum`, `IntFlag`) or a bool: ints by type, never a handle or address.
@@ -407,7 +420,8 @@ pub fn buffer(o: &Bound<'_, PyAny>, writable: bool) -> Option<(usize, usize)> {
 }
 
 /// An address argument: int, None, a buffer-protocol object (bytes, bytearray, numpy array,
-/// ctypes object), an object with `getPtr()` (our handles and structs), or `__index__`.
+/// ctypes object), an object with `getPtr()` (our handles and structs), `__index__`, or only
+/// `__int__` ([`integer_only`]: its int(), as cuda.bindings reads it).
 pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     if o.is_instance_of::<PyInt>() {
         return int_either(o, c).map(|v| v as usize);
@@ -427,6 +441,10 @@ pub fn addr(o: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<usize> {
     }
     match index(o) {
         Some(i) => int(&i, 64, false, c).map(|v| v as usize),
+        None if integer_only(o) => match number_int(o, c)? {
+            Some(i) => int_either(&i, c).map(|v| v as usize),
+            None => Err(c.type_error(o)),
+        },
         None => Err(c.type_error(o)),
     }
 }
