@@ -97,15 +97,7 @@ unsafe extern "C" fn field_int(
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
-    unsafe {
-        with_args("_field_int", &["field", "value", "bits", "signed"], args, nargs, kwnames, |py, [f, v, b, s]| {
-            let (bits, signed) = width(b, s)?;
-            let name = text(f)?;
-            let c = field(&name, "int");
-            let raw = conv::int(v, bits, signed, &c)?;
-            Ok(conv::wide(raw, bits, signed).into_pyobject(py)?.into_any().unbind())
-        })
-    }
+    unsafe { scalar_field("_field_int", "int", conv::int, args, nargs, kwnames) }
 }
 
 /// `_field_enum(field, value, bits, signed) -> int`: an enum field's value, as an enum argument
@@ -116,12 +108,27 @@ unsafe extern "C" fn field_enum(
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
+    unsafe { scalar_field("_field_enum", "an enum member or int", conv::enum_value, args, nargs, kwnames) }
+}
+
+/// The body of `_field_int` / `_field_enum`: `(field, value, bits, signed)` converted by `convert`
+/// (the conversion of an argument of that C type), as the field's C value.
+///
+/// # Safety
+/// As [`entry::args`].
+unsafe fn scalar_field(
+    func: &str,
+    expected: &str,
+    convert: fn(&Bound<'_, PyAny>, u32, bool, &Ctx) -> PyResult<u64>,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     unsafe {
-        with_args("_field_enum", &["field", "value", "bits", "signed"], args, nargs, kwnames, |py, [f, v, b, s]| {
+        with_args(func, &["field", "value", "bits", "signed"], args, nargs, kwnames, |py, [f, v, b, s]| {
             let (bits, signed) = width(b, s)?;
             let name = text(f)?;
-            let c = field(&name, "an enum member or int");
-            let raw = conv::enum_value(v, bits, signed, &c)?;
+            let raw = convert(v, bits, signed, &field(&name, expected))?;
             Ok(conv::wide(raw, bits, signed).into_pyobject(py)?.into_any().unbind())
         })
     }
