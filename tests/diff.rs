@@ -19,7 +19,7 @@ fn api(minor: &str) -> Option<Api> {
         eprintln!("skipped: no {minor} headers at {} (run `cargo xtask fetch --cuda {minor}`)", dir.display());
         return None;
     }
-    let ann = Annotations::load_dir(&root().join("headers")).unwrap();
+    let ann = Annotations::load(cudagen_generator::ir::LibraryKind::all()).unwrap();
     Some(build_api(&HeaderSet { cuda_version: minor.into(), include_dir: dir }, &ann).unwrap())
 }
 

@@ -5,7 +5,7 @@
 //! annotation file) there. Review changes with `cargo insta review`.
 
 use cudagen_generator::annotations::Annotations;
-use cudagen_generator::ir::{Api, LibraryKind};
+use cudagen_generator::ir::Api;
 use cudagen_generator::{emit, parse, passes};
 use cudagen_tests::{fixture, fixture_name, root};
 use std::process::Command;
@@ -156,7 +156,7 @@ fn malformed_header_is_an_error_with_location() {
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("cuda.h");
     std::fs::write(&bad, "typedef enum { A = 0 } CUresult;\nCUresult cuBroken(int x, ;\n").unwrap();
-    let err = parse::parse_library(LibraryKind::Driver, &bad, None).expect_err("must fail");
+    let err = parse::parse_library(cudagen_tests::kind("driver"), &bad, None).expect_err("must fail");
     let loc = err.location.clone().expect("location");
     assert_eq!((loc.file.as_str(), loc.line), ("cuda.h", 2), "{err}");
 }
@@ -169,7 +169,7 @@ fn annotation_naming_nothing_is_an_error() {
         "[functions.cuMemGetInfo]\nnope = { role = \"out_value\" }\n",
     )
     .unwrap();
-    let all = Annotations { libraries: [(LibraryKind::Driver, ann)].into() };
+    let all = Annotations { libraries: [(cudagen_tests::kind("driver"), ann)].into() };
     let err = passes::run_all(&mut api, &all).expect_err("must fail");
     assert!(err.to_string().contains("cuda.toml:1"), "{err}");
     assert!(err.to_string().contains("nope"), "{err}");
@@ -194,7 +194,7 @@ fn a_record_declared_before_its_definition_gets_its_fields() {
          CUresult cuUse(Op *op);\nstruct Op_st { int a; long long b; };\n",
     )
     .unwrap();
-    let lib = parse::parse_library(LibraryKind::Driver, &h, None).unwrap();
+    let lib = parse::parse_library(cudagen_tests::kind("driver"), &h, None).unwrap();
     let r = lib.records.iter().find(|r| r.tag.as_deref() == Some("Op_st")).expect("record Op_st");
     let fields: Vec<(&str, u64)> = r.fields.iter().map(|f| (f.name.as_str(), f.offset_bits)).collect();
     assert_eq!((r.complete, r.size, fields), (true, 16, vec![("a", 0), ("b", 64)]));

@@ -16,23 +16,27 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ lives in the repository").to_path_buf()
 }
 
-/// Companions of fixtures, as `cudaGL.h`/`cudaVDPAU.h` are of `cuda.h`: fixture -> companion.
-const COMPANIONS: [(&str, parse::Companion); 1] = [(
-    "interop",
+/// Companions of fixtures, as `cudaGL.h`/`cudaVDPAU.h` are of `cuda.h`: fixture -> companion
+/// (header, typedefs header, the graphics headers it needs, guard).
+const COMPANIONS: [(&str, [&str; 5]); 1] =
+    [("interop", ["interop_gl.h", "interop_gl_typedefs.h", "GL/gl.h", "vdpau/vdpau.h", "CUDAGEN_INTEROP_GL_H_GUARD"])];
+
+fn companion([header, typedefs, needs @ .., guard]: &[&str; 5]) -> parse::Companion {
     parse::Companion {
-        header: "interop_gl.h",
-        typedefs: Some("interop_gl_typedefs.h"),
-        needs: &["GL/gl.h", "vdpau/vdpau.h"],
-        guard: "CUDAGEN_INTEROP_GL_H_GUARD",
-    },
-)];
+        header: header.to_string(),
+        typedefs: Some(typedefs.to_string()),
+        needs: needs.iter().map(|n| n.to_string()).collect(),
+        guard: guard.to_string(),
+        wheel: None,
+    }
+}
 
 /// The fixture a header of `tests/fixtures` is, by name (`out_param.h` -> `out_param`); `None`
 /// for what joins another fixture: a `*_typedefs.h` or a companion.
 pub fn fixture_name(header: &Path) -> Option<String> {
     let file = header.file_name()?.to_str()?;
     let name = file.strip_suffix(".h")?;
-    let joins = name.ends_with("_typedefs") || COMPANIONS.iter().any(|(_, c)| c.header == file || c.typedefs == Some(file));
+    let joins = name.ends_with("_typedefs") || COMPANIONS.iter().any(|(_, c)| c[0] == file || c[1] == file);
     (!joins).then(|| name.to_string())
 }
 
@@ -40,8 +44,8 @@ pub fn fixture_name(header: &Path) -> Option<String> {
 /// first (the driver).
 pub fn fixture_kind(header: &Path) -> LibraryKind {
     let text = std::fs::read_to_string(header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
-    let profiles = &cudagen_generator::profile::PROFILES;
-    profiles.iter().find(|p| text.contains(p.status_enum)).unwrap_or(&profiles[0]).kind
+    let kinds: Vec<LibraryKind> = LibraryKind::all().collect();
+    *kinds.iter().find(|k| text.contains(&k.profile().status_enum)).unwrap_or(&kinds[0])
 }
 
 /// Parses `tests/fixtures/<name>.h` (with `<name>_typedefs.h` when present, and its companion)
@@ -51,7 +55,7 @@ pub fn fixture(name: &str) -> Api {
     let dir = root().join("tests/fixtures");
     let header = dir.join(format!("{name}.h"));
     let typedefs = dir.join(format!("{name}_typedefs.h"));
-    let companions: Vec<parse::Companion> = COMPANIONS.iter().filter(|(n, _)| *n == name).map(|(_, c)| *c).collect();
+    let companions: Vec<parse::Companion> = COMPANIONS.iter().filter(|(n, _)| *n == name).map(|(_, c)| companion(c)).collect();
     let kind = fixture_kind(&header);
     let lib = parse::parse_family(kind, &header, typedefs.exists().then_some(typedefs.as_path()), &companions)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -86,7 +90,7 @@ pub fn real_api_12_9() -> Option<Api> {
             eprintln!("skipped: no 12.9 headers at {} (run `cargo xtask regen --cuda 12.9`)", dir.display());
             return None;
         }
-        let ann = Annotations::load_dir(&root().join("headers")).unwrap();
+        let ann = Annotations::load(LibraryKind::all()).unwrap();
         let headers = cudagen_generator::HeaderSet { cuda_version: "12.9".into(), include_dir: dir };
         Some(cudagen_generator::build_api(&headers, &ann).unwrap())
     })
@@ -269,3 +273,8 @@ pub fn random_floats(n: usize, seed: u64) -> Vec<f32> {
 #[path = "jit.rs"]
 mod jit;
 pub use jit::{link_lto_cubin, nvvm_ptx, SCALE_KERNEL, SCALE_NVVM_IR};
+
+/// The library of id `id` in `libraries/`.
+pub fn kind(id: &str) -> LibraryKind {
+    cudagen_generator::profile::Registry::get(id).unwrap_or_else(|| panic!("no libraries/{id}"))
+}

@@ -1,4 +1,4 @@
-//! The templates and the header tables (`versions.toml`, annotations) compiled into the binary,
+//! The templates, the versions table and the library folders compiled into the binary,
 //! so that `cudagen` works outside this repository. They are written into the cache folder and
 //! read from there like the repository's own.
 
@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 static TEMPLATES: Dir = include_dir!("$CARGO_MANIFEST_DIR/data/templates");
 static HEADERS: Dir = include_dir!("$CARGO_MANIFEST_DIR/data/headers");
+static LIBRARIES: Dir = include_dir!("$CARGO_MANIFEST_DIR/data/libraries");
 
 /// The cache folder: `$CUDAGEN_CACHE`, else `$XDG_CACHE_HOME/cudagen`, else `~/.cache/cudagen`.
 pub fn cache_dir() -> Result<PathBuf> {
@@ -25,12 +26,12 @@ pub fn extract(cache: &Path) -> Result<Paths> {
     if data.exists() {
         std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
     }
-    let (templates, headers) = (data.join("templates"), data.join("headers"));
-    for (dir, tree) in [(&templates, &TEMPLATES), (&headers, &HEADERS)] {
+    let (templates, headers, libraries) = (data.join("templates"), data.join("headers"), data.join("libraries"));
+    for (dir, tree) in [(&templates, &TEMPLATES), (&headers, &HEADERS), (&libraries, &LIBRARIES)] {
         std::fs::create_dir_all(dir)?;
         tree.extract(dir).with_context(|| format!("writing {}", dir.display()))?;
     }
-    Ok(Paths { cache: cache.to_path_buf(), headers, templates })
+    Ok(Paths { cache: cache.to_path_buf(), headers, libraries, templates })
 }
 
 #[cfg(test)]
@@ -38,7 +39,8 @@ mod tests {
     #[test]
     fn the_binary_carries_the_tables_and_every_root_template() {
         assert!(super::HEADERS.get_file("versions.toml").is_some());
-        assert!(super::HEADERS.get_file("cuda.toml").is_some());
+        assert!(super::LIBRARIES.get_file("driver/library.toml").is_some());
+        assert!(super::LIBRARIES.get_file("driver/annotations.toml").is_some());
         for t in ["rust/lib.rs.tera", "python/lib.rs.tera", "c/lib.rs.tera", "rust/support/loader.rs"] {
             assert!(super::TEMPLATES.get_file(t).is_some(), "{t} not embedded");
         }

@@ -1,17 +1,16 @@
-//! Getting NVIDIA's headers (and libnvrtc) out of its pip wheels, into the git-ignored cache:
-//! `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (cuda.h, cudaTypedefs.h, nvrtc.h, the
-//! interop headers cudaGL.h/cudaEGL.h/cudaVDPAU.h with their `*Typedefs.h` and the runtime's
-//! cuda_gl_interop.h/cuda_egl_interop.h/cuda_vdpau_interop.h, cudaProfiler.h and
-//! cuda_profiler_api.h from the profiler wheel, the runtime API's `cuda_runtime_api.h`, `driver_types.h`, ..., nvJitLink.h
-//! and nvvm.h from their libraries' wheels), `.cache/nvrtc/<minor>/` (libnvrtc.so.*),
-//! `.cache/nvjitlink/<minor>/`, `.cache/nvvm/<minor>/`, `.cache/cudart/<minor>/` (the runtime wheel's
-//! `libcudart_static.a` in `lib/` and its `cuda_runtime_api.h` in `include/`). Each header's sha256 is checked against
-//! the table.
+//! Getting NVIDIA's headers (and the shared libraries the tests load) out of its pip wheels, into
+//! the git-ignored cache: `.cache/wheels/` (downloads), `.cache/headers/<minor>/` (every header
+//! the library folders' `fetch` tables and companions name: `wheels::plans`),
+//! `.cache/<id>/<minor>/` (a library's shared library, where its `fetch.libs` names one), and
+//! `.cache/<archive>/<minor>/` for a static archive a library links (the runtime wheel's
+//! `libcudart_static.a` in `lib/` and its version header in `include/`). Each header's sha256 is
+//! checked against the table.
 
-use crate::versions::{Entry, Table, HEADERS, LIBRARY_WHEELS, PROFILER_HEADERS, RUNTIME_API, RUNTIME_COMPANIONS};
+use crate::versions::{Entry, Table};
+use crate::wheels::{optional_headers, plans, required_headers, WheelPlan};
 use crate::{paths, run, HeaderSource};
 use anyhow::{bail, Context, Result};
-use cudagen_generator::ir::LibraryKind;
+use cudagen_generator::profile::LibraryKind;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -22,11 +21,13 @@ use std::process::Command;
 pub struct Fetched {
     pub version: String,
     pub include_dir: PathBuf,
-    /// `libnvrtc.so.<major>` from the NVRTC wheel (absent with `--cuda-home`).
-    pub nvrtc_lib: Option<PathBuf>,
-    /// `libcudart_static.a` from the runtime wheel, which wheels of the Python module link
-    /// (`$CUDAGEN_CUDART_STATIC`); absent with `--cuda-home` and from wheels without it.
-    pub cudart_static: Option<PathBuf>,
+    /// Each fetched shared library (the first of its `fetch.libs`), by library id (absent with
+    /// `--cuda-home`).
+    pub libs: BTreeMap<String, PathBuf>,
+    /// The static archive a library links (`libcudart_static.a` from the runtime wheel), which
+    /// wheels of the Python module link (`$CUDAGEN_CUDART_STATIC`); absent with `--cuda-home`
+    /// and from wheels without it.
+    pub static_archive: Option<PathBuf>,
     pub sha256: BTreeMap<String, String>,
 }
 
@@ -38,22 +39,24 @@ pub fn sha256_file(path: &Path) -> Result<String> {
 /// Resolves the source: a local toolkit, or the table's wheels.
 pub fn headers(source: &HeaderSource) -> Result<Fetched> {
     if let Some(home) = &source.cuda_home {
+        let kinds = crate::libraries()?;
         let include_dir = home.join("include");
         let mut sha256 = BTreeMap::new();
-        for h in HEADERS {
-            let p = include_dir.join(h);
+        for h in required_headers(&kinds) {
+            let p = include_dir.join(&h);
             if !p.exists() {
                 bail!("{} not found (--cuda-home must hold include/{h})", p.display());
             }
-            sha256.insert(h.to_string(), sha256_file(&p)?);
+            sha256.insert(h, sha256_file(&p)?);
         }
-        for h in companions() {
-            let p = include_dir.join(h);
+        for h in optional_headers(&kinds) {
+            let p = include_dir.join(&h);
             if p.exists() {
-                sha256.insert(h.to_string(), sha256_file(&p)?);
+                sha256.insert(h, sha256_file(&p)?);
             }
         }
-        return Ok(Fetched { version: source.cuda.clone(), include_dir, nvrtc_lib: None, cudart_static: None, sha256 });
+        let version = source.cuda.clone();
+        return Ok(Fetched { version, include_dir, libs: BTreeMap::new(), static_archive: None, sha256 });
     }
     let table = Table::load()?;
     fetch_entry(table.resolve(&source.cuda)?, true)
@@ -65,55 +68,46 @@ const STAMP: &str = "headers: cuda, runtime API, driver and runtime interop, lib
 
 /// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes.
 pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
+    let kinds = crate::libraries()?;
     let cache = paths().cache.clone();
     let include_dir = cache.join("headers").join(&entry.minor);
-    let nvrtc_dir = cache.join("nvrtc").join(&entry.minor);
+    let required = required_headers(&kinds);
+    let plans = plans(&kinds);
     // Written last, naming what was extracted: a folder extracted with an older list of headers
     // is extracted again.
     let stamp = include_dir.join(".complete");
     let complete =
-        HEADERS.iter().all(|h| include_dir.join(h).exists()) && std::fs::read_to_string(&stamp).is_ok_and(|s| s == STAMP);
+        required.iter().all(|h| include_dir.join(h).exists()) && std::fs::read_to_string(&stamp).is_ok_and(|s| s == STAMP);
     if !complete {
         std::fs::create_dir_all(&include_dir)?;
-        let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
-        let from_runtime = |name: &str| {
-            ["cuda.h", "cudaTypedefs.h"]
-                .iter()
-                .chain(&RUNTIME_COMPANIONS)
-                .chain(&RUNTIME_API)
-                .any(|h| name.ends_with(&format!("include/{h}")))
-        };
-        extract(&runtime, &include_dir, from_runtime)?;
-        let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
-        extract(&nvrtc, &include_dir, |name| name.ends_with("include/nvrtc.h"))?;
-        if let Some(profiler) = &entry.profiler {
-            let profiler = wheel(&cache.join("wheels"), profiler)?;
-            extract(&profiler, &include_dir, |name| PROFILER_HEADERS.iter().any(|h| name.ends_with(&format!("include/{h}"))))?;
+        for w in plans.iter().filter(|w| w.core) {
+            let Some(requirement) = entry.wheel(&w.key) else { continue };
+            extract_headers(&wheel(&cache.join("wheels"), requirement)?, &include_dir, w)?;
         }
         std::fs::write(&stamp, STAMP)?;
     }
-    if find_nvrtc(&nvrtc_dir).is_none() {
-        std::fs::create_dir_all(&nvrtc_dir)?;
-        let nvrtc = wheel(&cache.join("wheels"), &entry.nvrtc)?;
-        extract(&nvrtc, &nvrtc_dir, |name| name.contains("/lib/lib") && name.contains(".so"))?;
-    }
-    let cudart_static = cudart_static(&cache, entry)?;
-    for w in &LIBRARY_WHEELS {
-        let Some(requirement) = (w.wheel)(entry) else { continue };
-        let lib_dir = cache.join(w.cache).join(&entry.minor);
-        if include_dir.join(w.header).exists() && find_lib(&lib_dir, w.lib_prefix).is_some() {
-            continue;
+    let mut libs = BTreeMap::new();
+    for w in &plans {
+        let Some(requirement) = entry.wheel(&w.key) else { continue };
+        for (id, starts) in &w.libs {
+            let lib_dir = cache.join(id).join(&entry.minor);
+            let headers_there = w.core || w.headers.iter().all(|h| include_dir.join(h).exists());
+            if !headers_there || find_lib(&lib_dir, &starts[0]).is_none() {
+                std::fs::create_dir_all(&lib_dir)?;
+                let whl = wheel(&cache.join("wheels"), requirement)?;
+                if !w.core {
+                    extract_headers(&whl, &include_dir, w)?;
+                }
+                let wanted = |f: &str| starts.iter().any(|s| f.starts_with(s.as_str()));
+                extract(&whl, &lib_dir, |name| Path::new(name).file_name().and_then(|f| f.to_str()).is_some_and(wanted))?;
+            }
+            libs.extend(find_lib(&lib_dir, &starts[0]).map(|l| (id.clone(), l)));
         }
-        std::fs::create_dir_all(&lib_dir)?;
-        let whl = wheel(&cache.join("wheels"), requirement)?;
-        extract(&whl, &include_dir, |name| name.ends_with(&format!("include/{}", w.header)))?;
-        extract(&whl, &lib_dir, |name| {
-            Path::new(name).file_name().and_then(|f| f.to_str()).is_some_and(|f| f.starts_with(w.lib_prefix))
-        })?;
     }
+    let static_archive = static_archive(&cache, entry, &kinds)?;
     let mut sha256 = BTreeMap::new();
-    let present: Vec<&str> = companions().filter(|h| include_dir.join(h).exists()).collect();
-    for h in HEADERS.into_iter().chain(present) {
+    let present: Vec<String> = optional_headers(&kinds).into_iter().filter(|h| include_dir.join(h).exists()).collect();
+    for h in required.iter().chain(&present) {
         let got = sha256_file(&include_dir.join(h))?;
         if verify {
             match entry.sha256.get(h) {
@@ -132,39 +126,36 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         }
         sha256.insert(h.to_string(), got);
     }
-    Ok(Fetched { version: entry.minor.clone(), include_dir, nvrtc_lib: find_nvrtc(&nvrtc_dir), cudart_static, sha256 })
+    Ok(Fetched { version: entry.minor.clone(), include_dir, libs, static_archive, sha256 })
 }
 
-/// `.cache/cudart/<minor>/lib/libcudart_static.a`, with the header that gives its version
-/// (`cuda_runtime_api.h`) in `include/` beside it (the layout the crate's `build.rs` reads),
-/// extracted from the runtime wheel, as the runtime profile's `static_link` names them; `None`
-/// when the wheel has no static archive.
-fn cudart_static(cache: &Path, entry: &Entry) -> Result<Option<PathBuf>> {
-    let Some(link) = &LibraryKind::Runtime.profile().loader.static_link else { return Ok(None) };
-    let (file, header) = (link.file(), link.version_header);
-    let dir = cache.join("cudart").join(&entry.minor);
+/// Extracts the headers `w` names from its wheel `whl` into `include_dir`.
+fn extract_headers(whl: &Path, include_dir: &Path, w: &WheelPlan) -> Result<()> {
+    extract(whl, include_dir, |name| w.headers.iter().any(|h| name.ends_with(&format!("include/{h}"))))
+}
+
+/// `.cache/<archive>/<minor>/lib/<file>` (`.cache/cudart/12.9/lib/libcudart_static.a`), with the
+/// header that gives its version in `include/` beside it (the layout the crate's `build.rs`
+/// reads), extracted from the wheel of the library whose `loader.static_link` names it; `None`
+/// when no library links one or the wheel has no static archive.
+fn static_archive(cache: &Path, entry: &Entry, kinds: &[LibraryKind]) -> Result<Option<PathBuf>> {
+    let linked = kinds.iter().map(|k| k.profile()).find(|p| p.loader.static_link.is_some());
+    let Some((p, link)) = linked.and_then(|p| Some((p, p.loader.static_link.as_ref()?))) else { return Ok(None) };
+    let Some(requirement) = p.fetch.wheel.as_deref().and_then(|w| entry.wheel(w)) else { return Ok(None) };
+    let (file, header) = (link.file(), &link.version_header);
+    let dir = cache.join(link.archive.trim_end_matches("_static")).join(&entry.minor);
     let archive = dir.join("lib").join(&file);
     if archive.exists() && dir.join("include").join(header).exists() {
         return Ok(Some(archive));
     }
-    let runtime = wheel(&cache.join("wheels"), &entry.runtime)?;
+    let whl = wheel(&cache.join("wheels"), requirement)?;
     std::fs::create_dir_all(dir.join("lib"))?;
     std::fs::create_dir_all(dir.join("include"))?;
-    if !extract_any(&runtime, &dir.join("lib"), |name| name.ends_with(&format!("/lib/{file}")))? {
+    if !extract_any(&whl, &dir.join("lib"), |name| name.ends_with(&format!("/lib/{file}")))? {
         return Ok(None);
     }
-    extract(&runtime, &dir.join("include"), |name| name.ends_with(&format!("include/{header}")))?;
+    extract(&whl, &dir.join("include"), |name| name.ends_with(&format!("include/{header}")))?;
     Ok(Some(archive))
-}
-
-/// Headers read when present: the interop headers, cudaProfiler.h, the runtime API's, nvJitLink.h
-/// and nvvm.h.
-fn companions() -> impl Iterator<Item = &'static str> {
-    RUNTIME_COMPANIONS.into_iter().chain(PROFILER_HEADERS).chain(RUNTIME_API).chain(LIBRARY_WHEELS.iter().map(|w| w.header))
-}
-
-fn find_nvrtc(dir: &Path) -> Option<PathBuf> {
-    find_lib(dir, "libnvrtc.so.")
 }
 
 /// The first file (by name) in `dir` whose name starts with `prefix`.
@@ -242,11 +233,11 @@ fn extract_any(wheel: &Path, dest: &Path, wanted: impl Fn(&str) -> bool) -> Resu
 pub fn print(source: &HeaderSource) -> Result<()> {
     let f = headers(source)?;
     println!("headers: {}", f.include_dir.display());
-    if let Some(n) = f.nvrtc_lib {
-        println!("nvrtc:   {}", n.display());
+    for (id, lib) in &f.libs {
+        println!("{id}: {}", lib.display());
     }
-    if let Some(a) = f.cudart_static {
-        println!("cudart (static): {}", a.display());
+    if let Some(a) = f.static_archive {
+        println!("static archive: {}", a.display());
     }
     Ok(())
 }

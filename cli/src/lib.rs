@@ -1,6 +1,6 @@
 //! The `cudagen` command's library, shared with the repository's `cargo xtask`: fetching NVIDIA's
 //! headers (`fetch`, `versions`), provisioning libclang (`libclang`), building the IR and writing
-//! or checking a generated tree (`output`). Where the header cache, the annotation files and the
+//! or checking a generated tree (`output`). Where the header cache, the library folders and the
 //! templates live is set once per process ([`set_paths`]); the `cudagen` binary points them at
 //! its embedded copies, `cargo xtask` at the repository.
 
@@ -10,10 +10,12 @@ pub mod libclang;
 pub mod output;
 pub mod run;
 pub mod versions;
+pub mod wheels;
 
 use anyhow::{anyhow, bail, Context, Result};
 use cudagen_generator::annotations::Annotations;
 use cudagen_generator::emit::Rustfmt;
+use cudagen_generator::profile::{LibraryKind, Registry};
 use cudagen_generator::{build_api_until, emit, ir::Api, render::Output, HeaderSet};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -23,8 +25,10 @@ use std::sync::OnceLock;
 pub struct Paths {
     /// Downloads and extracted headers (`wheels/`, `headers/<minor>/`, `nvrtc/`, `libclang/`).
     pub cache: PathBuf,
-    /// `versions.toml` and the annotation files (`cuda.toml`, `nvrtc.toml`, ...).
+    /// `versions.toml`.
     pub headers: PathBuf,
+    /// The library folders (`driver/library.toml`, `driver/annotations.toml`, ...).
+    pub libraries: PathBuf,
     /// The `templates/` tree.
     pub templates: PathBuf,
 }
@@ -34,7 +38,11 @@ static PATHS: OnceLock<Paths> = OnceLock::new();
 /// Sets the paths for this process (the first call wins); an error if already set differently.
 pub fn set_paths(paths: Paths) -> Result<()> {
     let set = PATHS.get_or_init(|| paths.clone());
-    if set.cache != paths.cache || set.headers != paths.headers || set.templates != paths.templates {
+    if set.cache != paths.cache
+        || set.headers != paths.headers
+        || set.libraries != paths.libraries
+        || set.templates != paths.templates
+    {
         bail!("paths already set to {set:?}");
     }
     Ok(())
@@ -44,7 +52,12 @@ pub fn set_paths(paths: Paths) -> Result<()> {
 pub fn paths() -> &'static Paths {
     PATHS.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        Paths { cache: dir.join("../.cache"), headers: dir.join("data/headers"), templates: dir.join("data/templates") }
+        Paths {
+            cache: dir.join("../.cache"),
+            headers: dir.join("data/headers"),
+            libraries: dir.join("data/libraries"),
+            templates: dir.join("data/templates"),
+        }
     })
 }
 
@@ -71,9 +84,14 @@ impl HeaderSource {
 pub fn build_until(source: &HeaderSource, last: Option<&str>) -> Result<Api> {
     libclang::ensure()?;
     let fetched = fetch::headers(source)?;
-    let annotations = Annotations::load_dir(&paths().headers).map_err(|e| anyhow!("{e}"))?;
+    let annotations = Annotations::load(libraries()?).map_err(|e| anyhow!("{e}"))?;
     let headers = HeaderSet { cuda_version: fetched.version, include_dir: fetched.include_dir };
     build_api_until(&headers, &annotations, last).map_err(|e| anyhow!("{e}"))
+}
+
+/// The libraries of the library folders ([`Paths::libraries`]), loaded once.
+pub fn libraries() -> Result<Vec<LibraryKind>> {
+    Registry::load_root(&paths().libraries).map_err(|e| anyhow!("{e}"))
 }
 
 /// Fails (naming `rustup component add rustfmt`) when the rustfmt that formats the generated Rust

@@ -68,7 +68,7 @@ fn run(command: Command) -> Result<()> {
         Command::Fetch { source } => fetch::print(&source),
         Command::Versions => {
             for e in Table::load()?.cuda {
-                println!("{:<5} {} {}", e.minor, e.runtime, e.nvrtc);
+                println!("{:<5} {}", e.minor, e.wheels.values().cloned().collect::<Vec<_>>().join(" "));
             }
             Ok(())
         }

@@ -6,58 +6,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// The headers the generator needs.
-pub const HEADERS: [&str; 3] = ["cuda.h", "cudaTypedefs.h", "nvrtc.h"];
-
-/// The headers in the runtime wheel that join a main header, read when present: the driver's
-/// interop headers (with their `*Typedefs.h`), the runtime API's, and `library_types.h` (the
-/// runtime's `cudaDataType`, `libraryPropertyType`; `cuda_runtime.h` includes it).
-pub const RUNTIME_COMPANIONS: [&str; 11] = [
-    "cudaGL.h",
-    "cudaGLTypedefs.h",
-    "cudaEGL.h",
-    "cudaEGLTypedefs.h",
-    "cudaVDPAU.h",
-    "cudaVDPAUTypedefs.h",
-    "cudaProfilerTypedefs.h",
-    "cuda_gl_interop.h",
-    "cuda_egl_interop.h",
-    "cuda_vdpau_interop.h",
-    "library_types.h",
-];
-
-/// The runtime API's headers in the runtime wheel (`cuda_runtime_api.h` and what it includes),
-/// read when present.
-pub const RUNTIME_API: [&str; 8] = [
-    "cuda_runtime_api.h",
-    "builtin_types.h",
-    "driver_types.h",
-    "vector_types.h",
-    "surface_types.h",
-    "texture_types.h",
-    "device_types.h",
-    "cuda_device_runtime_api.h",
-];
-
-/// The headers of the profiler wheel (`Entry::profiler`): the driver's and the runtime's.
-pub const PROFILER_HEADERS: [&str; 2] = ["cudaProfiler.h", "cuda_profiler_api.h"];
-
-/// Libraries of their own wheels, read when the release's entry names the wheel: the header, and
-/// the library's file name start (the libraries go to `.cache/<cache>/<minor>/` for the tests).
-pub struct LibraryWheel {
-    pub header: &'static str,
-    pub lib_prefix: &'static str,
-    pub cache: &'static str,
-    pub wheel: fn(&Entry) -> Option<&String>,
-}
-
-/// nvJitLink (`nvidia-nvjitlink[-cu12]`, from 12.0) and NVVM (12.x: inside `nvidia-cuda-nvcc-cu12`,
-/// 13.x: `nvidia-nvvm`).
-pub const LIBRARY_WHEELS: [LibraryWheel; 2] = [
-    LibraryWheel { header: "nvJitLink.h", lib_prefix: "libnvJitLink.so", cache: "nvjitlink", wheel: |e| e.nvjitlink.as_ref() },
-    LibraryWheel { header: "nvvm.h", lib_prefix: "libnvvm.so", cache: "nvvm", wheel: |e| e.nvvm.as_ref() },
-];
-
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct Table {
     pub cuda: Vec<Entry>,
@@ -66,31 +14,23 @@ pub struct Table {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 pub struct Entry {
     pub minor: String,
-    /// pip requirement of the wheel holding cuda.h and cudaTypedefs.h (`name==version`).
-    pub runtime: String,
-    /// pip requirement of the wheel holding nvrtc.h and libnvrtc.
-    pub nvrtc: String,
-    /// pip requirement of the wheel holding cudaProfiler.h (without it, no profiler functions).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profiler: Option<String>,
-    /// pip requirement of the wheel holding nvJitLink.h and libnvJitLink.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nvjitlink: Option<String>,
-    /// pip requirement of the wheel holding nvvm.h and libnvvm.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nvvm: Option<String>,
+    /// pip requirement (`name==version`) of each wheel the libraries' `fetch` tables name, by
+    /// key (a library's id, or `profiler` for the wheel its companions share). A library whose
+    /// wheel a release lacks is not fetched for it.
+    pub wheels: BTreeMap<String, String>,
     /// Header file name -> sha256.
     #[serde(default)]
     pub sha256: BTreeMap<String, String>,
 }
 
 impl Entry {
-    /// Full runtime version (`12.9.79`).
-    pub fn runtime_version(&self) -> &str {
-        self.runtime.split("==").nth(1).unwrap_or("")
+    /// The requirement of the wheel `key`, if the release has it.
+    pub fn wheel(&self, key: &str) -> Option<&str> {
+        self.wheels.get(key).map(String::as_str)
     }
-    pub fn nvrtc_version(&self) -> &str {
-        self.nvrtc.split("==").nth(1).unwrap_or("")
+    /// The version of each wheel (`12.9.79`).
+    fn versions(&self) -> impl Iterator<Item = &str> {
+        self.wheels.values().map(|w| w.split("==").nth(1).unwrap_or(""))
     }
 }
 
@@ -105,12 +45,12 @@ impl Table {
         Ok(toml::from_str(text)?)
     }
 
-    /// Resolves `12.9` (a minor) or `12.9.79` (a full runtime or NVRTC version).
+    /// Resolves `12.9` (a minor) or `12.9.79` (the full version of one of its wheels).
     pub fn resolve(&self, version: &str) -> Result<&Entry> {
         if let Some(e) = self.cuda.iter().find(|e| e.minor == version) {
             return Ok(e);
         }
-        if let Some(e) = self.cuda.iter().find(|e| e.runtime_version() == version || e.nvrtc_version() == version) {
+        if let Some(e) = self.cuda.iter().find(|e| e.versions().any(|v| v == version)) {
             return Ok(e);
         }
         let minor: String = version.split('.').take(2).collect::<Vec<_>>().join(".");
@@ -125,16 +65,14 @@ impl Table {
     pub fn render(&self) -> String {
         let mut s = String::from(
             "# CUDA version -> NVIDIA pip wheels holding its headers, and the sha256 of each header.\n\
-             # `cargo xtask regen --cuda 12.9` resolves a minor here (a full runtime version also works).\n\
+             # `cargo xtask regen --cuda 12.9` resolves a minor here (a full version of one of its wheels also works).\n\
              # Refresh hashes after editing wheel versions: `cargo xtask versions --update`.\n\
              # CUDA 12.7 was never released.\n",
         );
         for e in &self.cuda {
-            let _ = write!(s, "\n[[cuda]]\nminor = \"{}\"\nruntime = \"{}\"\nnvrtc = \"{}\"\n", e.minor, e.runtime, e.nvrtc);
-            for (key, value) in [("profiler", &e.profiler), ("nvjitlink", &e.nvjitlink), ("nvvm", &e.nvvm)] {
-                if let Some(v) = value {
-                    let _ = writeln!(s, "{key} = \"{v}\"");
-                }
+            let _ = write!(s, "\n[[cuda]]\nminor = \"{}\"\n[cuda.wheels]\n", e.minor);
+            for (key, value) in &e.wheels {
+                let _ = writeln!(s, "{key} = \"{value}\"");
             }
             if !e.sha256.is_empty() {
                 s.push_str("[cuda.sha256]\n");
@@ -160,7 +98,7 @@ pub fn command(update: bool) -> Result<()> {
         println!("headers/versions.toml updated");
     } else {
         for e in &table.cuda {
-            println!("{:5} {} {}", e.minor, e.runtime, e.nvrtc);
+            println!("{:5} {}", e.minor, e.wheels.values().cloned().collect::<Vec<_>>().join(" "));
         }
     }
     Ok(())
@@ -170,7 +108,7 @@ pub fn command(update: bool) -> Result<()> {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "[[cuda]]\nminor = \"12.9\"\nruntime = \"nvidia-cuda-runtime-cu12==12.9.79\"\nnvrtc = \"nvidia-cuda-nvrtc-cu12==12.9.86\"\nprofiler = \"nvidia-cuda-profiler-api-cu12==12.9.79\"\n[cuda.sha256]\n\"cuda.h\" = \"ab\"\n";
+    const SAMPLE: &str = "[[cuda]]\nminor = \"12.9\"\n[cuda.wheels]\nruntime = \"nvidia-cuda-runtime-cu12==12.9.79\"\nnvrtc = \"nvidia-cuda-nvrtc-cu12==12.9.86\"\nprofiler = \"nvidia-cuda-profiler-api-cu12==12.9.79\"\n[cuda.sha256]\n\"cuda.h\" = \"ab\"\n";
 
     #[test]
     fn resolves_minor_and_full_versions() {
@@ -203,11 +141,14 @@ mod tests {
         ];
         for m in minors {
             let e = t.resolve(m).unwrap();
-            assert!(HEADERS.iter().all(|h| e.sha256.contains_key(*h)), "{m} lacks header hashes");
+            let required = crate::wheels::required_headers(&crate::libraries().unwrap());
+            assert!(required.iter().all(|h| e.sha256.contains_key(h)), "{m} lacks header hashes");
             // 13.x wheels dropped the `-cu12` suffix.
             let suffix = if m.starts_with("12.") { "-cu12==" } else { "==" };
-            assert!(e.runtime.starts_with(&format!("nvidia-cuda-runtime{suffix}{m}.")), "{m}: {}", e.runtime);
-            assert!(e.nvrtc.starts_with(&format!("nvidia-cuda-nvrtc{suffix}{m}.")), "{m}: {}", e.nvrtc);
+            for (key, wheel) in [("runtime", "nvidia-cuda-runtime"), ("nvrtc", "nvidia-cuda-nvrtc")] {
+                let w = e.wheel(key).unwrap_or_default();
+                assert!(w.starts_with(&format!("{wheel}{suffix}{m}.")), "{m}: {w}");
+            }
         }
         let listed: Vec<&str> = t.cuda.iter().map(|e| e.minor.as_str()).collect();
         assert!(listed.starts_with(&minors), "oldest first, no gaps: {listed:?}");

@@ -1,4 +1,4 @@
-//! Per-library annotation files (`headers/cuda.toml`, `headers/nvrtc.toml`).
+//! Per-library annotation files (`libraries/driver/annotations.toml`, ...).
 //!
 //! Annotations are keyed by function and parameter NAME, never by position. They override the
 //! header's doc comments and the type heuristics. An annotation that names nothing in the header
@@ -29,11 +29,12 @@ pub struct Annotations {
 }
 
 impl Annotations {
-    /// Loads each library's annotation file (`cuda.toml`, `nvrtc.toml`, each optional) from `dir`.
-    pub fn load_dir(dir: &Path) -> Result<Self> {
+    /// Loads the annotation file of each library of `kinds` (its folder's `annotations.toml`,
+    /// optional).
+    pub fn load(kinds: impl IntoIterator<Item = LibraryKind>) -> Result<Self> {
         let mut libraries = BTreeMap::new();
-        for p in &crate::profile::PROFILES {
-            libraries.insert(p.kind, LibraryAnnotations::load_optional(&dir.join(p.annotations))?);
+        for k in kinds {
+            libraries.insert(k, LibraryAnnotations::load_optional(&k.profile().annotations_file())?);
         }
         Ok(Annotations { libraries })
     }
@@ -366,7 +367,7 @@ mod tests {
     /// A library declaring the functions `names` (`f(x)` gives `f` a parameter `x`).
     fn lib(names: &[&str]) -> Library {
         use crate::ir::*;
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         for n in names {
             let (name, param) = n.split_once('(').map_or((*n, None), |(a, b)| (a, Some(b.trim_end_matches(')'))));
             let params = param.into_iter().map(|p| crate::passes::build::param(p, Type::prim(Prim::Int), Role::Value)).collect();

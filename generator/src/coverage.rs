@@ -59,7 +59,7 @@ impl Coverage {
     /// [`Self::check_output`] with the Rust modules under `rust_src` (`rust/src/cuda13/`).
     pub fn check_output_in(&mut self, api: &Api, files: &BTreeMap<String, String>, rust_src: &str) {
         for lib in &api.libraries {
-            let m = lib.profile().module;
+            let m = &lib.profile().module;
             let Some(lc) = self.libraries.get_mut(&lib.kind) else { continue };
             for (surface, sc) in lc.surfaces.iter_mut() {
                 let text = |path: String| files.get(&path).map(String::as_str).unwrap_or("");
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn a_function_missing_from_the_output_is_not_counted_as_emitted() {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.functions = vec![
             build::function("cuA", vec![]),
             build::function("cuB", vec![build::param("x", crate::ir::Type::named("int"), Role::Value)]),
@@ -156,8 +156,8 @@ mod tests {
         let mut cov = Coverage::default();
         cov.add_library(&api.libraries[0]);
         for surface in ["rust", "python", "c"] {
-            cov.emitted(LibraryKind::Driver, surface, "cuA");
-            cov.emitted(LibraryKind::Driver, surface, "cuB");
+            cov.emitted(crate::profile::kind("driver"), surface, "cuA");
+            cov.emitted(crate::profile::kind("driver"), surface, "cuB");
         }
         let files: BTreeMap<String, String> = [
             ("rust/src/driver/mod.rs", "#[doc(alias = \"cuA\")]\n#[doc(alias = \"cuB\")]"),
@@ -168,7 +168,7 @@ mod tests {
         .map(|(p, t)| (p.to_string(), t.to_string()))
         .collect();
         cov.check_output(&api, &files);
-        let l = &cov.libraries[&LibraryKind::Driver];
+        let l = &cov.libraries[&crate::profile::kind("driver")];
         assert!(l.surfaces["rust"].skipped.is_empty() && l.surfaces["c"].skipped.is_empty());
         assert_eq!(l.surfaces["python"].skipped.keys().collect::<Vec<_>>(), ["cuB"]);
         assert_eq!(cov.problems(), 1);

@@ -442,7 +442,7 @@ mod tests {
     }
 
     fn api(version: &str, functions: Vec<Function>, records: Vec<Record>, macros: Vec<MacroConst>) -> Api {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.functions = functions;
         lib.records = records;
         lib.macros = macros;

@@ -48,18 +48,15 @@ pub fn build_api(headers: &HeaderSet, annotations: &annotations::Annotations) ->
     build_api_until(headers, annotations, None)
 }
 
-/// The finished IR of the one library `profile` describes, from its headers in `include_dir` and
-/// its `annotations`: a library outside [`profile::PROFILES`] (one being added, or a test's toy)
-/// goes through the same parse, passes and renderers as the others.
-pub fn build_library(
-    profile: &'static profile::LibraryProfile,
-    include_dir: &std::path::Path,
-    annotations: annotations::LibraryAnnotations,
-) -> Result<ir::Api> {
+/// The finished IR of the one library `kind`, from its headers in `include_dir` and its folder's
+/// annotations: a library of any root ([`profile::Registry::load_root`]: one being added, or a
+/// test's toy) goes through the same parse, passes and renderers as the others.
+pub fn build_library(kind: ir::LibraryKind, include_dir: &std::path::Path) -> Result<ir::Api> {
+    let profile = kind.profile();
     let lib = parse::parse_profile(profile, include_dir)?
         .ok_or_else(|| Error::new(format!("{}: no {}", include_dir.display(), profile.header)))?;
     let mut api = ir::Api { cuda_version: String::new(), libraries: vec![lib] };
-    let annotations = annotations::Annotations { libraries: [(profile.kind, annotations)].into() };
+    let annotations = annotations::Annotations::load([kind])?;
     passes::run_all(&mut api, &annotations)?;
     Ok(api)
 }

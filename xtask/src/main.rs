@@ -102,8 +102,12 @@ pub fn root() -> PathBuf {
 
 fn main() {
     let cli = Cli::parse();
-    let paths =
-        cudagen_cli::Paths { cache: root().join(".cache"), headers: root().join("headers"), templates: root().join("templates") };
+    let paths = cudagen_cli::Paths {
+        cache: root().join(".cache"),
+        headers: root().join("headers"),
+        libraries: root().join("libraries"),
+        templates: root().join("templates"),
+    };
     cudagen_cli::set_paths(paths).expect("the first thing main does");
     let result: Result<()> = match cli.command {
         Command::Regen { source, out, check } => regen::regen(&source, out, check),

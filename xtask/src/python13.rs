@@ -108,7 +108,8 @@ fn venv(root: &Path) -> Result<std::path::PathBuf> {
     if !py.exists() {
         run::status(Command::new(run::python()).args(["-m", "venv"]).arg(&venv))?;
     }
-    let nvrtc = fetch::cached_wheel(&Table::load()?.resolve(CUDA)?.nvrtc)?;
+    let table = Table::load()?;
+    let nvrtc = fetch::cached_wheel(table.resolve(CUDA)?.wheel("nvrtc").context("no nvrtc wheel")?)?;
     run::status(Command::new(&py).args(["-m", "pip", "install", "--quiet"]).args(TOOLS).args(ORACLE).arg(&nvrtc))?;
     Ok(py)
 }

@@ -8,38 +8,42 @@ use std::time::Instant;
 
 /// The NVRTC wheel the Python tests install (the same one the headers come from).
 fn nvrtc_requirement() -> Result<String> {
-    Ok(crate::versions::Table::load()?.resolve("12.9")?.nvrtc.clone())
+    let table = crate::versions::Table::load()?;
+    Ok(table.resolve("12.9")?.wheel("nvrtc").context("12.9 names no nvrtc wheel")?.to_string())
 }
 
-/// The 12.9 nvJitLink and NVVM wheels (cached files), which the Python tests install so that both
-/// cudagen and cuda.bindings find the libraries in the virtualenv.
+/// The 12.9 wheels of the libraries with a wheel of their own (nvJitLink, NVVM: cached files),
+/// which the Python tests install so that both cudagen and cuda.bindings find the libraries in
+/// the virtualenv.
 fn library_wheels() -> Result<Vec<PathBuf>> {
     let table = crate::versions::Table::load()?;
     let entry = table.resolve("12.9")?;
-    crate::versions::LIBRARY_WHEELS.iter().filter_map(|w| (w.wheel)(entry)).map(|r| fetch::cached_wheel(r)).collect()
+    let plans = cudagen_cli::wheels::plans(&cudagen_cli::libraries()?);
+    let own = plans.iter().filter(|w| !w.core && !w.libs.is_empty());
+    own.filter_map(|w| entry.wheel(&w.key)).map(fetch::cached_wheel).collect()
 }
 
-/// `(override variable, library file)` of nvJitLink and NVVM of release `minor` in `.cache/`, for
-/// the Rust tests (each library's loader override, from its profile).
-fn library_overrides(minor: &str) -> Vec<(&'static str, PathBuf)> {
+/// `(override variable, library file)` of each fetched shared library of release `minor` in
+/// `.cache/`, for the Rust tests (each library's loader override, from its profile).
+fn library_overrides(minor: &str) -> Result<Vec<(&'static str, PathBuf)>> {
     let cache = root().join(".cache");
-    crate::versions::LIBRARY_WHEELS
-        .iter()
-        .filter_map(|w| {
-            let profile = cudagen_generator::profile::PROFILES.iter().find(|p| p.header == w.header)?;
-            Some((profile.loader.override_var, fetch::find_lib(&cache.join(w.cache).join(minor), w.lib_prefix)?))
-        })
-        .collect()
+    let profiles = cudagen_cli::libraries()?.into_iter().map(|k| k.profile());
+    let found = profiles.filter_map(|p| {
+        let lib = fetch::find_lib(&cache.join(&p.id).join(minor), p.fetch.libs.first()?)?;
+        Some((p.loader.override_var.as_str(), lib))
+    });
+    Ok(found.collect())
 }
 
 /// `libcudart_static.a` of release `cuda` in `.cache/` (fetched if needed), which wheels link
 /// (`static-cudart`, on in `pyproject.toml`): the value of the `build.rs` variable naming it.
 pub fn cudart_static(cuda: &str) -> Result<(&'static str, PathBuf)> {
-    let link = cudagen_generator::ir::LibraryKind::Runtime.profile().loader.static_link.as_ref();
-    let link = link.context("the runtime profile names no static archive")?;
+    let kinds = cudagen_cli::libraries()?;
+    let link = kinds.iter().find_map(|k| k.profile().loader.static_link.as_ref());
+    let link = link.context("no library profile names a static archive")?;
     let fetched = fetch::headers(&HeaderSource { cuda: cuda.into(), cuda_home: None })?;
-    let archive = fetched.cudart_static.with_context(|| format!("the CUDA {cuda} runtime wheel holds no {}", link.file()))?;
-    Ok((link.path_var, archive))
+    let archive = fetched.static_archive.with_context(|| format!("the CUDA {cuda} wheels hold no {}", link.file()))?;
+    Ok((&link.path_var, archive))
 }
 
 fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
@@ -59,7 +63,7 @@ pub fn run_all() -> Result<()> {
         libclang::ensure()?;
         let f = fetch::headers(&source)?;
         headers_dir = f.include_dir;
-        nvrtc_lib = f.nvrtc_lib;
+        nvrtc_lib = f.libs.get("nvrtc").cloned();
         // The diff snapshot (tests/diff.rs) compares 12.9 with 13.0; tests/c/run.sh builds a
         // program against 12.4's nvJitLink.h.
         for cuda in ["13.0", "12.4"] {
@@ -72,12 +76,13 @@ pub fn run_all() -> Result<()> {
     step("cargo fmt --check (hand-written and generated crates, support files) and clippy -D warnings (hand-written)", || {
         lint(&root)
     })?;
+    let overrides = library_overrides("12.9")?;
     let env = |cmd: &mut Command| {
         cmd.current_dir(&root)
             .env("CUDAGEN_HEADERS_DIR", &headers_dir)
             .env("CUDAGEN_HEADERS_CACHE", headers_dir.parent().unwrap_or(&headers_dir))
             .env("CUDAGEN_NVRTC_PATH", &nvrtc_lib)
-            .envs(library_overrides("12.9"))
+            .envs(overrides.clone())
             .env("CI", std::env::var("CI").unwrap_or_else(|_| "true".into()));
     };
     step("cargo test --workspace", || {
@@ -159,7 +164,7 @@ fn python(root: &Path, env: &dyn Fn(&mut Command)) -> Result<()> {
     // The Python surface finds libnvrtc, libnvJitLink and libnvvm in the virtualenv's NVIDIA wheels
     // by itself.
     pytest.env_remove("CUDAGEN_NVRTC_PATH");
-    for (var, _) in library_overrides("12.9") {
+    for (var, _) in library_overrides("12.9")? {
         pytest.env_remove(var);
     }
     run::status(&mut pytest)?;

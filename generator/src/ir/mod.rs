@@ -41,22 +41,7 @@ impl Api {
     }
 }
 
-/// Which NVIDIA library a header describes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-/// A library cudagen binds; its facts are its `profile::LibraryProfile` (`kind.profile()`).
-pub enum LibraryKind {
-    /// `cuda.h` (+ `cudaTypedefs.h` for ABI versions), module `driver`.
-    Driver,
-    /// `nvrtc.h`, module `nvrtc`.
-    Nvrtc,
-    /// `nvJitLink.h`, module `nvjitlink`.
-    NvJitLink,
-    /// `nvvm.h`, module `nvvm`.
-    Nvvm,
-    /// `cuda_runtime_api.h` (+ `driver_types.h`, `vector_types.h`, ...), module `runtime`.
-    Runtime,
-}
+pub use crate::profile::LibraryKind;
 
 /// One parsed header family.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,22 +81,9 @@ pub struct Library {
     /// What the tracer names, numbers and reads beyond printing values (`passes::trace`).
     #[serde(default, skip_serializing_if = "TraceFacts::is_empty")]
     pub trace: TraceFacts,
-    /// The profile it was parsed with, when given (`parse::parse_profile`); else its kind's.
-    #[serde(skip)]
-    pub profile: Option<ProfileRef>,
     /// Handle typedefs that are another library's handle type (`passes::shared`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared_handles: Vec<SharedHandle>,
-}
-
-/// A library's profile, equal by identity (profiles are `'static` tables).
-#[derive(Clone, Copy, Debug)]
-pub struct ProfileRef(pub &'static crate::profile::LibraryProfile);
-
-impl PartialEq for ProfileRef {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::eq(self.0, other.0)
-    }
 }
 
 /// A handle typedef of this library whose pointee another library's handle typedef names too
@@ -231,14 +203,12 @@ impl Library {
             resources: Vec::new(),
             excused: Vec::new(),
             trace: TraceFacts::default(),
-            profile: None,
             shared_handles: Vec::new(),
         }
     }
-    /// Every fact of the library that is not in its headers: the profile it was parsed with,
-    /// else its kind's.
+    /// Every fact of the library that is not in its headers: its folder's profile.
     pub fn profile(&self) -> &'static crate::profile::LibraryProfile {
-        self.profile.map_or_else(|| self.kind.profile(), |p| p.0)
+        self.kind.profile()
     }
     /// The other library's handle typedef `name` is (see [`SharedHandle`]).
     pub fn shared_handle(&self, name: &str) -> Option<&SharedHandle> {
@@ -980,7 +950,7 @@ impl Role {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecidedBy {
-    /// `headers/*.toml`.
+    /// `libraries/*/annotations.toml`.
     Annotation,
     /// The header's doc comment (`\param x - Returned ...`, `\param [out] x`).
     Doc,

@@ -445,7 +445,7 @@ mod tests {
                 text: t.to_string(),
             })
             .collect();
-        Eval { library: &Library::new(LibraryKind::Driver) }.int(&toks)
+        Eval { library: &Library::new(crate::profile::kind("driver")) }.int(&toks)
     }
 
     #[test]
@@ -453,7 +453,7 @@ mod tests {
         let text = "#define A 1\n#undef A\n  #  undef B // x\n#undefine C\n#undef A\n#if 0\n#undef D\n#endif\n";
         let u = undefs(text, &[(6, 8)]);
         assert_eq!(u.into_iter().collect::<Vec<_>>(), [("A".to_string(), 5), ("B".to_string(), 3)]);
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         for (name, file, line) in [("A", "cuda.h", 1), ("A", "cuda.h", 6), ("B", "other.h", 1), ("D", "cuda.h", 1)] {
             let location = Location { file: file.into(), line };
             lib.macros.push(MacroConst {

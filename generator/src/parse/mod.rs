@@ -12,8 +12,8 @@ mod versions;
 
 use crate::clang::TranslationUnit;
 use crate::diag::{Error, Result};
-use crate::ir::{Api, HeaderInfo, Library, LibraryKind, ProfileRef};
-use crate::profile::{LibraryProfile, PROFILES};
+use crate::ir::{Api, HeaderInfo, Library, LibraryKind};
+use crate::profile::LibraryProfile;
 use crate::HeaderSet;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -26,11 +26,12 @@ pub use crate::profile::Companion;
 pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
     let dir = &headers.include_dir;
     let mut api = Api { cuda_version: headers.cuda_version.clone(), libraries: Vec::new() };
-    for p in &PROFILES {
-        api.libraries.extend(parse_profile(p, dir)?);
+    let kinds = LibraryKind::all().collect::<Vec<_>>();
+    for k in &kinds {
+        api.libraries.extend(parse_profile(k.profile(), dir)?);
     }
     if api.libraries.is_empty() {
-        let names: Vec<&str> = PROFILES.iter().map(|p| p.header).collect();
+        let names: Vec<&str> = kinds.iter().map(|k| k.profile().header.as_str()).collect();
         return Err(Error::new(format!("{}: none of {} is there", dir.display(), names.join(", "))));
     }
     Ok(api)
@@ -39,12 +40,12 @@ pub fn parse_headers(headers: &HeaderSet) -> Result<Api> {
 /// Parses the library `profile` describes from the headers in `dir` (its main header, with its
 /// typedefs header and companions where present); `None` when its main header is not there.
 pub fn parse_profile(profile: &'static LibraryProfile, dir: &Path) -> Result<Option<Library>> {
-    let header = dir.join(profile.header);
+    let header = dir.join(&profile.header);
     if !header.exists() {
         return Ok(None);
     }
-    let typedefs = profile.typedefs.map(|t| dir.join(t)).filter(|t| t.exists());
-    let companions: Vec<Companion> = profile.companions.iter().copied().filter(|c| dir.join(c.header).exists()).collect();
+    let typedefs = profile.typedefs.as_ref().map(|t| dir.join(t)).filter(|t| t.exists());
+    let companions: Vec<Companion> = profile.companions.iter().filter(|c| dir.join(&c.header).exists()).cloned().collect();
     parse_parts(profile, &header, typedefs.as_deref(), &companions).map(Some)
 }
 
@@ -66,7 +67,7 @@ fn parse_parts(
     companions: &[Companion],
 ) -> Result<Library> {
     let include_dir = header.parent().unwrap_or(Path::new("."));
-    let mut library = Library { profile: Some(ProfileRef(profile)), ..Library::new(profile.kind) };
+    let mut library = Library::new(profile.kind());
     let mut files = Files::default();
     files.declarations.insert(file_name(header));
     library.headers.push(header_info(header, &[], None)?);
@@ -82,11 +83,11 @@ fn parse_parts(
         typedef_paths.push(t.to_path_buf());
     }
     for c in companions {
-        library.headers.push(header_info(&include_dir.join(c.header), c.needs, Some(c.guard))?);
+        library.headers.push(header_info(&include_dir.join(&c.header), &c.needs, Some(&c.guard))?);
         files.declarations.insert(c.header.to_string());
         files.legacy_free.insert(c.header.to_string());
         files.declarations.extend(c.needs.iter().map(|n| file_name(Path::new(n))));
-        if let Some(t) = c.typedefs.filter(|t| include_dir.join(t).exists()) {
+        if let Some(t) = c.typedefs.as_ref().filter(|t| include_dir.join(t).exists()) {
             library.headers.push(header_info(&include_dir.join(t), &[], None)?);
             files.versions.insert(t.to_string());
             typedef_paths.push(include_dir.join(t));
@@ -116,7 +117,7 @@ fn parse_parts(
         }
         versions::legacy_from_text(&text, &mut library);
     }
-    library.status_enum = library.enum_named(profile.status_enum).map(|e| e.name.clone());
+    library.status_enum = library.enum_named(&profile.status_enum).map(|e| e.name.clone());
     Ok(library)
 }
 
@@ -129,10 +130,10 @@ fn translation_unit(root: &Path, include_dir: &Path, companions: &[Companion]) -
     }
     let mut umbrella = format!("#include \"{}\"\n", file_name(root));
     for c in companions {
-        for n in c.needs {
+        for n in &c.needs {
             let _ = writeln!(umbrella, "#include <{n}>");
         }
-        let t = c.typedefs.filter(|t| include_dir.join(t).exists()).unwrap_or(c.header);
+        let t = c.typedefs.as_ref().filter(|t| include_dir.join(t).exists()).unwrap_or(&c.header);
         let _ = writeln!(umbrella, "#include \"{t}\"");
     }
     TranslationUnit::parse_source(&include_dir.join("cudagen-umbrella.c"), &umbrella, &args)
@@ -159,7 +160,7 @@ fn file_name(p: &Path) -> String {
     p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-fn header_info(path: &Path, needs: &[&str], guard: Option<&str>) -> Result<HeaderInfo> {
+fn header_info(path: &Path, needs: &[String], guard: Option<&str>) -> Result<HeaderInfo> {
     let bytes = std::fs::read(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
     let includes = needs.iter().map(|n| n.to_string()).collect();
     Ok(HeaderInfo {

@@ -193,7 +193,7 @@ mod tests {
             typedef CUresult (CUDAAPI *PFN_cuGLMapBufferObject_v3020)(void);\n\
             #ifdef _WIN32\ntypedef CUresult (CUDAAPI *PFN_cuWGLGetDevice_v2020)(void);\n#endif\n\
             typedef CUresult (CUDAAPI *PFN_cuGLMapBufferObject_v2000)(void);\n";
-        let mut library = Library::new(LibraryKind::Driver);
+        let mut library = Library::new(crate::profile::kind("driver"));
         legacy_from_text(text, &mut library);
         let got: Vec<(&str, u32, bool)> =
             library.legacy_abis.iter().map(|l| (l.symbol.as_str(), l.version, l.per_thread)).collect();

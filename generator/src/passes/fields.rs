@@ -86,7 +86,7 @@ fn mentions(text: &str, word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Doc, LibraryKind, Names, Prim, RecordKind};
+    use crate::ir::{Doc, Names, Prim, RecordKind};
 
     fn field(name: &str, ty: Type, doc: &str) -> Field {
         let doc = Doc { brief: doc.into(), markdown: doc.into() };
@@ -123,7 +123,7 @@ mod tests {
     }
 
     fn counted(fields: Vec<Field>) -> Vec<Option<(String, DecidedBy)>> {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.records.push(record("E", vec![field("x", Type::prim(Prim::Int), "")]));
         lib.records.push(record("R", fields));
         run(&mut lib, None);
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn nested_records_are_views_and_array_elements_copies() {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.records.push(record("E", vec![field("x", Type::prim(Prim::Int), "")]));
         let fields = vec![
             field("one", Type::named("E"), ""),

@@ -1,6 +1,7 @@
-//! Integer typedefs that identify driver objects become scalar handles (`CUdevice_v1`,
-//! `CUdeviceptr_v2`, `CUtexObject_v1`, ...): the first `CU*` typedef of a chain that ends in an
-//! integer. Annotations add (`[handles] scalar`) or remove (`not_scalar`) names.
+//! Integer typedefs that identify objects become scalar handles: the first typedef of a chain
+//! that ends in an integer whose name is the library's `scalar_handle_prefix` (library.toml) and
+//! then a lowercase letter (the driver's `CUdevice_v1`, `CUdeviceptr_v2`). Annotations add
+//! (`[handles] scalar`) or remove (`not_scalar`) names.
 //!
 //! A parameter spelled through the record tag of an opaque handle (`struct cudaGraphicsResource
 //! **resource` in the runtime's interop headers) is given the handle typedef's name
@@ -20,13 +21,15 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations) -> Result<()> {
             ));
         }
     }
+    let prefix = lib.profile().scalar_handle_prefix.as_deref();
     for i in 0..lib.typedefs.len() {
         let t = &lib.typedefs[i];
         if !matches!(t.kind, TypedefKind::Alias) || ann.handles.not_scalar.contains(&t.name) {
             continue;
         }
         let forced = ann.handles.scalar.contains(&t.name);
-        let looks_like_handle = t.name.starts_with("CU") && t.name.as_bytes().get(2).is_some_and(|b| b.is_ascii_lowercase());
+        let looks_like_handle = prefix
+            .is_some_and(|p| t.name.strip_prefix(p).and_then(|rest| rest.bytes().next()).is_some_and(|b| b.is_ascii_lowercase()));
         if let Resolved::Prim(prim) = lib.resolve(&t.target) {
             if prim.is_integer() && (forced || looks_like_handle) {
                 lib.typedefs[i].kind = TypedefKind::ScalarHandle { prim };

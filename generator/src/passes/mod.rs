@@ -150,7 +150,7 @@ pub(crate) mod build {
 
     /// A driver library with a callback typedef `cb`, an opaque handle `H` and the given functions.
     pub fn library(cb: &str, functions: Vec<Function>) -> Library {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
         let fn_ty = Type::FnPtr { ret: Box::new(Type::prim(Prim::Void)), params: vec![void_ptr] };
         lib.typedefs.push(typedef(cb, fn_ty, TypedefKind::Callback { ret: Type::prim(Prim::Void), params: vec![] }));

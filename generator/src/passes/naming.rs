@@ -162,7 +162,7 @@ fn python_private(field: &str, cuda_version: Option<u32>) -> bool {
 
 pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
     let profile = lib.profile();
-    let prefix = profile.prefix;
+    let prefix = profile.prefix.as_str();
     // cuda.bindings' `nvjitlink` / `nvvm` convention: snake_case functions and parameters, enums
     // and members without their prefixes (`nvJitLinkInputType.NVJITLINK_INPUT_LTOIR` ->
     // `InputType.LTOIR`). `driver` / `nvrtc` keep the C names.
@@ -200,21 +200,23 @@ pub fn run(lib: &mut Library, cuda_version: Option<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::LibraryKind;
 
     #[test]
     fn function_names() {
-        let d = LibraryKind::Driver.prefix();
+        let d = crate::profile::kind("driver").prefix();
         assert_eq!(function_rust_name(d, "cuMemAlloc"), "mem_alloc");
         assert_eq!(function_rust_name(d, "cuMemcpyHtoDAsync"), "memcpy_htod_async");
         assert_eq!(function_rust_name(d, "cuMemcpy2DUnaligned"), "memcpy2d_unaligned");
         assert_eq!(function_rust_name(d, "cuMemsetD2D8Async"), "memset_d2d8_async");
         assert_eq!(function_rust_name(d, "cuCtxCreate_v3"), "ctx_create_v3");
         assert_eq!(function_rust_name(d, "cuDeviceGetName"), "device_get_name");
-        assert_eq!(function_rust_name(LibraryKind::Nvrtc.prefix(), "nvrtcGetPTXSize"), "get_ptx_size");
-        assert_eq!(function_rust_name(LibraryKind::Nvrtc.prefix(), "nvrtcGetCUBIN"), "get_cubin");
-        assert_eq!(function_snake_name(LibraryKind::Nvvm.prefix(), "nvvmIRVersion"), "ir_version");
-        assert_eq!(function_snake_name(LibraryKind::NvJitLink.prefix(), "nvJitLinkGetLinkedCubinSize"), "get_linked_cubin_size");
+        assert_eq!(function_rust_name(crate::profile::kind("nvrtc").prefix(), "nvrtcGetPTXSize"), "get_ptx_size");
+        assert_eq!(function_rust_name(crate::profile::kind("nvrtc").prefix(), "nvrtcGetCUBIN"), "get_cubin");
+        assert_eq!(function_snake_name(crate::profile::kind("nvvm").prefix(), "nvvmIRVersion"), "ir_version");
+        assert_eq!(
+            function_snake_name(crate::profile::kind("nvjitlink").prefix(), "nvJitLinkGetLinkedCubinSize"),
+            "get_linked_cubin_size"
+        );
     }
 
     #[test]

@@ -53,47 +53,21 @@ const DOC_MODALS: [&str; 4] = ["must", "should", "can", "may"];
 const DOC_ENDS: [&str; 7] = ["freed", "destroyed", "released", "unloaded", "unregistered", "closed", "unmapped"];
 const DOC_HOWS: [&str; 4] = ["with", "using", "by calling", "via"];
 
-/// Handle types whose objects must not be used from two threads at once: the owned type is
-/// `Send` but not `Sync`. Every other kind is both (see [`THREAD_SAFE`]).
-const NOT_SYNC: [(&str, &str); 7] = [
-    ("CUgraph", "graph objects are not thread-safe (cuda.h): Send, not Sync"),
-    ("CUgraphExec", "graph objects are not thread-safe (cuda.h): Send, not Sync"),
-    ("CUgraphNode", "graph objects are not thread-safe (cuda.h): Send, not Sync"),
-    ("CUlinkState", "one JIT link is driven by one caller at a time: Send, not Sync"),
-    ("nvrtcProgram", "NVRTC calls on one program must not overlap: Send, not Sync"),
-    ("nvJitLinkHandle", "nvJitLink calls on one link must not overlap: Send, not Sync"),
-    ("nvvmProgram", "NVVM calls on one program must not overlap: Send, not Sync"),
-];
+/// Every kind not in its library's `ownership.not_sync` (library.toml) is `Send` and `Sync`.
 const THREAD_SAFE: &str = "driver objects are process-wide and the driver API is thread-safe: Send and Sync";
 const ADDRESS_RULE: &str = "an address the owned type never reads through: Send and Sync";
 
-/// Addresses: many unrelated calls take them first, so their owned types get no generic methods
-/// (the typed memory layer wraps memory calls).
-const ADDRESSES: [&str; 2] = ["CUdeviceptr", VOID_PTR];
+/// `void*` is an address: many unrelated calls take one first, so its owned types get no generic
+/// methods (the typed memory layer wraps memory calls); so are the library's
+/// `ownership.addresses`.
 const VOID_PTR: &str = "void*";
 
 /// Begin verbs of calls that take over a handle the caller passes in (`cuMemHostRegister(p)`,
 /// `cuMemMap(ptr)`) rather than return a new one; only they may create from an input.
 const TAKES_OVER: [&str; 4] = ["Register", "Map", "Bind", "Retain"];
 
-/// Calls that make a handle current on the calling thread and undo it.
-const BINDS: [(&str, &str, &str); 1] = [("CUcontext", "cuCtxPushCurrent", "cuCtxPopCurrent")];
-
-/// Traits of the hand-written safe layer (`templates/rust/support/safe`) each handle type's
-/// owned type implements.
-const SUPPORT_TRAITS: [(&str, &str); 4] = [
-    ("CUstream", "as_stream"),
-    ("CUfunction", "launchable_function"),
-    ("CUkernel", "launchable_kernel"),
-    ("CUcontext", "current_context"),
-];
-
 /// The support traits of kinds a checked launch runs.
 const LAUNCHABLE: [&str; 2] = ["launchable_function", "launchable_kernel"];
-
-/// The status a call's doc lists when it works in the calling thread's current context: a kind
-/// whose constructors list it borrows that context ([`Resource::in_context`]).
-const CONTEXT_STATUS: &str = "CUDA_ERROR_INVALID_CONTEXT";
 
 /// Names an owned type reserves for itself; a method that would take one keeps its full name.
 const RESERVED: [&str; 8] = ["as_raw", "into_raw", "from_raw", "destroy", "bind", "drop", "clone", "new"];
@@ -218,9 +192,10 @@ fn handle_type(lib: &Library, spelled: &str) -> Option<(String, Type)> {
     key_of(lib, &ty).map(|k| (k, ty))
 }
 
-/// The handle key is one of [`ADDRESSES`].
+/// The handle key is `void*` or one of the library's `ownership.addresses`.
 fn is_address(lib: &Library, key: &str) -> bool {
-    ADDRESSES.iter().any(|a| handle_type(lib, a).is_some_and(|(k, _)| k == key))
+    let addresses = &lib.profile().ownership.addresses;
+    key == VOID_PTR || addresses.iter().any(|a| handle_type(lib, a).is_some_and(|(k, _)| k == key))
 }
 
 /// What identifies a handle type: the handle typedef it resolves to, or `void*`.
@@ -391,7 +366,7 @@ fn kept_of(args: &[EndArg]) -> Vec<String> {
 }
 
 fn plan_enders(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan, errors: &mut Errors) {
-    let prefix = lib.profile().prefix;
+    let prefix = lib.profile().prefix.as_str();
     for (i, f) in lib.functions.iter().enumerate() {
         let refine = anns.get(&i).filter(|ann| ann.a.ends.is_none() && ann.a.creates.is_none() && ann.a.excused.is_none());
         if let Some(ann) = anns.get(&i).filter(|_| refine.is_none()) {
@@ -612,7 +587,7 @@ fn plan_annotated_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mu
 
 /// Creators found by name, then by doc, for every kind with an ender.
 fn plan_found_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Plan) {
-    let prefix = lib.profile().prefix;
+    let prefix = lib.profile().prefix.as_str();
     let taken: BTreeSet<usize> = plan
         .kinds
         .iter()
@@ -749,10 +724,12 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
             }
         }
         let (send, sync, threading) = threading(lib, k);
-        let binds = BINDS
+        let facts = &lib.profile().ownership;
+        let binds = facts
+            .binds
             .iter()
-            .find(|(h, push, pop)| *h == k.handle_name && lib.function(push).is_some() && lib.function(pop).is_some())
-            .map(|(_, push, pop)| Binding { push: push.to_string(), pop: pop.to_string() });
+            .find(|b| b.handle == k.handle_name && lib.function(&b.push).is_some() && lib.function(&b.pop).is_some())
+            .map(|b| Binding { push: b.push.clone(), pop: b.pop.clone() });
         out.push(Resource {
             name: names[j].clone(),
             handle: k.handle.clone(),
@@ -772,7 +749,7 @@ fn finish(lib: &Library, plan: &Plan) -> Result<Vec<Resource>> {
             sync,
             threading,
             binds,
-            traits: SUPPORT_TRAITS.iter().filter(|(h, _)| *h == k.handle_name).map(|(_, t)| t.to_string()).collect(),
+            traits: facts.support_traits.get(&k.handle_name).cloned().unwrap_or_default(),
             kernel_layouts: false,
             decided_by: k.ender.as_ref().map(|e| e.by).or(k.creators.first().map(|c| c.by)).unwrap_or(k.by),
         });
@@ -833,16 +810,17 @@ fn stem(lib: &Library, handle: &str) -> String {
     if handle == VOID_PTR {
         return String::new();
     }
-    let prefix = lib.profile().prefix;
+    let prefix = lib.profile().prefix.as_str();
     let bare = handle.strip_prefix(&prefix.to_ascii_uppercase()).or_else(|| handle.strip_prefix(prefix)).unwrap_or(handle);
     let mut c = bare.chars();
     c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 fn threading(lib: &Library, k: &Kind) -> (bool, bool, String) {
-    if let Some((_, why)) = NOT_SYNC
-        .iter()
-        .find(|(h, _)| lib.typedef(h).is_some_and(|_| key_of(lib, &Type::named(*h)).as_deref() == Some(k.key.as_str())))
+    if let Some((_, why)) =
+        lib.profile().ownership.not_sync.iter().find(|(h, _)| {
+            lib.typedef(h).is_some_and(|_| key_of(lib, &Type::named(h.as_str())).as_deref() == Some(k.key.as_str()))
+        })
     {
         return (true, false, why.to_string());
     }
@@ -857,6 +835,7 @@ fn threading(lib: &Library, k: &Kind) -> (bool, bool, String) {
 /// of every kind with that handle (addresses excepted).
 fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
     let prefixes = handle_prefixes(lib, plan);
+    let context_status = lib.profile().ownership.context_status.as_ref();
     let kinds_of =
         |key: &str| -> Vec<usize> { plan.kinds.iter().enumerate().filter(|(_, k)| k.key == key).map(|(j, _)| j).collect() };
     let busy: BTreeSet<usize> =
@@ -895,10 +874,12 @@ fn place_calls(lib: &Library, plan: &Plan, out: &mut [Resource]) {
     for (j, k) in plan.kinds.iter().enumerate() {
         out[j].creators = std::mem::take(&mut creators[j]);
         out[j].in_context = out[j].binds.is_none()
-            && out[j]
-                .creators
-                .iter()
-                .any(|c| c.on.is_empty() && lib.function(&c.function).is_some_and(|f| f.doc.markdown.contains(CONTEXT_STATUS)));
+            && out[j].creators.iter().any(|c| {
+                c.on.is_empty()
+                    && lib
+                        .function(&c.function)
+                        .is_some_and(|f| context_status.is_some_and(|s| f.doc.markdown.contains(s.as_str())))
+            });
         if is_address(lib, &k.key) {
             continue;
         }

@@ -463,7 +463,7 @@ mod tests {
 
     /// Runs the pass over one function `f(void *p, int *q)` annotated by `text`.
     fn annotated(text: &str) -> Result<Function> {
-        let mut lib = Library::new(LibraryKind::Runtime);
+        let mut lib = Library::new(crate::profile::kind("runtime"));
         let void_ptr = Type::ptr(Type::prim(Prim::Void), false);
         let int_ptr = Type::ptr(Type::prim(Prim::Int), false);
         lib.functions.push(build::function(

@@ -601,10 +601,10 @@ mod tests {
         use PyConv::*;
         // the tuple modules (cuda.bindings reads `.value` and passes NULL for None): an enum takes
         // members and integers only, a record pointer takes None
-        assert_eq!(convs(&mut build(crate::ir::LibraryKind::Driver), ""), vec![vec![Enum, Int, RecordRefOpt, RecordRefOpt]]);
-        assert_eq!(convs(&mut build(crate::ir::LibraryKind::Runtime), ""), vec![vec![Enum, Int, RecordRefOpt, RecordRefOpt]]);
+        assert_eq!(convs(&mut build(crate::profile::kind("driver")), ""), vec![vec![Enum, Int, RecordRefOpt, RecordRefOpt]]);
+        assert_eq!(convs(&mut build(crate::profile::kind("runtime")), ""), vec![vec![Enum, Int, RecordRefOpt, RecordRefOpt]]);
         // the raising modules: enums are C ints (Cython converts them), None only where C allows NULL
-        assert_eq!(convs(&mut build(crate::ir::LibraryKind::NvJitLink), ""), vec![vec![Int, Int, RecordRef, RecordRefOpt]]);
+        assert_eq!(convs(&mut build(crate::profile::kind("nvjitlink")), ""), vec![vec![Int, Int, RecordRef, RecordRefOpt]]);
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn owner_typedef(o: &Library, record: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{LibraryKind, Type};
+    use crate::ir::Type;
     use crate::passes::build::typedef;
 
     fn handle(name: &str, record: &str) -> crate::ir::Typedef {
@@ -50,15 +50,16 @@ mod tests {
 
     #[test]
     fn a_handle_of_the_drivers_record_is_the_drivers_type() {
-        let mut driver = Library::new(LibraryKind::Driver);
+        let mut driver = Library::new(crate::profile::kind("driver"));
         driver.typedefs.push(handle("CUstream", "CUstream_st"));
-        let mut runtime = Library::new(LibraryKind::Runtime);
+        let mut runtime = Library::new(crate::profile::kind("runtime"));
         runtime.typedefs.push(handle("cudaStream_t", "CUstream_st"));
         runtime.typedefs.push(handle("cudaArray_t", "cudaArray"));
         let mut api = Api { cuda_version: "12.9".into(), libraries: vec![driver, runtime] };
         run(&mut api);
         assert!(api.libraries[0].shared_handles.is_empty());
-        let want = SharedHandle { name: "cudaStream_t".into(), library: LibraryKind::Driver, target: "CUstream".into() };
+        let want =
+            SharedHandle { name: "cudaStream_t".into(), library: crate::profile::kind("driver"), target: "CUstream".into() };
         assert_eq!(api.libraries[1].shared_handles, [want]);
     }
 }

@@ -207,8 +207,10 @@ fn return_kind(lib: &Library, f: &Function) -> ReturnKind {
 fn export(lib: &Library, f: &Function) -> Export {
     match &lib.profile().resolver {
         Some(r) if r.function == f.name => {
-            let (symbol, needs_enum) = r.ptsz_wrapper;
-            Export::Resolver { ptsz_wrapper: f.symbol == symbol && f.variants.is_empty() && lib.enum_named(needs_enum).is_some() }
+            let (symbol, needs_enum) = &r.ptsz_wrapper;
+            Export::Resolver {
+                ptsz_wrapper: f.symbol == *symbol && f.variants.is_empty() && lib.enum_named(needs_enum).is_some(),
+            }
         }
         _ => Export::Forward,
     }
@@ -222,7 +224,7 @@ mod tests {
     use build::input as param;
 
     fn kinds(f: Function) -> Function {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.functions.push(f);
         run(&mut lib).unwrap();
         lib.functions.remove(0)
@@ -265,7 +267,7 @@ mod tests {
         let role = Role::OutBuffer { len: None, string: false, size_from: Some("nvThingSize".into()), capacity: None };
         let mut size = build::function("nvThingSize", vec![]);
         size.symbol = "__nvThingSize_12_9".into();
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.functions = vec![build::function("nvThing", vec![param("buf", out, role, false)]), size];
         run(&mut lib).unwrap();
         let ParamKind::OutBuffer { size, .. } = &lib.functions[0].params[0].kind else { panic!("{:?}", lib.functions[0].params) };
@@ -294,7 +296,7 @@ mod tests {
         assert_eq!(kinds(f.clone()).ret_kind, ReturnKind::Void);
         // The status enum counts only with the library's codes (`passes::status`).
         f.ret = Type::named("CUresult");
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.status_enum = Some("CUresult".into());
         assert_eq!(return_kind(&lib, &f), ReturnKind::Value);
         crate::passes::status::run(&mut lib).unwrap();

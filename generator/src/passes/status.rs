@@ -7,14 +7,14 @@ use crate::ir::{Library, StatusCodes};
 
 pub fn run(lib: &mut Library) -> Result<()> {
     let s = &lib.profile().status;
-    let codes = [s.library_missing, s.symbol_missing, s.invalid_argument, s.internal];
+    let codes = [&s.library_missing, &s.symbol_missing, &s.invalid_argument, &s.internal];
     let status = lib.status_enum.as_deref().and_then(|s| lib.enum_named(s));
-    for (name, value) in codes.into_iter().chain([s.success]) {
-        if let Some(v) = status.and_then(|e| e.variants.iter().find(|v| v.name == name)).filter(|v| v.value != value) {
+    for (name, value) in codes.into_iter().chain([&s.success]) {
+        if let Some(v) = status.and_then(|e| e.variants.iter().find(|v| &v.name == name)).filter(|v| v.value != *value) {
             return Err(Error::new(format!("passes::status: {name} is {} in the headers, {value} in the profile", v.value)));
         }
     }
-    let [library_missing, symbol_missing, invalid_argument, internal] = codes.map(|(_, v)| v);
+    let [library_missing, symbol_missing, invalid_argument, internal] = codes.map(|(_, v)| *v);
     lib.status_codes = Some(StatusCodes { library_missing, symbol_missing, invalid_argument, internal });
     Ok(())
 }
@@ -22,10 +22,10 @@ pub fn run(lib: &mut Library) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Doc, Enum, EnumVariant, LibraryKind, Location, Names, Prim};
+    use crate::ir::{Doc, Enum, EnumVariant, Location, Names, Prim};
 
     fn driver(variants: &[(&str, i64)]) -> Library {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         let v =
             |&(name, value): &(&str, i64)| EnumVariant { name: name.into(), value, doc: Doc::default(), names: Names::default() };
         lib.enums.push(Enum {
@@ -53,7 +53,7 @@ mod tests {
         let e = run(&mut driver(&[("CUDA_SUCCESS", 1)])).unwrap_err().to_string();
         assert!(e.contains("CUDA_SUCCESS is 1 in the headers, 0 in the profile"), "{e}");
         // The codes are the library's, with or without a status enum in the headers.
-        let mut bare = Library::new(LibraryKind::Nvrtc);
+        let mut bare = Library::new(crate::profile::kind("nvrtc"));
         run(&mut bare).unwrap();
         assert_eq!(bare.status_codes.map(|c| c.library_missing), Some(11));
     }

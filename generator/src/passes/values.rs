@@ -111,7 +111,7 @@ mod tests {
     use crate::ir::{Doc, Enum, EnumVariant, Location, Names};
 
     fn lib() -> Library {
-        let mut lib = Library::new(crate::ir::LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         let v = |name: &str, value| EnumVariant { name: name.into(), value, doc: Doc::default(), names: Names::default() };
         lib.enums.push(Enum {
             name: "attr".into(),

@@ -15,7 +15,7 @@ pub(super) const SHIM_SYMBOLS: &[&str] = &["cudagenLastLoaderError", "cudagen_sh
 /// `resolver`), then its own.
 pub(super) fn extra_symbols(libs: &[Library]) -> Vec<&'static str> {
     let resolvers = libs.iter().filter(|l| resolver(l).is_some()).filter_map(|l| l.profile().resolver.as_ref());
-    resolvers.map(|r| r.function).chain(SHIM_SYMBOLS.iter().copied()).collect()
+    resolvers.map(|r| r.function.as_str()).chain(SHIM_SYMBOLS.iter().copied()).collect()
 }
 
 /// The function of `lib` the shim answers itself, if any.
@@ -114,8 +114,8 @@ pub(super) fn proc_table(lib: &Library, default_version: u32) -> ProcTableView {
     let mut entries: Vec<ProcView> = lib.functions.iter().map(|f| proc_view(f, default_version)).collect();
     // The resolver's older ABIs, exported by hand (`getproc.rs`).
     if let (Some(f), Some(r)) = (resolver(lib), &lib.profile().resolver) {
-        for &(version, path) in r.hand_abis {
-            entries.push(ProcView { name: f.proc_name.clone(), version, path: path.into(), per_thread: None });
+        for (version, path) in &r.hand_abis {
+            entries.push(ProcView { name: f.proc_name.clone(), version: *version, path: path.clone(), per_thread: None });
         }
     }
     entries.sort();

@@ -566,7 +566,7 @@ fn function_doc(f: &Function) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Doc, LibraryKind, Location, Names, Prim};
+    use crate::ir::{Doc, Location, Names, Prim};
 
     fn typedef(name: &str, target: Type, kind: TypedefKind) -> Typedef {
         Typedef { name: name.into(), target, kind, doc: Doc::default(), location: Location::default(), names: Names::default() }
@@ -585,7 +585,7 @@ mod tests {
     /// value (through a typedef), come out after them.
     #[test]
     fn declarations_follow_dependencies() {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.typedefs = vec![
             typedef("CUdeviceptr", Type::named("CUdeviceptr_v2"), TypedefKind::Alias),
             typedef("CUdeviceptr_v2", Type::prim(Prim::ULongLong), TypedefKind::ScalarHandle { prim: Prim::ULongLong }),
@@ -627,7 +627,7 @@ mod tests {
 
     #[test]
     fn duplicate_names_are_an_error() {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.typedefs = vec![
             typedef("A", Type::prim(Prim::Int), TypedefKind::Alias),
             typedef("A", Type::prim(Prim::UInt), TypedefKind::Alias),

@@ -66,7 +66,7 @@ pub(super) fn view(libs: &[&Library], headers: &[String]) -> ProbeView {
                 MacroValue::Str { .. } => v.strings.push(m.name.clone()),
             }
         }
-        let callconv = lib.profile().callconv;
+        let callconv = &lib.profile().callconv;
         let tagged = |n: &str| tagged_name(lib, n);
         let mut seen = std::collections::BTreeSet::new();
         for f in &lib.functions {

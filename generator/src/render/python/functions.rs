@@ -323,7 +323,7 @@ fn param_view(lib: &Library, f: &Function, i: usize, p: &Param, handles: &[Handl
             }
         }
     }
-    let python = lib.profile().python;
+    let python = &lib.profile().python;
     v.int_ok = v.size_fn.is_empty() || python.address_ints() == AddressInts::IntPtr;
     v.expected = buffer_expected(v.writes, v.int_ok, python.read_only_output()).into();
     if let Some(name) = count_param(&p.kind) {

@@ -79,7 +79,7 @@ struct MemoryView {
 }
 
 impl MemoryView {
-    fn of(python: PythonConvention) -> Self {
+    fn of(python: &PythonConvention) -> Self {
         MemoryView { intptr: python.address_ints() == crate::profile::AddressInts::IntPtr, bytes_out: python.read_only_output() }
     }
 }
@@ -128,7 +128,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 /// a public module of wrappers (`wrapper`).
 fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Templates, out: &mut Output) -> Result<String> {
     let profile = lib.profile();
-    let public = profile.module;
+    let public = profile.module.as_str();
     let m = profile.python_tuple_module();
     let qualname = format!("cudagen.{m}");
     let mut handles = types::handles(lib);
@@ -164,12 +164,12 @@ fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Temp
         aliases: types::aliases(lib),
         bindings_major,
         native_handles,
-        helpers: profile.python_helpers,
+        helpers: profile.python_helpers.as_deref(),
         read_only: types::read_only_fields(lib),
         sizeof: profile.python.sizeof_helper(),
-        memory: MemoryView::of(profile.python),
+        memory: MemoryView::of(&profile.python),
     };
-    if let PythonConvention::Exceptions { error_class } = profile.python {
+    if let PythonConvention::Exceptions { error_class } = &profile.python {
         let w = wrapper::view(lib, public, error_class, &view.functions);
         out.files.insert(format!("python/python/cudagen/{public}.py"), templates.render("python/module_exc.py.tera", &w)?);
         out.files.insert(format!("python/python/cudagen/{public}.pyi"), templates.render("python/module_exc.pyi.tera", &w)?);

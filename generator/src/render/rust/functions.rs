@@ -497,7 +497,7 @@ fn selected_len(f: &Function, tp: TParam, of: &str, by_pointer: bool) -> TParam 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Library, LibraryKind, Names, Prim, Role, Type};
+    use crate::ir::{Library, Names, Prim, Role, Type};
     use crate::passes::build;
 
     fn param(name: &str, ty: Type, role: Role, nullable: bool) -> Param {
@@ -509,7 +509,7 @@ mod tests {
     fn library(name: &str, params: Vec<Param>) -> Library {
         let mut f = build::function(name, params);
         f.names = Names { rust: "f".into(), python: name.into() };
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         lib.status_enum = Some("CUresult".into());
         lib.functions.push(f);
         crate::passes::status::run(&mut lib).unwrap();

@@ -75,11 +75,11 @@ struct ProfileView {
 
 impl LibrariesView {
     fn new(major: Option<u32>) -> Self {
-        let profiles = crate::profile::PROFILES
-            .iter()
+        let profiles = crate::profile::LibraryKind::all()
+            .map(|k| k.profile())
             .map(|p| ProfileView {
-                variant: p.variant,
-                header: p.header,
+                variant: &p.variant,
+                header: &p.header,
                 loader: &p.loader,
                 sonames: p.loader.sonames_for(major),
             })
@@ -219,21 +219,21 @@ struct StaticLinkView {
     #[serde(flatten)]
     link: &'static crate::profile::StaticLink,
     /// The library's wheel folders (`nvidia/cuda_runtime/lib`), searched on the building Python's path.
-    wheel_dirs: &'static [&'static str],
+    wheel_dirs: &'static [String],
     /// The library's override variable, which loads a shared library even when linked.
     override_var: &'static str,
 }
 
 /// The static archives of the libraries among `modules`, in profile order.
 fn static_links(modules: &BTreeSet<String>) -> Vec<StaticLinkView> {
-    crate::profile::PROFILES
-        .iter()
-        .filter(|p| modules.contains(p.module))
+    crate::profile::LibraryKind::all()
+        .map(|k| k.profile())
+        .filter(|p| modules.contains(&p.module))
         .filter_map(|p| {
             Some(StaticLinkView {
                 link: p.loader.static_link.as_ref()?,
-                wheel_dirs: p.loader.wheel_dirs,
-                override_var: p.loader.override_var,
+                wheel_dirs: &p.loader.wheel_dirs,
+                override_var: &p.loader.override_var,
             })
         })
         .collect()
@@ -306,7 +306,7 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
         // Only with cudarc's feature for these headers (see `render`) is there a `cudarc` module.
         cudarc: cudarc && lib.profile().cudarc,
         static_link: lib.profile().loader.static_link.as_ref(),
-        override_var: lib.profile().loader.override_var,
+        override_var: &lib.profile().loader.override_var,
     }
 }
 
