@@ -241,3 +241,22 @@ pub fn print(source: &HeaderSource) -> Result<()> {
     }
     Ok(())
 }
+
+/// `cargo xtask versions [--update]`.
+pub fn versions_command(update: bool) -> Result<()> {
+    let mut table = Table::load()?;
+    if update {
+        for e in &mut table.cuda {
+            let fetched = fetch_entry(e, false)?;
+            e.sha256 = fetched.sha256;
+            println!("{}: {}", e.minor, e.sha256.values().map(|h| &h[..12]).collect::<Vec<_>>().join(" "));
+        }
+        std::fs::write(paths().headers.join("versions.toml"), table.render())?;
+        println!("headers/versions.toml updated");
+    } else {
+        for e in &table.cuda {
+            println!("{:5} {}", e.minor, e.wheels.values().cloned().collect::<Vec<_>>().join(" "));
+        }
+    }
+    Ok(())
+}

@@ -8,6 +8,7 @@ mod python13;
 mod regen;
 mod sweep;
 mod test_cmd;
+mod wheel;
 
 pub use cudagen_cli::{fetch, libclang, run, versions, HeaderSource};
 
@@ -113,7 +114,7 @@ fn main() {
         Command::Regen { source, out, check } => regen::regen(&source, out, check),
         Command::DumpIr { source, library, after } => regen::dump_ir(&source, library.as_deref(), after.as_deref()),
         Command::Fetch { source } => fetch::print(&source),
-        Command::Versions { update } => versions::command(update),
+        Command::Versions { update } => fetch::versions_command(update),
         Command::Install { prefix, from } => install::install(&prefix, from.as_deref()),
         Command::Doctor => libclang::doctor(),
         Command::Diff { old, new, out } => diff::command(&old, &new, out),

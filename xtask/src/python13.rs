@@ -79,11 +79,11 @@ pub fn run() -> Result<()> {
             .arg(&wheels)
             .current_dir(&dir)
             .env("CARGO_TARGET_DIR", root.join("target"))
-            .envs([crate::test_cmd::cudart_static(CUDA)?])
+            .envs([crate::wheel::cudart_static(CUDA)?])
             // a one-off build of fresh sources: no incremental state to keep
             .env("CARGO_INCREMENTAL", "0"),
     )?;
-    crate::test_cmd::install_wheel(&py, &wheels)?;
+    crate::wheel::install_wheel(&py, &wheels)?;
     println!("CUDA {CUDA} extension built (debug) and installed ({:.1}s)", t.elapsed().as_secs_f64());
 
     let t = Instant::now();

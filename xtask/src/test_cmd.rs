@@ -35,17 +35,6 @@ fn library_overrides(minor: &str) -> Result<Vec<(&'static str, PathBuf)>> {
     Ok(found.collect())
 }
 
-/// `libcudart_static.a` of release `cuda` in `.cache/` (fetched if needed), which wheels link
-/// (`static-cudart`, on in `pyproject.toml`): the value of the `build.rs` variable naming it.
-pub fn cudart_static(cuda: &str) -> Result<(&'static str, PathBuf)> {
-    let kinds = cudagen_cli::libraries()?;
-    let link = kinds.iter().find_map(|k| k.profile().loader.static_link.as_ref());
-    let link = link.context("no library profile names a static archive")?;
-    let fetched = fetch::headers(&HeaderSource { cuda: cuda.into(), cuda_home: None })?;
-    let archive = fetched.static_archive.with_context(|| format!("the CUDA {cuda} wheels hold no {}", link.file()))?;
-    Ok((&link.path_var, archive))
-}
-
 fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
     println!("\n==> {name}");
     let start = Instant::now();
@@ -195,18 +184,9 @@ pub fn install_python(root: &Path) -> Result<PathBuf> {
         Command::new(venv.join("bin/maturin"))
             .args(["build", "--release", "--quiet", "-m", "generated/python/Cargo.toml", "-o"])
             .arg(&wheels)
-            .envs([cudart_static("12.9")?])
+            .envs([crate::wheel::cudart_static("12.9")?])
             .current_dir(root),
     )?;
-    install_wheel(&py, &wheels)?;
+    crate::wheel::install_wheel(&py, &wheels)?;
     Ok(py)
-}
-
-/// Installs into `py`'s environment the wheel maturin built into `wheels`.
-pub fn install_wheel(py: &Path, wheels: &Path) -> Result<()> {
-    let wheel = std::fs::read_dir(wheels)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .find(|p| p.extension().is_some_and(|x| x == "whl"))
-        .context("maturin built no wheel")?;
-    run::status(Command::new(py).args(["-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps"]).arg(&wheel))
 }

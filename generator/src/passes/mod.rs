@@ -1,7 +1,8 @@
-//! IR -> IR passes, run in order by [`run_all`] (the table [`PASSES`]): docs, status codes,
-//! handles, value tables, parameters, buffer sizes, counted pointer fields, callbacks, signatures
-//! (kinds, returns, safety), Python conversions, names. Each pass is deterministic and reports
-//! bad annotations as errors with locations.
+//! IR -> IR passes, run in order by [`run_all`] (the tables [`PASSES`], then [`API_PASSES`]):
+//! docs, status codes, handles, tracer facts, value tables, parameters, buffer sizes, counted
+//! pointer fields, callbacks, signatures (kinds, returns, safety), Python conversions, names,
+//! ownership; then the handles libraries share. Each pass is deterministic and reports bad
+//! annotations as errors with locations.
 
 pub mod callbacks;
 pub mod docs;
@@ -31,14 +32,18 @@ pub struct Inputs<'a> {
 /// A pass over one library.
 pub type Pass = fn(&mut Library, &Inputs) -> Result<()>;
 
-/// Every pass, by name, in the order they run.
-pub const PASSES: [(&str, Pass); 12] = [
+/// A pass over every library at once, after the [`PASSES`] of each.
+pub type ApiPass = fn(&mut Api);
+
+/// Every pass over one library, by name, in the order they run.
+pub const PASSES: [(&str, Pass); 13] = [
     ("docs", |lib, _| {
         docs::run(lib);
         Ok(())
     }),
     ("status", |lib, _| status::run(lib)),
-    ("handles", |lib, i| handles::run(lib, i.annotations).and_then(|()| trace::run(lib, i.annotations, i.cuda_version))),
+    ("handles", |lib, i| handles::run(lib, i.annotations)),
+    ("trace", |lib, i| trace::run(lib, i.annotations, i.cuda_version)),
     ("values", |lib, i| values::run(lib, i.annotations, i.cuda_version)),
     ("params", |lib, i| params::run(lib, i.annotations, i.cuda_version)),
     ("sizes", |lib, _| {
@@ -59,15 +64,19 @@ pub const PASSES: [(&str, Pass); 12] = [
     ("ownership", |lib, i| ownership::run(lib, i.annotations, i.cuda_version)),
 ];
 
+/// The passes over every library, by name, in the order they run after [`PASSES`].
+pub const API_PASSES: [(&str, ApiPass); 1] = [("shared", shared::run)];
+
 pub fn run_all(api: &mut Api, annotations: &Annotations) -> Result<()> {
     run_until(api, annotations, None)
 }
 
-/// Runs the passes in order over each library, stopping after `last` (one of [`PASSES`]) when
-/// given: a decision can be seen as it forms (`cargo xtask dump-ir --after PASS`).
+/// Runs the passes in order over each library, then over all of them, stopping after `last`
+/// (one of [`PASSES`] or [`API_PASSES`]) when given: a decision can be seen as it forms
+/// (`cargo xtask dump-ir --after PASS`).
 pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -> Result<()> {
-    if let Some(l) = last.filter(|l| !PASSES.iter().any(|(name, _)| name == l)) {
-        let names: Vec<&str> = PASSES.iter().map(|(name, _)| *name).collect();
+    let names: Vec<&str> = PASSES.iter().map(|(n, _)| *n).chain(API_PASSES.iter().map(|(n, _)| *n)).collect();
+    if let Some(l) = last.filter(|l| !names.contains(l)) {
         return Err(Error::new(format!("no pass '{l}' (passes: {})", names.join(", "))));
     }
     let cuda_version = header_cuda_version(api);
@@ -80,8 +89,14 @@ pub fn run_until(api: &mut Api, annotations: &Annotations, last: Option<&str>) -
             }
         }
     }
-    if last.is_none() {
-        shared::run(api);
+    if last.is_some_and(|l| PASSES.iter().any(|(name, _)| *name == l)) {
+        return Ok(());
+    }
+    for (name, pass) in API_PASSES {
+        pass(api);
+        if last == Some(name) {
+            break;
+        }
     }
     Ok(())
 }
@@ -166,11 +181,31 @@ pub(crate) mod build {
 
 #[cfg(test)]
 mod tests {
+    use crate::ir::{Api, Library, Type, TypedefKind};
+
     #[test]
     fn an_unknown_pass_is_an_error() {
         let mut api = crate::ir::Api::default();
         let e = super::run_until(&mut api, &Default::default(), Some("nmaing")).unwrap_err();
         assert!(e.to_string().contains("no pass 'nmaing'"), "{e}");
         assert!(super::run_until(&mut api, &Default::default(), Some("params")).is_ok());
+        assert!(e.to_string().contains("trace") && e.to_string().ends_with("ownership, shared)"), "{e}");
+    }
+
+    #[test]
+    fn a_run_stops_at_the_tracer_or_before_the_shared_handles() {
+        let driver = super::build::library("cb", Vec::new());
+        let mut runtime = Library::new(crate::profile::kind("runtime"));
+        runtime.typedefs.push(super::build::typedef(
+            "hStream",
+            Type::ptr(Type::named("H_st"), false),
+            TypedefKind::OpaqueHandle { record: "H_st".into() },
+        ));
+        let shared = |last| {
+            let mut api = Api { cuda_version: String::new(), libraries: vec![driver.clone(), runtime.clone()] };
+            super::run_until(&mut api, &Default::default(), Some(last)).unwrap();
+            api.libraries[1].shared_handles.len()
+        };
+        assert_eq!((shared("trace"), shared("ownership"), shared("shared")), (0, 0, 1));
     }
 }

@@ -139,11 +139,20 @@ pub(super) use crate::passes::naming::rust_ident as ident;
 #[derive(Serialize)]
 pub(super) struct LegacyView {
     pub entries: Vec<crate::ir::LegacyAbi>,
+    /// What a forwarded ABI answers when it cannot be resolved (the profile's status codes, name
+    /// and value): without the library, else for a missing entry point.
+    pub library_missing: (&'static str, i64),
+    pub symbol_missing: (&'static str, i64),
 }
 
 /// The library's older ABIs, forwarded without a prototype (`legacy.rs`); names the shim
 /// exports by hand (the resolver's, its own) are left out.
 pub(super) fn legacy(lib: &Library) -> LegacyView {
     let hand = |s: &str| SHIM_SYMBOLS.contains(&s) || lib.profile().resolver.as_ref().is_some_and(|r| r.function == s);
-    LegacyView { entries: lib.legacy_abis.iter().filter(|l| !hand(&l.symbol)).cloned().collect() }
+    let status = &lib.profile().status;
+    LegacyView {
+        entries: lib.legacy_abis.iter().filter(|l| !hand(&l.symbol)).cloned().collect(),
+        library_missing: (&status.library_missing.0, status.library_missing.1),
+        symbol_missing: (&status.symbol_missing.0, status.symbol_missing.1),
+    }
 }
