@@ -1,12 +1,13 @@
 //! The tracer's facts: which handle types it names or numbers ([`crate::ir::TraceFacts`]) and
 //! which parameters it treats beyond printing their value ([`crate::ir::Param::trace`]), from the
-//! annotations' `[trace]` tables. Every key must name a handle typedef or a declared parameter
+//! annotations' `[trace]` tables; a `[kernel_params]` parameter is the tracer's `kernel_params`
+//! unless `[trace.params]` says otherwise (stated once). Every key must name a handle typedef or a declared parameter
 //! (or a function absent by its `[since]`/`[until]` range); the values are checked as they are
 //! read (`TraceClass`, `TraceUse`).
 
 use crate::annotations::LibraryAnnotations;
 use crate::diag::{Error, Errors, Result};
-use crate::ir::{Library, Resolved, Type};
+use crate::ir::{Library, Resolved, TraceUse, Type};
 
 pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32>) -> Result<()> {
     let mut errors = Errors(Vec::new());
@@ -42,7 +43,9 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
     lib.trace.handles = t.handles.clone();
     for f in &mut lib.functions {
         for p in &mut f.params {
-            p.trace = t.params.get(&format!("{}.{}", f.name, p.name)).copied();
+            let key = format!("{}.{}", f.name, p.name);
+            let kernel = ann.kernel_params.params.contains(&key).then_some(TraceUse::KernelParams);
+            p.trace = t.params.get(&key).copied().or(kernel);
         }
     }
     Ok(())
@@ -51,7 +54,7 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Prim, Role, TraceClass, TraceUse, Type, TypedefKind};
+    use crate::ir::{Prim, Role, TraceClass, Type, TypedefKind};
     use crate::passes::build::{function, library, param, typedef};
 
     fn lib() -> Library {
@@ -71,6 +74,9 @@ mod tests {
         run(&mut l, &ann, None).unwrap();
         assert_eq!(l.trace.handles["H"], TraceClass::Function);
         assert_eq!(l.functions[0].params[0].trace, Some(TraceUse::Launched));
+        let ann = LibraryAnnotations::parse("a.toml", "[kernel_params]\nparams = [\"cuLaunchKernel.f\"]\n").unwrap();
+        run(&mut l, &ann, None).unwrap();
+        assert_eq!(l.functions[0].params[0].trace, Some(TraceUse::KernelParams), "[kernel_params] is said once");
         for (text, says) in [
             ("[trace.handles]\ncuuint = \"stream\"\n", "not a handle typedef"),
             ("[trace.params]\n\"cuLaunchKernel.g\" = \"launched\"\n", "has no parameter `g`"),

@@ -113,6 +113,19 @@ pub struct OwnershipFacts {
     /// kind whose constructors list it borrows that context.
     #[serde(default)]
     pub context_status: Option<String>,
+    /// The handle types a checked launch runs (the safe layer's `Launchable`), where the library
+    /// has launches.
+    #[serde(default)]
+    pub launch: Option<LaunchFacts>,
+}
+
+/// The function handle type a launch takes and the library kernel handle type it may come from
+/// (a one-field newtype of the same pointer).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchFacts {
+    pub function: String,
+    pub kernel: String,
 }
 
 /// A handle type made current by one call and undone by another (`cuCtxPushCurrent`).

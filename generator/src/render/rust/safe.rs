@@ -70,6 +70,9 @@ pub(super) struct ResourceView {
 pub(super) struct LaunchView {
     pub function: String,
     pub kernel: String,
+    /// The function and kernel handle types (`ownership.launch` of library.toml).
+    pub function_ty: String,
+    pub kernel_ty: String,
 }
 
 #[derive(Serialize)]
@@ -239,12 +242,18 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
         as_stream: r.traits.iter().any(|t| t == "as_stream"),
         current_context: r.traits.iter().any(|t| t == "current_context"),
         in_context: r.in_context,
-        launch: r.traits.iter().find_map(|t| match t.as_str() {
-            "launchable_function" => Some(LaunchView { function: "self.raw".into(), kernel: "None".into() }),
-            "launchable_kernel" => {
-                Some(LaunchView { function: "CUfunction(self.raw.0)".into(), kernel: "Some(self.raw)".into() })
-            }
-            _ => None,
+        launch: lib.profile().ownership.launch.as_ref().and_then(|l| {
+            let view = |function: String, kernel: &str| LaunchView {
+                function,
+                kernel: kernel.into(),
+                function_ty: l.function.clone(),
+                kernel_ty: l.kernel.clone(),
+            };
+            r.traits.iter().find_map(|t| match t.as_str() {
+                "launchable_function" => Some(view("self.raw".into(), "None")),
+                "launchable_kernel" => Some(view(format!("{}(self.raw.0)", l.function), "Some(self.raw)")),
+                _ => None,
+            })
         }),
         kernel_layouts: r.kernel_layouts,
     }
