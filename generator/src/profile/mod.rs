@@ -50,13 +50,18 @@ pub struct LibraryProfile {
     pub status_enum: String,
     /// The status codes the bindings use themselves, by enum member name.
     pub status: StatusNames,
-    /// C surface: root template, include guard and marker macro of the main header, and the
-    /// calling-convention macro written before every function name (with its space).
-    pub c_template: String,
+    /// C surface: include guard and marker macro of the main header, and the calling-convention
+    /// macro written before every function name (with its space).
     pub c_guard: String,
     pub c_marker: String,
     #[serde(default)]
     pub callconv: String,
+    /// The main header's comment (`{file}` and `{cuda_version}` filled in), else the generic one,
+    /// and the C lines after its prelude (NVIDIA's per-thread macros, ...).
+    #[serde(default)]
+    pub c_about: Option<String>,
+    #[serde(default)]
+    pub c_preamble: String,
     /// Records NVIDIA's runtime headers define too, by tag, and the guard macro they share
     /// (`CUuuid_st`, `CU_UUID_HAS_BEEN_DEFINED`), so a program may include the C surface's header
     /// together with `cuda_runtime.h`.

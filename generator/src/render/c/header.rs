@@ -39,6 +39,10 @@ pub(super) struct HeaderView {
     pub cuda_version: String,
     /// Calling-convention macro placed before function names (`CUDAAPI`; empty for NVRTC).
     pub callconv: String,
+    /// A main header's comment lines (the profile's `c_about`; empty: the generic comment) and
+    /// the C lines after its prelude (`c_preamble`).
+    pub about: Vec<String>,
+    pub preamble: String,
     pub forwards: Vec<ForwardView>,
     pub enums: Vec<EnumView>,
     pub typedefs: Vec<TypedefView>,
@@ -148,7 +152,11 @@ pub(super) fn views(lib: &Library, cuda_version: &str) -> Result<Vec<HeaderView>
     check_unique_names(lib)?;
     let p = lib.profile();
     let main = lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| p.header.to_string());
-    let mut out = vec![view(lib, cuda_version, &main, p.c_guard.to_string(), p.c_marker.to_string())?];
+    let mut first = view(lib, cuda_version, &main, p.c_guard.to_string(), p.c_marker.to_string())?;
+    let fill = |a: &String| a.replace("{file}", &main).replace("{cuda_version}", cuda_version);
+    first.about = p.c_about.as_ref().map(fill).map_or_else(Vec::new, |a| a.lines().map(str::to_string).collect());
+    first.preamble = p.c_preamble.clone();
+    let mut out = vec![first];
     for h in lib.headers.iter().skip(1) {
         if h.included_by_main || !declares_anything(lib, &h.file) {
             continue;
@@ -213,6 +221,8 @@ fn view(lib: &Library, cuda_version: &str, file: &str, guard: String, marker: St
         marker,
         cuda_version: cuda_version.into(),
         callconv: lib.profile().callconv.to_string(),
+        about: Vec::new(),
+        preamble: String::new(),
         forwards,
         enums,
         typedefs,

@@ -75,7 +75,7 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
 /// The library's C headers: its main header and each companion that declares something.
 fn headers(lib: &Library, cuda_version: &str, templates: &Templates, out: &mut Output, c: &mut Collected) -> Result<()> {
     for h in header::views(lib, cuda_version)? {
-        let root = if h.parent.is_empty() { lib.profile().c_template.as_str() } else { "c/companion.h.tera" };
+        let root = if h.parent.is_empty() { "c/library.h.tera" } else { "c/companion.h.tera" };
         out.files.insert(format!("c/include/{}", h.file), templates.render(root, &h)?);
         c.headers.push(h.file.clone());
     }
