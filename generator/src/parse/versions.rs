@@ -246,6 +246,31 @@ mod tests {
     }
 
     #[test]
+    fn a_symbol_takes_the_version_of_its_own_place_never_a_newer_abi_of_the_same_prototype() {
+        let text = "typedef CUresult (CUDAAPI *PFN_cuGraphAddNode_v12020)(int);\n\
+            typedef CUresult (CUDAAPI *PFN_cuGraphAddNode_v12030)(int, int);\n\
+            typedef CUresult (CUDAAPI *PFN_cuGraphAddNode_v13040)(int, int);\n\
+            #if defined(__CUDA_API_VERSION_INTERNAL)\ntypedef CUresult (CUDAAPI *PFN_cuEventElapsedTime_v2000)(int);\n#endif\n\
+            typedef CUresult (CUDAAPI *PFN_cuEventElapsedTime_v12080)(int);\n";
+        let abis = abi_versions(text);
+        assert_eq!(abis["cuGraphAddNode"], [12020, 12030, 13040]);
+        assert_eq!(abi_window("cuGraphAddNode", "cuGraphAddNode_v2", &abis), Some((12030, 13040)));
+        assert_eq!(abi_window("cuGraphAddNode", "cuGraphAddNode_v3", &abis), Some((13040, u32::MAX)));
+        assert_eq!(abi_window("cuGraphAddNode", "cuGraphAddNode_v4", &abis), None);
+        // v12030 and v13040 share the prototype: each symbol keeps its own.
+        let both = [12030, 13040];
+        assert_eq!(pick(&both, abi_window("cuGraphAddNode", "cuGraphAddNode_v2", &abis), &[12020, 12030, 13040]), Some(12030));
+        assert_eq!(pick(&both, abi_window("cuGraphAddNode", "cuGraphAddNode_v3", &abis), &[12020, 12030, 13040]), Some(13040));
+        // The v1 typedef is one libclang skips: the text's place still gives v1 its version.
+        let window = abi_window("cuEventElapsedTime", "cuEventElapsedTime", &abis);
+        assert_eq!(pick(&[12080], window, &[12080]), Some(2000));
+        assert_eq!(pick(&[12080], abi_window("cuEventElapsedTime", "cuEventElapsedTime_v2", &abis), &[12080]), Some(12080));
+        // A name off the rule keeps the newest matching typedef.
+        assert_eq!(pick(&[3020, 4010], None, &[2020, 3020, 4010]), Some(4010));
+        assert_eq!(pick(&[], None, &[2020]), None);
+    }
+
+    #[test]
     fn windows_branches_are_left_out() {
         let text = "a\n#ifdef _WIN32\nwin\n#if X\nwin2\n#endif\n#else\nunix\n#endif\n#if defined(_WIN32)\nwin3\n#endif\nb\n";
         assert_eq!(without_windows_blocks(text), "a\n#else\nunix\n#endif\nb\n");
