@@ -5,7 +5,9 @@
 //! names the version it needs. Each scenario runs in its own process (the loader is process-wide).
 
 use cudagen::driver::{sys, CUdevice, CUevent, CUresult, CUuuid};
+use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// In the parent: re-runs this binary for test `name` alone with the fake driver reporting
 /// `version`, and checks it passed. In the child: returns false, so the test body runs.
@@ -13,7 +15,9 @@ fn parent_runs(name: &str, version: &str) -> bool {
     if std::env::var_os("CUDAGEN_TEST_CHILD").is_some() {
         return false;
     }
-    let lib = cudagen_tests::fake_libcuda("fake_abi_driver", env!("CARGO_TARGET_TMPDIR").as_ref());
+    // Built once per process: the tests run in parallel and would write the same file.
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    let lib = LIB.get_or_init(|| cudagen_tests::fake_libcuda("fake_abi_driver", env!("CARGO_TARGET_TMPDIR").as_ref()));
     let out = Command::new(std::env::current_exe().unwrap())
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env("CUDAGEN_TEST_CHILD", "1")
@@ -32,15 +36,35 @@ fn elapsed(v2: bool) -> Result<f32, CUresult> {
     let mut ms = 0.0f32;
     let (a, b) = (CUevent::default(), CUevent::default());
     // SAFETY: the fake writes one float and reads nothing else.
-    let rc = unsafe { if v2 { sys::cuEventElapsedTime_v2(&mut ms, a, b) } else { sys::cuEventElapsedTime(&mut ms, a, b) } };
-    if rc == CUresult::SUCCESS { Ok(ms) } else { Err(rc) }
+    let rc = unsafe {
+        if v2 {
+            sys::cuEventElapsedTime_v2(&mut ms, a, b)
+        } else {
+            sys::cuEventElapsedTime(&mut ms, a, b)
+        }
+    };
+    if rc == CUresult::SUCCESS {
+        Ok(ms)
+    } else {
+        Err(rc)
+    }
 }
 
-fn uuid(v2: bool) -> Result<i8, CUresult> {
+fn uuid(v2: bool) -> Result<i32, CUresult> {
     let mut u = CUuuid::default();
     // SAFETY: the fake writes the first byte of the record.
-    let rc = unsafe { if v2 { sys::cuDeviceGetUuid_v2(&mut u, CUdevice::default()) } else { sys::cuDeviceGetUuid(&mut u, CUdevice::default()) } };
-    if rc == CUresult::SUCCESS { Ok(u.bytes[0] as i8) } else { Err(rc) }
+    let rc = unsafe {
+        if v2 {
+            sys::cuDeviceGetUuid_v2(&mut u, CUdevice::default())
+        } else {
+            sys::cuDeviceGetUuid(&mut u, CUdevice::default())
+        }
+    };
+    if rc == CUresult::SUCCESS {
+        Ok(i32::from(u.bytes[0]))
+    } else {
+        Err(rc)
+    }
 }
 
 #[test]
@@ -60,6 +84,9 @@ fn a_driver_older_than_the_newer_abi_binds_the_older_symbol_and_names_what_the_n
     assert_eq!(elapsed(false), Ok(1.0));
     assert_eq!(elapsed(true), Err(CUresult::ERROR_NOT_FOUND));
     let msg = cudagen::loader::last_error_message().unwrap();
-    assert!(msg.starts_with("cuEventElapsedTime_v2 (CUDA 12.8) not available in ") && msg.ends_with("(driver 12.4): needs CUDA 12.8"), "{msg}");
+    assert!(
+        msg.starts_with("cuEventElapsedTime_v2 (CUDA 12.8) not available in ") && msg.ends_with("(driver 12.4): needs CUDA 12.8"),
+        "{msg}"
+    );
     assert_eq!((uuid(false), uuid(true)), (Ok(1), Ok(2)));
 }
