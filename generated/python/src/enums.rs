@@ -155,10 +155,10 @@ impl ClassCache {
     }
 }
 
-/// A new, zeroed instance of record class `cls`, made by its ctypes base's constructor: the
-/// class's own `__new__` (which reads `_ptr=`) and ctypes' `__init__` have nothing to do for a
-/// call's result, and cost a Python call each.
-fn new_record<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+/// A new, zeroed instance of record class `cls`, made by its ctypes base's constructor (the
+/// class's own `__new__`, `records::record_new`, reads `_ptr=`; a call's result needs neither it
+/// nor ctypes' `__init__`).
+pub(crate) fn new_record<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     use pyo3::ffi;
     let py = cls.py();
     let ty = cls.cast::<pyo3::types::PyType>()?.as_type_ptr();

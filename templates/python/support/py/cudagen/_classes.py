@@ -7,7 +7,7 @@ import enum
 import operator
 import sys
 
-from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params
+from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params, _record_new
 
 
 class CEnum(enum.IntEnum):
@@ -178,20 +178,6 @@ def _setattr(self, name, value):
 def _get_ptr(self):
     """Address of the C object."""
     return ctypes.addressof(self)
-
-
-def _record_new(base):
-    """The ``__new__`` of a record class over ctypes ``base``: a record of its own zeroed memory,
-    or, for a non-zero ``_ptr``, a view of the record at that address, as in cuda.bindings
-    (nothing is copied or kept alive; ``getPtr()`` is ``_ptr``). Field values given too are then
-    written there. Calls' results skip it (`ClassCache::from_ptr` uses ``base``'s own)."""
-    new = base.__new__
-
-    def __new__(cls, *args, _ptr=0, **kw):
-        at = 0 if _ptr.__class__ is int and _ptr == 0 else _field_int("%s() _ptr" % cls.__name__, _ptr, 64, False)
-        return cls.from_address(at) if at else new(cls)
-
-    return __new__
 
 
 def _ptr_set(self, value):
@@ -663,7 +649,7 @@ def _make_record(g, module, name, records):
         return g[name]
     union, size, fields = record_layout(records[name])
     ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str, "__setattr__": _setattr,
-          "__new__": _record_new(_record_base(union)), "_ptr": _PTR, "__doc__": _Doc(module, "RECORDS", name)}
+          "__new__": _record_new, "_ptr": _PTR, "__doc__": _Doc(module, "RECORDS", name)}
     cls = type(g.get("_CLASS_NAMES", {}).get(name, name), (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
     cfields = []
