@@ -21,7 +21,7 @@ fn parent_runs(name: &str, version: &str) -> bool {
     let out = Command::new(std::env::current_exe().unwrap())
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env("CUDAGEN_TEST_CHILD", "1")
-        .env("CUDAGEN_LIBCUDA", &lib)
+        .env("CUDAGEN_LIBCUDA", lib)
         .env("FAKE_DRIVER_VERSION", version)
         .env_remove("CUDAGEN_TRACE")
         .output()
