@@ -18,6 +18,9 @@ static CUresult ctx_create_v4(void **c, void *p, unsigned f, int d) { (void)p; (
 static CUresult memcpy_htod_async(uint64_t d, const void *h, size_t n, void *s) { (void)d; (void)h; (void)n; (void)s; return 0; }
 static CUresult memcpy_htod_async_ptsz(uint64_t d, const void *h, size_t n, void *s) { (void)d; (void)h; (void)n; (void)s; return 77; }
 static CUresult internal_thing(void) { return 99; }
+/* Two ABIs of one prototype and different meanings (v2000 and v12080). */
+static CUresult elapsed_v1(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 1.0f; return 0; }
+static CUresult elapsed_v2(float *ms, void *a, void *b) { (void)a; (void)b; *ms = 2.0f; return 0; }
 /* The v3020 ABI of cuMemsetD2D32 (6 register arguments): proves a legacy export forwards them. */
 static CUresult memset_d2d32_v3020(uint64_t d, size_t pitch, unsigned v, size_t w, size_t h, void *s)
 {
@@ -44,6 +47,8 @@ static CUresult get_proc(const char *sym, void **pfn, int ver, uint64_t flags, i
     else if (strcmp(sym, "cuMemcpyHtoDAsync") == 0 && ver >= 3020)
         p = flags == 2 ? (void *)memcpy_htod_async_ptsz : (void *)memcpy_htod_async;
     else if (strcmp(sym, "cuInternalThing") == 0) p = (void *)internal_thing;
+    else if (strcmp(sym, "cuEventElapsedTime") == 0 && ver >= 12080) p = (void *)elapsed_v2;
+    else if (strcmp(sym, "cuEventElapsedTime") == 0 && ver >= 2000) p = (void *)elapsed_v1;
     else if (strcmp(sym, "cuStreamWaitValue32") == 0 && ver >= 8000 && ver < 11070) p = (void *)memset_d2d32_v3020;
     else if (strcmp(sym, "cuGLInit") == 0 && ver >= 2000) p = (void *)gl_init;
     else if (strcmp(sym, "cuGLMapBufferObject") == 0 && ver >= 7000 && flags == 2) p = (void *)gl_map_buffer_object_v2_ptds;

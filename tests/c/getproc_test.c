@@ -68,6 +68,15 @@ int main(void)
 
     expect(cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx == (CUcontext)0x1234, "direct call reaches the fake driver");
 
+    /* Two ABIs of one prototype: each export reaches its own, each version hands out its own. */
+    float ms = 0;
+    expect(cuEventElapsedTime(&ms, NULL, NULL) == CUDA_SUCCESS && ms == 1.0f, "cuEventElapsedTime -> the driver's v2000 ABI");
+    expect(cuEventElapsedTime_v2(&ms, NULL, NULL) == CUDA_SUCCESS && ms == 2.0f, "cuEventElapsedTime_v2 -> the driver's v12080 ABI");
+    p = lookup("cuEventElapsedTime", 2000, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuEventElapsedTime, "cuEventElapsedTime@2000 -> shim cuEventElapsedTime");
+    p = lookup("cuEventElapsedTime", 12080, CU_GET_PROC_ADDRESS_DEFAULT, &r);
+    expect(r == CUDA_SUCCESS && p == (void *)cuEventElapsedTime_v2, "cuEventElapsedTime@12080 -> shim cuEventElapsedTime_v2");
+
     /* A legacy ABI (not in cuda.h): the unsuffixed cuStreamWaitValue32 is the v8000 ABI. The fake
      * driver answers it with a 6-argument function to prove every register reaches it. */
     typedef CUresult (*six_t)(unsigned long long, size_t, unsigned, size_t, size_t, void *);

@@ -443,6 +443,81 @@ def test_nested_records_are_views_and_array_elements_copies_as_in_cuda_bindings(
         f.planeDesc = [f.planeDesc[0], f.frame.pPitch[0], f.planeDesc[2]]
 
 
+def _ptr_story(drv, rt):
+    """What a pair's records built with ``_ptr=`` see and change in memory they are given."""
+    buf = (ctypes.c_uint * 3)(5, 6, 7)
+    x = rt.dim3(_ptr=ctypes.addressof(buf))
+    out = {"read": (x.x, x.y, x.z), "getPtr": x.getPtr() == ctypes.addressof(buf)}
+    x.y = 99
+    buf[2] = 42
+    out["write"], out["z"] = list(buf), x.z
+    out["own"] = (rt.dim3(_ptr=0).getPtr() not in (0, ctypes.addressof(buf)), rt.dim3().getPtr() != 0)
+    # nested records of a view are views of the same memory; a driver record too
+    raw = (ctypes.c_ubyte * ctypes.sizeof(_ours("runtime").cudaMemcpy3DParms))()
+    p = rt.cudaMemcpy3DParms(_ptr=ctypes.addressof(raw))
+    p.srcPos.x, p.extent.depth, p.kind = 7, 3, rt.cudaMemcpyKind.cudaMemcpyDeviceToHost
+    out["nested"] = bytes(raw).hex()
+    raw2 = (ctypes.c_ubyte * ctypes.sizeof(driver.CUDA_MEMCPY2D))()
+    m = drv.CUDA_MEMCPY2D(_ptr=ctypes.addressof(raw2))
+    m.srcXInBytes, m.WidthInBytes = 11, 12
+    out["driver"] = (bytes(raw2).hex(), m.getPtr() == ctypes.addressof(raw2))
+    # what `_ptr` takes: an int, a float truncated, an object of the module's CUdeviceptr
+    out["takes"] = (rt.dim3(_ptr=1.5).getPtr(), rt.dim3(_ptr=drv.CUdeviceptr(4096)).getPtr())
+    refused = []
+    for bad in (None, -1, 1 << 64, "1"):
+        try:
+            rt.dim3(_ptr=bad)
+            refused.append("taken")
+        except (TypeError, OverflowError) as e:
+            refused.append(type(e).__name__)
+    out["refused"] = refused
+    return out
+
+
+def test_a_record_built_with_ptr_views_that_memory_as_in_cuda_bindings():
+    ours = _ptr_story(driver, _ours("runtime"))
+    assert ours["read"] == (5, 6, 7) and ours["write"] == [5, 99, 42] and ours["z"] == 42 and ours["getPtr"]
+    assert ours["refused"] == ["TypeError", "OverflowError", "OverflowError", "TypeError"]
+    assert ours == _ptr_story(_oracle(), _theirs("runtime"))
+    # field values given with `_ptr` are written there; the record cannot move afterwards
+    buf = (ctypes.c_uint * 3)()
+    x = _ours("runtime").dim3(_ptr=ctypes.addressof(buf), x=4)
+    assert list(buf) == [4, 0, 0]
+    with pytest.raises(AttributeError, match=r"dim3\._ptr is read-only"):
+        x._ptr = 8
+
+
+_DEVPTR = """
+@IMPORT@
+import importlib
+runtime = importlib.import_module(%r)
+theirs = importlib.import_module("cuda.bindings.driver") if "theirs" in sys.argv else None
+runtime.cudaMemset(driver.CUdeviceptr(0x1000), 0, 0)
+if theirs is not None:
+    runtime.cudaMemset(theirs.CUdeviceptr(0x2000), 0, 0)
+runtime.cudaMemcpy(driver.CUdeviceptr(0x3000), b"ab", 2, runtime.cudaMemcpyKind.cudaMemcpyHostToDevice)
+"""
+
+
+def test_a_device_pointer_object_is_its_address_where_a_void_pointer_goes(tmp_path):
+    """cuda.bindings takes a driver ``CUdeviceptr`` where the runtime's ``void *`` goes (NVIDIA's
+    test_interop_deviceptr: cudaMemset on a cuMemAlloc address), as the address it holds; the
+    trace shows what reached the library."""
+    rt_theirs = _theirs("runtime")
+    th = _oracle()
+    assert isinstance(rt_theirs.cudaMemset(th.CUdeviceptr(0x1000), 0, 0), tuple)  # taken (no GPU: an error status)
+    with pytest.raises(TypeError):
+        rt_theirs.cudaMemset(th.CUstream(0x1000), 0, 0)
+    trace = tmp_path / "trace"
+    env = dict(os.environ, CUDAGEN_TRACE="1", CUDAGEN_TRACE_FILE=str(trace))
+    script = "import sys\n" + _DEVPTR.replace("@IMPORT@", IMPORT) % (OURS + ".runtime")
+    p = subprocess.run([sys.executable, "-c", script, "theirs"], env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    text = trace.read_text()
+    for line in ("cudaMemset(devPtr=0x1000,", "cudaMemset(devPtr=0x2000,", "cudaMemcpy(dst=0x3000,"):
+        assert line in text, text
+
+
 def _where(rec, root):
     """"view" where record ``rec`` lies in the memory of record ``root`` (an ``(address, size)``
     pair), "copy" elsewhere."""

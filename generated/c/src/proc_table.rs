@@ -32,7 +32,7 @@ use crate::getproc::Proc;
 use core::ffi::c_void;
 use core::ptr::null;
 
-pub(crate) static PROCS: [Proc; 472] = [
+pub(crate) static PROCS: [Proc; 474] = [
     Proc {
         name: b"cuArray3DCreate",
         version: 3020,
@@ -448,8 +448,15 @@ pub(crate) static PROCS: [Proc; 472] = [
     },
     Proc {
         name: b"cuDeviceGetUuid",
-        version: 11040,
+        version: 9020,
         f: crate::driver::cuDeviceGetUuid as *const c_void,
+        pt_version: 0,
+        pt: null(),
+    },
+    Proc {
+        name: b"cuDeviceGetUuid",
+        version: 11040,
+        f: crate::driver::cuDeviceGetUuid_v2 as *const c_void,
         pt_version: 0,
         pt: null(),
     },
@@ -617,8 +624,15 @@ pub(crate) static PROCS: [Proc; 472] = [
     },
     Proc {
         name: b"cuEventElapsedTime",
-        version: 12080,
+        version: 2000,
         f: crate::driver::cuEventElapsedTime as *const c_void,
+        pt_version: 0,
+        pt: null(),
+    },
+    Proc {
+        name: b"cuEventElapsedTime",
+        version: 12080,
+        f: crate::driver::cuEventElapsedTime_v2 as *const c_void,
         pt_version: 0,
         pt: null(),
     },

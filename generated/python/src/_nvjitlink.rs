@@ -53,7 +53,7 @@ const LIBRARY_MISSING: i64 = 6;
 /// How this module takes caller memory (its library's cuda.bindings convention).
 const MEMORY: conv::Memory = conv::Memory { intptr: true, bytes_out: false };
 
-pub(crate) static nvJitLinkHandle: HandleType = HandleType::new(MODULE, "nvJitLinkHandle", 64, true, true, &[], &[]);
+pub(crate) static nvJitLinkHandle: HandleType = HandleType::new(MODULE, "nvJitLinkHandle", 64, true, true, false, &[], &[]);
 
 static E_nvJitLinkResult: EnumCache = EnumCache::new(MODULE, "nvJitLinkResult");
 static E_nvJitLinkInputType: EnumCache = EnumCache::new(MODULE, "nvJitLinkInputType");

@@ -53,7 +53,7 @@ const LIBRARY_MISSING: i64 = 4;
 /// How this module takes caller memory (its library's cuda.bindings convention).
 const MEMORY: conv::Memory = conv::Memory { intptr: true, bytes_out: false };
 
-pub(crate) static nvvmProgram: HandleType = HandleType::new(MODULE, "nvvmProgram", 64, true, true, &[], &[]);
+pub(crate) static nvvmProgram: HandleType = HandleType::new(MODULE, "nvvmProgram", 64, true, true, false, &[], &[]);
 
 static E_nvvmResult: EnumCache = EnumCache::new(MODULE, "nvvmResult");
 

@@ -525,14 +525,18 @@ impl Held {
         }
     }
 
-    /// A host address of unknown extent: int, None, a buffer (held; writable when the callee
-    /// writes), a handle or struct (`getPtr()`), or `__index__`.
+    /// A host address of unknown extent: int, None, an address handle's value (`CUdeviceptr`), a
+    /// buffer (held; writable when the callee writes), a handle or struct (`getPtr()`), or
+    /// `__index__`.
     pub fn addr_of(o: &Bound<'_, PyAny>, writes: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_instance_of::<PyInt>() && !is_enum_or_bool(o) {
             return mem.address(o, c).map(|a| Self::raw(a, writes));
         }
         if o.is_none() {
             return Ok(Self::none(writes));
+        }
+        if let Some(v) = crate::handles::address_value(o, c) {
+            return v.map(|a| Self::raw(a as usize, writes));
         }
         if let Some(p) = crate::handles::value_addr(o) {
             return Ok(Self::raw(p, writes));
@@ -551,7 +555,8 @@ impl Held {
     }
 
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
-    /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings).
+    /// (held), None, or, when `int_ok`, an int address or an address handle's value (unchecked,
+    /// as in cuda.bindings).
     pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_none() {
             // cuda.bindings' cybind modules (`intptr` addresses) ask for a buffer or an int there
@@ -567,6 +572,11 @@ impl Held {
             } else {
                 Err(c.type_error(o))
             };
+        }
+        if int_ok {
+            if let Some(v) = crate::handles::address_value(o, c) {
+                return v.map(|a| Self::raw(a as usize, writes));
+            }
         }
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));

@@ -59,6 +59,7 @@ pub(crate) static CUdeviceptr: HandleType = HandleType::new(
     64,
     false,
     false,
+    true,
     &[],
     &["cuda.bindings.driver.CUdeviceptr", "cuda.bindings.driver.CUdeviceptr_v2"],
 );
@@ -68,19 +69,21 @@ pub(crate) static CUdevice: HandleType = HandleType::new(
     32,
     true,
     false,
+    false,
     &[],
     &["cuda.bindings.driver.CUdevice", "cuda.bindings.driver.CUdevice_v1"],
 );
 pub(crate) static CUcontext: HandleType =
-    HandleType::new(MODULE, "CUcontext", 64, false, true, &[], &["cuda.bindings.driver.CUcontext"]);
+    HandleType::new(MODULE, "CUcontext", 64, false, true, false, &[], &["cuda.bindings.driver.CUcontext"]);
 pub(crate) static CUmodule: HandleType =
-    HandleType::new(MODULE, "CUmodule", 64, false, true, &[], &["cuda.bindings.driver.CUmodule"]);
+    HandleType::new(MODULE, "CUmodule", 64, false, true, false, &[], &["cuda.bindings.driver.CUmodule"]);
 pub(crate) static CUfunction: HandleType = HandleType::new(
     MODULE,
     "CUfunction",
     64,
     false,
     true,
+    false,
     &[&CUkernel],
     &[
         "cuda.bindings.driver.CUfunction",
@@ -95,6 +98,7 @@ pub(crate) static CUlibrary: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUlibrary", "cuda.bindings.runtime.cudaLibrary_t"],
 );
@@ -104,6 +108,7 @@ pub(crate) static CUkernel: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUkernel", "cuda.bindings.runtime.cudaKernel_t"],
 );
@@ -113,6 +118,7 @@ pub(crate) static CUarray: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUarray", "cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
 );
@@ -122,6 +128,7 @@ pub(crate) static CUmipmappedArray: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &[
         "cuda.bindings.driver.CUmipmappedArray",
@@ -130,15 +137,16 @@ pub(crate) static CUmipmappedArray: HandleType = HandleType::new(
     ],
 );
 pub(crate) static CUtexref: HandleType =
-    HandleType::new(MODULE, "CUtexref", 64, false, true, &[], &["cuda.bindings.driver.CUtexref"]);
+    HandleType::new(MODULE, "CUtexref", 64, false, true, false, &[], &["cuda.bindings.driver.CUtexref"]);
 pub(crate) static CUsurfref: HandleType =
-    HandleType::new(MODULE, "CUsurfref", 64, false, true, &[], &["cuda.bindings.driver.CUsurfref"]);
+    HandleType::new(MODULE, "CUsurfref", 64, false, true, false, &[], &["cuda.bindings.driver.CUsurfref"]);
 pub(crate) static CUevent: HandleType = HandleType::new(
     MODULE,
     "CUevent",
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUevent", "cuda.bindings.runtime.cudaEvent_t"],
 );
@@ -148,6 +156,7 @@ pub(crate) static CUstream: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUstream", "cuda.bindings.runtime.cudaStream_t"],
 );
@@ -157,6 +166,7 @@ pub(crate) static CUgraphicsResource: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUgraphicsResource", "cuda.bindings.runtime.cudaGraphicsResource_t"],
 );
@@ -164,6 +174,7 @@ pub(crate) static CUtexObject: HandleType = HandleType::new(
     MODULE,
     "CUtexObject",
     64,
+    false,
     false,
     false,
     &[],
@@ -175,6 +186,7 @@ pub(crate) static CUsurfObject: HandleType = HandleType::new(
     64,
     false,
     false,
+    false,
     &[],
     &["cuda.bindings.driver.CUsurfObject", "cuda.bindings.driver.CUsurfObject_v1", "cuda.bindings.runtime.cudaSurfaceObject_t"],
 );
@@ -184,6 +196,7 @@ pub(crate) static CUexternalMemory: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUexternalMemory", "cuda.bindings.runtime.cudaExternalMemory_t"],
 );
@@ -193,6 +206,7 @@ pub(crate) static CUexternalSemaphore: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUexternalSemaphore", "cuda.bindings.runtime.cudaExternalSemaphore_t"],
 );
@@ -202,6 +216,7 @@ pub(crate) static CUgraph: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUgraph", "cuda.bindings.runtime.cudaGraph_t"],
 );
@@ -211,6 +226,7 @@ pub(crate) static CUgraphNode: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUgraphNode", "cuda.bindings.runtime.cudaGraphNode_t"],
 );
@@ -220,6 +236,7 @@ pub(crate) static CUgraphExec: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUgraphExec", "cuda.bindings.runtime.cudaGraphExec_t"],
 );
@@ -229,6 +246,7 @@ pub(crate) static CUmemoryPool: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUmemoryPool", "cuda.bindings.runtime.cudaMemPool_t"],
 );
@@ -238,6 +256,7 @@ pub(crate) static CUuserObject: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUuserObject", "cuda.bindings.runtime.cudaUserObject_t"],
 );
@@ -245,6 +264,7 @@ pub(crate) static CUgraphConditionalHandle: HandleType = HandleType::new(
     MODULE,
     "CUgraphConditionalHandle",
     64,
+    false,
     false,
     false,
     &[],
@@ -256,19 +276,29 @@ pub(crate) static CUgraphDeviceNode: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUgraphDeviceNode", "cuda.bindings.runtime.cudaGraphDeviceNode_t"],
 );
-pub(crate) static CUasyncCallbackHandle: HandleType =
-    HandleType::new(MODULE, "CUasyncCallbackHandle", 64, false, true, &[], &["cuda.bindings.driver.CUasyncCallbackHandle"]);
+pub(crate) static CUasyncCallbackHandle: HandleType = HandleType::new(
+    MODULE,
+    "CUasyncCallbackHandle",
+    64,
+    false,
+    true,
+    false,
+    &[],
+    &["cuda.bindings.driver.CUasyncCallbackHandle"],
+);
 pub(crate) static CUgreenCtx: HandleType =
-    HandleType::new(MODULE, "CUgreenCtx", 64, false, true, &[], &["cuda.bindings.driver.CUgreenCtx"]);
+    HandleType::new(MODULE, "CUgreenCtx", 64, false, true, false, &[], &["cuda.bindings.driver.CUgreenCtx"]);
 pub(crate) static CUlinkState: HandleType =
-    HandleType::new(MODULE, "CUlinkState", 64, false, true, &[], &["cuda.bindings.driver.CUlinkState"]);
+    HandleType::new(MODULE, "CUlinkState", 64, false, true, false, &[], &["cuda.bindings.driver.CUlinkState"]);
 pub(crate) static CUmemGenericAllocationHandle: HandleType = HandleType::new(
     MODULE,
     "CUmemGenericAllocationHandle",
     64,
+    false,
     false,
     false,
     &[],
@@ -280,6 +310,7 @@ pub(crate) static CUdevResourceDesc: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUdevResourceDesc", "cuda.bindings.runtime.cudaDevResourceDesc_t"],
 );
@@ -289,27 +320,30 @@ pub(crate) static CUlogsCallbackHandle: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUlogsCallbackHandle", "cuda.bindings.runtime.cudaLogsCallbackHandle"],
 );
 pub(crate) static CUlogIterator: HandleType =
-    HandleType::new(MODULE, "CUlogIterator", 32, false, false, &[], &["cuda.bindings.driver.CUlogIterator"]);
-pub(crate) static GLuint: HandleType = HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.driver.GLuint"]);
+    HandleType::new(MODULE, "CUlogIterator", 32, false, false, false, &[], &["cuda.bindings.driver.CUlogIterator"]);
+pub(crate) static GLuint: HandleType =
+    HandleType::new(MODULE, "GLuint", 32, false, false, false, &[], &["cuda.bindings.driver.GLuint"]);
 pub(crate) static CUeglStreamConnection: HandleType = HandleType::new(
     MODULE,
     "CUeglStreamConnection",
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.driver.CUeglStreamConnection", "cuda.bindings.runtime.cudaEglStreamConnection"],
 );
 pub(crate) static VdpDevice: HandleType =
-    HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.driver.VdpDevice"]);
+    HandleType::new(MODULE, "VdpDevice", 32, false, false, false, &[], &["cuda.bindings.driver.VdpDevice"]);
 pub(crate) static VdpVideoSurface: HandleType =
-    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface"]);
+    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, false, &[], &["cuda.bindings.driver.VdpVideoSurface"]);
 pub(crate) static VdpOutputSurface: HandleType =
-    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface"]);
+    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, false, &[], &["cuda.bindings.driver.VdpOutputSurface"]);
 
 static E_CUipcMem_flags: EnumCache = EnumCache::new(MODULE, "CUipcMem_flags");
 static E_CUmemAttach_flags: EnumCache = EnumCache::new(MODULE, "CUmemAttach_flags");

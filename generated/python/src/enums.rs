@@ -142,9 +142,9 @@ impl ClassCache {
         Ok(self.class(py)?.call1((v,))?.unbind())
     }
 
-    /// A new instance holding a copy of `size` bytes at `ptr`.
+    /// A new instance of a record class holding a copy of `size` bytes at `ptr`.
     pub fn from_ptr(&self, py: Python<'_>, ptr: usize, size: u64) -> PyResult<Py<PyAny>> {
-        let obj = self.class(py)?.call0()?;
+        let obj = new_record(self.class(py)?)?;
         match crate::conv::buffer(&obj, true) {
             Some((dst, len)) if len as u64 >= size => {
                 unsafe { std::ptr::copy_nonoverlapping(ptr as *const u8, dst as *mut u8, size as usize) };
@@ -152,5 +152,26 @@ impl ClassCache {
             }
             _ => Err(pyo3::exceptions::PyRuntimeError::new_err(format!("{}: record buffer too small", self.name))),
         }
+    }
+}
+
+/// A new, zeroed instance of record class `cls`, made by its ctypes base's constructor (the
+/// class's own `__new__`, `records::record_new`, reads `_ptr=`; a call's result needs neither it
+/// nor ctypes' `__init__`).
+pub(crate) fn new_record<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::ffi;
+    let py = cls.py();
+    let ty = cls.cast::<pyo3::types::PyType>()?.as_type_ptr();
+    // SAFETY: `ty` is a live type object; its base is ctypes' Structure or Union, whose `tp_new`
+    // takes (subtype, args, kwargs) and allocates zeroed memory of the subtype's size.
+    unsafe {
+        let base = ffi::PyType_GetSlot(ty, ffi::Py_tp_base) as *mut ffi::PyTypeObject;
+        let new = if base.is_null() { std::ptr::null_mut() } else { ffi::PyType_GetSlot(base, ffi::Py_tp_new) };
+        if new.is_null() {
+            return cls.call0();
+        }
+        let new: ffi::newfunc = std::mem::transmute(new);
+        let args = pyo3::types::PyTuple::empty(py);
+        Bound::from_owned_ptr_or_err(py, new(ty, args.as_ptr(), std::ptr::null_mut()))
     }
 }

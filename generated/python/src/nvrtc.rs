@@ -54,7 +54,7 @@ const LIBRARY_MISSING: i64 = 11;
 const MEMORY: conv::Memory = conv::Memory { intptr: false, bytes_out: true };
 
 pub(crate) static nvrtcProgram: HandleType =
-    HandleType::new(MODULE, "nvrtcProgram", 64, false, true, &[], &["cuda.bindings.nvrtc.nvrtcProgram"]);
+    HandleType::new(MODULE, "nvrtcProgram", 64, false, true, false, &[], &["cuda.bindings.nvrtc.nvrtcProgram"]);
 
 static E_nvrtcResult: EnumCache = EnumCache::new(MODULE, "nvrtcResult");
 

@@ -59,6 +59,7 @@ pub(crate) static cudaArray_t: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[&cudaArray_const_t],
     &["cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
 );
@@ -68,6 +69,7 @@ pub(crate) static cudaArray_const_t: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[&cudaArray_t],
     &["cuda.bindings.runtime.cudaArray_const_t", "cuda.bindings.runtime.cudaArray_t"],
 );
@@ -77,6 +79,7 @@ pub(crate) static cudaMipmappedArray_t: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[&cudaMipmappedArray_const_t],
     &["cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t"],
 );
@@ -86,6 +89,7 @@ pub(crate) static cudaMipmappedArray_const_t: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[&cudaMipmappedArray_t],
     &["cuda.bindings.runtime.cudaMipmappedArray_const_t", "cuda.bindings.runtime.cudaMipmappedArray_t"],
 );
@@ -93,12 +97,28 @@ pub(crate) static cudaMipmappedArray_const_t: HandleType = HandleType::new(
 use crate::driver::CUevent as cudaEvent_t;
 /// The class of `driver::CUstream` (the same C type): one class for both libraries.
 use crate::driver::CUstream as cudaStream_t;
-pub(crate) static cudaGraphicsResource_t: HandleType =
-    HandleType::new(MODULE, "cudaGraphicsResource_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaGraphicsResource_t"]);
+pub(crate) static cudaGraphicsResource_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaGraphicsResource_t",
+    64,
+    false,
+    true,
+    false,
+    &[],
+    &["cuda.bindings.runtime.cudaGraphicsResource_t"],
+);
 pub(crate) static cudaExternalMemory_t: HandleType =
-    HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaExternalMemory_t"]);
-pub(crate) static cudaExternalSemaphore_t: HandleType =
-    HandleType::new(MODULE, "cudaExternalSemaphore_t", 64, false, true, &[], &["cuda.bindings.runtime.cudaExternalSemaphore_t"]);
+    HandleType::new(MODULE, "cudaExternalMemory_t", 64, false, true, false, &[], &["cuda.bindings.runtime.cudaExternalMemory_t"]);
+pub(crate) static cudaExternalSemaphore_t: HandleType = HandleType::new(
+    MODULE,
+    "cudaExternalSemaphore_t",
+    64,
+    false,
+    true,
+    false,
+    &[],
+    &["cuda.bindings.runtime.cudaExternalSemaphore_t"],
+);
 /// The class of `driver::CUfunction` (the same C type): one class for both libraries.
 use crate::driver::CUfunction as cudaFunction_t;
 /// The class of `driver::CUgraph` (the same C type): one class for both libraries.
@@ -123,23 +143,24 @@ pub(crate) static cudaAsyncCallbackHandle_t: HandleType = HandleType::new(
     64,
     false,
     true,
+    false,
     &[],
     &["cuda.bindings.runtime.cudaAsyncCallbackHandle_t"],
 );
 pub(crate) static cudaSurfaceObject_t: HandleType =
-    HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, &[], &["cuda.bindings.runtime.cudaSurfaceObject_t"]);
+    HandleType::new(MODULE, "cudaSurfaceObject_t", 64, false, false, false, &[], &["cuda.bindings.runtime.cudaSurfaceObject_t"]);
 pub(crate) static cudaTextureObject_t: HandleType =
-    HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, &[], &["cuda.bindings.runtime.cudaTextureObject_t"]);
+    HandleType::new(MODULE, "cudaTextureObject_t", 64, false, false, false, &[], &["cuda.bindings.runtime.cudaTextureObject_t"]);
 pub(crate) static GLuint: HandleType =
-    HandleType::new(MODULE, "GLuint", 32, false, false, &[], &["cuda.bindings.runtime.GLuint"]);
+    HandleType::new(MODULE, "GLuint", 32, false, false, false, &[], &["cuda.bindings.runtime.GLuint"]);
 /// The class of `driver::CUeglStreamConnection` (the same C type): one class for both libraries.
 use crate::driver::CUeglStreamConnection as cudaEglStreamConnection;
 pub(crate) static VdpDevice: HandleType =
-    HandleType::new(MODULE, "VdpDevice", 32, false, false, &[], &["cuda.bindings.runtime.VdpDevice"]);
+    HandleType::new(MODULE, "VdpDevice", 32, false, false, false, &[], &["cuda.bindings.runtime.VdpDevice"]);
 pub(crate) static VdpVideoSurface: HandleType =
-    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, &[], &["cuda.bindings.runtime.VdpVideoSurface"]);
+    HandleType::new(MODULE, "VdpVideoSurface", 32, false, false, false, &[], &["cuda.bindings.runtime.VdpVideoSurface"]);
 pub(crate) static VdpOutputSurface: HandleType =
-    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, &[], &["cuda.bindings.runtime.VdpOutputSurface"]);
+    HandleType::new(MODULE, "VdpOutputSurface", 32, false, false, false, &[], &["cuda.bindings.runtime.VdpOutputSurface"]);
 
 static E_cudaRoundMode: EnumCache = EnumCache::new(MODULE, "cudaRoundMode");
 static E_cudaError_t: EnumCache = EnumCache::new(MODULE, "cudaError_t");

@@ -105,17 +105,17 @@ fn parse_parts(
     macros::drop_undefined(&mut library, &main_file, &text, &tu.skipped_lines(&main_file));
     macros::per_thread_from_text(&text, &mut library);
     forwarders::fold(&text, &main_file, &mut library);
+    // The companions' typedefs too: their deprecated functions, left out of the IR, are still
+    // exports a program built against their headers may reference (`cuGLInit`).
+    let mut typedefs_text = String::new();
+    for path in &typedef_paths {
+        typedefs_text += &std::fs::read_to_string(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
+    }
     if !files.versions.is_empty() {
-        versions::assign(&top, &files.versions, &mut library);
+        versions::assign(&top, &files.versions, &versions::abi_versions(&typedefs_text), &mut library);
     }
     if typedefs.is_some() {
-        // The companions' typedefs too: their deprecated functions, left out of the IR, are
-        // still exports a program built against their headers may reference (`cuGLInit`).
-        let mut text = String::new();
-        for path in &typedef_paths {
-            text += &std::fs::read_to_string(path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
-        }
-        versions::legacy_from_text(&text, &mut library);
+        versions::legacy_from_text(&typedefs_text, &mut library);
     }
     library.status_enum = library.enum_named(&profile.status_enum).map(|e| e.name.clone());
     Ok(library)

@@ -1,10 +1,18 @@
 //! ABI versions from `cudaTypedefs.h`.
 //!
 //! For each function, the `PFN_<proc_name>_v<N>` typedef whose canonical parameter types match
-//! the declaration gives the version that introduced that ABI (the highest when several match);
-//! `PFN_<proc_name>_v<N>_ptds`/`_ptsz` give the per-thread variants' versions. The `#define
-//! PFN_cuX PFN_cuX_vN` default is deliberately not used: it can name another ABI
-//! (`PFN_cuCtxCreate` is the v11040 signature, `cuCtxCreate` declares the v3020 one).
+//! the declaration gives the version that introduced that ABI; `PFN_<proc_name>_v<N>_ptds`/`_ptsz`
+//! give the per-thread variants' versions. The `#define PFN_cuX PFN_cuX_vN` default is
+//! deliberately not used: it can name another ABI (`PFN_cuCtxCreate` is the v11040 signature,
+//! `cuCtxCreate` declares the v3020 one).
+//!
+//! Several ABIs of one name can share a prototype and still differ in meaning
+//! (`cuEventElapsedTime` v2000 and `cuEventElapsedTime_v2` v12080; `cuGraphAddNode_v2` v12030
+//! and `cuGraphAddNode_v3` v13040). The i-th ABI of a name (ascending, all of the header's
+//! typedefs, [`AbiVersions`]) is exported as `<name>` for i = 0 and `<name>_v<i+1>` after, so a
+//! symbol's version is taken from its own place in that list ([`abi_window`]), never from a
+//! newer ABI of the same prototype: `cuGetProcAddress` at the newer version would bind the other
+//! symbol, and an older driver lacks it.
 
 use crate::clang::{Cursor, CursorKind, Ty, TyKind};
 use crate::ir::*;
@@ -41,7 +49,46 @@ pub fn proc_name(symbol: &str) -> &str {
 /// `PFN_*` typedefs by (proc name, variant): each version with its signature.
 type PfnVersions = BTreeMap<(String, Option<VariantKind>), Vec<(u32, Signature)>>;
 
-pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &mut Library) {
+/// Every plain (not per-thread) ABI version of each name, ascending, from the text of the
+/// typedef headers ([`abi_versions`]): libclang skips the oldest, under
+/// `__CUDA_API_VERSION_INTERNAL`, but they count for each symbol's place.
+pub type AbiVersions = BTreeMap<String, Vec<u32>>;
+
+/// The exported name of the `i`-th ABI of `name` (`cuMemAlloc`, `cuMemAlloc_v2`, ...).
+fn abi_symbol(name: &str, i: usize) -> String {
+    if i == 0 {
+        name.to_string()
+    } else {
+        format!("{name}_v{}", i + 1)
+    }
+}
+
+/// The versions from which `symbol`, an ABI of `name`, is the one `cuGetProcAddress(name, v)`
+/// gives: from its own version to the next ABI's (exclusive; `u32::MAX` for the newest). `None`
+/// when `symbol` is not at its place in `versions` (the name does not follow the rule).
+fn abi_window(name: &str, symbol: &str, versions: &AbiVersions) -> Option<(u32, u32)> {
+    let vs = versions.get(name)?;
+    let i = (0..vs.len()).find(|&i| abi_symbol(name, i) == symbol)?;
+    Some((vs[i], vs.get(i + 1).copied().unwrap_or(u32::MAX)))
+}
+
+/// The version of an ABI whose typedefs of the same signature have `matching` versions (of
+/// those libclang `seen`): the newest inside `window` (the symbol's own ABI), else the window's
+/// start where libclang did not see its typedef, else the newest of all (a name off the rule).
+fn pick(matching: &[u32], window: Option<(u32, u32)>, seen: &[u32]) -> Option<u32> {
+    if let Some((from, to)) = window {
+        let inside = matching.iter().copied().filter(|v| (from..to).contains(v)).max();
+        if inside.is_some() {
+            return inside;
+        }
+        if !seen.contains(&from) {
+            return Some(from);
+        }
+    }
+    matching.iter().copied().max()
+}
+
+pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, abis: &AbiVersions, library: &mut Library) {
     let mut pfns: PfnVersions = BTreeMap::new();
     let mut decls: BTreeMap<String, Signature> = BTreeMap::new();
     for c in top {
@@ -64,17 +111,43 @@ pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &m
             _ => {}
         }
     }
-    let best = |base: &str, kind: Option<VariantKind>, sig: &Signature| -> Option<u32> {
-        pfns.get(&(base.to_string(), kind))?.iter().filter(|(_, s)| s == sig).map(|(v, _)| *v).max()
+    let best = |base: &str, kind: Option<VariantKind>, sig: &Signature, window: Option<(u32, u32)>| -> Option<u32> {
+        let typedefs = pfns.get(&(base.to_string(), kind))?;
+        let matching: Vec<u32> = typedefs.iter().filter(|(_, s)| s == sig).map(|(v, _)| *v).collect();
+        let seen: Vec<u32> = typedefs.iter().map(|(v, _)| *v).collect();
+        pick(&matching, window, &seen)
     };
     for f in &mut library.functions {
         f.proc_name = proc_name(&f.symbol).to_string();
         let Some(sig) = decls.get(&f.symbol) else { continue };
-        f.version = best(&f.proc_name, None, sig);
+        let window = abi_window(&f.proc_name, &f.symbol, abis);
+        f.version = best(&f.proc_name, None, sig, window);
         for v in &mut f.variants {
-            v.version = best(&f.proc_name, Some(v.kind), sig);
+            v.version = best(&f.proc_name, Some(v.kind), sig, window);
         }
     }
+}
+
+/// The plain ABI versions of every `PFN_<name>_v<N>` typedef name in `typedefs` (the text of
+/// the typedef headers, Windows-only branches left out), ascending per name.
+pub fn abi_versions(typedefs: &str) -> AbiVersions {
+    let mut versions: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    for (base, v, kind) in pfn_names(&without_windows_blocks(typedefs)) {
+        if kind.is_none() {
+            versions.entry(base).or_default().insert(v);
+        }
+    }
+    versions.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect()
+}
+
+/// Every `PFN_*` typedef named in `text` (`(CUDAAPI *PFN_..)`), split by [`split_pfn`].
+fn pfn_names(text: &str) -> Vec<(String, u32, Option<VariantKind>)> {
+    text.split("(CUDAAPI *")
+        .skip(1)
+        .filter_map(|piece| piece.split(')').next())
+        .filter_map(split_pfn)
+        .map(|(b, v, k)| (b.to_string(), v, k))
+        .collect()
 }
 
 /// The older ABIs of each declared name, from every `PFN_<name>_v<N>` typedef name in the text
@@ -85,38 +158,30 @@ pub fn assign(top: &[Cursor<'_>], typedefs_files: &BTreeSet<String>, library: &m
 /// A name whose declared symbols do not fit that rule contributes none; symbols the header
 /// declares are not legacy. Run after [`assign`].
 pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
-    let typedefs = without_windows_blocks(typedefs);
-    let mut versions: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
-    let mut per_thread: BTreeMap<&str, Vec<(u32, VariantKind)>> = BTreeMap::new();
-    for piece in typedefs.split("(CUDAAPI *").skip(1) {
-        let Some(name) = piece.split(')').next() else { continue };
-        match split_pfn(name) {
-            Some((base, v, None)) => {
-                versions.entry(base).or_default().insert(v);
-            }
-            Some((base, v, Some(kind))) => per_thread.entry(base).or_default().push((v, kind)),
-            None => {}
+    let versions = abi_versions(typedefs);
+    let mut per_thread: BTreeMap<String, Vec<(u32, VariantKind)>> = BTreeMap::new();
+    for (base, v, kind) in pfn_names(&without_windows_blocks(typedefs)) {
+        if let Some(kind) = kind {
+            per_thread.entry(base).or_default().push((v, kind));
         }
     }
-    let declared: std::collections::BTreeSet<&str> = library.functions.iter().flat_map(|f| f.all_symbols()).collect();
+    let declared: BTreeSet<&str> = library.functions.iter().flat_map(|f| f.all_symbols()).collect();
     // Declared names, and typedef'd names no function declares any more (`cuGraphInstantiate`,
     // which cuda.h maps to `cuGraphInstantiateWithFlags`).
-    let names: std::collections::BTreeSet<&str> =
-        library.functions.iter().map(|f| f.proc_name.as_str()).chain(versions.keys().copied()).collect();
+    let names: BTreeSet<&str> =
+        library.functions.iter().map(|f| f.proc_name.as_str()).chain(versions.keys().map(String::as_str)).collect();
     let mut out = Vec::new();
     for name in names {
         let Some(vs) = versions.get(name) else { continue };
-        let vs: Vec<u32> = vs.iter().copied().collect();
-        let symbol_of = |i: usize| if i == 0 { name.to_string() } else { format!("{name}_v{}", i + 1) };
         let fits = library.functions.iter().filter(|f| f.proc_name == name).all(|f| match f.version {
-            Some(v) => vs.iter().position(|x| *x == v).is_some_and(|i| symbol_of(i) == f.symbol),
+            Some(v) => vs.iter().position(|x| *x == v).is_some_and(|i| abi_symbol(name, i) == f.symbol),
             None => true,
         });
         if !fits {
             continue;
         }
         for (i, v) in vs.iter().enumerate() {
-            let symbol = symbol_of(i);
+            let symbol = abi_symbol(name, i);
             if !declared.contains(symbol.as_str()) {
                 out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: false });
             }
@@ -126,7 +191,7 @@ pub fn legacy_from_text(typedefs: &str, library: &mut Library) {
         // `cuGLMapBufferObject_v2_ptds`, whose plain ABI is v3020).
         for (v, kind) in per_thread.get(name).into_iter().flatten() {
             let Some(i) = vs.iter().rposition(|x| x <= v) else { continue };
-            let symbol = format!("{}{}", symbol_of(i), kind.per_thread_suffix().unwrap_or_default());
+            let symbol = format!("{}{}", abi_symbol(name, i), kind.per_thread_suffix().unwrap_or_default());
             if !declared.contains(symbol.as_str()) {
                 out.push(LegacyAbi { symbol, proc_name: name.to_string(), version: *v, per_thread: true });
             }
@@ -178,6 +243,31 @@ mod tests {
         assert_eq!(split_pfn("PFN_cuMemcpyHtoD_v7000_ptds"), Some(("cuMemcpyHtoD", 7000, Some(VariantKind::Ptds))));
         assert_eq!(split_pfn("PFN_cuCtxCreate_v11040"), Some(("cuCtxCreate", 11040, None)));
         assert_eq!(split_pfn("PFN_cuMemAlloc"), None);
+    }
+
+    #[test]
+    fn a_symbol_takes_the_version_of_its_own_place_never_a_newer_abi_of_the_same_prototype() {
+        let text = "typedef CUresult (CUDAAPI *PFN_cuGraphAddNode_v12020)(int);\n\
+            typedef CUresult (CUDAAPI *PFN_cuGraphAddNode_v12030)(int, int);\n\
+            typedef CUresult (CUDAAPI *PFN_cuGraphAddNode_v13040)(int, int);\n\
+            #if defined(__CUDA_API_VERSION_INTERNAL)\ntypedef CUresult (CUDAAPI *PFN_cuEventElapsedTime_v2000)(int);\n#endif\n\
+            typedef CUresult (CUDAAPI *PFN_cuEventElapsedTime_v12080)(int);\n";
+        let abis = abi_versions(text);
+        assert_eq!(abis["cuGraphAddNode"], [12020, 12030, 13040]);
+        assert_eq!(abi_window("cuGraphAddNode", "cuGraphAddNode_v2", &abis), Some((12030, 13040)));
+        assert_eq!(abi_window("cuGraphAddNode", "cuGraphAddNode_v3", &abis), Some((13040, u32::MAX)));
+        assert_eq!(abi_window("cuGraphAddNode", "cuGraphAddNode_v4", &abis), None);
+        // v12030 and v13040 share the prototype: each symbol keeps its own.
+        let both = [12030, 13040];
+        assert_eq!(pick(&both, abi_window("cuGraphAddNode", "cuGraphAddNode_v2", &abis), &[12020, 12030, 13040]), Some(12030));
+        assert_eq!(pick(&both, abi_window("cuGraphAddNode", "cuGraphAddNode_v3", &abis), &[12020, 12030, 13040]), Some(13040));
+        // The v1 typedef is one libclang skips: the text's place still gives v1 its version.
+        let window = abi_window("cuEventElapsedTime", "cuEventElapsedTime", &abis);
+        assert_eq!(pick(&[12080], window, &[12080]), Some(2000));
+        assert_eq!(pick(&[12080], abi_window("cuEventElapsedTime", "cuEventElapsedTime_v2", &abis), &[12080]), Some(12080));
+        // A name off the rule keeps the newest matching typedef.
+        assert_eq!(pick(&[3020, 4010], None, &[2020, 3020, 4010]), Some(4010));
+        assert_eq!(pick(&[], None, &[2020]), None);
     }
 
     #[test]

@@ -1703,23 +1703,28 @@ class CUoutput_mode(IntEnum):
 
 class CUuuid(ctypes.Structure):
     bytes: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUuuid: ...
     def getPtr(self) -> int: ...
 
 class CUmemFabricHandle_v1(ctypes.Structure):
     data: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemFabricHandle_v1: ...
     def getPtr(self) -> int: ...
 
 class CUipcEventHandle_v1(ctypes.Structure):
     reserved: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUipcEventHandle_v1: ...
     def getPtr(self) -> int: ...
 
 class CUipcMemHandle_v1(ctypes.Structure):
     reserved: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUipcMemHandle_v1: ...
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWaitValueParams_st_anon0(ctypes.Union):
     value: cuuint32_t
     value64: cuuint64_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamMemOpWaitValueParams_st_anon0: ...
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWaitValueParams_st(ctypes.Structure):
@@ -1730,11 +1735,13 @@ class CUstreamMemOpWaitValueParams_st(ctypes.Structure):
     alias: CUdeviceptr
     value: cuuint32_t
     value64: cuuint64_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamMemOpWaitValueParams_st: ...
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWriteValueParams_st_anon0(ctypes.Union):
     value: cuuint32_t
     value64: cuuint64_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamMemOpWriteValueParams_st_anon0: ...
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpWriteValueParams_st(ctypes.Structure):
@@ -1745,16 +1752,19 @@ class CUstreamMemOpWriteValueParams_st(ctypes.Structure):
     alias: CUdeviceptr
     value: cuuint32_t
     value64: cuuint64_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamMemOpWriteValueParams_st: ...
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpFlushRemoteWritesParams_st(ctypes.Structure):
     operation: CUstreamBatchMemOpType
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamMemOpFlushRemoteWritesParams_st: ...
     def getPtr(self) -> int: ...
 
 class CUstreamMemOpMemoryBarrierParams_st(ctypes.Structure):
     operation: CUstreamBatchMemOpType
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamMemOpMemoryBarrierParams_st: ...
     def getPtr(self) -> int: ...
 
 class CUstreamBatchMemOpParams_v1(ctypes.Union):
@@ -1764,6 +1774,7 @@ class CUstreamBatchMemOpParams_v1(ctypes.Union):
     flushRemoteWrites: CUstreamMemOpFlushRemoteWritesParams_st
     memoryBarrier: CUstreamMemOpMemoryBarrierParams_st
     pad: list[cuuint64_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUstreamBatchMemOpParams_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_BATCH_MEM_OP_NODE_PARAMS_v1(ctypes.Structure):
@@ -1771,6 +1782,7 @@ class CUDA_BATCH_MEM_OP_NODE_PARAMS_v1(ctypes.Structure):
     count: int
     paramArray: list[CUstreamBatchMemOpParams_v1]
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_BATCH_MEM_OP_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_BATCH_MEM_OP_NODE_PARAMS_v2(ctypes.Structure):
@@ -1778,19 +1790,23 @@ class CUDA_BATCH_MEM_OP_NODE_PARAMS_v2(ctypes.Structure):
     count: int
     paramArray: list[CUstreamBatchMemOpParams_v1]
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_BATCH_MEM_OP_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUasyncNotificationInfo_info_overBudget(ctypes.Structure):
     bytesOverBudget: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUasyncNotificationInfo_info_overBudget: ...
     def getPtr(self) -> int: ...
 
 class CUasyncNotificationInfo_info(ctypes.Union):
     overBudget: CUasyncNotificationInfo_info_overBudget
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUasyncNotificationInfo_info: ...
     def getPtr(self) -> int: ...
 
 class CUasyncNotificationInfo(ctypes.Structure):
     type: CUasyncNotificationType
     info: CUasyncNotificationInfo_info
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUasyncNotificationInfo: ...
     def getPtr(self) -> int: ...
 
 class CUdevprop_v1(ctypes.Structure):
@@ -1804,6 +1820,7 @@ class CUdevprop_v1(ctypes.Structure):
     regsPerBlock: int
     clockRate: int
     textureAlign: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUdevprop_v1: ...
     def getPtr(self) -> int: ...
 
 class CUaccessPolicyWindow_v1(ctypes.Structure):
@@ -1812,6 +1829,7 @@ class CUaccessPolicyWindow_v1(ctypes.Structure):
     hitRatio: float
     hitProp: CUaccessProperty
     missProp: CUaccessProperty
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUaccessPolicyWindow_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_KERNEL_NODE_PARAMS_v1(ctypes.Structure):
@@ -1825,6 +1843,7 @@ class CUDA_KERNEL_NODE_PARAMS_v1(ctypes.Structure):
     sharedMemBytes: int
     kernelParams: Any
     extra: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_KERNEL_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_KERNEL_NODE_PARAMS_v2(ctypes.Structure):
@@ -1840,6 +1859,7 @@ class CUDA_KERNEL_NODE_PARAMS_v2(ctypes.Structure):
     extra: int
     kern: CUkernel
     ctx: CUcontext
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_KERNEL_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_KERNEL_NODE_PARAMS_v3(ctypes.Structure):
@@ -1855,6 +1875,7 @@ class CUDA_KERNEL_NODE_PARAMS_v3(ctypes.Structure):
     extra: int
     kern: CUkernel
     ctx: CUcontext
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_KERNEL_NODE_PARAMS_v3: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMSET_NODE_PARAMS_v1(ctypes.Structure):
@@ -1864,6 +1885,7 @@ class CUDA_MEMSET_NODE_PARAMS_v1(ctypes.Structure):
     elementSize: int
     width: int
     height: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMSET_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMSET_NODE_PARAMS_v2(ctypes.Structure):
@@ -1874,16 +1896,19 @@ class CUDA_MEMSET_NODE_PARAMS_v2(ctypes.Structure):
     width: int
     height: int
     ctx: CUcontext
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMSET_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_HOST_NODE_PARAMS_v1(ctypes.Structure):
     fn: CUhostFn
     userData: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_HOST_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_HOST_NODE_PARAMS_v2(ctypes.Structure):
     fn: CUhostFn
     userData: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_HOST_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_CONDITIONAL_NODE_PARAMS(ctypes.Structure):
@@ -1892,6 +1917,7 @@ class CUDA_CONDITIONAL_NODE_PARAMS(ctypes.Structure):
     size: int
     phGraph_out: list[CUgraph]
     ctx: CUcontext
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_CONDITIONAL_NODE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUgraphEdgeData(ctypes.Structure):
@@ -1899,6 +1925,7 @@ class CUgraphEdgeData(ctypes.Structure):
     to_port: int
     type: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUgraphEdgeData: ...
     def getPtr(self) -> int: ...
 
 class CUDA_GRAPH_INSTANTIATE_PARAMS(ctypes.Structure):
@@ -1906,39 +1933,46 @@ class CUDA_GRAPH_INSTANTIATE_PARAMS(ctypes.Structure):
     hUploadStream: CUstream
     hErrNode_out: CUgraphNode
     result_out: CUgraphInstantiateResult
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_GRAPH_INSTANTIATE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchMemSyncDomainMap(ctypes.Structure):
     default_: int
     remote: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchMemSyncDomainMap: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttributeValue_clusterDim(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttributeValue_clusterDim: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttributeValue_programmaticEvent(ctypes.Structure):
     event: CUevent
     flags: int
     triggerAtBlockStart: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttributeValue_programmaticEvent: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttributeValue_launchCompletionEvent(ctypes.Structure):
     event: CUevent
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttributeValue_launchCompletionEvent: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttributeValue_preferredClusterDim(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttributeValue_preferredClusterDim: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttributeValue_deviceUpdatableKernelNode(ctypes.Structure):
     deviceUpdatable: int
     devNode: CUgraphDeviceNode
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttributeValue_deviceUpdatableKernelNode: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttributeValue(ctypes.Union):
@@ -1957,12 +1991,14 @@ class CUlaunchAttributeValue(ctypes.Union):
     preferredClusterDim: CUlaunchAttributeValue_preferredClusterDim
     deviceUpdatableKernelNode: CUlaunchAttributeValue_deviceUpdatableKernelNode
     sharedMemCarveout: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttributeValue: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchAttribute(ctypes.Structure):
     id: CUlaunchAttributeID
     pad: bytes
     value: CUlaunchAttributeValue
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchAttribute: ...
     def getPtr(self) -> int: ...
 
 class CUlaunchConfig(ctypes.Structure):
@@ -1976,30 +2012,36 @@ class CUlaunchConfig(ctypes.Structure):
     hStream: CUstream
     attrs: list[CUlaunchAttribute]
     numAttrs: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlaunchConfig: ...
     def getPtr(self) -> int: ...
 
 class CUexecAffinitySmCount_v1(ctypes.Structure):
     val: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUexecAffinitySmCount_v1: ...
     def getPtr(self) -> int: ...
 
 class CUexecAffinityParam_v1_param(ctypes.Union):
     smCount: CUexecAffinitySmCount_v1
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUexecAffinityParam_v1_param: ...
     def getPtr(self) -> int: ...
 
 class CUexecAffinityParam_v1(ctypes.Structure):
     type: CUexecAffinityType
     param: CUexecAffinityParam_v1_param
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUexecAffinityParam_v1: ...
     def getPtr(self) -> int: ...
 
 class CUctxCigParam(ctypes.Structure):
     sharedDataType: CUcigDataType
     sharedData: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUctxCigParam: ...
     def getPtr(self) -> int: ...
 
 class CUctxCreateParams(ctypes.Structure):
     execAffinityParams: list[CUexecAffinityParam_v1]
     numExecAffinityParams: int
     cigParams: list[CUctxCigParam]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUctxCreateParams: ...
     def getPtr(self) -> int: ...
 
 class CUlibraryHostUniversalFunctionAndDataTable(ctypes.Structure):
@@ -2007,6 +2049,7 @@ class CUlibraryHostUniversalFunctionAndDataTable(ctypes.Structure):
     functionWindowSize: int
     dataTable: int | None
     dataWindowSize: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUlibraryHostUniversalFunctionAndDataTable: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMCPY2D_v2(ctypes.Structure):
@@ -2026,6 +2069,7 @@ class CUDA_MEMCPY2D_v2(ctypes.Structure):
     dstPitch: int
     WidthInBytes: int
     Height: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMCPY2D_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMCPY3D_v2(ctypes.Structure):
@@ -2054,6 +2098,7 @@ class CUDA_MEMCPY3D_v2(ctypes.Structure):
     WidthInBytes: int
     Height: int
     Depth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMCPY3D_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMCPY3D_PEER_v1(ctypes.Structure):
@@ -2082,6 +2127,7 @@ class CUDA_MEMCPY3D_PEER_v1(ctypes.Structure):
     WidthInBytes: int
     Height: int
     Depth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMCPY3D_PEER_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMCPY_NODE_PARAMS(ctypes.Structure):
@@ -2089,6 +2135,7 @@ class CUDA_MEMCPY_NODE_PARAMS(ctypes.Structure):
     reserved: int
     copyCtx: CUcontext
     copyParams: CUDA_MEMCPY3D_v2
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMCPY_NODE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUDA_ARRAY_DESCRIPTOR_v2(ctypes.Structure):
@@ -2096,6 +2143,7 @@ class CUDA_ARRAY_DESCRIPTOR_v2(ctypes.Structure):
     Height: int
     Format: CUarray_format
     NumChannels: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_ARRAY_DESCRIPTOR_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_ARRAY3D_DESCRIPTOR_v2(ctypes.Structure):
@@ -2105,12 +2153,14 @@ class CUDA_ARRAY3D_DESCRIPTOR_v2(ctypes.Structure):
     Format: CUarray_format
     NumChannels: int
     Flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_ARRAY3D_DESCRIPTOR_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent(ctypes.Structure):
     width: int
     height: int
     depth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_ARRAY_SPARSE_PROPERTIES_v1_tileExtent: ...
     def getPtr(self) -> int: ...
 
 class CUDA_ARRAY_SPARSE_PROPERTIES_v1(ctypes.Structure):
@@ -2119,20 +2169,24 @@ class CUDA_ARRAY_SPARSE_PROPERTIES_v1(ctypes.Structure):
     miptailSize: int
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_ARRAY_SPARSE_PROPERTIES_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_ARRAY_MEMORY_REQUIREMENTS_v1(ctypes.Structure):
     size: int
     alignment: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_ARRAY_MEMORY_REQUIREMENTS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1_res_array(ctypes.Structure):
     hArray: CUarray
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1_res_array: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1_res_mipmap(ctypes.Structure):
     hMipmappedArray: CUmipmappedArray
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1_res_mipmap: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1_res_linear(ctypes.Structure):
@@ -2140,6 +2194,7 @@ class CUDA_RESOURCE_DESC_v1_res_linear(ctypes.Structure):
     format: CUarray_format
     numChannels: int
     sizeInBytes: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1_res_linear: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1_res_pitch2D(ctypes.Structure):
@@ -2149,10 +2204,12 @@ class CUDA_RESOURCE_DESC_v1_res_pitch2D(ctypes.Structure):
     width: int
     height: int
     pitchInBytes: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1_res_pitch2D: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1_res_reserved(ctypes.Structure):
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1_res_reserved: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1_res(ctypes.Union):
@@ -2161,12 +2218,14 @@ class CUDA_RESOURCE_DESC_v1_res(ctypes.Union):
     linear: CUDA_RESOURCE_DESC_v1_res_linear
     pitch2D: CUDA_RESOURCE_DESC_v1_res_pitch2D
     reserved: CUDA_RESOURCE_DESC_v1_res_reserved
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1_res: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_DESC_v1(ctypes.Structure):
     resType: CUresourcetype
     res: CUDA_RESOURCE_DESC_v1_res
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_TEXTURE_DESC_v1(ctypes.Structure):
@@ -2180,6 +2239,7 @@ class CUDA_TEXTURE_DESC_v1(ctypes.Structure):
     maxMipmapLevelClamp: float
     borderColor: list[float]
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_TEXTURE_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_RESOURCE_VIEW_DESC_v1(ctypes.Structure):
@@ -2192,15 +2252,18 @@ class CUDA_RESOURCE_VIEW_DESC_v1(ctypes.Structure):
     firstLayer: int
     lastLayer: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_RESOURCE_VIEW_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUtensorMap(ctypes.Structure):
     opaque: list[cuuint64_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUtensorMap: ...
     def getPtr(self) -> int: ...
 
 class CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1(ctypes.Structure):
     p2pToken: int
     vaSpaceToken: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_LAUNCH_PARAMS_v1(ctypes.Structure):
@@ -2214,17 +2277,20 @@ class CUDA_LAUNCH_PARAMS_v1(ctypes.Structure):
     sharedMemBytes: int
     hStream: CUstream
     kernelParams: Any
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_LAUNCH_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32(ctypes.Structure):
     handle: int | None
     name: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle(ctypes.Union):
     fd: int
     win32: CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle_win32
     nvSciBufObject: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1_handle: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1(ctypes.Structure):
@@ -2233,6 +2299,7 @@ class CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1(ctypes.Structure):
     size: int
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1(ctypes.Structure):
@@ -2240,6 +2307,7 @@ class CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1(ctypes.Structure):
     size: int
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1(ctypes.Structure):
@@ -2247,17 +2315,20 @@ class CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1(ctypes.Structure):
     arrayDesc: CUDA_ARRAY3D_DESCRIPTOR_v2
     numLevels: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32(ctypes.Structure):
     handle: int | None
     name: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle(ctypes.Union):
     fd: int
     win32: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle_win32
     nvSciSyncObj: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1(ctypes.Structure):
@@ -2265,19 +2336,23 @@ class CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1(ctypes.Structure):
     handle: CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1_handle
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence(ctypes.Structure):
     value: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_fence: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync(ctypes.Union):
     fence: int | None
     reserved: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex(ctypes.Structure):
     key: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params(ctypes.Structure):
@@ -2285,26 +2360,31 @@ class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params(ctypes.Structure):
     nvSciSync: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_nvSciSync
     keyedMutex: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params_keyedMutex
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1(ctypes.Structure):
     params: CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1_params
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence(ctypes.Structure):
     value: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_fence: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync(ctypes.Union):
     fence: int | None
     reserved: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex(ctypes.Structure):
     key: int
     timeoutMs: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params(ctypes.Structure):
@@ -2312,41 +2392,48 @@ class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params(ctypes.Structure):
     nvSciSync: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_nvSciSync
     keyedMutex: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params_keyedMutex
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1(ctypes.Structure):
     params: CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1_params
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1(ctypes.Structure):
     extSemArray: list[CUexternalSemaphore]
     paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2(ctypes.Structure):
     extSemArray: list[CUexternalSemaphore]
     paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_v1]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1(ctypes.Structure):
     extSemArray: list[CUexternalSemaphore]
     paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXT_SEM_WAIT_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2(ctypes.Structure):
     extSemArray: list[CUexternalSemaphore]
     paramsArray: list[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_v1]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUarrayMapInfo_v1_resource(ctypes.Union):
     mipmap: CUmipmappedArray
     array: CUarray
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUarrayMapInfo_v1_resource: ...
     def getPtr(self) -> int: ...
 
 class CUarrayMapInfo_v1_subresource_sparseLevel(ctypes.Structure):
@@ -2358,21 +2445,25 @@ class CUarrayMapInfo_v1_subresource_sparseLevel(ctypes.Structure):
     extentWidth: int
     extentHeight: int
     extentDepth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUarrayMapInfo_v1_subresource_sparseLevel: ...
     def getPtr(self) -> int: ...
 
 class CUarrayMapInfo_v1_subresource_miptail(ctypes.Structure):
     layer: int
     offset: int
     size: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUarrayMapInfo_v1_subresource_miptail: ...
     def getPtr(self) -> int: ...
 
 class CUarrayMapInfo_v1_subresource(ctypes.Union):
     sparseLevel: CUarrayMapInfo_v1_subresource_sparseLevel
     miptail: CUarrayMapInfo_v1_subresource_miptail
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUarrayMapInfo_v1_subresource: ...
     def getPtr(self) -> int: ...
 
 class CUarrayMapInfo_v1_memHandle(ctypes.Union):
     memHandle: CUmemGenericAllocationHandle
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUarrayMapInfo_v1_memHandle: ...
     def getPtr(self) -> int: ...
 
 class CUarrayMapInfo_v1(ctypes.Structure):
@@ -2387,11 +2478,13 @@ class CUarrayMapInfo_v1(ctypes.Structure):
     deviceBitMask: int
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUarrayMapInfo_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemLocation_v1(ctypes.Structure):
     type: CUmemLocationType
     id: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemLocation_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemAllocationProp_v1_allocFlags(ctypes.Structure):
@@ -2399,6 +2492,7 @@ class CUmemAllocationProp_v1_allocFlags(ctypes.Structure):
     gpuDirectRDMACapable: int
     usage: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemAllocationProp_v1_allocFlags: ...
     def getPtr(self) -> int: ...
 
 class CUmemAllocationProp_v1(ctypes.Structure):
@@ -2407,6 +2501,7 @@ class CUmemAllocationProp_v1(ctypes.Structure):
     location: CUmemLocation_v1
     win32HandleMetaData: int | None
     allocFlags: CUmemAllocationProp_v1_allocFlags
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemAllocationProp_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmulticastObjectProp_v1(ctypes.Structure):
@@ -2414,17 +2509,20 @@ class CUmulticastObjectProp_v1(ctypes.Structure):
     size: int
     handleTypes: int
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmulticastObjectProp_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemAccessDesc_v1(ctypes.Structure):
     location: CUmemLocation_v1
     flags: CUmemAccess_flags
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemAccessDesc_v1: ...
     def getPtr(self) -> int: ...
 
 class CUgraphExecUpdateResultInfo_v1(ctypes.Structure):
     result: CUgraphExecUpdateResult
     errorNode: CUgraphNode
     errorFromNode: CUgraphNode
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUgraphExecUpdateResultInfo_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemPoolProps_v1(ctypes.Structure):
@@ -2435,10 +2533,12 @@ class CUmemPoolProps_v1(ctypes.Structure):
     maxSize: int
     usage: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemPoolProps_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemPoolPtrExportData_v1(ctypes.Structure):
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemPoolPtrExportData_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemcpyAttributes_v1(ctypes.Structure):
@@ -2446,18 +2546,21 @@ class CUmemcpyAttributes_v1(ctypes.Structure):
     srcLocHint: CUmemLocation_v1
     dstLocHint: CUmemLocation_v1
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemcpyAttributes_v1: ...
     def getPtr(self) -> int: ...
 
 class CUoffset3D_v1(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUoffset3D_v1: ...
     def getPtr(self) -> int: ...
 
 class CUextent3D_v1(ctypes.Structure):
     width: int
     height: int
     depth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUextent3D_v1: ...
     def getPtr(self) -> int: ...
 
 class CUmemcpy3DOperand_v1_op_ptr(ctypes.Structure):
@@ -2465,21 +2568,25 @@ class CUmemcpy3DOperand_v1_op_ptr(ctypes.Structure):
     rowLength: int
     layerHeight: int
     locHint: CUmemLocation_v1
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemcpy3DOperand_v1_op_ptr: ...
     def getPtr(self) -> int: ...
 
 class CUmemcpy3DOperand_v1_op_array(ctypes.Structure):
     array: CUarray
     offset: CUoffset3D_v1
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemcpy3DOperand_v1_op_array: ...
     def getPtr(self) -> int: ...
 
 class CUmemcpy3DOperand_v1_op(ctypes.Union):
     ptr: CUmemcpy3DOperand_v1_op_ptr
     array: CUmemcpy3DOperand_v1_op_array
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemcpy3DOperand_v1_op: ...
     def getPtr(self) -> int: ...
 
 class CUmemcpy3DOperand_v1(ctypes.Structure):
     type: CUmemcpy3DOperandType
     op: CUmemcpy3DOperand_v1_op
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemcpy3DOperand_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEMCPY3D_BATCH_OP_v1(ctypes.Structure):
@@ -2488,6 +2595,7 @@ class CUDA_MEMCPY3D_BATCH_OP_v1(ctypes.Structure):
     extent: CUextent3D_v1
     srcAccessOrder: CUmemcpySrcAccessOrder
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEMCPY3D_BATCH_OP_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEM_ALLOC_NODE_PARAMS_v1(ctypes.Structure):
@@ -2496,6 +2604,7 @@ class CUDA_MEM_ALLOC_NODE_PARAMS_v1(ctypes.Structure):
     accessDescCount: int
     bytesize: int
     dptr: CUdeviceptr
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEM_ALLOC_NODE_PARAMS_v1: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEM_ALLOC_NODE_PARAMS_v2(ctypes.Structure):
@@ -2504,23 +2613,28 @@ class CUDA_MEM_ALLOC_NODE_PARAMS_v2(ctypes.Structure):
     accessDescCount: int
     bytesize: int
     dptr: CUdeviceptr
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEM_ALLOC_NODE_PARAMS_v2: ...
     def getPtr(self) -> int: ...
 
 class CUDA_MEM_FREE_NODE_PARAMS(ctypes.Structure):
     dptr: CUdeviceptr
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_MEM_FREE_NODE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUDA_CHILD_GRAPH_NODE_PARAMS(ctypes.Structure):
     graph: CUgraph
     ownership: CUgraphChildGraphNodeOwnership
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_CHILD_GRAPH_NODE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EVENT_RECORD_NODE_PARAMS(ctypes.Structure):
     event: CUevent
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EVENT_RECORD_NODE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUDA_EVENT_WAIT_NODE_PARAMS(ctypes.Structure):
     event: CUevent
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUDA_EVENT_WAIT_NODE_PARAMS: ...
     def getPtr(self) -> int: ...
 
 class CUgraphNodeParams_anon0(ctypes.Union):
@@ -2538,6 +2652,7 @@ class CUgraphNodeParams_anon0(ctypes.Union):
     free: CUDA_MEM_FREE_NODE_PARAMS
     memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2
     conditional: CUDA_CONDITIONAL_NODE_PARAMS
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUgraphNodeParams_anon0: ...
     def getPtr(self) -> int: ...
 
 class CUgraphNodeParams(ctypes.Structure):
@@ -2559,24 +2674,29 @@ class CUgraphNodeParams(ctypes.Structure):
     free: CUDA_MEM_FREE_NODE_PARAMS
     memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2
     conditional: CUDA_CONDITIONAL_NODE_PARAMS
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUgraphNodeParams: ...
     def getPtr(self) -> int: ...
 
 class CUcheckpointLockArgs(ctypes.Structure):
     timeoutMs: int
     reserved0: int
     reserved1: list[cuuint64_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUcheckpointLockArgs: ...
     def getPtr(self) -> int: ...
 
 class CUcheckpointCheckpointArgs(ctypes.Structure):
     reserved: list[cuuint64_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUcheckpointCheckpointArgs: ...
     def getPtr(self) -> int: ...
 
 class CUcheckpointRestoreArgs(ctypes.Structure):
     reserved: list[cuuint64_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUcheckpointRestoreArgs: ...
     def getPtr(self) -> int: ...
 
 class CUcheckpointUnlockArgs(ctypes.Structure):
     reserved: list[cuuint64_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUcheckpointUnlockArgs: ...
     def getPtr(self) -> int: ...
 
 class CUmemDecompressParams(ctypes.Structure):
@@ -2587,15 +2707,18 @@ class CUmemDecompressParams(ctypes.Structure):
     dst: int | None
     algo: CUmemDecompressAlgorithm
     padding: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUmemDecompressParams: ...
     def getPtr(self) -> int: ...
 
 class CUdevSmResource(ctypes.Structure):
     smCount: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUdevSmResource: ...
     def getPtr(self) -> int: ...
 
 class CUdevResource_v1_anon0(ctypes.Union):
     sm: CUdevSmResource
     _oversize: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUdevResource_v1_anon0: ...
     def getPtr(self) -> int: ...
 
 class CUdevResource_v1(ctypes.Structure):
@@ -2604,11 +2727,13 @@ class CUdevResource_v1(ctypes.Structure):
     anon0: CUdevResource_v1_anon0
     sm: CUdevSmResource
     _oversize: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUdevResource_v1: ...
     def getPtr(self) -> int: ...
 
 class CUeglFrame_v1_frame(ctypes.Union):
     pArray: list[CUarray]
     pPitch: list[int | None]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUeglFrame_v1_frame: ...
     def getPtr(self) -> int: ...
 
 class CUeglFrame_v1(ctypes.Structure):
@@ -2622,6 +2747,7 @@ class CUeglFrame_v1(ctypes.Structure):
     frameType: CUeglFrameType
     eglColorFormat: CUeglColorFormat
     cuFormat: CUarray_format
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUeglFrame_v1: ...
     def getPtr(self) -> int: ...
 
 CUmemFabricHandle = CUmemFabricHandle_v1

@@ -1308,32 +1308,38 @@ class libraryPropertyType(IntEnum):
 
 class char1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> char1: ...
     def getPtr(self) -> int: ...
 
 class uchar1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uchar1: ...
     def getPtr(self) -> int: ...
 
 class char2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> char2: ...
     def getPtr(self) -> int: ...
 
 class uchar2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uchar2: ...
     def getPtr(self) -> int: ...
 
 class char3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> char3: ...
     def getPtr(self) -> int: ...
 
 class uchar3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uchar3: ...
     def getPtr(self) -> int: ...
 
 class char4(ctypes.Structure):
@@ -1341,6 +1347,7 @@ class char4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> char4: ...
     def getPtr(self) -> int: ...
 
 class uchar4(ctypes.Structure):
@@ -1348,36 +1355,43 @@ class uchar4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uchar4: ...
     def getPtr(self) -> int: ...
 
 class short1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> short1: ...
     def getPtr(self) -> int: ...
 
 class ushort1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ushort1: ...
     def getPtr(self) -> int: ...
 
 class short2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> short2: ...
     def getPtr(self) -> int: ...
 
 class ushort2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ushort2: ...
     def getPtr(self) -> int: ...
 
 class short3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> short3: ...
     def getPtr(self) -> int: ...
 
 class ushort3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ushort3: ...
     def getPtr(self) -> int: ...
 
 class short4(ctypes.Structure):
@@ -1385,6 +1399,7 @@ class short4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> short4: ...
     def getPtr(self) -> int: ...
 
 class ushort4(ctypes.Structure):
@@ -1392,36 +1407,43 @@ class ushort4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ushort4: ...
     def getPtr(self) -> int: ...
 
 class int1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> int1: ...
     def getPtr(self) -> int: ...
 
 class uint1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uint1: ...
     def getPtr(self) -> int: ...
 
 class int2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> int2: ...
     def getPtr(self) -> int: ...
 
 class uint2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uint2: ...
     def getPtr(self) -> int: ...
 
 class int3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> int3: ...
     def getPtr(self) -> int: ...
 
 class uint3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uint3: ...
     def getPtr(self) -> int: ...
 
 class int4(ctypes.Structure):
@@ -1429,6 +1451,7 @@ class int4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> int4: ...
     def getPtr(self) -> int: ...
 
 class uint4(ctypes.Structure):
@@ -1436,36 +1459,43 @@ class uint4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> uint4: ...
     def getPtr(self) -> int: ...
 
 class long1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> long1: ...
     def getPtr(self) -> int: ...
 
 class ulong1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulong1: ...
     def getPtr(self) -> int: ...
 
 class long2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> long2: ...
     def getPtr(self) -> int: ...
 
 class ulong2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulong2: ...
     def getPtr(self) -> int: ...
 
 class long3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> long3: ...
     def getPtr(self) -> int: ...
 
 class ulong3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulong3: ...
     def getPtr(self) -> int: ...
 
 class long4(ctypes.Structure):
@@ -1473,6 +1503,7 @@ class long4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> long4: ...
     def getPtr(self) -> int: ...
 
 class ulong4(ctypes.Structure):
@@ -1480,21 +1511,25 @@ class ulong4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulong4: ...
     def getPtr(self) -> int: ...
 
 class float1(ctypes.Structure):
     x: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> float1: ...
     def getPtr(self) -> int: ...
 
 class float2(ctypes.Structure):
     x: float
     y: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> float2: ...
     def getPtr(self) -> int: ...
 
 class float3(ctypes.Structure):
     x: float
     y: float
     z: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> float3: ...
     def getPtr(self) -> int: ...
 
 class float4(ctypes.Structure):
@@ -1502,36 +1537,43 @@ class float4(ctypes.Structure):
     y: float
     z: float
     w: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> float4: ...
     def getPtr(self) -> int: ...
 
 class longlong1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> longlong1: ...
     def getPtr(self) -> int: ...
 
 class ulonglong1(ctypes.Structure):
     x: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulonglong1: ...
     def getPtr(self) -> int: ...
 
 class longlong2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> longlong2: ...
     def getPtr(self) -> int: ...
 
 class ulonglong2(ctypes.Structure):
     x: int
     y: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulonglong2: ...
     def getPtr(self) -> int: ...
 
 class longlong3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> longlong3: ...
     def getPtr(self) -> int: ...
 
 class ulonglong3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulonglong3: ...
     def getPtr(self) -> int: ...
 
 class longlong4(ctypes.Structure):
@@ -1539,6 +1581,7 @@ class longlong4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> longlong4: ...
     def getPtr(self) -> int: ...
 
 class ulonglong4(ctypes.Structure):
@@ -1546,21 +1589,25 @@ class ulonglong4(ctypes.Structure):
     y: int
     z: int
     w: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> ulonglong4: ...
     def getPtr(self) -> int: ...
 
 class double1(ctypes.Structure):
     x: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> double1: ...
     def getPtr(self) -> int: ...
 
 class double2(ctypes.Structure):
     x: float
     y: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> double2: ...
     def getPtr(self) -> int: ...
 
 class double3(ctypes.Structure):
     x: float
     y: float
     z: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> double3: ...
     def getPtr(self) -> int: ...
 
 class double4(ctypes.Structure):
@@ -1568,12 +1615,14 @@ class double4(ctypes.Structure):
     y: float
     z: float
     w: float
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> double4: ...
     def getPtr(self) -> int: ...
 
 class dim3(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> dim3: ...
     def getPtr(self) -> int: ...
 
 class cudaChannelFormatDesc(ctypes.Structure):
@@ -1582,12 +1631,14 @@ class cudaChannelFormatDesc(ctypes.Structure):
     z: int
     w: int
     f: cudaChannelFormatKind
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaChannelFormatDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaArraySparseProperties_tileExtent(ctypes.Structure):
     width: int
     height: int
     depth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaArraySparseProperties_tileExtent: ...
     def getPtr(self) -> int: ...
 
 class cudaArraySparseProperties(ctypes.Structure):
@@ -1596,12 +1647,14 @@ class cudaArraySparseProperties(ctypes.Structure):
     miptailSize: int
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaArraySparseProperties: ...
     def getPtr(self) -> int: ...
 
 class cudaArrayMemoryRequirements(ctypes.Structure):
     size: int
     alignment: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaArrayMemoryRequirements: ...
     def getPtr(self) -> int: ...
 
 class cudaPitchedPtr(ctypes.Structure):
@@ -1609,18 +1662,21 @@ class cudaPitchedPtr(ctypes.Structure):
     pitch: int
     xsize: int
     ysize: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaPitchedPtr: ...
     def getPtr(self) -> int: ...
 
 class cudaExtent(ctypes.Structure):
     width: int
     height: int
     depth: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExtent: ...
     def getPtr(self) -> int: ...
 
 class cudaPos(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaPos: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DParms(ctypes.Structure):
@@ -1632,12 +1688,14 @@ class cudaMemcpy3DParms(ctypes.Structure):
     dstPtr: cudaPitchedPtr
     extent: cudaExtent
     kind: cudaMemcpyKind
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DParms: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpyNodeParams(ctypes.Structure):
     flags: int
     reserved: list[int]
     copyParams: cudaMemcpy3DParms
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpyNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DPeerParms(ctypes.Structure):
@@ -1650,6 +1708,7 @@ class cudaMemcpy3DPeerParms(ctypes.Structure):
     dstPtr: cudaPitchedPtr
     dstDevice: int
     extent: cudaExtent
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DPeerParms: ...
     def getPtr(self) -> int: ...
 
 class cudaMemsetParams(ctypes.Structure):
@@ -1659,6 +1718,7 @@ class cudaMemsetParams(ctypes.Structure):
     elementSize: int
     width: int
     height: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemsetParams: ...
     def getPtr(self) -> int: ...
 
 class cudaMemsetParamsV2(ctypes.Structure):
@@ -1668,6 +1728,7 @@ class cudaMemsetParamsV2(ctypes.Structure):
     elementSize: int
     width: int
     height: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemsetParamsV2: ...
     def getPtr(self) -> int: ...
 
 class cudaAccessPolicyWindow(ctypes.Structure):
@@ -1676,30 +1737,36 @@ class cudaAccessPolicyWindow(ctypes.Structure):
     hitRatio: float
     hitProp: cudaAccessProperty
     missProp: cudaAccessProperty
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaAccessPolicyWindow: ...
     def getPtr(self) -> int: ...
 
 class cudaHostNodeParams(ctypes.Structure):
     fn: cudaHostFn_t
     userData: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaHostNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaHostNodeParamsV2(ctypes.Structure):
     fn: cudaHostFn_t
     userData: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaHostNodeParamsV2: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceDesc_res_array(ctypes.Structure):
     array: cudaArray_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceDesc_res_array: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceDesc_res_mipmap(ctypes.Structure):
     mipmap: cudaMipmappedArray_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceDesc_res_mipmap: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceDesc_res_linear(ctypes.Structure):
     devPtr: int | None
     desc: cudaChannelFormatDesc
     sizeInBytes: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceDesc_res_linear: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceDesc_res_pitch2D(ctypes.Structure):
@@ -1708,6 +1775,7 @@ class cudaResourceDesc_res_pitch2D(ctypes.Structure):
     width: int
     height: int
     pitchInBytes: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceDesc_res_pitch2D: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceDesc_res(ctypes.Union):
@@ -1715,11 +1783,13 @@ class cudaResourceDesc_res(ctypes.Union):
     mipmap: cudaResourceDesc_res_mipmap
     linear: cudaResourceDesc_res_linear
     pitch2D: cudaResourceDesc_res_pitch2D
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceDesc_res: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceDesc(ctypes.Structure):
     resType: cudaResourceType
     res: cudaResourceDesc_res
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaResourceViewDesc(ctypes.Structure):
@@ -1731,6 +1801,7 @@ class cudaResourceViewDesc(ctypes.Structure):
     lastMipmapLevel: int
     firstLayer: int
     lastLayer: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaResourceViewDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaPointerAttributes(ctypes.Structure):
@@ -1738,6 +1809,7 @@ class cudaPointerAttributes(ctypes.Structure):
     device: int
     devicePointer: int | None
     hostPointer: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaPointerAttributes: ...
     def getPtr(self) -> int: ...
 
 class cudaFuncAttributes(ctypes.Structure):
@@ -1758,16 +1830,19 @@ class cudaFuncAttributes(ctypes.Structure):
     clusterSchedulingPolicyPreference: int
     nonPortableClusterSizeAllowed: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaFuncAttributes: ...
     def getPtr(self) -> int: ...
 
 class cudaMemLocation(ctypes.Structure):
     type: cudaMemLocationType
     id: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemLocation: ...
     def getPtr(self) -> int: ...
 
 class cudaMemAccessDesc(ctypes.Structure):
     location: cudaMemLocation
     flags: cudaMemAccessFlags
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemAccessDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaMemPoolProps(ctypes.Structure):
@@ -1778,10 +1853,12 @@ class cudaMemPoolProps(ctypes.Structure):
     maxSize: int
     usage: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemPoolProps: ...
     def getPtr(self) -> int: ...
 
 class cudaMemPoolPtrExportData(ctypes.Structure):
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemPoolPtrExportData: ...
     def getPtr(self) -> int: ...
 
 class cudaMemAllocNodeParams(ctypes.Structure):
@@ -1790,6 +1867,7 @@ class cudaMemAllocNodeParams(ctypes.Structure):
     accessDescCount: int
     bytesize: int
     dptr: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemAllocNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaMemAllocNodeParamsV2(ctypes.Structure):
@@ -1798,10 +1876,12 @@ class cudaMemAllocNodeParamsV2(ctypes.Structure):
     accessDescCount: int
     bytesize: int
     dptr: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemAllocNodeParamsV2: ...
     def getPtr(self) -> int: ...
 
 class cudaMemFreeNodeParams(ctypes.Structure):
     dptr: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemFreeNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpyAttributes(ctypes.Structure):
@@ -1809,12 +1889,14 @@ class cudaMemcpyAttributes(ctypes.Structure):
     srcLocHint: cudaMemLocation
     dstLocHint: cudaMemLocation
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpyAttributes: ...
     def getPtr(self) -> int: ...
 
 class cudaOffset3D(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaOffset3D: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DOperand_op_ptr(ctypes.Structure):
@@ -1822,21 +1904,25 @@ class cudaMemcpy3DOperand_op_ptr(ctypes.Structure):
     rowLength: int
     layerHeight: int
     locHint: cudaMemLocation
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DOperand_op_ptr: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DOperand_op_array(ctypes.Structure):
     array: cudaArray_t
     offset: cudaOffset3D
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DOperand_op_array: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DOperand_op(ctypes.Union):
     ptr: cudaMemcpy3DOperand_op_ptr
     array: cudaMemcpy3DOperand_op_array
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DOperand_op: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DOperand(ctypes.Structure):
     type: cudaMemcpy3DOperandType
     op: cudaMemcpy3DOperand_op
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DOperand: ...
     def getPtr(self) -> int: ...
 
 class cudaMemcpy3DBatchOp(ctypes.Structure):
@@ -1845,10 +1931,12 @@ class cudaMemcpy3DBatchOp(ctypes.Structure):
     extent: cudaExtent
     srcAccessOrder: cudaMemcpySrcAccessOrder
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemcpy3DBatchOp: ...
     def getPtr(self) -> int: ...
 
 class CUuuid(ctypes.Structure):
     bytes: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> CUuuid: ...
     def getPtr(self) -> int: ...
 
 class cudaDeviceProp(ctypes.Structure):
@@ -1946,29 +2034,35 @@ class cudaDeviceProp(ctypes.Structure):
     clusterLaunch: int
     unifiedFunctionPointers: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaDeviceProp: ...
     def getPtr(self) -> int: ...
 
 class cudaIpcEventHandle_t(ctypes.Structure):
     reserved: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaIpcEventHandle_t: ...
     def getPtr(self) -> int: ...
 
 class cudaIpcMemHandle_t(ctypes.Structure):
     reserved: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaIpcMemHandle_t: ...
     def getPtr(self) -> int: ...
 
 class cudaMemFabricHandle_t(ctypes.Structure):
     reserved: bytes
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaMemFabricHandle_t: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalMemoryHandleDesc_handle_win32(ctypes.Structure):
     handle: int | None
     name: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalMemoryHandleDesc_handle_win32: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalMemoryHandleDesc_handle(ctypes.Union):
     fd: int
     win32: cudaExternalMemoryHandleDesc_handle_win32
     nvSciBufObject: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalMemoryHandleDesc_handle: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalMemoryHandleDesc(ctypes.Structure):
@@ -1976,12 +2070,14 @@ class cudaExternalMemoryHandleDesc(ctypes.Structure):
     handle: cudaExternalMemoryHandleDesc_handle
     size: int
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalMemoryHandleDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalMemoryBufferDesc(ctypes.Structure):
     offset: int
     size: int
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalMemoryBufferDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalMemoryMipmappedArrayDesc(ctypes.Structure):
@@ -1990,85 +2086,102 @@ class cudaExternalMemoryMipmappedArrayDesc(ctypes.Structure):
     extent: cudaExtent
     flags: int
     numLevels: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalMemoryMipmappedArrayDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreHandleDesc_handle_win32(ctypes.Structure):
     handle: int | None
     name: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreHandleDesc_handle_win32: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreHandleDesc_handle(ctypes.Union):
     fd: int
     win32: cudaExternalSemaphoreHandleDesc_handle_win32
     nvSciSyncObj: int | None
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreHandleDesc_handle: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreHandleDesc(ctypes.Structure):
     type: cudaExternalSemaphoreHandleType
     handle: cudaExternalSemaphoreHandleDesc_handle
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreHandleDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_v1_params_fence(ctypes.Structure):
     value: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_v1_params_fence: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_v1_params_nvSciSync(ctypes.Union):
     fence: int | None
     reserved: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_v1_params_nvSciSync: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_v1_params_keyedMutex(ctypes.Structure):
     key: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_v1_params_keyedMutex: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_v1_params(ctypes.Structure):
     fence: cudaExternalSemaphoreSignalParams_v1_params_fence
     nvSciSync: cudaExternalSemaphoreSignalParams_v1_params_nvSciSync
     keyedMutex: cudaExternalSemaphoreSignalParams_v1_params_keyedMutex
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_v1_params: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_v1(ctypes.Structure):
     params: cudaExternalSemaphoreSignalParams_v1_params
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_v1: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_v1_params_fence(ctypes.Structure):
     value: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_v1_params_fence: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_v1_params_nvSciSync(ctypes.Union):
     fence: int | None
     reserved: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_v1_params_nvSciSync: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_v1_params_keyedMutex(ctypes.Structure):
     key: int
     timeoutMs: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_v1_params_keyedMutex: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_v1_params(ctypes.Structure):
     fence: cudaExternalSemaphoreWaitParams_v1_params_fence
     nvSciSync: cudaExternalSemaphoreWaitParams_v1_params_nvSciSync
     keyedMutex: cudaExternalSemaphoreWaitParams_v1_params_keyedMutex
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_v1_params: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_v1(ctypes.Structure):
     params: cudaExternalSemaphoreWaitParams_v1_params
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_v1: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_params_fence(ctypes.Structure):
     value: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_params_fence: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_params_nvSciSync(ctypes.Union):
     fence: int | None
     reserved: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_params_nvSciSync: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_params_keyedMutex(ctypes.Structure):
     key: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_params_keyedMutex: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams_params(ctypes.Structure):
@@ -2076,26 +2189,31 @@ class cudaExternalSemaphoreSignalParams_params(ctypes.Structure):
     nvSciSync: cudaExternalSemaphoreSignalParams_params_nvSciSync
     keyedMutex: cudaExternalSemaphoreSignalParams_params_keyedMutex
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams_params: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalParams(ctypes.Structure):
     params: cudaExternalSemaphoreSignalParams_params
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalParams: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_params_fence(ctypes.Structure):
     value: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_params_fence: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_params_nvSciSync(ctypes.Union):
     fence: int | None
     reserved: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_params_nvSciSync: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_params_keyedMutex(ctypes.Structure):
     key: int
     timeoutMs: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_params_keyedMutex: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams_params(ctypes.Structure):
@@ -2103,12 +2221,14 @@ class cudaExternalSemaphoreWaitParams_params(ctypes.Structure):
     nvSciSync: cudaExternalSemaphoreWaitParams_params_nvSciSync
     keyedMutex: cudaExternalSemaphoreWaitParams_params_keyedMutex
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams_params: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitParams(ctypes.Structure):
     params: cudaExternalSemaphoreWaitParams_params
     flags: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitParams: ...
     def getPtr(self) -> int: ...
 
 class cudalibraryHostUniversalFunctionAndDataTable(ctypes.Structure):
@@ -2116,6 +2236,7 @@ class cudalibraryHostUniversalFunctionAndDataTable(ctypes.Structure):
     functionWindowSize: int
     dataTable: int | None
     dataWindowSize: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudalibraryHostUniversalFunctionAndDataTable: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchParams(ctypes.Structure):
@@ -2125,6 +2246,7 @@ class cudaLaunchParams(ctypes.Structure):
     args: int
     sharedMem: int
     stream: cudaStream_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchParams: ...
     def getPtr(self) -> int: ...
 
 class cudaKernelNodeParams(ctypes.Structure):
@@ -2134,6 +2256,7 @@ class cudaKernelNodeParams(ctypes.Structure):
     sharedMemBytes: int
     kernelParams: int
     extra: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaKernelNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaKernelNodeParamsV2(ctypes.Structure):
@@ -2143,30 +2266,35 @@ class cudaKernelNodeParamsV2(ctypes.Structure):
     sharedMemBytes: int
     kernelParams: int
     extra: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaKernelNodeParamsV2: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalNodeParams(ctypes.Structure):
     extSemArray: list[cudaExternalSemaphore_t]
     paramsArray: list[cudaExternalSemaphoreSignalParams]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreSignalNodeParamsV2(ctypes.Structure):
     extSemArray: list[cudaExternalSemaphore_t]
     paramsArray: list[cudaExternalSemaphoreSignalParams]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreSignalNodeParamsV2: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitNodeParams(ctypes.Structure):
     extSemArray: list[cudaExternalSemaphore_t]
     paramsArray: list[cudaExternalSemaphoreWaitParams]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaExternalSemaphoreWaitNodeParamsV2(ctypes.Structure):
     extSemArray: list[cudaExternalSemaphore_t]
     paramsArray: list[cudaExternalSemaphoreWaitParams]
     numExtSems: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaExternalSemaphoreWaitNodeParamsV2: ...
     def getPtr(self) -> int: ...
 
 class cudaConditionalNodeParams(ctypes.Structure):
@@ -2174,19 +2302,23 @@ class cudaConditionalNodeParams(ctypes.Structure):
     type: cudaGraphConditionalNodeType
     size: int
     phGraph_out: list[cudaGraph_t]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaConditionalNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaChildGraphNodeParams(ctypes.Structure):
     graph: cudaGraph_t
     ownership: cudaGraphChildGraphNodeOwnership
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaChildGraphNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaEventRecordNodeParams(ctypes.Structure):
     event: cudaEvent_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaEventRecordNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaEventWaitNodeParams(ctypes.Structure):
     event: cudaEvent_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaEventWaitNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphNodeParams_anon0(ctypes.Union):
@@ -2203,6 +2335,7 @@ class cudaGraphNodeParams_anon0(ctypes.Union):
     alloc: cudaMemAllocNodeParamsV2
     free: cudaMemFreeNodeParams
     conditional: cudaConditionalNodeParams
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphNodeParams_anon0: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphNodeParams(ctypes.Structure):
@@ -2223,6 +2356,7 @@ class cudaGraphNodeParams(ctypes.Structure):
     alloc: cudaMemAllocNodeParamsV2
     free: cudaMemFreeNodeParams
     conditional: cudaConditionalNodeParams
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphNodeParams: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphEdgeData(ctypes.Structure):
@@ -2230,6 +2364,7 @@ class cudaGraphEdgeData(ctypes.Structure):
     to_port: int
     type: int
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphEdgeData: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphInstantiateParams(ctypes.Structure):
@@ -2237,63 +2372,74 @@ class cudaGraphInstantiateParams(ctypes.Structure):
     uploadStream: cudaStream_t
     errNode_out: cudaGraphNode_t
     result_out: cudaGraphInstantiateResult
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphInstantiateParams: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphExecUpdateResultInfo(ctypes.Structure):
     result: cudaGraphExecUpdateResult
     errorNode: cudaGraphNode_t
     errorFromNode: cudaGraphNode_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphExecUpdateResultInfo: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphKernelNodeUpdate_updateData_param(ctypes.Structure):
     pValue: int | None
     offset: int
     size: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphKernelNodeUpdate_updateData_param: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphKernelNodeUpdate_updateData(ctypes.Union):
     gridDim: dim3
     param: cudaGraphKernelNodeUpdate_updateData_param
     isEnabled: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphKernelNodeUpdate_updateData: ...
     def getPtr(self) -> int: ...
 
 class cudaGraphKernelNodeUpdate(ctypes.Structure):
     node: cudaGraphDeviceNode_t
     field: cudaGraphKernelNodeField
     updateData: cudaGraphKernelNodeUpdate_updateData
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaGraphKernelNodeUpdate: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchMemSyncDomainMap(ctypes.Structure):
     default_: int
     remote: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchMemSyncDomainMap: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttributeValue_clusterDim(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttributeValue_clusterDim: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttributeValue_programmaticEvent(ctypes.Structure):
     event: cudaEvent_t
     flags: int
     triggerAtBlockStart: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttributeValue_programmaticEvent: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttributeValue_preferredClusterDim(ctypes.Structure):
     x: int
     y: int
     z: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttributeValue_preferredClusterDim: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttributeValue_launchCompletionEvent(ctypes.Structure):
     event: cudaEvent_t
     flags: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttributeValue_launchCompletionEvent: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttributeValue_deviceUpdatableKernelNode(ctypes.Structure):
     deviceUpdatable: int
     devNode: cudaGraphDeviceNode_t
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttributeValue_deviceUpdatableKernelNode: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttributeValue(ctypes.Union):
@@ -2312,12 +2458,14 @@ class cudaLaunchAttributeValue(ctypes.Union):
     launchCompletionEvent: cudaLaunchAttributeValue_launchCompletionEvent
     deviceUpdatableKernelNode: cudaLaunchAttributeValue_deviceUpdatableKernelNode
     sharedMemCarveout: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttributeValue: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchAttribute(ctypes.Structure):
     id: cudaLaunchAttributeID
     pad: bytes
     val: cudaLaunchAttributeValue
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchAttribute: ...
     def getPtr(self) -> int: ...
 
 class cudaLaunchConfig_t(ctypes.Structure):
@@ -2327,19 +2475,23 @@ class cudaLaunchConfig_t(ctypes.Structure):
     stream: cudaStream_t
     attrs: list[cudaLaunchAttribute]
     numAttrs: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaLaunchConfig_t: ...
     def getPtr(self) -> int: ...
 
 class cudaAsyncNotificationInfo_t_info_overBudget(ctypes.Structure):
     bytesOverBudget: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaAsyncNotificationInfo_t_info_overBudget: ...
     def getPtr(self) -> int: ...
 
 class cudaAsyncNotificationInfo_t_info(ctypes.Union):
     overBudget: cudaAsyncNotificationInfo_t_info_overBudget
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaAsyncNotificationInfo_t_info: ...
     def getPtr(self) -> int: ...
 
 class cudaAsyncNotificationInfo_t(ctypes.Structure):
     type: cudaAsyncNotificationType
     info: cudaAsyncNotificationInfo_t_info
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaAsyncNotificationInfo_t: ...
     def getPtr(self) -> int: ...
 
 class cudaTextureDesc(ctypes.Structure):
@@ -2356,6 +2508,7 @@ class cudaTextureDesc(ctypes.Structure):
     maxMipmapLevelClamp: float
     disableTrilinearOptimization: int
     seamlessCubemap: int
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaTextureDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaEglPlaneDesc(ctypes.Structure):
@@ -2366,11 +2519,13 @@ class cudaEglPlaneDesc(ctypes.Structure):
     numChannels: int
     channelDesc: cudaChannelFormatDesc
     reserved: list[int]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaEglPlaneDesc: ...
     def getPtr(self) -> int: ...
 
 class cudaEglFrame_frame(ctypes.Union):
     pArray: list[cudaArray_t]
     pPitch: list[cudaPitchedPtr]
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaEglFrame_frame: ...
     def getPtr(self) -> int: ...
 
 class cudaEglFrame(ctypes.Structure):
@@ -2379,6 +2534,7 @@ class cudaEglFrame(ctypes.Structure):
     planeCount: int
     frameType: cudaEglFrameType
     eglColorFormat: cudaEglColorFormat
+    def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaEglFrame: ...
     def getPtr(self) -> int: ...
 
 cudaUUID_t = CUuuid

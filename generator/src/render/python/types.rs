@@ -1,6 +1,8 @@
 //! View models of enums, records, handle classes and constants.
 
-use crate::ir::{Enum, Field, Library, MacroValue, Prim, Record, RecordAccess, RecordKind, Resolved, Type, Typedef, TypedefKind};
+use crate::ir::{
+    Enum, Field, Library, MacroValue, Prim, Record, RecordAccess, RecordKind, Resolved, TraceClass, Type, Typedef, TypedefKind,
+};
 use crate::profile::AddressInts;
 use serde::Serialize;
 
@@ -15,6 +17,9 @@ pub struct HandleView {
     /// Pointer handle (`CUcontext`, repr in hex) or integer handle (`CUdevice`).
     pub pointer: bool,
     pub bits: u32,
+    /// The value is an address of memory: the tracer's device pointer class (`[trace.handles]`),
+    /// so a `void *` parameter takes the value itself (`handles::address_value`).
+    pub address: bool,
     /// A signed value: a signed integer handle, or a pointer handle of a module whose addresses
     /// are `intptr_t` ([`AddressInts::IntPtr`]).
     pub signed: bool,
@@ -118,6 +123,7 @@ pub fn handles(lib: &Library) -> Vec<HandleView> {
             aliases: names,
             pointer,
             bits: (prim.size() * 8) as u32,
+            address: lib.trace.handles.get(&t.name) == Some(&TraceClass::DevicePtr),
             signed: if pointer { intptr } else { prim.is_signed() },
             stand_ins: stand_ins.map(|s| s.handles.clone()).unwrap_or_default(),
             foreign: stand_ins.map(|s| s.foreign.clone()).unwrap_or_default(),

@@ -38,6 +38,9 @@ pub struct HandleType {
     pub bits: u32,
     pub signed: bool,
     pub pointer: bool,
+    /// The value is an address of memory (`CUdeviceptr`): a `void *` parameter takes the value
+    /// itself, as cuda.bindings takes a `driver.CUdeviceptr` there ([`address_value`]).
+    pub address: bool,
     /// Our other classes whose objects stand for this one (`CUkernel` for `CUfunction`).
     stand_ins: &'static [&'static HandleType],
     /// Qualified names of NVIDIA's classes of the same C type (`cuda.bindings.driver.CUstream`).
@@ -52,10 +55,11 @@ impl HandleType {
         bits: u32,
         signed: bool,
         pointer: bool,
+        address: bool,
         stand_ins: &'static [&'static HandleType],
         foreign: &'static [&'static str],
     ) -> Self {
-        HandleType { module, name, bits, signed, pointer, stand_ins, foreign, ty: AtomicPtr::new(std::ptr::null_mut()) }
+        HandleType { module, name, bits, signed, pointer, address, stand_ins, foreign, ty: AtomicPtr::new(std::ptr::null_mut()) }
     }
 
     /// The C value of `o` when it is not an object of this class but stands for one: an object
@@ -227,6 +231,18 @@ pub fn any_handle(o: &Bound<'_, PyAny>) -> Option<(u64, i128)> {
         let v = value_of(o.as_ptr());
         Some((v, class_of(o.as_ptr()).value(v)))
     }
+}
+
+/// The address an address handle stands for where a `void *` goes: the value of our handle of
+/// an address class, or of NVIDIA's object of the same C type (its `int()`); `None` for
+/// anything else (which then goes by `getPtr()`, a buffer or `__index__`).
+pub fn address_value(o: &Bound<'_, PyAny>, c: &Ctx) -> Option<PyResult<u64>> {
+    if let Some((raw, _)) = any_handle(o) {
+        return class_of(o.as_ptr()).address.then_some(Ok(raw));
+    }
+    let name = foreign_class(o)?;
+    let class = REGISTRY.lock().ok()?.iter().map(|(_, h)| *h).find(|h| h.address && h.foreign.contains(&name))?;
+    Some(class.foreign_value(o, c))
 }
 
 /// Address of the C value a handle object holds (what `getPtr()` returns).

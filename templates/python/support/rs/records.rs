@@ -163,6 +163,41 @@ unsafe extern "C" fn pack_kernel_params(
     }
 }
 
+/// `_record_new(cls, *args, _ptr=0, **kw)`: the `__new__` of every record class
+/// (`cudagen._classes`): a record of its own zeroed memory, or, for a non-zero `_ptr`, a view of
+/// the record at that address (`cls.from_address`), as cuda.bindings makes it (nothing copied or
+/// kept alive). The other arguments are for ctypes' `__init__`. In Rust, so a record costs no
+/// Python call more to build.
+unsafe extern "C" fn record_new(
+    _m: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    unsafe {
+        entry::run(|py| {
+            let n = nargs;
+            if n < 1 {
+                return Err(PyTypeError::new_err("_record_new(cls, ...) needs the class"));
+            }
+            let cls = entry::arg(py, &*args);
+            let names = if kwnames.is_null() { None } else { Some(entry::arg(py, &kwnames).cast::<pyo3::types::PyTuple>()?) };
+            let ptr = names.and_then(|t| t.iter().position(|k| k.eq("_ptr").unwrap_or(false)));
+            let at = match ptr {
+                Some(i) => {
+                    let name = format!("{}() _ptr", cls.getattr("__name__")?);
+                    conv::int(entry::arg(py, &*args.offset(n + i as isize)), 64, false, &field(&name, "int"))?
+                }
+                None => 0,
+            };
+            if at != 0 {
+                return Ok(cls.call_method1("from_address", (at,))?.unbind());
+            }
+            Ok(crate::enums::new_record(cls)?.unbind())
+        })
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     entry::add_all(
         m,
@@ -183,6 +218,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
                 field_enum,
                 c"_field_enum(field, value, bits, signed)\n--\n\nAn enum field's value, converted as an enum argument.",
             ),
+            (c"_record_new", record_new, c"_record_new(cls, *args, _ptr=0, **kw)\n--\n\nThe __new__ of record classes: own memory, or a view of _ptr."),
             (c"_handle_bits", handle_bits, c"_handle_bits(cls)\n--\n\nThe width of a handle class's C type, else None."),
             (
                 c"_field_handle",

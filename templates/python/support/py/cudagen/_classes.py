@@ -7,7 +7,7 @@ import enum
 import operator
 import sys
 
-from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params
+from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params, _record_new
 
 
 class CEnum(enum.IntEnum):
@@ -178,6 +178,17 @@ def _setattr(self, name, value):
 def _get_ptr(self):
     """Address of the C object."""
     return ctypes.addressof(self)
+
+
+def _ptr_set(self, value):
+    """``_ptr=`` reaches ctypes' ``__init__`` as a field to set: the address the record already
+    has (or 0) is taken; the record cannot move."""
+    at = _field_int("%s._ptr" % type(self).__name__, value, 64, False)
+    if at not in (0, ctypes.addressof(self)):
+        raise AttributeError("%s._ptr is read-only: pass _ptr= to the constructor" % type(self).__name__)
+
+
+_PTR = property(_get_ptr, _ptr_set, doc="The record's address (``_ptr=`` of the constructor).")
 
 
 def _lines(rec, indent):
@@ -638,7 +649,7 @@ def _make_record(g, module, name, records):
         return g[name]
     union, size, fields = record_layout(records[name])
     ns = {"__module__": module, "getPtr": _get_ptr, "__repr__": _str, "__str__": _str, "__setattr__": _setattr,
-          "__doc__": _Doc(module, "RECORDS", name)}
+          "__new__": _record_new, "_ptr": _PTR, "__doc__": _Doc(module, "RECORDS", name)}
     cls = type(g.get("_CLASS_NAMES", {}).get(name, name), (_record_base(union),), ns)
     g[name] = cls  # before the fields: records may refer to themselves through pointers
     cfields = []
