@@ -157,3 +157,5 @@ mod ptx;
 pub use ptx::*;
 mod repr;
 pub use repr::*;
+mod values;
+pub use values::*;
