@@ -142,7 +142,8 @@ fn example_pool_allocations() -> Result {
         location: CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 },
         ..Default::default()
     };
-    let pool = MemoryPool::create(&props)?;
+    // SAFETY: the props hold no address (the Windows security attributes stay null).
+    let pool = unsafe { MemoryPool::create(&props) }?;
     // Keep freed memory in the pool between rounds instead of returning it at each synchronize.
     pool.set_attribute(CUmemPool_attribute::RELEASE_THRESHOLD, &u64::MAX)?;
 
