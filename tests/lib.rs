@@ -1,9 +1,6 @@
 //! Shared helpers of the integration tests: fixture parsing, the seed's SAXPY kernel, NVRTC
 //! compilation through the typed API, and the "no driver" check every GPU test starts with.
 
-#[doc = include_str!("compile_rules.md")]
-pub mod compile_rules {}
-
 use cudagen::{driver, nvrtc};
 use cudagen_generator::annotations::{Annotations, LibraryAnnotations};
 use cudagen_generator::ir::{Api, DecidedBy, LibraryKind};
