@@ -1037,6 +1037,25 @@ mod tests {
     }
 
     #[test]
+    fn enders_are_unsafe_and_excused_ones_unless_harmless() {
+        let mut lib = Library::new(LibraryKind::Driver);
+        let f = |name: &str, o: FnOwnership| Function { ownership: Some(o), ..crate::passes::build::function(name, vec![]) };
+        let excused = || FnOwnership::Excused { reason: "r".into() };
+        lib.functions = vec![
+            f("cuThingDestroy", FnOwnership::Ends { resource: "Thing".into() }),
+            f("cuThingReset", excused()),
+            f("cuThingTrim", excused()),
+            f("cuThingCreate", FnOwnership::Creates { resource: "Thing".into() }),
+        ];
+        let ann = LibraryAnnotations::parse("a.toml", "[ownership]\ncuThingTrim = { excused = \"r\", harmless = true }\n").unwrap();
+        mark_enders_unsafe(&mut lib, &ann);
+        mark_enders_unsafe(&mut lib, &ann);
+        let why: Vec<Vec<String>> = lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
+        assert_eq!(why, [vec!["ends(Thing)".to_string()], vec!["ends(excused)".into()], vec![], vec![]]);
+        assert_eq!(lib.functions.iter().map(|f| f.needs_unsafe).collect::<Vec<_>>(), [true, true, false, false]);
+    }
+
+    #[test]
     fn words_split_camel_case_and_drop_versions() {
         assert_eq!(words("cuGraphicsGLRegisterBuffer", "cu"), ["Graphics", "GL", "Register", "Buffer"]);
         assert_eq!(words("cuCtxCreate_v3", "cu"), ["Ctx", "Create"]);

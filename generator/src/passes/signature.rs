@@ -352,6 +352,44 @@ mod tests {
         assert_eq!((&f.params[0].kind, f.needs_unsafe), (&ParamKind::Unfit { why: Unfit::NothingCounted }, false));
     }
 
+    /// A library with a device address type (`[trace.handles]` class `device_ptr`), a record
+    /// holding one in a nested field, and `fs`.
+    fn with_addresses(fs: Vec<Function>) -> Library {
+        let mut lib = build::library("cb", fs);
+        lib.typedefs.push(build::typedef("dptr", Type::prim(Prim::U64), TypedefKind::ScalarHandle { prim: Prim::U64 }));
+        lib.trace.handles.insert("dptr".into(), TraceClass::DevicePtr);
+        let inner = build::record("Inner", RecordKind::Struct, vec![build::field("address", Type::named("dptr"), 0, false)]);
+        let outer = build::record("Outer", RecordKind::Union, vec![build::field("wait", Type::named("Inner"), 0, false)]);
+        let plain = build::record("Plain", RecordKind::Struct, vec![build::field("n", Type::prim(Prim::UInt), 0, false)]);
+        lib.records.extend([inner, outer, plain]);
+        run(&mut lib).unwrap();
+        lib
+    }
+
+    #[test]
+    fn device_addresses_and_records_holding_addresses_make_the_fn_unsafe() {
+        let addr = || param("addr", Type::named("dptr"), Role::Value, false);
+        let out = param("out", Type::ptr(Type::prim(Prim::UInt), false), Role::OutValue, false);
+        let handle = param("h", Type::named("H"), Role::Value, false);
+        let ops = param("ops", Type::ptr(Type::named("Outer"), true), Role::InArray { len: Some("n".into()) }, false);
+        let n = param("n", Type::prim(Prim::UInt), Role::Length { of: "ops".into() }, false);
+        let plain = param("p", Type::ptr(Type::named("Plain"), true), Role::InRef, false);
+        let lib = with_addresses(vec![
+            build::function("cuWrite", vec![addr()]),
+            build::function("cuAsk", vec![out.clone(), addr()]),
+            build::function("cuBind", vec![out, handle, addr()]),
+            build::function("cuBatch", vec![n, ops]),
+            build::function("cuPlain", vec![plain]),
+        ]);
+        let why: Vec<Vec<String>> = lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
+        assert_eq!(why[0], ["device(addr)"], "a call acting on an address");
+        assert!(why[1].is_empty(), "a call only asking about an address");
+        assert_eq!(why[2], ["device(addr)"], "an output beside a handle the call acts on is no query");
+        assert_eq!(why[3], ["record(ops.wait.address)"], "an element record holding an address in a nested field");
+        assert!(why[4].is_empty() && !lib.functions[4].needs_unsafe);
+        assert!(lib.functions.iter().all(|f| f.needs_unsafe == !f.unsafe_because.is_empty()));
+    }
+
     #[test]
     fn an_uncallable_size_function_keeps_its_abi_symbol() {
         let out = Type::ptr(Type::prim(Prim::Char), false);
