@@ -287,8 +287,14 @@ fn enders_and_raw_addresses_are_unsafe() {
     ] {
         assert_eq!(why(name), reason, "{name}");
     }
-    for name in ["cuPointerGetAttribute", "cuMemGetAddressRange", "cuDeviceGraphMemTrim", "cuStreamSynchronize", "cuMemAlloc", "cuLaunchHostFunc"]
-    {
+    for name in [
+        "cuPointerGetAttribute",
+        "cuMemGetAddressRange",
+        "cuDeviceGraphMemTrim",
+        "cuStreamSynchronize",
+        "cuMemAlloc",
+        "cuLaunchHostFunc",
+    ] {
         let f = find(name);
         assert_eq!(f.needs_unsafe, name == "cuLaunchHostFunc", "{name}: {:?}", f.unsafe_because);
     }

@@ -39,7 +39,11 @@ fn expect_of(text: &str, path: &Path) -> Expect {
         return Expect::Compiles;
     }
     for w in &words {
-        assert!(w.len() == 5 && w.starts_with('E') && w[1..].bytes().all(|b| b.is_ascii_digit()), "{}: `{w}` is no error code", path.display());
+        assert!(
+            w.len() == 5 && w.starts_with('E') && w[1..].bytes().all(|b| b.is_ascii_digit()),
+            "{}: `{w}` is no error code",
+            path.display()
+        );
     }
     Expect::Codes(words)
 }

@@ -285,7 +285,11 @@ fn mismatched_launches_are_refused(ctx: &Context, k: &Kernels<'_>, s: &Stream) -
     expect(s.launch(&k.struct_, one, ([1.0f32, 2.0],)), &size("s_struct", 0, 12, 8), &mut n);
     expect(s.launch(&k.ptrs, one, (&x,)), &size("s_ptrs", 0, 16, 8), &mut n);
     // SAFETY: `x` lives past the launch (refused anyway: the argument count is wrong).
-    expect(s.launch(&k.ptrs, one, (unsafe { ptrs(x.as_raw(), 4) }, 4u32)), &count("s_ptrs", "1 parameter", "2 arguments"), &mut n);
+    expect(
+        s.launch(&k.ptrs, one, (unsafe { ptrs(x.as_raw(), 4) }, 4u32)),
+        &count("s_ptrs", "1 parameter", "2 arguments"),
+        &mut n,
+    );
     // Configurations: too large blocks, too much shared memory, zero dimensions.
     let max = |f: &Function<'_>, a| driver::func_get_attribute(a, f.as_raw()).unwrap();
     let bounded_max = max(&k.bounded, CUfunction_attribute::MAX_THREADS_PER_BLOCK);

@@ -227,7 +227,9 @@ impl Unsafety {
     pub fn safety_line(&self) -> String {
         match self {
             Unsafety::Promise { param } => {
-                format!("`{param}` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).")
+                format!(
+                    "`{param}` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for)."
+                )
             }
             Unsafety::DeviceAddress { param } => {
                 format!("The device memory `{param}` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.")
@@ -239,7 +241,8 @@ impl Unsafety {
                 format!("It ends a `{r}`: nothing may use or end that handle afterwards (an owned `{r}` ends its own on drop).")
             }
             Unsafety::Ends { resource: None } => {
-                "It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.".into()
+                "It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards."
+                    .into()
             }
         }
     }

@@ -1047,10 +1047,12 @@ mod tests {
             f("cuThingTrim", excused()),
             f("cuThingCreate", FnOwnership::Creates { resource: "Thing".into() }),
         ];
-        let ann = LibraryAnnotations::parse("a.toml", "[ownership]\ncuThingTrim = { excused = \"r\", harmless = true }\n").unwrap();
+        let ann =
+            LibraryAnnotations::parse("a.toml", "[ownership]\ncuThingTrim = { excused = \"r\", harmless = true }\n").unwrap();
         mark_enders_unsafe(&mut lib, &ann);
         mark_enders_unsafe(&mut lib, &ann);
-        let why: Vec<Vec<String>> = lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
+        let why: Vec<Vec<String>> =
+            lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
         assert_eq!(why, [vec!["ends(Thing)".to_string()], vec!["ends(excused)".into()], vec![], vec![]]);
         assert_eq!(lib.functions.iter().map(|f| f.needs_unsafe).collect::<Vec<_>>(), [true, true, false, false]);
     }

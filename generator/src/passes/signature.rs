@@ -381,7 +381,8 @@ mod tests {
             build::function("cuBatch", vec![n, ops]),
             build::function("cuPlain", vec![plain]),
         ]);
-        let why: Vec<Vec<String>> = lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
+        let why: Vec<Vec<String>> =
+            lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
         assert_eq!(why[0], ["device(addr)"], "a call acting on an address");
         assert!(why[1].is_empty(), "a call only asking about an address");
         assert_eq!(why[2], ["device(addr)"], "an output beside a handle the call acts on is no query");
