@@ -388,7 +388,7 @@ mod tests {
         assert_eq!(why[2], ["device(addr)"], "an output beside a handle the call acts on is no query");
         assert_eq!(why[3], ["record(ops.wait.address)"], "an element record holding an address in a nested field");
         assert!(why[4].is_empty() && !lib.functions[4].needs_unsafe);
-        assert!(lib.functions.iter().all(|f| f.needs_unsafe == !f.unsafe_because.is_empty()));
+        assert!(lib.functions.iter().all(|f| f.needs_unsafe != f.unsafe_because.is_empty()));
     }
 
     #[test]
