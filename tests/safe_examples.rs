@@ -3,7 +3,7 @@
 //! from a pool of our own, and NVRTC -> module -> checked launch (with a refused launch).
 //! Skips with one line where no driver exists.
 
-use cudagen::driver::{self, CUmemPool_attribute};
+use cudagen::driver::{self, CUmemLocation, CUmemLocationType, CUmemPool_attribute};
 use cudagen::safe::{
     Alloc, DeviceBuffer, Error, Event, LaunchConfig, MemoryPool, Module, PrimaryContext, Program, Stream, StreamLaunch,
 };
@@ -137,7 +137,7 @@ fn example_pool_allocations() -> Result {
     let (device, ctx) = setup()?;
     let _bound = ctx.bind()?;
     let stream = Stream::create(&ctx, 1)?;
-    let pool = MemoryPool::on_device(device)?;
+    let pool = MemoryPool::pinned(CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 })?;
     // Keep freed memory in the pool between rounds instead of returning it at each synchronize.
     pool.set_attribute(CUmemPool_attribute::RELEASE_THRESHOLD, &u64::MAX)?;
 

@@ -22,7 +22,7 @@ let mut flags = DeviceBuffer::<u32>::zeroed(&s, 4)?;
     floats.slice_mut(4..).fill(0.0)?;
     let copy = DeviceBuffer::from_host(&s, &floats.to_vec()?)?;
     floats.slice_mut(..4).copy_from_device(&copy.slice(4..))?;
-    let pool = MemoryPool::on_device(driver::device_get(0)?)?;
+    let pool = MemoryPool::pinned(driver::CUmemLocation { r#type: driver::CUmemLocationType::DEVICE, id: 0 })?;
     let pooled = DeviceBuffer::<u8>::zeroed_with(&s, 64, Alloc::Pool(&pool))?;
     std::thread::scope(|sc| {
         sc.spawn(|| pooled.to_vec().map(drop));
