@@ -193,3 +193,33 @@ fn examples_have_no_unsafe() {
     let uses = source.lines().filter(|l| l.contains(&format!("{word} ")) && !l.trim_start().starts_with("//")).count();
     assert_eq!(uses, 0, "an example uses {word}");
 }
+
+/// The safe forms of the typed layer's raw-address calls: stream writes and waits on one
+/// element, fills of 1-, 2- and 4-byte elements, 1-D copies between slices, checked on the host.
+#[test]
+fn example_stream_values_and_fills() -> Result {
+    if !gpu_or_skip("example_stream_values_and_fills") {
+        return Ok(());
+    }
+    let (_device, ctx) = setup()?;
+    let _bound = ctx.bind()?;
+    let stream = Stream::create(&ctx, 1)?;
+    let mut flags = DeviceBuffer::<u32>::zeroed(&stream, 4)?;
+    flags.write_value(0, 7)?;
+    flags.slice_mut(2..).write_value(1, 9)?;
+    flags.wait_value(0, 7, driver::CUstreamWaitValue_flags::EQ)?; // already true: no hang
+    let mut wide = DeviceBuffer::<u64>::zeroed(&stream, 2)?;
+    wide.write_value(1, u64::MAX - 1)?;
+    let mut halves = DeviceBuffer::<i16>::zeroed(&stream, 5)?;
+    halves.fill(-3)?;
+    let mut floats = DeviceBuffer::<f32>::zeroed(&stream, 8)?;
+    floats.fill(1.5)?;
+    floats.slice_mut(6..).fill(-2.0)?;
+    let copy = DeviceBuffer::from_host(&stream, &floats.to_vec()?)?;
+    floats.slice_mut(..2).copy_from_device(&copy.slice(6..))?;
+    assert_eq!(flags.to_vec()?, [7, 0, 0, 9]);
+    assert_eq!(wide.to_vec()?, [0, u64::MAX - 1]);
+    assert_eq!(halves.to_vec()?, [-3; 5]);
+    assert_eq!(floats.to_vec()?, [-2.0, -2.0, 1.5, 1.5, 1.5, 1.5, -2.0, -2.0]);
+    Ok(())
+}

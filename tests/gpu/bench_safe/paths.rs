@@ -110,10 +110,8 @@ impl Typed {
             let mut params = [(&raw mut a).cast(), (&raw mut x).cast(), (&raw mut y).cast(), (&raw mut n_arg).cast()];
             launch(self.saxpy, (n as u32).div_ceil(BLOCK), BLOCK, s, &mut params);
             driver::memcpy_dtoh_async(out.as_mut_ptr().cast(), y, bytes, s).unwrap();
-            // SAFETY: made by this program, live here, used no more where ended; ended once.
-            unsafe { driver::mem_free_async(x, s) }.unwrap();
-            // SAFETY: made by this program, live here, used no more where ended; ended once.
-            unsafe { driver::mem_free_async(y, s) }.unwrap();
+            driver::mem_free_async(x, s).unwrap();
+            driver::mem_free_async(y, s).unwrap();
             driver::stream_synchronize(s).unwrap();
             out.set_len(n);
         }
