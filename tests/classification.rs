@@ -120,7 +120,8 @@ fn line(f: &Function) -> String {
             )
         })
         .collect();
-    let safety = if f.needs_unsafe { "unsafe " } else { "safe " };
+    let why: Vec<String> = f.unsafe_because.iter().map(|u| u.short()).collect();
+    let safety = if f.needs_unsafe { format!("unsafe[{}] ", why.join(",")) } else { "safe ".into() };
     let ret = match f.ret_kind {
         ReturnKind::Status => String::new(),
         other => format!("returns {} ", serde_json::to_value(other).unwrap().as_str().unwrap()),
@@ -246,6 +247,57 @@ fn read_parameters_are_never_uninitialised_outputs() {
         }
     }
     assert!(bad.is_empty(), "read parameters passed as uninitialised outputs: {bad:?}");
+}
+
+/// No safe typed fn ends a resource or acts through an address whose validity is the caller's
+/// promise: every ender is `unsafe`, and so is every call of the list; calls that only
+/// ask about an address, and plain calls on owned handles, stay safe.
+#[test]
+fn enders_and_raw_addresses_are_unsafe() {
+    use cudagen_generator::ir::{FnOwnership, Unsafety};
+    let Some(api) = api_12_9() else { return };
+    let all = || api.libraries.iter().flat_map(|l| &l.functions);
+    let safe_enders: Vec<&str> = all()
+        .filter(|f| matches!(f.ownership, Some(FnOwnership::Ends { .. })) && !f.needs_unsafe)
+        .map(|f| f.name.as_str())
+        .collect();
+    assert!(safe_enders.is_empty(), "safe enders: {safe_enders:?}");
+    assert!(all().all(|f| f.needs_unsafe != f.unsafe_because.is_empty()));
+    let find = |name: &str| all().find(|f| f.name == name).unwrap_or_else(|| panic!("{name}"));
+    let why = |name: &str| find(name).unsafe_because.iter().map(Unsafety::short).collect::<Vec<_>>().join(",");
+    for (name, reason) in [
+        ("cuStreamDestroy", "ends(Stream)"),
+        ("cuMemFree", "device(dptr),ends(DeviceMemory)"),
+        ("cuMemFreeAsync", "device(dptr),ends(AsyncDeviceMemory)"),
+        ("cuModuleUnload", "ends(Module)"),
+        ("nvrtcDestroyProgram", "ends(Program)"),
+        ("cuDevicePrimaryCtxReset", "ends(excused)"),
+        ("cuStreamWriteValue32", "device(addr)"),
+        ("cuStreamWaitValue64", "device(addr)"),
+        ("cuMemsetD8Async", "device(dstDevice)"),
+        ("cuMemcpyDtoD", "device(dstDevice),device(srcDevice)"),
+        ("cuMemcpyBatchAsync", "device(dsts),device(srcs)"),
+        ("cuMemcpy2D", "record(pCopy.srcHost)"),
+        ("cuStreamBatchMemOp", "record(paramArray.waitValue.address)"),
+        ("cuGraphAddKernelNode", "record(nodeParams.kernelParams)"),
+        ("cuGraphAddMemsetNode", "record(memsetParams.dst)"),
+        ("cuGraphAddHostNode", "record(nodeParams.fn)"),
+        ("cuGraphAddNode", "record(nodeParams.kernel.kernelParams)"),
+        ("cuGraphAddMemFreeNode", "device(dptr)"),
+    ] {
+        assert_eq!(why(name), reason, "{name}");
+    }
+    for name in [
+        "cuPointerGetAttribute",
+        "cuMemGetAddressRange",
+        "cuDeviceGraphMemTrim",
+        "cuStreamSynchronize",
+        "cuMemAlloc",
+        "cuLaunchHostFunc",
+    ] {
+        let f = find(name);
+        assert_eq!(f.needs_unsafe, name == "cuLaunchHostFunc", "{name}: {:?}", f.unsafe_because);
+    }
 }
 
 /// `pub unsafe fn` in the generated Rust crate is exactly the IR's `needs_unsafe` set.

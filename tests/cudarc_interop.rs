@@ -183,7 +183,10 @@ fn gpu_cudarc_objects_with_our_calls() {
     assert_eq!(worst(3.0, &host), 0.0, "saxpy replayed from the captured graph");
     let theirs: rc::CUgraph = graph.into();
     assert_eq!(CUgraph::from(theirs), graph);
-    driver::graph_exec_destroy(exec).unwrap();
-    driver::graph_destroy(graph).unwrap();
+    // SAFETY: made above, idle after the copy back, each ended once.
+    unsafe {
+        driver::graph_exec_destroy(exec).unwrap();
+        driver::graph_destroy(graph).unwrap();
+    }
     println!("cudarc interop: saxpy on {n} floats through our launch on cudarc objects and a captured graph, exact");
 }

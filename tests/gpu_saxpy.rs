@@ -57,12 +57,15 @@ fn saxpy_on_the_gpu_matches_the_cpu() {
     assert!(hout.iter().all(|v| v.is_finite()), "unwritten output elements");
     assert!(max_err <= 1e-6, "max error {max_err}");
 
-    driver::stream_destroy(stream).unwrap();
-    for d in [dx, dy, dout] {
-        driver::mem_free(d).unwrap();
+    // SAFETY: made above, idle once the copy back returned, each ended once in reverse order.
+    unsafe {
+        driver::stream_destroy(stream).unwrap();
+        for d in [dx, dy, dout] {
+            driver::mem_free(d).unwrap();
+        }
+        driver::module_unload(module).unwrap();
+        driver::ctx_destroy(context).unwrap();
     }
-    driver::module_unload(module).unwrap();
-    driver::ctx_destroy(context).unwrap();
 }
 
 #[test]
@@ -77,5 +80,6 @@ fn typed_spot_checks_on_the_gpu() {
     assert_eq!(driver::ctx_get_current().unwrap(), context);
     let version = driver::driver_get_version().unwrap();
     assert!(version >= 12000, "{version}");
-    driver::ctx_destroy(context).unwrap();
+    // SAFETY: the context was made above and is ended once.
+    unsafe { driver::ctx_destroy(context) }.unwrap();
 }

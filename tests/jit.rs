@@ -14,7 +14,8 @@ pub fn link_lto_cubin(source: &CStr, name: &CStr, sm: u32) -> Result<Vec<u8>, St
     let compiled = nvrtc::compile_program(prog, &[c"-dlto", c"--fmad=false", arch.as_c_str()]);
     let log = nvrtc::get_program_log(prog).unwrap_or_default();
     let ltoir = compiled.map_err(|e| format!("{e}\n{log}")).and_then(|()| nvrtc::get_ltoir(prog).map_err(|e| e.to_string()));
-    nvrtc::destroy_program(&mut prog).map_err(|e| e.to_string())?;
+    // SAFETY: `prog` was made above, is used no more and is ended once.
+    unsafe { nvrtc::destroy_program(&mut prog) }.map_err(|e| e.to_string())?;
     let ltoir = ltoir?;
     let arch = CString::new(format!("-arch=sm_{sm}")).unwrap();
     let mut link = nvjitlink::create(&[arch.as_c_str(), c"-lto"]).map_err(|e| e.to_string())?;
@@ -23,7 +24,8 @@ pub fn link_lto_cubin(source: &CStr, name: &CStr, sm: u32) -> Result<Vec<u8>, St
         .and_then(|()| nvjitlink::complete(link))
         .and_then(|()| nvjitlink::get_linked_cubin(link))
         .map_err(|e| format!("{e}\n{}", nvjitlink::get_error_log(link).unwrap_or_default()));
-    nvjitlink::destroy(&mut link).map_err(|e| e.to_string())?;
+    // SAFETY: `link` was made above, is used no more and is ended once.
+    unsafe { nvjitlink::destroy(&mut link) }.map_err(|e| e.to_string())?;
     cubin
 }
 
@@ -48,6 +50,7 @@ pub fn nvvm_ptx(ir: &str, sm: u32) -> Result<String, String> {
         .and_then(|()| nvvm::compile_program(prog, &[arch.as_c_str()]))
         .and_then(|()| nvvm::get_compiled_result(prog))
         .map_err(|e| format!("{e}\n{}", nvvm::get_program_log(prog).unwrap_or_default()));
-    nvvm::destroy_program(&mut prog).map_err(|e| e.to_string())?;
+    // SAFETY: `prog` was made above, is used no more and is ended once.
+    unsafe { nvvm::destroy_program(&mut prog) }.map_err(|e| e.to_string())?;
     ptx
 }

@@ -1,9 +1,6 @@
 //! Shared helpers of the integration tests: fixture parsing, the seed's SAXPY kernel, NVRTC
 //! compilation through the typed API, and the "no driver" check every GPU test starts with.
 
-#[doc = include_str!("compile_rules.md")]
-pub mod compile_rules {}
-
 use cudagen::{driver, nvrtc};
 use cudagen_generator::annotations::{Annotations, LibraryAnnotations};
 use cudagen_generator::ir::{Api, DecidedBy, LibraryKind};
@@ -235,7 +232,8 @@ pub fn compile_ptx(source: &CStr, name: &CStr, arch: &str) -> Result<String, Str
     let compiled = nvrtc::compile_program(prog, &[c"--fmad=false", arch.as_c_str()]);
     let log = nvrtc::get_program_log(prog).unwrap_or_default();
     let ptx = compiled.map_err(|e| format!("{e}\n{log}")).and_then(|()| nvrtc::get_ptx(prog).map_err(|e| e.to_string()));
-    nvrtc::destroy_program(&mut prog).map_err(|e| e.to_string())?;
+    // SAFETY: `prog` was made above, is used no more and is ended once.
+    unsafe { nvrtc::destroy_program(&mut prog) }.map_err(|e| e.to_string())?;
     ptx
 }
 

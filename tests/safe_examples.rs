@@ -3,7 +3,7 @@
 //! from a pool of our own, and NVRTC -> module -> checked launch (with a refused launch).
 //! Skips with one line where no driver exists.
 
-use cudagen::driver::{self, CUmemAllocationType, CUmemLocation, CUmemLocationType, CUmemPoolProps, CUmemPool_attribute};
+use cudagen::driver::{self, CUmemLocation, CUmemLocationType, CUmemPool_attribute};
 use cudagen::safe::{
     Alloc, DeviceBuffer, Error, Event, LaunchConfig, MemoryPool, Module, PrimaryContext, Program, Stream, StreamLaunch,
 };
@@ -137,12 +137,7 @@ fn example_pool_allocations() -> Result {
     let (device, ctx) = setup()?;
     let _bound = ctx.bind()?;
     let stream = Stream::create(&ctx, 1)?;
-    let props = CUmemPoolProps {
-        allocType: CUmemAllocationType::PINNED,
-        location: CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 },
-        ..Default::default()
-    };
-    let pool = MemoryPool::create(&props)?;
+    let pool = MemoryPool::pinned(CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 })?;
     // Keep freed memory in the pool between rounds instead of returning it at each synchronize.
     pool.set_attribute(CUmemPool_attribute::RELEASE_THRESHOLD, &u64::MAX)?;
 
@@ -197,4 +192,34 @@ fn examples_have_no_unsafe() {
     let word = concat!("un", "safe");
     let uses = source.lines().filter(|l| l.contains(&format!("{word} ")) && !l.trim_start().starts_with("//")).count();
     assert_eq!(uses, 0, "an example uses {word}");
+}
+
+/// The safe forms of the typed layer's raw-address calls: stream writes and waits on one
+/// element, fills of 1-, 2- and 4-byte elements, 1-D copies between slices, checked on the host.
+#[test]
+fn example_stream_values_and_fills() -> Result {
+    if !gpu_or_skip("example_stream_values_and_fills") {
+        return Ok(());
+    }
+    let (_device, ctx) = setup()?;
+    let _bound = ctx.bind()?;
+    let stream = Stream::create(&ctx, 1)?;
+    let mut flags = DeviceBuffer::<u32>::zeroed(&stream, 4)?;
+    flags.write_value(0, 7)?;
+    flags.slice_mut(2..).write_value(1, 9)?;
+    flags.wait_value(0, 7, driver::CUstreamWaitValue_flags::EQ)?; // already true: no hang
+    let mut wide = DeviceBuffer::<u64>::zeroed(&stream, 2)?;
+    wide.write_value(1, u64::MAX - 1)?;
+    let mut halves = DeviceBuffer::<i16>::zeroed(&stream, 5)?;
+    halves.fill(-3)?;
+    let mut floats = DeviceBuffer::<f32>::zeroed(&stream, 8)?;
+    floats.fill(1.5)?;
+    floats.slice_mut(6..).fill(-2.0)?;
+    let copy = DeviceBuffer::from_host(&stream, &floats.to_vec()?)?;
+    floats.slice_mut(..2).copy_from_device(&copy.slice(6..))?;
+    assert_eq!(flags.to_vec()?, [7, 0, 0, 9]);
+    assert_eq!(wide.to_vec()?, [0, u64::MAX - 1]);
+    assert_eq!(halves.to_vec()?, [-3; 5]);
+    assert_eq!(floats.to_vec()?, [-2.0, -2.0, 1.5, 1.5, 1.5, 1.5, -2.0, -2.0]);
+    Ok(())
 }

@@ -11,7 +11,7 @@ use cudagen::driver::{
 };
 use cudagen::safe::{
     kernel_params, Alloc, Context, DeviceBuffer, Error, Function, LaunchConfig, Launchable, MemoryPool, Module, PinnedHostBuffer,
-    Stream, StreamLaunch,
+    RawKernelArg, Stream, StreamLaunch,
 };
 use cudagen_tests::{compile_ptx, gpu_or_skip, random_floats, EMPTY5, SAFE_KERNELS as KERNELS};
 use std::ffi::CString;
@@ -46,8 +46,20 @@ cudagen::device_repr! {
     struct Wide { scale: f64, offset: [f32; 2] }
 }
 
-cudagen::device_repr! {
-    struct Ptrs { x: CUdeviceptr, n: u32 }
+/// A struct holding a device address: no `DeviceRepr` (its bits do not keep the memory alive),
+/// so a kernel takes it only as a `RawKernelArg`, made with `unsafe`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Ptrs {
+    x: CUdeviceptr,
+    n: u32,
+}
+
+/// `Ptrs` for a launch.
+/// # Safety
+/// `x` addresses `n` live floats until the kernel has finished.
+unsafe fn ptrs(x: CUdeviceptr, n: u32) -> RawKernelArg<Ptrs> {
+    unsafe { RawKernelArg::new(Ptrs { x, n }) }
 }
 
 /// Every kernel of `KERNELS`, as checked-launch handles.
@@ -272,7 +284,12 @@ fn mismatched_launches_are_refused(ctx: &Context, k: &Kernels<'_>, s: &Stream) -
     expect(s.launch(&k.wide, one, (p,)), &size("s_wide", 0, 16, 12), &mut n);
     expect(s.launch(&k.struct_, one, ([1.0f32, 2.0],)), &size("s_struct", 0, 12, 8), &mut n);
     expect(s.launch(&k.ptrs, one, (&x,)), &size("s_ptrs", 0, 16, 8), &mut n);
-    expect(s.launch(&k.ptrs, one, (Ptrs { x: x.as_raw(), n: 4 }, 4u32)), &count("s_ptrs", "1 parameter", "2 arguments"), &mut n);
+    // SAFETY: `x` lives past the launch (refused anyway: the argument count is wrong).
+    expect(
+        s.launch(&k.ptrs, one, (unsafe { ptrs(x.as_raw(), 4) }, 4u32)),
+        &count("s_ptrs", "1 parameter", "2 arguments"),
+        &mut n,
+    );
     // Configurations: too large blocks, too much shared memory, zero dimensions.
     let max = |f: &Function<'_>, a| driver::func_get_attribute(a, f.as_raw()).unwrap();
     let bounded_max = max(&k.bounded, CUfunction_attribute::MAX_THREADS_PER_BLOCK);
@@ -347,7 +364,8 @@ fn kernels_of_twenty_shapes(k: &Kernels<'_>, s: &Stream) -> (usize, u32) {
     run(s.launch(&k.sum, one, (&xs, 4i32)));
     let args = (1i8, 2u8, 3i16, 4u16, 5i32, 6u32, 7i64, 8u64, 9.0f32, 10.0f64, true, 12i16, 13i32, 14i64, 15.0f64, 16i8);
     run(s.launch(&k.many, one, args));
-    run(s.launch(&k.ptrs, LaunchConfig::linear(1, 32), (Ptrs { x: xs.as_raw(), n: 3 },)));
+    // SAFETY: `xs` holds 4 floats, on the launch's stream, alive until the stream is synchronized.
+    run(s.launch(&k.ptrs, LaunchConfig::linear(1, 32), (unsafe { ptrs(xs.as_raw(), 3) },)));
     kernels += 14;
     let (_, sink) = read_state(k, s);
     let want = [1.0, -7.0, 200.0, -300.0, (1u64 << 40) as f64, 1.5, 2.25, -9.0, 21.75, 123.0, 456.0, 10.0, 126.0, 6.0];
@@ -506,7 +524,8 @@ fn pools(s: &Stream, k: &Kernels<'_>) -> usize {
         location: CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 },
         ..Default::default()
     };
-    let own = MemoryPool::create(&props).unwrap();
+    // SAFETY: the props hold no address (the Windows security attributes stay null).
+    let own = unsafe { MemoryPool::create(&props) }.unwrap();
     let default = driver::device_get_default_mem_pool(device).unwrap();
     let data: Vec<f32> = (0..1 << 18).map(|i| i as f32).collect();
     let before = driver::mem_get_info().unwrap().0;

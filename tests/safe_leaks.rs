@@ -102,9 +102,11 @@ fn every_owned_kind_is_dropped_without_a_leak() {
     let s = Stream::create(&ctx, 1).unwrap();
     let location = CUmemLocation { r#type: CUmemLocationType::DEVICE, id: device.0 };
     let pool_props = CUmemPoolProps { allocType: CUmemAllocationType::PINNED, location, ..Default::default() };
-    let pool = MemoryPool::create(&pool_props).unwrap();
+    // SAFETY (here and below): the props hold no address (the Windows pointers stay null).
+    let pool = unsafe { MemoryPool::create(&pool_props) }.unwrap();
     let vmm_prop = CUmemAllocationProp { r#type: CUmemAllocationType::PINNED, location, ..Default::default() };
-    let granularity = driver::mem_get_allocation_granularity(&vmm_prop, CUmemAllocationGranularity_flags::MINIMUM).unwrap();
+    let granularity =
+        unsafe { driver::mem_get_allocation_granularity(&vmm_prop, CUmemAllocationGranularity_flags::MINIMUM) }.unwrap();
     let vmm_bytes = BYTES.div_ceil(granularity) * granularity;
 
     let kinds: Vec<(&str, usize, Round<'_>)> = vec![
@@ -130,11 +132,13 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             "Library + Kernel",
             50,
             Box::new(|| {
-                let l = Library::load_from_file(&ptx_path, &[], &[], &[], &[])?;
+                // SAFETY: no JIT or library options, so no option values to point anywhere.
+                let l = unsafe { Library::load_from_file(&ptx_path, &[], &[], &[], &[]) }?;
                 dropped(l.get_kernel(c"saxpy"))
             }),
         ),
-        ("LinkState", 50, Box::new(|| dropped(LinkState::create(&ctx, &[], &[])))),
+        // SAFETY: no JIT options, so no option values to point anywhere.
+        ("LinkState", 50, Box::new(|| dropped(unsafe { LinkState::create(&ctx, &[], &[]) }))),
         ("DeviceMemory (cuMemAlloc)", 50, Box::new(|| dropped(DeviceMemory::alloc(&ctx, BYTES)))),
         ("DeviceMemory (pitch)", 50, Box::new(|| dropped(DeviceMemory::alloc_pitch(&ctx, 4096, BYTES / 4096, 4)))),
         ("DeviceMemory (managed)", 50, Box::new(|| dropped(DeviceMemory::alloc_managed(&ctx, BYTES, 1)))),
@@ -166,7 +170,7 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             "MemoryPool (+ an allocation)",
             50,
             Box::new(|| {
-                let p = MemoryPool::create(&pool_props)?;
+                let p = unsafe { MemoryPool::create(&pool_props) }?;
                 drop(s.mem_alloc_from_pool_async(BYTES, &p)?);
                 s.synchronize()?;
                 drop(p);
@@ -177,11 +181,13 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             "VMM handle + range + mapping",
             50,
             Box::new(|| {
-                let handle = AllocationHandle::create(vmm_bytes, &vmm_prop, 0)?;
+                let handle = unsafe { AllocationHandle::create(vmm_bytes, &vmm_prop, 0) }?;
                 let range = AddressRange::reserve(vmm_bytes, 0, CUdeviceptr::default(), 0)?;
-                let mapping = range.map(vmm_bytes, 0, &handle, 0)?;
+                // SAFETY: the mapping fills the range just reserved, and its access is set on
+                // that mapping only; the mapping and the range end in order below.
+                let mapping = unsafe { range.map(vmm_bytes, 0, &handle, 0) }?;
                 let access = CUmemAccessDesc { location, flags: CUmemAccess_flags::READWRITE };
-                driver::mem_set_access(mapping.as_raw(), vmm_bytes, &[access])?;
+                unsafe { driver::mem_set_access(mapping.as_raw(), vmm_bytes, &[access]) }?;
                 drop(mapping);
                 drop(range);
                 drop(handle);
@@ -214,7 +220,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                     height: BYTES / 4096,
                     ..Default::default()
                 };
-                let t = TexObject::create(&ctx, &array_resource(&array), &tex, &view)?;
+                // SAFETY: the resource is an array (no address), which outlives the texture.
+                let t = unsafe { TexObject::create(&ctx, &array_resource(&array), &tex, &view) }?;
                 drop(t);
                 drop(array);
                 Ok(())
@@ -226,7 +233,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             Box::new(|| {
                 // CUDA_ARRAY3D_SURFACE_LDST = 2.
                 let array = Array::array3d_create(&ctx, &array3d(1024, BYTES / 4096, 2))?;
-                let surf = SurfObject::create(&ctx, &array_resource(&array))?;
+                // SAFETY: as for the texture: an array resource, dropped after the surface.
+                let surf = unsafe { SurfObject::create(&ctx, &array_resource(&array)) }?;
                 drop(surf);
                 drop(array);
                 Ok(())
@@ -302,8 +310,9 @@ fn every_owned_kind_is_dropped_without_a_leak() {
         let sms = driver::device_get_dev_resource(device, CUdevResourceType::SM)?;
         let desc = driver::dev_resource_generate_desc(&[sms])?;
         let green = driver::green_ctx_create(desc, device, 1)?;
-        driver::stream_destroy(driver::green_ctx_stream_create(green, 1, 0)?)?;
-        Ok(driver::green_ctx_destroy(green)?)
+        // SAFETY: the stream and the green context were made here and are ended once, in order.
+        unsafe { driver::stream_destroy(driver::green_ctx_stream_create(green, 1, 0)?) }?;
+        Ok(unsafe { driver::green_ctx_destroy(green) }?)
     };
     for (kind, rounds, round) in &kinds {
         let mut allowed = SLACK;

@@ -192,6 +192,9 @@ pub struct OwnershipAnnotation {
     pub creates: Option<String>,
     /// Why the call, though it looks like an ender, pairs with nothing.
     pub excused: Option<String>,
+    /// With `excused`: the call ends and invalidates nothing (a query, a trim of cached memory),
+    /// so its typed binding need not be `unsafe` as an ender's is.
+    pub harmless: Option<bool>,
     /// Name of the owned type, where several resources share a handle type.
     pub name: Option<String>,
     /// Handle type of a resource this one must not outlive (the owned type borrows it).

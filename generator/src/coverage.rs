@@ -18,6 +18,8 @@ pub struct LibraryCoverage {
     pub parse_skipped: Vec<(String, String)>,
     /// Surface name -> what it covers.
     pub surfaces: BTreeMap<String, SurfaceCoverage>,
+    /// Functions whose typed bindings are `unsafe` -> why (`Function::unsafe_because`).
+    pub unsafe_fns: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -31,6 +33,10 @@ impl Coverage {
     pub fn add_library(&mut self, library: &Library) {
         let lc = self.libraries.entry(library.kind).or_default();
         lc.functions.extend(library.functions.iter().map(|f| f.name.clone()));
+        lc.unsafe_fns.extend(library.functions.iter().filter(|f| f.needs_unsafe).map(|f| {
+            let why: Vec<String> = f.unsafe_because.iter().map(|u| u.short()).collect();
+            (f.name.clone(), why.join(", "))
+        }));
         lc.parse_skipped
             .extend(library.skipped.iter().map(|s| (format!("{} {}", s.what, s.name), format!("{} ({})", s.reason, s.location))));
     }
@@ -133,6 +139,10 @@ impl Coverage {
             }
             for (what, why) in &l.parse_skipped {
                 let _ = writeln!(s, "  parser skipped {what}: {why}");
+            }
+            let _ = writeln!(s, "  unsafe  {}/{} typed fns (the caller's promise)", l.unsafe_fns.len(), l.functions.len());
+            for (f, why) in &l.unsafe_fns {
+                let _ = writeln!(s, "    unsafe {f}: {why}");
             }
         }
         s

@@ -135,8 +135,11 @@ fn main() {
         ],
     );
     row("cuLaunchKernel (5 args)", [raw / 256.0, typed / 256.0, cudarc / 256.0]);
-    driver::mem_free(buf).unwrap();
-    driver::stream_destroy(stream).unwrap();
-    driver::module_unload(module).unwrap();
-    driver::ctx_destroy(ctx).unwrap();
+    // SAFETY: made above, idle after the benchmarks, each ended once in reverse order.
+    unsafe {
+        driver::mem_free(buf).unwrap();
+        driver::stream_destroy(stream).unwrap();
+        driver::module_unload(module).unwrap();
+        driver::ctx_destroy(ctx).unwrap();
+    }
 }

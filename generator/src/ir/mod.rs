@@ -526,9 +526,12 @@ pub struct Function {
     /// How the C shim exports it (`passes::signature`, from the profile).
     #[serde(default, skip_serializing_if = "Export::is_forward")]
     pub export: Export,
-    /// True when a typed binding must be `unsafe` (some raw pointer's validity is the caller's
-    /// promise): some parameter's [`ParamKind::caller_promise`] (`passes::signature`).
+    /// True when a typed binding must be `unsafe`: [`Function::unsafe_because`] is not empty.
     pub needs_unsafe: bool,
+    /// Why the typed binding is `unsafe` (`passes::signature`, then `passes::ownership` for
+    /// enders), in the order found; see [`Function::mark_unsafe`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsafe_because: Vec<Unsafety>,
     /// The kept callable this call releases (`cuLogsUnregisterCallback`), from `passes::callbacks`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub releases: Option<Release>,
@@ -561,6 +564,7 @@ impl Function {
             ret_kind: ReturnKind::default(),
             export: Export::default(),
             needs_unsafe: false,
+            unsafe_because: Vec::new(),
             releases: None,
             keeps_gil: None,
             ownership: None,

@@ -190,6 +190,74 @@ impl ParamKind {
     }
 }
 
+/// Why a typed binding is `unsafe`: one reason per parameter or per resource it ends, decided by
+/// `passes::signature` (parameters) and `passes::ownership` (enders). A safe fn never takes an
+/// address whose validity the caller must promise, and never ends what an owned type may own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "why")]
+pub enum Unsafety {
+    /// The parameter's validity is the caller's promise ([`ParamKind::caller_promise`]): a raw
+    /// pointer, a callback, a count not computed from the slice it sizes.
+    Promise { param: String },
+    /// The call acts on device memory through the device address(es) the parameter holds (by
+    /// value or in the array or value it points to): that memory must be live. A call that only
+    /// asks about an address (every input plain, some output returned) is not.
+    DeviceAddress { param: String },
+    /// The parameter is, points to or lists a record whose field `field` (a path through nested
+    /// records: `kernel.kernelParams`) holds an address or a function pointer the call uses.
+    Record { param: String, field: String },
+    /// The call ends what the parameter holds: a `resource` of `passes::ownership`, or (`None`) a
+    /// call that looks like an ender and pairs with none (excused there).
+    Ends { resource: Option<String> },
+}
+
+impl Unsafety {
+    /// One short line for tables and snapshots: `ends(Stream)`, `device(dptr)`,
+    /// `record(pCopy.dstHost)`, `promise(p)`.
+    pub fn short(&self) -> String {
+        match self {
+            Unsafety::Promise { param } => format!("promise({param})"),
+            Unsafety::DeviceAddress { param } => format!("device({param})"),
+            Unsafety::Record { param, field } => format!("record({param}.{field})"),
+            Unsafety::Ends { resource } => format!("ends({})", resource.as_deref().unwrap_or("excused")),
+        }
+    }
+
+    /// The `# Safety` line of a typed binding for this reason (Markdown).
+    pub fn safety_line(&self) -> String {
+        match self {
+            Unsafety::Promise { param } => {
+                format!(
+                    "`{param}` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for)."
+                )
+            }
+            Unsafety::DeviceAddress { param } => {
+                format!("The device memory `{param}` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.")
+            }
+            Unsafety::Record { param, field } => {
+                format!("Every address in `{param}` (`{field}` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.")
+            }
+            Unsafety::Ends { resource: Some(r) } => {
+                format!("It ends a `{r}`: nothing may use or end that handle afterwards (an owned `{r}` ends its own on drop).")
+            }
+            Unsafety::Ends { resource: None } => {
+                "It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards."
+                    .into()
+            }
+        }
+    }
+}
+
+impl super::Function {
+    /// Records one more reason for the typed binding to be `unsafe` (each reason once).
+    pub fn mark_unsafe(&mut self, why: Unsafety) {
+        if !self.unsafe_because.contains(&why) {
+            self.unsafe_because.push(why);
+        }
+        self.needs_unsafe = true;
+    }
+}
+
 /// What a function returns, and so what it returns when the call cannot run (library or entry
 /// missing, a caught panic).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -117,6 +117,7 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
             set_ownership(lib, &e.function, FnOwnership::Ends { resource: r.name.clone() });
         }
     }
+    mark_enders_unsafe(lib, ann);
     lib.excused = plan
         .excused
         .iter()
@@ -125,6 +126,22 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
     lib.excused.sort_by(|a, b| a.function.cmp(&b.function));
     lib.resources = resources;
     Ok(())
+}
+
+/// Whatever ends a resource is `unsafe` in the typed layer (an owned type ends its own, safely):
+/// each ender, and each call excused as one (it still ends or invalidates what it takes) unless
+/// its annotation calls it `harmless`.
+fn mark_enders_unsafe(lib: &mut Library, ann: &LibraryAnnotations) {
+    let harmless = |name: &str| ann.ownership.get(name).and_then(|a| a.harmless) == Some(true);
+    for f in &mut lib.functions {
+        let why = match &f.ownership {
+            Some(FnOwnership::Ends { resource }) => Unsafety::Ends { resource: Some(resource.clone()) },
+            Some(FnOwnership::Excused { .. }) if !harmless(&f.name) => Unsafety::Ends { resource: None },
+            _ => continue,
+        };
+        f.unsafe_because.retain(|u| !matches!(u, Unsafety::Ends { .. }));
+        f.mark_unsafe(why);
+    }
 }
 
 fn set_ownership(lib: &mut Library, function: &str, o: FnOwnership) {
@@ -167,7 +184,10 @@ fn annotated<'a>(lib: &Library, ann: &'a LibraryAnnotations, cuda_version: Optio
             }
         }
         if a.excused.is_some() && (a.name.is_some() || a.parent.is_some() || a.owned.is_some() || !a.keep.is_empty()) {
-            errors.push(Error::at(at.clone(), format!("[ownership] {name}: an excused call takes no other keys")));
+            errors.push(Error::at(at.clone(), format!("[ownership] {name}: an excused call takes no other keys but `harmless`")));
+        }
+        if a.harmless.is_some() && a.excused.is_none() {
+            errors.push(Error::at(at.clone(), format!("[ownership] {name}: `harmless` goes with `excused` only")));
         }
         for k in a.keep.keys() {
             if f.param(k).is_none() {
@@ -995,6 +1015,27 @@ mod tests {
 
     fn split(name: &str) -> VerbSplit {
         verb_split(name, "cu").unwrap()
+    }
+
+    #[test]
+    fn enders_are_unsafe_and_excused_ones_unless_harmless() {
+        let mut lib = Library::new(LibraryKind::Driver);
+        let f = |name: &str, o: FnOwnership| Function { ownership: Some(o), ..crate::passes::build::function(name, vec![]) };
+        let excused = || FnOwnership::Excused { reason: "r".into() };
+        lib.functions = vec![
+            f("cuThingDestroy", FnOwnership::Ends { resource: "Thing".into() }),
+            f("cuThingReset", excused()),
+            f("cuThingTrim", excused()),
+            f("cuThingCreate", FnOwnership::Creates { resource: "Thing".into() }),
+        ];
+        let ann =
+            LibraryAnnotations::parse("a.toml", "[ownership]\ncuThingTrim = { excused = \"r\", harmless = true }\n").unwrap();
+        mark_enders_unsafe(&mut lib, &ann);
+        mark_enders_unsafe(&mut lib, &ann);
+        let why: Vec<Vec<String>> =
+            lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
+        assert_eq!(why, [vec!["ends(Thing)".to_string()], vec!["ends(excused)".into()], vec![], vec![]]);
+        assert_eq!(lib.functions.iter().map(|f| f.needs_unsafe).collect::<Vec<_>>(), [true, true, false, false]);
     }
 
     #[test]

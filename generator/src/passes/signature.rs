@@ -4,8 +4,15 @@
 //! must be `unsafe`. Renderers match on these kinds and decide nothing themselves.
 //!
 //! A kind follows the role (`passes::params`) where the role fits the C type; where it does not,
-//! the parameter is [`ParamKind::Unfit`] and stays raw. A typed binding is `unsafe` exactly when
-//! some parameter's validity is the caller's promise ([`ParamKind::caller_promise`]).
+//! the parameter is [`ParamKind::Unfit`] and stays raw.
+//!
+//! A typed binding is `unsafe` ([`Function::unsafe_because`], one [`Unsafety`] per parameter)
+//! when some parameter's validity is the caller's promise ([`ParamKind::caller_promise`]), when
+//! the call acts on device memory through a device address it reads (the handle type the
+//! tracer's `[trace.handles]` class `device_ptr` names: `CUdeviceptr`), by value or in an array
+//! or value it points to, unless it only asks about the address (see [`only_asks`]), or when it
+//! reads a record that holds an address or a function pointer in some field, found through
+//! nested records. `passes::ownership` adds the enders.
 
 use crate::diag::{Error, Result};
 use crate::ir::*;
@@ -19,10 +26,96 @@ pub fn run(lib: &mut Library) -> Result<()> {
         for (p, kind) in f.params.iter_mut().zip(kinds) {
             p.kind = kind;
         }
-        f.needs_unsafe = f.params.iter().any(|p| p.kind.caller_promise());
         (f.ret_kind, f.export) = (ret_kind, export);
     }
+    for i in 0..lib.functions.len() {
+        let reasons = unsafety(lib, &lib.functions[i]);
+        let f = &mut lib.functions[i];
+        (f.needs_unsafe, f.unsafe_because) = (false, Vec::new());
+        for why in reasons {
+            f.mark_unsafe(why);
+        }
+    }
     Ok(())
+}
+
+/// Why the typed binding of `f` must be `unsafe`, from its parameters' kinds and C types.
+fn unsafety(lib: &Library, f: &Function) -> Vec<Unsafety> {
+    let asks = only_asks(lib, f);
+    let mut out = Vec::new();
+    for p in &f.params {
+        let param = p.name.clone();
+        if p.kind.caller_promise() {
+            out.push(Unsafety::Promise { param });
+        } else if let Some(t) = read_value(p) {
+            if is_device_address(lib, t) {
+                if !asks {
+                    out.push(Unsafety::DeviceAddress { param });
+                }
+            } else if let Some(field) = address_in(lib, t) {
+                out.push(if field.is_empty() { Unsafety::Promise { param } } else { Unsafety::Record { param, field } });
+            }
+        }
+    }
+    out
+}
+
+/// The type of what the callee reads through `p`: the value itself, the value it points to, or
+/// the elements of an array it reads.
+fn read_value(p: &Param) -> Option<&Type> {
+    match &p.kind {
+        ParamKind::Value => Some(&p.ty),
+        ParamKind::InRef { pointee, .. } | ParamKind::InOutRef { pointee, .. } => Some(&pointee.ty),
+        ParamKind::InArray { elem, .. } | ParamKind::OutArray { elem, reads: true, .. } => Some(&elem.ty),
+        _ => None,
+    }
+}
+
+/// A device address: a handle type whose `[trace.handles]` class is `device_ptr`.
+fn is_device_address(lib: &Library, ty: &Type) -> bool {
+    matches!(lib.resolve(ty), Resolved::ScalarHandle(t, _) if lib.trace.handles.get(&t.name) == Some(&TraceClass::DevicePtr))
+}
+
+/// Where a value of `ty` holds an address (device or host) or a function pointer: `""` for the
+/// value itself, else the path of the field through nested records and arrays (`waitValue.address`).
+fn address_in(lib: &Library, ty: &Type) -> Option<String> {
+    match lib.resolve(ty) {
+        Resolved::Pointer { .. } | Resolved::Callback(_) | Resolved::FnPtr => Some(String::new()),
+        Resolved::ScalarHandle(..) if is_device_address(lib, ty) => Some(String::new()),
+        Resolved::Array { elem, .. } => address_in(lib, elem),
+        Resolved::Record(r) => r.fields.iter().find_map(|fd| {
+            let rest = address_in(lib, &fd.ty)?;
+            Some(match (fd.anonymous, rest.is_empty()) {
+                (true, _) => rest,
+                (false, true) => fd.name.clone(),
+                (false, false) => format!("{}.{rest}", fd.name),
+            })
+        }),
+        _ => None,
+    }
+}
+
+/// `f` only asks about the device addresses it reads: it returns something through a parameter,
+/// and everything else it reads is a device address, a number, an enum or a record of those (no
+/// handle it could act on: `cuPointerGetAttribute`, `cuMemGetAddressRange`, but not
+/// `cuTexRefSetAddress`, which binds a texture reference to the memory).
+fn only_asks(lib: &Library, f: &Function) -> bool {
+    let returns = f.params.iter().any(|p| {
+        matches!(
+            p.kind,
+            ParamKind::OutValue { .. }
+                | ParamKind::OutArray { .. }
+                | ParamKind::OutBuffer { .. }
+                | ParamKind::SelectedOut { .. }
+                | ParamKind::CstrOut
+        )
+    });
+    let plain = |t: &Type| match lib.resolve(t) {
+        Resolved::Prim(_) | Resolved::Enum(_) => true,
+        Resolved::Record(_) => address_in(lib, t).is_none(),
+        _ => is_device_address(lib, t),
+    };
+    returns && f.params.iter().filter_map(read_value).all(plain)
 }
 
 /// The kind of `p`: its role where the role fits its C type.
@@ -259,6 +352,45 @@ mod tests {
         let n = param("n", Type::prim(Prim::UInt), Role::Length { of: "x".into() }, false);
         let f = kinds(build::function("cuCount", vec![n]));
         assert_eq!((&f.params[0].kind, f.needs_unsafe), (&ParamKind::Unfit { why: Unfit::NothingCounted }, false));
+    }
+
+    /// A library with a device address type (`[trace.handles]` class `device_ptr`), a record
+    /// holding one in a nested field, and `fs`.
+    fn with_addresses(fs: Vec<Function>) -> Library {
+        let mut lib = build::library("cb", fs);
+        lib.typedefs.push(build::typedef("dptr", Type::prim(Prim::U64), TypedefKind::ScalarHandle { prim: Prim::U64 }));
+        lib.trace.handles.insert("dptr".into(), TraceClass::DevicePtr);
+        let inner = build::record("Inner", RecordKind::Struct, vec![build::field("address", Type::named("dptr"), 0, false)]);
+        let outer = build::record("Outer", RecordKind::Union, vec![build::field("wait", Type::named("Inner"), 0, false)]);
+        let plain = build::record("Plain", RecordKind::Struct, vec![build::field("n", Type::prim(Prim::UInt), 0, false)]);
+        lib.records.extend([inner, outer, plain]);
+        run(&mut lib).unwrap();
+        lib
+    }
+
+    #[test]
+    fn device_addresses_and_records_holding_addresses_make_the_fn_unsafe() {
+        let addr = || param("addr", Type::named("dptr"), Role::Value, false);
+        let out = param("out", Type::ptr(Type::prim(Prim::UInt), false), Role::OutValue, false);
+        let handle = param("h", Type::named("H"), Role::Value, false);
+        let ops = param("ops", Type::ptr(Type::named("Outer"), true), Role::InArray { len: Some("n".into()) }, false);
+        let n = param("n", Type::prim(Prim::UInt), Role::Length { of: "ops".into() }, false);
+        let plain = param("p", Type::ptr(Type::named("Plain"), true), Role::InRef, false);
+        let lib = with_addresses(vec![
+            build::function("cuWrite", vec![addr()]),
+            build::function("cuAsk", vec![out.clone(), addr()]),
+            build::function("cuBind", vec![out, handle, addr()]),
+            build::function("cuBatch", vec![n, ops]),
+            build::function("cuPlain", vec![plain]),
+        ]);
+        let why: Vec<Vec<String>> =
+            lib.functions.iter().map(|f| f.unsafe_because.iter().map(Unsafety::short).collect()).collect();
+        assert_eq!(why[0], ["device(addr)"], "a call acting on an address");
+        assert!(why[1].is_empty(), "a call only asking about an address");
+        assert_eq!(why[2], ["device(addr)"], "an output beside a handle the call acts on is no query");
+        assert_eq!(why[3], ["record(ops.wait.address)"], "an element record holding an address in a nested field");
+        assert!(why[4].is_empty() && !lib.functions[4].needs_unsafe);
+        assert!(lib.functions.iter().all(|f| f.needs_unsafe != f.unsafe_because.is_empty()));
     }
 
     #[test]

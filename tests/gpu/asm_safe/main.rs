@@ -91,7 +91,8 @@ pub fn owned_mem_alloc_free(bytes: usize) -> Result<(), Error> {
 #[no_mangle]
 #[inline(never)]
 pub fn typed_mem_alloc_free(bytes: usize) -> Result<(), Error> {
-    driver::mem_free(driver::mem_alloc(bytes)?)
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { driver::mem_free(driver::mem_alloc(bytes)?) }
 }
 
 /// `cuMemAlloc` + `cuMemFree`, the owned side ended by `Drop` (an error is recorded); the typed
@@ -106,7 +107,8 @@ pub fn owned_mem_alloc_drop(bytes: usize) -> Result<(), Error> {
 #[no_mangle]
 #[inline(never)]
 pub fn typed_mem_alloc_drop(bytes: usize) -> Result<(), Error> {
-    let _ = driver::mem_free(driver::mem_alloc(bytes)?);
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    let _ = unsafe { driver::mem_free(driver::mem_alloc(bytes)?) };
     Ok(())
 }
 
@@ -121,7 +123,8 @@ pub fn owned_stream_create_drop(flags: u32) -> Result<(), Error> {
 #[no_mangle]
 #[inline(never)]
 pub fn typed_stream_create_drop(flags: u32) -> Result<(), Error> {
-    let _ = driver::stream_destroy(driver::stream_create(flags)?);
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    let _ = unsafe { driver::stream_destroy(driver::stream_create(flags)?) };
     Ok(())
 }
 

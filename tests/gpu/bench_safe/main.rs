@@ -63,7 +63,8 @@ fn main() {
     let noev = cudarc_path(&ptx, false);
     let ok = check(&safe, &typed, &cudarc, &noev);
     run(samples, &safe, &typed, &cudarc, &noev);
-    driver::stream_destroy(typed.stream).unwrap();
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { driver::stream_destroy(typed.stream) }.unwrap();
     let drop_errors = cudagen::safe::take_drop_errors();
     let pass = ok && drop_errors.is_empty();
     println!("drop errors: {drop_errors:?}");
@@ -82,7 +83,8 @@ fn compile(dev: driver::CUdevice) -> String {
         panic!("nvrtc: {e}\n{}", nvrtc::get_program_log(prog).unwrap_or_default());
     }
     let ptx = nvrtc::get_ptx(prog).expect("nvrtc: ptx");
-    nvrtc::destroy_program(&mut prog).unwrap();
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { nvrtc::destroy_program(&mut prog) }.unwrap();
     ptx
 }
 
@@ -157,7 +159,8 @@ fn run(samples: usize, safe: &Safe<'_>, typed: &Typed, cudarc: &Cudarc, noev: &C
         stats::print_row(name, &row);
     }
     drop(safe_bufs);
-    typed_bufs.iter().for_each(|&p| driver::mem_free(p).unwrap());
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    typed_bufs.iter().for_each(|&p| unsafe { driver::mem_free(p) }.unwrap());
 
     let len = 1 << 10;
     let row = stats::sample(

@@ -143,8 +143,10 @@ impl Typed {
         let t = Instant::now();
         for _ in 0..reps {
             let p = driver::mem_alloc_async(bytes, s).unwrap();
-            driver::memset_d8_async(p, 0, bytes, s).unwrap();
-            driver::mem_free_async(std::hint::black_box(p), s).unwrap();
+            // SAFETY: made by this program, live here, used no more where ended; ended once.
+            unsafe { driver::memset_d8_async(p, 0, bytes, s) }.unwrap();
+            // SAFETY: made by this program, live here, used no more where ended; ended once.
+            unsafe { driver::mem_free_async(std::hint::black_box(p), s) }.unwrap();
         }
         driver::stream_synchronize(s).unwrap();
         t.elapsed().as_nanos() as f64 / reps as f64

@@ -42,8 +42,10 @@ fn launch(image: &[u8]) -> Result<usize, String> {
     let mut out = vec![0f32; N];
     // SAFETY: `out` holds `bytes` bytes.
     unsafe { driver::memcpy_dtoh(out.as_mut_ptr().cast(), d, bytes) }.map_err(e("cuMemcpyDtoH"))?;
-    driver::mem_free(d).map_err(e("cuMemFree"))?;
-    driver::module_unload(module).map_err(e("cuModuleUnload"))?;
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { driver::mem_free(d) }.map_err(e("cuMemFree"))?;
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { driver::module_unload(module) }.map_err(e("cuModuleUnload"))?;
     Ok(out.iter().enumerate().filter(|(i, v)| **v != 3.0 * *i as f32).count())
 }
 
@@ -73,7 +75,8 @@ fn run() -> Result<bool, String> {
     println!("launch-cubin: {N} floats, {bad_cubin} differ from the CPU");
     let bad_ptx = launch(&ptx)?;
     println!("launch-nvvm: {N} floats, {bad_ptx} differ from the CPU");
-    driver::device_primary_ctx_release(dev).map_err(|e| e.to_string())?;
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { driver::device_primary_ctx_release(dev) }.map_err(|e| e.to_string())?;
     if bad_cubin + bad_ptx > 0 {
         return Err(format!("{bad_cubin} + {bad_ptx} wrong results"));
     }

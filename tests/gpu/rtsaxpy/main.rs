@@ -61,7 +61,8 @@ fn compile_ptx(arch: &str) -> Result<CString, String> {
     let ptx = compiled
         .map_err(|e| format!("nvrtcCompileProgram: {e}\n{log}"))
         .and_then(|()| nvrtc::get_ptx(prog).map_err(|e| format!("nvrtcGetPTX: {e}")));
-    nvrtc::destroy_program(&mut prog).map_err(|e| format!("nvrtcDestroyProgram: {e}"))?;
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { nvrtc::destroy_program(&mut prog) }.map_err(|e| format!("nvrtcDestroyProgram: {e}"))?;
     CString::new(ptx?).map_err(|e| e.to_string())
 }
 
@@ -135,11 +136,13 @@ fn run() -> Result<(), String> {
     if worst > 1e-6 {
         return Err(format!("saxpy differs from the CPU: {worst}"));
     }
-    ck!(driver::stream_destroy(stream), "cuStreamDestroy (runtime stream)");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::stream_destroy(stream) }, "cuStreamDestroy (runtime stream)");
     for d in [dx, dy, dout, dout2] {
         unsafe { ck!(runtime::free(d), "cudaFree") };
     }
-    ck!(runtime::library_unload(library), "cudaLibraryUnload");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { runtime::library_unload(library) }, "cudaLibraryUnload");
     println!("cleanup: stream (by the driver), 4 buffers, library");
     Ok(())
 }

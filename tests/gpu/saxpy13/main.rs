@@ -67,7 +67,8 @@ fn compile_ptx(source: &CStr, name: &CStr, arch: &str) -> Result<String, String>
     let ptx = compiled
         .map_err(|e| format!("nvrtcCompileProgram: {e}\n{log}"))
         .and_then(|()| nvrtc::get_ptx(prog).map_err(|e| format!("nvrtcGetPTX: {e}")));
-    nvrtc::destroy_program(&mut prog).map_err(|e| format!("nvrtcDestroyProgram: {e}"))?;
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { nvrtc::destroy_program(&mut prog) }.map_err(|e| format!("nvrtcDestroyProgram: {e}"))?;
     ptx
 }
 
@@ -106,7 +107,8 @@ fn run() -> Result<(), String> {
     let ptx = compile_ptx(SAXPY, c"saxpy.cu", &format!("compute_{major}{minor}"))?;
     println!("NVRTC: saxpy compiled to {} bytes of PTX", ptx.len());
     // 13.x: cuCtxCreate is cuCtxCreate_v4, with the (nullable) CUctxCreateParams first
-    let context = ck!(driver::ctx_create(None, 0, device), "cuCtxCreate");
+    // SAFETY: no create parameters, so no addresses in them.
+    let context = ck!(unsafe { driver::ctx_create(None, 0, device) }, "cuCtxCreate");
     let ptx = CString::new(ptx).map_err(|e| e.to_string())?;
     let module = ck!(unsafe { driver::module_load_data(ptx.as_ptr().cast()) }, "cuModuleLoadData");
     let kernel = ck!(driver::module_get_function(module, c"saxpy"), "cuModuleGetFunction");
@@ -150,12 +152,16 @@ fn run() -> Result<(), String> {
         return Err(format!("saxpy differs from the CPU: max error {max_err}, {unwritten} unwritten"));
     }
 
-    ck!(driver::stream_destroy(stream), "cuStreamDestroy");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::stream_destroy(stream) }, "cuStreamDestroy");
     for d in [dx, dy, dout] {
-        ck!(driver::mem_free(d), "cuMemFree");
+        // SAFETY: made by this program, live here, used no more where ended; ended once.
+        ck!(unsafe { driver::mem_free(d) }, "cuMemFree");
     }
-    ck!(driver::module_unload(module), "cuModuleUnload");
-    ck!(driver::ctx_destroy(context), "cuCtxDestroy");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::module_unload(module) }, "cuModuleUnload");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::ctx_destroy(context) }, "cuCtxDestroy");
     println!("cleanup: stream, 3 buffers, module and context released");
     Ok(())
 }

@@ -68,7 +68,8 @@ fn compile_ptx(source: &CStr, name: &CStr, arch: &str) -> Result<String, String>
     let ptx = compiled
         .map_err(|e| format!("nvrtcCompileProgram: {e}\n{log}"))
         .and_then(|()| nvrtc::get_ptx(prog).map_err(|e| format!("nvrtcGetPTX: {e}")));
-    nvrtc::destroy_program(&mut prog).map_err(|e| format!("nvrtcDestroyProgram: {e}"))?;
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    unsafe { nvrtc::destroy_program(&mut prog) }.map_err(|e| format!("nvrtcDestroyProgram: {e}"))?;
     ptx
 }
 
@@ -152,12 +153,16 @@ fn run() -> Result<(), String> {
         return Err(format!("saxpy differs from the CPU: max error {max_err}, {unwritten} unwritten"));
     }
 
-    ck!(driver::stream_destroy(stream), "cuStreamDestroy");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::stream_destroy(stream) }, "cuStreamDestroy");
     for d in [dx, dy, dout] {
-        ck!(driver::mem_free(d), "cuMemFree");
+        // SAFETY: made by this program, live here, used no more where ended; ended once.
+        ck!(unsafe { driver::mem_free(d) }, "cuMemFree");
     }
-    ck!(driver::module_unload(module), "cuModuleUnload");
-    ck!(driver::device_primary_ctx_release(device), "cuDevicePrimaryCtxRelease");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::module_unload(module) }, "cuModuleUnload");
+    // SAFETY: made by this program, live here, used no more where ended; ended once.
+    ck!(unsafe { driver::device_primary_ctx_release(device) }, "cuDevicePrimaryCtxRelease");
     println!("cleanup: stream, 3 buffers, module and primary context released");
     Ok(())
 }

@@ -327,7 +327,9 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        driver::memset_d8_async(self.ptr, byte, self.bytes(), self.stream)?;
+        // SAFETY: the span is live device memory of `bytes` bytes (its buffer is borrowed), bound to
+        // `stream`, where every other use of it is ordered.
+        unsafe { driver::memset_d8_async(self.ptr, byte, self.bytes(), self.stream) }?;
         Ok(())
     }
 
@@ -339,7 +341,9 @@ impl<T: DeviceRepr> Span<T> {
         if self.bytes() == 0 {
             return Ok(());
         }
-        driver::memcpy_dtod_async(self.ptr, src.ptr, self.bytes(), self.stream)?;
+        // SAFETY: both spans are live device memory of `bytes` bytes (their buffers are borrowed,
+        // `self` exclusively), bound to the one stream the copy is ordered on.
+        unsafe { driver::memcpy_dtod_async(self.ptr, src.ptr, self.bytes(), self.stream) }?;
         Ok(())
     }
 
@@ -607,9 +611,12 @@ fn free_span<T>(span: Span<T>, sync_alloc: bool) -> Result<()> {
     if sync_alloc {
         // cuMemFree is not ordered on the stream: wait for the buffer's work first.
         driver::stream_synchronize(span.stream)?;
-        driver::mem_free(span.ptr)?;
+        // SAFETY: the buffer owned this `cuMemAlloc` memory and is gone; its work has completed.
+        unsafe { driver::mem_free(span.ptr) }?;
     } else {
-        driver::mem_free_async(span.ptr, span.stream)?;
+        // SAFETY: the buffer owned this stream-ordered memory and is gone; the free is ordered
+        // after its work on its stream.
+        unsafe { driver::mem_free_async(span.ptr, span.stream) }?;
     }
     Ok(())
 }
@@ -669,7 +676,8 @@ impl OwnedEvent {
 
 impl Drop for OwnedEvent {
     fn drop(&mut self) {
-        if let Err(e) = driver::event_destroy(self.0) {
+        // SAFETY: the event is owned by `self` and destroyed once.
+        if let Err(e) = unsafe { driver::event_destroy(self.0) } {
             record_drop_error("event", e.into());
         }
     }

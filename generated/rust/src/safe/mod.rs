@@ -146,14 +146,26 @@ mod runtime;
 pub use runtime::*;
 
 mod context;
+#[allow(unused_imports)] // a support file may only add methods
 pub use context::*;
 mod error;
+#[allow(unused_imports)] // a support file may only add methods
 pub use error::*;
 mod launch;
+#[allow(unused_imports)] // a support file may only add methods
 pub use launch::*;
 mod memory;
+#[allow(unused_imports)] // a support file may only add methods
 pub use memory::*;
+mod pools;
+#[allow(unused_imports)] // a support file may only add methods
+pub use pools::*;
 mod ptx;
+#[allow(unused_imports)] // a support file may only add methods
 pub use ptx::*;
 mod repr;
+#[allow(unused_imports)] // a support file may only add methods
 pub use repr::*;
+mod values;
+#[allow(unused_imports)] // a support file may only add methods
+pub use values::*;

@@ -262,11 +262,18 @@ fn doc(f: &Function) -> Vec<String> {
         }
         doc.push("# Safety".into());
         doc.push(String::new());
-        doc.push(
-            "Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.".into(),
-        );
+        doc.extend(safety(f));
     }
     doc
+}
+
+/// The `# Safety` lines of an `unsafe` fn: one per reason the IR gives (a list when several).
+pub(super) fn safety(f: &Function) -> Vec<String> {
+    match f.unsafe_because.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![one.safety_line()],
+        many => many.iter().map(|u| format!("- {}", u.safety_line())).collect(),
+    }
 }
 
 /// How the call's own result is returned: checked as the status, or a value (expression and type).

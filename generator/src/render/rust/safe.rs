@@ -109,6 +109,8 @@ pub(super) struct CallView {
     /// Path of the typed fn it wraps (`super::super::driver::stream_create` spelled `lib::...`).
     pub typed: String,
     pub is_unsafe: bool,
+    /// The `# Safety` lines of the typed fn, when `is_unsafe`.
+    pub safety: Vec<String>,
     pub generics: String,
     /// Takes `&self`.
     pub receiver: bool,
@@ -204,6 +206,7 @@ fn resource<'a>(ctx: &Ctx, lib: &'a Library, r: &Resource, typed: &Lookup<'a, '_
                 c_name: f.name.clone(),
                 typed: format!("lib::{}", t.name),
                 is_unsafe: t.is_unsafe,
+                safety: functions::safety(f),
                 generics: t.generics.clone(),
                 receiver: true,
                 sig,
@@ -378,6 +381,7 @@ fn creator(f: &Function, t: &TypedFn, c: &Creator, made: &Resource, lib: &Librar
         c_name: f.name.clone(),
         typed: format!("lib::{}", t.name),
         is_unsafe: t.is_unsafe,
+        safety: functions::safety(f),
         generics: t.generics.clone(),
         receiver: !c.on.is_empty(),
         sig,

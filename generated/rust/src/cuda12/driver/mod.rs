@@ -761,7 +761,7 @@ pub fn device_get_attribute(attrib: CUdevice_attribute, dev: CUdevice) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nvSciSyncAttrList` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuDeviceGetNvSciSyncAttributes")]
 #[inline]
 pub unsafe fn device_get_nv_sci_sync_attributes(
@@ -1131,9 +1131,13 @@ pub fn device_primary_ctx_retain(dev: CUdevice) -> Result<CUcontext, Error> {
 /// `cuCtxSetCacheConfig`,
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// It ends a `PrimaryContext`: nothing may use or end that handle afterwards (an owned `PrimaryContext` ends its own on drop).
 #[doc(alias = "cuDevicePrimaryCtxRelease")]
 #[inline]
-pub fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
+pub unsafe fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDevicePrimaryCtxRelease_v2(dev) }?;
     error::check(__r)?;
     Ok(())
@@ -1311,9 +1315,13 @@ pub fn device_primary_ctx_get_state(dev: CUdevice) -> Result<(c_uint, c_int), Er
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`,
 /// `cudaDeviceReset`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuDevicePrimaryCtxReset")]
 #[inline]
-pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
+pub unsafe fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDevicePrimaryCtxReset_v2(dev) }?;
     error::check(__r)?;
     Ok(())
@@ -1753,9 +1761,13 @@ pub fn ctx_create_v3(params_array: &[CUexecAffinityParam], flags: c_uint, dev: C
 /// `cuCoredumpSetAttributeGlobal`,
 /// `cuCoredumpSetAttribute`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// Every address in `ctxCreateParams` (`execAffinityParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuCtxCreate_v4")]
 #[inline]
-pub fn ctx_create_v4(
+pub unsafe fn ctx_create_v4(
     ctx_create_params: Option<&mut CUctxCreateParams>,
     flags: c_uint,
     dev: CUdevice,
@@ -1821,9 +1833,13 @@ pub fn ctx_create_v4(
 /// `cuCtxSetCacheConfig`,
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// It ends a `Context`: nothing may use or end that handle afterwards (an owned `Context` ends its own on drop).
 #[doc(alias = "cuCtxDestroy")]
 #[inline]
-pub fn ctx_destroy(ctx: CUcontext) -> Result<(), Error> {
+pub unsafe fn ctx_destroy(ctx: CUcontext) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuCtxDestroy_v2(ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -2714,10 +2730,14 @@ pub fn ctx_attach(flags: c_uint) -> Result<CUcontext, Error> {
 /// `cuCtxSetCacheConfig`,
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuCtxDetach")]
 #[deprecated(note = "")]
 #[inline]
-pub fn ctx_detach(ctx: CUcontext) -> Result<(), Error> {
+pub unsafe fn ctx_detach(ctx: CUcontext) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuCtxDetach(ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -2919,7 +2939,7 @@ pub fn module_load(fname: &CStr) -> Result<CUmodule, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuModuleLoadData")]
 #[inline]
 pub unsafe fn module_load_data(image: *const c_void) -> Result<CUmodule, Error> {
@@ -2968,7 +2988,8 @@ pub unsafe fn module_load_data(image: *const c_void) -> Result<CUmodule, Error> 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuModuleLoadDataEx")]
 #[inline]
 pub unsafe fn module_load_data_ex(
@@ -3035,7 +3056,7 @@ pub unsafe fn module_load_data_ex(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `fatCubin` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuModuleLoadFatBinary")]
 #[inline]
 pub unsafe fn module_load_fat_binary(fat_cubin: *const c_void) -> Result<CUmodule, Error> {
@@ -3071,9 +3092,13 @@ pub unsafe fn module_load_fat_binary(fat_cubin: *const c_void) -> Result<CUmodul
 /// `cuModuleLoadData`,
 /// `cuModuleLoadDataEx`,
 /// `cuModuleLoadFatBinary`
+///
+/// # Safety
+///
+/// It ends a `Module`: nothing may use or end that handle afterwards (an owned `Module` ends its own on drop).
 #[doc(alias = "cuModuleUnload")]
 #[inline]
-pub fn module_unload(hmod: CUmodule) -> Result<(), Error> {
+pub unsafe fn module_unload(hmod: CUmodule) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuModuleUnload(hmod) }?;
     error::check(__r)?;
     Ok(())
@@ -3278,9 +3303,13 @@ pub fn module_get_global(hmod: CUmodule, name: &CStr) -> Result<(CUdeviceptr, us
 /// `cuLinkAddFile`,
 /// `cuLinkComplete`,
 /// `cuLinkDestroy`
+///
+/// # Safety
+///
+/// `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLinkCreate")]
 #[inline]
-pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUlinkState, Error> {
+pub unsafe fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUlinkState, Error> {
     let mut __state_out = MaybeUninit::<CUlinkState>::uninit();
     let __num_options: c_uint =
         crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
@@ -3335,7 +3364,8 @@ pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> R
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLinkAddData")]
 #[inline]
 pub unsafe fn link_add_data(
@@ -3402,9 +3432,13 @@ pub unsafe fn link_add_data(
 /// `cuLinkAddData`,
 /// `cuLinkComplete`,
 /// `cuLinkDestroy`
+///
+/// # Safety
+///
+/// `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLinkAddFile")]
 #[inline]
-pub fn link_add_file(
+pub unsafe fn link_add_file(
     state: CUlinkState,
     r#type: CUjitInputType,
     path: &CStr,
@@ -3469,9 +3503,13 @@ pub fn link_complete(state: CUlinkState) -> Result<(*mut c_void, usize), Error> 
 /// `CUDA_ERROR_INVALID_HANDLE`
 ///
 /// **See also:** `cuLinkCreate`
+///
+/// # Safety
+///
+/// It ends a `LinkState`: nothing may use or end that handle afterwards (an owned `LinkState` ends its own on drop).
 #[doc(alias = "cuLinkDestroy")]
 #[inline]
-pub fn link_destroy(state: CUlinkState) -> Result<(), Error> {
+pub unsafe fn link_destroy(state: CUlinkState) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLinkDestroy(state) }?;
     error::check(__r)?;
     Ok(())
@@ -3621,7 +3659,9 @@ pub fn module_get_surf_ref(hmod: CUmodule, name: &CStr) -> Result<CUsurfref, Err
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `code` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLibraryLoadData")]
 #[inline]
 pub unsafe fn library_load_data(
@@ -3709,9 +3749,14 @@ pub unsafe fn library_load_data(
 /// `cuModuleLoad`,
 /// `cuModuleLoadData`,
 /// `cuModuleLoadDataEx`
+///
+/// # Safety
+///
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLibraryLoadFromFile")]
 #[inline]
-pub fn library_load_from_file(
+pub unsafe fn library_load_from_file(
     file_name: &CStr,
     jit_options: &[CUjit_option],
     jit_options_values: &[*mut c_void],
@@ -3755,9 +3800,13 @@ pub fn library_load_from_file(
 /// **See also:** `cuLibraryLoadData`,
 /// `cuLibraryLoadFromFile`,
 /// `cuModuleUnload`
+///
+/// # Safety
+///
+/// It ends a `Library`: nothing may use or end that handle afterwards (an owned `Library` ends its own on drop).
 #[doc(alias = "cuLibraryUnload")]
 #[inline]
-pub fn library_unload(library: CUlibrary) -> Result<(), Error> {
+pub unsafe fn library_unload(library: CUlibrary) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLibraryUnload(library) }?;
     error::check(__r)?;
     Ok(())
@@ -4540,9 +4589,14 @@ pub fn mem_alloc_pitch(width_in_bytes: usize, height: usize, element_size_bytes:
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaFree`
+///
+/// # Safety
+///
+/// - The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `DeviceMemory`: nothing may use or end that handle afterwards (an owned `DeviceMemory` ends its own on drop).
 #[doc(alias = "cuMemFree")]
 #[inline]
-pub fn mem_free(dptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn mem_free(dptr: CUdeviceptr) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemFree_v2(dptr) }?;
     error::check(__r)?;
     Ok(())
@@ -4676,7 +4730,8 @@ pub fn mem_alloc_host(bytesize: usize) -> Result<*mut c_void, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `HostMemory`: nothing may use or end that handle afterwards (an owned `HostMemory` ends its own on drop).
 #[doc(alias = "cuMemFreeHost")]
 #[inline]
 pub unsafe fn mem_free_host(p: *mut c_void) -> Result<(), Error> {
@@ -4827,7 +4882,7 @@ pub fn mem_host_alloc(bytesize: usize, flags: c_uint) -> Result<*mut c_void, Err
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemHostGetDevicePointer")]
 #[inline]
 pub unsafe fn mem_host_get_device_pointer(p: *mut c_void, flags: c_uint) -> Result<CUdeviceptr, Error> {
@@ -4864,7 +4919,7 @@ pub unsafe fn mem_host_get_device_pointer(p: *mut c_void, flags: c_uint) -> Resu
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemHostGetFlags")]
 #[inline]
 pub unsafe fn mem_host_get_flags(p: *mut c_void) -> Result<c_uint, Error> {
@@ -5027,7 +5082,8 @@ pub fn mem_alloc_managed(bytesize: usize, flags: c_uint) -> Result<CUdeviceptr, 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuDeviceRegisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_register_async_notification(
@@ -5061,9 +5117,13 @@ pub unsafe fn device_register_async_notification(
 ///
 /// **See also:**
 /// `cuDeviceRegisterAsyncNotification`
+///
+/// # Safety
+///
+/// It ends a `AsyncCallbackHandle`: nothing may use or end that handle afterwards (an owned `AsyncCallbackHandle` ends its own on drop).
 #[doc(alias = "cuDeviceUnregisterAsyncNotification")]
 #[inline]
-pub fn device_unregister_async_notification(device: CUdevice, callback: CUasyncCallbackHandle) -> Result<(), Error> {
+pub unsafe fn device_unregister_async_notification(device: CUdevice, callback: CUasyncCallbackHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDeviceUnregisterAsyncNotification(device, callback) }?;
     error::check(__r)?;
     Ok(())
@@ -5384,9 +5444,14 @@ pub fn ipc_open_mem_handle(handle: CUipcMemHandle, flags: c_uint) -> Result<CUde
 /// `cuIpcGetMemHandle`,
 /// `cuIpcOpenMemHandle`,
 /// `cudaIpcCloseMemHandle`
+///
+/// # Safety
+///
+/// - The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `IpcMemory`: nothing may use or end that handle afterwards (an owned `IpcMemory` ends its own on drop).
 #[doc(alias = "cuIpcCloseMemHandle")]
 #[inline]
-pub fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuIpcCloseMemHandle(dptr) }?;
     error::check(__r)?;
     Ok(())
@@ -5483,7 +5548,7 @@ pub fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemHostRegister")]
 #[inline]
 pub unsafe fn mem_host_register(p: *mut c_void, bytesize: usize, flags: c_uint) -> Result<(), Error> {
@@ -5518,7 +5583,8 @@ pub unsafe fn mem_host_register(p: *mut c_void, bytesize: usize, flags: c_uint) 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `HostRegistration`: nothing may use or end that handle afterwards (an owned `HostRegistration` ends its own on drop).
 #[doc(alias = "cuMemHostUnregister")]
 #[inline]
 pub unsafe fn mem_host_unregister(p: *mut c_void) -> Result<(), Error> {
@@ -5564,9 +5630,14 @@ pub unsafe fn mem_host_unregister(p: *mut c_void) -> Result<(), Error> {
 /// `cudaMemcpy`,
 /// `cudaMemcpyToSymbol`,
 /// `cudaMemcpyFromSymbol`
+///
+/// # Safety
+///
+/// - The device memory `dst` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `src` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpy")]
 #[inline]
-pub fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy(dst, src, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5599,9 +5670,14 @@ pub fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpyPeer`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyPeer")]
 #[inline]
-pub fn memcpy_peer(
+pub unsafe fn memcpy_peer(
     dst_device: CUdeviceptr,
     dst_context: CUcontext,
     src_device: CUdeviceptr,
@@ -5649,7 +5725,8 @@ pub fn memcpy_peer(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoD")]
 #[inline]
 pub unsafe fn memcpy_htod(dst_device: CUdeviceptr, src_host: *const c_void, byte_count: usize) -> Result<(), Error> {
@@ -5694,7 +5771,8 @@ pub unsafe fn memcpy_htod(dst_device: CUdeviceptr, src_host: *const c_void, byte
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoH")]
 #[inline]
 pub unsafe fn memcpy_dtoh(dst_host: *mut c_void, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
@@ -5736,9 +5814,14 @@ pub unsafe fn memcpy_dtoh(dst_host: *mut c_void, src_device: CUdeviceptr, byte_c
 /// `cudaMemcpy`,
 /// `cudaMemcpyToSymbol`,
 /// `cudaMemcpyFromSymbol`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoD")]
 #[inline]
-pub fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyDtoD_v2(dst_device, src_device, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5777,9 +5860,18 @@ pub fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count:
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaMemcpyToArray`
+///
+/// # Safety
+///
+/// The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoA")]
 #[inline]
-pub fn memcpy_dtoa(dst_array: CUarray, dst_offset: usize, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_dtoa(
+    dst_array: CUarray,
+    dst_offset: usize,
+    src_device: CUdeviceptr,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyDtoA_v2(dst_array, dst_offset, src_device, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5820,9 +5912,18 @@ pub fn memcpy_dtoa(dst_array: CUarray, dst_offset: usize, src_device: CUdevicept
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaMemcpyFromArray`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyAtoD")]
 #[inline]
-pub fn memcpy_atod(dst_device: CUdeviceptr, src_array: CUarray, src_offset: usize, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_atod(
+    dst_device: CUdeviceptr,
+    src_array: CUarray,
+    src_offset: usize,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyAtoD_v2(dst_device, src_array, src_offset, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5865,7 +5966,7 @@ pub fn memcpy_atod(dst_device: CUdeviceptr, src_array: CUarray, src_offset: usiz
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoA")]
 #[inline]
 pub unsafe fn memcpy_htoa(
@@ -5916,7 +6017,7 @@ pub unsafe fn memcpy_htoa(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyAtoH")]
 #[inline]
 pub unsafe fn memcpy_atoh(dst_host: *mut c_void, src_array: CUarray, src_offset: usize, byte_count: usize) -> Result<(), Error> {
@@ -6137,9 +6238,13 @@ pub fn memcpy_atoa(
 /// `cudaMemcpy2D`,
 /// `cudaMemcpy2DToArray`,
 /// `cudaMemcpy2DFromArray`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy2D")]
 #[inline]
-pub fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
+pub unsafe fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy2D_v2(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6304,9 +6409,13 @@ pub fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
 /// `cudaMemcpy2D`,
 /// `cudaMemcpy2DToArray`,
 /// `cudaMemcpy2DFromArray`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy2DUnaligned")]
 #[inline]
-pub fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
+pub unsafe fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy2DUnaligned_v2(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6478,9 +6587,13 @@ pub fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaMemcpy3D`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3D")]
 #[inline]
-pub fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
+pub unsafe fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3D_v2(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6507,9 +6620,13 @@ pub fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpy3DPeer`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DPeer")]
 #[inline]
-pub fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DPeer(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6557,9 +6674,14 @@ pub fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
 /// `cudaMemcpyAsync`,
 /// `cudaMemcpyToSymbolAsync`,
 /// `cudaMemcpyFromSymbolAsync`
+///
+/// # Safety
+///
+/// - The device memory `dst` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `src` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyAsync")]
 #[inline]
-pub fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyAsync(dst, src, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6595,9 +6717,14 @@ pub fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_str
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpyPeerAsync`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyPeerAsync")]
 #[inline]
-pub fn memcpy_peer_async(
+pub unsafe fn memcpy_peer_async(
     dst_device: CUdeviceptr,
     dst_context: CUcontext,
     src_device: CUdeviceptr,
@@ -6651,7 +6778,8 @@ pub fn memcpy_peer_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoDAsync")]
 #[inline]
 pub unsafe fn memcpy_htod_async(
@@ -6706,7 +6834,8 @@ pub unsafe fn memcpy_htod_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoHAsync")]
 #[inline]
 pub unsafe fn memcpy_dtoh_async(
@@ -6758,9 +6887,14 @@ pub unsafe fn memcpy_dtoh_async(
 /// `cudaMemcpyAsync`,
 /// `cudaMemcpyToSymbolAsync`,
 /// `cudaMemcpyFromSymbolAsync`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoDAsync")]
 #[inline]
-pub fn memcpy_dtod_async(
+pub unsafe fn memcpy_dtod_async(
     dst_device: CUdeviceptr,
     src_device: CUdeviceptr,
     byte_count: usize,
@@ -6813,7 +6947,7 @@ pub fn memcpy_dtod_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoAAsync")]
 #[inline]
 pub unsafe fn memcpy_htoa_async(
@@ -6870,7 +7004,7 @@ pub unsafe fn memcpy_htoa_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyAtoHAsync")]
 #[inline]
 pub unsafe fn memcpy_atoh_async(
@@ -7051,9 +7185,13 @@ pub unsafe fn memcpy_atoh_async(
 /// `cudaMemcpy2DAsync`,
 /// `cudaMemcpy2DToArrayAsync`,
 /// `cudaMemcpy2DFromArrayAsync`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy2DAsync")]
 #[inline]
-pub fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy2DAsync_v2(core::ptr::from_ref(p_copy), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7230,9 +7368,13 @@ pub fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), 
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemcpy3DAsync`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DAsync")]
 #[inline]
-pub fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DAsync_v2(core::ptr::from_ref(p_copy), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7261,9 +7403,13 @@ pub fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), 
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpy3DPeerAsync`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DPeerAsync")]
 #[inline]
-pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DPeerAsync(core::ptr::from_ref(p_copy), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7336,9 +7482,14 @@ pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> R
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 /// *This function exhibits asynchronous behavior for most use cases.*
 /// *Memcpy semantics apply (see the CUDA programming guide).*
+///
+/// # Safety
+///
+/// - The device memory `dsts` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcs` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyBatchAsync")]
 #[inline]
-pub fn memcpy_batch_async(
+pub unsafe fn memcpy_batch_async(
     dsts: &[CUdeviceptr],
     srcs: &[CUdeviceptr],
     sizes: &[usize],
@@ -7434,9 +7585,17 @@ pub fn memcpy_batch_async(
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 /// *This function exhibits asynchronous behavior for most use cases.*
 /// *Memcpy semantics apply (see the CUDA programming guide).*
+///
+/// # Safety
+///
+/// Every address in `opList` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DBatchAsync")]
 #[inline]
-pub fn memcpy3d_batch_async(op_list: &[CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglong, h_stream: CUstream) -> Result<usize, Error> {
+pub unsafe fn memcpy3d_batch_async(
+    op_list: &[CUDA_MEMCPY3D_BATCH_OP],
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<usize, Error> {
     let mut __fail_idx = MaybeUninit::<usize>::uninit();
     let __num_ops: usize = crate::util::array_len(&[Some(op_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
@@ -7478,9 +7637,13 @@ pub fn memcpy3d_batch_async(op_list: &[CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglo
 /// `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD8")]
 #[inline]
-pub fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), Error> {
+pub unsafe fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD8_v2(dst_device, uc, n) }?;
     error::check(__r)?;
     Ok(())
@@ -7518,9 +7681,13 @@ pub fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), E
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD16")]
 #[inline]
-pub fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(), Error> {
+pub unsafe fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD16_v2(dst_device, us, n) }?;
     error::check(__r)?;
     Ok(())
@@ -7558,9 +7725,13 @@ pub fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(),
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32Async`,
 /// `cudaMemset`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD32")]
 #[inline]
-pub fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), Error> {
+pub unsafe fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD32_v2(dst_device, ui, n) }?;
     error::check(__r)?;
     Ok(())
@@ -7603,9 +7774,19 @@ pub fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), E
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2D`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D8")]
 #[inline]
-pub fn memset_d2d8(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar, width: usize, height: usize) -> Result<(), Error> {
+pub unsafe fn memset_d2d8(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    uc: c_uchar,
+    width: usize,
+    height: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D8_v2(dst_device, dst_pitch, uc, width, height) }?;
     error::check(__r)?;
     Ok(())
@@ -7649,9 +7830,19 @@ pub fn memset_d2d8(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar, width
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2D`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D16")]
 #[inline]
-pub fn memset_d2d16(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushort, width: usize, height: usize) -> Result<(), Error> {
+pub unsafe fn memset_d2d16(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    us: c_ushort,
+    width: usize,
+    height: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D16_v2(dst_device, dst_pitch, us, width, height) }?;
     error::check(__r)?;
     Ok(())
@@ -7695,9 +7886,19 @@ pub fn memset_d2d16(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushort, wid
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2D`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D32")]
 #[inline]
-pub fn memset_d2d32(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint, width: usize, height: usize) -> Result<(), Error> {
+pub unsafe fn memset_d2d32(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    ui: c_uint,
+    width: usize,
+    height: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D32_v2(dst_device, dst_pitch, ui, width, height) }?;
     error::check(__r)?;
     Ok(())
@@ -7737,9 +7938,13 @@ pub fn memset_d2d32(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint, width
 /// `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemsetAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD8Async")]
 #[inline]
-pub fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD8Async(dst_device, uc, n, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7779,9 +7984,13 @@ pub fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream:
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemsetAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD16Async")]
 #[inline]
-pub fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD16Async(dst_device, us, n, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7820,9 +8029,13 @@ pub fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_strea
 /// `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`, `cuMemsetD32`,
 /// `cudaMemsetAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD32Async")]
 #[inline]
-pub fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD32Async(dst_device, ui, n, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7867,9 +8080,13 @@ pub fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream:
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2DAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D8Async")]
 #[inline]
-pub fn memset_d2d8_async(
+pub unsafe fn memset_d2d8_async(
     dst_device: CUdeviceptr,
     dst_pitch: usize,
     uc: c_uchar,
@@ -7922,9 +8139,13 @@ pub fn memset_d2d8_async(
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2DAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D16Async")]
 #[inline]
-pub fn memset_d2d16_async(
+pub unsafe fn memset_d2d16_async(
     dst_device: CUdeviceptr,
     dst_pitch: usize,
     us: c_ushort,
@@ -7977,9 +8198,13 @@ pub fn memset_d2d16_async(
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2DAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D32Async")]
 #[inline]
-pub fn memset_d2d32_async(
+pub unsafe fn memset_d2d32_async(
     dst_device: CUdeviceptr,
     dst_pitch: usize,
     ui: c_uint,
@@ -8379,9 +8604,13 @@ pub fn array_get_plane(h_array: CUarray, plane_idx: c_uint) -> Result<CUarray, E
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaFreeArray`
+///
+/// # Safety
+///
+/// It ends a `Array`: nothing may use or end that handle afterwards (an owned `Array` ends its own on drop).
 #[doc(alias = "cuArrayDestroy")]
 #[inline]
-pub fn array_destroy(h_array: CUarray) -> Result<(), Error> {
+pub unsafe fn array_destroy(h_array: CUarray) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuArrayDestroy(h_array) }?;
     error::check(__r)?;
     Ok(())
@@ -8913,9 +9142,13 @@ pub fn mipmapped_array_get_level(h_mipmapped_array: CUmipmappedArray, level: c_u
 /// `cuMipmappedArrayGetLevel`,
 /// `cuArrayCreate`,
 /// `cudaFreeMipmappedArray`
+///
+/// # Safety
+///
+/// It ends a `MipmappedArray`: nothing may use or end that handle afterwards (an owned `MipmappedArray` ends its own on drop).
 #[doc(alias = "cuMipmappedArrayDestroy")]
 #[inline]
-pub fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<(), Error> {
+pub unsafe fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMipmappedArrayDestroy(h_mipmapped_array) }?;
     error::check(__r)?;
     Ok(())
@@ -9024,9 +9257,13 @@ pub fn mem_get_handle_for_address_range<T: crate::Plain>(
 /// *This function uses standard default stream semantics.*
 ///
 /// **See also:** `cuMemAlloc`, `cuMemPoolCreate`, `cuMemAllocFromPoolAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`dstActBytes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemBatchDecompressAsync")]
 #[inline]
-pub fn mem_batch_decompress_async(
+pub unsafe fn mem_batch_decompress_async(
     params_array: &[CUmemDecompressParams],
     flags: c_uint,
     stream: CUstream,
@@ -9095,9 +9332,14 @@ pub fn mem_address_reserve(size: usize, alignment: usize, addr: CUdeviceptr, fla
 /// `CUDA_ERROR_NOT_SUPPORTED`
 ///
 /// **See also:** `cuMemAddressReserve`
+///
+/// # Safety
+///
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `AddressRange`: nothing may use or end that handle afterwards (an owned `AddressRange` ends its own on drop).
 #[doc(alias = "cuMemAddressFree")]
 #[inline]
-pub fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
+pub unsafe fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemAddressFree(ptr, size) }?;
     error::check(__r)?;
     Ok(())
@@ -9162,9 +9404,17 @@ pub fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 ///
 /// **See also:** `cuMemRelease`, `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`
+///
+/// # Safety
+///
+/// Every address in `prop` (`win32HandleMetaData` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemCreate")]
 #[inline]
-pub fn mem_create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -> Result<CUmemGenericAllocationHandle, Error> {
+pub unsafe fn mem_create(
+    size: usize,
+    prop: &CUmemAllocationProp,
+    flags: c_ulonglong,
+) -> Result<CUmemGenericAllocationHandle, Error> {
     let mut __handle = MaybeUninit::<CUmemGenericAllocationHandle>::uninit();
     let __r = unsafe { sys::call_cuMemCreate(__handle.as_mut_ptr(), size, core::ptr::from_ref(prop), flags) }?;
     error::check(__r)?;
@@ -9196,9 +9446,13 @@ pub fn mem_create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 ///
 /// **See also:** `cuMemCreate`
+///
+/// # Safety
+///
+/// It ends a `AllocationHandle`: nothing may use or end that handle afterwards (an owned `AllocationHandle` ends its own on drop).
 #[doc(alias = "cuMemRelease")]
 #[inline]
-pub fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
+pub unsafe fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemRelease(handle) }?;
     error::check(__r)?;
     Ok(())
@@ -9257,9 +9511,13 @@ pub fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 ///
 /// **See also:** `cuMemUnmap`, `cuMemSetAccess`, `cuMemCreate`, `cuMemAddressReserve`, `cuMemImportFromShareableHandle`
+///
+/// # Safety
+///
+/// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemMap")]
 #[inline]
-pub fn mem_map(
+pub unsafe fn mem_map(
     ptr: CUdeviceptr,
     size: usize,
     offset: usize,
@@ -9439,9 +9697,14 @@ pub fn mem_map_array_async(map_info_list: &[CUarrayMapInfo], h_stream: CUstream)
 /// *This function exhibits synchronous behavior for most use cases.*
 ///
 /// **See also:** `cuMemCreate`, `cuMemAddressReserve`
+///
+/// # Safety
+///
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `Mapping`: nothing may use or end that handle afterwards (an owned `Mapping` ends its own on drop).
 #[doc(alias = "cuMemUnmap")]
 #[inline]
-pub fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
+pub unsafe fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemUnmap(ptr, size) }?;
     error::check(__r)?;
     Ok(())
@@ -9478,9 +9741,13 @@ pub fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// *This function exhibits synchronous behavior for most use cases.*
 ///
 /// **See also:** `cuMemSetAccess`, `cuMemCreate`, :cuMemMap
+///
+/// # Safety
+///
+/// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemSetAccess")]
 #[inline]
-pub fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc]) -> Result<(), Error> {
+pub unsafe fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc]) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(desc.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemSetAccess(ptr, size, desc.as_ptr(), __count) }?;
     error::check(__r)?;
@@ -9594,7 +9861,7 @@ pub fn mem_export_to_shareable_handle<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `osHandle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_import_from_shareable_handle(
@@ -9627,9 +9894,13 @@ pub unsafe fn mem_import_from_shareable_handle(
 /// `CUDA_ERROR_NOT_SUPPORTED`
 ///
 /// **See also:** `cuMemCreate`, `cuMemMap`
+///
+/// # Safety
+///
+/// Every address in `prop` (`win32HandleMetaData` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemGetAllocationGranularity")]
 #[inline]
-pub fn mem_get_allocation_granularity(
+pub unsafe fn mem_get_allocation_granularity(
     prop: &CUmemAllocationProp,
     option: CUmemAllocationGranularity_flags,
 ) -> Result<usize, Error> {
@@ -9688,7 +9959,7 @@ pub fn mem_get_allocation_properties_from_handle(handle: CUmemGenericAllocationH
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `addr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemRetainAllocationHandle")]
 #[inline]
 pub unsafe fn mem_retain_allocation_handle(addr: *mut c_void) -> Result<CUmemGenericAllocationHandle, Error> {
@@ -9718,9 +9989,14 @@ pub unsafe fn mem_retain_allocation_handle(addr: *mut c_void) -> Result<CUmemGen
 /// `CUDA_ERROR_NOT_INITIALIZED`,
 /// `CUDA_ERROR_INVALID_CONTEXT` (default stream specified with no current context),
 /// `CUDA_ERROR_NOT_SUPPORTED`
+///
+/// # Safety
+///
+/// - The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `AsyncDeviceMemory`: nothing may use or end that handle afterwards (an owned `AsyncDeviceMemory` ends its own on drop).
 #[doc(alias = "cuMemFreeAsync")]
 #[inline]
-pub fn mem_free_async(dptr: CUdeviceptr, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn mem_free_async(dptr: CUdeviceptr, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemFreeAsync(dptr, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -9993,9 +10269,13 @@ pub fn mem_pool_get_access(mem_pool: CUmemoryPool, location: &mut CUmemLocation)
 ///
 /// **See also:** `cuDeviceSetMemPool`, `cuDeviceGetMemPool`, `cuDeviceGetDefaultMemPool`,
 /// `cuMemAllocFromPoolAsync`, `cuMemPoolExportToShareableHandle`
+///
+/// # Safety
+///
+/// Every address in `poolProps` (`win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemPoolCreate")]
 #[inline]
-pub fn mem_pool_create(pool_props: &CUmemPoolProps) -> Result<CUmemoryPool, Error> {
+pub unsafe fn mem_pool_create(pool_props: &CUmemPoolProps) -> Result<CUmemoryPool, Error> {
     let mut __pool = MaybeUninit::<CUmemoryPool>::uninit();
     let __r = unsafe { sys::call_cuMemPoolCreate(__pool.as_mut_ptr(), core::ptr::from_ref(pool_props)) }?;
     error::check(__r)?;
@@ -10021,9 +10301,13 @@ pub fn mem_pool_create(pool_props: &CUmemPoolProps) -> Result<CUmemoryPool, Erro
 ///
 /// **See also:** `cuMemFreeAsync`, `cuDeviceSetMemPool`, `cuDeviceGetMemPool`,
 /// `cuDeviceGetDefaultMemPool`, `cuMemPoolCreate`
+///
+/// # Safety
+///
+/// It ends a `MemoryPool`: nothing may use or end that handle afterwards (an owned `MemoryPool` ends its own on drop).
 #[doc(alias = "cuMemPoolDestroy")]
 #[inline]
-pub fn mem_pool_destroy(pool: CUmemoryPool) -> Result<(), Error> {
+pub unsafe fn mem_pool_destroy(pool: CUmemoryPool) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemPoolDestroy(pool) }?;
     error::check(__r)?;
     Ok(())
@@ -10145,7 +10429,7 @@ pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemPoolImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_import_from_shareable_handle(
@@ -10421,9 +10705,13 @@ pub fn multicast_bind_mem(
 /// `CUDA_ERROR_ILLEGAL_STATE`
 ///
 /// **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
+///
+/// # Safety
+///
+/// The device memory `memptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMulticastBindAddr")]
 #[inline]
-pub fn multicast_bind_addr(
+pub unsafe fn multicast_bind_addr(
     mc_handle: CUmemGenericAllocationHandle,
     mc_offset: usize,
     memptr: CUdeviceptr,
@@ -10466,9 +10754,13 @@ pub fn multicast_bind_addr(
 /// `CUDA_ERROR_NOT_SUPPORTED`
 ///
 /// **See also:** `cuMulticastBindMem`, `cuMulticastBindAddr`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuMulticastUnbind")]
 #[inline]
-pub fn multicast_unbind(
+pub unsafe fn multicast_unbind(
     mc_handle: CUmemGenericAllocationHandle,
     dev: CUdevice,
     mc_offset: usize,
@@ -10806,9 +11098,18 @@ pub fn pointer_get_attribute<T: crate::Plain>(attribute: CUpointer_attribute, pt
 /// **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
 /// `cuMemcpy3DPeerAsync`, `cuMemAdvise`, `cuMemPrefetchAsync`
 /// `cudaMemPrefetchAsync_v2`
+///
+/// # Safety
+///
+/// The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemPrefetchAsync")]
 #[inline]
-pub fn mem_prefetch_async(dev_ptr: CUdeviceptr, count: usize, dst_device: CUdevice, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn mem_prefetch_async(
+    dev_ptr: CUdeviceptr,
+    count: usize,
+    dst_device: CUdevice,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemPrefetchAsync(dev_ptr, count, dst_device, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -10888,9 +11189,13 @@ pub fn mem_prefetch_async(dev_ptr: CUdeviceptr, count: usize, dst_device: CUdevi
 /// **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
 /// `cuMemcpy3DPeerAsync`, `cuMemAdvise`, `cuMemPrefetchAsync`,
 /// `cudaMemPrefetchAsync_v2`
+///
+/// # Safety
+///
+/// The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemPrefetchAsync_v2")]
 #[inline]
-pub fn mem_prefetch_async_v2(
+pub unsafe fn mem_prefetch_async_v2(
     dev_ptr: CUdeviceptr,
     count: usize,
     location: CUmemLocation,
@@ -11014,9 +11319,13 @@ pub fn mem_prefetch_async_v2(
 /// **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
 /// `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise_v2`,
 /// `cudaMemAdvise`
+///
+/// # Safety
+///
+/// The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemAdvise")]
 #[inline]
-pub fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> Result<(), Error> {
+pub unsafe fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, device: CUdevice) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemAdvise(dev_ptr, count, advice, device) }?;
     error::check(__r)?;
     Ok(())
@@ -11140,9 +11449,18 @@ pub fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, devi
 /// **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
 /// `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`, `cuMemAdvise`,
 /// `cudaMemAdvise`
+///
+/// # Safety
+///
+/// The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemAdvise_v2")]
 #[inline]
-pub fn mem_advise_v2(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> Result<(), Error> {
+pub unsafe fn mem_advise_v2(
+    dev_ptr: CUdeviceptr,
+    count: usize,
+    advice: CUmem_advise,
+    location: CUmemLocation,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemAdvise_v2(dev_ptr, count, advice, location) }?;
     error::check(__r)?;
     Ok(())
@@ -11287,7 +11605,8 @@ pub fn mem_range_get_attribute<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemRangeGetAttributes")]
 #[inline]
 pub unsafe fn mem_range_get_attributes(
@@ -11352,9 +11671,17 @@ pub unsafe fn mem_range_get_attributes(
 /// `cuMemHostAlloc`,
 /// `cuMemHostRegister`,
 /// `cuMemHostUnregister`
+///
+/// # Safety
+///
+/// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuPointerSetAttribute")]
 #[inline]
-pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn pointer_set_attribute<T: crate::Plain>(
+    value: &T,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> Result<(), Error> {
     let __value_size: usize = crate::util::selected_size::<T>(
         attribute.0 as i64,
         &[
@@ -11434,7 +11761,8 @@ pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_at
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuPointerGetAttributes")]
 #[inline]
 pub unsafe fn pointer_get_attributes(
@@ -11932,7 +12260,8 @@ pub fn stream_wait_event(h_stream: CUstream, h_event: CUevent, flags: c_uint) ->
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuStreamAddCallback")]
 #[inline]
 pub unsafe fn stream_add_callback(
@@ -12510,9 +12839,13 @@ pub fn stream_update_capture_dependencies_v2(
 /// `cuStreamDestroy`,
 /// `cuMemAllocManaged`,
 /// `cudaStreamAttachMemAsync`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamAttachMemAsync")]
 #[inline]
-pub fn stream_attach_mem_async(h_stream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_attach_mem_async(h_stream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamAttachMemAsync(h_stream, dptr, length, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -12614,9 +12947,13 @@ pub fn stream_synchronize(h_stream: CUstream) -> Result<(), Error> {
 /// `cuStreamSynchronize`,
 /// `cuStreamAddCallback`,
 /// `cudaStreamDestroy`
+///
+/// # Safety
+///
+/// It ends a `Stream`: nothing may use or end that handle afterwards (an owned `Stream` ends its own on drop).
 #[doc(alias = "cuStreamDestroy")]
 #[inline]
-pub fn stream_destroy(h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn stream_destroy(h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamDestroy_v2(h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -12692,9 +13029,13 @@ pub fn stream_get_attribute(h_stream: CUstream, attr: CUstreamAttrID) -> Result<
 ///
 /// **See also:**
 /// `CUaccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuStreamSetAttribute")]
 #[inline]
-pub fn stream_set_attribute(h_stream: CUstream, attr: CUstreamAttrID, value: &CUstreamAttrValue) -> Result<(), Error> {
+pub unsafe fn stream_set_attribute(h_stream: CUstream, attr: CUstreamAttrID, value: &CUstreamAttrValue) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamSetAttribute(h_stream, attr, core::ptr::from_ref(value)) }?;
     error::check(__r)?;
     Ok(())
@@ -12949,9 +13290,13 @@ pub fn event_synchronize(h_event: CUevent) -> Result<(), Error> {
 /// `cuEventSynchronize`,
 /// `cuEventElapsedTime`,
 /// `cudaEventDestroy`
+///
+/// # Safety
+///
+/// It ends a `Event`: nothing may use or end that handle afterwards (an owned `Event` ends its own on drop).
 #[doc(alias = "cuEventDestroy")]
 #[inline]
-pub fn event_destroy(h_event: CUevent) -> Result<(), Error> {
+pub unsafe fn event_destroy(h_event: CUevent) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuEventDestroy_v2(h_event) }?;
     error::check(__r)?;
     Ok(())
@@ -13226,9 +13571,13 @@ pub fn event_elapsed_time_v2(h_start: CUevent, h_end: CUevent) -> Result<f32, Er
 /// **See also:** `cuDestroyExternalMemory`,
 /// `cuExternalMemoryGetMappedBuffer`,
 /// `cuExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// Every address in `memHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuImportExternalMemory")]
 #[inline]
-pub fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<CUexternalMemory, Error> {
+pub unsafe fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<CUexternalMemory, Error> {
     let mut __ext_mem_out = MaybeUninit::<CUexternalMemory>::uninit();
     let __r = unsafe { sys::call_cuImportExternalMemory(__ext_mem_out.as_mut_ptr(), core::ptr::from_ref(mem_handle_desc)) }?;
     error::check(__r)?;
@@ -13382,9 +13731,13 @@ pub fn external_memory_get_mapped_mipmapped_array(
 /// **See also:** `cuImportExternalMemory`,
 /// `cuExternalMemoryGetMappedBuffer`,
 /// `cuExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// It ends a `ExternalMemory`: nothing may use or end that handle afterwards (an owned `ExternalMemory` ends its own on drop).
 #[doc(alias = "cuDestroyExternalMemory")]
 #[inline]
-pub fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
+pub unsafe fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDestroyExternalMemory(ext_mem) }?;
     error::check(__r)?;
     Ok(())
@@ -13545,9 +13898,15 @@ pub fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
 /// **See also:** `cuDestroyExternalSemaphore`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `semHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuImportExternalSemaphore")]
 #[inline]
-pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> Result<CUexternalSemaphore, Error> {
+pub unsafe fn import_external_semaphore(
+    sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
+) -> Result<CUexternalSemaphore, Error> {
     let mut __ext_sem_out = MaybeUninit::<CUexternalSemaphore>::uninit();
     let __r = unsafe { sys::call_cuImportExternalSemaphore(__ext_sem_out.as_mut_ptr(), core::ptr::from_ref(sem_handle_desc)) }?;
     error::check(__r)?;
@@ -13633,9 +13992,13 @@ pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDL
 /// **See also:** `cuImportExternalSemaphore`,
 /// `cuDestroyExternalSemaphore`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuSignalExternalSemaphoresAsync")]
 #[inline]
-pub fn signal_external_semaphores_async(
+pub unsafe fn signal_external_semaphores_async(
     ext_sem_array: &[CUexternalSemaphore],
     params_array: &[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS],
     stream: CUstream,
@@ -13722,9 +14085,13 @@ pub fn signal_external_semaphores_async(
 /// **See also:** `cuImportExternalSemaphore`,
 /// `cuDestroyExternalSemaphore`,
 /// `cuSignalExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuWaitExternalSemaphoresAsync")]
 #[inline]
-pub fn wait_external_semaphores_async(
+pub unsafe fn wait_external_semaphores_async(
     ext_sem_array: &[CUexternalSemaphore],
     params_array: &[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS],
     stream: CUstream,
@@ -13756,9 +14123,13 @@ pub fn wait_external_semaphores_async(
 /// **See also:** `cuImportExternalSemaphore`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// It ends a `ExternalSemaphore`: nothing may use or end that handle afterwards (an owned `ExternalSemaphore` ends its own on drop).
 #[doc(alias = "cuDestroyExternalSemaphore")]
 #[inline]
-pub fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Error> {
+pub unsafe fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDestroyExternalSemaphore(ext_sem) }?;
     error::check(__r)?;
     Ok(())
@@ -13805,9 +14176,13 @@ pub fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Er
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuStreamWaitEvent`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWaitValue32")]
 #[inline]
-pub fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWaitValue32_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -13853,9 +14228,13 @@ pub fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuStreamWaitEvent`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWaitValue64")]
 #[inline]
-pub fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWaitValue64_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -13887,9 +14266,13 @@ pub fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuEventRecord`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWriteValue32")]
 #[inline]
-pub fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWriteValue32_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -13923,9 +14306,13 @@ pub fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuEventRecord`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWriteValue64")]
 #[inline]
-pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWriteValue64_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -13971,9 +14358,17 @@ pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64
 /// `cuStreamWriteValue32`,
 /// `cuStreamWriteValue64`,
 /// `cuMemHostRegister`
+///
+/// # Safety
+///
+/// Every address in `paramArray` (`waitValue.address` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuStreamBatchMemOp")]
 #[inline]
-pub fn stream_batch_mem_op(stream: CUstream, param_array: &[CUstreamBatchMemOpParams], flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_batch_mem_op(
+    stream: CUstream,
+    param_array: &[CUstreamBatchMemOpParams],
+    flags: c_uint,
+) -> Result<(), Error> {
     let __count: c_uint = crate::util::array_len(&[Some(param_array.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuStreamBatchMemOp_v2(stream, __count, param_array.as_ptr().cast_mut(), flags) }?;
     error::check(__r)?;
@@ -14459,7 +14854,8 @@ pub fn func_load(function: CUfunction) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `extra` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchKernel")]
 #[inline]
 pub unsafe fn launch_kernel(
@@ -14767,7 +15163,9 @@ pub unsafe fn launch_kernel(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
+/// - `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `extra` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchKernelEx")]
 #[inline]
 pub unsafe fn launch_kernel_ex(
@@ -14871,7 +15269,7 @@ pub unsafe fn launch_kernel_ex(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchCooperativeKernel")]
 #[inline]
 pub unsafe fn launch_cooperative_kernel(
@@ -15041,10 +15439,17 @@ pub unsafe fn launch_cooperative_kernel(
 /// `cuFuncGetAttribute`,
 /// `cuLaunchCooperativeKernel`,
 /// `cudaLaunchCooperativeKernelMultiDevice`
+///
+/// # Safety
+///
+/// Every address in `launchParamsList` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuLaunchCooperativeKernelMultiDevice")]
 #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
 #[inline]
-pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[CUDA_LAUNCH_PARAMS], flags: c_uint) -> Result<(), Error> {
+pub unsafe fn launch_cooperative_kernel_multi_device(
+    launch_params_list: &[CUDA_LAUNCH_PARAMS],
+    flags: c_uint,
+) -> Result<(), Error> {
     let __num_devices: c_uint = crate::util::array_len(&[Some(launch_params_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r =
         unsafe { sys::call_cuLaunchCooperativeKernelMultiDevice(launch_params_list.as_ptr().cast_mut(), __num_devices, flags) }?;
@@ -15117,7 +15522,8 @@ pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[CUDA_LAUNCH_
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchHostFunc")]
 #[inline]
 pub unsafe fn launch_host_func(h_stream: CUstream, r#fn: CUhostFn, user_data: *mut c_void) -> Result<(), Error> {
@@ -15359,7 +15765,7 @@ pub fn param_setf(hfunc: CUfunction, offset: c_int, value: f32) -> Result<(), Er
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuParamSetv")]
 #[deprecated(note = "")]
 #[inline]
@@ -15784,9 +16190,13 @@ pub fn graph_create(flags: c_uint) -> Result<CUgraph, Error> {
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddKernelNode")]
 #[inline]
-pub fn graph_add_kernel_node(
+pub unsafe fn graph_add_kernel_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_KERNEL_NODE_PARAMS,
@@ -15865,9 +16275,13 @@ pub fn graph_kernel_node_get_params(h_node: CUgraphNode) -> Result<CUDA_KERNEL_N
 /// `cuLaunchKernel`,
 /// `cuGraphAddKernelNode`,
 /// `cuGraphKernelNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphKernelNodeSetParams")]
 #[inline]
-pub fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphKernelNodeSetParams_v2(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -15919,9 +16333,13 @@ pub fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERN
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `copyParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddMemcpyNode")]
 #[inline]
-pub fn graph_add_memcpy_node(
+pub unsafe fn graph_add_memcpy_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     copy_params: &CUDA_MEMCPY3D,
@@ -15993,9 +16411,13 @@ pub fn graph_memcpy_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMCPY3D
 /// `cuMemcpy3D`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphMemcpyNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMCPY3D) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMCPY3D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphMemcpyNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -16041,9 +16463,13 @@ pub fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMC
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemcpyNode`
+///
+/// # Safety
+///
+/// Every address in `memsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddMemsetNode")]
 #[inline]
-pub fn graph_add_memset_node(
+pub unsafe fn graph_add_memset_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     memset_params: &CUDA_MEMSET_NODE_PARAMS,
@@ -16115,9 +16541,13 @@ pub fn graph_memset_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMSET_N
 /// `cuMemsetD2D32`,
 /// `cuGraphAddMemsetNode`,
 /// `cuGraphMemsetNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphMemsetNodeSetParams")]
 #[inline]
-pub fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMSET_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMSET_NODE_PARAMS) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphMemsetNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -16162,9 +16592,13 @@ pub fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMS
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddHostNode")]
 #[inline]
-pub fn graph_add_host_node(
+pub unsafe fn graph_add_host_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_HOST_NODE_PARAMS,
@@ -16234,9 +16668,13 @@ pub fn graph_host_node_get_params(h_node: CUgraphNode) -> Result<CUDA_HOST_NODE_
 /// `cuLaunchHostFunc`,
 /// `cuGraphAddHostNode`,
 /// `cuGraphHostNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphHostNodeSetParams")]
 #[inline]
-pub fn graph_host_node_set_params(h_node: CUgraphNode, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_host_node_set_params(h_node: CUgraphNode, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphHostNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -16663,9 +17101,13 @@ pub fn graph_event_wait_node_set_event(h_node: CUgraphNode, event: CUevent) -> R
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddExternalSemaphoresSignalNode")]
 #[inline]
-pub fn graph_add_external_semaphores_signal_node(
+pub unsafe fn graph_add_external_semaphores_signal_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
@@ -16745,9 +17187,13 @@ pub fn graph_external_semaphores_signal_node_get_params(h_node: CUgraphNode) -> 
 /// `cuGraphAddExternalSemaphoresWaitNode`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
 ) -> Result<(), Error> {
@@ -16802,9 +17248,13 @@ pub fn graph_external_semaphores_signal_node_set_params(
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddExternalSemaphoresWaitNode")]
 #[inline]
-pub fn graph_add_external_semaphores_wait_node(
+pub unsafe fn graph_add_external_semaphores_wait_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
@@ -16884,9 +17334,13 @@ pub fn graph_external_semaphores_wait_node_get_params(h_node: CUgraphNode) -> Re
 /// `cuGraphAddExternalSemaphoresWaitNode`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
 ) -> Result<(), Error> {
@@ -16948,9 +17402,13 @@ pub fn graph_external_semaphores_wait_node_set_params(
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddBatchMemOpNode")]
 #[inline]
-pub fn graph_add_batch_mem_op_node(
+pub unsafe fn graph_add_batch_mem_op_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
@@ -17028,9 +17486,16 @@ pub fn graph_batch_mem_op_node_get_params(h_node: CUgraphNode) -> Result<CUDA_BA
 /// `cuStreamBatchMemOp`,
 /// `cuGraphAddBatchMemOpNode`,
 /// `cuGraphBatchMemOpNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphBatchMemOpNodeSetParams")]
 #[inline]
-pub fn graph_batch_mem_op_node_set_params(h_node: CUgraphNode, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_batch_mem_op_node_set_params(
+    h_node: CUgraphNode,
+    node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphBatchMemOpNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17080,9 +17545,13 @@ pub fn graph_batch_mem_op_node_set_params(h_node: CUgraphNode, node_params: &CUD
 /// `cuGraphBatchMemOpNodeGetParams`,
 /// `cuGraphBatchMemOpNodeSetParams`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecBatchMemOpNodeSetParams")]
 #[inline]
-pub fn graph_exec_batch_mem_op_node_set_params(
+pub unsafe fn graph_exec_batch_mem_op_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
@@ -17164,9 +17633,13 @@ pub fn graph_exec_batch_mem_op_node_set_params(
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`poolProps.win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddMemAllocNode")]
 #[inline]
-pub fn graph_add_mem_alloc_node(
+pub unsafe fn graph_add_mem_alloc_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
@@ -17272,9 +17745,17 @@ pub fn graph_mem_alloc_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEM_A
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuGraphAddMemFreeNode")]
 #[inline]
-pub fn graph_add_mem_free_node(h_graph: CUgraph, dependencies: &[CUgraphNode], dptr: CUdeviceptr) -> Result<CUgraphNode, Error> {
+pub unsafe fn graph_add_mem_free_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    dptr: CUdeviceptr,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
@@ -17546,7 +18027,7 @@ pub fn graph_node_get_type(h_node: CUgraphNode) -> Result<CUgraphNodeType, Error
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]>, num_nodes: &mut usize) -> Result<(), Error> {
@@ -17592,7 +18073,7 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `rootNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetRootNodes")]
 #[inline]
 pub unsafe fn graph_get_root_nodes(
@@ -17645,7 +18126,8 @@ pub unsafe fn graph_get_root_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetEdges")]
 #[inline]
 pub unsafe fn graph_get_edges(
@@ -17706,7 +18188,9 @@ pub unsafe fn graph_get_edges(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetEdges_v2")]
 #[inline]
 pub unsafe fn graph_get_edges_v2(
@@ -17760,7 +18244,7 @@ pub unsafe fn graph_get_edges_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphNodeGetDependencies")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies(
@@ -17816,7 +18300,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphNodeGetDependencies_v2")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies_v2(
@@ -17869,7 +18354,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphNodeGetDependentNodes")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes(
@@ -17926,7 +18411,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphNodeGetDependentNodes_v2")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes_v2(
@@ -18153,9 +18639,13 @@ pub fn graph_remove_dependencies_v2(
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// It ends a `GraphNode`: nothing may use or end that handle afterwards (an owned `GraphNode` ends its own on drop).
 #[doc(alias = "cuGraphDestroyNode")]
 #[inline]
-pub fn graph_destroy_node(h_node: CUgraphNode) -> Result<(), Error> {
+pub unsafe fn graph_destroy_node(h_node: CUgraphNode) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphDestroyNode(h_node) }?;
     error::check(__r)?;
     Ok(())
@@ -18435,9 +18925,13 @@ pub fn graph_exec_get_flags(h_graph_exec: CUgraphExec) -> Result<cuuint64_t, Err
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecKernelNodeSetParams")]
 #[inline]
-pub fn graph_exec_kernel_node_set_params(
+pub unsafe fn graph_exec_kernel_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_KERNEL_NODE_PARAMS,
@@ -18491,9 +18985,13 @@ pub fn graph_exec_kernel_node_set_params(
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `copyParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_exec_memcpy_node_set_params(
+pub unsafe fn graph_exec_memcpy_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     copy_params: &CUDA_MEMCPY3D,
@@ -18552,9 +19050,13 @@ pub fn graph_exec_memcpy_node_set_params(
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `memsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecMemsetNodeSetParams")]
 #[inline]
-pub fn graph_exec_memset_node_set_params(
+pub unsafe fn graph_exec_memset_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     memset_params: &CUDA_MEMSET_NODE_PARAMS,
@@ -18600,9 +19102,13 @@ pub fn graph_exec_memset_node_set_params(
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecHostNodeSetParams")]
 #[inline]
-pub fn graph_exec_host_node_set_params(
+pub unsafe fn graph_exec_host_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_HOST_NODE_PARAMS,
@@ -18802,9 +19308,13 @@ pub fn graph_exec_event_wait_node_set_event(h_graph_exec: CUgraphExec, h_node: C
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
@@ -18857,9 +19367,13 @@ pub fn graph_exec_external_semaphores_signal_node_set_params(
 /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
@@ -19042,9 +19556,13 @@ pub fn graph_launch(h_graph_exec: CUgraphExec, h_stream: CUstream) -> Result<(),
 /// `cuGraphInstantiate`,
 /// `cuGraphUpload`,
 /// `cuGraphLaunch`
+///
+/// # Safety
+///
+/// It ends a `GraphExec`: nothing may use or end that handle afterwards (an owned `GraphExec` ends its own on drop).
 #[doc(alias = "cuGraphExecDestroy")]
 #[inline]
-pub fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
+pub unsafe fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecDestroy(h_graph_exec) }?;
     error::check(__r)?;
     Ok(())
@@ -19067,9 +19585,13 @@ pub fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
 ///
 /// **See also:**
 /// `cuGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `Graph`: nothing may use or end that handle afterwards (an owned `Graph` ends its own on drop).
 #[doc(alias = "cuGraphDestroy")]
 #[inline]
-pub fn graph_destroy(h_graph: CUgraph) -> Result<(), Error> {
+pub unsafe fn graph_destroy(h_graph: CUgraph) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphDestroy(h_graph) }?;
     error::check(__r)?;
     Ok(())
@@ -19242,9 +19764,13 @@ pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 ///
 /// **See also:**
 /// `CUaccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(
+pub unsafe fn graph_kernel_node_set_attribute(
     h_node: CUgraphNode,
     attr: CUkernelNodeAttrID,
     value: &CUkernelNodeAttrValue,
@@ -19309,7 +19835,8 @@ pub fn graph_debug_dot_print(h_graph: CUgraph, path: &CStr, flags: c_uint) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `destroy` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuUserObjectCreate")]
 #[inline]
 pub unsafe fn user_object_create(
@@ -19376,9 +19903,13 @@ pub fn user_object_retain(object: CUuserObject, count: c_uint) -> Result<(), Err
 /// `cuGraphRetainUserObject`,
 /// `cuGraphReleaseUserObject`,
 /// `cuGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `UserObject`: nothing may use or end that handle afterwards (an owned `UserObject` ends its own on drop).
 #[doc(alias = "cuUserObjectRelease")]
 #[inline]
-pub fn user_object_release(object: CUuserObject, count: c_uint) -> Result<(), Error> {
+pub unsafe fn user_object_release(object: CUuserObject, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuUserObjectRelease(object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -19435,9 +19966,13 @@ pub fn graph_retain_user_object(graph: CUgraph, object: CUuserObject, count: c_u
 /// `cuUserObjectRelease`,
 /// `cuGraphRetainUserObject`,
 /// `cuGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `GraphUserObject`: nothing may use or end that handle afterwards (an owned `GraphUserObject` ends its own on drop).
 #[doc(alias = "cuGraphReleaseUserObject")]
 #[inline]
-pub fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_uint) -> Result<(), Error> {
+pub unsafe fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphReleaseUserObject(graph, object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -19480,9 +20015,13 @@ pub fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_
 /// `cuGraphCreate`,
 /// `cuGraphNodeSetParams`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddNode")]
 #[inline]
-pub fn graph_add_node(
+pub unsafe fn graph_add_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &mut CUgraphNodeParams,
@@ -19540,9 +20079,13 @@ pub fn graph_add_node(
 /// `cuGraphCreate`,
 /// `cuGraphNodeSetParams`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddNode_v2")]
 #[inline]
-pub fn graph_add_node_v2(
+pub unsafe fn graph_add_node_v2(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     dependency_data: Option<&[CUgraphEdgeData]>,
@@ -19589,9 +20132,13 @@ pub fn graph_add_node_v2(
 /// **See also:**
 /// `cuGraphAddNode`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphNodeSetParams")]
 #[inline]
-pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphNodeSetParams(h_node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -19641,9 +20188,13 @@ pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParam
 /// `cuGraphNodeSetParams`
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(
+pub unsafe fn graph_exec_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUgraphNodeParams,
@@ -19860,7 +20411,7 @@ pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `blockSizeToDynamicSMemSize` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
 #[inline]
 pub unsafe fn occupancy_max_potential_block_size(
@@ -19936,7 +20487,7 @@ pub unsafe fn occupancy_max_potential_block_size(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `blockSizeToDynamicSMemSize` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuOccupancyMaxPotentialBlockSizeWithFlags")]
 #[inline]
 pub unsafe fn occupancy_max_potential_block_size_with_flags(
@@ -20037,9 +20588,13 @@ pub fn occupancy_available_dynamic_s_mem_per_block(
 /// **See also:**
 /// `cudaFuncGetAttributes`,
 /// `cuFuncGetAttribute`
+///
+/// # Safety
+///
+/// Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuOccupancyMaxPotentialClusterSize")]
 #[inline]
-pub fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
     let mut __cluster_size = MaybeUninit::<c_int>::uninit();
     let __r =
         unsafe { sys::call_cuOccupancyMaxPotentialClusterSize(__cluster_size.as_mut_ptr(), func, core::ptr::from_ref(config)) }?;
@@ -20085,9 +20640,13 @@ pub fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchC
 /// **See also:**
 /// `cudaFuncGetAttributes`,
 /// `cuFuncGetAttribute`
+///
+/// # Safety
+///
+/// Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuOccupancyMaxActiveClusters")]
 #[inline]
-pub fn occupancy_max_active_clusters(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_active_clusters(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
     let mut __num_clusters = MaybeUninit::<c_int>::uninit();
     let __r = unsafe { sys::call_cuOccupancyMaxActiveClusters(__num_clusters.as_mut_ptr(), func, core::ptr::from_ref(config)) }?;
     error::check(__r)?;
@@ -20210,10 +20769,14 @@ pub fn tex_ref_set_mipmapped_array(h_tex_ref: CUtexref, h_mipmapped_array: CUmip
 /// `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
 /// `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
 /// `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuTexRefSetAddress")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize) -> Result<usize, Error> {
+pub unsafe fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize) -> Result<usize, Error> {
     let mut __byte_offset = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuTexRefSetAddress_v2(__byte_offset.as_mut_ptr(), h_tex_ref, dptr, bytes) }?;
     error::check(__r)?;
@@ -20272,10 +20835,14 @@ pub fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize)
 /// `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
 /// `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
 /// `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuTexRefSetAddress2D")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_address2d(
+pub unsafe fn tex_ref_set_address2d(
     h_tex_ref: CUtexref,
     desc: &CUDA_ARRAY_DESCRIPTOR,
     dptr: CUdeviceptr,
@@ -20601,7 +21168,7 @@ pub fn tex_ref_set_max_anisotropy(h_tex_ref: CUtexref, max_aniso: c_uint) -> Res
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pBorderColor` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTexRefSetBorderColor")]
 #[deprecated(note = "")]
 #[inline]
@@ -21122,10 +21689,14 @@ pub fn tex_ref_create() -> Result<CUtexref, Error> {
 /// `CUDA_ERROR_INVALID_VALUE`
 ///
 /// **See also:** `cuTexRefCreate`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuTexRefDestroy")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_destroy(h_tex_ref: CUtexref) -> Result<(), Error> {
+pub unsafe fn tex_ref_destroy(h_tex_ref: CUtexref) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuTexRefDestroy(h_tex_ref) }?;
     error::check(__r)?;
     Ok(())
@@ -21415,9 +21986,13 @@ pub fn surf_ref_get_array(h_surf_ref: CUsurfref) -> Result<CUarray, Error> {
 /// **See also:**
 /// `cuTexObjectDestroy`,
 /// `cudaCreateTextureObject`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuTexObjectCreate")]
 #[inline]
-pub fn tex_object_create(
+pub unsafe fn tex_object_create(
     p_res_desc: &CUDA_RESOURCE_DESC,
     p_tex_desc: &CUDA_TEXTURE_DESC,
     p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
@@ -21452,9 +22027,13 @@ pub fn tex_object_create(
 /// **See also:**
 /// `cuTexObjectCreate`,
 /// `cudaDestroyTextureObject`
+///
+/// # Safety
+///
+/// It ends a `TexObject`: nothing may use or end that handle afterwards (an owned `TexObject` ends its own on drop).
 #[doc(alias = "cuTexObjectDestroy")]
 #[inline]
-pub fn tex_object_destroy(tex_object: CUtexObject) -> Result<(), Error> {
+pub unsafe fn tex_object_destroy(tex_object: CUtexObject) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuTexObjectDestroy(tex_object) }?;
     error::check(__r)?;
     Ok(())
@@ -21567,9 +22146,13 @@ pub fn tex_object_get_resource_view_desc(tex_object: CUtexObject) -> Result<CUDA
 /// **See also:**
 /// `cuSurfObjectDestroy`,
 /// `cudaCreateSurfaceObject`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuSurfObjectCreate")]
 #[inline]
-pub fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObject, Error> {
+pub unsafe fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObject, Error> {
     let mut __p_surf_object = MaybeUninit::<CUsurfObject>::uninit();
     let __r = unsafe { sys::call_cuSurfObjectCreate(__p_surf_object.as_mut_ptr(), core::ptr::from_ref(p_res_desc)) }?;
     error::check(__r)?;
@@ -21593,9 +22176,13 @@ pub fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObjec
 /// **See also:**
 /// `cuSurfObjectCreate`,
 /// `cudaDestroySurfaceObject`
+///
+/// # Safety
+///
+/// It ends a `SurfObject`: nothing may use or end that handle afterwards (an owned `SurfObject` ends its own on drop).
 #[doc(alias = "cuSurfObjectDestroy")]
 #[inline]
-pub fn surf_object_destroy(surf_object: CUsurfObject) -> Result<(), Error> {
+pub unsafe fn surf_object_destroy(surf_object: CUsurfObject) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuSurfObjectDestroy(surf_object) }?;
     error::check(__r)?;
     Ok(())
@@ -21797,7 +22384,11 @@ pub fn surf_object_get_resource_desc(surf_object: CUsurfObject) -> Result<CUDA_R
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `boxDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `elementStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapEncodeTiled")]
 #[inline]
 pub unsafe fn tensor_map_encode_tiled(
@@ -22019,7 +22610,12 @@ pub unsafe fn tensor_map_encode_tiled(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `pixelBoxLowerCorner` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `pixelBoxUpperCorner` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `elementStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapEncodeIm2col")]
 #[inline]
 pub unsafe fn tensor_map_encode_im2col(
@@ -22246,7 +22842,10 @@ pub unsafe fn tensor_map_encode_im2col(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `elementStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapEncodeIm2colWide")]
 #[inline]
 pub unsafe fn tensor_map_encode_im2col_wide(
@@ -22318,7 +22917,7 @@ pub unsafe fn tensor_map_encode_im2col_wide(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapReplaceAddress")]
 #[inline]
 pub unsafe fn tensor_map_replace_address(tensor_map: &mut CUtensorMap, global_address: *mut c_void) -> Result<(), Error> {
@@ -22526,9 +23125,13 @@ pub fn device_get_p2p_attribute(
 /// `cuGraphicsGLRegisterBuffer`,
 /// `cuGraphicsGLRegisterImage`,
 /// `cudaGraphicsUnregisterResource`
+///
+/// # Safety
+///
+/// It ends a `GraphicsResource`: nothing may use or end that handle afterwards (an owned `GraphicsResource` ends its own on drop).
 #[doc(alias = "cuGraphicsUnregisterResource")]
 #[inline]
-pub fn graphics_unregister_resource(resource: CUgraphicsResource) -> Result<(), Error> {
+pub unsafe fn graphics_unregister_resource(resource: CUgraphicsResource) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphicsUnregisterResource(resource) }?;
     error::check(__r)?;
     Ok(())
@@ -22787,9 +23390,13 @@ pub fn graphics_map_resources(resources: &[CUgraphicsResource], h_stream: CUstre
 /// **See also:**
 /// `cuGraphicsMapResources`,
 /// `cudaGraphicsUnmapResources`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuGraphicsUnmapResources")]
 #[inline]
-pub fn graphics_unmap_resources(resources: &[CUgraphicsResource], h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn graphics_unmap_resources(resources: &[CUgraphicsResource], h_stream: CUstream) -> Result<(), Error> {
     let __count: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphicsUnmapResources(__count, resources.as_ptr().cast_mut(), h_stream) }?;
     error::check(__r)?;
@@ -23299,9 +23906,13 @@ pub fn green_ctx_create(desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -
 /// **See also:**
 /// `cuGreenCtxCreate`,
 /// `cuCtxDestroy`
+///
+/// # Safety
+///
+/// It ends a `GreenCtx`: nothing may use or end that handle afterwards (an owned `GreenCtx` ends its own on drop).
 #[doc(alias = "cuGreenCtxDestroy")]
 #[inline]
-pub fn green_ctx_destroy(h_ctx: CUgreenCtx) -> Result<(), Error> {
+pub unsafe fn green_ctx_destroy(h_ctx: CUgreenCtx) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGreenCtxDestroy(h_ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -23489,7 +24100,7 @@ pub fn green_ctx_get_dev_resource(h_ctx: CUgreenCtx, r#type: CUdevResourceType) 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `result` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuDevSmResourceSplitByCount")]
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
@@ -23766,7 +24377,8 @@ pub fn green_ctx_stream_create(green_ctx: CUgreenCtx, flags: c_uint, priority: c
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLogsRegisterCallback")]
 #[inline]
 pub unsafe fn logs_register_callback(
@@ -23787,9 +24399,13 @@ pub unsafe fn logs_register_callback(
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
+///
+/// # Safety
+///
+/// It ends a `LogsCallbackHandle`: nothing may use or end that handle afterwards (an owned `LogsCallbackHandle` ends its own on drop).
 #[doc(alias = "cuLogsUnregisterCallback")]
 #[inline]
-pub fn logs_unregister_callback(callback: CUlogsCallbackHandle) -> Result<(), Error> {
+pub unsafe fn logs_unregister_callback(callback: CUlogsCallbackHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogsUnregisterCallback(callback) }?;
     error::check(__r)?;
     Ok(())
@@ -23884,7 +24500,7 @@ pub fn logs_dump_to_file(iterator: Option<&mut CUlogIterator>, path_to_file: &CS
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `buffer` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLogsDumpToMemory")]
 #[inline]
 pub unsafe fn logs_dump_to_memory(
@@ -24278,9 +24894,13 @@ pub fn gl_get_devices(p_cuda_devices: &mut [CUdevice], device_list: CUGLDeviceLi
 /// `cuGraphicsResourceSetMapFlags`, `cuGraphicsMapResources`,
 /// `cuGraphicsUnmapResources`,
 /// `cudaGraphicsEGLRegisterImage`
+///
+/// # Safety
+///
+/// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphicsEGLRegisterImage")]
 #[inline]
-pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<CUgraphicsResource, Error> {
+pub unsafe fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<CUgraphicsResource, Error> {
     let mut __p_cuda_resource = MaybeUninit::<CUgraphicsResource>::uninit();
     let __r = unsafe { sys::call_cuGraphicsEGLRegisterImage(__p_cuda_resource.as_mut_ptr(), image, flags) }?;
     error::check(__r)?;
@@ -24306,9 +24926,13 @@ pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerConnect`
+///
+/// # Safety
+///
+/// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEGLStreamConsumerConnect")]
 #[inline]
-pub fn egl_stream_consumer_connect(stream: EGLStreamKHR) -> Result<CUeglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect(stream: EGLStreamKHR) -> Result<CUeglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<CUeglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cuEGLStreamConsumerConnect(__conn.as_mut_ptr(), stream) }?;
     error::check(__r)?;
@@ -24335,9 +24959,16 @@ pub fn egl_stream_consumer_connect(stream: EGLStreamKHR) -> Result<CUeglStreamCo
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerConnectWithFlags`
+///
+/// # Safety
+///
+/// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEGLStreamConsumerConnectWithFlags")]
 #[inline]
-pub fn egl_stream_consumer_connect_with_flags(stream: EGLStreamKHR, flags: c_uint) -> Result<CUeglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect_with_flags(
+    stream: EGLStreamKHR,
+    flags: c_uint,
+) -> Result<CUeglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<CUeglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cuEGLStreamConsumerConnectWithFlags(__conn.as_mut_ptr(), stream, flags) }?;
     error::check(__r)?;
@@ -24359,9 +24990,13 @@ pub fn egl_stream_consumer_connect_with_flags(stream: EGLStreamKHR, flags: c_uin
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `EglStreamConsumer`: nothing may use or end that handle afterwards (an owned `EglStreamConsumer` ends its own on drop).
 #[doc(alias = "cuEGLStreamConsumerDisconnect")]
 #[inline]
-pub fn egl_stream_consumer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_consumer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuEGLStreamConsumerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -24428,9 +25063,13 @@ pub fn egl_stream_consumer_acquire_frame(
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuEGLStreamConsumerReleaseFrame")]
 #[inline]
-pub fn egl_stream_consumer_release_frame(
+pub unsafe fn egl_stream_consumer_release_frame(
     conn: &mut CUeglStreamConnection,
     p_cuda_resource: CUgraphicsResource,
     p_stream: &mut CUstream,
@@ -24463,9 +25102,17 @@ pub fn egl_stream_consumer_release_frame(
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerConnect`
+///
+/// # Safety
+///
+/// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEGLStreamProducerConnect")]
 #[inline]
-pub fn egl_stream_producer_connect(stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<CUeglStreamConnection, Error> {
+pub unsafe fn egl_stream_producer_connect(
+    stream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> Result<CUeglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<CUeglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cuEGLStreamProducerConnect(__conn.as_mut_ptr(), stream, width, height) }?;
     error::check(__r)?;
@@ -24487,9 +25134,13 @@ pub fn egl_stream_producer_connect(stream: EGLStreamKHR, width: EGLint, height: 
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `EglStreamProducer`: nothing may use or end that handle afterwards (an owned `EglStreamProducer` ends its own on drop).
 #[doc(alias = "cuEGLStreamProducerDisconnect")]
 #[inline]
-pub fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuEGLStreamProducerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -24540,9 +25191,13 @@ pub fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Resul
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerReturnFrame`,
 /// `cudaEGLStreamProducerPresentFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuEGLStreamProducerPresentFrame")]
 #[inline]
-pub fn egl_stream_producer_present_frame(
+pub unsafe fn egl_stream_producer_present_frame(
     conn: &mut CUeglStreamConnection,
     eglframe: CUeglFrame,
     p_stream: &mut CUstream,
@@ -24571,9 +25226,13 @@ pub fn egl_stream_producer_present_frame(
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerReturnFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuEGLStreamProducerReturnFrame")]
 #[inline]
-pub fn egl_stream_producer_return_frame(
+pub unsafe fn egl_stream_producer_return_frame(
     conn: &mut CUeglStreamConnection,
     eglframe: &mut CUeglFrame,
     p_stream: &mut CUstream,
@@ -24685,9 +25344,13 @@ pub fn graphics_resource_get_mapped_egl_frame(
 /// `cuEventQuery`,
 /// `cuEventSynchronize`,
 /// `cuEventDestroy`
+///
+/// # Safety
+///
+/// `eglSync` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEventCreateFromEGLSync")]
 #[inline]
-pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<CUevent, Error> {
+pub unsafe fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<CUevent, Error> {
     let mut __ph_event = MaybeUninit::<CUevent>::uninit();
     let __r = unsafe { sys::call_cuEventCreateFromEGLSync(__ph_event.as_mut_ptr(), egl_sync, flags) }?;
     error::check(__r)?;
@@ -24720,7 +25383,7 @@ pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuVDPAUGetDevice")]
 #[inline]
 pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<CUdevice, Error> {
@@ -24762,7 +25425,7 @@ pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpG
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuVDPAUCtxCreate")]
 #[inline]
 pub unsafe fn vdpau_ctx_create(

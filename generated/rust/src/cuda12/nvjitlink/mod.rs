@@ -86,9 +86,13 @@ pub fn create(options: &[&CStr]) -> Result<nvJitLinkHandle, Error> {
 /// - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
 ///
 /// **See also:** nvJitLinkCreate
+///
+/// # Safety
+///
+/// It ends a `JitLinker`: nothing may use or end that handle afterwards (an owned `JitLinker` ends its own on drop).
 #[doc(alias = "nvJitLinkDestroy")]
 #[inline]
-pub fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
+pub unsafe fn destroy(handle: &mut nvJitLinkHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call___nvJitLinkDestroy_12_9(core::ptr::from_mut(handle)) }?;
     error::check(__r)?;
     Ok(())

@@ -120,7 +120,7 @@ pub fn get_num_supported_archs() -> Result<c_int, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `supportedArchs` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "nvrtcGetSupportedArchs")]
 #[inline]
 pub unsafe fn get_supported_archs(supported_archs: &mut [c_int]) -> Result<(), Error> {
@@ -194,9 +194,13 @@ pub fn create_program(
 /// - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM
 ///
 /// **See also:** `nvrtcCreateProgram`
+///
+/// # Safety
+///
+/// It ends a `Program`: nothing may use or end that handle afterwards (an owned `Program` ends its own on drop).
 #[doc(alias = "nvrtcDestroyProgram")]
 #[inline]
-pub fn destroy_program(prog: &mut nvrtcProgram) -> Result<(), Error> {
+pub unsafe fn destroy_program(prog: &mut nvrtcProgram) -> Result<(), Error> {
     let __r = unsafe { sys::call_nvrtcDestroyProgram(core::ptr::from_mut(prog)) }?;
     error::check(__r)?;
     Ok(())
@@ -690,7 +694,8 @@ pub fn get_pch_heap_size_required(prog: nvrtcProgram) -> Result<usize, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `payload` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "nvrtcSetFlowCallback")]
 #[inline]
 pub unsafe fn set_flow_callback(

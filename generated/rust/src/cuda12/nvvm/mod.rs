@@ -137,9 +137,13 @@ pub fn create_program() -> Result<nvvmProgram, Error> {
 /// - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
 ///
 /// **See also:** nvvmCreateProgram()
+///
+/// # Safety
+///
+/// It ends a `NvvmProgram`: nothing may use or end that handle afterwards (an owned `NvvmProgram` ends its own on drop).
 #[doc(alias = "nvvmDestroyProgram")]
 #[inline]
-pub fn destroy_program(prog: &mut nvvmProgram) -> Result<(), Error> {
+pub unsafe fn destroy_program(prog: &mut nvvmProgram) -> Result<(), Error> {
     let __r = unsafe { sys::call_nvvmDestroyProgram(core::ptr::from_mut(prog)) }?;
     error::check(__r)?;
     Ok(())

@@ -79,9 +79,13 @@ unsafe impl crate::Plain for types::cudaMemLocationType {}
 /// *See the CUDA documentation for notes on this function.*
 ///
 /// **See also:** `cudaDeviceSynchronize`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
-pub fn device_reset() -> Result<(), Error> {
+pub unsafe fn device_reset() -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDeviceReset() }?;
     error::check(__r)?;
     Ok(())
@@ -601,7 +605,7 @@ pub fn ipc_open_event_handle(handle: cudaIpcEventHandle_t) -> Result<cudaEvent_t
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaIpcGetMemHandle")]
 #[inline]
 pub unsafe fn ipc_get_mem_handle(dev_ptr: *mut c_void) -> Result<cudaIpcMemHandle_t, Error> {
@@ -723,7 +727,8 @@ pub fn ipc_open_mem_handle(handle: cudaIpcMemHandle_t, flags: c_uint) -> Result<
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeIpcMemory`: nothing may use or end that handle afterwards (an owned `RuntimeIpcMemory` ends its own on drop).
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
 pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> Result<(), Error> {
@@ -780,7 +785,8 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceRegisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_register_async_notification(
@@ -815,9 +821,13 @@ pub unsafe fn device_register_async_notification(
 ///
 /// **See also:**
 /// `cudaDeviceRegisterAsyncNotification`
+///
+/// # Safety
+///
+/// It ends a `AsyncCallbackHandle_t`: nothing may use or end that handle afterwards (an owned `AsyncCallbackHandle_t` ends its own on drop).
 #[doc(alias = "cudaDeviceUnregisterAsyncNotification")]
 #[inline]
-pub fn device_unregister_async_notification(device: c_int, callback: cudaAsyncCallbackHandle_t) -> Result<(), Error> {
+pub unsafe fn device_unregister_async_notification(device: c_int, callback: cudaAsyncCallbackHandle_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDeviceUnregisterAsyncNotification(device, callback) }?;
     error::check(__r)?;
     Ok(())
@@ -2007,7 +2017,7 @@ pub fn device_get_mem_pool(device: c_int) -> Result<cudaMemPool_t, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nvSciSyncAttrList` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetNvSciSyncAttributes")]
 #[inline]
 pub unsafe fn device_get_nv_sci_sync_attributes(
@@ -2734,9 +2744,13 @@ pub fn stream_get_attribute(h_stream: cudaStream_t, attr: cudaLaunchAttributeID)
 ///
 /// **See also:**
 /// `cudaAccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaStreamSetAttribute")]
 #[inline]
-pub fn stream_set_attribute(
+pub unsafe fn stream_set_attribute(
     h_stream: cudaStream_t,
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
@@ -2775,9 +2789,13 @@ pub fn stream_set_attribute(
 /// `cudaStreamSynchronize`,
 /// `cudaStreamAddCallback`,
 /// `cuStreamDestroy`
+///
+/// # Safety
+///
+/// It ends a `Stream_t`: nothing may use or end that handle afterwards (an owned `Stream_t` ends its own on drop).
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
-pub fn stream_destroy(stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn stream_destroy(stream: cudaStream_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaStreamDestroy(stream) }?;
     error::check(__r)?;
     Ok(())
@@ -2886,7 +2904,8 @@ pub fn stream_wait_event(stream: cudaStream_t, event: cudaEvent_t, flags: c_uint
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaStreamAddCallback")]
 #[inline]
 pub unsafe fn stream_add_callback(
@@ -2960,7 +2979,7 @@ pub fn stream_query(stream: cudaStream_t) -> Result<(), Error> {
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaStreamAttachMemAsync")]
 #[inline]
 pub unsafe fn stream_attach_mem_async(
@@ -3673,9 +3692,13 @@ pub fn event_synchronize(event: cudaEvent_t) -> Result<(), Error> {
 /// `cudaEventCreateWithFlags`, `cudaEventQuery`,
 /// `cudaEventSynchronize`, `cudaEventRecord`, `cudaEventElapsedTime`,
 /// `cuEventDestroy`
+///
+/// # Safety
+///
+/// It ends a `Event_t`: nothing may use or end that handle afterwards (an owned `Event_t` ends its own on drop).
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
-pub fn event_destroy(event: cudaEvent_t) -> Result<(), Error> {
+pub unsafe fn event_destroy(event: cudaEvent_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaEventDestroy(event) }?;
     error::check(__r)?;
     Ok(())
@@ -3949,9 +3972,13 @@ pub fn event_elapsed_time_v2(start: cudaEvent_t, end: cudaEvent_t) -> Result<f32
 /// **See also:** `cudaDestroyExternalMemory`,
 /// `cudaExternalMemoryGetMappedBuffer`,
 /// `cudaExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// Every address in `memHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaImportExternalMemory")]
 #[inline]
-pub fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) -> Result<cudaExternalMemory_t, Error> {
+pub unsafe fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) -> Result<cudaExternalMemory_t, Error> {
     let mut __ext_mem_out = MaybeUninit::<cudaExternalMemory_t>::uninit();
     let __r = unsafe { sys::call_cudaImportExternalMemory(__ext_mem_out.as_mut_ptr(), core::ptr::from_ref(mem_handle_desc)) }?;
     error::check(__r)?;
@@ -4116,9 +4143,13 @@ pub fn external_memory_get_mapped_mipmapped_array(
 /// **See also:** `cudaImportExternalMemory`,
 /// `cudaExternalMemoryGetMappedBuffer`,
 /// `cudaExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// It ends a `ExternalMemory_t`: nothing may use or end that handle afterwards (an owned `ExternalMemory_t` ends its own on drop).
 #[doc(alias = "cudaDestroyExternalMemory")]
 #[inline]
-pub fn destroy_external_memory(ext_mem: cudaExternalMemory_t) -> Result<(), Error> {
+pub unsafe fn destroy_external_memory(ext_mem: cudaExternalMemory_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroyExternalMemory(ext_mem) }?;
     error::check(__r)?;
     Ok(())
@@ -4275,9 +4306,15 @@ pub fn destroy_external_memory(ext_mem: cudaExternalMemory_t) -> Result<(), Erro
 /// **See also:** `cudaDestroyExternalSemaphore`,
 /// `cudaSignalExternalSemaphoresAsync`,
 /// `cudaWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `semHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaImportExternalSemaphore")]
 #[inline]
-pub fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDesc) -> Result<cudaExternalSemaphore_t, Error> {
+pub unsafe fn import_external_semaphore(
+    sem_handle_desc: &cudaExternalSemaphoreHandleDesc,
+) -> Result<cudaExternalSemaphore_t, Error> {
     let mut __ext_sem_out = MaybeUninit::<cudaExternalSemaphore_t>::uninit();
     let __r = unsafe { sys::call_cudaImportExternalSemaphore(__ext_sem_out.as_mut_ptr(), core::ptr::from_ref(sem_handle_desc)) }?;
     error::check(__r)?;
@@ -4364,9 +4401,13 @@ pub fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDe
 /// **See also:** `cudaImportExternalSemaphore`,
 /// `cudaDestroyExternalSemaphore`,
 /// `cudaWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaSignalExternalSemaphoresAsync")]
 #[inline]
-pub fn signal_external_semaphores_async(
+pub unsafe fn signal_external_semaphores_async(
     ext_sem_array: &[cudaExternalSemaphore_t],
     params_array: &[cudaExternalSemaphoreSignalParams],
     stream: cudaStream_t,
@@ -4453,9 +4494,13 @@ pub fn signal_external_semaphores_async(
 /// **See also:** `cudaImportExternalSemaphore`,
 /// `cudaDestroyExternalSemaphore`,
 /// `cudaSignalExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaWaitExternalSemaphoresAsync")]
 #[inline]
-pub fn wait_external_semaphores_async(
+pub unsafe fn wait_external_semaphores_async(
     ext_sem_array: &[cudaExternalSemaphore_t],
     params_array: &[cudaExternalSemaphoreWaitParams],
     stream: cudaStream_t,
@@ -4489,9 +4534,13 @@ pub fn wait_external_semaphores_async(
 /// **See also:** `cudaImportExternalSemaphore`,
 /// `cudaSignalExternalSemaphoresAsync`,
 /// `cudaWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// It ends a `ExternalSemaphore_t`: nothing may use or end that handle afterwards (an owned `ExternalSemaphore_t` ends its own on drop).
 #[doc(alias = "cudaDestroyExternalSemaphore")]
 #[inline]
-pub fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<(), Error> {
+pub unsafe fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroyExternalSemaphore(ext_sem) }?;
     error::check(__r)?;
     Ok(())
@@ -4548,7 +4597,8 @@ pub fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<()
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `args` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchKernel")]
 #[inline]
 pub unsafe fn launch_kernel(
@@ -4627,7 +4677,9 @@ pub unsafe fn launch_kernel(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `args` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchKernelExC")]
 #[inline]
 pub unsafe fn launch_kernel_ex_c(config: &cudaLaunchConfig_t, func: *const c_void, args: *mut *mut c_void) -> Result<(), Error> {
@@ -4694,7 +4746,8 @@ pub unsafe fn launch_kernel_ex_c(config: &cudaLaunchConfig_t, func: *const c_voi
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `args` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
 pub unsafe fn launch_cooperative_kernel(
@@ -4808,10 +4861,17 @@ pub unsafe fn launch_cooperative_kernel(
 /// `cudaLaunchCooperativeKernel(const` T *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream) "cudaLaunchCooperativeKernel (C++ API)",
 /// `cudaLaunchCooperativeKernel`,
 /// `cuLaunchCooperativeKernelMultiDevice`
+///
+/// # Safety
+///
+/// Every address in `launchParamsList` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaLaunchCooperativeKernelMultiDevice")]
 #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
 #[inline]
-pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[cudaLaunchParams], flags: c_uint) -> Result<(), Error> {
+pub unsafe fn launch_cooperative_kernel_multi_device(
+    launch_params_list: &[cudaLaunchParams],
+    flags: c_uint,
+) -> Result<(), Error> {
     let __num_devices: c_uint = crate::util::array_len(&[Some(launch_params_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
         sys::call_cudaLaunchCooperativeKernelMultiDevice(launch_params_list.as_ptr().cast_mut(), __num_devices, flags)
@@ -4870,7 +4930,7 @@ pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[cudaLaunchPa
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncSetCacheConfig")]
 #[inline]
 pub unsafe fn func_set_cache_config(func: *const c_void, cache_config: cudaFuncCache) -> Result<(), Error> {
@@ -4914,7 +4974,7 @@ pub unsafe fn func_set_cache_config(func: *const c_void, cache_config: cudaFuncC
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetAttributes")]
 #[inline]
 pub unsafe fn func_get_attributes(func: *const c_void) -> Result<cudaFuncAttributes, Error> {
@@ -4982,7 +5042,7 @@ pub unsafe fn func_get_attributes(func: *const c_void) -> Result<cudaFuncAttribu
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncSetAttribute")]
 #[inline]
 pub unsafe fn func_set_attribute(func: *const c_void, attr: cudaFuncAttribute, value: c_int) -> Result<(), Error> {
@@ -5017,7 +5077,7 @@ pub unsafe fn func_set_attribute(func: *const c_void, attr: cudaFuncAttribute, v
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetName")]
 #[inline]
 pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
@@ -5050,7 +5110,7 @@ pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetParamInfo")]
 #[inline]
 pub unsafe fn func_get_param_info(func: *const c_void, param_index: usize) -> Result<(usize, usize), Error> {
@@ -5187,7 +5247,8 @@ pub fn set_double_for_host(d: &f64) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchHostFunc")]
 #[inline]
 pub unsafe fn launch_host_func(stream: cudaStream_t, r#fn: cudaHostFn_t, user_data: *mut c_void) -> Result<(), Error> {
@@ -5253,7 +5314,7 @@ pub unsafe fn launch_host_func(stream: cudaStream_t, r#fn: cudaHostFn_t, user_da
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncSetSharedMemConfig")]
 #[deprecated(note = "")]
 #[inline]
@@ -5295,7 +5356,7 @@ pub unsafe fn func_set_shared_mem_config(func: *const c_void, config: cudaShared
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
@@ -5341,7 +5402,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaOccupancyAvailableDynamicSMemPerBlock")]
 #[inline]
 pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
@@ -5403,7 +5464,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
@@ -5459,7 +5520,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - Every address in `launchConfig` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
 #[inline]
 pub unsafe fn occupancy_max_potential_cluster_size(
@@ -5510,7 +5572,8 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - Every address in `launchConfig` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaOccupancyMaxActiveClusters")]
 #[inline]
 pub unsafe fn occupancy_max_active_clusters(func: *const c_void, launch_config: &cudaLaunchConfig_t) -> Result<c_int, Error> {
@@ -5757,7 +5820,8 @@ pub fn malloc_array(desc: &cudaChannelFormatDesc, width: usize, height: usize, f
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeDeviceMemory`: nothing may use or end that handle afterwards (an owned `RuntimeDeviceMemory` ends its own on drop).
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut c_void) -> Result<(), Error> {
@@ -5789,7 +5853,8 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut c_void) -> Result<(), Error> {
@@ -5818,9 +5883,13 @@ pub unsafe fn free_host(ptr: *mut c_void) -> Result<(), Error> {
 /// `cudaMallocHost(void**`, size_t) "cudaMallocHost (C API)",
 /// `cudaFreeHost`, `cudaHostAlloc`,
 /// `cuArrayDestroy`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaFreeArray")]
 #[inline]
-pub fn free_array(array: cudaArray_t) -> Result<(), Error> {
+pub unsafe fn free_array(array: cudaArray_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaFreeArray(array) }?;
     error::check(__r)?;
     Ok(())
@@ -5846,9 +5915,13 @@ pub fn free_array(array: cudaArray_t) -> Result<(), Error> {
 /// `cudaMallocHost(void**`, size_t) "cudaMallocHost (C API)",
 /// `cudaFreeHost`, `cudaHostAlloc`,
 /// `cuMipmappedArrayDestroy`
+///
+/// # Safety
+///
+/// It ends a `MipmappedArray_t`: nothing may use or end that handle afterwards (an owned `MipmappedArray_t` ends its own on drop).
 #[doc(alias = "cudaFreeMipmappedArray")]
 #[inline]
-pub fn free_mipmapped_array(mipmapped_array: cudaMipmappedArray_t) -> Result<(), Error> {
+pub unsafe fn free_mipmapped_array(mipmapped_array: cudaMipmappedArray_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaFreeMipmappedArray(mipmapped_array) }?;
     error::check(__r)?;
     Ok(())
@@ -6022,7 +6095,7 @@ pub fn host_alloc(size: usize, flags: c_uint) -> Result<*mut c_void, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaHostRegister")]
 #[inline]
 pub unsafe fn host_register(ptr: *mut c_void, size: usize, flags: c_uint) -> Result<(), Error> {
@@ -6054,7 +6127,8 @@ pub unsafe fn host_register(ptr: *mut c_void, size: usize, flags: c_uint) -> Res
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeHostRegistration`: nothing may use or end that handle afterwards (an owned `RuntimeHostRegistration` ends its own on drop).
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut c_void) -> Result<(), Error> {
@@ -6108,7 +6182,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaHostGetDevicePointer")]
 #[inline]
 pub unsafe fn host_get_device_pointer(p_host: *mut c_void, flags: c_uint) -> Result<*mut c_void, Error> {
@@ -6140,7 +6214,7 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, flags: c_uint) -> Res
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaHostGetFlags")]
 #[inline]
 pub unsafe fn host_get_flags(p_host: *mut c_void) -> Result<c_uint, Error> {
@@ -6643,9 +6717,13 @@ pub fn get_mipmapped_array_level(mipmapped_array: cudaMipmappedArray_const_t, le
 /// `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`,
 /// `make_cudaExtent`, `make_cudaPos`,
 /// `cuMemcpy3D`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
-pub fn memcpy3d(p: &cudaMemcpy3DParms) -> Result<(), Error> {
+pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3D(core::ptr::from_ref(p)) }?;
     error::check(__r)?;
     Ok(())
@@ -6680,9 +6758,13 @@ pub fn memcpy3d(p: &cudaMemcpy3DParms) -> Result<(), Error> {
 /// **See also:** `cudaMemcpy`, `cudaMemcpyPeer`, `cudaMemcpyAsync`, `cudaMemcpyPeerAsync`,
 /// `cudaMemcpy3DPeerAsync`,
 /// `cuMemcpy3DPeer`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
-pub fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DPeer(core::ptr::from_ref(p)) }?;
     error::check(__r)?;
     Ok(())
@@ -6803,9 +6885,13 @@ pub fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> Result<(), Error> {
 /// `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`,
 /// `make_cudaExtent`, `make_cudaPos`,
 /// `cuMemcpy3DAsync`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DAsync")]
 #[inline]
-pub fn memcpy3d_async(p: &cudaMemcpy3DParms, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy3d_async(p: &cudaMemcpy3DParms, stream: cudaStream_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DAsync(core::ptr::from_ref(p), stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6835,9 +6921,13 @@ pub fn memcpy3d_async(p: &cudaMemcpy3DParms, stream: cudaStream_t) -> Result<(),
 /// **See also:** `cudaMemcpy`, `cudaMemcpyPeer`, `cudaMemcpyAsync`, `cudaMemcpyPeerAsync`,
 /// `cudaMemcpy3DPeerAsync`,
 /// `cuMemcpy3DPeerAsync`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DPeerAsync")]
 #[inline]
-pub fn memcpy3d_peer_async(p: &cudaMemcpy3DPeerParms, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer_async(p: &cudaMemcpy3DPeerParms, stream: cudaStream_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DPeerAsync(core::ptr::from_ref(p), stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7079,7 +7169,8 @@ pub fn mipmapped_array_get_sparse_properties(mipmap: cudaMipmappedArray_t) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy")]
 #[inline]
 pub unsafe fn memcpy(dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
@@ -7123,7 +7214,8 @@ pub unsafe fn memcpy(dst: *mut c_void, src: *const c_void, count: usize, kind: c
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyPeer")]
 #[inline]
 pub unsafe fn memcpy_peer(
@@ -7187,7 +7279,8 @@ pub unsafe fn memcpy_peer(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2D")]
 #[inline]
 pub unsafe fn memcpy2d(
@@ -7254,7 +7347,7 @@ pub unsafe fn memcpy2d(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DToArray")]
 #[inline]
 pub unsafe fn memcpy2d_to_array(
@@ -7322,7 +7415,7 @@ pub unsafe fn memcpy2d_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DFromArray")]
 #[inline]
 pub unsafe fn memcpy2d_from_array(
@@ -7447,7 +7540,8 @@ pub fn memcpy2d_array_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToSymbol")]
 #[inline]
 pub unsafe fn memcpy_to_symbol(
@@ -7505,7 +7599,8 @@ pub unsafe fn memcpy_to_symbol(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromSymbol")]
 #[inline]
 pub unsafe fn memcpy_from_symbol(
@@ -7576,7 +7671,8 @@ pub unsafe fn memcpy_from_symbol(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyAsync")]
 #[inline]
 pub unsafe fn memcpy_async(
@@ -7626,7 +7722,8 @@ pub unsafe fn memcpy_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyPeerAsync")]
 #[inline]
 pub unsafe fn memcpy_peer_async(
@@ -7709,7 +7806,8 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dsts` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `srcs` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
@@ -7804,9 +7902,17 @@ pub unsafe fn memcpy_batch_async(
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 /// *This function exhibits asynchronous behavior for most use cases.*
 /// *Memcpy semantics apply (see the CUDA programming guide).*
+///
+/// # Safety
+///
+/// Every address in `opList` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DBatchAsync")]
 #[inline]
-pub fn memcpy3d_batch_async(op_list: &[cudaMemcpy3DBatchOp], flags: c_ulonglong, stream: cudaStream_t) -> Result<usize, Error> {
+pub unsafe fn memcpy3d_batch_async(
+    op_list: &[cudaMemcpy3DBatchOp],
+    flags: c_ulonglong,
+    stream: cudaStream_t,
+) -> Result<usize, Error> {
     let mut __fail_idx = MaybeUninit::<usize>::uninit();
     let __num_ops: usize = crate::util::array_len(&[Some(op_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
@@ -7879,7 +7985,8 @@ pub fn memcpy3d_batch_async(op_list: &[cudaMemcpy3DBatchOp], flags: c_ulonglong,
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
 pub unsafe fn memcpy2d_async(
@@ -7955,7 +8062,7 @@ pub unsafe fn memcpy2d_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DToArrayAsync")]
 #[inline]
 pub unsafe fn memcpy2d_to_array_async(
@@ -8031,7 +8138,7 @@ pub unsafe fn memcpy2d_to_array_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DFromArrayAsync")]
 #[inline]
 pub unsafe fn memcpy2d_from_array_async(
@@ -8101,7 +8208,8 @@ pub unsafe fn memcpy2d_from_array_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_to_symbol_async(
@@ -8168,7 +8276,8 @@ pub unsafe fn memcpy_to_symbol_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_from_symbol_async(
@@ -8212,7 +8321,7 @@ pub unsafe fn memcpy_from_symbol_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemset")]
 #[inline]
 pub unsafe fn memset(dev_ptr: *mut c_void, value: c_int, count: usize) -> Result<(), Error> {
@@ -8255,7 +8364,7 @@ pub unsafe fn memset(dev_ptr: *mut c_void, value: c_int, count: usize) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemset2D")]
 #[inline]
 pub unsafe fn memset2d(dev_ptr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize) -> Result<(), Error> {
@@ -8307,9 +8416,13 @@ pub unsafe fn memset2d(dev_ptr: *mut c_void, pitch: usize, value: c_int, width: 
 /// `cudaMemsetAsync`, `cudaMemset2DAsync`, `cudaMemset3DAsync`,
 /// `cudaMalloc3D`, `make_cudaPitchedPtr`,
 /// `make_cudaExtent`
+///
+/// # Safety
+///
+/// Every address in `pitchedDevPtr` (`ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemset3D")]
 #[inline]
-pub fn memset3d(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExtent) -> Result<(), Error> {
+pub unsafe fn memset3d(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExtent) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemset3D(pitched_dev_ptr, value, extent) }?;
     error::check(__r)?;
     Ok(())
@@ -8351,7 +8464,7 @@ pub fn memset3d(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExten
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemsetAsync")]
 #[inline]
 pub unsafe fn memset_async(dev_ptr: *mut c_void, value: c_int, count: usize, stream: cudaStream_t) -> Result<(), Error> {
@@ -8401,7 +8514,7 @@ pub unsafe fn memset_async(dev_ptr: *mut c_void, value: c_int, count: usize, str
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemset2DAsync")]
 #[inline]
 pub unsafe fn memset2d_async(
@@ -8467,9 +8580,13 @@ pub unsafe fn memset2d_async(
 /// `cudaMemsetAsync`, `cudaMemset2DAsync`,
 /// `cudaMalloc3D`, `make_cudaPitchedPtr`,
 /// `make_cudaExtent`
+///
+/// # Safety
+///
+/// Every address in `pitchedDevPtr` (`ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemset3DAsync")]
 #[inline]
-pub fn memset3d_async(
+pub unsafe fn memset3d_async(
     pitched_dev_ptr: cudaPitchedPtr,
     value: c_int,
     extent: cudaExtent,
@@ -8508,7 +8625,7 @@ pub fn memset3d_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetSymbolAddress")]
 #[inline]
 pub unsafe fn get_symbol_address(symbol: *const c_void) -> Result<*mut c_void, Error> {
@@ -8545,7 +8662,7 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> Result<*mut c_void, E
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetSymbolSize")]
 #[inline]
 pub unsafe fn get_symbol_size(symbol: *const c_void) -> Result<usize, Error> {
@@ -8627,7 +8744,7 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> Result<usize, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPrefetchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_async(
@@ -8722,7 +8839,7 @@ pub unsafe fn mem_prefetch_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPrefetchAsync_v2")]
 #[inline]
 pub unsafe fn mem_prefetch_async_v2(
@@ -8851,7 +8968,7 @@ pub unsafe fn mem_prefetch_async_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemAdvise")]
 #[inline]
 pub unsafe fn mem_advise(dev_ptr: *const c_void, count: usize, advice: cudaMemoryAdvise, device: c_int) -> Result<(), Error> {
@@ -8983,7 +9100,7 @@ pub unsafe fn mem_advise(dev_ptr: *const c_void, count: usize, advice: cudaMemor
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemAdvise_v2")]
 #[inline]
 pub unsafe fn mem_advise_v2(
@@ -9078,7 +9195,7 @@ pub unsafe fn mem_advise_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
 pub unsafe fn mem_range_get_attribute<T: crate::Plain>(
@@ -9140,7 +9257,8 @@ pub unsafe fn mem_range_get_attribute<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
 pub unsafe fn mem_range_get_attributes(
@@ -9209,7 +9327,7 @@ pub unsafe fn mem_range_get_attributes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToArray")]
 #[deprecated(note = "")]
 #[inline]
@@ -9268,7 +9386,7 @@ pub unsafe fn memcpy_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromArray")]
 #[deprecated(note = "")]
 #[inline]
@@ -9396,7 +9514,7 @@ pub fn memcpy_array_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToArrayAsync")]
 #[deprecated(note = "")]
 #[inline]
@@ -9464,7 +9582,7 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromArrayAsync")]
 #[deprecated(note = "")]
 #[inline]
@@ -9550,7 +9668,8 @@ pub fn malloc_async(size: usize, h_stream: cudaStream_t) -> Result<*mut c_void, 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeAsyncDeviceMemory`: nothing may use or end that handle afterwards (an owned `RuntimeAsyncDeviceMemory` ends its own on drop).
 #[doc(alias = "cudaFreeAsync")]
 #[inline]
 pub unsafe fn free_async(dev_ptr: *mut c_void, h_stream: cudaStream_t) -> Result<(), Error> {
@@ -9774,9 +9893,13 @@ pub fn mem_pool_get_access(mem_pool: cudaMemPool_t, location: &mut cudaMemLocati
 /// `cudaErrorNotSupported`
 ///
 /// **See also:** `cuMemPoolCreate`, `cudaDeviceSetMemPool`, `cudaMallocFromPoolAsync`, `cudaMemPoolExportToShareableHandle`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`
+///
+/// # Safety
+///
+/// Every address in `poolProps` (`win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemPoolCreate")]
 #[inline]
-pub fn mem_pool_create(pool_props: &cudaMemPoolProps) -> Result<cudaMemPool_t, Error> {
+pub unsafe fn mem_pool_create(pool_props: &cudaMemPoolProps) -> Result<cudaMemPool_t, Error> {
     let mut __mem_pool = MaybeUninit::<cudaMemPool_t>::uninit();
     let __r = unsafe { sys::call_cudaMemPoolCreate(__mem_pool.as_mut_ptr(), core::ptr::from_ref(pool_props)) }?;
     error::check(__r)?;
@@ -9801,9 +9924,13 @@ pub fn mem_pool_create(pool_props: &cudaMemPoolProps) -> Result<cudaMemPool_t, E
 /// `cudaErrorInvalidValue`
 ///
 /// **See also:** cuMemPoolDestroy, `cudaFreeAsync`, `cudaDeviceSetMemPool`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`, `cudaMemPoolCreate`
+///
+/// # Safety
+///
+/// It ends a `MemPool_t`: nothing may use or end that handle afterwards (an owned `MemPool_t` ends its own on drop).
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
-pub fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> Result<(), Error> {
+pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemPoolDestroy(mem_pool) }?;
     error::check(__r)?;
     Ok(())
@@ -9914,7 +10041,7 @@ pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `shareableHandle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPoolImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_import_from_shareable_handle(
@@ -9947,7 +10074,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPoolExportPointer")]
 #[inline]
 pub unsafe fn mem_pool_export_pointer(ptr: *mut c_void) -> Result<cudaMemPoolPtrExportData, Error> {
@@ -10053,7 +10180,7 @@ pub fn mem_pool_import_pointer(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaPointerGetAttributes")]
 #[inline]
 pub unsafe fn pointer_get_attributes(ptr: *const c_void) -> Result<cudaPointerAttributes, Error> {
@@ -10195,9 +10322,13 @@ pub fn device_disable_peer_access(peer_device: c_int) -> Result<(), Error> {
 /// `cudaGraphicsGLRegisterBuffer`,
 /// `cudaGraphicsGLRegisterImage`,
 /// `cuGraphicsUnregisterResource`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphicsUnregisterResource")]
 #[inline]
-pub fn graphics_unregister_resource(resource: cudaGraphicsResource_t) -> Result<(), Error> {
+pub unsafe fn graphics_unregister_resource(resource: cudaGraphicsResource_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphicsUnregisterResource(resource) }?;
     error::check(__r)?;
     Ok(())
@@ -10320,9 +10451,13 @@ pub fn graphics_map_resources(resources: &[cudaGraphicsResource_t], stream: cuda
 /// **See also:**
 /// `cudaGraphicsMapResources`,
 /// `cuGraphicsUnmapResources`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
-pub fn graphics_unmap_resources(resources: &[cudaGraphicsResource_t], stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn graphics_unmap_resources(resources: &[cudaGraphicsResource_t], stream: cudaStream_t) -> Result<(), Error> {
     let __count: c_int = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cudaGraphicsUnmapResources(__count, resources.as_ptr().cast_mut(), stream) }?;
     error::check(__r)?;
@@ -10735,9 +10870,13 @@ pub fn create_channel_desc(
 /// **See also:**
 /// `cudaDestroyTextureObject`,
 /// `cuTexObjectCreate`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaCreateTextureObject")]
 #[inline]
-pub fn create_texture_object(
+pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
     p_res_view_desc: &cudaResourceViewDesc,
@@ -10772,9 +10911,13 @@ pub fn create_texture_object(
 /// **See also:**
 /// `cudaCreateTextureObject`,
 /// `cuTexObjectDestroy`
+///
+/// # Safety
+///
+/// It ends a `TextureObject_t`: nothing may use or end that handle afterwards (an owned `TextureObject_t` ends its own on drop).
 #[doc(alias = "cudaDestroyTextureObject")]
 #[inline]
-pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> Result<(), Error> {
+pub unsafe fn destroy_texture_object(tex_object: cudaTextureObject_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroyTextureObject(tex_object) }?;
     error::check(__r)?;
     Ok(())
@@ -10885,9 +11028,13 @@ pub fn get_texture_object_resource_view_desc(tex_object: cudaTextureObject_t) ->
 /// **See also:**
 /// `cudaDestroySurfaceObject`,
 /// `cuSurfObjectCreate`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaCreateSurfaceObject")]
 #[inline]
-pub fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<cudaSurfaceObject_t, Error> {
+pub unsafe fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<cudaSurfaceObject_t, Error> {
     let mut __p_surf_object = MaybeUninit::<cudaSurfaceObject_t>::uninit();
     let __r = unsafe { sys::call_cudaCreateSurfaceObject(__p_surf_object.as_mut_ptr(), core::ptr::from_ref(p_res_desc)) }?;
     error::check(__r)?;
@@ -10911,9 +11058,13 @@ pub fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<cudaSurfac
 /// **See also:**
 /// `cudaCreateSurfaceObject`,
 /// `cuSurfObjectDestroy`
+///
+/// # Safety
+///
+/// It ends a `SurfaceObject_t`: nothing may use or end that handle afterwards (an owned `SurfaceObject_t` ends its own on drop).
 #[doc(alias = "cudaDestroySurfaceObject")]
 #[inline]
-pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> Result<(), Error> {
+pub unsafe fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroySurfaceObject(surf_object) }?;
     error::check(__r)?;
     Ok(())
@@ -11146,9 +11297,13 @@ pub fn graph_create(flags: c_uint) -> Result<cudaGraph_t, Error> {
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddKernelNode")]
 #[inline]
-pub fn graph_add_kernel_node(
+pub unsafe fn graph_add_kernel_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaKernelNodeParams,
@@ -11231,9 +11386,13 @@ pub fn graph_kernel_node_get_params(node: cudaGraphNode_t) -> Result<cudaKernelN
 /// `cudaLaunchKernel`,
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphKernelNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphKernelNodeSetParams")]
 #[inline]
-pub fn graph_kernel_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaKernelNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_kernel_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaKernelNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphKernelNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11307,9 +11466,13 @@ pub fn graph_kernel_node_get_attribute(
 ///
 /// **See also:**
 /// `cudaAccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(
+pub unsafe fn graph_kernel_node_set_attribute(
     h_node: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
@@ -11364,9 +11527,13 @@ pub fn graph_kernel_node_set_attribute(
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `pCopyParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddMemcpyNode")]
 #[inline]
-pub fn graph_add_memcpy_node(
+pub unsafe fn graph_add_memcpy_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_copy_params: &cudaMemcpy3DParms,
@@ -11388,7 +11555,8 @@ pub fn graph_add_memcpy_node(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphAddMemcpyNodeToSymbol")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node_to_symbol(
@@ -11421,7 +11589,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphAddMemcpyNodeFromSymbol")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node_from_symbol(
@@ -11454,7 +11623,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphAddMemcpyNode1D")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node1_d(
@@ -11536,9 +11706,13 @@ pub fn graph_memcpy_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemcpy3
 /// `cudaGraphMemcpyNodeSetParams1D`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphMemcpyNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemcpyNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11546,7 +11720,8 @@ pub fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaM
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphMemcpyNodeSetParamsToSymbol")]
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_to_symbol(
@@ -11564,7 +11739,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphMemcpyNodeSetParamsFromSymbol")]
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_from_symbol(
@@ -11582,7 +11758,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphMemcpyNodeSetParams1D")]
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params1_d(
@@ -11636,9 +11813,13 @@ pub unsafe fn graph_memcpy_node_set_params1_d(
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemcpyNode`
+///
+/// # Safety
+///
+/// Every address in `pMemsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddMemsetNode")]
 #[inline]
-pub fn graph_add_memset_node(
+pub unsafe fn graph_add_memset_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_memset_params: &cudaMemsetParams,
@@ -11708,9 +11889,13 @@ pub fn graph_memset_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemsetP
 /// `cudaMemset2D`,
 /// `cudaGraphAddMemsetNode`,
 /// `cudaGraphMemsetNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphMemsetNodeSetParams")]
 #[inline]
-pub fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
+pub unsafe fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemsetNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11755,9 +11940,13 @@ pub fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaM
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddHostNode")]
 #[inline]
-pub fn graph_add_host_node(
+pub unsafe fn graph_add_host_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaHostNodeParams,
@@ -11827,9 +12016,13 @@ pub fn graph_host_node_get_params(node: cudaGraphNode_t) -> Result<cudaHostNodeP
 /// `cudaLaunchHostFunc`,
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphHostNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphHostNodeSetParams")]
 #[inline]
-pub fn graph_host_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_host_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphHostNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -12054,9 +12247,12 @@ pub fn graph_event_wait_node_set_event(node: cudaGraphNode_t, event: cudaEvent_t
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddExternalSemaphoresSignalNode")]
 #[inline]
-pub fn graph_add_external_semaphores_signal_node(
+pub unsafe fn graph_add_external_semaphores_signal_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreSignalNodeParams,
@@ -12087,9 +12283,12 @@ pub fn graph_external_semaphores_signal_node_get_params(
     Ok(unsafe { __params_out.assume_init() })
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> Result<(), Error> {
@@ -12098,9 +12297,12 @@ pub fn graph_external_semaphores_signal_node_set_params(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddExternalSemaphoresWaitNode")]
 #[inline]
-pub fn graph_add_external_semaphores_wait_node(
+pub unsafe fn graph_add_external_semaphores_wait_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreWaitNodeParams,
@@ -12131,9 +12333,12 @@ pub fn graph_external_semaphores_wait_node_get_params(
     Ok(unsafe { __params_out.assume_init() })
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> Result<(), Error> {
@@ -12142,9 +12347,12 @@ pub fn graph_external_semaphores_wait_node_set_params(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`poolProps.win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddMemAllocNode")]
 #[inline]
-pub fn graph_add_mem_alloc_node(
+pub unsafe fn graph_add_mem_alloc_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &mut cudaMemAllocNodeParams,
@@ -12175,7 +12383,8 @@ pub fn graph_mem_alloc_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemA
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphAddMemFreeNode")]
 #[inline]
 pub unsafe fn graph_add_mem_free_node(
@@ -12376,7 +12585,7 @@ pub fn graph_node_get_type(node: cudaGraphNode_t) -> Result<cudaGraphNodeType, E
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(
@@ -12426,7 +12635,7 @@ pub unsafe fn graph_get_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pRootNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetRootNodes")]
 #[inline]
 pub unsafe fn graph_get_root_nodes(
@@ -12479,7 +12688,8 @@ pub unsafe fn graph_get_root_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetEdges")]
 #[inline]
 pub unsafe fn graph_get_edges(
@@ -12540,7 +12750,7 @@ pub unsafe fn graph_get_edges(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetEdges_v2")]
 #[inline]
 pub unsafe fn graph_get_edges_v2(
@@ -12594,7 +12804,7 @@ pub unsafe fn graph_get_edges_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pDependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies(
@@ -12650,7 +12860,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `pDependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphNodeGetDependencies_v2")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies_v2(
@@ -12703,7 +12914,7 @@ pub unsafe fn graph_node_get_dependencies_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pDependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes(
@@ -12760,7 +12971,8 @@ pub unsafe fn graph_node_get_dependent_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `pDependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphNodeGetDependentNodes_v2")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes_v2(
@@ -12992,9 +13204,13 @@ pub fn graph_remove_dependencies_v2(
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
-pub fn graph_destroy_node(node: cudaGraphNode_t) -> Result<(), Error> {
+pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphDestroyNode(node) }?;
     error::check(__r)?;
     Ok(())
@@ -13291,9 +13507,13 @@ pub fn graph_exec_get_flags(graph_exec: cudaGraphExec_t) -> Result<c_ulonglong, 
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecKernelNodeSetParams")]
 #[inline]
-pub fn graph_exec_kernel_node_set_params(
+pub unsafe fn graph_exec_kernel_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
@@ -13351,9 +13571,13 @@ pub fn graph_exec_kernel_node_set_params(
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_exec_memcpy_node_set_params(
+pub unsafe fn graph_exec_memcpy_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
@@ -13365,7 +13589,8 @@ pub fn graph_exec_memcpy_node_set_params(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParamsToSymbol")]
 #[inline]
 pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
@@ -13385,7 +13610,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParamsFromSymbol")]
 #[inline]
 pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
@@ -13405,7 +13631,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
 #[inline]
 pub unsafe fn graph_exec_memcpy_node_set_params1_d(
@@ -13470,9 +13697,13 @@ pub unsafe fn graph_exec_memcpy_node_set_params1_d(
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecMemsetNodeSetParams")]
 #[inline]
-pub fn graph_exec_memset_node_set_params(
+pub unsafe fn graph_exec_memset_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
@@ -13519,9 +13750,13 @@ pub fn graph_exec_memset_node_set_params(
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecHostNodeSetParams")]
 #[inline]
-pub fn graph_exec_host_node_set_params(
+pub unsafe fn graph_exec_host_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
@@ -13567,9 +13802,12 @@ pub fn graph_exec_event_wait_node_set_event(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
@@ -13581,9 +13819,12 @@ pub fn graph_exec_external_semaphores_signal_node_set_params(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
@@ -13774,9 +14015,13 @@ pub fn graph_launch(graph_exec: cudaGraphExec_t, stream: cudaStream_t) -> Result
 /// `cudaGraphInstantiate`,
 /// `cudaGraphUpload`,
 /// `cudaGraphLaunch`
+///
+/// # Safety
+///
+/// It ends a `GraphExec_t`: nothing may use or end that handle afterwards (an owned `GraphExec_t` ends its own on drop).
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
-pub fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> Result<(), Error> {
+pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecDestroy(graph_exec) }?;
     error::check(__r)?;
     Ok(())
@@ -13800,9 +14045,13 @@ pub fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> Result<(), Error> {
 ///
 /// **See also:**
 /// `cudaGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `Graph_t`: nothing may use or end that handle afterwards (an owned `Graph_t` ends its own on drop).
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
-pub fn graph_destroy(graph: cudaGraph_t) -> Result<(), Error> {
+pub unsafe fn graph_destroy(graph: cudaGraph_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphDestroy(graph) }?;
     error::check(__r)?;
     Ok(())
@@ -13863,7 +14112,8 @@ pub fn graph_debug_dot_print(graph: cudaGraph_t, path: &CStr, flags: c_uint) -> 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `destroy` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaUserObjectCreate")]
 #[inline]
 pub unsafe fn user_object_create(
@@ -13930,9 +14180,13 @@ pub fn user_object_retain(object: cudaUserObject_t, count: c_uint) -> Result<(),
 /// `cudaGraphRetainUserObject`,
 /// `cudaGraphReleaseUserObject`,
 /// `cudaGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `UserObject_t`: nothing may use or end that handle afterwards (an owned `UserObject_t` ends its own on drop).
 #[doc(alias = "cudaUserObjectRelease")]
 #[inline]
-pub fn user_object_release(object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
+pub unsafe fn user_object_release(object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaUserObjectRelease(object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -13989,9 +14243,13 @@ pub fn graph_retain_user_object(graph: cudaGraph_t, object: cudaUserObject_t, co
 /// `cudaUserObjectRelease`,
 /// `cudaGraphRetainUserObject`,
 /// `cudaGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `RuntimeGraphUserObject`: nothing may use or end that handle afterwards (an owned `RuntimeGraphUserObject` ends its own on drop).
 #[doc(alias = "cudaGraphReleaseUserObject")]
 #[inline]
-pub fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
+pub unsafe fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphReleaseUserObject(graph, object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -14036,9 +14294,13 @@ pub fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, c
 /// `cudaGraphCreate`,
 /// `cudaGraphNodeSetParams`,
 /// `cudaGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddNode")]
 #[inline]
-pub fn graph_add_node(
+pub unsafe fn graph_add_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &mut cudaGraphNodeParams,
@@ -14098,9 +14360,13 @@ pub fn graph_add_node(
 /// `cudaGraphCreate`,
 /// `cudaGraphNodeSetParams`,
 /// `cudaGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddNode_v2")]
 #[inline]
-pub fn graph_add_node_v2(
+pub unsafe fn graph_add_node_v2(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     dependency_data: Option<&[cudaGraphEdgeData]>,
@@ -14150,9 +14416,13 @@ pub fn graph_add_node_v2(
 /// **See also:**
 /// `cudaGraphAddNode`,
 /// `cudaGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphNodeSetParams")]
 #[inline]
-pub fn graph_node_set_params(node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_node_set_params(node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphNodeSetParams(node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -14204,9 +14474,13 @@ pub fn graph_node_set_params(node: cudaGraphNode_t, node_params: &cudaGraphNodeP
 /// `cudaGraphNodeSetParams`
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(
+pub unsafe fn graph_exec_node_set_params(
     graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     node_params: &cudaGraphNodeParams,
@@ -14347,7 +14621,9 @@ pub fn get_driver_entry_point_by_version(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `code` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLibraryLoadData")]
 #[inline]
 pub unsafe fn library_load_data(
@@ -14433,9 +14709,14 @@ pub unsafe fn library_load_data(
 /// **See also:** `cudaLibraryLoadData`,
 /// `cudaLibraryUnload`,
 /// `cuLibraryLoadFromFile`
+///
+/// # Safety
+///
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLibraryLoadFromFile")]
 #[inline]
-pub fn library_load_from_file(
+pub unsafe fn library_load_from_file(
     file_name: &CStr,
     jit_options: &[cudaJitOption],
     jit_options_values: &[*mut c_void],
@@ -14479,9 +14760,13 @@ pub fn library_load_from_file(
 /// **See also:** `cudaLibraryLoadData`,
 /// `cudaLibraryLoadFromFile`,
 /// `cuLibraryUnload`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
-pub fn library_unload(library: cudaLibrary_t) -> Result<(), Error> {
+pub unsafe fn library_unload(library: cudaLibrary_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaLibraryUnload(library) }?;
     error::check(__r)?;
     Ok(())
@@ -14790,7 +15075,7 @@ pub fn get_export_table(p_export_table_id: &cudaUUID_t) -> Result<*const c_void,
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `symbolPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetFuncBySymbol")]
 #[inline]
 pub unsafe fn get_func_by_symbol(symbol_ptr: *const c_void) -> Result<cudaFunction_t, Error> {
@@ -14824,7 +15109,7 @@ pub unsafe fn get_func_by_symbol(symbol_ptr: *const c_void) -> Result<cudaFuncti
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `entryFuncAddr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetKernel")]
 #[inline]
 pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> Result<cudaKernel_t, Error> {
@@ -15038,9 +15323,13 @@ pub fn graphics_gl_register_buffer(buffer: GLuint, flags: c_uint) -> Result<cuda
 /// `cudaGraphicsUnregisterResource`,
 /// `cudaGraphicsResourceGetMappedEglFrame`,
 /// `cuGraphicsEGLRegisterImage`
+///
+/// # Safety
+///
+/// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphicsEGLRegisterImage")]
 #[inline]
-pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+pub unsafe fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
     let mut __p_cuda_resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
     let __r = unsafe { sys::call_cudaGraphicsEGLRegisterImage(__p_cuda_resource.as_mut_ptr(), image, flags) }?;
     error::check(__r)?;
@@ -15068,9 +15357,13 @@ pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`,
 /// `cuEGLStreamConsumerConnect`
+///
+/// # Safety
+///
+/// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEGLStreamConsumerConnect")]
 #[inline]
-pub fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cudaEGLStreamConsumerConnect(__conn.as_mut_ptr(), egl_stream) }?;
     error::check(__r)?;
@@ -15100,9 +15393,16 @@ pub fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglSt
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`,
 /// `cuEGLStreamConsumerConnectWithFlags`
+///
+/// # Safety
+///
+/// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEGLStreamConsumerConnectWithFlags")]
 #[inline]
-pub fn egl_stream_consumer_connect_with_flags(egl_stream: EGLStreamKHR, flags: c_uint) -> Result<cudaEglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect_with_flags(
+    egl_stream: EGLStreamKHR,
+    flags: c_uint,
+) -> Result<cudaEglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cudaEGLStreamConsumerConnectWithFlags(__conn.as_mut_ptr(), egl_stream, flags) }?;
     error::check(__r)?;
@@ -15126,9 +15426,13 @@ pub fn egl_stream_consumer_connect_with_flags(egl_stream: EGLStreamKHR, flags: c
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`,
 /// `cuEGLStreamConsumerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `RuntimeEglStreamConsumer`: nothing may use or end that handle afterwards (an owned `RuntimeEglStreamConsumer` ends its own on drop).
 #[doc(alias = "cudaEGLStreamConsumerDisconnect")]
 #[inline]
-pub fn egl_stream_consumer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_consumer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaEGLStreamConsumerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -15196,9 +15500,13 @@ pub fn egl_stream_consumer_acquire_frame(
 /// `cudaEGLStreamConsumerDisconnect`,
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cuEGLStreamConsumerReleaseFrame`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaEGLStreamConsumerReleaseFrame")]
 #[inline]
-pub fn egl_stream_consumer_release_frame(
+pub unsafe fn egl_stream_consumer_release_frame(
     conn: &mut cudaEglStreamConnection,
     p_cuda_resource: cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
@@ -15233,9 +15541,13 @@ pub fn egl_stream_consumer_release_frame(
 /// `cudaEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerReturnFrame`,
 /// `cuEGLStreamProducerConnect`
+///
+/// # Safety
+///
+/// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEGLStreamProducerConnect")]
 #[inline]
-pub fn egl_stream_producer_connect(
+pub unsafe fn egl_stream_producer_connect(
     egl_stream: EGLStreamKHR,
     width: EGLint,
     height: EGLint,
@@ -15263,9 +15575,13 @@ pub fn egl_stream_producer_connect(
 /// `cudaEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerReturnFrame`,
 /// `cuEGLStreamProducerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `RuntimeEglStreamProducer`: nothing may use or end that handle afterwards (an owned `RuntimeEglStreamProducer` ends its own on drop).
 #[doc(alias = "cudaEGLStreamProducerDisconnect")]
 #[inline]
-pub fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaEGLStreamProducerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -15306,9 +15622,13 @@ pub fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Res
 /// `cudaEGLStreamProducerDisconnect`,
 /// `cudaEGLStreamProducerReturnFrame`,
 /// `cuEGLStreamProducerPresentFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaEGLStreamProducerPresentFrame")]
 #[inline]
-pub fn egl_stream_producer_present_frame(
+pub unsafe fn egl_stream_producer_present_frame(
     conn: &mut cudaEglStreamConnection,
     eglframe: cudaEglFrame,
     p_stream: &mut cudaStream_t,
@@ -15341,9 +15661,13 @@ pub fn egl_stream_producer_present_frame(
 /// `cudaEGLStreamProducerDisconnect`,
 /// `cudaEGLStreamProducerPresentFrame`,
 /// `cuEGLStreamProducerReturnFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaEGLStreamProducerReturnFrame")]
 #[inline]
-pub fn egl_stream_producer_return_frame(
+pub unsafe fn egl_stream_producer_return_frame(
     conn: &mut cudaEglStreamConnection,
     eglframe: &mut cudaEglFrame,
     p_stream: &mut cudaStream_t,
@@ -15440,9 +15764,13 @@ pub fn graphics_resource_get_mapped_egl_frame(
 /// `cudaEventQuery`,
 /// `cudaEventSynchronize`,
 /// `cudaEventDestroy`
+///
+/// # Safety
+///
+/// `eglSync` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEventCreateFromEGLSync")]
 #[inline]
-pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<cudaEvent_t, Error> {
+pub unsafe fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<cudaEvent_t, Error> {
     let mut __ph_event = MaybeUninit::<cudaEvent_t>::uninit();
     let __r = unsafe { sys::call_cudaEventCreateFromEGLSync(__ph_event.as_mut_ptr(), egl_sync, flags) }?;
     error::check(__r)?;
@@ -15468,7 +15796,7 @@ pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaVDPAUGetDevice")]
 #[inline]
 pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<c_int, Error> {
@@ -15509,7 +15837,7 @@ pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpG
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaVDPAUSetVDPAUDevice")]
 #[inline]
 pub unsafe fn vdpau_set_vdpau_device(

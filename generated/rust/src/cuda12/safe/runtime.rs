@@ -130,14 +130,17 @@ impl AsyncCallbackHandle_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::device_unregister_async_notification(self.device, self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::device_unregister_async_notification(self.device, self.raw) }
     }
 
     /// Creates [`AsyncCallbackHandle_t`] with [`cudaDeviceRegisterAsyncNotification`](lib::device_register_async_notification).
     ///
     /// # Safety
     ///
-    /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification):
+    /// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn register_async_notification(
         device: c_int,
@@ -212,7 +215,8 @@ impl Event_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::event_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::event_destroy(self.raw) }
     }
 
     /// Creates [`Event_t`] with [`cudaIpcOpenEventHandle`](lib::ipc_open_event_handle).
@@ -240,9 +244,14 @@ impl Event_t {
     }
 
     /// Creates [`Event_t`] with [`cudaEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::event_create_from_egl_sync`](lib::event_create_from_egl_sync):
+    /// `eglSync` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<Self, Error> {
-        let __o0 = lib::event_create_from_egl_sync(egl_sync, flags)?;
+    pub unsafe fn create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::event_create_from_egl_sync(egl_sync, flags) }?;
         // SAFETY: the handle was just made by `cudaEventCreateFromEGLSync` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -352,13 +361,19 @@ impl ExternalMemory_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::destroy_external_memory(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_external_memory(self.raw) }
     }
 
     /// Creates [`ExternalMemory_t`] with [`cudaImportExternalMemory`](lib::import_external_memory).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::import_external_memory`](lib::import_external_memory):
+    /// Every address in `memHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) -> Result<Self, Error> {
-        let __o0 = lib::import_external_memory(mem_handle_desc)?;
+    pub unsafe fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::import_external_memory(mem_handle_desc) }?;
         // SAFETY: the handle was just made by `cudaImportExternalMemory` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -445,13 +460,19 @@ impl ExternalSemaphore_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::destroy_external_semaphore(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_external_semaphore(self.raw) }
     }
 
     /// Creates [`ExternalSemaphore_t`] with [`cudaImportExternalSemaphore`](lib::import_external_semaphore).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::import_external_semaphore`](lib::import_external_semaphore):
+    /// Every address in `semHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDesc) -> Result<Self, Error> {
-        let __o0 = lib::import_external_semaphore(sem_handle_desc)?;
+    pub unsafe fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDesc) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::import_external_semaphore(sem_handle_desc) }?;
         // SAFETY: the handle was just made by `cudaImportExternalSemaphore` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -519,7 +540,8 @@ impl GraphExec_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_exec_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_exec_destroy(self.raw) }
     }
 
     /// Calls [`cudaGraphExecGetFlags`](lib::graph_exec_get_flags) on this handle.
@@ -529,22 +551,38 @@ impl GraphExec_t {
     }
 
     /// Calls [`cudaGraphExecKernelNodeSetParams`](lib::graph_exec_kernel_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_kernel_node_set_params`](lib::graph_exec_kernel_node_set_params):
+    /// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn kernel_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaKernelNodeParams) -> Result<(), Error> {
-        lib::graph_exec_kernel_node_set_params(self.raw, node, p_node_params)
+    pub unsafe fn kernel_node_set_params(
+        &self,
+        node: cudaGraphNode_t,
+        p_node_params: &cudaKernelNodeParams,
+    ) -> Result<(), Error> {
+        unsafe { lib::graph_exec_kernel_node_set_params(self.raw, node, p_node_params) }
     }
 
     /// Calls [`cudaGraphExecMemcpyNodeSetParams`](lib::graph_exec_memcpy_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_memcpy_node_set_params`](lib::graph_exec_memcpy_node_set_params):
+    /// Every address in `pNodeParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn memcpy_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
-        lib::graph_exec_memcpy_node_set_params(self.raw, node, p_node_params)
+    pub unsafe fn memcpy_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
+        unsafe { lib::graph_exec_memcpy_node_set_params(self.raw, node, p_node_params) }
     }
 
     /// Calls [`cudaGraphExecMemcpyNodeSetParamsToSymbol`](lib::graph_exec_memcpy_node_set_params_to_symbol) on this handle.
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_exec_memcpy_node_set_params_to_symbol`](lib::graph_exec_memcpy_node_set_params_to_symbol): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_exec_memcpy_node_set_params_to_symbol`](lib::graph_exec_memcpy_node_set_params_to_symbol):
+    /// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn memcpy_node_set_params_to_symbol(
         &self,
@@ -562,7 +600,9 @@ impl GraphExec_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_exec_memcpy_node_set_params_from_symbol`](lib::graph_exec_memcpy_node_set_params_from_symbol): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_exec_memcpy_node_set_params_from_symbol`](lib::graph_exec_memcpy_node_set_params_from_symbol):
+    /// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn memcpy_node_set_params_from_symbol(
         &self,
@@ -580,7 +620,9 @@ impl GraphExec_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_exec_memcpy_node_set_params1_d`](lib::graph_exec_memcpy_node_set_params1_d): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_exec_memcpy_node_set_params1_d`](lib::graph_exec_memcpy_node_set_params1_d):
+    /// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn memcpy_node_set_params1_d(
         &self,
@@ -594,15 +636,25 @@ impl GraphExec_t {
     }
 
     /// Calls [`cudaGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_memset_node_set_params`](lib::graph_exec_memset_node_set_params):
+    /// Every address in `pNodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn memset_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
-        lib::graph_exec_memset_node_set_params(self.raw, node, p_node_params)
+    pub unsafe fn memset_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
+        unsafe { lib::graph_exec_memset_node_set_params(self.raw, node, p_node_params) }
     }
 
     /// Calls [`cudaGraphExecHostNodeSetParams`](lib::graph_exec_host_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_host_node_set_params`](lib::graph_exec_host_node_set_params):
+    /// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn host_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
-        lib::graph_exec_host_node_set_params(self.raw, node, p_node_params)
+    pub unsafe fn host_node_set_params(&self, node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
+        unsafe { lib::graph_exec_host_node_set_params(self.raw, node, p_node_params) }
     }
 
     /// Calls [`cudaGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
@@ -636,23 +688,33 @@ impl GraphExec_t {
     }
 
     /// Calls [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_external_semaphores_signal_node_set_params`](lib::graph_exec_external_semaphores_signal_node_set_params):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(
+    pub unsafe fn external_semaphores_signal_node_set_params(
         &self,
         h_node: cudaGraphNode_t,
         node_params: &cudaExternalSemaphoreSignalNodeParams,
     ) -> Result<(), Error> {
-        lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, h_node, node_params)
+        unsafe { lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, h_node, node_params) }
     }
 
     /// Calls [`cudaGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_external_semaphores_wait_node_set_params`](lib::graph_exec_external_semaphores_wait_node_set_params):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(
+    pub unsafe fn external_semaphores_wait_node_set_params(
         &self,
         h_node: cudaGraphNode_t,
         node_params: &cudaExternalSemaphoreWaitNodeParams,
     ) -> Result<(), Error> {
-        lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, h_node, node_params)
+        unsafe { lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, h_node, node_params) }
     }
 
     /// Calls [`cudaGraphNodeSetEnabled`](lib::graph_node_set_enabled) on this handle.
@@ -686,9 +748,14 @@ impl GraphExec_t {
     }
 
     /// Calls [`cudaGraphExecNodeSetParams`](lib::graph_exec_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_node_set_params`](lib::graph_exec_node_set_params):
+    /// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn node_set_params(&self, node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
-        lib::graph_exec_node_set_params(self.raw, node, node_params)
+    pub unsafe fn node_set_params(&self, node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
+        unsafe { lib::graph_exec_node_set_params(self.raw, node, node_params) }
     }
 }
 
@@ -754,7 +821,8 @@ impl Graph_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_destroy(self.raw) }
     }
 
     /// Creates [`Graph_t`] with [`cudaGraphCreate`](lib::graph_create).
@@ -803,30 +871,42 @@ impl Graph_t {
     }
 
     /// Calls [`cudaGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_kernel_node`](lib::graph_add_kernel_node):
+    /// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_kernel_node(
+    pub unsafe fn add_kernel_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         p_node_params: &cudaKernelNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_kernel_node(self.raw, p_dependencies, p_node_params)
+        unsafe { lib::graph_add_kernel_node(self.raw, p_dependencies, p_node_params) }
     }
 
     /// Calls [`cudaGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_memcpy_node`](lib::graph_add_memcpy_node):
+    /// Every address in `pCopyParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_memcpy_node(
+    pub unsafe fn add_memcpy_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         p_copy_params: &cudaMemcpy3DParms,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_memcpy_node(self.raw, p_dependencies, p_copy_params)
+        unsafe { lib::graph_add_memcpy_node(self.raw, p_dependencies, p_copy_params) }
     }
 
     /// Calls [`cudaGraphAddMemcpyNodeToSymbol`](lib::graph_add_memcpy_node_to_symbol) on this handle.
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_add_memcpy_node_to_symbol`](lib::graph_add_memcpy_node_to_symbol): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_add_memcpy_node_to_symbol`](lib::graph_add_memcpy_node_to_symbol):
+    /// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn add_memcpy_node_to_symbol(
         &self,
@@ -844,7 +924,9 @@ impl Graph_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_add_memcpy_node_from_symbol`](lib::graph_add_memcpy_node_from_symbol): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_add_memcpy_node_from_symbol`](lib::graph_add_memcpy_node_from_symbol):
+    /// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn add_memcpy_node_from_symbol(
         &self,
@@ -862,7 +944,9 @@ impl Graph_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_add_memcpy_node1_d`](lib::graph_add_memcpy_node1_d): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_add_memcpy_node1_d`](lib::graph_add_memcpy_node1_d):
+    /// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn add_memcpy_node1_d(
         &self,
@@ -876,23 +960,33 @@ impl Graph_t {
     }
 
     /// Calls [`cudaGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_memset_node`](lib::graph_add_memset_node):
+    /// Every address in `pMemsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_memset_node(
+    pub unsafe fn add_memset_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         p_memset_params: &cudaMemsetParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_memset_node(self.raw, p_dependencies, p_memset_params)
+        unsafe { lib::graph_add_memset_node(self.raw, p_dependencies, p_memset_params) }
     }
 
     /// Calls [`cudaGraphAddHostNode`](lib::graph_add_host_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_host_node`](lib::graph_add_host_node):
+    /// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_host_node(
+    pub unsafe fn add_host_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         p_node_params: &cudaHostNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_host_node(self.raw, p_dependencies, p_node_params)
+        unsafe { lib::graph_add_host_node(self.raw, p_dependencies, p_node_params) }
     }
 
     /// Calls [`cudaGraphAddChildGraphNode`](lib::graph_add_child_graph_node) on this handle.
@@ -932,40 +1026,57 @@ impl Graph_t {
     }
 
     /// Calls [`cudaGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_external_semaphores_signal_node`](lib::graph_add_external_semaphores_signal_node):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_external_semaphores_signal_node(
+    pub unsafe fn add_external_semaphores_signal_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         node_params: &cudaExternalSemaphoreSignalNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_external_semaphores_signal_node(self.raw, p_dependencies, node_params)
+        unsafe { lib::graph_add_external_semaphores_signal_node(self.raw, p_dependencies, node_params) }
     }
 
     /// Calls [`cudaGraphAddExternalSemaphoresWaitNode`](lib::graph_add_external_semaphores_wait_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_external_semaphores_wait_node`](lib::graph_add_external_semaphores_wait_node):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_external_semaphores_wait_node(
+    pub unsafe fn add_external_semaphores_wait_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         node_params: &cudaExternalSemaphoreWaitNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_external_semaphores_wait_node(self.raw, p_dependencies, node_params)
+        unsafe { lib::graph_add_external_semaphores_wait_node(self.raw, p_dependencies, node_params) }
     }
 
     /// Calls [`cudaGraphAddMemAllocNode`](lib::graph_add_mem_alloc_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_mem_alloc_node`](lib::graph_add_mem_alloc_node):
+    /// Every address in `nodeParams` (`poolProps.win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_mem_alloc_node(
+    pub unsafe fn add_mem_alloc_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         node_params: &mut cudaMemAllocNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_mem_alloc_node(self.raw, p_dependencies, node_params)
+        unsafe { lib::graph_add_mem_alloc_node(self.raw, p_dependencies, node_params) }
     }
 
     /// Calls [`cudaGraphAddMemFreeNode`](lib::graph_add_mem_free_node) on this handle.
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_add_mem_free_node`](lib::graph_add_mem_free_node): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_add_mem_free_node`](lib::graph_add_mem_free_node):
+    /// - `dptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
     #[inline]
     pub unsafe fn add_mem_free_node(
         &self,
@@ -985,7 +1096,8 @@ impl Graph_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_nodes`](lib::graph_get_nodes): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_nodes`](lib::graph_get_nodes):
+    /// `nodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_nodes(&self, nodes: Option<&mut [cudaGraphNode_t]>, num_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_nodes(self.raw, nodes, num_nodes) }
@@ -995,7 +1107,8 @@ impl Graph_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes):
+    /// `pRootNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_root_nodes(
         &self,
@@ -1009,7 +1122,9 @@ impl Graph_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_edges`](lib::graph_get_edges):
+    /// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_edges(
         &self,
@@ -1024,7 +1139,8 @@ impl Graph_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_edges_v2`](lib::graph_get_edges_v2): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_edges_v2`](lib::graph_get_edges_v2):
+    /// `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_edges_v2(
         &self,
@@ -1075,24 +1191,34 @@ impl Graph_t {
     }
 
     /// Calls [`cudaGraphAddNode`](lib::graph_add_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_node`](lib::graph_add_node):
+    /// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_node(
+    pub unsafe fn add_node(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         node_params: &mut cudaGraphNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_node(self.raw, p_dependencies, node_params)
+        unsafe { lib::graph_add_node(self.raw, p_dependencies, node_params) }
     }
 
     /// Calls [`cudaGraphAddNode_v2`](lib::graph_add_node_v2) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_node_v2`](lib::graph_add_node_v2):
+    /// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_node_v2(
+    pub unsafe fn add_node_v2(
         &self,
         p_dependencies: &[cudaGraphNode_t],
         dependency_data: Option<&[cudaGraphEdgeData]>,
         node_params: &mut cudaGraphNodeParams,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_node_v2(self.raw, p_dependencies, dependency_data, node_params)
+        unsafe { lib::graph_add_node_v2(self.raw, p_dependencies, dependency_data, node_params) }
     }
 
     /// Calls [`cudaGraphConditionalHandleCreate`](lib::graph_conditional_handle_create) on this handle.
@@ -1168,13 +1294,19 @@ impl MemPool_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_pool_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_pool_destroy(self.raw) }
     }
 
     /// Creates [`MemPool_t`] with [`cudaMemPoolCreate`](lib::mem_pool_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::mem_pool_create`](lib::mem_pool_create):
+    /// Every address in `poolProps` (`win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create(pool_props: &cudaMemPoolProps) -> Result<Self, Error> {
-        let __o0 = lib::mem_pool_create(pool_props)?;
+    pub unsafe fn create(pool_props: &cudaMemPoolProps) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::mem_pool_create(pool_props) }?;
         // SAFETY: the handle was just made by `cudaMemPoolCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1183,7 +1315,8 @@ impl MemPool_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle):
+    /// `shareableHandle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn import_from_shareable_handle(
         shareable_handle: *mut c_void,
@@ -1306,7 +1439,8 @@ impl MipmappedArray_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::free_mipmapped_array(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::free_mipmapped_array(self.raw) }
     }
 
     /// Calls [`cudaMipmappedArrayGetMemoryRequirements`](lib::mipmapped_array_get_memory_requirements) on this handle.
@@ -1517,21 +1651,32 @@ impl RuntimeEglStreamConsumer {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::egl_stream_consumer_disconnect(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::egl_stream_consumer_disconnect(&mut __handle) }
     }
 
     /// Creates [`RuntimeEglStreamConsumer`] with [`cudaEGLStreamConsumerConnect`](lib::egl_stream_consumer_connect).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_consumer_connect`](lib::egl_stream_consumer_connect):
+    /// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn connect(egl_stream: EGLStreamKHR) -> Result<Self, Error> {
-        let __o0 = lib::egl_stream_consumer_connect(egl_stream)?;
+    pub unsafe fn connect(egl_stream: EGLStreamKHR) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::egl_stream_consumer_connect(egl_stream) }?;
         // SAFETY: the handle was just made by `cudaEGLStreamConsumerConnect` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
     /// Creates [`RuntimeEglStreamConsumer`] with [`cudaEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_consumer_connect_with_flags`](lib::egl_stream_consumer_connect_with_flags):
+    /// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn connect_with_flags(egl_stream: EGLStreamKHR, flags: c_uint) -> Result<Self, Error> {
-        let __o0 = lib::egl_stream_consumer_connect_with_flags(egl_stream, flags)?;
+    pub unsafe fn connect_with_flags(egl_stream: EGLStreamKHR, flags: c_uint) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::egl_stream_consumer_connect_with_flags(egl_stream, flags) }?;
         // SAFETY: the handle was just made by `cudaEGLStreamConsumerConnectWithFlags` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1600,13 +1745,19 @@ impl RuntimeEglStreamProducer {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::egl_stream_producer_disconnect(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::egl_stream_producer_disconnect(&mut __handle) }
     }
 
     /// Creates [`RuntimeEglStreamProducer`] with [`cudaEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_producer_connect`](lib::egl_stream_producer_connect):
+    /// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn connect(egl_stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<Self, Error> {
-        let __o0 = lib::egl_stream_producer_connect(egl_stream, width, height)?;
+    pub unsafe fn connect(egl_stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::egl_stream_producer_connect(egl_stream, width, height) }?;
         // SAFETY: the handle was just made by `cudaEGLStreamProducerConnect` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1679,7 +1830,8 @@ impl<'p> RuntimeGraphUserObject<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_release_user_object(self.graph, self.raw, self.count)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_release_user_object(self.graph, self.raw, self.count) }
     }
 
     /// Calls [`cudaUserObjectRetain`](lib::user_object_retain) on this handle.
@@ -1759,7 +1911,8 @@ impl RuntimeHostRegistration {
     ///
     /// # Safety
     ///
-    /// As for [`lib::host_register`](lib::host_register): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::host_register`](lib::host_register):
+    /// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn register(ptr: *mut c_void, size: usize, flags: c_uint) -> Result<Self, Error> {
         unsafe { lib::host_register(ptr, size, flags) }?;
@@ -1891,7 +2044,8 @@ impl Stream_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::stream_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::stream_destroy(self.raw) }
     }
 
     /// Creates [`Stream_t`] with [`cudaStreamCreate`](lib::stream_create).
@@ -1963,9 +2117,14 @@ impl Stream_t {
     }
 
     /// Calls [`cudaStreamSetAttribute`](lib::stream_set_attribute) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_set_attribute`](lib::stream_set_attribute):
+    /// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn set_attribute(&self, attr: cudaLaunchAttributeID, value: &cudaLaunchAttributeValue) -> Result<(), Error> {
-        lib::stream_set_attribute(self.raw, attr, value)
+    pub unsafe fn set_attribute(&self, attr: cudaLaunchAttributeID, value: &cudaLaunchAttributeValue) -> Result<(), Error> {
+        unsafe { lib::stream_set_attribute(self.raw, attr, value) }
     }
 
     /// Calls [`cudaStreamWaitEvent`](lib::stream_wait_event) on this handle.
@@ -1978,7 +2137,9 @@ impl Stream_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::stream_add_callback`](lib::stream_add_callback): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::stream_add_callback`](lib::stream_add_callback):
+    /// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn add_callback(
         &self,
@@ -2005,7 +2166,8 @@ impl Stream_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::stream_attach_mem_async`](lib::stream_attach_mem_async): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::stream_attach_mem_async`](lib::stream_attach_mem_async):
+    /// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn attach_mem_async(&self, dev_ptr: *mut c_void, length: usize, flags: c_uint) -> Result<(), Error> {
         unsafe { lib::stream_attach_mem_async(self.raw, dev_ptr, length, flags) }
@@ -2079,7 +2241,9 @@ impl Stream_t {
     ///
     /// # Safety
     ///
-    /// As for [`lib::launch_host_func`](lib::launch_host_func): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::launch_host_func`](lib::launch_host_func):
+    /// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn launch_host_func(&self, r#fn: cudaHostFn_t, user_data: *mut c_void) -> Result<(), Error> {
         unsafe { lib::launch_host_func(self.raw, r#fn, user_data) }
@@ -2148,13 +2312,19 @@ impl SurfaceObject_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::destroy_surface_object(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_surface_object(self.raw) }
     }
 
     /// Creates [`SurfaceObject_t`] with [`cudaCreateSurfaceObject`](lib::create_surface_object).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::create_surface_object`](lib::create_surface_object):
+    /// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<Self, Error> {
-        let __o0 = lib::create_surface_object(p_res_desc)?;
+    pub unsafe fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::create_surface_object(p_res_desc) }?;
         // SAFETY: the handle was just made by `cudaCreateSurfaceObject` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -2228,17 +2398,23 @@ impl TextureObject_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::destroy_texture_object(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_texture_object(self.raw) }
     }
 
     /// Creates [`TextureObject_t`] with [`cudaCreateTextureObject`](lib::create_texture_object).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::create_texture_object`](lib::create_texture_object):
+    /// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create_texture_object(
+    pub unsafe fn create_texture_object(
         p_res_desc: &cudaResourceDesc,
         p_tex_desc: &cudaTextureDesc,
         p_res_view_desc: &cudaResourceViewDesc,
     ) -> Result<Self, Error> {
-        let __o0 = lib::create_texture_object(p_res_desc, p_tex_desc, p_res_view_desc)?;
+        let __o0 = unsafe { lib::create_texture_object(p_res_desc, p_tex_desc, p_res_view_desc) }?;
         // SAFETY: the handle was just made by `cudaCreateTextureObject` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -2326,14 +2502,17 @@ impl UserObject_t {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::user_object_release(self.raw, self.count)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::user_object_release(self.raw, self.count) }
     }
 
     /// Creates [`UserObject_t`] with [`cudaUserObjectCreate`](lib::user_object_create).
     ///
     /// # Safety
     ///
-    /// As for [`lib::user_object_create`](lib::user_object_create): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::user_object_create`](lib::user_object_create):
+    /// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `destroy` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn create(
         ptr: *mut c_void,

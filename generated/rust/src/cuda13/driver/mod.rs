@@ -573,7 +573,7 @@ pub fn device_get_host_atomic_capabilities(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nvSciSyncAttrList` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuDeviceGetNvSciSyncAttributes")]
 #[inline]
 pub unsafe fn device_get_nv_sci_sync_attributes(
@@ -943,9 +943,13 @@ pub fn device_primary_ctx_retain(dev: CUdevice) -> Result<CUcontext, Error> {
 /// `cuCtxSetCacheConfig`,
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// It ends a `PrimaryContext`: nothing may use or end that handle afterwards (an owned `PrimaryContext` ends its own on drop).
 #[doc(alias = "cuDevicePrimaryCtxRelease")]
 #[inline]
-pub fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
+pub unsafe fn device_primary_ctx_release(dev: CUdevice) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDevicePrimaryCtxRelease_v2(dev) }?;
     error::check(__r)?;
     Ok(())
@@ -1123,9 +1127,13 @@ pub fn device_primary_ctx_get_state(dev: CUdevice) -> Result<(c_uint, c_int), Er
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`,
 /// `cudaDeviceReset`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuDevicePrimaryCtxReset")]
 #[inline]
-pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
+pub unsafe fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDevicePrimaryCtxReset_v2(dev) }?;
     error::check(__r)?;
     Ok(())
@@ -1291,9 +1299,17 @@ pub fn device_primary_ctx_reset(dev: CUdevice) -> Result<(), Error> {
 /// `cuCoredumpSetAttribute`,
 /// `cuCtxSynchronize`
 /// `cuCtxGetExecAffinity`,
+///
+/// # Safety
+///
+/// Every address in `ctxCreateParams` (`execAffinityParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuCtxCreate")]
 #[inline]
-pub fn ctx_create(ctx_create_params: Option<&mut CUctxCreateParams>, flags: c_uint, dev: CUdevice) -> Result<CUcontext, Error> {
+pub unsafe fn ctx_create(
+    ctx_create_params: Option<&mut CUctxCreateParams>,
+    flags: c_uint,
+    dev: CUdevice,
+) -> Result<CUcontext, Error> {
     let mut __pctx = MaybeUninit::<CUcontext>::uninit();
     let __r = unsafe {
         sys::call_cuCtxCreate_v4(
@@ -1355,9 +1371,13 @@ pub fn ctx_create(ctx_create_params: Option<&mut CUctxCreateParams>, flags: c_ui
 /// `cuCtxSetCacheConfig`,
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// It ends a `Context`: nothing may use or end that handle afterwards (an owned `Context` ends its own on drop).
 #[doc(alias = "cuCtxDestroy")]
 #[inline]
-pub fn ctx_destroy(ctx: CUcontext) -> Result<(), Error> {
+pub unsafe fn ctx_destroy(ctx: CUcontext) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuCtxDestroy_v2(ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -2319,10 +2339,14 @@ pub fn ctx_attach(flags: c_uint) -> Result<CUcontext, Error> {
 /// `cuCtxSetCacheConfig`,
 /// `cuCtxSetLimit`,
 /// `cuCtxSynchronize`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuCtxDetach")]
 #[deprecated(note = "")]
 #[inline]
-pub fn ctx_detach(ctx: CUcontext) -> Result<(), Error> {
+pub unsafe fn ctx_detach(ctx: CUcontext) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuCtxDetach(ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -2525,7 +2549,7 @@ pub fn module_load(fname: &CStr) -> Result<CUmodule, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuModuleLoadData")]
 #[inline]
 pub unsafe fn module_load_data(image: *const c_void) -> Result<CUmodule, Error> {
@@ -2574,7 +2598,8 @@ pub unsafe fn module_load_data(image: *const c_void) -> Result<CUmodule, Error> 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuModuleLoadDataEx")]
 #[inline]
 pub unsafe fn module_load_data_ex(
@@ -2641,7 +2666,7 @@ pub unsafe fn module_load_data_ex(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `fatCubin` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuModuleLoadFatBinary")]
 #[inline]
 pub unsafe fn module_load_fat_binary(fat_cubin: *const c_void) -> Result<CUmodule, Error> {
@@ -2677,9 +2702,13 @@ pub unsafe fn module_load_fat_binary(fat_cubin: *const c_void) -> Result<CUmodul
 /// `cuModuleLoadData`,
 /// `cuModuleLoadDataEx`,
 /// `cuModuleLoadFatBinary`
+///
+/// # Safety
+///
+/// It ends a `Module`: nothing may use or end that handle afterwards (an owned `Module` ends its own on drop).
 #[doc(alias = "cuModuleUnload")]
 #[inline]
-pub fn module_unload(hmod: CUmodule) -> Result<(), Error> {
+pub unsafe fn module_unload(hmod: CUmodule) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuModuleUnload(hmod) }?;
     error::check(__r)?;
     Ok(())
@@ -2884,9 +2913,13 @@ pub fn module_get_global(hmod: CUmodule, name: &CStr) -> Result<(CUdeviceptr, us
 /// `cuLinkAddFile`,
 /// `cuLinkComplete`,
 /// `cuLinkDestroy`
+///
+/// # Safety
+///
+/// `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLinkCreate")]
 #[inline]
-pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUlinkState, Error> {
+pub unsafe fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> Result<CUlinkState, Error> {
     let mut __state_out = MaybeUninit::<CUlinkState>::uninit();
     let __num_options: c_uint =
         crate::util::array_len(&[Some(options.len()), Some(option_values.len())]).ok_or_else(Error::invalid_argument)?;
@@ -2941,7 +2974,8 @@ pub fn link_create(options: &[CUjit_option], option_values: &[*mut c_void]) -> R
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLinkAddData")]
 #[inline]
 pub unsafe fn link_add_data(
@@ -3008,9 +3042,13 @@ pub unsafe fn link_add_data(
 /// `cuLinkAddData`,
 /// `cuLinkComplete`,
 /// `cuLinkDestroy`
+///
+/// # Safety
+///
+/// `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLinkAddFile")]
 #[inline]
-pub fn link_add_file(
+pub unsafe fn link_add_file(
     state: CUlinkState,
     r#type: CUjitInputType,
     path: &CStr,
@@ -3075,9 +3113,13 @@ pub fn link_complete(state: CUlinkState) -> Result<(*mut c_void, usize), Error> 
 /// `CUDA_ERROR_INVALID_HANDLE`
 ///
 /// **See also:** `cuLinkCreate`
+///
+/// # Safety
+///
+/// It ends a `LinkState`: nothing may use or end that handle afterwards (an owned `LinkState` ends its own on drop).
 #[doc(alias = "cuLinkDestroy")]
 #[inline]
-pub fn link_destroy(state: CUlinkState) -> Result<(), Error> {
+pub unsafe fn link_destroy(state: CUlinkState) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLinkDestroy(state) }?;
     error::check(__r)?;
     Ok(())
@@ -3228,7 +3270,9 @@ pub fn module_get_surf_ref(hmod: CUmodule, name: &CStr) -> Result<CUsurfref, Err
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `code` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLibraryLoadData")]
 #[inline]
 pub unsafe fn library_load_data(
@@ -3317,9 +3361,14 @@ pub unsafe fn library_load_data(
 /// `cuModuleLoad`,
 /// `cuModuleLoadData`,
 /// `cuModuleLoadDataEx`
+///
+/// # Safety
+///
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLibraryLoadFromFile")]
 #[inline]
-pub fn library_load_from_file(
+pub unsafe fn library_load_from_file(
     file_name: &CStr,
     jit_options: &[CUjit_option],
     jit_options_values: &[*mut c_void],
@@ -3363,9 +3412,13 @@ pub fn library_load_from_file(
 /// **See also:** `cuLibraryLoadData`,
 /// `cuLibraryLoadFromFile`,
 /// `cuModuleUnload`
+///
+/// # Safety
+///
+/// It ends a `Library`: nothing may use or end that handle afterwards (an owned `Library` ends its own on drop).
 #[doc(alias = "cuLibraryUnload")]
 #[inline]
-pub fn library_unload(library: CUlibrary) -> Result<(), Error> {
+pub unsafe fn library_unload(library: CUlibrary) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLibraryUnload(library) }?;
     error::check(__r)?;
     Ok(())
@@ -4176,9 +4229,14 @@ pub fn mem_alloc_pitch(width_in_bytes: usize, height: usize, element_size_bytes:
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaFree`
+///
+/// # Safety
+///
+/// - The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `DeviceMemory`: nothing may use or end that handle afterwards (an owned `DeviceMemory` ends its own on drop).
 #[doc(alias = "cuMemFree")]
 #[inline]
-pub fn mem_free(dptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn mem_free(dptr: CUdeviceptr) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemFree_v2(dptr) }?;
     error::check(__r)?;
     Ok(())
@@ -4312,7 +4370,8 @@ pub fn mem_alloc_host(bytesize: usize) -> Result<*mut c_void, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `HostMemory`: nothing may use or end that handle afterwards (an owned `HostMemory` ends its own on drop).
 #[doc(alias = "cuMemFreeHost")]
 #[inline]
 pub unsafe fn mem_free_host(p: *mut c_void) -> Result<(), Error> {
@@ -4464,7 +4523,7 @@ pub fn mem_host_alloc(bytesize: usize, flags: c_uint) -> Result<*mut c_void, Err
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemHostGetDevicePointer")]
 #[inline]
 pub unsafe fn mem_host_get_device_pointer(p: *mut c_void, flags: c_uint) -> Result<CUdeviceptr, Error> {
@@ -4501,7 +4560,7 @@ pub unsafe fn mem_host_get_device_pointer(p: *mut c_void, flags: c_uint) -> Resu
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemHostGetFlags")]
 #[inline]
 pub unsafe fn mem_host_get_flags(p: *mut c_void) -> Result<c_uint, Error> {
@@ -4664,7 +4723,8 @@ pub fn mem_alloc_managed(bytesize: usize, flags: c_uint) -> Result<CUdeviceptr, 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuDeviceRegisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_register_async_notification(
@@ -4698,9 +4758,13 @@ pub unsafe fn device_register_async_notification(
 ///
 /// **See also:**
 /// `cuDeviceRegisterAsyncNotification`
+///
+/// # Safety
+///
+/// It ends a `AsyncCallbackHandle`: nothing may use or end that handle afterwards (an owned `AsyncCallbackHandle` ends its own on drop).
 #[doc(alias = "cuDeviceUnregisterAsyncNotification")]
 #[inline]
-pub fn device_unregister_async_notification(device: CUdevice, callback: CUasyncCallbackHandle) -> Result<(), Error> {
+pub unsafe fn device_unregister_async_notification(device: CUdevice, callback: CUasyncCallbackHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDeviceUnregisterAsyncNotification(device, callback) }?;
     error::check(__r)?;
     Ok(())
@@ -5021,9 +5085,14 @@ pub fn ipc_open_mem_handle(handle: CUipcMemHandle, flags: c_uint) -> Result<CUde
 /// `cuIpcGetMemHandle`,
 /// `cuIpcOpenMemHandle`,
 /// `cudaIpcCloseMemHandle`
+///
+/// # Safety
+///
+/// - The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `IpcMemory`: nothing may use or end that handle afterwards (an owned `IpcMemory` ends its own on drop).
 #[doc(alias = "cuIpcCloseMemHandle")]
 #[inline]
-pub fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuIpcCloseMemHandle(dptr) }?;
     error::check(__r)?;
     Ok(())
@@ -5127,7 +5196,7 @@ pub fn ipc_close_mem_handle(dptr: CUdeviceptr) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemHostRegister")]
 #[inline]
 pub unsafe fn mem_host_register(p: *mut c_void, bytesize: usize, flags: c_uint) -> Result<(), Error> {
@@ -5162,7 +5231,8 @@ pub unsafe fn mem_host_register(p: *mut c_void, bytesize: usize, flags: c_uint) 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `HostRegistration`: nothing may use or end that handle afterwards (an owned `HostRegistration` ends its own on drop).
 #[doc(alias = "cuMemHostUnregister")]
 #[inline]
 pub unsafe fn mem_host_unregister(p: *mut c_void) -> Result<(), Error> {
@@ -5208,9 +5278,14 @@ pub unsafe fn mem_host_unregister(p: *mut c_void) -> Result<(), Error> {
 /// `cudaMemcpy`,
 /// `cudaMemcpyToSymbol`,
 /// `cudaMemcpyFromSymbol`
+///
+/// # Safety
+///
+/// - The device memory `dst` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `src` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpy")]
 #[inline]
-pub fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy(dst, src, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5243,9 +5318,14 @@ pub fn memcpy(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize) -> Result<(
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpyPeer`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyPeer")]
 #[inline]
-pub fn memcpy_peer(
+pub unsafe fn memcpy_peer(
     dst_device: CUdeviceptr,
     dst_context: CUcontext,
     src_device: CUdeviceptr,
@@ -5293,7 +5373,8 @@ pub fn memcpy_peer(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoD")]
 #[inline]
 pub unsafe fn memcpy_htod(dst_device: CUdeviceptr, src_host: *const c_void, byte_count: usize) -> Result<(), Error> {
@@ -5338,7 +5419,8 @@ pub unsafe fn memcpy_htod(dst_device: CUdeviceptr, src_host: *const c_void, byte
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoH")]
 #[inline]
 pub unsafe fn memcpy_dtoh(dst_host: *mut c_void, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
@@ -5380,9 +5462,14 @@ pub unsafe fn memcpy_dtoh(dst_host: *mut c_void, src_device: CUdeviceptr, byte_c
 /// `cudaMemcpy`,
 /// `cudaMemcpyToSymbol`,
 /// `cudaMemcpyFromSymbol`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoD")]
 #[inline]
-pub fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyDtoD_v2(dst_device, src_device, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5421,9 +5508,18 @@ pub fn memcpy_dtod(dst_device: CUdeviceptr, src_device: CUdeviceptr, byte_count:
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaMemcpyToArray`
+///
+/// # Safety
+///
+/// The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoA")]
 #[inline]
-pub fn memcpy_dtoa(dst_array: CUarray, dst_offset: usize, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_dtoa(
+    dst_array: CUarray,
+    dst_offset: usize,
+    src_device: CUdeviceptr,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyDtoA_v2(dst_array, dst_offset, src_device, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5464,9 +5560,18 @@ pub fn memcpy_dtoa(dst_array: CUarray, dst_offset: usize, src_device: CUdevicept
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaMemcpyFromArray`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyAtoD")]
 #[inline]
-pub fn memcpy_atod(dst_device: CUdeviceptr, src_array: CUarray, src_offset: usize, byte_count: usize) -> Result<(), Error> {
+pub unsafe fn memcpy_atod(
+    dst_device: CUdeviceptr,
+    src_array: CUarray,
+    src_offset: usize,
+    byte_count: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyAtoD_v2(dst_device, src_array, src_offset, byte_count) }?;
     error::check(__r)?;
     Ok(())
@@ -5509,7 +5614,7 @@ pub fn memcpy_atod(dst_device: CUdeviceptr, src_array: CUarray, src_offset: usiz
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoA")]
 #[inline]
 pub unsafe fn memcpy_htoa(
@@ -5560,7 +5665,7 @@ pub unsafe fn memcpy_htoa(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyAtoH")]
 #[inline]
 pub unsafe fn memcpy_atoh(dst_host: *mut c_void, src_array: CUarray, src_offset: usize, byte_count: usize) -> Result<(), Error> {
@@ -5781,9 +5886,13 @@ pub fn memcpy_atoa(
 /// `cudaMemcpy2D`,
 /// `cudaMemcpy2DToArray`,
 /// `cudaMemcpy2DFromArray`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy2D")]
 #[inline]
-pub fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
+pub unsafe fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy2D_v2(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -5948,9 +6057,13 @@ pub fn memcpy2d(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
 /// `cudaMemcpy2D`,
 /// `cudaMemcpy2DToArray`,
 /// `cudaMemcpy2DFromArray`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy2DUnaligned")]
 #[inline]
-pub fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
+pub unsafe fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy2DUnaligned_v2(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6122,9 +6235,13 @@ pub fn memcpy2d_unaligned(p_copy: &CUDA_MEMCPY2D) -> Result<(), Error> {
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaMemcpy3D`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3D")]
 #[inline]
-pub fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
+pub unsafe fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3D_v2(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6151,9 +6268,13 @@ pub fn memcpy3d(p_copy: &CUDA_MEMCPY3D) -> Result<(), Error> {
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpy3DPeer`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DPeer")]
 #[inline]
-pub fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DPeer(core::ptr::from_ref(p_copy)) }?;
     error::check(__r)?;
     Ok(())
@@ -6201,9 +6322,14 @@ pub fn memcpy3d_peer(p_copy: &CUDA_MEMCPY3D_PEER) -> Result<(), Error> {
 /// `cudaMemcpyAsync`,
 /// `cudaMemcpyToSymbolAsync`,
 /// `cudaMemcpyFromSymbolAsync`
+///
+/// # Safety
+///
+/// - The device memory `dst` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `src` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyAsync")]
 #[inline]
-pub fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpyAsync(dst, src, byte_count, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6239,9 +6365,14 @@ pub fn memcpy_async(dst: CUdeviceptr, src: CUdeviceptr, byte_count: usize, h_str
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpy3DPeer`, `cuMemcpyDtoDAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpyPeerAsync`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyPeerAsync")]
 #[inline]
-pub fn memcpy_peer_async(
+pub unsafe fn memcpy_peer_async(
     dst_device: CUdeviceptr,
     dst_context: CUcontext,
     src_device: CUdeviceptr,
@@ -6295,7 +6426,8 @@ pub fn memcpy_peer_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoDAsync")]
 #[inline]
 pub unsafe fn memcpy_htod_async(
@@ -6350,7 +6482,8 @@ pub unsafe fn memcpy_htod_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoHAsync")]
 #[inline]
 pub unsafe fn memcpy_dtoh_async(
@@ -6402,9 +6535,14 @@ pub unsafe fn memcpy_dtoh_async(
 /// `cudaMemcpyAsync`,
 /// `cudaMemcpyToSymbolAsync`,
 /// `cudaMemcpyFromSymbolAsync`
+///
+/// # Safety
+///
+/// - The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyDtoDAsync")]
 #[inline]
-pub fn memcpy_dtod_async(
+pub unsafe fn memcpy_dtod_async(
     dst_device: CUdeviceptr,
     src_device: CUdeviceptr,
     byte_count: usize,
@@ -6457,7 +6595,7 @@ pub fn memcpy_dtod_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyHtoAAsync")]
 #[inline]
 pub unsafe fn memcpy_htoa_async(
@@ -6514,7 +6652,7 @@ pub unsafe fn memcpy_htoa_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dstHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemcpyAtoHAsync")]
 #[inline]
 pub unsafe fn memcpy_atoh_async(
@@ -6695,9 +6833,13 @@ pub unsafe fn memcpy_atoh_async(
 /// `cudaMemcpy2DAsync`,
 /// `cudaMemcpy2DToArrayAsync`,
 /// `cudaMemcpy2DFromArrayAsync`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy2DAsync")]
 #[inline]
-pub fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy2DAsync_v2(core::ptr::from_ref(p_copy), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6874,9 +7016,13 @@ pub fn memcpy2d_async(p_copy: &CUDA_MEMCPY2D, h_stream: CUstream) -> Result<(), 
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemcpy3DAsync`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DAsync")]
 #[inline]
-pub fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DAsync_v2(core::ptr::from_ref(p_copy), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6905,9 +7051,13 @@ pub fn memcpy3d_async(p_copy: &CUDA_MEMCPY3D, h_stream: CUstream) -> Result<(), 
 /// **See also:** `cuMemcpyDtoD`, `cuMemcpyPeer`, `cuMemcpyDtoDAsync`, `cuMemcpyPeerAsync`,
 /// `cuMemcpy3DPeerAsync`,
 /// `cudaMemcpy3DPeerAsync`
+///
+/// # Safety
+///
+/// Every address in `pCopy` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DPeerAsync")]
 #[inline]
-pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemcpy3DPeerAsync(core::ptr::from_ref(p_copy), h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6976,9 +7126,14 @@ pub fn memcpy3d_peer_async(p_copy: &CUDA_MEMCPY3D_PEER, h_stream: CUstream) -> R
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 /// *This function exhibits asynchronous behavior for most use cases.*
 /// *Memcpy semantics apply (see the CUDA programming guide).*
+///
+/// # Safety
+///
+/// - The device memory `dsts` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `srcs` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyBatchAsync")]
 #[inline]
-pub fn memcpy_batch_async(
+pub unsafe fn memcpy_batch_async(
     dsts: &[CUdeviceptr],
     srcs: &[CUdeviceptr],
     sizes: &[usize],
@@ -7068,9 +7223,17 @@ pub fn memcpy_batch_async(
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 /// *This function exhibits asynchronous behavior for most use cases.*
 /// *Memcpy semantics apply (see the CUDA programming guide).*
+///
+/// # Safety
+///
+/// Every address in `opList` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DBatchAsync")]
 #[inline]
-pub fn memcpy3d_batch_async(op_list: &[CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglong, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memcpy3d_batch_async(
+    op_list: &[CUDA_MEMCPY3D_BATCH_OP],
+    flags: c_ulonglong,
+    h_stream: CUstream,
+) -> Result<(), Error> {
     let __num_ops: usize = crate::util::array_len(&[Some(op_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemcpy3DBatchAsync_v2(__num_ops, op_list.as_ptr().cast_mut(), flags, h_stream) }?;
     error::check(__r)?;
@@ -7103,9 +7266,14 @@ pub fn memcpy3d_batch_async(op_list: &[CUDA_MEMCPY3D_BATCH_OP], flags: c_ulonglo
 /// *Memcpy semantics apply (see the CUDA programming guide).*
 ///
 /// **See also:** `cuMemcpyBatchAsync`
+///
+/// # Safety
+///
+/// - The device memory `dst` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - The device memory `src` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemcpyWithAttributesAsync")]
 #[inline]
-pub fn memcpy_with_attributes_async(
+pub unsafe fn memcpy_with_attributes_async(
     dst: CUdeviceptr,
     src: CUdeviceptr,
     size: usize,
@@ -7139,9 +7307,13 @@ pub fn memcpy_with_attributes_async(
 /// *Memcpy semantics apply (see the CUDA programming guide).*
 ///
 /// **See also:** `cuMemcpy3DBatchAsync`
+///
+/// # Safety
+///
+/// Every address in `op` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemcpy3DWithAttributesAsync")]
 #[inline]
-pub fn memcpy3d_with_attributes_async(
+pub unsafe fn memcpy3d_with_attributes_async(
     op: &mut CUDA_MEMCPY3D_BATCH_OP,
     flags: c_ulonglong,
     h_stream: CUstream,
@@ -7183,9 +7355,13 @@ pub fn memcpy3d_with_attributes_async(
 /// `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD8")]
 #[inline]
-pub fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), Error> {
+pub unsafe fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD8_v2(dst_device, uc, n) }?;
     error::check(__r)?;
     Ok(())
@@ -7223,9 +7399,13 @@ pub fn memset_d8(dst_device: CUdeviceptr, uc: c_uchar, n: usize) -> Result<(), E
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD16")]
 #[inline]
-pub fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(), Error> {
+pub unsafe fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD16_v2(dst_device, us, n) }?;
     error::check(__r)?;
     Ok(())
@@ -7263,9 +7443,13 @@ pub fn memset_d16(dst_device: CUdeviceptr, us: c_ushort, n: usize) -> Result<(),
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32Async`,
 /// `cudaMemset`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD32")]
 #[inline]
-pub fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), Error> {
+pub unsafe fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD32_v2(dst_device, ui, n) }?;
     error::check(__r)?;
     Ok(())
@@ -7308,9 +7492,19 @@ pub fn memset_d32(dst_device: CUdeviceptr, ui: c_uint, n: usize) -> Result<(), E
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2D`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D8")]
 #[inline]
-pub fn memset_d2d8(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar, width: usize, height: usize) -> Result<(), Error> {
+pub unsafe fn memset_d2d8(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    uc: c_uchar,
+    width: usize,
+    height: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D8_v2(dst_device, dst_pitch, uc, width, height) }?;
     error::check(__r)?;
     Ok(())
@@ -7354,9 +7548,19 @@ pub fn memset_d2d8(dst_device: CUdeviceptr, dst_pitch: usize, uc: c_uchar, width
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2D`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D16")]
 #[inline]
-pub fn memset_d2d16(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushort, width: usize, height: usize) -> Result<(), Error> {
+pub unsafe fn memset_d2d16(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    us: c_ushort,
+    width: usize,
+    height: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D16_v2(dst_device, dst_pitch, us, width, height) }?;
     error::check(__r)?;
     Ok(())
@@ -7400,9 +7604,19 @@ pub fn memset_d2d16(dst_device: CUdeviceptr, dst_pitch: usize, us: c_ushort, wid
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2D`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D32")]
 #[inline]
-pub fn memset_d2d32(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint, width: usize, height: usize) -> Result<(), Error> {
+pub unsafe fn memset_d2d32(
+    dst_device: CUdeviceptr,
+    dst_pitch: usize,
+    ui: c_uint,
+    width: usize,
+    height: usize,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD2D32_v2(dst_device, dst_pitch, ui, width, height) }?;
     error::check(__r)?;
     Ok(())
@@ -7442,9 +7656,13 @@ pub fn memset_d2d32(dst_device: CUdeviceptr, dst_pitch: usize, ui: c_uint, width
 /// `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemsetAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD8Async")]
 #[inline]
-pub fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD8Async(dst_device, uc, n, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7484,9 +7702,13 @@ pub fn memset_d8_async(dst_device: CUdeviceptr, uc: c_uchar, n: usize, h_stream:
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemsetAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD16Async")]
 #[inline]
-pub fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD16Async(dst_device, us, n, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7525,9 +7747,13 @@ pub fn memset_d16_async(dst_device: CUdeviceptr, us: c_ushort, n: usize, h_strea
 /// `cuMemsetD2D16`, `cuMemsetD2D16Async`, `cuMemsetD2D32`, `cuMemsetD2D32Async`,
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`, `cuMemsetD32`,
 /// `cudaMemsetAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD32Async")]
 #[inline]
-pub fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemsetD32Async(dst_device, ui, n, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -7572,9 +7798,13 @@ pub fn memset_d32_async(dst_device: CUdeviceptr, ui: c_uint, n: usize, h_stream:
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2DAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D8Async")]
 #[inline]
-pub fn memset_d2d8_async(
+pub unsafe fn memset_d2d8_async(
     dst_device: CUdeviceptr,
     dst_pitch: usize,
     uc: c_uchar,
@@ -7627,9 +7857,13 @@ pub fn memset_d2d8_async(
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2DAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D16Async")]
 #[inline]
-pub fn memset_d2d16_async(
+pub unsafe fn memset_d2d16_async(
     dst_device: CUdeviceptr,
     dst_pitch: usize,
     us: c_ushort,
@@ -7682,9 +7916,13 @@ pub fn memset_d2d16_async(
 /// `cuMemsetD8`, `cuMemsetD8Async`, `cuMemsetD16`, `cuMemsetD16Async`,
 /// `cuMemsetD32`, `cuMemsetD32Async`,
 /// `cudaMemset2DAsync`
+///
+/// # Safety
+///
+/// The device memory `dstDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemsetD2D32Async")]
 #[inline]
-pub fn memset_d2d32_async(
+pub unsafe fn memset_d2d32_async(
     dst_device: CUdeviceptr,
     dst_pitch: usize,
     ui: c_uint,
@@ -8098,9 +8336,13 @@ pub fn array_get_plane(h_array: CUarray, plane_idx: c_uint) -> Result<CUarray, E
 /// `cuMemHostGetDevicePointer`, `cuMemsetD2D8`, `cuMemsetD2D16`,
 /// `cuMemsetD2D32`, `cuMemsetD8`, `cuMemsetD16`, `cuMemsetD32`,
 /// `cudaFreeArray`
+///
+/// # Safety
+///
+/// It ends a `Array`: nothing may use or end that handle afterwards (an owned `Array` ends its own on drop).
 #[doc(alias = "cuArrayDestroy")]
 #[inline]
-pub fn array_destroy(h_array: CUarray) -> Result<(), Error> {
+pub unsafe fn array_destroy(h_array: CUarray) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuArrayDestroy(h_array) }?;
     error::check(__r)?;
     Ok(())
@@ -8646,9 +8888,13 @@ pub fn mipmapped_array_get_level(h_mipmapped_array: CUmipmappedArray, level: c_u
 /// `cuMipmappedArrayGetLevel`,
 /// `cuArrayCreate`,
 /// `cudaFreeMipmappedArray`
+///
+/// # Safety
+///
+/// It ends a `MipmappedArray`: nothing may use or end that handle afterwards (an owned `MipmappedArray` ends its own on drop).
 #[doc(alias = "cuMipmappedArrayDestroy")]
 #[inline]
-pub fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<(), Error> {
+pub unsafe fn mipmapped_array_destroy(h_mipmapped_array: CUmipmappedArray) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMipmappedArrayDestroy(h_mipmapped_array) }?;
     error::check(__r)?;
     Ok(())
@@ -8772,9 +9018,13 @@ pub fn mem_get_handle_for_address_range<T: crate::Plain>(
 /// *This function uses standard default stream semantics.*
 ///
 /// **See also:** `cuMemAlloc`, `cuMemPoolCreate`, `cuMemAllocFromPoolAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`dstActBytes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemBatchDecompressAsync")]
 #[inline]
-pub fn mem_batch_decompress_async(
+pub unsafe fn mem_batch_decompress_async(
     params_array: &[CUmemDecompressParams],
     flags: c_uint,
     stream: CUstream,
@@ -8843,9 +9093,14 @@ pub fn mem_address_reserve(size: usize, alignment: usize, addr: CUdeviceptr, fla
 /// `CUDA_ERROR_NOT_SUPPORTED`
 ///
 /// **See also:** `cuMemAddressReserve`
+///
+/// # Safety
+///
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `AddressRange`: nothing may use or end that handle afterwards (an owned `AddressRange` ends its own on drop).
 #[doc(alias = "cuMemAddressFree")]
 #[inline]
-pub fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
+pub unsafe fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemAddressFree(ptr, size) }?;
     error::check(__r)?;
     Ok(())
@@ -8925,9 +9180,17 @@ pub fn mem_address_free(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 ///
 /// **See also:** `cuMemRelease`, `cuMemExportToShareableHandle`, `cuMemImportFromShareableHandle`
+///
+/// # Safety
+///
+/// Every address in `prop` (`win32HandleMetaData` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemCreate")]
 #[inline]
-pub fn mem_create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -> Result<CUmemGenericAllocationHandle, Error> {
+pub unsafe fn mem_create(
+    size: usize,
+    prop: &CUmemAllocationProp,
+    flags: c_ulonglong,
+) -> Result<CUmemGenericAllocationHandle, Error> {
     let mut __handle = MaybeUninit::<CUmemGenericAllocationHandle>::uninit();
     let __r = unsafe { sys::call_cuMemCreate(__handle.as_mut_ptr(), size, core::ptr::from_ref(prop), flags) }?;
     error::check(__r)?;
@@ -8959,9 +9222,13 @@ pub fn mem_create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 ///
 /// **See also:** `cuMemCreate`
+///
+/// # Safety
+///
+/// It ends a `AllocationHandle`: nothing may use or end that handle afterwards (an owned `AllocationHandle` ends its own on drop).
 #[doc(alias = "cuMemRelease")]
 #[inline]
-pub fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
+pub unsafe fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemRelease(handle) }?;
     error::check(__r)?;
     Ok(())
@@ -9023,9 +9290,13 @@ pub fn mem_release(handle: CUmemGenericAllocationHandle) -> Result<(), Error> {
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 ///
 /// **See also:** `cuMemUnmap`, `cuMemSetAccess`, `cuMemCreate`, `cuMemAddressReserve`, `cuMemImportFromShareableHandle`
+///
+/// # Safety
+///
+/// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemMap")]
 #[inline]
-pub fn mem_map(
+pub unsafe fn mem_map(
     ptr: CUdeviceptr,
     size: usize,
     offset: usize,
@@ -9205,9 +9476,14 @@ pub fn mem_map_array_async(map_info_list: &[CUarrayMapInfo], h_stream: CUstream)
 /// *This function exhibits synchronous behavior for most use cases.*
 ///
 /// **See also:** `cuMemCreate`, `cuMemAddressReserve`
+///
+/// # Safety
+///
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `Mapping`: nothing may use or end that handle afterwards (an owned `Mapping` ends its own on drop).
 #[doc(alias = "cuMemUnmap")]
 #[inline]
-pub fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
+pub unsafe fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemUnmap(ptr, size) }?;
     error::check(__r)?;
     Ok(())
@@ -9244,9 +9520,13 @@ pub fn mem_unmap(ptr: CUdeviceptr, size: usize) -> Result<(), Error> {
 /// *This function exhibits synchronous behavior for most use cases.*
 ///
 /// **See also:** `cuMemSetAccess`, `cuMemCreate`, :cuMemMap
+///
+/// # Safety
+///
+/// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemSetAccess")]
 #[inline]
-pub fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc]) -> Result<(), Error> {
+pub unsafe fn mem_set_access(ptr: CUdeviceptr, size: usize, desc: &[CUmemAccessDesc]) -> Result<(), Error> {
     let __count: usize = crate::util::array_len(&[Some(desc.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuMemSetAccess(ptr, size, desc.as_ptr(), __count) }?;
     error::check(__r)?;
@@ -9360,7 +9640,7 @@ pub fn mem_export_to_shareable_handle<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `osHandle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_import_from_shareable_handle(
@@ -9393,9 +9673,13 @@ pub unsafe fn mem_import_from_shareable_handle(
 /// `CUDA_ERROR_NOT_SUPPORTED`
 ///
 /// **See also:** `cuMemCreate`, `cuMemMap`
+///
+/// # Safety
+///
+/// Every address in `prop` (`win32HandleMetaData` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemGetAllocationGranularity")]
 #[inline]
-pub fn mem_get_allocation_granularity(
+pub unsafe fn mem_get_allocation_granularity(
     prop: &CUmemAllocationProp,
     option: CUmemAllocationGranularity_flags,
 ) -> Result<usize, Error> {
@@ -9454,7 +9738,7 @@ pub fn mem_get_allocation_properties_from_handle(handle: CUmemGenericAllocationH
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `addr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemRetainAllocationHandle")]
 #[inline]
 pub unsafe fn mem_retain_allocation_handle(addr: *mut c_void) -> Result<CUmemGenericAllocationHandle, Error> {
@@ -9484,9 +9768,14 @@ pub unsafe fn mem_retain_allocation_handle(addr: *mut c_void) -> Result<CUmemGen
 /// `CUDA_ERROR_NOT_INITIALIZED`,
 /// `CUDA_ERROR_INVALID_CONTEXT` (default stream specified with no current context),
 /// `CUDA_ERROR_NOT_SUPPORTED`
+///
+/// # Safety
+///
+/// - The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - It ends a `AsyncDeviceMemory`: nothing may use or end that handle afterwards (an owned `AsyncDeviceMemory` ends its own on drop).
 #[doc(alias = "cuMemFreeAsync")]
 #[inline]
-pub fn mem_free_async(dptr: CUdeviceptr, h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn mem_free_async(dptr: CUdeviceptr, h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemFreeAsync(dptr, h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -9819,9 +10108,13 @@ pub fn mem_pool_get_access(mem_pool: CUmemoryPool, location: &mut CUmemLocation)
 ///
 /// **See also:** `cuDeviceSetMemPool`, `cuDeviceGetMemPool`, `cuDeviceGetDefaultMemPool`,
 /// `cuMemAllocFromPoolAsync`, `cuMemPoolExportToShareableHandle`
+///
+/// # Safety
+///
+/// Every address in `poolProps` (`win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuMemPoolCreate")]
 #[inline]
-pub fn mem_pool_create(pool_props: &CUmemPoolProps) -> Result<CUmemoryPool, Error> {
+pub unsafe fn mem_pool_create(pool_props: &CUmemPoolProps) -> Result<CUmemoryPool, Error> {
     let mut __pool = MaybeUninit::<CUmemoryPool>::uninit();
     let __r = unsafe { sys::call_cuMemPoolCreate(__pool.as_mut_ptr(), core::ptr::from_ref(pool_props)) }?;
     error::check(__r)?;
@@ -9847,9 +10140,13 @@ pub fn mem_pool_create(pool_props: &CUmemPoolProps) -> Result<CUmemoryPool, Erro
 ///
 /// **See also:** `cuMemFreeAsync`, `cuDeviceSetMemPool`, `cuDeviceGetMemPool`,
 /// `cuDeviceGetDefaultMemPool`, `cuMemPoolCreate`
+///
+/// # Safety
+///
+/// It ends a `MemoryPool`: nothing may use or end that handle afterwards (an owned `MemoryPool` ends its own on drop).
 #[doc(alias = "cuMemPoolDestroy")]
 #[inline]
-pub fn mem_pool_destroy(pool: CUmemoryPool) -> Result<(), Error> {
+pub unsafe fn mem_pool_destroy(pool: CUmemoryPool) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemPoolDestroy(pool) }?;
     error::check(__r)?;
     Ok(())
@@ -10069,7 +10366,7 @@ pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemPoolImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_import_from_shareable_handle(
@@ -10498,9 +10795,13 @@ pub fn multicast_bind_mem_v2(
 ///
 /// **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
 /// **See also:** `cuMulticastBindAddr_v2`
+///
+/// # Safety
+///
+/// The device memory `memptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMulticastBindAddr")]
 #[inline]
-pub fn multicast_bind_addr(
+pub unsafe fn multicast_bind_addr(
     mc_handle: CUmemGenericAllocationHandle,
     mc_offset: usize,
     memptr: CUdeviceptr,
@@ -10591,9 +10892,13 @@ pub fn multicast_bind_addr(
 /// `CUDA_ERROR_MULTICAST_RESOURCE_FULL`
 ///
 /// **See also:** `cuMulticastCreate`, `cuMulticastAddDevice`, `cuMemCreate`
+///
+/// # Safety
+///
+/// The device memory `memptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMulticastBindAddr_v2")]
 #[inline]
-pub fn multicast_bind_addr_v2(
+pub unsafe fn multicast_bind_addr_v2(
     mc_handle: CUmemGenericAllocationHandle,
     dev: CUdevice,
     mc_offset: usize,
@@ -10638,9 +10943,13 @@ pub fn multicast_bind_addr_v2(
 ///
 /// **See also:** `cuMulticastBindMem`, `cuMulticastBindAddr`
 /// **See also:** `cuMulticastBindMem_v2`, `cuMulticastBindAddr_v2`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuMulticastUnbind")]
 #[inline]
-pub fn multicast_unbind(
+pub unsafe fn multicast_unbind(
     mc_handle: CUmemGenericAllocationHandle,
     dev: CUdevice,
     mc_offset: usize,
@@ -10749,7 +11058,7 @@ pub fn device_get_clique_count(dev: CUdevice) -> Result<usize, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `cliqueInfo` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuDeviceGetCliqueInfo")]
 #[inline]
 pub unsafe fn device_get_clique_info(clique_info: &mut [CUcliqueInfo], count: &mut usize, dev: CUdevice) -> Result<(), Error> {
@@ -10829,9 +11138,13 @@ pub fn logical_endpoint_id_reserve(count: cuuint32_t) -> Result<CUlogicalEndpoin
 /// `cuLogicalEndpointImport`,
 /// `cuLogicalEndpointGetLimits`,
 /// `cuLogicalEndpointQuery`
+///
+/// # Safety
+///
+/// It ends a `LogicalEndpointId`: nothing may use or end that handle afterwards (an owned `LogicalEndpointId` ends its own on drop).
 #[doc(alias = "cuLogicalEndpointIdRelease")]
 #[inline]
-pub fn logical_endpoint_id_release(base_le_id: CUlogicalEndpointId, count: cuuint32_t) -> Result<(), Error> {
+pub unsafe fn logical_endpoint_id_release(base_le_id: CUlogicalEndpointId, count: cuuint32_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogicalEndpointIdRelease(base_le_id, count) }?;
     error::check(__r)?;
     Ok(())
@@ -10981,9 +11294,13 @@ pub fn logical_endpoint_add_device(le_id: CUlogicalEndpointId, dev: CUdevice) ->
 /// `cuLogicalEndpointImport`,
 /// `cuLogicalEndpointGetLimits`,
 /// `cuLogicalEndpointQuery`
+///
+/// # Safety
+///
+/// It ends a `LogicalEndpoint`: nothing may use or end that handle afterwards (an owned `LogicalEndpoint` ends its own on drop).
 #[doc(alias = "cuLogicalEndpointDestroy")]
 #[inline]
-pub fn logical_endpoint_destroy(le_id: CUlogicalEndpointId) -> Result<(), Error> {
+pub unsafe fn logical_endpoint_destroy(le_id: CUlogicalEndpointId) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogicalEndpointDestroy(le_id) }?;
     error::check(__r)?;
     Ok(())
@@ -11066,7 +11383,7 @@ pub fn logical_endpoint_destroy(le_id: CUlogicalEndpointId) -> Result<(), Error>
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLogicalEndpointBindAddr")]
 #[inline]
 pub unsafe fn logical_endpoint_bind_addr(
@@ -11215,9 +11532,13 @@ pub fn logical_endpoint_bind_mem(
 /// `cuLogicalEndpointImport`,
 /// `cuLogicalEndpointGetLimits`,
 /// `cuLogicalEndpointQuery`
+///
+/// # Safety
+///
+/// It ends a `LogicalEndpointBinding`: nothing may use or end that handle afterwards (an owned `LogicalEndpointBinding` ends its own on drop).
 #[doc(alias = "cuLogicalEndpointUnbind")]
 #[inline]
-pub fn logical_endpoint_unbind(
+pub unsafe fn logical_endpoint_unbind(
     le_id: CUlogicalEndpointId,
     dev: CUdevice,
     offset: cuuint64_t,
@@ -11317,7 +11638,7 @@ pub fn logical_endpoint_export<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLogicalEndpointImport")]
 #[inline]
 pub unsafe fn logical_endpoint_import(
@@ -11503,9 +11824,13 @@ pub fn logical_endpoint_query(le_id: CUlogicalEndpointId, count: cuuint32_t) -> 
 /// `cuLogicalEndpointCreate`,
 /// `cuLogicalEndpointBindAddr`,
 /// `cuLogicalEndpointBindMem`
+///
+/// # Safety
+///
+/// Every address in `opList` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuFabricCpyBatchAsync")]
 #[inline]
-pub fn fabric_cpy_batch_async(
+pub unsafe fn fabric_cpy_batch_async(
     op_list: &[CUDA_FABRIC_COPY_BATCH_OP],
     flags: c_ulonglong,
     h_stream: CUstream,
@@ -11829,9 +12154,13 @@ pub fn pointer_get_attribute<T: crate::Plain>(attribute: CUpointer_attribute, pt
 /// **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
 /// `cuMemcpy3DPeerAsync`, `cuMemAdvise`,
 /// `cudaMemPrefetchAsync`
+///
+/// # Safety
+///
+/// The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemPrefetchAsync")]
 #[inline]
-pub fn mem_prefetch_async(
+pub unsafe fn mem_prefetch_async(
     dev_ptr: CUdeviceptr,
     count: usize,
     location: CUmemLocation,
@@ -11963,9 +12292,13 @@ pub fn mem_prefetch_async(
 /// **See also:** `cuMemcpy`, `cuMemcpyPeer`, `cuMemcpyAsync`,
 /// `cuMemcpy3DPeerAsync`, `cuMemPrefetchAsync`,
 /// `cudaMemAdvise`
+///
+/// # Safety
+///
+/// The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemAdvise")]
 #[inline]
-pub fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> Result<(), Error> {
+pub unsafe fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, location: CUmemLocation) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuMemAdvise_v2(dev_ptr, count, advice, location) }?;
     error::check(__r)?;
     Ok(())
@@ -12005,9 +12338,13 @@ pub fn mem_advise(dev_ptr: CUdeviceptr, count: usize, advice: CUmem_advise, loca
 /// - `numPrefetchLocs`: Size of `prefetchLocs` and `prefetchLocIdxs` arrays.
 /// - `flags`: Flags reserved for future use. Must be zero.
 /// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Safety
+///
+/// The device memory `dptrs` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemPrefetchBatchAsync")]
 #[inline]
-pub fn mem_prefetch_batch_async(
+pub unsafe fn mem_prefetch_batch_async(
     dptrs: &[CUdeviceptr],
     sizes: &[usize],
     prefetch_locs: &[CUmemLocation],
@@ -12061,9 +12398,13 @@ pub fn mem_prefetch_batch_async(
 /// - `count`: Size of `dptrs` and `sizes` arrays.
 /// - `flags`: Flags reserved for future use. Must be zero.
 /// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Safety
+///
+/// The device memory `dptrs` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemDiscardBatchAsync")]
 #[inline]
-pub fn mem_discard_batch_async(
+pub unsafe fn mem_discard_batch_async(
     dptrs: &[CUdeviceptr],
     sizes: &[usize],
     flags: c_ulonglong,
@@ -12118,9 +12459,13 @@ pub fn mem_discard_batch_async(
 /// - `numPrefetchLocs`: Size of `prefetchLocs` and `prefetchLocIdxs` arrays.
 /// - `flags`: Flags reserved for future use. Must be zero.
 /// - `hStream`: The stream to enqueue the operations in. Must not be legacy NULL stream.
+///
+/// # Safety
+///
+/// The device memory `dptrs` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemDiscardAndPrefetchBatchAsync")]
 #[inline]
-pub fn mem_discard_and_prefetch_batch_async(
+pub unsafe fn mem_discard_and_prefetch_batch_async(
     dptrs: &[CUdeviceptr],
     sizes: &[usize],
     prefetch_locs: &[CUmemLocation],
@@ -12195,7 +12540,8 @@ pub fn mem_discard_and_prefetch_batch_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
+/// - `location_out` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuMemGetLocationInfo")]
 #[inline]
 pub unsafe fn mem_get_location_info(
@@ -12349,7 +12695,8 @@ pub fn mem_range_get_attribute<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `devPtr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuMemRangeGetAttributes")]
 #[inline]
 pub unsafe fn mem_range_get_attributes(
@@ -12414,9 +12761,17 @@ pub unsafe fn mem_range_get_attributes(
 /// `cuMemHostAlloc`,
 /// `cuMemHostRegister`,
 /// `cuMemHostUnregister`
+///
+/// # Safety
+///
+/// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuPointerSetAttribute")]
 #[inline]
-pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_attribute, ptr: CUdeviceptr) -> Result<(), Error> {
+pub unsafe fn pointer_set_attribute<T: crate::Plain>(
+    value: &T,
+    attribute: CUpointer_attribute,
+    ptr: CUdeviceptr,
+) -> Result<(), Error> {
     let __value_size: usize = crate::util::selected_size::<T>(
         attribute.0 as i64,
         &[
@@ -12497,7 +12852,8 @@ pub fn pointer_set_attribute<T: crate::Plain>(value: &T, attribute: CUpointer_at
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuPointerGetAttributes")]
 #[inline]
 pub unsafe fn pointer_get_attributes(
@@ -12690,9 +13046,13 @@ pub fn stream_create_with_priority(flags: c_uint, priority: c_int) -> Result<CUs
 /// `cuStreamQuery`,
 /// `cuStreamSynchronize`,
 /// `cuStreamAddCallback`
+///
+/// # Safety
+///
+/// Every address in `streamCigCaptureParams` (`streamCigParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuStreamBeginCaptureToCig")]
 #[inline]
-pub fn stream_begin_capture_to_cig(
+pub unsafe fn stream_begin_capture_to_cig(
     h_stream: CUstream,
     stream_cig_capture_params: &mut CUstreamCigCaptureParams,
 ) -> Result<(), Error> {
@@ -13115,7 +13475,8 @@ pub fn stream_wait_event(h_stream: CUstream, h_event: CUevent, flags: c_uint) ->
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuStreamAddCallback")]
 #[inline]
 pub unsafe fn stream_add_callback(
@@ -13209,7 +13570,8 @@ pub fn stream_begin_capture(h_stream: CUstream, mode: CUstreamCaptureMode) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuStreamBeginRecaptureToGraph")]
 #[inline]
 pub unsafe fn stream_begin_recapture_to_graph(
@@ -13641,9 +14003,13 @@ pub fn stream_update_capture_dependencies(
 /// `cuStreamDestroy`,
 /// `cuMemAllocManaged`,
 /// `cudaStreamAttachMemAsync`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamAttachMemAsync")]
 #[inline]
-pub fn stream_attach_mem_async(h_stream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_attach_mem_async(h_stream: CUstream, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamAttachMemAsync(h_stream, dptr, length, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -13745,9 +14111,13 @@ pub fn stream_synchronize(h_stream: CUstream) -> Result<(), Error> {
 /// `cuStreamSynchronize`,
 /// `cuStreamAddCallback`,
 /// `cudaStreamDestroy`
+///
+/// # Safety
+///
+/// It ends a `Stream`: nothing may use or end that handle afterwards (an owned `Stream` ends its own on drop).
 #[doc(alias = "cuStreamDestroy")]
 #[inline]
-pub fn stream_destroy(h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn stream_destroy(h_stream: CUstream) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamDestroy_v2(h_stream) }?;
     error::check(__r)?;
     Ok(())
@@ -13823,9 +14193,13 @@ pub fn stream_get_attribute(h_stream: CUstream, attr: CUstreamAttrID) -> Result<
 ///
 /// **See also:**
 /// `CUaccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuStreamSetAttribute")]
 #[inline]
-pub fn stream_set_attribute(h_stream: CUstream, attr: CUstreamAttrID, value: &CUstreamAttrValue) -> Result<(), Error> {
+pub unsafe fn stream_set_attribute(h_stream: CUstream, attr: CUstreamAttrID, value: &CUstreamAttrValue) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamSetAttribute(h_stream, attr, core::ptr::from_ref(value)) }?;
     error::check(__r)?;
     Ok(())
@@ -14080,9 +14454,13 @@ pub fn event_synchronize(h_event: CUevent) -> Result<(), Error> {
 /// `cuEventSynchronize`,
 /// `cuEventElapsedTime`,
 /// `cudaEventDestroy`
+///
+/// # Safety
+///
+/// It ends a `Event`: nothing may use or end that handle afterwards (an owned `Event` ends its own on drop).
 #[doc(alias = "cuEventDestroy")]
 #[inline]
-pub fn event_destroy(h_event: CUevent) -> Result<(), Error> {
+pub unsafe fn event_destroy(h_event: CUevent) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuEventDestroy_v2(h_event) }?;
     error::check(__r)?;
     Ok(())
@@ -14314,9 +14692,13 @@ pub fn event_elapsed_time(h_start: CUevent, h_end: CUevent) -> Result<f32, Error
 /// **See also:** `cuDestroyExternalMemory`,
 /// `cuExternalMemoryGetMappedBuffer`,
 /// `cuExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// Every address in `memHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuImportExternalMemory")]
 #[inline]
-pub fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<CUexternalMemory, Error> {
+pub unsafe fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<CUexternalMemory, Error> {
     let mut __ext_mem_out = MaybeUninit::<CUexternalMemory>::uninit();
     let __r = unsafe { sys::call_cuImportExternalMemory(__ext_mem_out.as_mut_ptr(), core::ptr::from_ref(mem_handle_desc)) }?;
     error::check(__r)?;
@@ -14474,9 +14856,13 @@ pub fn external_memory_get_mapped_mipmapped_array(
 /// **See also:** `cuImportExternalMemory`,
 /// `cuExternalMemoryGetMappedBuffer`,
 /// `cuExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// It ends a `ExternalMemory`: nothing may use or end that handle afterwards (an owned `ExternalMemory` ends its own on drop).
 #[doc(alias = "cuDestroyExternalMemory")]
 #[inline]
-pub fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
+pub unsafe fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDestroyExternalMemory(ext_mem) }?;
     error::check(__r)?;
     Ok(())
@@ -14637,9 +15023,15 @@ pub fn destroy_external_memory(ext_mem: CUexternalMemory) -> Result<(), Error> {
 /// **See also:** `cuDestroyExternalSemaphore`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `semHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuImportExternalSemaphore")]
 #[inline]
-pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> Result<CUexternalSemaphore, Error> {
+pub unsafe fn import_external_semaphore(
+    sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC,
+) -> Result<CUexternalSemaphore, Error> {
     let mut __ext_sem_out = MaybeUninit::<CUexternalSemaphore>::uninit();
     let __r = unsafe { sys::call_cuImportExternalSemaphore(__ext_sem_out.as_mut_ptr(), core::ptr::from_ref(sem_handle_desc)) }?;
     error::check(__r)?;
@@ -14738,9 +15130,13 @@ pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDL
 /// **See also:** `cuImportExternalSemaphore`,
 /// `cuDestroyExternalSemaphore`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuSignalExternalSemaphoresAsync")]
 #[inline]
-pub fn signal_external_semaphores_async(
+pub unsafe fn signal_external_semaphores_async(
     ext_sem_array: &[CUexternalSemaphore],
     params_array: &[CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS],
     stream: CUstream,
@@ -14827,9 +15223,13 @@ pub fn signal_external_semaphores_async(
 /// **See also:** `cuImportExternalSemaphore`,
 /// `cuDestroyExternalSemaphore`,
 /// `cuSignalExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuWaitExternalSemaphoresAsync")]
 #[inline]
-pub fn wait_external_semaphores_async(
+pub unsafe fn wait_external_semaphores_async(
     ext_sem_array: &[CUexternalSemaphore],
     params_array: &[CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS],
     stream: CUstream,
@@ -14861,9 +15261,13 @@ pub fn wait_external_semaphores_async(
 /// **See also:** `cuImportExternalSemaphore`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// It ends a `ExternalSemaphore`: nothing may use or end that handle afterwards (an owned `ExternalSemaphore` ends its own on drop).
 #[doc(alias = "cuDestroyExternalSemaphore")]
 #[inline]
-pub fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Error> {
+pub unsafe fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuDestroyExternalSemaphore(ext_sem) }?;
     error::check(__r)?;
     Ok(())
@@ -14910,9 +15314,13 @@ pub fn destroy_external_semaphore(ext_sem: CUexternalSemaphore) -> Result<(), Er
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuStreamWaitEvent`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWaitValue32")]
 #[inline]
-pub fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWaitValue32_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -14958,9 +15366,13 @@ pub fn stream_wait_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuStreamWaitEvent`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWaitValue64")]
 #[inline]
-pub fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWaitValue64_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -14992,9 +15404,13 @@ pub fn stream_wait_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuEventRecord`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWriteValue32")]
 #[inline]
-pub fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWriteValue32_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -15028,9 +15444,13 @@ pub fn stream_write_value32(stream: CUstream, addr: CUdeviceptr, value: cuuint32
 /// `cuStreamBatchMemOp`,
 /// `cuMemHostRegister`,
 /// `cuEventRecord`
+///
+/// # Safety
+///
+/// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuStreamWriteValue64")]
 #[inline]
-pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuStreamWriteValue64_v2(stream, addr, value, flags) }?;
     error::check(__r)?;
     Ok(())
@@ -15074,9 +15494,17 @@ pub fn stream_write_value64(stream: CUstream, addr: CUdeviceptr, value: cuuint64
 /// `cuStreamWriteValue32`,
 /// `cuStreamWriteValue64`,
 /// `cuMemHostRegister`
+///
+/// # Safety
+///
+/// Every address in `paramArray` (`waitValue.address` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuStreamBatchMemOp")]
 #[inline]
-pub fn stream_batch_mem_op(stream: CUstream, param_array: &[CUstreamBatchMemOpParams], flags: c_uint) -> Result<(), Error> {
+pub unsafe fn stream_batch_mem_op(
+    stream: CUstream,
+    param_array: &[CUstreamBatchMemOpParams],
+    flags: c_uint,
+) -> Result<(), Error> {
     let __count: c_uint = crate::util::array_len(&[Some(param_array.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuStreamBatchMemOp_v2(stream, __count, param_array.as_ptr().cast_mut(), flags) }?;
     error::check(__r)?;
@@ -15589,7 +16017,8 @@ pub fn func_load(function: CUfunction) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `extra` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchKernel")]
 #[inline]
 pub unsafe fn launch_kernel(
@@ -15897,7 +16326,9 @@ pub unsafe fn launch_kernel(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
+/// - `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `extra` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchKernelEx")]
 #[inline]
 pub unsafe fn launch_kernel_ex(
@@ -16001,7 +16432,7 @@ pub unsafe fn launch_kernel_ex(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchCooperativeKernel")]
 #[inline]
 pub unsafe fn launch_cooperative_kernel(
@@ -16099,7 +16530,8 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchHostFunc")]
 #[inline]
 pub unsafe fn launch_host_func(h_stream: CUstream, r#fn: CUhostFn, user_data: *mut c_void) -> Result<(), Error> {
@@ -16174,7 +16606,8 @@ pub unsafe fn launch_host_func(h_stream: CUstream, r#fn: CUhostFn, user_data: *m
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLaunchHostFunc_v2")]
 #[inline]
 pub unsafe fn launch_host_func_v2(
@@ -16421,7 +16854,7 @@ pub fn param_setf(hfunc: CUfunction, offset: c_int, value: f32) -> Result<(), Er
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuParamSetv")]
 #[deprecated(note = "")]
 #[inline]
@@ -16754,10 +17187,17 @@ pub fn launch_grid_async(f: CUfunction, grid_width: c_int, grid_height: c_int, h
 /// `cuFuncGetAttribute`,
 /// `cuLaunchCooperativeKernel`,
 /// `cudaLaunchCooperativeKernelMultiDevice`
+///
+/// # Safety
+///
+/// Every address in `launchParamsList` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuLaunchCooperativeKernelMultiDevice")]
 #[deprecated(note = "This function is deprecated as of CUDA 11.3.")]
 #[inline]
-pub fn launch_cooperative_kernel_multi_device(launch_params_list: &[CUDA_LAUNCH_PARAMS], flags: c_uint) -> Result<(), Error> {
+pub unsafe fn launch_cooperative_kernel_multi_device(
+    launch_params_list: &[CUDA_LAUNCH_PARAMS],
+    flags: c_uint,
+) -> Result<(), Error> {
     let __num_devices: c_uint = crate::util::array_len(&[Some(launch_params_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r =
         unsafe { sys::call_cuLaunchCooperativeKernelMultiDevice(launch_params_list.as_ptr().cast_mut(), __num_devices, flags) }?;
@@ -16996,9 +17436,13 @@ pub fn graph_create(flags: c_uint) -> Result<CUgraph, Error> {
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddKernelNode")]
 #[inline]
-pub fn graph_add_kernel_node(
+pub unsafe fn graph_add_kernel_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_KERNEL_NODE_PARAMS,
@@ -17082,9 +17526,13 @@ pub fn graph_kernel_node_get_params(h_node: CUgraphNode) -> Result<CUDA_KERNEL_N
 /// `cuLaunchKernel`,
 /// `cuGraphAddKernelNode`,
 /// `cuGraphKernelNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphKernelNodeSetParams")]
 #[inline]
-pub fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphKernelNodeSetParams_v2(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17138,9 +17586,13 @@ pub fn graph_kernel_node_set_params(h_node: CUgraphNode, node_params: &CUDA_KERN
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `copyParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddMemcpyNode")]
 #[inline]
-pub fn graph_add_memcpy_node(
+pub unsafe fn graph_add_memcpy_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     copy_params: &CUDA_MEMCPY3D,
@@ -17217,9 +17669,13 @@ pub fn graph_memcpy_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMCPY3D
 /// `cuMemcpy3D`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphMemcpyNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMCPY3D) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMCPY3D) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphMemcpyNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17267,9 +17723,13 @@ pub fn graph_memcpy_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMC
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemcpyNode`
+///
+/// # Safety
+///
+/// Every address in `memsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddMemsetNode")]
 #[inline]
-pub fn graph_add_memset_node(
+pub unsafe fn graph_add_memset_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     memset_params: &CUDA_MEMSET_NODE_PARAMS,
@@ -17346,9 +17806,13 @@ pub fn graph_memset_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEMSET_N
 /// `cuMemsetD2D32`,
 /// `cuGraphAddMemsetNode`,
 /// `cuGraphMemsetNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphMemsetNodeSetParams")]
 #[inline]
-pub fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMSET_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMSET_NODE_PARAMS) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphMemsetNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17395,9 +17859,13 @@ pub fn graph_memset_node_set_params(h_node: CUgraphNode, node_params: &CUDA_MEMS
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddHostNode")]
 #[inline]
-pub fn graph_add_host_node(
+pub unsafe fn graph_add_host_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_HOST_NODE_PARAMS,
@@ -17472,9 +17940,13 @@ pub fn graph_host_node_get_params(h_node: CUgraphNode) -> Result<CUDA_HOST_NODE_
 /// `cuLaunchHostFunc`,
 /// `cuGraphAddHostNode`,
 /// `cuGraphHostNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphHostNodeSetParams")]
 #[inline]
-pub fn graph_host_node_set_params(h_node: CUgraphNode, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_host_node_set_params(h_node: CUgraphNode, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphHostNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -17923,9 +18395,13 @@ pub fn graph_event_wait_node_set_event(h_node: CUgraphNode, event: CUevent) -> R
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddExternalSemaphoresSignalNode")]
 #[inline]
-pub fn graph_add_external_semaphores_signal_node(
+pub unsafe fn graph_add_external_semaphores_signal_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
@@ -18010,9 +18486,13 @@ pub fn graph_external_semaphores_signal_node_get_params(h_node: CUgraphNode) -> 
 /// `cuGraphAddExternalSemaphoresWaitNode`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
 ) -> Result<(), Error> {
@@ -18069,9 +18549,13 @@ pub fn graph_external_semaphores_signal_node_set_params(
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddExternalSemaphoresWaitNode")]
 #[inline]
-pub fn graph_add_external_semaphores_wait_node(
+pub unsafe fn graph_add_external_semaphores_wait_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
@@ -18156,9 +18640,13 @@ pub fn graph_external_semaphores_wait_node_get_params(h_node: CUgraphNode) -> Re
 /// `cuGraphAddExternalSemaphoresWaitNode`,
 /// `cuSignalExternalSemaphoresAsync`,
 /// `cuWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
 ) -> Result<(), Error> {
@@ -18220,9 +18708,13 @@ pub fn graph_external_semaphores_wait_node_set_params(
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddBatchMemOpNode")]
 #[inline]
-pub fn graph_add_batch_mem_op_node(
+pub unsafe fn graph_add_batch_mem_op_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
@@ -18305,9 +18797,16 @@ pub fn graph_batch_mem_op_node_get_params(h_node: CUgraphNode) -> Result<CUDA_BA
 /// `cuStreamBatchMemOp`,
 /// `cuGraphAddBatchMemOpNode`,
 /// `cuGraphBatchMemOpNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphBatchMemOpNodeSetParams")]
 #[inline]
-pub fn graph_batch_mem_op_node_set_params(h_node: CUgraphNode, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
+pub unsafe fn graph_batch_mem_op_node_set_params(
+    h_node: CUgraphNode,
+    node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
+) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphBatchMemOpNodeSetParams(h_node, core::ptr::from_ref(node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -18359,9 +18858,13 @@ pub fn graph_batch_mem_op_node_set_params(h_node: CUgraphNode, node_params: &CUD
 /// `cuGraphBatchMemOpNodeGetParams`,
 /// `cuGraphBatchMemOpNodeSetParams`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecBatchMemOpNodeSetParams")]
 #[inline]
-pub fn graph_exec_batch_mem_op_node_set_params(
+pub unsafe fn graph_exec_batch_mem_op_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
@@ -18445,9 +18948,13 @@ pub fn graph_exec_batch_mem_op_node_set_params(
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`poolProps.win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddMemAllocNode")]
 #[inline]
-pub fn graph_add_mem_alloc_node(
+pub unsafe fn graph_add_mem_alloc_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
@@ -18558,9 +19065,17 @@ pub fn graph_mem_alloc_node_get_params(h_node: CUgraphNode) -> Result<CUDA_MEM_A
 /// `cuGraphAddKernelNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuGraphAddMemFreeNode")]
 #[inline]
-pub fn graph_add_mem_free_node(h_graph: CUgraph, dependencies: &[CUgraphNode], dptr: CUdeviceptr) -> Result<CUgraphNode, Error> {
+pub unsafe fn graph_add_mem_free_node(
+    h_graph: CUgraph,
+    dependencies: &[CUgraphNode],
+    dptr: CUdeviceptr,
+) -> Result<CUgraphNode, Error> {
     let mut __ph_graph_node = MaybeUninit::<CUgraphNode>::uninit();
     let __num_dependencies: usize = crate::util::array_len(&[Some(dependencies.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
@@ -18974,7 +19489,7 @@ pub fn graph_exec_get_id(h_graph_exec: CUgraphExec) -> Result<c_uint, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]>, num_nodes: &mut usize) -> Result<(), Error> {
@@ -19020,7 +19535,7 @@ pub unsafe fn graph_get_nodes(h_graph: CUgraph, nodes: Option<&mut [CUgraphNode]
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `rootNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetRootNodes")]
 #[inline]
 pub unsafe fn graph_get_root_nodes(
@@ -19079,7 +19594,9 @@ pub unsafe fn graph_get_root_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphGetEdges")]
 #[inline]
 pub unsafe fn graph_get_edges(
@@ -19139,7 +19656,8 @@ pub unsafe fn graph_get_edges(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphNodeGetDependencies")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies(
@@ -19198,7 +19716,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphNodeGetDependentNodes")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes(
@@ -19350,9 +19869,13 @@ pub fn graph_remove_dependencies(
 /// `cuGraphAddHostNode`,
 /// `cuGraphAddMemcpyNode`,
 /// `cuGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// It ends a `GraphNode`: nothing may use or end that handle afterwards (an owned `GraphNode` ends its own on drop).
 #[doc(alias = "cuGraphDestroyNode")]
 #[inline]
-pub fn graph_destroy_node(h_node: CUgraphNode) -> Result<(), Error> {
+pub unsafe fn graph_destroy_node(h_node: CUgraphNode) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphDestroyNode(h_node) }?;
     error::check(__r)?;
     Ok(())
@@ -19634,9 +20157,13 @@ pub fn graph_exec_get_flags(h_graph_exec: CUgraphExec) -> Result<cuuint64_t, Err
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecKernelNodeSetParams")]
 #[inline]
-pub fn graph_exec_kernel_node_set_params(
+pub unsafe fn graph_exec_kernel_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_KERNEL_NODE_PARAMS,
@@ -19692,9 +20219,13 @@ pub fn graph_exec_kernel_node_set_params(
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `copyParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_exec_memcpy_node_set_params(
+pub unsafe fn graph_exec_memcpy_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     copy_params: &CUDA_MEMCPY3D,
@@ -19755,9 +20286,13 @@ pub fn graph_exec_memcpy_node_set_params(
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `memsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecMemsetNodeSetParams")]
 #[inline]
-pub fn graph_exec_memset_node_set_params(
+pub unsafe fn graph_exec_memset_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     memset_params: &CUDA_MEMSET_NODE_PARAMS,
@@ -19805,9 +20340,13 @@ pub fn graph_exec_memset_node_set_params(
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecHostNodeSetParams")]
 #[inline]
-pub fn graph_exec_host_node_set_params(
+pub unsafe fn graph_exec_host_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_HOST_NODE_PARAMS,
@@ -20015,9 +20554,13 @@ pub fn graph_exec_event_wait_node_set_event(h_graph_exec: CUgraphExec, h_node: C
 /// `cuGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
@@ -20072,9 +20615,13 @@ pub fn graph_exec_external_semaphores_signal_node_set_params(
 /// `cuGraphExecExternalSemaphoresSignalNodeSetParams`,
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
@@ -20268,9 +20815,13 @@ pub fn graph_launch(h_graph_exec: CUgraphExec, h_stream: CUstream) -> Result<(),
 /// `cuGraphInstantiate`,
 /// `cuGraphUpload`,
 /// `cuGraphLaunch`
+///
+/// # Safety
+///
+/// It ends a `GraphExec`: nothing may use or end that handle afterwards (an owned `GraphExec` ends its own on drop).
 #[doc(alias = "cuGraphExecDestroy")]
 #[inline]
-pub fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
+pub unsafe fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphExecDestroy(h_graph_exec) }?;
     error::check(__r)?;
     Ok(())
@@ -20293,9 +20844,13 @@ pub fn graph_exec_destroy(h_graph_exec: CUgraphExec) -> Result<(), Error> {
 ///
 /// **See also:**
 /// `cuGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `Graph`: nothing may use or end that handle afterwards (an owned `Graph` ends its own on drop).
 #[doc(alias = "cuGraphDestroy")]
 #[inline]
-pub fn graph_destroy(h_graph: CUgraph) -> Result<(), Error> {
+pub unsafe fn graph_destroy(h_graph: CUgraph) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphDestroy(h_graph) }?;
     error::check(__r)?;
     Ok(())
@@ -20468,9 +21023,13 @@ pub fn graph_kernel_node_get_attribute(h_node: CUgraphNode, attr: CUkernelNodeAt
 ///
 /// **See also:**
 /// `CUaccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(
+pub unsafe fn graph_kernel_node_set_attribute(
     h_node: CUgraphNode,
     attr: CUkernelNodeAttrID,
     value: &CUkernelNodeAttrValue,
@@ -20535,7 +21094,8 @@ pub fn graph_debug_dot_print(h_graph: CUgraph, path: &CStr, flags: c_uint) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `destroy` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuUserObjectCreate")]
 #[inline]
 pub unsafe fn user_object_create(
@@ -20602,9 +21162,13 @@ pub fn user_object_retain(object: CUuserObject, count: c_uint) -> Result<(), Err
 /// `cuGraphRetainUserObject`,
 /// `cuGraphReleaseUserObject`,
 /// `cuGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `UserObject`: nothing may use or end that handle afterwards (an owned `UserObject` ends its own on drop).
 #[doc(alias = "cuUserObjectRelease")]
 #[inline]
-pub fn user_object_release(object: CUuserObject, count: c_uint) -> Result<(), Error> {
+pub unsafe fn user_object_release(object: CUuserObject, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuUserObjectRelease(object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -20661,9 +21225,13 @@ pub fn graph_retain_user_object(graph: CUgraph, object: CUuserObject, count: c_u
 /// `cuUserObjectRelease`,
 /// `cuGraphRetainUserObject`,
 /// `cuGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `GraphUserObject`: nothing may use or end that handle afterwards (an owned `GraphUserObject` ends its own on drop).
 #[doc(alias = "cuGraphReleaseUserObject")]
 #[inline]
-pub fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_uint) -> Result<(), Error> {
+pub unsafe fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphReleaseUserObject(graph, object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -20707,9 +21275,13 @@ pub fn graph_release_user_object(graph: CUgraph, object: CUuserObject, count: c_
 /// `cuGraphCreate`,
 /// `cuGraphNodeSetParams`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddNode")]
 #[inline]
-pub fn graph_add_node(
+pub unsafe fn graph_add_node(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     dependency_data: Option<&[CUgraphEdgeData]>,
@@ -20775,9 +21347,13 @@ pub fn graph_add_node(
 /// `cuGraphCreate`,
 /// `cuGraphNodeSetParams_v2`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphAddNode_v3")]
 #[inline]
-pub fn graph_add_node_v3(
+pub unsafe fn graph_add_node_v3(
     h_graph: CUgraph,
     dependencies: &[CUgraphNode],
     dependency_data: Option<&[CUgraphEdgeData]>,
@@ -20825,9 +21401,13 @@ pub fn graph_add_node_v3(
 /// `cuGraphAddNode`,
 /// `cuGraphNodeGetParams`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphNodeSetParams")]
 #[inline]
-pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphNodeSetParams(h_node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -20862,9 +21442,13 @@ pub fn graph_node_set_params(h_node: CUgraphNode, node_params: &CUgraphNodeParam
 /// `cuGraphAddNode_v3`,
 /// `cuGraphNodeGetParams`,
 /// `cuGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphNodeSetParams_v2")]
 #[inline]
-pub fn graph_node_set_params_v2(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_node_set_params_v2(h_node: CUgraphNode, node_params: &CUgraphNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphNodeSetParams_v2(h_node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -20954,9 +21538,13 @@ pub fn graph_node_get_params(h_node: CUgraphNode) -> Result<CUgraphNodeParams, E
 /// `cuGraphNodeSetParams`
 /// `cuGraphExecUpdate`,
 /// `cuGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(
+pub unsafe fn graph_exec_node_set_params(
     h_graph_exec: CUgraphExec,
     h_node: CUgraphNode,
     node_params: &CUgraphNodeParams,
@@ -21173,7 +21761,7 @@ pub fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `blockSizeToDynamicSMemSize` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuOccupancyMaxPotentialBlockSize")]
 #[inline]
 pub unsafe fn occupancy_max_potential_block_size(
@@ -21249,7 +21837,7 @@ pub unsafe fn occupancy_max_potential_block_size(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `blockSizeToDynamicSMemSize` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuOccupancyMaxPotentialBlockSizeWithFlags")]
 #[inline]
 pub unsafe fn occupancy_max_potential_block_size_with_flags(
@@ -21350,9 +21938,13 @@ pub fn occupancy_available_dynamic_s_mem_per_block(
 /// **See also:**
 /// `cudaFuncGetAttributes`,
 /// `cuFuncGetAttribute`
+///
+/// # Safety
+///
+/// Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuOccupancyMaxPotentialClusterSize")]
 #[inline]
-pub fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
     let mut __cluster_size = MaybeUninit::<c_int>::uninit();
     let __r =
         unsafe { sys::call_cuOccupancyMaxPotentialClusterSize(__cluster_size.as_mut_ptr(), func, core::ptr::from_ref(config)) }?;
@@ -21398,9 +21990,13 @@ pub fn occupancy_max_potential_cluster_size(func: CUfunction, config: &CUlaunchC
 /// **See also:**
 /// `cudaFuncGetAttributes`,
 /// `cuFuncGetAttribute`
+///
+/// # Safety
+///
+/// Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuOccupancyMaxActiveClusters")]
 #[inline]
-pub fn occupancy_max_active_clusters(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
+pub unsafe fn occupancy_max_active_clusters(func: CUfunction, config: &CUlaunchConfig) -> Result<c_int, Error> {
     let mut __num_clusters = MaybeUninit::<c_int>::uninit();
     let __r = unsafe { sys::call_cuOccupancyMaxActiveClusters(__num_clusters.as_mut_ptr(), func, core::ptr::from_ref(config)) }?;
     error::check(__r)?;
@@ -21523,10 +22119,14 @@ pub fn tex_ref_set_mipmapped_array(h_tex_ref: CUtexref, h_mipmapped_array: CUmip
 /// `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
 /// `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
 /// `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuTexRefSetAddress")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize) -> Result<usize, Error> {
+pub unsafe fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize) -> Result<usize, Error> {
     let mut __byte_offset = MaybeUninit::<usize>::uninit();
     let __r = unsafe { sys::call_cuTexRefSetAddress_v2(__byte_offset.as_mut_ptr(), h_tex_ref, dptr, bytes) }?;
     error::check(__r)?;
@@ -21585,10 +22185,14 @@ pub fn tex_ref_set_address(h_tex_ref: CUtexref, dptr: CUdeviceptr, bytes: usize)
 /// `cuTexRefSetFilterMode`, `cuTexRefSetFlags`, `cuTexRefSetFormat`,
 /// `cuTexRefGetAddress`, `cuTexRefGetAddressMode`, `cuTexRefGetArray`,
 /// `cuTexRefGetFilterMode`, `cuTexRefGetFlags`, `cuTexRefGetFormat`
+///
+/// # Safety
+///
+/// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
 #[doc(alias = "cuTexRefSetAddress2D")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_set_address2d(
+pub unsafe fn tex_ref_set_address2d(
     h_tex_ref: CUtexref,
     desc: &CUDA_ARRAY_DESCRIPTOR,
     dptr: CUdeviceptr,
@@ -21914,7 +22518,7 @@ pub fn tex_ref_set_max_anisotropy(h_tex_ref: CUtexref, max_aniso: c_uint) -> Res
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pBorderColor` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTexRefSetBorderColor")]
 #[deprecated(note = "")]
 #[inline]
@@ -22435,10 +23039,14 @@ pub fn tex_ref_create() -> Result<CUtexref, Error> {
 /// `CUDA_ERROR_INVALID_VALUE`
 ///
 /// **See also:** `cuTexRefCreate`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuTexRefDestroy")]
 #[deprecated(note = "")]
 #[inline]
-pub fn tex_ref_destroy(h_tex_ref: CUtexref) -> Result<(), Error> {
+pub unsafe fn tex_ref_destroy(h_tex_ref: CUtexref) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuTexRefDestroy(h_tex_ref) }?;
     error::check(__r)?;
     Ok(())
@@ -22728,9 +23336,13 @@ pub fn surf_ref_get_array(h_surf_ref: CUsurfref) -> Result<CUarray, Error> {
 /// **See also:**
 /// `cuTexObjectDestroy`,
 /// `cudaCreateTextureObject`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuTexObjectCreate")]
 #[inline]
-pub fn tex_object_create(
+pub unsafe fn tex_object_create(
     p_res_desc: &CUDA_RESOURCE_DESC,
     p_tex_desc: &CUDA_TEXTURE_DESC,
     p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
@@ -22765,9 +23377,13 @@ pub fn tex_object_create(
 /// **See also:**
 /// `cuTexObjectCreate`,
 /// `cudaDestroyTextureObject`
+///
+/// # Safety
+///
+/// It ends a `TexObject`: nothing may use or end that handle afterwards (an owned `TexObject` ends its own on drop).
 #[doc(alias = "cuTexObjectDestroy")]
 #[inline]
-pub fn tex_object_destroy(tex_object: CUtexObject) -> Result<(), Error> {
+pub unsafe fn tex_object_destroy(tex_object: CUtexObject) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuTexObjectDestroy(tex_object) }?;
     error::check(__r)?;
     Ok(())
@@ -22880,9 +23496,13 @@ pub fn tex_object_get_resource_view_desc(tex_object: CUtexObject) -> Result<CUDA
 /// **See also:**
 /// `cuSurfObjectDestroy`,
 /// `cudaCreateSurfaceObject`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuSurfObjectCreate")]
 #[inline]
-pub fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObject, Error> {
+pub unsafe fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObject, Error> {
     let mut __p_surf_object = MaybeUninit::<CUsurfObject>::uninit();
     let __r = unsafe { sys::call_cuSurfObjectCreate(__p_surf_object.as_mut_ptr(), core::ptr::from_ref(p_res_desc)) }?;
     error::check(__r)?;
@@ -22906,9 +23526,13 @@ pub fn surf_object_create(p_res_desc: &CUDA_RESOURCE_DESC) -> Result<CUsurfObjec
 /// **See also:**
 /// `cuSurfObjectCreate`,
 /// `cudaDestroySurfaceObject`
+///
+/// # Safety
+///
+/// It ends a `SurfObject`: nothing may use or end that handle afterwards (an owned `SurfObject` ends its own on drop).
 #[doc(alias = "cuSurfObjectDestroy")]
 #[inline]
-pub fn surf_object_destroy(surf_object: CUsurfObject) -> Result<(), Error> {
+pub unsafe fn surf_object_destroy(surf_object: CUsurfObject) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuSurfObjectDestroy(surf_object) }?;
     error::check(__r)?;
     Ok(())
@@ -23112,7 +23736,11 @@ pub fn surf_object_get_resource_desc(surf_object: CUsurfObject) -> Result<CUDA_R
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `boxDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `elementStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapEncodeTiled")]
 #[inline]
 pub unsafe fn tensor_map_encode_tiled(
@@ -23336,7 +23964,12 @@ pub unsafe fn tensor_map_encode_tiled(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `pixelBoxLowerCorner` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `pixelBoxUpperCorner` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `elementStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapEncodeIm2col")]
 #[inline]
 pub unsafe fn tensor_map_encode_im2col(
@@ -23568,7 +24201,10 @@ pub unsafe fn tensor_map_encode_im2col(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalDim` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `globalStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `elementStrides` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapEncodeIm2colWide")]
 #[inline]
 pub unsafe fn tensor_map_encode_im2col_wide(
@@ -23640,7 +24276,7 @@ pub unsafe fn tensor_map_encode_im2col_wide(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `globalAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuTensorMapReplaceAddress")]
 #[inline]
 pub unsafe fn tensor_map_replace_address(tensor_map: &mut CUtensorMap, global_address: *mut c_void) -> Result<(), Error> {
@@ -23975,9 +24611,13 @@ pub fn device_get_p2p_atomic_capabilities(
 /// `cuGraphicsGLRegisterBuffer`,
 /// `cuGraphicsGLRegisterImage`,
 /// `cudaGraphicsUnregisterResource`
+///
+/// # Safety
+///
+/// It ends a `GraphicsResource`: nothing may use or end that handle afterwards (an owned `GraphicsResource` ends its own on drop).
 #[doc(alias = "cuGraphicsUnregisterResource")]
 #[inline]
-pub fn graphics_unregister_resource(resource: CUgraphicsResource) -> Result<(), Error> {
+pub unsafe fn graphics_unregister_resource(resource: CUgraphicsResource) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGraphicsUnregisterResource(resource) }?;
     error::check(__r)?;
     Ok(())
@@ -24236,9 +24876,13 @@ pub fn graphics_map_resources(resources: &[CUgraphicsResource], h_stream: CUstre
 /// **See also:**
 /// `cuGraphicsMapResources`,
 /// `cudaGraphicsUnmapResources`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuGraphicsUnmapResources")]
 #[inline]
-pub fn graphics_unmap_resources(resources: &[CUgraphicsResource], h_stream: CUstream) -> Result<(), Error> {
+pub unsafe fn graphics_unmap_resources(resources: &[CUgraphicsResource], h_stream: CUstream) -> Result<(), Error> {
     let __count: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cuGraphicsUnmapResources(__count, resources.as_ptr().cast_mut(), h_stream) }?;
     error::check(__r)?;
@@ -24761,7 +25405,8 @@ pub fn coredump_set_attribute_global<T: crate::Plain>(attrib: CUcoredumpSettings
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuCoredumpRegisterStartCallback")]
 #[inline]
 pub unsafe fn coredump_register_start_callback(
@@ -24802,7 +25447,8 @@ pub unsafe fn coredump_register_start_callback(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuCoredumpRegisterCompleteCallback")]
 #[inline]
 pub unsafe fn coredump_register_complete_callback(
@@ -24957,9 +25603,13 @@ pub fn green_ctx_create(desc: CUdevResourceDesc, dev: CUdevice, flags: c_uint) -
 /// **See also:**
 /// `cuGreenCtxCreate`,
 /// `cuCtxDestroy`
+///
+/// # Safety
+///
+/// It ends a `GreenCtx`: nothing may use or end that handle afterwards (an owned `GreenCtx` ends its own on drop).
 #[doc(alias = "cuGreenCtxDestroy")]
 #[inline]
-pub fn green_ctx_destroy(h_ctx: CUgreenCtx) -> Result<(), Error> {
+pub unsafe fn green_ctx_destroy(h_ctx: CUgreenCtx) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuGreenCtxDestroy(h_ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -25160,7 +25810,8 @@ pub fn green_ctx_get_dev_resource(h_ctx: CUgreenCtx, r#type: CUdevResourceType) 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `result` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - Every address in `input` (`nextResource` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuDevSmResourceSplitByCount")]
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
@@ -25304,9 +25955,13 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// `cuGreenCtxGetDevResource`,
 /// `cuCtxGetDevResource`,
 /// `cuDeviceGetDevResource`
+///
+/// # Safety
+///
+/// Every address in `input` (`nextResource` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuDevSmResourceSplit")]
 #[inline]
-pub fn dev_sm_resource_split(
+pub unsafe fn dev_sm_resource_split(
     result: Option<&mut [CUdevResource]>,
     input: &CUdevResource,
     flags: c_uint,
@@ -25363,9 +26018,13 @@ pub fn dev_sm_resource_split(
 ///
 /// **See also:**
 /// `cuDevSmResourceSplitByCount`
+///
+/// # Safety
+///
+/// Every address in `resources` (`nextResource` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuDevResourceGenerateDesc")]
 #[inline]
-pub fn dev_resource_generate_desc(resources: &[CUdevResource]) -> Result<CUdevResourceDesc, Error> {
+pub unsafe fn dev_resource_generate_desc(resources: &[CUdevResource]) -> Result<CUdevResourceDesc, Error> {
     let mut __ph_desc = MaybeUninit::<CUdevResourceDesc>::uninit();
     let __nb_resources: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r =
@@ -25652,7 +26311,8 @@ pub fn stream_get_dev_resource(h_stream: CUstream, r#type: CUdevResourceType) ->
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLogsRegisterCallback")]
 #[inline]
 pub unsafe fn logs_register_callback(
@@ -25673,9 +26333,13 @@ pub unsafe fn logs_register_callback(
 /// **Returns:**
 /// `CUDA_SUCCESS`
 /// `CUDA_ERROR_INVALID_VALUE`
+///
+/// # Safety
+///
+/// It ends a `LogsCallbackHandle`: nothing may use or end that handle afterwards (an owned `LogsCallbackHandle` ends its own on drop).
 #[doc(alias = "cuLogsUnregisterCallback")]
 #[inline]
-pub fn logs_unregister_callback(callback: CUlogsCallbackHandle) -> Result<(), Error> {
+pub unsafe fn logs_unregister_callback(callback: CUlogsCallbackHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuLogsUnregisterCallback(callback) }?;
     error::check(__r)?;
     Ok(())
@@ -25770,7 +26434,7 @@ pub fn logs_dump_to_file(iterator: Option<&mut CUlogIterator>, path_to_file: &CS
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `buffer` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuLogsDumpToMemory")]
 #[inline]
 pub unsafe fn logs_dump_to_memory(
@@ -25927,9 +26591,13 @@ pub fn checkpoint_process_lock(pid: c_int, args: Option<&mut CUcheckpointLockArg
 /// `CUDA_ERROR_ILLEGAL_STATE`
 /// `CUDA_ERROR_NOT_SUPPORTED`
 /// `CUDA_ERROR_INVALID_CONTEXT`
+///
+/// # Safety
+///
+/// Every address in `args` (`customStorageInfo_out` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuCheckpointProcessCheckpoint")]
 #[inline]
-pub fn checkpoint_process_checkpoint(pid: c_int, args: Option<&mut CUcheckpointCheckpointArgs>) -> Result<(), Error> {
+pub unsafe fn checkpoint_process_checkpoint(pid: c_int, args: Option<&mut CUcheckpointCheckpointArgs>) -> Result<(), Error> {
     let __r = unsafe {
         sys::call_cuCheckpointProcessCheckpoint(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointCheckpointArgs))
     }?;
@@ -26005,9 +26673,13 @@ pub fn checkpoint_process_checkpoint(pid: c_int, args: Option<&mut CUcheckpointC
 ///
 /// **See also:**
 /// `cuInit`
+///
+/// # Safety
+///
+/// Every address in `args` (`gpuPairs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuCheckpointProcessRestore")]
 #[inline]
-pub fn checkpoint_process_restore(pid: c_int, args: Option<&mut CUcheckpointRestoreArgs>) -> Result<(), Error> {
+pub unsafe fn checkpoint_process_restore(pid: c_int, args: Option<&mut CUcheckpointRestoreArgs>) -> Result<(), Error> {
     let __r = unsafe {
         sys::call_cuCheckpointProcessRestore(pid, args.map_or(core::ptr::null_mut(), |r| r as *mut CUcheckpointRestoreArgs))
     }?;
@@ -26291,9 +26963,13 @@ pub fn gl_get_devices(p_cuda_devices: &mut [CUdevice], device_list: CUGLDeviceLi
 /// `cuGraphicsResourceSetMapFlags`, `cuGraphicsMapResources`,
 /// `cuGraphicsUnmapResources`,
 /// `cudaGraphicsEGLRegisterImage`
+///
+/// # Safety
+///
+/// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuGraphicsEGLRegisterImage")]
 #[inline]
-pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<CUgraphicsResource, Error> {
+pub unsafe fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<CUgraphicsResource, Error> {
     let mut __p_cuda_resource = MaybeUninit::<CUgraphicsResource>::uninit();
     let __r = unsafe { sys::call_cuGraphicsEGLRegisterImage(__p_cuda_resource.as_mut_ptr(), image, flags) }?;
     error::check(__r)?;
@@ -26319,9 +26995,13 @@ pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerConnect`
+///
+/// # Safety
+///
+/// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEGLStreamConsumerConnect")]
 #[inline]
-pub fn egl_stream_consumer_connect(stream: EGLStreamKHR) -> Result<CUeglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect(stream: EGLStreamKHR) -> Result<CUeglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<CUeglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cuEGLStreamConsumerConnect(__conn.as_mut_ptr(), stream) }?;
     error::check(__r)?;
@@ -26348,9 +27028,16 @@ pub fn egl_stream_consumer_connect(stream: EGLStreamKHR) -> Result<CUeglStreamCo
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerConnectWithFlags`
+///
+/// # Safety
+///
+/// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEGLStreamConsumerConnectWithFlags")]
 #[inline]
-pub fn egl_stream_consumer_connect_with_flags(stream: EGLStreamKHR, flags: c_uint) -> Result<CUeglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect_with_flags(
+    stream: EGLStreamKHR,
+    flags: c_uint,
+) -> Result<CUeglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<CUeglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cuEGLStreamConsumerConnectWithFlags(__conn.as_mut_ptr(), stream, flags) }?;
     error::check(__r)?;
@@ -26372,9 +27059,13 @@ pub fn egl_stream_consumer_connect_with_flags(stream: EGLStreamKHR, flags: c_uin
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `EglStreamConsumer`: nothing may use or end that handle afterwards (an owned `EglStreamConsumer` ends its own on drop).
 #[doc(alias = "cuEGLStreamConsumerDisconnect")]
 #[inline]
-pub fn egl_stream_consumer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_consumer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuEGLStreamConsumerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -26441,9 +27132,13 @@ pub fn egl_stream_consumer_acquire_frame(
 /// **See also:** `cuEGLStreamConsumerConnect`, `cuEGLStreamConsumerDisconnect`,
 /// `cuEGLStreamConsumerAcquireFrame`, `cuEGLStreamConsumerReleaseFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cuEGLStreamConsumerReleaseFrame")]
 #[inline]
-pub fn egl_stream_consumer_release_frame(
+pub unsafe fn egl_stream_consumer_release_frame(
     conn: &mut CUeglStreamConnection,
     p_cuda_resource: CUgraphicsResource,
     p_stream: &mut CUstream,
@@ -26476,9 +27171,17 @@ pub fn egl_stream_consumer_release_frame(
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerConnect`
+///
+/// # Safety
+///
+/// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEGLStreamProducerConnect")]
 #[inline]
-pub fn egl_stream_producer_connect(stream: EGLStreamKHR, width: EGLint, height: EGLint) -> Result<CUeglStreamConnection, Error> {
+pub unsafe fn egl_stream_producer_connect(
+    stream: EGLStreamKHR,
+    width: EGLint,
+    height: EGLint,
+) -> Result<CUeglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<CUeglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cuEGLStreamProducerConnect(__conn.as_mut_ptr(), stream, width, height) }?;
     error::check(__r)?;
@@ -26500,9 +27203,13 @@ pub fn egl_stream_producer_connect(stream: EGLStreamKHR, width: EGLint, height: 
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `EglStreamProducer`: nothing may use or end that handle afterwards (an owned `EglStreamProducer` ends its own on drop).
 #[doc(alias = "cuEGLStreamProducerDisconnect")]
 #[inline]
-pub fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cuEGLStreamProducerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -26553,9 +27260,13 @@ pub fn egl_stream_producer_disconnect(conn: &mut CUeglStreamConnection) -> Resul
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerReturnFrame`,
 /// `cudaEGLStreamProducerPresentFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuEGLStreamProducerPresentFrame")]
 #[inline]
-pub fn egl_stream_producer_present_frame(
+pub unsafe fn egl_stream_producer_present_frame(
     conn: &mut CUeglStreamConnection,
     eglframe: CUeglFrame,
     p_stream: &mut CUstream,
@@ -26584,9 +27295,13 @@ pub fn egl_stream_producer_present_frame(
 /// **See also:** `cuEGLStreamProducerConnect`, `cuEGLStreamProducerDisconnect`,
 /// `cuEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerReturnFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cuEGLStreamProducerReturnFrame")]
 #[inline]
-pub fn egl_stream_producer_return_frame(
+pub unsafe fn egl_stream_producer_return_frame(
     conn: &mut CUeglStreamConnection,
     eglframe: &mut CUeglFrame,
     p_stream: &mut CUstream,
@@ -26698,9 +27413,13 @@ pub fn graphics_resource_get_mapped_egl_frame(
 /// `cuEventQuery`,
 /// `cuEventSynchronize`,
 /// `cuEventDestroy`
+///
+/// # Safety
+///
+/// `eglSync` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuEventCreateFromEGLSync")]
 #[inline]
-pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<CUevent, Error> {
+pub unsafe fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<CUevent, Error> {
     let mut __ph_event = MaybeUninit::<CUevent>::uninit();
     let __r = unsafe { sys::call_cuEventCreateFromEGLSync(__ph_event.as_mut_ptr(), egl_sync, flags) }?;
     error::check(__r)?;
@@ -26733,7 +27452,7 @@ pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuVDPAUGetDevice")]
 #[inline]
 pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<CUdevice, Error> {
@@ -26775,7 +27494,7 @@ pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpG
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cuVDPAUCtxCreate")]
 #[inline]
 pub unsafe fn vdpau_ctx_create(

@@ -79,9 +79,13 @@ unsafe impl crate::Plain for types::cudaMemLocationType {}
 /// *See the CUDA documentation for notes on this function.*
 ///
 /// **See also:** `cudaDeviceSynchronize`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaDeviceReset")]
 #[inline]
-pub fn device_reset() -> Result<(), Error> {
+pub unsafe fn device_reset() -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDeviceReset() }?;
     error::check(__r)?;
     Ok(())
@@ -602,7 +606,7 @@ pub fn ipc_open_event_handle(handle: cudaIpcEventHandle_t) -> Result<cudaEvent_t
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaIpcGetMemHandle")]
 #[inline]
 pub unsafe fn ipc_get_mem_handle(dev_ptr: *mut c_void) -> Result<cudaIpcMemHandle_t, Error> {
@@ -724,7 +728,8 @@ pub fn ipc_open_mem_handle(handle: cudaIpcMemHandle_t, flags: c_uint) -> Result<
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeIpcMemory`: nothing may use or end that handle afterwards (an owned `RuntimeIpcMemory` ends its own on drop).
 #[doc(alias = "cudaIpcCloseMemHandle")]
 #[inline]
 pub unsafe fn ipc_close_mem_handle(dev_ptr: *mut c_void) -> Result<(), Error> {
@@ -781,7 +786,8 @@ pub fn device_flush_gpu_direct_rdma_writes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceRegisterAsyncNotification")]
 #[inline]
 pub unsafe fn device_register_async_notification(
@@ -816,9 +822,13 @@ pub unsafe fn device_register_async_notification(
 ///
 /// **See also:**
 /// `cudaDeviceRegisterAsyncNotification`
+///
+/// # Safety
+///
+/// It ends a `AsyncCallbackHandle_t`: nothing may use or end that handle afterwards (an owned `AsyncCallbackHandle_t` ends its own on drop).
 #[doc(alias = "cudaDeviceUnregisterAsyncNotification")]
 #[inline]
-pub fn device_unregister_async_notification(device: c_int, callback: cudaAsyncCallbackHandle_t) -> Result<(), Error> {
+pub unsafe fn device_unregister_async_notification(device: c_int, callback: cudaAsyncCallbackHandle_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDeviceUnregisterAsyncNotification(device, callback) }?;
     error::check(__r)?;
     Ok(())
@@ -1185,7 +1195,7 @@ pub fn device_get_attribute(attr: cudaDeviceAttr, device: c_int) -> Result<c_int
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `operations` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetHostAtomicCapabilities")]
 #[inline]
 pub unsafe fn device_get_host_atomic_capabilities(
@@ -1338,7 +1348,7 @@ pub fn device_get_mem_pool(device: c_int) -> Result<cudaMemPool_t, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nvSciSyncAttrList` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetNvSciSyncAttributes")]
 #[inline]
 pub unsafe fn device_get_nv_sci_sync_attributes(
@@ -1435,7 +1445,7 @@ pub fn device_get_p2p_attribute(attr: cudaDeviceP2PAttr, src_device: c_int, dst_
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `operations` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetP2PAtomicCapabilities")]
 #[inline]
 pub unsafe fn device_get_p2p_atomic_capabilities(
@@ -2134,9 +2144,13 @@ pub fn stream_get_attribute(h_stream: cudaStream_t, attr: cudaLaunchAttributeID)
 ///
 /// **See also:**
 /// `cudaAccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaStreamSetAttribute")]
 #[inline]
-pub fn stream_set_attribute(
+pub unsafe fn stream_set_attribute(
     h_stream: cudaStream_t,
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
@@ -2175,9 +2189,13 @@ pub fn stream_set_attribute(
 /// `cudaStreamSynchronize`,
 /// `cudaStreamAddCallback`,
 /// `cuStreamDestroy`
+///
+/// # Safety
+///
+/// It ends a `Stream_t`: nothing may use or end that handle afterwards (an owned `Stream_t` ends its own on drop).
 #[doc(alias = "cudaStreamDestroy")]
 #[inline]
-pub fn stream_destroy(stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn stream_destroy(stream: cudaStream_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaStreamDestroy(stream) }?;
     error::check(__r)?;
     Ok(())
@@ -2286,7 +2304,8 @@ pub fn stream_wait_event(stream: cudaStream_t, event: cudaEvent_t, flags: c_uint
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaStreamAddCallback")]
 #[inline]
 pub unsafe fn stream_add_callback(
@@ -2360,7 +2379,7 @@ pub fn stream_query(stream: cudaStream_t) -> Result<(), Error> {
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaStreamAttachMemAsync")]
 #[inline]
 pub unsafe fn stream_attach_mem_async(
@@ -2448,9 +2467,13 @@ pub fn stream_begin_capture(stream: cudaStream_t, mode: cudaStreamCaptureMode) -
 /// `cudaStreamIsCapturing`,
 /// `cudaStreamEndCapture`,
 /// `cudaThreadExchangeStreamCaptureMode`
+///
+/// # Safety
+///
+/// Every address in `callbackData` (`callbackFunc` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaStreamBeginRecaptureToGraph")]
 #[inline]
-pub fn stream_begin_recapture_to_graph(
+pub unsafe fn stream_begin_recapture_to_graph(
     stream: cudaStream_t,
     mode: cudaStreamCaptureMode,
     graph: cudaGraph_t,
@@ -3018,9 +3041,13 @@ pub fn event_synchronize(event: cudaEvent_t) -> Result<(), Error> {
 /// `cudaEventCreateWithFlags`, `cudaEventQuery`,
 /// `cudaEventSynchronize`, `cudaEventRecord`, `cudaEventElapsedTime`,
 /// `cuEventDestroy`
+///
+/// # Safety
+///
+/// It ends a `Event_t`: nothing may use or end that handle afterwards (an owned `Event_t` ends its own on drop).
 #[doc(alias = "cudaEventDestroy")]
 #[inline]
-pub fn event_destroy(event: cudaEvent_t) -> Result<(), Error> {
+pub unsafe fn event_destroy(event: cudaEvent_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaEventDestroy(event) }?;
     error::check(__r)?;
     Ok(())
@@ -3243,9 +3270,13 @@ pub fn event_elapsed_time(start: cudaEvent_t, end: cudaEvent_t) -> Result<f32, E
 /// **See also:** `cudaDestroyExternalMemory`,
 /// `cudaExternalMemoryGetMappedBuffer`,
 /// `cudaExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// Every address in `memHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaImportExternalMemory")]
 #[inline]
-pub fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) -> Result<cudaExternalMemory_t, Error> {
+pub unsafe fn import_external_memory(mem_handle_desc: &cudaExternalMemoryHandleDesc) -> Result<cudaExternalMemory_t, Error> {
     let mut __ext_mem_out = MaybeUninit::<cudaExternalMemory_t>::uninit();
     let __r = unsafe { sys::call_cudaImportExternalMemory(__ext_mem_out.as_mut_ptr(), core::ptr::from_ref(mem_handle_desc)) }?;
     error::check(__r)?;
@@ -3410,9 +3441,13 @@ pub fn external_memory_get_mapped_mipmapped_array(
 /// **See also:** `cudaImportExternalMemory`,
 /// `cudaExternalMemoryGetMappedBuffer`,
 /// `cudaExternalMemoryGetMappedMipmappedArray`
+///
+/// # Safety
+///
+/// It ends a `ExternalMemory_t`: nothing may use or end that handle afterwards (an owned `ExternalMemory_t` ends its own on drop).
 #[doc(alias = "cudaDestroyExternalMemory")]
 #[inline]
-pub fn destroy_external_memory(ext_mem: cudaExternalMemory_t) -> Result<(), Error> {
+pub unsafe fn destroy_external_memory(ext_mem: cudaExternalMemory_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroyExternalMemory(ext_mem) }?;
     error::check(__r)?;
     Ok(())
@@ -3569,9 +3604,15 @@ pub fn destroy_external_memory(ext_mem: cudaExternalMemory_t) -> Result<(), Erro
 /// **See also:** `cudaDestroyExternalSemaphore`,
 /// `cudaSignalExternalSemaphoresAsync`,
 /// `cudaWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `semHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaImportExternalSemaphore")]
 #[inline]
-pub fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDesc) -> Result<cudaExternalSemaphore_t, Error> {
+pub unsafe fn import_external_semaphore(
+    sem_handle_desc: &cudaExternalSemaphoreHandleDesc,
+) -> Result<cudaExternalSemaphore_t, Error> {
     let mut __ext_sem_out = MaybeUninit::<cudaExternalSemaphore_t>::uninit();
     let __r = unsafe { sys::call_cudaImportExternalSemaphore(__ext_sem_out.as_mut_ptr(), core::ptr::from_ref(sem_handle_desc)) }?;
     error::check(__r)?;
@@ -3671,9 +3712,13 @@ pub fn import_external_semaphore(sem_handle_desc: &cudaExternalSemaphoreHandleDe
 /// **See also:** `cudaImportExternalSemaphore`,
 /// `cudaDestroyExternalSemaphore`,
 /// `cudaWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaSignalExternalSemaphoresAsync")]
 #[inline]
-pub fn signal_external_semaphores_async(
+pub unsafe fn signal_external_semaphores_async(
     ext_sem_array: &[cudaExternalSemaphore_t],
     params_array: &[cudaExternalSemaphoreSignalParams],
     stream: cudaStream_t,
@@ -3760,9 +3805,13 @@ pub fn signal_external_semaphores_async(
 /// **See also:** `cudaImportExternalSemaphore`,
 /// `cudaDestroyExternalSemaphore`,
 /// `cudaSignalExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// Every address in `paramsArray` (`params.nvSciSync.fence` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaWaitExternalSemaphoresAsync")]
 #[inline]
-pub fn wait_external_semaphores_async(
+pub unsafe fn wait_external_semaphores_async(
     ext_sem_array: &[cudaExternalSemaphore_t],
     params_array: &[cudaExternalSemaphoreWaitParams],
     stream: cudaStream_t,
@@ -3796,9 +3845,13 @@ pub fn wait_external_semaphores_async(
 /// **See also:** `cudaImportExternalSemaphore`,
 /// `cudaSignalExternalSemaphoresAsync`,
 /// `cudaWaitExternalSemaphoresAsync`
+///
+/// # Safety
+///
+/// It ends a `ExternalSemaphore_t`: nothing may use or end that handle afterwards (an owned `ExternalSemaphore_t` ends its own on drop).
 #[doc(alias = "cudaDestroyExternalSemaphore")]
 #[inline]
-pub fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<(), Error> {
+pub unsafe fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroyExternalSemaphore(ext_sem) }?;
     error::check(__r)?;
     Ok(())
@@ -3855,7 +3908,8 @@ pub fn destroy_external_semaphore(ext_sem: cudaExternalSemaphore_t) -> Result<()
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `args` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchKernel")]
 #[inline]
 pub unsafe fn launch_kernel(
@@ -3934,7 +3988,9 @@ pub unsafe fn launch_kernel(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `args` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchKernelExC")]
 #[inline]
 pub unsafe fn launch_kernel_ex_c(config: &cudaLaunchConfig_t, func: *const c_void, args: *mut *mut c_void) -> Result<(), Error> {
@@ -4000,7 +4056,8 @@ pub unsafe fn launch_kernel_ex_c(config: &cudaLaunchConfig_t, func: *const c_voi
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `args` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchCooperativeKernel")]
 #[inline]
 pub unsafe fn launch_cooperative_kernel(
@@ -4066,7 +4123,7 @@ pub unsafe fn launch_cooperative_kernel(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncSetCacheConfig")]
 #[inline]
 pub unsafe fn func_set_cache_config(func: *const c_void, cache_config: cudaFuncCache) -> Result<(), Error> {
@@ -4110,7 +4167,7 @@ pub unsafe fn func_set_cache_config(func: *const c_void, cache_config: cudaFuncC
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetAttributes")]
 #[inline]
 pub unsafe fn func_get_attributes(func: *const c_void) -> Result<cudaFuncAttributes, Error> {
@@ -4178,7 +4235,7 @@ pub unsafe fn func_get_attributes(func: *const c_void) -> Result<cudaFuncAttribu
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncSetAttribute")]
 #[inline]
 pub unsafe fn func_set_attribute(func: *const c_void, attr: cudaFuncAttribute, value: c_int) -> Result<(), Error> {
@@ -4213,7 +4270,7 @@ pub unsafe fn func_set_attribute(func: *const c_void, attr: cudaFuncAttribute, v
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetName")]
 #[inline]
 pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
@@ -4246,7 +4303,7 @@ pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetParamInfo")]
 #[inline]
 pub unsafe fn func_get_param_info(func: *const c_void, param_index: usize) -> Result<(usize, usize), Error> {
@@ -4274,7 +4331,7 @@ pub unsafe fn func_get_param_info(func: *const c_void, param_index: usize) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncGetParamCount")]
 #[inline]
 pub unsafe fn func_get_param_count(func: *const c_void) -> Result<usize, Error> {
@@ -4350,7 +4407,8 @@ pub unsafe fn func_get_param_count(func: *const c_void) -> Result<usize, Error> 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchHostFunc")]
 #[inline]
 pub unsafe fn launch_host_func(stream: cudaStream_t, r#fn: cudaHostFn_t, user_data: *mut c_void) -> Result<(), Error> {
@@ -4426,7 +4484,8 @@ pub unsafe fn launch_host_func(stream: cudaStream_t, r#fn: cudaHostFn_t, user_da
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLaunchHostFunc_v2")]
 #[inline]
 pub unsafe fn launch_host_func_v2(
@@ -4497,7 +4556,7 @@ pub unsafe fn launch_host_func_v2(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaFuncSetSharedMemConfig")]
 #[deprecated(note = "")]
 #[inline]
@@ -4539,7 +4598,7 @@ pub unsafe fn func_set_shared_mem_config(func: *const c_void, config: cudaShared
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessor")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
@@ -4585,7 +4644,7 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaOccupancyAvailableDynamicSMemPerBlock")]
 #[inline]
 pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
@@ -4647,7 +4706,7 @@ pub unsafe fn occupancy_available_dynamic_s_mem_per_block(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")]
 #[inline]
 pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
@@ -4703,7 +4762,8 @@ pub unsafe fn occupancy_max_active_blocks_per_multiprocessor_with_flags(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - Every address in `launchConfig` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaOccupancyMaxPotentialClusterSize")]
 #[inline]
 pub unsafe fn occupancy_max_potential_cluster_size(
@@ -4754,7 +4814,8 @@ pub unsafe fn occupancy_max_potential_cluster_size(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `func` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - Every address in `launchConfig` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaOccupancyMaxActiveClusters")]
 #[inline]
 pub unsafe fn occupancy_max_active_clusters(func: *const c_void, launch_config: &cudaLaunchConfig_t) -> Result<c_int, Error> {
@@ -5003,7 +5064,8 @@ pub fn malloc_array(desc: &cudaChannelFormatDesc, width: usize, height: usize, f
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeDeviceMemory`: nothing may use or end that handle afterwards (an owned `RuntimeDeviceMemory` ends its own on drop).
 #[doc(alias = "cudaFree")]
 #[inline]
 pub unsafe fn free(dev_ptr: *mut c_void) -> Result<(), Error> {
@@ -5035,7 +5097,8 @@ pub unsafe fn free(dev_ptr: *mut c_void) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaFreeHost")]
 #[inline]
 pub unsafe fn free_host(ptr: *mut c_void) -> Result<(), Error> {
@@ -5064,9 +5127,13 @@ pub unsafe fn free_host(ptr: *mut c_void) -> Result<(), Error> {
 /// `cudaMallocHost(void**`, size_t) "cudaMallocHost (C API)",
 /// `cudaFreeHost`, `cudaHostAlloc`,
 /// `cuArrayDestroy`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaFreeArray")]
 #[inline]
-pub fn free_array(array: cudaArray_t) -> Result<(), Error> {
+pub unsafe fn free_array(array: cudaArray_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaFreeArray(array) }?;
     error::check(__r)?;
     Ok(())
@@ -5092,9 +5159,13 @@ pub fn free_array(array: cudaArray_t) -> Result<(), Error> {
 /// `cudaMallocHost(void**`, size_t) "cudaMallocHost (C API)",
 /// `cudaFreeHost`, `cudaHostAlloc`,
 /// `cuMipmappedArrayDestroy`
+///
+/// # Safety
+///
+/// It ends a `MipmappedArray_t`: nothing may use or end that handle afterwards (an owned `MipmappedArray_t` ends its own on drop).
 #[doc(alias = "cudaFreeMipmappedArray")]
 #[inline]
-pub fn free_mipmapped_array(mipmapped_array: cudaMipmappedArray_t) -> Result<(), Error> {
+pub unsafe fn free_mipmapped_array(mipmapped_array: cudaMipmappedArray_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaFreeMipmappedArray(mipmapped_array) }?;
     error::check(__r)?;
     Ok(())
@@ -5275,7 +5346,7 @@ pub fn host_alloc(size: usize, flags: c_uint) -> Result<*mut c_void, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaHostRegister")]
 #[inline]
 pub unsafe fn host_register(ptr: *mut c_void, size: usize, flags: c_uint) -> Result<(), Error> {
@@ -5307,7 +5378,8 @@ pub unsafe fn host_register(ptr: *mut c_void, size: usize, flags: c_uint) -> Res
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeHostRegistration`: nothing may use or end that handle afterwards (an owned `RuntimeHostRegistration` ends its own on drop).
 #[doc(alias = "cudaHostUnregister")]
 #[inline]
 pub unsafe fn host_unregister(ptr: *mut c_void) -> Result<(), Error> {
@@ -5361,7 +5433,7 @@ pub unsafe fn host_unregister(ptr: *mut c_void) -> Result<(), Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaHostGetDevicePointer")]
 #[inline]
 pub unsafe fn host_get_device_pointer(p_host: *mut c_void, flags: c_uint) -> Result<*mut c_void, Error> {
@@ -5393,7 +5465,7 @@ pub unsafe fn host_get_device_pointer(p_host: *mut c_void, flags: c_uint) -> Res
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaHostGetFlags")]
 #[inline]
 pub unsafe fn host_get_flags(p_host: *mut c_void) -> Result<c_uint, Error> {
@@ -5809,9 +5881,13 @@ pub fn get_mipmapped_array_level(mipmapped_array: cudaMipmappedArray_const_t, le
 /// `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`,
 /// `make_cudaExtent`, `make_cudaPos`,
 /// `cuMemcpy3D`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3D")]
 #[inline]
-pub fn memcpy3d(p: &cudaMemcpy3DParms) -> Result<(), Error> {
+pub unsafe fn memcpy3d(p: &cudaMemcpy3DParms) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3D(core::ptr::from_ref(p)) }?;
     error::check(__r)?;
     Ok(())
@@ -5846,9 +5922,13 @@ pub fn memcpy3d(p: &cudaMemcpy3DParms) -> Result<(), Error> {
 /// **See also:** `cudaMemcpy`, `cudaMemcpyPeer`, `cudaMemcpyAsync`, `cudaMemcpyPeerAsync`,
 /// `cudaMemcpy3DPeerAsync`,
 /// `cuMemcpy3DPeer`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DPeer")]
 #[inline]
-pub fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DPeer(core::ptr::from_ref(p)) }?;
     error::check(__r)?;
     Ok(())
@@ -5969,9 +6049,13 @@ pub fn memcpy3d_peer(p: &cudaMemcpy3DPeerParms) -> Result<(), Error> {
 /// `cudaMemcpyToSymbolAsync`, `cudaMemcpyFromSymbolAsync`,
 /// `make_cudaExtent`, `make_cudaPos`,
 /// `cuMemcpy3DAsync`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DAsync")]
 #[inline]
-pub fn memcpy3d_async(p: &cudaMemcpy3DParms, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy3d_async(p: &cudaMemcpy3DParms, stream: cudaStream_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DAsync(core::ptr::from_ref(p), stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6001,9 +6085,13 @@ pub fn memcpy3d_async(p: &cudaMemcpy3DParms, stream: cudaStream_t) -> Result<(),
 /// **See also:** `cudaMemcpy`, `cudaMemcpyPeer`, `cudaMemcpyAsync`, `cudaMemcpyPeerAsync`,
 /// `cudaMemcpy3DPeerAsync`,
 /// `cuMemcpy3DPeerAsync`
+///
+/// # Safety
+///
+/// Every address in `p` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DPeerAsync")]
 #[inline]
-pub fn memcpy3d_peer_async(p: &cudaMemcpy3DPeerParms, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy3d_peer_async(p: &cudaMemcpy3DPeerParms, stream: cudaStream_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemcpy3DPeerAsync(core::ptr::from_ref(p), stream) }?;
     error::check(__r)?;
     Ok(())
@@ -6245,7 +6333,8 @@ pub fn mipmapped_array_get_sparse_properties(mipmap: cudaMipmappedArray_t) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy")]
 #[inline]
 pub unsafe fn memcpy(dst: *mut c_void, src: *const c_void, count: usize, kind: cudaMemcpyKind) -> Result<(), Error> {
@@ -6289,7 +6378,8 @@ pub unsafe fn memcpy(dst: *mut c_void, src: *const c_void, count: usize, kind: c
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyPeer")]
 #[inline]
 pub unsafe fn memcpy_peer(
@@ -6353,7 +6443,8 @@ pub unsafe fn memcpy_peer(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2D")]
 #[inline]
 pub unsafe fn memcpy2d(
@@ -6420,7 +6511,7 @@ pub unsafe fn memcpy2d(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DToArray")]
 #[inline]
 pub unsafe fn memcpy2d_to_array(
@@ -6488,7 +6579,7 @@ pub unsafe fn memcpy2d_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DFromArray")]
 #[inline]
 pub unsafe fn memcpy2d_from_array(
@@ -6613,7 +6704,8 @@ pub fn memcpy2d_array_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToSymbol")]
 #[inline]
 pub unsafe fn memcpy_to_symbol(
@@ -6671,7 +6763,8 @@ pub unsafe fn memcpy_to_symbol(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromSymbol")]
 #[inline]
 pub unsafe fn memcpy_from_symbol(
@@ -6742,7 +6835,8 @@ pub unsafe fn memcpy_from_symbol(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyAsync")]
 #[inline]
 pub unsafe fn memcpy_async(
@@ -6792,7 +6886,8 @@ pub unsafe fn memcpy_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyPeerAsync")]
 #[inline]
 pub unsafe fn memcpy_peer_async(
@@ -6872,7 +6967,8 @@ pub unsafe fn memcpy_peer_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dsts` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `srcs` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyBatchAsync")]
 #[inline]
 pub unsafe fn memcpy_batch_async(
@@ -6962,9 +7058,17 @@ pub unsafe fn memcpy_batch_async(
 /// *Note that this function may also return error codes from previous, asynchronous launches.*
 /// *This function exhibits asynchronous behavior for most use cases.*
 /// *Memcpy semantics apply (see the CUDA programming guide).*
+///
+/// # Safety
+///
+/// Every address in `opList` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DBatchAsync")]
 #[inline]
-pub fn memcpy3d_batch_async(op_list: &[cudaMemcpy3DBatchOp], flags: c_ulonglong, stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn memcpy3d_batch_async(
+    op_list: &[cudaMemcpy3DBatchOp],
+    flags: c_ulonglong,
+    stream: cudaStream_t,
+) -> Result<(), Error> {
     let __num_ops: usize = crate::util::array_len(&[Some(op_list.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cudaMemcpy3DBatchAsync(__num_ops, op_list.as_ptr().cast_mut(), flags, stream) }?;
     error::check(__r)?;
@@ -6998,7 +7102,8 @@ pub fn memcpy3d_batch_async(op_list: &[cudaMemcpy3DBatchOp], flags: c_ulonglong,
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyWithAttributesAsync")]
 #[inline]
 pub unsafe fn memcpy_with_attributes_async(
@@ -7033,9 +7138,13 @@ pub unsafe fn memcpy_with_attributes_async(
 /// *Memcpy semantics apply (see the CUDA programming guide).*
 ///
 /// **See also:** `cudaMemcpy3DBatchAsync`
+///
+/// # Safety
+///
+/// Every address in `op` (`src.op.ptr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemcpy3DWithAttributesAsync")]
 #[inline]
-pub fn memcpy3d_with_attributes_async(
+pub unsafe fn memcpy3d_with_attributes_async(
     op: &mut cudaMemcpy3DBatchOp,
     flags: c_ulonglong,
     stream: cudaStream_t,
@@ -7108,7 +7217,8 @@ pub fn memcpy3d_with_attributes_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DAsync")]
 #[inline]
 pub unsafe fn memcpy2d_async(
@@ -7184,7 +7294,7 @@ pub unsafe fn memcpy2d_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DToArrayAsync")]
 #[inline]
 pub unsafe fn memcpy2d_to_array_async(
@@ -7260,7 +7370,7 @@ pub unsafe fn memcpy2d_to_array_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpy2DFromArrayAsync")]
 #[inline]
 pub unsafe fn memcpy2d_from_array_async(
@@ -7330,7 +7440,8 @@ pub unsafe fn memcpy2d_from_array_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_to_symbol_async(
@@ -7397,7 +7508,8 @@ pub unsafe fn memcpy_to_symbol_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromSymbolAsync")]
 #[inline]
 pub unsafe fn memcpy_from_symbol_async(
@@ -7441,7 +7553,7 @@ pub unsafe fn memcpy_from_symbol_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemset")]
 #[inline]
 pub unsafe fn memset(dev_ptr: *mut c_void, value: c_int, count: usize) -> Result<(), Error> {
@@ -7484,7 +7596,7 @@ pub unsafe fn memset(dev_ptr: *mut c_void, value: c_int, count: usize) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemset2D")]
 #[inline]
 pub unsafe fn memset2d(dev_ptr: *mut c_void, pitch: usize, value: c_int, width: usize, height: usize) -> Result<(), Error> {
@@ -7536,9 +7648,13 @@ pub unsafe fn memset2d(dev_ptr: *mut c_void, pitch: usize, value: c_int, width: 
 /// `cudaMemsetAsync`, `cudaMemset2DAsync`, `cudaMemset3DAsync`,
 /// `cudaMalloc3D`, `make_cudaPitchedPtr`,
 /// `make_cudaExtent`
+///
+/// # Safety
+///
+/// Every address in `pitchedDevPtr` (`ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemset3D")]
 #[inline]
-pub fn memset3d(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExtent) -> Result<(), Error> {
+pub unsafe fn memset3d(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExtent) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemset3D(pitched_dev_ptr, value, extent) }?;
     error::check(__r)?;
     Ok(())
@@ -7580,7 +7696,7 @@ pub fn memset3d(pitched_dev_ptr: cudaPitchedPtr, value: c_int, extent: cudaExten
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemsetAsync")]
 #[inline]
 pub unsafe fn memset_async(dev_ptr: *mut c_void, value: c_int, count: usize, stream: cudaStream_t) -> Result<(), Error> {
@@ -7630,7 +7746,7 @@ pub unsafe fn memset_async(dev_ptr: *mut c_void, value: c_int, count: usize, str
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemset2DAsync")]
 #[inline]
 pub unsafe fn memset2d_async(
@@ -7696,9 +7812,13 @@ pub unsafe fn memset2d_async(
 /// `cudaMemsetAsync`, `cudaMemset2DAsync`,
 /// `cudaMalloc3D`, `make_cudaPitchedPtr`,
 /// `make_cudaExtent`
+///
+/// # Safety
+///
+/// Every address in `pitchedDevPtr` (`ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemset3DAsync")]
 #[inline]
-pub fn memset3d_async(
+pub unsafe fn memset3d_async(
     pitched_dev_ptr: cudaPitchedPtr,
     value: c_int,
     extent: cudaExtent,
@@ -7737,7 +7857,7 @@ pub fn memset3d_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetSymbolAddress")]
 #[inline]
 pub unsafe fn get_symbol_address(symbol: *const c_void) -> Result<*mut c_void, Error> {
@@ -7774,7 +7894,7 @@ pub unsafe fn get_symbol_address(symbol: *const c_void) -> Result<*mut c_void, E
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetSymbolSize")]
 #[inline]
 pub unsafe fn get_symbol_size(symbol: *const c_void) -> Result<usize, Error> {
@@ -7867,7 +7987,7 @@ pub unsafe fn get_symbol_size(symbol: *const c_void) -> Result<usize, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPrefetchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_async(
@@ -7919,7 +8039,7 @@ pub unsafe fn mem_prefetch_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dptrs` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_prefetch_batch_async(
@@ -7979,7 +8099,7 @@ pub unsafe fn mem_prefetch_batch_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dptrs` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemDiscardBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_batch_async(
@@ -8038,7 +8158,7 @@ pub unsafe fn mem_discard_batch_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dptrs` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemDiscardAndPrefetchBatchAsync")]
 #[inline]
 pub unsafe fn mem_discard_and_prefetch_batch_async(
@@ -8114,7 +8234,8 @@ pub unsafe fn mem_discard_and_prefetch_batch_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `location_out` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemGetLocationInfo")]
 #[inline]
 pub unsafe fn mem_get_location_info(
@@ -8254,7 +8375,7 @@ pub unsafe fn mem_get_location_info(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemAdvise")]
 #[inline]
 pub unsafe fn mem_advise(
@@ -8349,7 +8470,7 @@ pub unsafe fn mem_advise(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemRangeGetAttribute")]
 #[inline]
 pub unsafe fn mem_range_get_attribute<T: crate::Plain>(
@@ -8411,7 +8532,8 @@ pub unsafe fn mem_range_get_attribute<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemRangeGetAttributes")]
 #[inline]
 pub unsafe fn mem_range_get_attributes(
@@ -8480,7 +8602,7 @@ pub unsafe fn mem_range_get_attributes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToArray")]
 #[deprecated(note = "")]
 #[inline]
@@ -8539,7 +8661,7 @@ pub unsafe fn memcpy_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromArray")]
 #[deprecated(note = "")]
 #[inline]
@@ -8667,7 +8789,7 @@ pub fn memcpy_array_to_array(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyToArrayAsync")]
 #[deprecated(note = "")]
 #[inline]
@@ -8735,7 +8857,7 @@ pub unsafe fn memcpy_to_array_async(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemcpyFromArrayAsync")]
 #[deprecated(note = "")]
 #[inline]
@@ -8821,7 +8943,8 @@ pub fn malloc_async(size: usize, h_stream: cudaStream_t) -> Result<*mut c_void, 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `devPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends a `RuntimeAsyncDeviceMemory`: nothing may use or end that handle afterwards (an owned `RuntimeAsyncDeviceMemory` ends its own on drop).
 #[doc(alias = "cudaFreeAsync")]
 #[inline]
 pub unsafe fn free_async(dev_ptr: *mut c_void, h_stream: cudaStream_t) -> Result<(), Error> {
@@ -9093,9 +9216,13 @@ pub fn mem_pool_get_access(mem_pool: cudaMemPool_t, location: &mut cudaMemLocati
 /// `cudaErrorNotSupported`
 ///
 /// **See also:** `cuMemPoolCreate`, `cudaDeviceSetMemPool`, `cudaMallocFromPoolAsync`, `cudaMemPoolExportToShareableHandle`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`
+///
+/// # Safety
+///
+/// Every address in `poolProps` (`win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaMemPoolCreate")]
 #[inline]
-pub fn mem_pool_create(pool_props: &cudaMemPoolProps) -> Result<cudaMemPool_t, Error> {
+pub unsafe fn mem_pool_create(pool_props: &cudaMemPoolProps) -> Result<cudaMemPool_t, Error> {
     let mut __mem_pool = MaybeUninit::<cudaMemPool_t>::uninit();
     let __r = unsafe { sys::call_cudaMemPoolCreate(__mem_pool.as_mut_ptr(), core::ptr::from_ref(pool_props)) }?;
     error::check(__r)?;
@@ -9120,9 +9247,13 @@ pub fn mem_pool_create(pool_props: &cudaMemPoolProps) -> Result<cudaMemPool_t, E
 /// `cudaErrorInvalidValue`
 ///
 /// **See also:** cuMemPoolDestroy, `cudaFreeAsync`, `cudaDeviceSetMemPool`, `cudaDeviceGetDefaultMemPool`, `cudaDeviceGetMemPool`, `cudaMemPoolCreate`
+///
+/// # Safety
+///
+/// It ends a `MemPool_t`: nothing may use or end that handle afterwards (an owned `MemPool_t` ends its own on drop).
 #[doc(alias = "cudaMemPoolDestroy")]
 #[inline]
-pub fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> Result<(), Error> {
+pub unsafe fn mem_pool_destroy(mem_pool: cudaMemPool_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaMemPoolDestroy(mem_pool) }?;
     error::check(__r)?;
     Ok(())
@@ -9327,7 +9458,7 @@ pub fn mem_pool_export_to_shareable_handle<T: crate::Plain>(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `shareableHandle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPoolImportFromShareableHandle")]
 #[inline]
 pub unsafe fn mem_pool_import_from_shareable_handle(
@@ -9360,7 +9491,7 @@ pub unsafe fn mem_pool_import_from_shareable_handle(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaMemPoolExportPointer")]
 #[inline]
 pub unsafe fn mem_pool_export_pointer(ptr: *mut c_void) -> Result<cudaMemPoolPtrExportData, Error> {
@@ -9471,7 +9602,7 @@ pub fn mem_pool_import_pointer(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaPointerGetAttributes")]
 #[inline]
 pub unsafe fn pointer_get_attributes(ptr: *const c_void) -> Result<cudaPointerAttributes, Error> {
@@ -9613,9 +9744,13 @@ pub fn device_disable_peer_access(peer_device: c_int) -> Result<(), Error> {
 /// `cudaGraphicsGLRegisterBuffer`,
 /// `cudaGraphicsGLRegisterImage`,
 /// `cuGraphicsUnregisterResource`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphicsUnregisterResource")]
 #[inline]
-pub fn graphics_unregister_resource(resource: cudaGraphicsResource_t) -> Result<(), Error> {
+pub unsafe fn graphics_unregister_resource(resource: cudaGraphicsResource_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphicsUnregisterResource(resource) }?;
     error::check(__r)?;
     Ok(())
@@ -9738,9 +9873,13 @@ pub fn graphics_map_resources(resources: &[cudaGraphicsResource_t], stream: cuda
 /// **See also:**
 /// `cudaGraphicsMapResources`,
 /// `cuGraphicsUnmapResources`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphicsUnmapResources")]
 #[inline]
-pub fn graphics_unmap_resources(resources: &[cudaGraphicsResource_t], stream: cudaStream_t) -> Result<(), Error> {
+pub unsafe fn graphics_unmap_resources(resources: &[cudaGraphicsResource_t], stream: cudaStream_t) -> Result<(), Error> {
     let __count: c_int = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe { sys::call_cudaGraphicsUnmapResources(__count, resources.as_ptr().cast_mut(), stream) }?;
     error::check(__r)?;
@@ -10153,9 +10292,13 @@ pub fn create_channel_desc(
 /// **See also:**
 /// `cudaDestroyTextureObject`,
 /// `cuTexObjectCreate`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaCreateTextureObject")]
 #[inline]
-pub fn create_texture_object(
+pub unsafe fn create_texture_object(
     p_res_desc: &cudaResourceDesc,
     p_tex_desc: &cudaTextureDesc,
     p_res_view_desc: &cudaResourceViewDesc,
@@ -10190,9 +10333,13 @@ pub fn create_texture_object(
 /// **See also:**
 /// `cudaCreateTextureObject`,
 /// `cuTexObjectDestroy`
+///
+/// # Safety
+///
+/// It ends a `TextureObject_t`: nothing may use or end that handle afterwards (an owned `TextureObject_t` ends its own on drop).
 #[doc(alias = "cudaDestroyTextureObject")]
 #[inline]
-pub fn destroy_texture_object(tex_object: cudaTextureObject_t) -> Result<(), Error> {
+pub unsafe fn destroy_texture_object(tex_object: cudaTextureObject_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroyTextureObject(tex_object) }?;
     error::check(__r)?;
     Ok(())
@@ -10303,9 +10450,13 @@ pub fn get_texture_object_resource_view_desc(tex_object: cudaTextureObject_t) ->
 /// **See also:**
 /// `cudaDestroySurfaceObject`,
 /// `cuSurfObjectCreate`
+///
+/// # Safety
+///
+/// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaCreateSurfaceObject")]
 #[inline]
-pub fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<cudaSurfaceObject_t, Error> {
+pub unsafe fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<cudaSurfaceObject_t, Error> {
     let mut __p_surf_object = MaybeUninit::<cudaSurfaceObject_t>::uninit();
     let __r = unsafe { sys::call_cudaCreateSurfaceObject(__p_surf_object.as_mut_ptr(), core::ptr::from_ref(p_res_desc)) }?;
     error::check(__r)?;
@@ -10329,9 +10480,13 @@ pub fn create_surface_object(p_res_desc: &cudaResourceDesc) -> Result<cudaSurfac
 /// **See also:**
 /// `cudaCreateSurfaceObject`,
 /// `cuSurfObjectDestroy`
+///
+/// # Safety
+///
+/// It ends a `SurfaceObject_t`: nothing may use or end that handle afterwards (an owned `SurfaceObject_t` ends its own on drop).
 #[doc(alias = "cudaDestroySurfaceObject")]
 #[inline]
-pub fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> Result<(), Error> {
+pub unsafe fn destroy_surface_object(surf_object: cudaSurfaceObject_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaDestroySurfaceObject(surf_object) }?;
     error::check(__r)?;
     Ok(())
@@ -10447,7 +10602,8 @@ pub fn runtime_get_version() -> Result<c_int, Error> {
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLogsRegisterCallback")]
 #[inline]
 pub unsafe fn logs_register_callback(
@@ -10468,9 +10624,13 @@ pub unsafe fn logs_register_callback(
 /// **Returns:**
 /// `cudaSuccess`,
 /// `cudaErrorInvalidValue`,
+///
+/// # Safety
+///
+/// It ends a `RuntimeLogsCallbackHandle`: nothing may use or end that handle afterwards (an owned `RuntimeLogsCallbackHandle` ends its own on drop).
 #[doc(alias = "cudaLogsUnregisterCallback")]
 #[inline]
-pub fn logs_unregister_callback(callback: cudaLogsCallbackHandle) -> Result<(), Error> {
+pub unsafe fn logs_unregister_callback(callback: cudaLogsCallbackHandle) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaLogsUnregisterCallback(callback) }?;
     error::check(__r)?;
     Ok(())
@@ -10565,7 +10725,7 @@ pub fn logs_dump_to_file(iterator: Option<&mut cudaLogIterator>, path_to_file: &
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `buffer` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLogsDumpToMemory")]
 #[inline]
 pub unsafe fn logs_dump_to_memory(
@@ -10723,9 +10883,13 @@ pub fn graph_create(flags: c_uint) -> Result<cudaGraph_t, Error> {
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddKernelNode")]
 #[inline]
-pub fn graph_add_kernel_node(
+pub unsafe fn graph_add_kernel_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaKernelNodeParams,
@@ -10813,9 +10977,13 @@ pub fn graph_kernel_node_get_params(node: cudaGraphNode_t) -> Result<cudaKernelN
 /// `cudaLaunchKernel`,
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphKernelNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphKernelNodeSetParams")]
 #[inline]
-pub fn graph_kernel_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaKernelNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_kernel_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaKernelNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphKernelNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -10893,9 +11061,13 @@ pub fn graph_kernel_node_get_attribute(
 ///
 /// **See also:**
 /// `cudaAccessPolicyWindow`
+///
+/// # Safety
+///
+/// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphKernelNodeSetAttribute")]
 #[inline]
-pub fn graph_kernel_node_set_attribute(
+pub unsafe fn graph_kernel_node_set_attribute(
     h_node: cudaGraphNode_t,
     attr: cudaLaunchAttributeID,
     value: &cudaLaunchAttributeValue,
@@ -10952,9 +11124,13 @@ pub fn graph_kernel_node_set_attribute(
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `pCopyParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddMemcpyNode")]
 #[inline]
-pub fn graph_add_memcpy_node(
+pub unsafe fn graph_add_memcpy_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_copy_params: &cudaMemcpy3DParms,
@@ -10976,7 +11152,8 @@ pub fn graph_add_memcpy_node(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphAddMemcpyNodeToSymbol")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node_to_symbol(
@@ -11009,7 +11186,8 @@ pub unsafe fn graph_add_memcpy_node_to_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphAddMemcpyNodeFromSymbol")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node_from_symbol(
@@ -11042,7 +11220,8 @@ pub unsafe fn graph_add_memcpy_node_from_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphAddMemcpyNode1D")]
 #[inline]
 pub unsafe fn graph_add_memcpy_node1_d(
@@ -11129,9 +11308,13 @@ pub fn graph_memcpy_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemcpy3
 /// `cudaGraphMemcpyNodeSetParams1D`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphMemcpyNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
+pub unsafe fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemcpy3DParms) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemcpyNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11139,7 +11322,8 @@ pub fn graph_memcpy_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaM
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphMemcpyNodeSetParamsToSymbol")]
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_to_symbol(
@@ -11157,7 +11341,8 @@ pub unsafe fn graph_memcpy_node_set_params_to_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphMemcpyNodeSetParamsFromSymbol")]
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params_from_symbol(
@@ -11175,7 +11360,8 @@ pub unsafe fn graph_memcpy_node_set_params_from_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphMemcpyNodeSetParams1D")]
 #[inline]
 pub unsafe fn graph_memcpy_node_set_params1_d(
@@ -11231,9 +11417,13 @@ pub unsafe fn graph_memcpy_node_set_params1_d(
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemcpyNode`
+///
+/// # Safety
+///
+/// Every address in `pMemsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddMemsetNode")]
 #[inline]
-pub fn graph_add_memset_node(
+pub unsafe fn graph_add_memset_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_memset_params: &cudaMemsetParams,
@@ -11308,9 +11498,13 @@ pub fn graph_memset_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemsetP
 /// `cudaMemset2D`,
 /// `cudaGraphAddMemsetNode`,
 /// `cudaGraphMemsetNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphMemsetNodeSetParams")]
 #[inline]
-pub fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
+pub unsafe fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaMemsetParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphMemsetNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11357,9 +11551,13 @@ pub fn graph_memset_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaM
 /// `cudaGraphAddKernelNode`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddHostNode")]
 #[inline]
-pub fn graph_add_host_node(
+pub unsafe fn graph_add_host_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     p_node_params: &cudaHostNodeParams,
@@ -11434,9 +11632,13 @@ pub fn graph_host_node_get_params(node: cudaGraphNode_t) -> Result<cudaHostNodeP
 /// `cudaLaunchHostFunc`,
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphHostNodeGetParams`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphHostNodeSetParams")]
 #[inline]
-pub fn graph_host_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_host_node_set_params(node: cudaGraphNode_t, p_node_params: &cudaHostNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphHostNodeSetParams(node, core::ptr::from_ref(p_node_params)) }?;
     error::check(__r)?;
     Ok(())
@@ -11667,9 +11869,12 @@ pub fn graph_event_wait_node_set_event(node: cudaGraphNode_t, event: cudaEvent_t
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddExternalSemaphoresSignalNode")]
 #[inline]
-pub fn graph_add_external_semaphores_signal_node(
+pub unsafe fn graph_add_external_semaphores_signal_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreSignalNodeParams,
@@ -11700,9 +11905,12 @@ pub fn graph_external_semaphores_signal_node_get_params(
     Ok(unsafe { __params_out.assume_init() })
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_external_semaphores_signal_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
 ) -> Result<(), Error> {
@@ -11711,9 +11919,12 @@ pub fn graph_external_semaphores_signal_node_set_params(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddExternalSemaphoresWaitNode")]
 #[inline]
-pub fn graph_add_external_semaphores_wait_node(
+pub unsafe fn graph_add_external_semaphores_wait_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &cudaExternalSemaphoreWaitNodeParams,
@@ -11744,9 +11955,12 @@ pub fn graph_external_semaphores_wait_node_get_params(
     Ok(unsafe { __params_out.assume_init() })
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_external_semaphores_wait_node_set_params(
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
 ) -> Result<(), Error> {
@@ -11755,9 +11969,12 @@ pub fn graph_external_semaphores_wait_node_set_params(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`poolProps.win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddMemAllocNode")]
 #[inline]
-pub fn graph_add_mem_alloc_node(
+pub unsafe fn graph_add_mem_alloc_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     node_params: &mut cudaMemAllocNodeParams,
@@ -11788,7 +12005,8 @@ pub fn graph_mem_alloc_node_get_params(node: cudaGraphNode_t) -> Result<cudaMemA
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphAddMemFreeNode")]
 #[inline]
 pub unsafe fn graph_add_mem_free_node(
@@ -12129,7 +12347,7 @@ pub fn graph_exec_get_id(h_graph_exec: cudaGraphExec_t) -> Result<c_uint, Error>
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `nodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetNodes")]
 #[inline]
 pub unsafe fn graph_get_nodes(
@@ -12179,7 +12397,7 @@ pub unsafe fn graph_get_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `pRootNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetRootNodes")]
 #[inline]
 pub unsafe fn graph_get_root_nodes(
@@ -12238,7 +12456,9 @@ pub unsafe fn graph_get_root_nodes(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphGetEdges")]
 #[inline]
 pub unsafe fn graph_get_edges(
@@ -12298,7 +12518,8 @@ pub unsafe fn graph_get_edges(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `pDependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphNodeGetDependencies")]
 #[inline]
 pub unsafe fn graph_node_get_dependencies(
@@ -12357,7 +12578,8 @@ pub unsafe fn graph_node_get_dependencies(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `pDependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphNodeGetDependentNodes")]
 #[inline]
 pub unsafe fn graph_node_get_dependent_nodes(
@@ -12513,9 +12735,13 @@ pub fn graph_remove_dependencies(
 /// `cudaGraphAddHostNode`,
 /// `cudaGraphAddMemcpyNode`,
 /// `cudaGraphAddMemsetNode`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaGraphDestroyNode")]
 #[inline]
-pub fn graph_destroy_node(node: cudaGraphNode_t) -> Result<(), Error> {
+pub unsafe fn graph_destroy_node(node: cudaGraphNode_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphDestroyNode(node) }?;
     error::check(__r)?;
     Ok(())
@@ -12814,9 +13040,13 @@ pub fn graph_exec_get_flags(graph_exec: cudaGraphExec_t) -> Result<c_ulonglong, 
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecKernelNodeSetParams")]
 #[inline]
-pub fn graph_exec_kernel_node_set_params(
+pub unsafe fn graph_exec_kernel_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaKernelNodeParams,
@@ -12876,9 +13106,13 @@ pub fn graph_exec_kernel_node_set_params(
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`srcPtr.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams")]
 #[inline]
-pub fn graph_exec_memcpy_node_set_params(
+pub unsafe fn graph_exec_memcpy_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaMemcpy3DParms,
@@ -12890,7 +13124,8 @@ pub fn graph_exec_memcpy_node_set_params(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParamsToSymbol")]
 #[inline]
 pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
@@ -12910,7 +13145,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_to_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `symbol` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParamsFromSymbol")]
 #[inline]
 pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
@@ -12930,7 +13166,8 @@ pub unsafe fn graph_exec_memcpy_node_set_params_from_symbol(
 
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `dst` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `src` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphExecMemcpyNodeSetParams1D")]
 #[inline]
 pub unsafe fn graph_exec_memcpy_node_set_params1_d(
@@ -12997,9 +13234,13 @@ pub unsafe fn graph_exec_memcpy_node_set_params1_d(
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecMemsetNodeSetParams")]
 #[inline]
-pub fn graph_exec_memset_node_set_params(
+pub unsafe fn graph_exec_memset_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaMemsetParams,
@@ -13048,9 +13289,13 @@ pub fn graph_exec_memset_node_set_params(
 /// `cudaGraphExecExternalSemaphoresWaitNodeSetParams`,
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `pNodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecHostNodeSetParams")]
 #[inline]
-pub fn graph_exec_host_node_set_params(
+pub unsafe fn graph_exec_host_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     p_node_params: &cudaHostNodeParams,
@@ -13096,9 +13341,12 @@ pub fn graph_exec_event_wait_node_set_event(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecExternalSemaphoresSignalNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_signal_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_signal_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreSignalNodeParams,
@@ -13110,9 +13358,12 @@ pub fn graph_exec_external_semaphores_signal_node_set_params(
     Ok(())
 }
 
+/// # Safety
+///
+/// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecExternalSemaphoresWaitNodeSetParams")]
 #[inline]
-pub fn graph_exec_external_semaphores_wait_node_set_params(
+pub unsafe fn graph_exec_external_semaphores_wait_node_set_params(
     h_graph_exec: cudaGraphExec_t,
     h_node: cudaGraphNode_t,
     node_params: &cudaExternalSemaphoreWaitNodeParams,
@@ -13303,9 +13554,13 @@ pub fn graph_launch(graph_exec: cudaGraphExec_t, stream: cudaStream_t) -> Result
 /// `cudaGraphInstantiate`,
 /// `cudaGraphUpload`,
 /// `cudaGraphLaunch`
+///
+/// # Safety
+///
+/// It ends a `GraphExec_t`: nothing may use or end that handle afterwards (an owned `GraphExec_t` ends its own on drop).
 #[doc(alias = "cudaGraphExecDestroy")]
 #[inline]
-pub fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> Result<(), Error> {
+pub unsafe fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphExecDestroy(graph_exec) }?;
     error::check(__r)?;
     Ok(())
@@ -13329,9 +13584,13 @@ pub fn graph_exec_destroy(graph_exec: cudaGraphExec_t) -> Result<(), Error> {
 ///
 /// **See also:**
 /// `cudaGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `Graph_t`: nothing may use or end that handle afterwards (an owned `Graph_t` ends its own on drop).
 #[doc(alias = "cudaGraphDestroy")]
 #[inline]
-pub fn graph_destroy(graph: cudaGraph_t) -> Result<(), Error> {
+pub unsafe fn graph_destroy(graph: cudaGraph_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphDestroy(graph) }?;
     error::check(__r)?;
     Ok(())
@@ -13392,7 +13651,8 @@ pub fn graph_debug_dot_print(graph: cudaGraph_t, path: &CStr, flags: c_uint) -> 
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `destroy` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaUserObjectCreate")]
 #[inline]
 pub unsafe fn user_object_create(
@@ -13459,9 +13719,13 @@ pub fn user_object_retain(object: cudaUserObject_t, count: c_uint) -> Result<(),
 /// `cudaGraphRetainUserObject`,
 /// `cudaGraphReleaseUserObject`,
 /// `cudaGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `UserObject_t`: nothing may use or end that handle afterwards (an owned `UserObject_t` ends its own on drop).
 #[doc(alias = "cudaUserObjectRelease")]
 #[inline]
-pub fn user_object_release(object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
+pub unsafe fn user_object_release(object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaUserObjectRelease(object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -13518,9 +13782,13 @@ pub fn graph_retain_user_object(graph: cudaGraph_t, object: cudaUserObject_t, co
 /// `cudaUserObjectRelease`,
 /// `cudaGraphRetainUserObject`,
 /// `cudaGraphCreate`
+///
+/// # Safety
+///
+/// It ends a `RuntimeGraphUserObject`: nothing may use or end that handle afterwards (an owned `RuntimeGraphUserObject` ends its own on drop).
 #[doc(alias = "cudaGraphReleaseUserObject")]
 #[inline]
-pub fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
+pub unsafe fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, count: c_uint) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphReleaseUserObject(graph, object, count) }?;
     error::check(__r)?;
     Ok(())
@@ -13566,9 +13834,13 @@ pub fn graph_release_user_object(graph: cudaGraph_t, object: cudaUserObject_t, c
 /// `cudaGraphCreate`,
 /// `cudaGraphNodeSetParams`,
 /// `cudaGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphAddNode")]
 #[inline]
-pub fn graph_add_node(
+pub unsafe fn graph_add_node(
     graph: cudaGraph_t,
     p_dependencies: &[cudaGraphNode_t],
     dependency_data: Option<&[cudaGraphEdgeData]>,
@@ -13619,9 +13891,13 @@ pub fn graph_add_node(
 /// `cudaGraphNodeGetParams`,
 /// `cudaGraphAddNode`,
 /// `cudaGraphExecNodeSetParams`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphNodeSetParams")]
 #[inline]
-pub fn graph_node_set_params(node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
+pub unsafe fn graph_node_set_params(node: cudaGraphNode_t, node_params: &cudaGraphNodeParams) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaGraphNodeSetParams(node, core::ptr::from_ref(node_params).cast_mut()) }?;
     error::check(__r)?;
     Ok(())
@@ -13715,9 +13991,13 @@ pub fn graph_node_get_params(node: cudaGraphNode_t) -> Result<cudaGraphNodeParam
 /// `cudaGraphNodeSetParams`
 /// `cudaGraphExecUpdate`,
 /// `cudaGraphInstantiate`
+///
+/// # Safety
+///
+/// Every address in `nodeParams` (`kernel.func` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaGraphExecNodeSetParams")]
 #[inline]
-pub fn graph_exec_node_set_params(
+pub unsafe fn graph_exec_node_set_params(
     graph_exec: cudaGraphExec_t,
     node: cudaGraphNode_t,
     node_params: &cudaGraphNodeParams,
@@ -13901,7 +14181,9 @@ pub fn get_driver_entry_point_by_version(
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `code` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLibraryLoadData")]
 #[inline]
 pub unsafe fn library_load_data(
@@ -13988,9 +14270,14 @@ pub unsafe fn library_load_data(
 /// **See also:** `cudaLibraryLoadData`,
 /// `cudaLibraryUnload`,
 /// `cuLibraryLoadFromFile`
+///
+/// # Safety
+///
+/// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaLibraryLoadFromFile")]
 #[inline]
-pub fn library_load_from_file(
+pub unsafe fn library_load_from_file(
     file_name: &CStr,
     jit_options: &[cudaJitOption],
     jit_options_values: &[*mut c_void],
@@ -14034,9 +14321,13 @@ pub fn library_load_from_file(
 /// **See also:** `cudaLibraryLoadData`,
 /// `cudaLibraryLoadFromFile`,
 /// `cuLibraryUnload`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaLibraryUnload")]
 #[inline]
-pub fn library_unload(library: cudaLibrary_t) -> Result<(), Error> {
+pub unsafe fn library_unload(library: cudaLibrary_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaLibraryUnload(library) }?;
     error::check(__r)?;
     Ok(())
@@ -14434,7 +14725,8 @@ pub fn device_get_dev_resource(device: c_int, r#type: cudaDevResourceType) -> Re
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// - `result` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+/// - Every address in `input` (`nextResource` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaDevSmResourceSplitByCount")]
 #[inline]
 pub unsafe fn dev_sm_resource_split_by_count(
@@ -14578,9 +14870,13 @@ pub unsafe fn dev_sm_resource_split_by_count(
 /// `cudaDeviceGetDevResource`,
 /// `cudaExecutionCtxGetDevResource`,
 /// `cudaDevResourceGenerateDesc`
+///
+/// # Safety
+///
+/// Every address in `input` (`nextResource` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaDevSmResourceSplit")]
 #[inline]
-pub fn dev_sm_resource_split(
+pub unsafe fn dev_sm_resource_split(
     result: Option<&mut [cudaDevResource]>,
     input: &cudaDevResource,
     flags: c_uint,
@@ -14644,9 +14940,13 @@ pub fn dev_sm_resource_split(
 /// `cudaExecutionCtxGetDevResource`,
 /// `cudaDevSmResourceSplit`,
 /// `cudaGreenCtxCreate`
+///
+/// # Safety
+///
+/// Every address in `resources` (`nextResource` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaDevResourceGenerateDesc")]
 #[inline]
-pub fn dev_resource_generate_desc(resources: &[cudaDevResource]) -> Result<cudaDevResourceDesc_t, Error> {
+pub unsafe fn dev_resource_generate_desc(resources: &[cudaDevResource]) -> Result<cudaDevResourceDesc_t, Error> {
     let mut __ph_desc = MaybeUninit::<cudaDevResourceDesc_t>::uninit();
     let __nb_resources: c_uint = crate::util::array_len(&[Some(resources.len())]).ok_or_else(Error::invalid_argument)?;
     let __r =
@@ -14741,9 +15041,13 @@ pub fn green_ctx_create(desc: cudaDevResourceDesc_t, device: c_int, flags: c_uin
 ///
 /// **See also:**
 /// `cudaGreenCtxCreate`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaExecutionCtxDestroy")]
 #[inline]
-pub fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> Result<(), Error> {
+pub unsafe fn execution_ctx_destroy(ctx: cudaExecutionContext_t) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaExecutionCtxDestroy(ctx) }?;
     error::check(__r)?;
     Ok(())
@@ -15129,7 +15433,7 @@ pub fn get_export_table(p_export_table_id: &cudaUUID_t) -> Result<*const c_void,
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `symbolPtr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetFuncBySymbol")]
 #[inline]
 pub unsafe fn get_func_by_symbol(symbol_ptr: *const c_void) -> Result<cudaFunction_t, Error> {
@@ -15163,7 +15467,7 @@ pub unsafe fn get_func_by_symbol(symbol_ptr: *const c_void) -> Result<cudaFuncti
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `entryFuncAddr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGetKernel")]
 #[inline]
 pub unsafe fn get_kernel(entry_func_addr: *const c_void) -> Result<cudaKernel_t, Error> {
@@ -15377,9 +15681,13 @@ pub fn graphics_gl_register_buffer(buffer: GLuint, flags: c_uint) -> Result<cuda
 /// `cudaGraphicsUnregisterResource`,
 /// `cudaGraphicsResourceGetMappedEglFrame`,
 /// `cuGraphicsEGLRegisterImage`
+///
+/// # Safety
+///
+/// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaGraphicsEGLRegisterImage")]
 #[inline]
-pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
+pub unsafe fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<cudaGraphicsResource_t, Error> {
     let mut __p_cuda_resource = MaybeUninit::<cudaGraphicsResource_t>::uninit();
     let __r = unsafe { sys::call_cudaGraphicsEGLRegisterImage(__p_cuda_resource.as_mut_ptr(), image, flags) }?;
     error::check(__r)?;
@@ -15407,9 +15715,13 @@ pub fn graphics_egl_register_image(image: EGLImageKHR, flags: c_uint) -> Result<
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`,
 /// `cuEGLStreamConsumerConnect`
+///
+/// # Safety
+///
+/// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEGLStreamConsumerConnect")]
 #[inline]
-pub fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cudaEGLStreamConsumerConnect(__conn.as_mut_ptr(), egl_stream) }?;
     error::check(__r)?;
@@ -15439,9 +15751,16 @@ pub fn egl_stream_consumer_connect(egl_stream: EGLStreamKHR) -> Result<cudaEglSt
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`,
 /// `cuEGLStreamConsumerConnectWithFlags`
+///
+/// # Safety
+///
+/// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEGLStreamConsumerConnectWithFlags")]
 #[inline]
-pub fn egl_stream_consumer_connect_with_flags(egl_stream: EGLStreamKHR, flags: c_uint) -> Result<cudaEglStreamConnection, Error> {
+pub unsafe fn egl_stream_consumer_connect_with_flags(
+    egl_stream: EGLStreamKHR,
+    flags: c_uint,
+) -> Result<cudaEglStreamConnection, Error> {
     let mut __conn = MaybeUninit::<cudaEglStreamConnection>::uninit();
     let __r = unsafe { sys::call_cudaEGLStreamConsumerConnectWithFlags(__conn.as_mut_ptr(), egl_stream, flags) }?;
     error::check(__r)?;
@@ -15465,9 +15784,13 @@ pub fn egl_stream_consumer_connect_with_flags(egl_stream: EGLStreamKHR, flags: c
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cudaEGLStreamConsumerReleaseFrame`,
 /// `cuEGLStreamConsumerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `RuntimeEglStreamConsumer`: nothing may use or end that handle afterwards (an owned `RuntimeEglStreamConsumer` ends its own on drop).
 #[doc(alias = "cudaEGLStreamConsumerDisconnect")]
 #[inline]
-pub fn egl_stream_consumer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_consumer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaEGLStreamConsumerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -15535,9 +15858,13 @@ pub fn egl_stream_consumer_acquire_frame(
 /// `cudaEGLStreamConsumerDisconnect`,
 /// `cudaEGLStreamConsumerAcquireFrame`,
 /// `cuEGLStreamConsumerReleaseFrame`
+///
+/// # Safety
+///
+/// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
 #[doc(alias = "cudaEGLStreamConsumerReleaseFrame")]
 #[inline]
-pub fn egl_stream_consumer_release_frame(
+pub unsafe fn egl_stream_consumer_release_frame(
     conn: &mut cudaEglStreamConnection,
     p_cuda_resource: cudaGraphicsResource_t,
     p_stream: &mut cudaStream_t,
@@ -15572,9 +15899,13 @@ pub fn egl_stream_consumer_release_frame(
 /// `cudaEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerReturnFrame`,
 /// `cuEGLStreamProducerConnect`
+///
+/// # Safety
+///
+/// `eglStream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEGLStreamProducerConnect")]
 #[inline]
-pub fn egl_stream_producer_connect(
+pub unsafe fn egl_stream_producer_connect(
     egl_stream: EGLStreamKHR,
     width: EGLint,
     height: EGLint,
@@ -15602,9 +15933,13 @@ pub fn egl_stream_producer_connect(
 /// `cudaEGLStreamProducerPresentFrame`,
 /// `cudaEGLStreamProducerReturnFrame`,
 /// `cuEGLStreamProducerDisconnect`
+///
+/// # Safety
+///
+/// It ends a `RuntimeEglStreamProducer`: nothing may use or end that handle afterwards (an owned `RuntimeEglStreamProducer` ends its own on drop).
 #[doc(alias = "cudaEGLStreamProducerDisconnect")]
 #[inline]
-pub fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
+pub unsafe fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Result<(), Error> {
     let __r = unsafe { sys::call_cudaEGLStreamProducerDisconnect(core::ptr::from_mut(conn)) }?;
     error::check(__r)?;
     Ok(())
@@ -15645,9 +15980,13 @@ pub fn egl_stream_producer_disconnect(conn: &mut cudaEglStreamConnection) -> Res
 /// `cudaEGLStreamProducerDisconnect`,
 /// `cudaEGLStreamProducerReturnFrame`,
 /// `cuEGLStreamProducerPresentFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaEGLStreamProducerPresentFrame")]
 #[inline]
-pub fn egl_stream_producer_present_frame(
+pub unsafe fn egl_stream_producer_present_frame(
     conn: &mut cudaEglStreamConnection,
     eglframe: cudaEglFrame,
     p_stream: &mut cudaStream_t,
@@ -15680,9 +16019,13 @@ pub fn egl_stream_producer_present_frame(
 /// `cudaEGLStreamProducerDisconnect`,
 /// `cudaEGLStreamProducerPresentFrame`,
 /// `cuEGLStreamProducerReturnFrame`
+///
+/// # Safety
+///
+/// Every address in `eglframe` (`frame.pPitch.ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
 #[doc(alias = "cudaEGLStreamProducerReturnFrame")]
 #[inline]
-pub fn egl_stream_producer_return_frame(
+pub unsafe fn egl_stream_producer_return_frame(
     conn: &mut cudaEglStreamConnection,
     eglframe: &mut cudaEglFrame,
     p_stream: &mut cudaStream_t,
@@ -15779,9 +16122,13 @@ pub fn graphics_resource_get_mapped_egl_frame(
 /// `cudaEventQuery`,
 /// `cudaEventSynchronize`,
 /// `cudaEventDestroy`
+///
+/// # Safety
+///
+/// `eglSync` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaEventCreateFromEGLSync")]
 #[inline]
-pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<cudaEvent_t, Error> {
+pub unsafe fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result<cudaEvent_t, Error> {
     let mut __ph_event = MaybeUninit::<cudaEvent_t>::uninit();
     let __r = unsafe { sys::call_cudaEventCreateFromEGLSync(__ph_event.as_mut_ptr(), egl_sync, flags) }?;
     error::check(__r)?;
@@ -15807,7 +16154,7 @@ pub fn event_create_from_egl_sync(egl_sync: EGLSyncKHR, flags: c_uint) -> Result
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaVDPAUGetDevice")]
 #[inline]
 pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpGetProcAddress) -> Result<c_int, Error> {
@@ -15848,7 +16195,7 @@ pub unsafe fn vdpau_get_device(vdp_device: VdpDevice, vdp_get_proc_address: VdpG
 ///
 /// # Safety
 ///
-/// Raw pointers, callbacks and counts not derived from a slice must be valid as the C API above documents.
+/// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaVDPAUSetVDPAUDevice")]
 #[inline]
 pub unsafe fn vdpau_set_vdpau_device(

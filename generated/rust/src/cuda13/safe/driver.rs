@@ -293,7 +293,8 @@ impl AddressRange {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_address_free(self.raw, self.size)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_address_free(self.raw, self.size) }
     }
 
     /// Creates [`AddressRange`] with [`cuMemAddressReserve`](lib::mem_address_reserve).
@@ -305,15 +306,20 @@ impl AddressRange {
     }
 
     /// Creates [`Mapping`] with [`cuMemMap`](lib::mem_map) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::mem_map`](lib::mem_map):
+    /// The device memory `ptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn map(
+    pub unsafe fn map(
         &self,
         size: usize,
         offset: usize,
         handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
         flags: c_ulonglong,
     ) -> Result<Mapping<'_>, Error> {
-        lib::mem_map(self.raw, size, offset, super::AsRaw::raw_handle(handle), flags)?;
+        unsafe { lib::mem_map(self.raw, size, offset, super::AsRaw::raw_handle(handle), flags) }?;
         // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
         Ok(unsafe { Mapping::from_raw((self.raw, size)) })
     }
@@ -374,13 +380,19 @@ impl AllocationHandle {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_release(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_release(self.raw) }
     }
 
     /// Creates [`AllocationHandle`] with [`cuMemCreate`](lib::mem_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::mem_create`](lib::mem_create):
+    /// Every address in `prop` (`win32HandleMetaData` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -> Result<Self, Error> {
-        let __o0 = lib::mem_create(size, prop, flags)?;
+    pub unsafe fn create(size: usize, prop: &CUmemAllocationProp, flags: c_ulonglong) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::mem_create(size, prop, flags) }?;
         // SAFETY: the handle was just made by `cuMemCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -389,7 +401,8 @@ impl AllocationHandle {
     ///
     /// # Safety
     ///
-    /// As for [`lib::mem_import_from_shareable_handle`](lib::mem_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::mem_import_from_shareable_handle`](lib::mem_import_from_shareable_handle):
+    /// `osHandle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn import_from_shareable_handle(
         os_handle: *mut c_void,
@@ -404,7 +417,8 @@ impl AllocationHandle {
     ///
     /// # Safety
     ///
-    /// As for [`lib::mem_retain_allocation_handle`](lib::mem_retain_allocation_handle): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::mem_retain_allocation_handle`](lib::mem_retain_allocation_handle):
+    /// `addr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn retain_allocation_handle(addr: *mut c_void) -> Result<Self, Error> {
         let __o0 = unsafe { lib::mem_retain_allocation_handle(addr) }?;
@@ -470,20 +484,30 @@ impl AllocationHandle {
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::multicast_bind_addr`](lib::multicast_bind_addr):
+    /// The device memory `memptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn multicast_bind_addr(
+    pub unsafe fn multicast_bind_addr(
         &self,
         mc_offset: usize,
         memptr: CUdeviceptr,
         size: usize,
         flags: c_ulonglong,
     ) -> Result<(), Error> {
-        lib::multicast_bind_addr(self.raw, mc_offset, memptr, size, flags)
+        unsafe { lib::multicast_bind_addr(self.raw, mc_offset, memptr, size, flags) }
     }
 
     /// Calls [`cuMulticastBindAddr_v2`](lib::multicast_bind_addr_v2) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::multicast_bind_addr_v2`](lib::multicast_bind_addr_v2):
+    /// The device memory `memptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn multicast_bind_addr_v2(
+    pub unsafe fn multicast_bind_addr_v2(
         &self,
         dev: CUdevice,
         mc_offset: usize,
@@ -491,13 +515,18 @@ impl AllocationHandle {
         size: usize,
         flags: c_ulonglong,
     ) -> Result<(), Error> {
-        lib::multicast_bind_addr_v2(self.raw, dev, mc_offset, memptr, size, flags)
+        unsafe { lib::multicast_bind_addr_v2(self.raw, dev, mc_offset, memptr, size, flags) }
     }
 
     /// Calls [`cuMulticastUnbind`](lib::multicast_unbind) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::multicast_unbind`](lib::multicast_unbind):
+    /// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
     #[inline]
-    pub fn multicast_unbind(&self, dev: CUdevice, mc_offset: usize, size: usize) -> Result<(), Error> {
-        lib::multicast_unbind(self.raw, dev, mc_offset, size)
+    pub unsafe fn multicast_unbind(&self, dev: CUdevice, mc_offset: usize, size: usize) -> Result<(), Error> {
+        unsafe { lib::multicast_unbind(self.raw, dev, mc_offset, size) }
     }
 }
 
@@ -565,7 +594,8 @@ impl<'p> Array<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::array_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::array_destroy(self.raw) }
     }
 
     /// Creates [`Array`] with [`cuArrayCreate`](lib::array_create).
@@ -593,16 +623,22 @@ impl<'p> Array<'p> {
     }
 
     /// Calls [`cuMemcpyDtoA`](lib::memcpy_dtoa) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::memcpy_dtoa`](lib::memcpy_dtoa):
+    /// The device memory `srcDevice` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn memcpy_dtoa(&self, dst_offset: usize, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
-        lib::memcpy_dtoa(self.raw, dst_offset, src_device, byte_count)
+    pub unsafe fn memcpy_dtoa(&self, dst_offset: usize, src_device: CUdeviceptr, byte_count: usize) -> Result<(), Error> {
+        unsafe { lib::memcpy_dtoa(self.raw, dst_offset, src_device, byte_count) }
     }
 
     /// Calls [`cuMemcpyHtoA`](lib::memcpy_htoa) on this handle.
     ///
     /// # Safety
     ///
-    /// As for [`lib::memcpy_htoa`](lib::memcpy_htoa): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::memcpy_htoa`](lib::memcpy_htoa):
+    /// `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn memcpy_htoa(&self, dst_offset: usize, src_host: *const c_void, byte_count: usize) -> Result<(), Error> {
         unsafe { lib::memcpy_htoa(self.raw, dst_offset, src_host, byte_count) }
@@ -624,7 +660,8 @@ impl<'p> Array<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::memcpy_htoa_async`](lib::memcpy_htoa_async): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::memcpy_htoa_async`](lib::memcpy_htoa_async):
+    /// `srcHost` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn memcpy_htoa_async(
         &self,
@@ -731,14 +768,17 @@ impl AsyncCallbackHandle {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::device_unregister_async_notification(self.device, self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::device_unregister_async_notification(self.device, self.raw) }
     }
 
     /// Creates [`AsyncCallbackHandle`] with [`cuDeviceRegisterAsyncNotification`](lib::device_register_async_notification).
     ///
     /// # Safety
     ///
-    /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::device_register_async_notification`](lib::device_register_async_notification):
+    /// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn register_async_notification(
         device: CUdevice,
@@ -817,7 +857,8 @@ impl<'p> AsyncDeviceMemory<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_free_async(self.raw, self.h_stream)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_free_async(self.raw, self.h_stream) }
     }
 }
 
@@ -876,7 +917,8 @@ impl Context {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::ctx_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::ctx_destroy(self.raw) }
     }
 
     /// Makes this context current on the calling thread ([`cuCtxPushCurrent`](lib::ctx_push_current))
@@ -891,7 +933,8 @@ impl Context {
     ///
     /// # Safety
     ///
-    /// As for [`lib::vdpau_ctx_create`](lib::vdpau_ctx_create): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::vdpau_ctx_create`](lib::vdpau_ctx_create):
+    /// `vdpGetProcAddress` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn vdpau_ctx_create(
         flags: c_uint,
@@ -905,9 +948,14 @@ impl Context {
     }
 
     /// Creates [`Context`] with [`cuCtxCreate`](lib::ctx_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::ctx_create`](lib::ctx_create):
+    /// Every address in `ctxCreateParams` (`execAffinityParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create(ctx_create_params: Option<&mut CUctxCreateParams>, flags: c_uint, dev: CUdevice) -> Result<Self, Error> {
-        let __o0 = lib::ctx_create(ctx_create_params, flags, dev)?;
+    pub unsafe fn create(ctx_create_params: Option<&mut CUctxCreateParams>, flags: c_uint, dev: CUdevice) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::ctx_create(ctx_create_params, flags, dev) }?;
         // SAFETY: the handle was just made by `cuCtxCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1051,7 +1099,8 @@ impl<'p> DeviceMemory<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_free(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_free(self.raw) }
     }
 
     /// Creates [`DeviceMemory`] with [`cuMemAlloc`](lib::mem_alloc).
@@ -1149,27 +1198,41 @@ impl<'p> EglStreamConsumer<'p> {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::egl_stream_consumer_disconnect(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::egl_stream_consumer_disconnect(&mut __handle) }
     }
 
     /// Creates [`EglStreamConsumer`] with [`cuEGLStreamConsumerConnect`](lib::egl_stream_consumer_connect).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_consumer_connect`](lib::egl_stream_consumer_connect):
+    /// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn connect(context: &'p (impl super::CurrentContext + ?Sized), stream: EGLStreamKHR) -> Result<Self, super::Error> {
+    pub unsafe fn connect(
+        context: &'p (impl super::CurrentContext + ?Sized),
+        stream: EGLStreamKHR,
+    ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::egl_stream_consumer_connect(stream)?;
+        let __o0 = unsafe { lib::egl_stream_consumer_connect(stream) }?;
         // SAFETY: the handle was just made by `cuEGLStreamConsumerConnect` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
     /// Creates [`EglStreamConsumer`] with [`cuEGLStreamConsumerConnectWithFlags`](lib::egl_stream_consumer_connect_with_flags).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_consumer_connect_with_flags`](lib::egl_stream_consumer_connect_with_flags):
+    /// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn connect_with_flags(
+    pub unsafe fn connect_with_flags(
         context: &'p (impl super::CurrentContext + ?Sized),
         stream: EGLStreamKHR,
         flags: c_uint,
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::egl_stream_consumer_connect_with_flags(stream, flags)?;
+        let __o0 = unsafe { lib::egl_stream_consumer_connect_with_flags(stream, flags) }?;
         // SAFETY: the handle was just made by `cuEGLStreamConsumerConnectWithFlags` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1240,19 +1303,25 @@ impl<'p> EglStreamProducer<'p> {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::egl_stream_producer_disconnect(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::egl_stream_producer_disconnect(&mut __handle) }
     }
 
     /// Creates [`EglStreamProducer`] with [`cuEGLStreamProducerConnect`](lib::egl_stream_producer_connect).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_producer_connect`](lib::egl_stream_producer_connect):
+    /// `stream` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn connect(
+    pub unsafe fn connect(
         context: &'p (impl super::CurrentContext + ?Sized),
         stream: EGLStreamKHR,
         width: EGLint,
         height: EGLint,
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::egl_stream_producer_connect(stream, width, height)?;
+        let __o0 = unsafe { lib::egl_stream_producer_connect(stream, width, height) }?;
         // SAFETY: the handle was just made by `cuEGLStreamProducerConnect` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1322,7 +1391,8 @@ impl<'p> Event<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::event_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::event_destroy(self.raw) }
     }
 
     /// Creates [`Event`] with [`cuIpcOpenEventHandle`](lib::ipc_open_event_handle).
@@ -1347,14 +1417,19 @@ impl<'p> Event<'p> {
     }
 
     /// Creates [`Event`] with [`cuEventCreateFromEGLSync`](lib::event_create_from_egl_sync).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::event_create_from_egl_sync`](lib::event_create_from_egl_sync):
+    /// `eglSync` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn create_from_egl_sync(
+    pub unsafe fn create_from_egl_sync(
         context: &'p (impl super::CurrentContext + ?Sized),
         egl_sync: EGLSyncKHR,
         flags: c_uint,
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::event_create_from_egl_sync(egl_sync, flags)?;
+        let __o0 = unsafe { lib::event_create_from_egl_sync(egl_sync, flags) }?;
         // SAFETY: the handle was just made by `cuEventCreateFromEGLSync` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1458,13 +1533,19 @@ impl ExternalMemory {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::destroy_external_memory(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_external_memory(self.raw) }
     }
 
     /// Creates [`ExternalMemory`] with [`cuImportExternalMemory`](lib::import_external_memory).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::import_external_memory`](lib::import_external_memory):
+    /// Every address in `memHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<Self, Error> {
-        let __o0 = lib::import_external_memory(mem_handle_desc)?;
+    pub unsafe fn import_external_memory(mem_handle_desc: &CUDA_EXTERNAL_MEMORY_HANDLE_DESC) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::import_external_memory(mem_handle_desc) }?;
         // SAFETY: the handle was just made by `cuImportExternalMemory` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1551,13 +1632,19 @@ impl ExternalSemaphore {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::destroy_external_semaphore(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_external_semaphore(self.raw) }
     }
 
     /// Creates [`ExternalSemaphore`] with [`cuImportExternalSemaphore`](lib::import_external_semaphore).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::import_external_semaphore`](lib::import_external_semaphore):
+    /// Every address in `semHandleDesc` (`handle.win32.handle` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> Result<Self, Error> {
-        let __o0 = lib::import_external_semaphore(sem_handle_desc)?;
+    pub unsafe fn import_external_semaphore(sem_handle_desc: &CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::import_external_semaphore(sem_handle_desc) }?;
         // SAFETY: the handle was just made by `cuImportExternalSemaphore` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -1671,7 +1758,9 @@ impl<'p> Function<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::launch_kernel`](lib::launch_kernel): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::launch_kernel`](lib::launch_kernel):
+    /// - `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `extra` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn launch_kernel(
         &self,
@@ -1707,7 +1796,8 @@ impl<'p> Function<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::launch_cooperative_kernel`](lib::launch_cooperative_kernel): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::launch_cooperative_kernel`](lib::launch_cooperative_kernel):
+    /// `kernelParams` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn launch_cooperative_kernel(
         &self,
@@ -1762,7 +1852,8 @@ impl<'p> Function<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::occupancy_max_potential_block_size`](lib::occupancy_max_potential_block_size): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::occupancy_max_potential_block_size`](lib::occupancy_max_potential_block_size):
+    /// `blockSizeToDynamicSMemSize` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn occupancy_max_potential_block_size(
         &self,
@@ -1784,7 +1875,8 @@ impl<'p> Function<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::occupancy_max_potential_block_size_with_flags`](lib::occupancy_max_potential_block_size_with_flags): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::occupancy_max_potential_block_size_with_flags`](lib::occupancy_max_potential_block_size_with_flags):
+    /// `blockSizeToDynamicSMemSize` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn occupancy_max_potential_block_size_with_flags(
         &self,
@@ -1811,15 +1903,25 @@ impl<'p> Function<'p> {
     }
 
     /// Calls [`cuOccupancyMaxPotentialClusterSize`](lib::occupancy_max_potential_cluster_size) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::occupancy_max_potential_cluster_size`](lib::occupancy_max_potential_cluster_size):
+    /// Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn occupancy_max_potential_cluster_size(&self, config: &CUlaunchConfig) -> Result<c_int, Error> {
-        lib::occupancy_max_potential_cluster_size(self.raw, config)
+    pub unsafe fn occupancy_max_potential_cluster_size(&self, config: &CUlaunchConfig) -> Result<c_int, Error> {
+        unsafe { lib::occupancy_max_potential_cluster_size(self.raw, config) }
     }
 
     /// Calls [`cuOccupancyMaxActiveClusters`](lib::occupancy_max_active_clusters) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::occupancy_max_active_clusters`](lib::occupancy_max_active_clusters):
+    /// Every address in `config` (`attrs` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn occupancy_max_active_clusters(&self, config: &CUlaunchConfig) -> Result<c_int, Error> {
-        lib::occupancy_max_active_clusters(self.raw, config)
+    pub unsafe fn occupancy_max_active_clusters(&self, config: &CUlaunchConfig) -> Result<c_int, Error> {
+        unsafe { lib::occupancy_max_active_clusters(self.raw, config) }
     }
 }
 
@@ -1892,7 +1994,8 @@ impl Graph {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_destroy(self.raw) }
     }
 
     /// Creates [`Graph`] with [`cuGraphCreate`](lib::graph_create).
@@ -1941,51 +2044,71 @@ impl Graph {
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddKernelNode`](lib::graph_add_kernel_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_kernel_node`](lib::graph_add_kernel_node):
+    /// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_kernel_node(
+    pub unsafe fn add_kernel_node(
         &self,
         dependencies: &[CUgraphNode],
         node_params: &CUDA_KERNEL_NODE_PARAMS,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_kernel_node(self.raw, dependencies, node_params)?;
+        let __o0 = unsafe { lib::graph_add_kernel_node(self.raw, dependencies, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddKernelNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemcpyNode`](lib::graph_add_memcpy_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_memcpy_node`](lib::graph_add_memcpy_node):
+    /// Every address in `copyParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_memcpy_node(
+    pub unsafe fn add_memcpy_node(
         &self,
         dependencies: &[CUgraphNode],
         copy_params: &CUDA_MEMCPY3D,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::AsRaw::raw_handle(ctx))?;
+        let __o0 = unsafe { lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::AsRaw::raw_handle(ctx)) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemsetNode`](lib::graph_add_memset_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_memset_node`](lib::graph_add_memset_node):
+    /// Every address in `memsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_memset_node(
+    pub unsafe fn add_memset_node(
         &self,
         dependencies: &[CUgraphNode],
         memset_params: &CUDA_MEMSET_NODE_PARAMS,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::AsRaw::raw_handle(ctx))?;
+        let __o0 = unsafe { lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::AsRaw::raw_handle(ctx)) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddHostNode`](lib::graph_add_host_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_host_node`](lib::graph_add_host_node):
+    /// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_host_node(
+    pub unsafe fn add_host_node(
         &self,
         dependencies: &[CUgraphNode],
         node_params: &CUDA_HOST_NODE_PARAMS,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_host_node(self.raw, dependencies, node_params)?;
+        let __o0 = unsafe { lib::graph_add_host_node(self.raw, dependencies, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddHostNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2035,57 +2158,82 @@ impl Graph {
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_external_semaphores_signal_node`](lib::graph_add_external_semaphores_signal_node):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_external_semaphores_signal_node(
+    pub unsafe fn add_external_semaphores_signal_node(
         &self,
         dependencies: &[CUgraphNode],
         node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_external_semaphores_signal_node(self.raw, dependencies, node_params)?;
+        let __o0 = unsafe { lib::graph_add_external_semaphores_signal_node(self.raw, dependencies, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresSignalNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddExternalSemaphoresWaitNode`](lib::graph_add_external_semaphores_wait_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_external_semaphores_wait_node`](lib::graph_add_external_semaphores_wait_node):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_external_semaphores_wait_node(
+    pub unsafe fn add_external_semaphores_wait_node(
         &self,
         dependencies: &[CUgraphNode],
         node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_external_semaphores_wait_node(self.raw, dependencies, node_params)?;
+        let __o0 = unsafe { lib::graph_add_external_semaphores_wait_node(self.raw, dependencies, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddExternalSemaphoresWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddBatchMemOpNode`](lib::graph_add_batch_mem_op_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_batch_mem_op_node`](lib::graph_add_batch_mem_op_node):
+    /// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_batch_mem_op_node(
+    pub unsafe fn add_batch_mem_op_node(
         &self,
         dependencies: &[CUgraphNode],
         node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_batch_mem_op_node(self.raw, dependencies, node_params)?;
+        let __o0 = unsafe { lib::graph_add_batch_mem_op_node(self.raw, dependencies, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddBatchMemOpNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemAllocNode`](lib::graph_add_mem_alloc_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_mem_alloc_node`](lib::graph_add_mem_alloc_node):
+    /// Every address in `nodeParams` (`poolProps.win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_mem_alloc_node(
+    pub unsafe fn add_mem_alloc_node(
         &self,
         dependencies: &[CUgraphNode],
         node_params: &mut CUDA_MEM_ALLOC_NODE_PARAMS,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_mem_alloc_node(self.raw, dependencies, node_params)?;
+        let __o0 = unsafe { lib::graph_add_mem_alloc_node(self.raw, dependencies, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemAllocNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddMemFreeNode`](lib::graph_add_mem_free_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_mem_free_node`](lib::graph_add_mem_free_node):
+    /// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn add_mem_free_node(&self, dependencies: &[CUgraphNode], dptr: CUdeviceptr) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_mem_free_node(self.raw, dependencies, dptr)?;
+    pub unsafe fn add_mem_free_node(&self, dependencies: &[CUgraphNode], dptr: CUdeviceptr) -> Result<GraphNode<'_>, Error> {
+        let __o0 = unsafe { lib::graph_add_mem_free_node(self.raw, dependencies, dptr) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemFreeNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2099,27 +2247,37 @@ impl Graph {
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode`](lib::graph_add_node) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_node`](lib::graph_add_node):
+    /// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_node(
+    pub unsafe fn add_node(
         &self,
         dependencies: &[CUgraphNode],
         dependency_data: Option<&[CUgraphEdgeData]>,
         node_params: &mut CUgraphNodeParams,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_node(self.raw, dependencies, dependency_data, node_params)?;
+        let __o0 = unsafe { lib::graph_add_node(self.raw, dependencies, dependency_data, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
 
     /// Creates [`GraphNode`] with [`cuGraphAddNode_v3`](lib::graph_add_node_v3) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_add_node_v3`](lib::graph_add_node_v3):
+    /// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn add_node_v3(
+    pub unsafe fn add_node_v3(
         &self,
         dependencies: &[CUgraphNode],
         dependency_data: Option<&[CUgraphEdgeData]>,
         node_params: &mut CUgraphNodeParams,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_node_v3(self.raw, dependencies, dependency_data, node_params)?;
+        let __o0 = unsafe { lib::graph_add_node_v3(self.raw, dependencies, dependency_data, node_params) }?;
         // SAFETY: the handle was just made by `cuGraphAddNode_v3` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2142,7 +2300,8 @@ impl Graph {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_nodes`](lib::graph_get_nodes): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_nodes`](lib::graph_get_nodes):
+    /// `nodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_nodes(&self, nodes: Option<&mut [CUgraphNode]>, num_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_nodes(self.raw, nodes, num_nodes) }
@@ -2152,7 +2311,8 @@ impl Graph {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_root_nodes`](lib::graph_get_root_nodes):
+    /// `rootNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_root_nodes(&self, root_nodes: Option<&mut [CUgraphNode]>, num_root_nodes: &mut usize) -> Result<(), Error> {
         unsafe { lib::graph_get_root_nodes(self.raw, root_nodes, num_root_nodes) }
@@ -2162,7 +2322,10 @@ impl Graph {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_get_edges`](lib::graph_get_edges): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_get_edges`](lib::graph_get_edges):
+    /// - `from` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `to` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_edges(
         &self,
@@ -2313,17 +2476,23 @@ impl GraphExec {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_exec_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_exec_destroy(self.raw) }
     }
 
     /// Calls [`cuGraphExecBatchMemOpNodeSetParams`](lib::graph_exec_batch_mem_op_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_batch_mem_op_node_set_params`](lib::graph_exec_batch_mem_op_node_set_params):
+    /// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn batch_mem_op_node_set_params(
+    pub unsafe fn batch_mem_op_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> Result<(), Error> {
-        lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        unsafe { lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecGetId`](lib::graph_exec_get_id) on this handle.
@@ -2339,55 +2508,79 @@ impl GraphExec {
     }
 
     /// Calls [`cuGraphExecKernelNodeSetParams`](lib::graph_exec_kernel_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_kernel_node_set_params`](lib::graph_exec_kernel_node_set_params):
+    /// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn kernel_node_set_params(
+    pub unsafe fn kernel_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_KERNEL_NODE_PARAMS,
     ) -> Result<(), Error> {
-        lib::graph_exec_kernel_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        unsafe { lib::graph_exec_kernel_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecMemcpyNodeSetParams`](lib::graph_exec_memcpy_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_memcpy_node_set_params`](lib::graph_exec_memcpy_node_set_params):
+    /// Every address in `copyParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn memcpy_node_set_params(
+    pub unsafe fn memcpy_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         copy_params: &CUDA_MEMCPY3D,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<(), Error> {
-        lib::graph_exec_memcpy_node_set_params(
-            self.raw,
-            super::AsRaw::raw_handle(h_node),
-            copy_params,
-            super::AsRaw::raw_handle(ctx),
-        )
+        unsafe {
+            lib::graph_exec_memcpy_node_set_params(
+                self.raw,
+                super::AsRaw::raw_handle(h_node),
+                copy_params,
+                super::AsRaw::raw_handle(ctx),
+            )
+        }
     }
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_memset_node_set_params`](lib::graph_exec_memset_node_set_params):
+    /// Every address in `memsetParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn memset_node_set_params(
+    pub unsafe fn memset_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         memset_params: &CUDA_MEMSET_NODE_PARAMS,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<(), Error> {
-        lib::graph_exec_memset_node_set_params(
-            self.raw,
-            super::AsRaw::raw_handle(h_node),
-            memset_params,
-            super::AsRaw::raw_handle(ctx),
-        )
+        unsafe {
+            lib::graph_exec_memset_node_set_params(
+                self.raw,
+                super::AsRaw::raw_handle(h_node),
+                memset_params,
+                super::AsRaw::raw_handle(ctx),
+            )
+        }
     }
 
     /// Calls [`cuGraphExecHostNodeSetParams`](lib::graph_exec_host_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_host_node_set_params`](lib::graph_exec_host_node_set_params):
+    /// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn host_node_set_params(
+    pub unsafe fn host_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_HOST_NODE_PARAMS,
     ) -> Result<(), Error> {
-        lib::graph_exec_host_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        unsafe { lib::graph_exec_host_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
@@ -2425,23 +2618,37 @@ impl GraphExec {
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_external_semaphores_signal_node_set_params`](lib::graph_exec_external_semaphores_signal_node_set_params):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(
+    pub unsafe fn external_semaphores_signal_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> Result<(), Error> {
-        lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        unsafe {
+            lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        }
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_external_semaphores_wait_node_set_params`](lib::graph_exec_external_semaphores_wait_node_set_params):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(
+    pub unsafe fn external_semaphores_wait_node_set_params(
         &self,
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> Result<(), Error> {
-        lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        unsafe {
+            lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+        }
     }
 
     /// Calls [`cuGraphNodeSetEnabled`](lib::graph_node_set_enabled) on this handle.
@@ -2475,9 +2682,18 @@ impl GraphExec {
     }
 
     /// Calls [`cuGraphExecNodeSetParams`](lib::graph_exec_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_exec_node_set_params`](lib::graph_exec_node_set_params):
+    /// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn node_set_params(&self, h_node: &impl super::AsRaw<CUgraphNode>, node_params: &CUgraphNodeParams) -> Result<(), Error> {
-        lib::graph_exec_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
+    pub unsafe fn node_set_params(
+        &self,
+        h_node: &impl super::AsRaw<CUgraphNode>,
+        node_params: &CUgraphNodeParams,
+    ) -> Result<(), Error> {
+        unsafe { lib::graph_exec_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
     }
 }
 
@@ -2543,7 +2759,8 @@ impl<'p> GraphNode<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_destroy_node(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_destroy_node(self.raw) }
     }
 
     /// Calls [`cuGraphKernelNodeGetParams`](lib::graph_kernel_node_get_params) on this handle.
@@ -2553,9 +2770,14 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphKernelNodeSetParams`](lib::graph_kernel_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_kernel_node_set_params`](lib::graph_kernel_node_set_params):
+    /// Every address in `nodeParams` (`kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn kernel_node_set_params(&self, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_kernel_node_set_params(self.raw, node_params)
+    pub unsafe fn kernel_node_set_params(&self, node_params: &CUDA_KERNEL_NODE_PARAMS) -> Result<(), Error> {
+        unsafe { lib::graph_kernel_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphMemcpyNodeGetParams`](lib::graph_memcpy_node_get_params) on this handle.
@@ -2565,9 +2787,14 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphMemcpyNodeSetParams`](lib::graph_memcpy_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_memcpy_node_set_params`](lib::graph_memcpy_node_set_params):
+    /// Every address in `nodeParams` (`srcHost` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn memcpy_node_set_params(&self, node_params: &CUDA_MEMCPY3D) -> Result<(), Error> {
-        lib::graph_memcpy_node_set_params(self.raw, node_params)
+    pub unsafe fn memcpy_node_set_params(&self, node_params: &CUDA_MEMCPY3D) -> Result<(), Error> {
+        unsafe { lib::graph_memcpy_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphMemsetNodeGetParams`](lib::graph_memset_node_get_params) on this handle.
@@ -2577,9 +2804,14 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphMemsetNodeSetParams`](lib::graph_memset_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_memset_node_set_params`](lib::graph_memset_node_set_params):
+    /// Every address in `nodeParams` (`dst` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn memset_node_set_params(&self, node_params: &CUDA_MEMSET_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_memset_node_set_params(self.raw, node_params)
+    pub unsafe fn memset_node_set_params(&self, node_params: &CUDA_MEMSET_NODE_PARAMS) -> Result<(), Error> {
+        unsafe { lib::graph_memset_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphHostNodeGetParams`](lib::graph_host_node_get_params) on this handle.
@@ -2589,9 +2821,14 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphHostNodeSetParams`](lib::graph_host_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_host_node_set_params`](lib::graph_host_node_set_params):
+    /// Every address in `nodeParams` (`fn` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn host_node_set_params(&self, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_host_node_set_params(self.raw, node_params)
+    pub unsafe fn host_node_set_params(&self, node_params: &CUDA_HOST_NODE_PARAMS) -> Result<(), Error> {
+        unsafe { lib::graph_host_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphChildGraphNodeGetGraph`](lib::graph_child_graph_node_get_graph) on this handle.
@@ -2631,9 +2868,17 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphExternalSemaphoresSignalNodeSetParams`](lib::graph_external_semaphores_signal_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_external_semaphores_signal_node_set_params`](lib::graph_external_semaphores_signal_node_set_params):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn external_semaphores_signal_node_set_params(&self, node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_external_semaphores_signal_node_set_params(self.raw, node_params)
+    pub unsafe fn external_semaphores_signal_node_set_params(
+        &self,
+        node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
+    ) -> Result<(), Error> {
+        unsafe { lib::graph_external_semaphores_signal_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphExternalSemaphoresWaitNodeGetParams`](lib::graph_external_semaphores_wait_node_get_params) on this handle.
@@ -2643,9 +2888,17 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphExternalSemaphoresWaitNodeSetParams`](lib::graph_external_semaphores_wait_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_external_semaphores_wait_node_set_params`](lib::graph_external_semaphores_wait_node_set_params):
+    /// Every address in `nodeParams` (`extSemArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn external_semaphores_wait_node_set_params(&self, node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_external_semaphores_wait_node_set_params(self.raw, node_params)
+    pub unsafe fn external_semaphores_wait_node_set_params(
+        &self,
+        node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
+    ) -> Result<(), Error> {
+        unsafe { lib::graph_external_semaphores_wait_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphBatchMemOpNodeGetParams`](lib::graph_batch_mem_op_node_get_params) on this handle.
@@ -2655,9 +2908,14 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphBatchMemOpNodeSetParams`](lib::graph_batch_mem_op_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_batch_mem_op_node_set_params`](lib::graph_batch_mem_op_node_set_params):
+    /// Every address in `nodeParams` (`paramArray` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn batch_mem_op_node_set_params(&self, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
-        lib::graph_batch_mem_op_node_set_params(self.raw, node_params)
+    pub unsafe fn batch_mem_op_node_set_params(&self, node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS) -> Result<(), Error> {
+        unsafe { lib::graph_batch_mem_op_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphMemAllocNodeGetParams`](lib::graph_mem_alloc_node_get_params) on this handle.
@@ -2700,7 +2958,9 @@ impl<'p> GraphNode<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_node_get_dependencies`](lib::graph_node_get_dependencies): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_node_get_dependencies`](lib::graph_node_get_dependencies):
+    /// - `dependencies` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_dependencies(
         &self,
@@ -2715,7 +2975,9 @@ impl<'p> GraphNode<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::graph_node_get_dependent_nodes`](lib::graph_node_get_dependent_nodes): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::graph_node_get_dependent_nodes`](lib::graph_node_get_dependent_nodes):
+    /// - `dependentNodes` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `edgeData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn get_dependent_nodes(
         &self,
@@ -2739,21 +3001,36 @@ impl<'p> GraphNode<'p> {
     }
 
     /// Calls [`cuGraphKernelNodeSetAttribute`](lib::graph_kernel_node_set_attribute) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_kernel_node_set_attribute`](lib::graph_kernel_node_set_attribute):
+    /// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn kernel_node_set_attribute(&self, attr: CUkernelNodeAttrID, value: &CUkernelNodeAttrValue) -> Result<(), Error> {
-        lib::graph_kernel_node_set_attribute(self.raw, attr, value)
+    pub unsafe fn kernel_node_set_attribute(&self, attr: CUkernelNodeAttrID, value: &CUkernelNodeAttrValue) -> Result<(), Error> {
+        unsafe { lib::graph_kernel_node_set_attribute(self.raw, attr, value) }
     }
 
     /// Calls [`cuGraphNodeSetParams`](lib::graph_node_set_params) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_node_set_params`](lib::graph_node_set_params):
+    /// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn set_params(&self, node_params: &CUgraphNodeParams) -> Result<(), Error> {
-        lib::graph_node_set_params(self.raw, node_params)
+    pub unsafe fn set_params(&self, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+        unsafe { lib::graph_node_set_params(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphNodeSetParams_v2`](lib::graph_node_set_params_v2) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graph_node_set_params_v2`](lib::graph_node_set_params_v2):
+    /// Every address in `nodeParams` (`kernel.kernelParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn set_params_v2(&self, node_params: &CUgraphNodeParams) -> Result<(), Error> {
-        lib::graph_node_set_params_v2(self.raw, node_params)
+    pub unsafe fn set_params_v2(&self, node_params: &CUgraphNodeParams) -> Result<(), Error> {
+        unsafe { lib::graph_node_set_params_v2(self.raw, node_params) }
     }
 
     /// Calls [`cuGraphNodeGetParams`](lib::graph_node_get_params) on this handle.
@@ -2822,7 +3099,8 @@ impl<'p> GraphUserObject<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graph_release_user_object(self.graph, self.raw, self.count)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graph_release_user_object(self.graph, self.raw, self.count) }
     }
 
     /// Calls [`cuUserObjectRetain`](lib::user_object_retain) on this handle.
@@ -2896,7 +3174,8 @@ impl<'p> GraphicsResource<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::graphics_unregister_resource(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::graphics_unregister_resource(self.raw) }
     }
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsGLRegisterBuffer`](lib::graphics_gl_register_buffer).
@@ -2927,14 +3206,19 @@ impl<'p> GraphicsResource<'p> {
     }
 
     /// Creates [`GraphicsResource`] with [`cuGraphicsEGLRegisterImage`](lib::graphics_egl_register_image).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::graphics_egl_register_image`](lib::graphics_egl_register_image):
+    /// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn egl_register_image(
+    pub unsafe fn egl_register_image(
         context: &'p (impl super::CurrentContext + ?Sized),
         image: EGLImageKHR,
         flags: c_uint,
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::graphics_egl_register_image(image, flags)?;
+        let __o0 = unsafe { lib::graphics_egl_register_image(image, flags) }?;
         // SAFETY: the handle was just made by `cuGraphicsEGLRegisterImage` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -2990,13 +3274,18 @@ impl<'p> GraphicsResource<'p> {
     }
 
     /// Calls [`cuEGLStreamConsumerReleaseFrame`](lib::egl_stream_consumer_release_frame) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::egl_stream_consumer_release_frame`](lib::egl_stream_consumer_release_frame):
+    /// It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards.
     #[inline]
-    pub fn egl_stream_consumer_release_frame(
+    pub unsafe fn egl_stream_consumer_release_frame(
         &self,
         conn: &mut CUeglStreamConnection,
         p_stream: &mut CUstream,
     ) -> Result<(), Error> {
-        lib::egl_stream_consumer_release_frame(conn, self.raw, p_stream)
+        unsafe { lib::egl_stream_consumer_release_frame(conn, self.raw, p_stream) }
     }
 
     /// Calls [`cuGraphicsResourceGetMappedEglFrame`](lib::graphics_resource_get_mapped_egl_frame) on this handle.
@@ -3068,7 +3357,8 @@ impl GreenCtx {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::green_ctx_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::green_ctx_destroy(self.raw) }
     }
 
     /// Creates [`GreenCtx`] with [`cuGreenCtxCreate`](lib::green_ctx_create).
@@ -3274,7 +3564,8 @@ impl<'p> HostRegistration<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::mem_host_register`](lib::mem_host_register): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::mem_host_register`](lib::mem_host_register):
+    /// `p` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn register(
         context: &'p (impl super::CurrentContext + ?Sized),
@@ -3346,7 +3637,8 @@ impl<'p> IpcMemory<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::ipc_close_mem_handle(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::ipc_close_mem_handle(self.raw) }
     }
 
     /// Creates [`IpcMemory`] with [`cuIpcOpenMemHandle`](lib::ipc_open_mem_handle).
@@ -3521,7 +3813,8 @@ impl Library {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::library_unload(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::library_unload(self.raw) }
     }
 
     /// Keeps the kernel parameter layouts read from this object's image, for the kernels it
@@ -3536,7 +3829,10 @@ impl Library {
     ///
     /// # Safety
     ///
-    /// As for [`lib::library_load_data`](lib::library_load_data): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::library_load_data`](lib::library_load_data):
+    /// - `code` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn load_data(
         code: *const c_void,
@@ -3552,16 +3848,23 @@ impl Library {
     }
 
     /// Creates [`Library`] with [`cuLibraryLoadFromFile`](lib::library_load_from_file).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::library_load_from_file`](lib::library_load_from_file):
+    /// - `jitOptionsValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `libraryOptionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn load_from_file(
+    pub unsafe fn load_from_file(
         file_name: &CStr,
         jit_options: &[CUjit_option],
         jit_options_values: &[*mut c_void],
         library_options: &[CUlibraryOption],
         library_option_values: &[*mut c_void],
     ) -> Result<Self, Error> {
-        let __o0 =
-            lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)?;
+        let __o0 = unsafe {
+            lib::library_load_from_file(file_name, jit_options, jit_options_values, library_options, library_option_values)
+        }?;
         // SAFETY: the handle was just made by `cuLibraryLoadFromFile` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -3668,18 +3971,24 @@ impl<'p> LinkState<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::link_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::link_destroy(self.raw) }
     }
 
     /// Creates [`LinkState`] with [`cuLinkCreate`](lib::link_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::link_create`](lib::link_create):
+    /// `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn create(
+    pub unsafe fn create(
         context: &'p (impl super::CurrentContext + ?Sized),
         options: &[CUjit_option],
         option_values: &[*mut c_void],
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::link_create(options, option_values)?;
+        let __o0 = unsafe { lib::link_create(options, option_values) }?;
         // SAFETY: the handle was just made by `cuLinkCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -3688,7 +3997,9 @@ impl<'p> LinkState<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::link_add_data`](lib::link_add_data): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::link_add_data`](lib::link_add_data):
+    /// - `data` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn add_data(
         &self,
@@ -3703,15 +4014,20 @@ impl<'p> LinkState<'p> {
     }
 
     /// Calls [`cuLinkAddFile`](lib::link_add_file) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::link_add_file`](lib::link_add_file):
+    /// `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
-    pub fn add_file(
+    pub unsafe fn add_file(
         &self,
         r#type: CUjitInputType,
         path: &CStr,
         options: &[CUjit_option],
         option_values: &[*mut c_void],
     ) -> Result<(), Error> {
-        lib::link_add_file(self.raw, r#type, path, options, option_values)
+        unsafe { lib::link_add_file(self.raw, r#type, path, options, option_values) }
     }
 
     /// Calls [`cuLinkComplete`](lib::link_complete) on this handle.
@@ -3783,7 +4099,8 @@ impl LogicalEndpoint {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::logical_endpoint_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::logical_endpoint_destroy(self.raw) }
     }
 
     /// Creates [`LogicalEndpoint`] with [`cuLogicalEndpointCreate`](lib::logical_endpoint_create).
@@ -3810,7 +4127,8 @@ impl LogicalEndpoint {
     ///
     /// # Safety
     ///
-    /// As for [`lib::logical_endpoint_import`](lib::logical_endpoint_import): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::logical_endpoint_import`](lib::logical_endpoint_import):
+    /// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn import(&self, handle: *const c_void, handle_type: CUlogicalEndpointIpcHandleType) -> Result<(), Error> {
         unsafe { lib::logical_endpoint_import(self.raw, handle, handle_type) }
@@ -3889,14 +4207,16 @@ impl LogicalEndpointBinding {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::logical_endpoint_unbind(self.raw, self.dev, self.offset, self.size)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::logical_endpoint_unbind(self.raw, self.dev, self.offset, self.size) }
     }
 
     /// Creates [`LogicalEndpointBinding`] with [`cuLogicalEndpointBindAddr`](lib::logical_endpoint_bind_addr).
     ///
     /// # Safety
     ///
-    /// As for [`lib::logical_endpoint_bind_addr`](lib::logical_endpoint_bind_addr): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::logical_endpoint_bind_addr`](lib::logical_endpoint_bind_addr):
+    /// `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn bind_addr(
         le_id: CUlogicalEndpointId,
@@ -3943,7 +4263,8 @@ impl LogicalEndpointBinding {
     ///
     /// # Safety
     ///
-    /// As for [`lib::logical_endpoint_import`](lib::logical_endpoint_import): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::logical_endpoint_import`](lib::logical_endpoint_import):
+    /// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn import(&self, handle: *const c_void, handle_type: CUlogicalEndpointIpcHandleType) -> Result<(), Error> {
         unsafe { lib::logical_endpoint_import(self.raw, handle, handle_type) }
@@ -4020,7 +4341,8 @@ impl LogicalEndpointId {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::logical_endpoint_id_release(self.raw, self.count)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::logical_endpoint_id_release(self.raw, self.count) }
     }
 
     /// Creates [`LogicalEndpointId`] with [`cuLogicalEndpointIdReserve`](lib::logical_endpoint_id_reserve).
@@ -4047,7 +4369,8 @@ impl LogicalEndpointId {
     ///
     /// # Safety
     ///
-    /// As for [`lib::logical_endpoint_import`](lib::logical_endpoint_import): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::logical_endpoint_import`](lib::logical_endpoint_import):
+    /// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn import(&self, handle: *const c_void, handle_type: CUlogicalEndpointIpcHandleType) -> Result<(), Error> {
         unsafe { lib::logical_endpoint_import(self.raw, handle, handle_type) }
@@ -4122,14 +4445,17 @@ impl LogsCallbackHandle {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::logs_unregister_callback(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::logs_unregister_callback(self.raw) }
     }
 
     /// Creates [`LogsCallbackHandle`] with [`cuLogsRegisterCallback`](lib::logs_register_callback).
     ///
     /// # Safety
     ///
-    /// As for [`lib::logs_register_callback`](lib::logs_register_callback): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::logs_register_callback`](lib::logs_register_callback):
+    /// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn register_callback(callback_func: CUlogsCallback, user_data: *mut c_void) -> Result<Self, Error> {
         let __o0 = unsafe { lib::logs_register_callback(callback_func, user_data) }?;
@@ -4204,7 +4530,8 @@ impl<'p> Mapping<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_unmap(self.raw, self.size)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_unmap(self.raw, self.size) }
     }
 }
 
@@ -4263,13 +4590,19 @@ impl MemoryPool {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mem_pool_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mem_pool_destroy(self.raw) }
     }
 
     /// Creates [`MemoryPool`] with [`cuMemPoolCreate`](lib::mem_pool_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::mem_pool_create`](lib::mem_pool_create):
+    /// Every address in `poolProps` (`win32SecurityAttributes` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create(pool_props: &CUmemPoolProps) -> Result<Self, Error> {
-        let __o0 = lib::mem_pool_create(pool_props)?;
+    pub unsafe fn create(pool_props: &CUmemPoolProps) -> Result<Self, Error> {
+        let __o0 = unsafe { lib::mem_pool_create(pool_props) }?;
         // SAFETY: the handle was just made by `cuMemPoolCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -4278,7 +4611,8 @@ impl MemoryPool {
     ///
     /// # Safety
     ///
-    /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::mem_pool_import_from_shareable_handle`](lib::mem_pool_import_from_shareable_handle):
+    /// `handle` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn import_from_shareable_handle(
         handle: *mut c_void,
@@ -4403,7 +4737,8 @@ impl<'p> MipmappedArray<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::mipmapped_array_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::mipmapped_array_destroy(self.raw) }
     }
 
     /// Creates [`MipmappedArray`] with [`cuMipmappedArrayCreate`](lib::mipmapped_array_create).
@@ -4503,7 +4838,8 @@ impl<'p> Module<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::module_unload(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::module_unload(self.raw) }
     }
 
     /// Keeps the kernel parameter layouts read from this object's image, for the kernels it
@@ -4527,7 +4863,8 @@ impl<'p> Module<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::module_load_data`](lib::module_load_data): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::module_load_data`](lib::module_load_data):
+    /// `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn load_data(
         context: &'p (impl super::CurrentContext + ?Sized),
@@ -4543,7 +4880,9 @@ impl<'p> Module<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::module_load_data_ex`](lib::module_load_data_ex): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::module_load_data_ex`](lib::module_load_data_ex):
+    /// - `image` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `optionValues` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn load_data_ex(
         context: &'p (impl super::CurrentContext + ?Sized),
@@ -4561,7 +4900,8 @@ impl<'p> Module<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::module_load_fat_binary`](lib::module_load_fat_binary): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::module_load_fat_binary`](lib::module_load_fat_binary):
+    /// `fatCubin` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn load_fat_binary(
         context: &'p (impl super::CurrentContext + ?Sized),
@@ -4658,7 +4998,8 @@ impl PrimaryContext {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::device_primary_ctx_release(self.dev)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::device_primary_ctx_release(self.dev) }
     }
 
     /// Makes this context current on the calling thread ([`cuCtxPushCurrent`](lib::ctx_push_current))
@@ -4816,7 +5157,8 @@ impl<'p> Stream<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::stream_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::stream_destroy(self.raw) }
     }
 
     /// Creates [`Stream`] with [`cuStreamCreate`](lib::stream_create).
@@ -4870,9 +5212,14 @@ impl<'p> Stream<'p> {
     }
 
     /// Calls [`cuStreamBeginCaptureToCig`](lib::stream_begin_capture_to_cig) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_begin_capture_to_cig`](lib::stream_begin_capture_to_cig):
+    /// Every address in `streamCigCaptureParams` (`streamCigParams` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn begin_capture_to_cig(&self, stream_cig_capture_params: &mut CUstreamCigCaptureParams) -> Result<(), Error> {
-        lib::stream_begin_capture_to_cig(self.raw, stream_cig_capture_params)
+    pub unsafe fn begin_capture_to_cig(&self, stream_cig_capture_params: &mut CUstreamCigCaptureParams) -> Result<(), Error> {
+        unsafe { lib::stream_begin_capture_to_cig(self.raw, stream_cig_capture_params) }
     }
 
     /// Calls [`cuStreamEndCaptureToCig`](lib::stream_end_capture_to_cig) on this handle.
@@ -4927,7 +5274,9 @@ impl<'p> Stream<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::stream_add_callback`](lib::stream_add_callback): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::stream_add_callback`](lib::stream_add_callback):
+    /// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn add_callback(&self, callback: CUstreamCallback, user_data: *mut c_void, flags: c_uint) -> Result<(), Error> {
         unsafe { lib::stream_add_callback(self.raw, callback, user_data, flags) }
@@ -4943,7 +5292,9 @@ impl<'p> Stream<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::stream_begin_recapture_to_graph`](lib::stream_begin_recapture_to_graph): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::stream_begin_recapture_to_graph`](lib::stream_begin_recapture_to_graph):
+    /// - `callbackFunc` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn begin_recapture_to_graph(
         &self,
@@ -4995,9 +5346,14 @@ impl<'p> Stream<'p> {
     }
 
     /// Calls [`cuStreamAttachMemAsync`](lib::stream_attach_mem_async) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_attach_mem_async`](lib::stream_attach_mem_async):
+    /// The device memory `dptr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn attach_mem_async(&self, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<(), Error> {
-        lib::stream_attach_mem_async(self.raw, dptr, length, flags)
+    pub unsafe fn attach_mem_async(&self, dptr: CUdeviceptr, length: usize, flags: c_uint) -> Result<(), Error> {
+        unsafe { lib::stream_attach_mem_async(self.raw, dptr, length, flags) }
     }
 
     /// Calls [`cuStreamQuery`](lib::stream_query) on this handle.
@@ -5025,46 +5381,78 @@ impl<'p> Stream<'p> {
     }
 
     /// Calls [`cuStreamSetAttribute`](lib::stream_set_attribute) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_set_attribute`](lib::stream_set_attribute):
+    /// Every address in `value` (`accessPolicyWindow.base_ptr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn set_attribute(&self, attr: CUstreamAttrID, value: &CUstreamAttrValue) -> Result<(), Error> {
-        lib::stream_set_attribute(self.raw, attr, value)
+    pub unsafe fn set_attribute(&self, attr: CUstreamAttrID, value: &CUstreamAttrValue) -> Result<(), Error> {
+        unsafe { lib::stream_set_attribute(self.raw, attr, value) }
     }
 
     /// Calls [`cuStreamWaitValue32`](lib::stream_wait_value32) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_wait_value32`](lib::stream_wait_value32):
+    /// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn wait_value32(&self, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
-        lib::stream_wait_value32(self.raw, addr, value, flags)
+    pub unsafe fn wait_value32(&self, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
+        unsafe { lib::stream_wait_value32(self.raw, addr, value, flags) }
     }
 
     /// Calls [`cuStreamWaitValue64`](lib::stream_wait_value64) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_wait_value64`](lib::stream_wait_value64):
+    /// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn wait_value64(&self, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
-        lib::stream_wait_value64(self.raw, addr, value, flags)
+    pub unsafe fn wait_value64(&self, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
+        unsafe { lib::stream_wait_value64(self.raw, addr, value, flags) }
     }
 
     /// Calls [`cuStreamWriteValue32`](lib::stream_write_value32) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_write_value32`](lib::stream_write_value32):
+    /// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn write_value32(&self, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
-        lib::stream_write_value32(self.raw, addr, value, flags)
+    pub unsafe fn write_value32(&self, addr: CUdeviceptr, value: cuuint32_t, flags: c_uint) -> Result<(), Error> {
+        unsafe { lib::stream_write_value32(self.raw, addr, value, flags) }
     }
 
     /// Calls [`cuStreamWriteValue64`](lib::stream_write_value64) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_write_value64`](lib::stream_write_value64):
+    /// The device memory `addr` addresses must be live (not freed) and free of other use for as long as the call (or the work it enqueues) touches it.
     #[inline]
-    pub fn write_value64(&self, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
-        lib::stream_write_value64(self.raw, addr, value, flags)
+    pub unsafe fn write_value64(&self, addr: CUdeviceptr, value: cuuint64_t, flags: c_uint) -> Result<(), Error> {
+        unsafe { lib::stream_write_value64(self.raw, addr, value, flags) }
     }
 
     /// Calls [`cuStreamBatchMemOp`](lib::stream_batch_mem_op) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_batch_mem_op`](lib::stream_batch_mem_op):
+    /// Every address in `paramArray` (`waitValue.address` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn batch_mem_op(&self, param_array: &[CUstreamBatchMemOpParams], flags: c_uint) -> Result<(), Error> {
-        lib::stream_batch_mem_op(self.raw, param_array, flags)
+    pub unsafe fn batch_mem_op(&self, param_array: &[CUstreamBatchMemOpParams], flags: c_uint) -> Result<(), Error> {
+        unsafe { lib::stream_batch_mem_op(self.raw, param_array, flags) }
     }
 
     /// Calls [`cuLaunchHostFunc`](lib::launch_host_func) on this handle.
     ///
     /// # Safety
     ///
-    /// As for [`lib::launch_host_func`](lib::launch_host_func): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::launch_host_func`](lib::launch_host_func):
+    /// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn launch_host_func(&self, r#fn: CUhostFn, user_data: *mut c_void) -> Result<(), Error> {
         unsafe { lib::launch_host_func(self.raw, r#fn, user_data) }
@@ -5074,7 +5462,9 @@ impl<'p> Stream<'p> {
     ///
     /// # Safety
     ///
-    /// As for [`lib::launch_host_func_v2`](lib::launch_host_func_v2): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::launch_host_func_v2`](lib::launch_host_func_v2):
+    /// - `fn` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `userData` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn launch_host_func_v2(&self, r#fn: CUhostFn, user_data: *mut c_void, sync_mode: c_uint) -> Result<(), Error> {
         unsafe { lib::launch_host_func_v2(self.raw, r#fn, user_data, sync_mode) }
@@ -5165,17 +5555,23 @@ impl<'p> SurfObject<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::surf_object_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::surf_object_destroy(self.raw) }
     }
 
     /// Creates [`SurfObject`] with [`cuSurfObjectCreate`](lib::surf_object_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::surf_object_create`](lib::surf_object_create):
+    /// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create(
+    pub unsafe fn create(
         context: &'p (impl super::CurrentContext + ?Sized),
         p_res_desc: &CUDA_RESOURCE_DESC,
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::surf_object_create(p_res_desc)?;
+        let __o0 = unsafe { lib::surf_object_create(p_res_desc) }?;
         // SAFETY: the handle was just made by `cuSurfObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -5251,19 +5647,25 @@ impl<'p> TexObject<'p> {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::tex_object_destroy(self.raw)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::tex_object_destroy(self.raw) }
     }
 
     /// Creates [`TexObject`] with [`cuTexObjectCreate`](lib::tex_object_create).
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::tex_object_create`](lib::tex_object_create):
+    /// Every address in `pResDesc` (`res.linear.devPtr` and the like) must point to live memory, and every function pointer there be callable, for as long as the call or the work it makes uses them.
     #[inline]
-    pub fn create(
+    pub unsafe fn create(
         context: &'p (impl super::CurrentContext + ?Sized),
         p_res_desc: &CUDA_RESOURCE_DESC,
         p_tex_desc: &CUDA_TEXTURE_DESC,
         p_res_view_desc: &CUDA_RESOURCE_VIEW_DESC,
     ) -> Result<Self, super::Error> {
         super::check_current(context)?;
-        let __o0 = lib::tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc)?;
+        let __o0 = unsafe { lib::tex_object_create(p_res_desc, p_tex_desc, p_res_view_desc) }?;
         // SAFETY: the handle was just made by `cuTexObjectCreate` and is owned by nobody else.
         Ok(unsafe { Self::from_raw(__o0) })
     }
@@ -5351,14 +5753,17 @@ impl UserObject {
 
     #[inline]
     fn end(&self) -> Result<(), Error> {
-        lib::user_object_release(self.raw, self.count)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::user_object_release(self.raw, self.count) }
     }
 
     /// Creates [`UserObject`] with [`cuUserObjectCreate`](lib::user_object_create).
     ///
     /// # Safety
     ///
-    /// As for [`lib::user_object_create`](lib::user_object_create): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::user_object_create`](lib::user_object_create):
+    /// - `ptr` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `destroy` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn create(ptr: *mut c_void, destroy: CUhostFn, initial_refcount: c_uint, flags: c_uint) -> Result<Self, Error> {
         let __o0 = unsafe { lib::user_object_create(ptr, destroy, initial_refcount, flags) }?;

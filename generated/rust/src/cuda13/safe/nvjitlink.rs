@@ -94,7 +94,8 @@ impl JitLinker {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::destroy(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy(&mut __handle) }
     }
 
     /// Creates [`JitLinker`] with [`nvJitLinkCreate`](lib::create).

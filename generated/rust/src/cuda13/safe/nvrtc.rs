@@ -94,7 +94,8 @@ impl Program {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::destroy_program(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_program(&mut __handle) }
     }
 
     /// Creates [`Program`] with [`nvrtcCreateProgram`](lib::create_program).
@@ -199,7 +200,9 @@ impl Program {
     ///
     /// # Safety
     ///
-    /// As for [`lib::set_flow_callback`](lib::set_flow_callback): its raw pointers must be valid as the C API documents.
+    /// As for [`lib::set_flow_callback`](lib::set_flow_callback):
+    /// - `callback` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
+    /// - `payload` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
     #[inline]
     pub unsafe fn set_flow_callback(
         &self,

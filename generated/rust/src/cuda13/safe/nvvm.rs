@@ -94,7 +94,8 @@ impl NvvmProgram {
     #[inline]
     fn end(&self) -> Result<(), Error> {
         let mut __handle = self.raw;
-        lib::destroy_program(&mut __handle)
+        // SAFETY: the handle is owned by `self` and ended once.
+        unsafe { lib::destroy_program(&mut __handle) }
     }
 
     /// Creates [`NvvmProgram`] with [`nvvmCreateProgram`](lib::create_program).

@@ -1,0 +1,18 @@
+//! One buffer passed as `&` and `&mut` to one launch.
+//! expect: E0502
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let s = Stream::create(&ctx, 0)?;
+    let mut buf = DeviceBuffer::<u32>::zeroed(&s, 16)?;
+    let module = Module::from_ptx(&ctx, c".version 8.0")?;
+    let f = module.get_function(c"k")?;
+    s.launch(&f, LaunchConfig::linear(1, 32), (&buf, &mut buf))?;
+    Ok(())
+}

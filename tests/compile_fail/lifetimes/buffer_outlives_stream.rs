@@ -1,0 +1,17 @@
+//! A device buffer used after its stream was dropped.
+//! expect: E0505
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let s = Stream::create(&ctx, 0)?;
+    let mut buf = DeviceBuffer::<u32>::zeroed(&s, 16)?;
+    drop(s);
+    buf.zero()?;
+    Ok(())
+}

@@ -1,0 +1,17 @@
+//! A pinned buffer used after the stream standing for its context was dropped.
+//! expect: E0505
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let s = Stream::create(&ctx, 0)?;
+    let p = PinnedHostBuffer::<u8>::zeroed(&s, 4)?;
+    drop(s);
+    let _ = p.to_vec()?;
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! `driver::mem_free_async` of a live buffer's address.
+//! expect: E0133
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let s = Stream::create(&ctx, 0)?;
+    let mut buf = DeviceBuffer::<u32>::zeroed(&s, 16)?;
+    driver::mem_free_async(buf.as_raw(), s.as_raw())?;
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! An event waited for after it was dropped.
+//! expect: E0382
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let e = Event::create(&ctx, 0)?;
+    drop(e);
+    e.synchronize()?;
+    Ok(())
+}

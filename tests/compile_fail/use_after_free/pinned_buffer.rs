@@ -1,0 +1,17 @@
+//! A pinned host buffer read after `free`.
+//! expect: E0382
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let s = Stream::create(&ctx, 0)?;
+    let p = PinnedHostBuffer::<f32>::zeroed(&s, 16)?;
+    p.free()?;
+    let _ = p.as_slice()?;
+    Ok(())
+}

@@ -1,0 +1,16 @@
+//! A stream synchronized after `destroy`.
+//! expect: E0382
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let s = Stream::create(&ctx, 0)?;
+    s.destroy()?;
+    s.synchronize()?;
+    Ok(())
+}
