@@ -147,8 +147,14 @@ pub use runtime::*;
 
 mod context;
 pub use context::*;
+mod device;
+pub use device::*;
 mod error;
 pub use error::*;
+mod graph;
+pub use graph::*;
+mod image;
+pub use image::*;
 mod launch;
 pub use launch::*;
 mod memory;
