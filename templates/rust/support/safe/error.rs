@@ -102,10 +102,9 @@ impl fmt::Display for Error {
                 "kernel `{kernel}`: argument {index} is memory bound to another stream than the launch's \
                  (move it with `move_to` first); {NONE}"
             ),
-            Error::ArgGraph { kernel, index } => write!(
-                f,
-                "kernel `{kernel}`: argument {index} is memory a graph allocated, valid only inside that graph; {NONE}"
-            ),
+            Error::ArgGraph { kernel, index } => {
+                write!(f, "kernel `{kernel}`: argument {index} is memory a graph allocated, valid only inside that graph; {NONE}")
+            }
             Error::GraphMemory { what } => write!(
                 f,
                 "{what}: the memory is bound to another stream than the graph's, or belongs to another graph; nothing added"

@@ -216,14 +216,20 @@ impl<'a> Capture<'a> {
     fn begin(home: CUstream, mode: CUstreamCaptureMode) -> Result<Self> {
         stream_context(home)?;
         let stream = driver::stream_create(driver::CUstream_flags::NON_BLOCKING.0)?;
-        let cap = Capture { bind: Binding { stream: home, graph: next_graph_id() }, stream, allocs: Vec::new(), _borrows: PhantomData };
+        let cap =
+            Capture { bind: Binding { stream: home, graph: next_graph_id() }, stream, allocs: Vec::new(), _borrows: PhantomData };
         driver::stream_begin_capture(stream, mode)?;
         Ok(cap)
     }
 
     /// Records a checked launch of `kernel` (checked as [`StreamLaunch::launch`](super::StreamLaunch::launch)
     /// checks; buffers bound to the home stream, or this capture's [`GraphMem`]).
-    pub fn launch<K: Launchable + ?Sized, A: KernelArgs + 'a>(&mut self, kernel: &'a K, cfg: LaunchConfig, args: A) -> Result<()> {
+    pub fn launch<K: Launchable + ?Sized, A: KernelArgs + 'a>(
+        &mut self,
+        kernel: &'a K,
+        cfg: LaunchConfig,
+        args: A,
+    ) -> Result<()> {
         let stream = self.stream;
         // SAFETY: `checked` calls this with parameters that match the kernel.
         checked(kernel, self.bind, cfg, args, |f, cfg, params| unsafe { launch_on(f, cfg, stream, params) })
@@ -347,7 +353,12 @@ impl<'a> GraphBuilder<'a> {
         let raw = driver::graph_create(0)?;
         // SAFETY: just made by cuGraphCreate, owned by nobody else.
         let graph = unsafe { super::Graph::from_raw(raw) };
-        Ok(GraphBuilder { graph, bind: Binding { stream: home.raw_stream(), graph: next_graph_id() }, ctx, _borrows: PhantomData })
+        Ok(GraphBuilder {
+            graph,
+            bind: Binding { stream: home.raw_stream(), graph: next_graph_id() },
+            ctx,
+            _borrows: PhantomData,
+        })
     }
 
     fn deps(&self, deps: &[Node]) -> Result<Vec<CUgraphNode>> {
@@ -355,7 +366,11 @@ impl<'a> GraphBuilder<'a> {
     }
 
     /// Adds a node with `add(out, graph, deps, count)` (a `cuGraphAdd*Node` call).
-    fn add(&mut self, deps: &[Node], add: impl FnOnce(*mut CUgraphNode, CUgraph, *const CUgraphNode, usize) -> CUresult) -> Result<Node> {
+    fn add(
+        &mut self,
+        deps: &[Node],
+        add: impl FnOnce(*mut CUgraphNode, CUgraph, *const CUgraphNode, usize) -> CUresult,
+    ) -> Result<Node> {
         let deps = self.deps(deps)?;
         let mut raw = CUgraphNode(core::ptr::null_mut());
         status(add(&mut raw, self.graph.as_raw(), deps.as_ptr(), deps.len()))?;
