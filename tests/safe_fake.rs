@@ -637,7 +637,7 @@ fn explicit_nodes_take_typed_buffers_and_checked_arguments() {
     let mut other = GraphBuilder::new(&s).unwrap();
     assert!(matches!(other.empty(&[join]).unwrap_err(), Error::ForeignNode));
     let a0 = a.slice(..1);
-    assert!(matches!(g.copy(&[], &b, &a0).unwrap_err(), Error::Length { expected: 2, given: 1 }));
+    assert!(matches!(g.copy(&[], &b, a0).unwrap_err(), Error::Length { expected: 2, given: 1 }));
     let graph = g.build();
     assert_eq!(graph.node_count().unwrap(), 6);
     graph.instantiate().unwrap().launch().unwrap();

@@ -180,7 +180,7 @@ fn safe_layer_on_the_gpu() {
     let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
     let src = CString::new(KERNELS).unwrap();
     let ptx = compile_ptx(&src, c"safe_gpu.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
-    let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, ptx).unwrap();
     let k = Kernels::new(&module);
     let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
     let compared = ptx_layouts_match_the_driver(&k);
@@ -542,7 +542,7 @@ fn checked_launch_cost() {
     let major = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, device).unwrap();
     let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
     let ptx = compile_ptx(EMPTY5, c"empty5.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
-    let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, ptx).unwrap();
     let f = module.get_function(c"empty5").unwrap();
     let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
     let x = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
