@@ -1,0 +1,20 @@
+// error: E0505
+// The home stream an executable graph launches on cannot be destroyed while it lives.
+#![allow(unused)]
+use cudagen::driver::{self, CUstreamCaptureMode};
+use cudagen::safe::{Context, DeviceBuffer, Event, GraphBuilder, LaunchConfig, Module, Stream, StreamCapture};
+
+fn main() {
+    let ctx = Context::create(0, driver::device_get(0).unwrap()).unwrap();
+    let s = Stream::create(&ctx, 0).unwrap();
+    let module = Module::from_ptx(&ctx, ".entry k(.param .u64 p) { ret; }").unwrap();
+    let k = module.get_function(c"k").unwrap();
+    let buf = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
+    let cfg = LaunchConfig::linear(1, 1);
+    let mut b = GraphBuilder::new(&s).unwrap();
+    b.kernel(&[], &k, cfg, (&buf,)).unwrap();
+    let exec = b.build().instantiate().unwrap();
+    drop(buf);
+    drop(s);
+    exec.launch().unwrap();
+}
