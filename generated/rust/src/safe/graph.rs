@@ -62,7 +62,7 @@
 //! carries one lifetime `'a`, and every method that records work takes what it uses as `&'a`:
 //! the kernel, its buffer arguments (any [`KernelArgs`] `+ 'a`), the buffers of copies and
 //! memsets, events, child graphs, and the home stream. `end()` / `build()` give
-//! [`SafeGraph<'a>`], `instantiate` gives [`SafeGraphExec<'a>`]: while either lives, the borrow
+//! [`SafeGraph`], `instantiate` gives [`SafeGraphExec`]: while either lives, the borrow
 //! checker refuses to drop, free or move any of them (`tests/compile_fail/graph_*.rs`). The
 //! borrows are lifetimes only: a replay is one `cuGraphLaunch`, nothing counted or checked.
 //!
