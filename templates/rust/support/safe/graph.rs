@@ -30,8 +30,10 @@
 //! [`StreamCapture::capture`] does not capture the home stream itself: it begins capture on a
 //! private non-blocking stream of the same context, which only the [`Capture`] can reach. Work
 //! enqueued on the home stream meanwhile (a buffer's drop, a copy, another launch) runs as
-//! usual and never enters the graph, and since no other stream can record an event on the
-//! private one, no other stream can join the capture: nothing outside the borrows gets in.
+//! usual and never enters the graph. A capture records no event, and no other stream can
+//! record one on the private stream, so no other stream can join the capture (a stream that
+//! waits for an event recorded under capture becomes part of it): nothing outside the borrows
+//! gets in. Event nodes are the explicit builder's ([`GraphBuilder::record`]).
 //!
 //! # Graph memory
 //!
@@ -256,12 +258,6 @@ impl<'a> Capture<'a> {
         Ok(())
     }
 
-    /// Records an event record (the event is borrowed by the graph).
-    pub fn record<E: AsRaw<CUevent>>(&mut self, event: &'a E) -> Result<()> {
-        driver::event_record(event.raw_handle(), self.stream)?;
-        Ok(())
-    }
-
     /// Allocates `len` elements inside the graph (a graph memory node), freed at the graph's
     /// end; not initialized: write it before reading it.
     pub fn alloc<T: DeviceRepr>(&mut self, len: usize) -> Result<GraphMem<T>> {
@@ -411,7 +407,8 @@ impl<'a> GraphBuilder<'a> {
         Ok(Node { graph: self.bind.graph, raw })
     }
 
-    /// A copy node between two buffers of the same length bound to the home stream.
+    /// A copy node between two buffers of the same length bound to the home stream (an empty
+    /// node when they hold nothing).
     pub fn copy<T: DeviceRepr>(
         &mut self,
         deps: &[Node],
@@ -420,11 +417,18 @@ impl<'a> GraphBuilder<'a> {
     ) -> Result<Node> {
         let (d, s) = (dst.view().belongs(self.bind, "graph copy")?, src.view().belongs(self.bind, "graph copy")?);
         same_len(d, s)?;
+        if d.bytes == 0 {
+            return self.empty(deps);
+        }
         let p = driver::CUDA_MEMCPY3D {
             srcMemoryType: driver::CUmemorytype::DEVICE,
             srcDevice: s.ptr,
+            srcPitch: d.bytes,
+            srcHeight: 1,
             dstMemoryType: driver::CUmemorytype::DEVICE,
             dstDevice: d.ptr,
+            dstPitch: d.bytes,
+            dstHeight: 1,
             WidthInBytes: d.bytes,
             Height: 1,
             Depth: 1,
@@ -435,12 +439,16 @@ impl<'a> GraphBuilder<'a> {
         self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddMemcpyNode(out, g, deps, n, &p, ctx) })
     }
 
-    /// A memset node setting every byte of `dst` (bound to the home stream) to `byte`.
+    /// A memset node setting every byte of `dst` (bound to the home stream) to `byte` (an empty
+    /// node when it holds nothing).
     pub fn memset<T: DeviceRepr>(&mut self, deps: &[Node], dst: impl GraphOperand<T> + 'a, byte: u8) -> Result<Node> {
         let d = dst.view().belongs(self.bind, "graph memset")?;
+        if d.bytes == 0 {
+            return self.empty(deps);
+        }
         let p = driver::CUDA_MEMSET_NODE_PARAMS {
             dst: d.ptr,
-            pitch: d.bytes.max(1),
+            pitch: d.bytes,
             value: byte as u32,
             elementSize: 1,
             width: d.bytes,
