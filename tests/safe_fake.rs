@@ -712,3 +712,27 @@ fn an_accepted_argument_list_is_remembered_and_others_still_checked() {
     s.launch(&k, cfg, (1u32, 2u64)).unwrap();
     assert_eq!(calls("cuLaunchKernel"), 5);
 }
+
+#[test]
+fn an_abandoned_capture_ends_and_destroys_its_graph() {
+    if parent_runs("an_abandoned_capture_ends_and_destroys_its_graph", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let s = stream();
+    let inc = kernel("inc:8");
+    let counter = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
+    let mut cap = s.capture(CUstreamCaptureMode::THREAD_LOCAL).unwrap();
+    cap.launch(&inc, LaunchConfig::linear(1, 1), (&counter,)).unwrap();
+    let _unused = cap.alloc::<u32>(4).unwrap();
+    drop(cap);
+    assert_eq!((calls("cuStreamEndCapture"), calls("cuGraphDestroy"), calls("cuStreamDestroy")), (1, 1, 1));
+    assert_eq!(calls("cuGraphInstantiate"), 0);
+    assert_eq!(counter.to_vec().unwrap(), [0], "nothing captured ran");
+    let empty = DeviceBuffer::<u32>::zeroed(&s, 0).unwrap();
+    let mut b = GraphBuilder::new(&s).unwrap();
+    b.memset(&[], &empty, 1).unwrap();
+    b.copy(&[], &empty, &empty).unwrap();
+    assert_eq!(b.build().node_count().unwrap(), 2, "0-byte memset and copy are empty nodes");
+    assert!(take_drop_errors().is_empty());
+}
