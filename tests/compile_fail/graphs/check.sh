@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Graph-borrow probes, ready for the compile-fail harness (tests/compile_fail/): each file's first
-# line says `// error: CODE` (it must fail with that code) or `// compiles`. Until the harness
-# takes them, this builds all of them in one scratch crate and compares.
-# Usage: bash tests/compile_fail_graphs/check.sh   (CARGO_TARGET_DIR honoured; default target/)
+# Graph-borrow probes in the compile-fail harness's format (`//! expect: CODE` or
+# `//! expect: compiles`; tests/compile_fail.rs runs them once it is merged). Until then this
+# builds them all in one scratch crate and checks each gives exactly its code.
+# Usage: bash tests/compile_fail/graphs/check.sh   (CARGO_TARGET_DIR honoured; default target/)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src/bin"
@@ -27,9 +27,10 @@ for line in sys.stdin:
 files = sorted(glob.glob(sys.argv[1] + "/*.rs"))
 bad = 0
 for f in files:
-    name, want = os.path.basename(f), open(f).readline().split("//")[1].strip()
+    name = os.path.basename(f)
+    want = [l.split("expect:")[1].strip() for l in open(f) if l.startswith("//! expect:")][0]
     codes = sorted(got.get(name, ()))
-    ok = (codes == []) if want == "compiles" else (want.split()[-1] in codes)
+    ok = (codes == []) if want == "compiles" else (codes == [want])
     bad += not ok
     shown = codes or "no error"
     print(("ok  " if ok else "BAD ") + f"{name}: want {want}, got {shown}")
