@@ -2,11 +2,13 @@
 //! (`tests/loader/fake/fake_safe_driver.c`, built with gcc), so it runs without a GPU. The fake
 //! counts every call; each scenario runs in its own process (the loader is process-wide).
 
+use cudagen::driver::CUstreamCaptureMode;
 use cudagen::driver::{self, CUfunction_attribute};
 use cudagen::loader::{Entry, LibraryKind, Table};
 use cudagen::safe::{
-    kernel_params, Alloc, Context, DeviceBuffer, Error, FunctionHandle, LaunchConfig, Launchable, Library, Module, ParamInfo,
-    PinnedHostBuffer, StreamLaunch, StreamRef,
+    kernel_params, mem_get_info, take_drop_errors, Alloc, Context, Device, DeviceBuffer, Error, FunctionHandle, GraphBuilder,
+    KernelAttributes, LaunchConfig, Launchable, Library, Module, ParamInfo, PinnedHostBuffer, StreamCapture, StreamLaunch,
+    StreamRef,
 };
 use std::ffi::{c_char, c_long, CString};
 use std::path::PathBuf;
@@ -525,4 +527,212 @@ fn no_kernel_arguments_and_sixteen() {
     s.launch(&k, LaunchConfig::linear(1, 1), args).unwrap();
     assert_eq!(last_params().len(), 66);
     assert_eq!(calls("cuLaunchKernel"), 2);
+}
+
+/// A context of the fake, current on this thread.
+fn context() -> Context {
+    Context::create(0, driver::device_get(0).unwrap()).unwrap()
+}
+
+#[test]
+fn a_capture_borrows_what_it_records_and_replays_it() {
+    if parent_runs("a_capture_borrows_what_it_records_and_replays_it", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let s = stream();
+    let inc = kernel("inc:8");
+    let counter = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
+    let scratch = DeviceBuffer::<u32>::from_host(&s, &[7, 7]).unwrap();
+    let mut cap = s.capture(CUstreamCaptureMode::GLOBAL).unwrap();
+    cap.launch(&inc, LaunchConfig::linear(1, 1), (&counter,)).unwrap();
+    cap.launch(&inc, LaunchConfig::linear(1, 1), (&counter,)).unwrap();
+    cap.memset(&scratch, 0).unwrap();
+    // The home stream is not capturing: work on it runs now and stays out of the graph.
+    s.launch(&inc, LaunchConfig::linear(1, 1), (&counter,)).unwrap();
+    assert_eq!(counter.to_vec().unwrap(), [1], "ran at once, not captured");
+    assert_eq!(scratch.to_vec().unwrap(), [7, 7], "the captured memset has not run");
+    let graph = cap.end().unwrap();
+    let exec = graph.instantiate().unwrap();
+    for _ in 0..3 {
+        exec.launch().unwrap();
+    }
+    assert_eq!(counter.to_vec().unwrap(), [7], "1 direct launch + 3 replays of 2 launches");
+    assert_eq!(scratch.to_vec().unwrap(), [0, 0]);
+    assert_eq!((calls("cuGraphLaunch"), calls("graphOps")), (3, 3));
+    assert_eq!(calls("cuStreamCreate"), 2, "the home stream and the private capture stream");
+    assert_eq!(calls("cuStreamDestroy"), 1, "the capture stream, at end");
+    drop((exec, graph));
+    assert_eq!((calls("cuGraphExecDestroy"), calls("cuGraphDestroy")), (1, 1));
+    assert!(take_drop_errors().is_empty());
+    println!("summary: 3 replays of a 3-operation capture, home-stream work outside it");
+}
+
+#[test]
+fn a_capture_refuses_memory_of_other_streams_and_graphs() {
+    if parent_runs("a_capture_refuses_memory_of_other_streams_and_graphs", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let (s, other) = (stream(), stream());
+    let inc = kernel("inc:8");
+    let elsewhere = DeviceBuffer::<u32>::zeroed(&other, 2).unwrap();
+    let here = DeviceBuffer::<u32>::zeroed(&s, 2).unwrap();
+    let mut cap = s.capture(CUstreamCaptureMode::RELAXED).unwrap();
+    let e = cap.launch(&inc, LaunchConfig::linear(1, 1), (&elsewhere,)).unwrap_err();
+    assert!(matches!(e, Error::ArgStream { index: 0, .. }), "{e:?}");
+    let e = cap.copy(&here, &elsewhere).unwrap_err();
+    assert_eq!(
+        refused(e),
+        "graph copy: the memory is bound to another stream than the graph's, or belongs to another graph; nothing added"
+    );
+    let tmp = cap.alloc::<u32>(2).unwrap();
+    cap.memset(tmp, 0).unwrap();
+    cap.launch(&inc, LaunchConfig::linear(1, 1), (tmp,)).unwrap();
+    cap.copy(&here, tmp).unwrap();
+    let e = s.launch(&inc, LaunchConfig::linear(1, 1), (tmp,)).unwrap_err();
+    assert_eq!(
+        refused(e),
+        "kernel `inc`: argument 0 is memory a graph allocated, valid only inside that graph; nothing launched"
+    );
+    let mut cap2 = other.capture(CUstreamCaptureMode::RELAXED).unwrap();
+    let e = cap2.launch(&inc, LaunchConfig::linear(1, 1), (tmp,)).unwrap_err();
+    assert!(matches!(e, Error::ArgGraph { index: 0, .. }), "another capture's allocation: {e:?}");
+    assert!(matches!(cap2.memset(tmp, 1).unwrap_err(), Error::GraphMemory { .. }));
+    drop(cap2);
+    assert_eq!(calls("cuLaunchKernel"), 1, "only the accepted launch reached the driver");
+    let graph = cap.end().unwrap();
+    assert_eq!(calls("cuMemFreeAsync"), 1, "the graph allocation is freed at the graph's end");
+    graph.instantiate().unwrap().launch().unwrap();
+    assert_eq!(here.to_vec().unwrap(), [1, 0], "memset 0, inc, copied out of the graph's memory");
+    assert!(take_drop_errors().is_empty());
+    println!("summary: other stream's buffer and graph memory outside its graph refused; graph memory works inside");
+}
+
+#[test]
+fn explicit_nodes_take_typed_buffers_and_checked_arguments() {
+    if parent_runs("explicit_nodes_take_typed_buffers_and_checked_arguments", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let s = stream();
+    let inc = kernel("inc:8");
+    let a = DeviceBuffer::from_host(&s, &[5u32, 6]).unwrap();
+    let b = DeviceBuffer::<u32>::zeroed(&s, 2).unwrap();
+    let event = unsafe { cudagen::safe::Event::from_raw(driver::event_create(0).unwrap()) };
+
+    let mut child = GraphBuilder::new(&s).unwrap();
+    child.kernel(&[], &inc, LaunchConfig::linear(1, 1), (&b,)).unwrap();
+    let child = child.build();
+
+    let mut g = GraphBuilder::new(&s).unwrap();
+    let e = g.kernel(&[], &inc, LaunchConfig::linear(1, 1), (&b, 1u32)).unwrap_err();
+    assert!(matches!(e, Error::ParamCount { expected: 1, given: 2, .. }), "checked as a launch: {e:?}");
+    let set = g.memset(&[], &b, 0).unwrap();
+    let copy = g.copy(&[set], b.slice(1..), a.slice(..1)).unwrap();
+    let k = g.kernel(&[copy], &inc, LaunchConfig::linear(1, 1), (&b,)).unwrap();
+    let c = g.child(&[k], &child).unwrap();
+    let join = g.empty(&[c]).unwrap();
+    g.record(&[join], &event).unwrap();
+    let mut other = GraphBuilder::new(&s).unwrap();
+    assert!(matches!(other.empty(&[join]).unwrap_err(), Error::ForeignNode));
+    let a0 = a.slice(..1);
+    assert!(matches!(g.copy(&[], &b, a0).unwrap_err(), Error::Length { expected: 2, given: 1 }));
+    let graph = g.build();
+    assert_eq!(graph.node_count().unwrap(), 6);
+    graph.instantiate().unwrap().launch().unwrap();
+    assert_eq!(b.to_vec().unwrap(), [2, 5], "memset, copy a[0] to b[1], inc twice (node + child)");
+    drop(graph);
+    drop(child);
+    assert!(take_drop_errors().is_empty());
+    println!("summary: memset, copy, kernel, child, empty and event nodes, 1 replay exact");
+}
+
+#[test]
+fn device_queries_context_synchronize_and_pool_trim() {
+    if parent_runs("device_queries_context_synchronize_and_pool_trim", &[]) {
+        return;
+    }
+    let ctx = context();
+    assert_eq!(Device::count().unwrap(), 1);
+    let dev = Device::get(0).unwrap();
+    assert_eq!(dev.name().unwrap(), "Fake GPU");
+    assert_eq!(dev.total_memory().unwrap(), 1 << 30);
+    assert_eq!(Device::all().unwrap(), [dev]);
+    assert!(Device::get(1).is_err());
+    assert_eq!(mem_get_info().unwrap(), (768 << 20, 1 << 30));
+    assert_eq!(ctx.device().unwrap(), dev);
+    ctx.synchronize().unwrap();
+    dev.trim_pools().unwrap();
+    assert_eq!(calls("cuCtxSynchronize"), 2);
+    assert_eq!((calls("cuMemPoolTrimTo"), calls("cuDeviceGraphMemTrim")), (1, 1), "one pool: default = current");
+    let k = kernel("k:4;threads=256");
+    assert_eq!(k.max_threads_per_block().unwrap(), 256);
+    println!("summary: device count/name/total/mem_get_info, Context::synchronize, trim, kernel attributes");
+}
+
+#[test]
+fn modules_load_from_str_string_and_checked_binary_images() {
+    if parent_runs("modules_load_from_str_string_and_checked_binary_images", &[]) {
+        return;
+    }
+    let ctx = context();
+    let text = PTX_K.to_str().unwrap();
+    let m = Module::from_ptx(&ctx, text).unwrap();
+    assert!(m.get_function(c"k").unwrap().launch_cache().from_ptx());
+    Module::from_ptx(&ctx, text.to_string()).unwrap();
+    Module::from_ptx(&ctx, PTX_K.to_bytes_with_nul()).unwrap();
+    let e = Module::from_ptx(&ctx, "a\0b").unwrap_err();
+    assert_eq!(refused(e), "not a whole PTX image: a NUL inside the text; nothing loaded");
+    let e = Module::from_cubin(&ctx, b"\x7fELF\x02\x01\x01\0").unwrap_err();
+    assert!(matches!(e, Error::BadImage { why: "no ELF header", .. }), "{e:?}");
+    let mut elf = vec![0u8; 64];
+    elf[..6].copy_from_slice(b"\x7fELF\x02\x01");
+    Module::from_cubin(&ctx, &elf).unwrap();
+    assert!(Module::from_fatbin(&ctx, &[0u8; 16]).is_err());
+    assert_eq!(calls("cuModuleLoadData"), 4, "3 PTX + 1 cubin; the refused images reached no driver call");
+}
+
+#[test]
+fn an_accepted_argument_list_is_remembered_and_others_still_checked() {
+    if parent_runs("an_accepted_argument_list_is_remembered_and_others_still_checked", &[]) {
+        return;
+    }
+    let s = stream();
+    let k = kernel("k:4,8");
+    let cfg = LaunchConfig::linear(1, 1);
+    for _ in 0..3 {
+        s.launch(&k, cfg, (1u32, 2u64)).unwrap();
+    }
+    s.launch(&k, cfg, (1f32, 2i64)).unwrap();
+    let e = s.launch(&k, cfg, (1u64, 2u32)).unwrap_err();
+    assert!(matches!(e, Error::ParamSize { index: 0, expected: 4, given: 8, .. }), "{e:?}");
+    let e = s.launch(&k, cfg, (1u32,)).unwrap_err();
+    assert!(matches!(e, Error::ParamCount { .. }), "{e:?}");
+    s.launch(&k, cfg, (1u32, 2u64)).unwrap();
+    assert_eq!(calls("cuLaunchKernel"), 5);
+}
+
+#[test]
+fn an_abandoned_capture_ends_and_destroys_its_graph() {
+    if parent_runs("an_abandoned_capture_ends_and_destroys_its_graph", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let s = stream();
+    let inc = kernel("inc:8");
+    let counter = DeviceBuffer::<u32>::zeroed(&s, 1).unwrap();
+    let mut cap = s.capture(CUstreamCaptureMode::THREAD_LOCAL).unwrap();
+    cap.launch(&inc, LaunchConfig::linear(1, 1), (&counter,)).unwrap();
+    let _unused = cap.alloc::<u32>(4).unwrap();
+    drop(cap);
+    assert_eq!((calls("cuStreamEndCapture"), calls("cuGraphDestroy"), calls("cuStreamDestroy")), (1, 1, 1));
+    assert_eq!(calls("cuGraphInstantiate"), 0);
+    assert_eq!(counter.to_vec().unwrap(), [0], "nothing captured ran");
+    let empty = DeviceBuffer::<u32>::zeroed(&s, 0).unwrap();
+    let mut b = GraphBuilder::new(&s).unwrap();
+    b.memset(&[], &empty, 1).unwrap();
+    b.copy(&[], &empty, &empty).unwrap();
+    assert_eq!(b.build().node_count().unwrap(), 2, "0-byte memset and copy are empty nodes");
+    assert!(take_drop_errors().is_empty());
 }

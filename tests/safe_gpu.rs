@@ -192,7 +192,7 @@ fn safe_layer_on_the_gpu() {
     let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
     let src = CString::new(KERNELS).unwrap();
     let ptx = compile_ptx(&src, c"safe_gpu.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
-    let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, ptx).unwrap();
     let k = Kernels::new(&module);
     let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
     let compared = ptx_layouts_match_the_driver(&k);
@@ -561,7 +561,7 @@ fn checked_launch_cost() {
     let major = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MAJOR, device).unwrap();
     let minor = driver::device_get_attribute(driver::CUdevice_attribute::COMPUTE_CAPABILITY_MINOR, device).unwrap();
     let ptx = compile_ptx(EMPTY5, c"empty5.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
-    let module = Module::from_ptx(&ctx, &CString::new(ptx).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, ptx).unwrap();
     let f = module.get_function(c"empty5").unwrap();
     let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
     let x = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
@@ -610,4 +610,86 @@ fn checked_launch_cost() {
     let (mc, mt, md) = (median(&mut c), median(&mut t), median(&mut d));
     println!("summary: launch cost: typed launch_kernel {mt:.0} ns, checked launch {mc:.0} ns, paired difference {md:+.1} ns");
     assert!(mc.is_finite() && mt > 0.0);
+}
+
+/// Graphs that borrow what they use (issue 34 item 1), the device queries and disjoint slices
+/// (item 3), on the GPU: a capture with a graph allocation replayed 10 times, an explicit graph
+/// (memset, copy, kernel and child nodes), the refusals, `split_at_mut` in one launch each.
+#[test]
+fn graphs_devices_and_split_slices_on_the_gpu() {
+    use cudagen::driver::CUstreamCaptureMode;
+    use cudagen::safe::{mem_get_info, Device, GraphBuilder, KernelAttributes, StreamCapture};
+    if !gpu_or_skip("graphs_devices_and_split_slices_on_the_gpu") {
+        return;
+    }
+    let dev = Device::get(0).unwrap();
+    let ctx = Context::create(0, dev.as_raw()).unwrap();
+    let (major, minor) = dev.compute_capability().unwrap();
+    let (free, total) = mem_get_info().unwrap();
+    assert!(free <= total && total == dev.total_memory().unwrap(), "{free} {total}");
+    println!(
+        "device: {} of {}: {}, sm_{major}{minor}, {} MiB, {} MiB free",
+        1,
+        Device::count().unwrap(),
+        dev.name().unwrap(),
+        total >> 20,
+        free >> 20
+    );
+    let ptx = compile_ptx(&CString::new(KERNELS).unwrap(), c"graphs.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
+    let module = Module::from_ptx(&ctx, ptx).unwrap();
+    let (acc, saxpy) = (module.get_function(c"accumulate").unwrap(), module.get_function(c"s_saxpy").unwrap());
+    println!("accumulate: {} threads max, {} registers", acc.max_threads_per_block().unwrap(), acc.num_regs().unwrap());
+    let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
+    let n = 1usize << 16;
+    let cfg = LaunchConfig::for_elements(n as u32, 256);
+    let x = DeviceBuffer::from_host(&s, &vec![1.0f32; n]).unwrap();
+    let y = DeviceBuffer::<f32>::zeroed(&s, n).unwrap();
+
+    let other = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
+    let elsewhere = DeviceBuffer::<f32>::zeroed(&other, n).unwrap();
+    // y += 2x, then y += x through a graph allocation: +3 a replay.
+    let mut cap = s.capture(CUstreamCaptureMode::GLOBAL).unwrap();
+    cap.launch(&saxpy, cfg, (2.0f32, &x, &y, n)).unwrap();
+    let tmp = cap.alloc::<f32>(n).unwrap();
+    cap.memset(tmp, 0).unwrap();
+    cap.launch(&acc, cfg, (tmp, &x, n as u32)).unwrap();
+    cap.launch(&acc, cfg, (&y, tmp, n as u32)).unwrap();
+    assert!(matches!(cap.launch(&acc, cfg, (&elsewhere, &x, n as u32)), Err(Error::ArgStream { index: 0, .. })));
+    assert!(matches!(s.launch(&acc, cfg, (tmp, &x, n as u32)), Err(Error::ArgGraph { index: 0, .. })));
+    let graph = cap.end().unwrap();
+    let exec = graph.instantiate().unwrap();
+    for _ in 0..10 {
+        exec.launch().unwrap();
+    }
+    assert!(y.to_vec().unwrap().iter().all(|&v| v == 30.0), "10 replays of +3");
+
+    // An explicit graph: z = 0, z = y, z += x, then a child graph y += x.
+    let mut child = s.capture(CUstreamCaptureMode::GLOBAL).unwrap();
+    child.launch(&acc, cfg, (&y, &x, n as u32)).unwrap();
+    let child = child.end().unwrap();
+    let z = DeviceBuffer::<f32>::from_host(&s, &vec![5.0f32; n]).unwrap();
+    let mut b = GraphBuilder::new(&s).unwrap();
+    let set = b.memset(&[], &z, 0).unwrap();
+    let copied = b.copy(&[set], &z, &y).unwrap();
+    let k = b.kernel(&[copied], &acc, cfg, (&z, &x, n as u32)).unwrap();
+    b.child(&[k], &child).unwrap();
+    let explicit = b.build();
+    assert_eq!(explicit.node_count().unwrap(), 4);
+    explicit.instantiate().unwrap().launch().unwrap();
+    assert!(z.to_vec().unwrap().iter().all(|&v| v == 31.0));
+    assert!(y.to_vec().unwrap().iter().all(|&v| v == 31.0));
+
+    // Two disjoint halves of one buffer, each in its own launch while both views live.
+    let mut w = DeviceBuffer::<f32>::zeroed(&s, n).unwrap();
+    let half = LaunchConfig::for_elements((n / 2) as u32, 256);
+    let (lo, hi) = w.split_at_mut(n / 2);
+    s.launch(&acc, half, (lo, &x, (n / 2) as u32)).unwrap();
+    s.launch(&saxpy, half, (4.0f32, &x, hi, n / 2)).unwrap();
+    let w = w.to_vec().unwrap();
+    assert!(w[..n / 2].iter().all(|&v| v == 1.0) && w[n / 2..].iter().all(|&v| v == 4.0));
+    ctx.synchronize().unwrap();
+    drop((exec, graph, explicit, child));
+    dev.trim_pools().unwrap();
+    assert!(cudagen::safe::take_drop_errors().is_empty());
+    println!("summary: graphs PASS: capture with a graph allocation x10 replays, explicit graph of 4 nodes + child, 2 refusals, split halves exact");
 }

@@ -31,7 +31,7 @@ fn four_threads_share_one_context() {
     let ctx = PrimaryContext::retain(device).unwrap();
     // Load on this thread, then leave no context current here.
     let bound = ctx.bind().unwrap();
-    let module = Module::from_ptx(&ctx, &ptx(device)).unwrap();
+    let module = Module::from_ptx(&ctx, ptx(device)).unwrap();
     let saxpy = module.get_function(c"saxpy").unwrap();
     drop(bound);
     let n = 1usize << 20;
@@ -85,7 +85,7 @@ fn owned_objects_move_between_threads() {
     let device = driver::device_get(0).unwrap();
     let ctx = PrimaryContext::retain(device).unwrap();
     let _bound = ctx.bind().unwrap();
-    let module = Module::from_ptx(&ctx, &ptx(device)).unwrap();
+    let module = Module::from_ptx(&ctx, ptx(device)).unwrap();
     let saxpy = module.get_function(c"saxpy").unwrap();
     let s = Stream::create(&ctx, NON_BLOCKING).unwrap();
     let n = 4096usize;

@@ -11,6 +11,9 @@
  * and 0 (memory CUDA does not know: pageable) elsewhere.
  * FAKE_DRIVER_VERSION (default 12090) is what cuDriverGetVersion reports; FAKE_PARAM_COUNT=1
  * makes cuFuncGetParamCount available.
+ * Graphs: a stream in capture records its launches, memsets and device copies instead of running
+ * them; explicit kernel, memset, memcpy and child nodes record the same; cuGraphLaunch replays
+ * them in order (so "inc" counts replays). Graph allocations are host memory kept for good.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +43,9 @@ static const char *NAMES[] = {
     "cuModuleGetFunction", "cuModuleUnload", "cuInit", "cuKernelGetParamInfo", "cuKernelGetName",
     "cuKernelGetFunction", "cuPointerGetAttributes", "cuDeviceGetAttribute",
     "cuStreamIsCapturing", "cuLibraryLoadData",
+    "cuStreamBeginCapture", "cuStreamEndCapture", "cuGraphCreate", "cuGraphDestroy", "cuGraphInstantiate",
+    "cuGraphExecDestroy", "cuGraphLaunch", "cuGraphAddNode", "cuCtxSynchronize", "cuMemPoolTrimTo",
+    "cuDeviceGraphMemTrim", "graphOps",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
@@ -169,11 +175,32 @@ static CUresult fFuncSetAttribute(struct fake_fn *f, int attrib, int v)
     return OK;
 }
 
-static CUresult fLaunchKernel(struct fake_fn *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                              unsigned bz, unsigned smem, void *stream, void **params, void **extra)
+/* Graph operations: kernels (parameters packed by their sizes), memsets, device copies. */
+enum { OP_KERNEL, OP_MEMSET, OP_COPY };
+struct op { int kind; struct fake_fn *f; unsigned char params[512]; CUdeviceptr d, s; size_t n; unsigned char v; };
+struct fake_graph { int nops; struct op ops[64]; int nnodes; char nodes[64]; };
+static void *cap_stream[8];
+static struct fake_graph *cap_graph[8];
+
+static struct fake_graph *capturing(void *s)
 {
-    (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)stream; (void)extra;
-    count("cuLaunchKernel");
+    for (int i = 0; i < 8; i++)
+        if (s && cap_stream[i] == s) return cap_graph[i];
+    return 0;
+}
+
+static struct op *new_op(struct fake_graph *g, int kind)
+{
+    if (g->nops == 64) return 0;
+    count("graphOps");
+    struct op *o = &g->ops[g->nops++];
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    return o;
+}
+
+static void run_kernel(struct fake_fn *f, void **params)
+{
     last_params_len = 0;
     for (size_t i = 0; i < f->count; i++) {
         if (last_params_len + f->sizes[i] <= sizeof last_params)
@@ -185,6 +212,29 @@ static CUresult fLaunchKernel(struct fake_fn *f, unsigned gx, unsigned gy, unsig
         memcpy(&p, params[0], sizeof p);
         (*(uint32_t *)(uintptr_t)p)++;
     }
+}
+
+static CUresult record_kernel(struct fake_graph *g, struct fake_fn *f, void **params)
+{
+    struct op *o = new_op(g, OP_KERNEL);
+    if (!o) return INVALID_VALUE;
+    o->f = f;
+    size_t at = 0;
+    for (size_t i = 0; i < f->count && at + f->sizes[i] <= sizeof o->params; i++) {
+        memcpy(o->params + at, params[i], f->sizes[i]);
+        at += f->sizes[i];
+    }
+    return OK;
+}
+
+static CUresult fLaunchKernel(struct fake_fn *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                              unsigned bz, unsigned smem, void *stream, void **params, void **extra)
+{
+    (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)extra;
+    count("cuLaunchKernel");
+    struct fake_graph *g = capturing(stream);
+    if (g) return record_kernel(g, f, params);
+    run_kernel(f, params);
     return OK;
 }
 
@@ -201,11 +251,33 @@ static CUresult fMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, void *pool, voi
     return OK;
 }
 static CUresult fMemFree(CUdeviceptr p) { count("cuMemFree"); free((void *)(uintptr_t)p); return OK; }
-static CUresult fMemFreeAsync(CUdeviceptr p, void *s) { count("cuMemFreeAsync"); last_free_stream = s; free((void *)(uintptr_t)p); return OK; }
+static CUresult fMemFreeAsync(CUdeviceptr p, void *s)
+{
+    count("cuMemFreeAsync");
+    last_free_stream = s;
+    if (!capturing(s)) free((void *)(uintptr_t)p);
+    return OK;
+}
 static CUresult fMemcpyHtoDAsync(CUdeviceptr d, const void *h, size_t n, void *s) { (void)s; count("cuMemcpyHtoDAsync"); memcpy((void *)(uintptr_t)d, h, n); return OK; }
 static CUresult fMemcpyDtoHAsync(void *h, CUdeviceptr d, size_t n, void *s) { (void)s; count("cuMemcpyDtoHAsync"); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
-static CUresult fMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) { (void)s; count("cuMemcpyDtoDAsync"); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK; }
-static CUresult fMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { (void)s; count("cuMemsetD8Async"); memset((void *)(uintptr_t)d, v, n); return OK; }
+static CUresult fMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr src, size_t n, void *s)
+{
+    count("cuMemcpyDtoDAsync");
+    struct fake_graph *g = capturing(s);
+    struct op *o = g ? new_op(g, OP_COPY) : 0;
+    if (o) { o->d = d; o->s = src; o->n = n; return OK; }
+    memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n);
+    return OK;
+}
+static CUresult fMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s)
+{
+    count("cuMemsetD8Async");
+    struct fake_graph *g = capturing(s);
+    struct op *o = g ? new_op(g, OP_MEMSET) : 0;
+    if (o) { o->d = d; o->v = v; o->n = n; return OK; }
+    memset((void *)(uintptr_t)d, v, n);
+    return OK;
+}
 /* Live cuMemHostAlloc blocks, for cuPointerGetAttributes. */
 static struct { char *p; size_t n; } pinned[64];
 
@@ -261,9 +333,119 @@ static CUresult fStreamIsCapturing(void *s, int *status)
 {
     (void)s;
     count("cuStreamIsCapturing");
-    *status = env_int("FAKE_CAPTURING", 0);
+    *status = capturing(s) ? 1 : env_int("FAKE_CAPTURING", 0);
     return OK;
 }
+static CUresult fStreamGetCtx(void *s, void **ctx) { (void)s; *ctx = current_ctx; return OK; }
+static CUresult fStreamBeginCapture(void *s, int mode)
+{
+    (void)mode;
+    count("cuStreamBeginCapture");
+    for (int i = 0; i < 8; i++)
+        if (!cap_stream[i]) { cap_stream[i] = s; cap_graph[i] = calloc(1, sizeof(struct fake_graph)); return OK; }
+    return INVALID_VALUE;
+}
+static CUresult fStreamEndCapture(void *s, struct fake_graph **g)
+{
+    count("cuStreamEndCapture");
+    for (int i = 0; i < 8; i++)
+        if (s && cap_stream[i] == s) { *g = cap_graph[i]; cap_stream[i] = 0; return OK; }
+    return INVALID_VALUE;
+}
+static CUresult fGraphCreate(struct fake_graph **g, unsigned flags) { (void)flags; count("cuGraphCreate"); *g = calloc(1, sizeof **g); return OK; }
+static CUresult fGraphDestroy(struct fake_graph *g) { count("cuGraphDestroy"); free(g); return OK; }
+static CUresult fGraphInstantiate(struct fake_graph **e, struct fake_graph *g, unsigned long long flags)
+{
+    (void)flags;
+    count("cuGraphInstantiate");
+    *e = malloc(sizeof **e);
+    memcpy(*e, g, sizeof **e);
+    return OK;
+}
+static CUresult fGraphExecDestroy(struct fake_graph *e) { count("cuGraphExecDestroy"); free(e); return OK; }
+static CUresult fGraphLaunch(struct fake_graph *e, void *s)
+{
+    (void)s;
+    count("cuGraphLaunch");
+    for (int i = 0; i < e->nops; i++) {
+        struct op *o = &e->ops[i];
+        if (o->kind == OP_MEMSET) memset((void *)(uintptr_t)o->d, o->v, o->n);
+        if (o->kind == OP_COPY) memmove((void *)(uintptr_t)o->d, (void *)(uintptr_t)o->s, o->n);
+        if (o->kind == OP_KERNEL) {
+            void *ptrs[64];
+            for (size_t j = 0, at = 0; j < o->f->count && j < 64; at += o->f->sizes[j], j++) ptrs[j] = o->params + at;
+            run_kernel(o->f, ptrs);
+        }
+    }
+    return OK;
+}
+static CUresult fGraphUpload(struct fake_graph *e, void *s) { (void)e; (void)s; return OK; }
+/* A node: a byte of its graph's token array; dependencies must be nodes of the same graph. */
+static CUresult add_node(void **node, struct fake_graph *g, void **deps, size_t ndeps)
+{
+    count("cuGraphAddNode");
+    for (size_t i = 0; i < ndeps; i++)
+        if ((char *)deps[i] < g->nodes || (char *)deps[i] >= g->nodes + g->nnodes) return INVALID_VALUE;
+    if (g->nnodes == 64) return INVALID_VALUE;
+    *node = &g->nodes[g->nnodes++];
+    return OK;
+}
+struct kernel_node_params {
+    struct fake_fn *f; unsigned gx, gy, gz, bx, by, bz, smem; void **params; void **extra; void *kern; void *ctx;
+};
+static CUresult fGraphAddKernelNode(void **node, struct fake_graph *g, void **deps, size_t n, const struct kernel_node_params *p)
+{
+    CUresult r = add_node(node, g, deps, n);
+    return r == OK ? record_kernel(g, p->f, p->params) : r;
+}
+struct memset_params { CUdeviceptr dst; size_t pitch; unsigned value, elementSize; size_t width, height; };
+static CUresult fGraphAddMemsetNode(void **node, struct fake_graph *g, void **deps, size_t n, const struct memset_params *p, void *ctx)
+{
+    (void)ctx;
+    CUresult r = add_node(node, g, deps, n);
+    struct op *o = r == OK ? new_op(g, OP_MEMSET) : 0;
+    if (!o) return INVALID_VALUE;
+    o->d = p->dst; o->v = (unsigned char)p->value; o->n = p->width * p->elementSize;
+    return OK;
+}
+struct memcpy3d {
+    size_t srcXInBytes, srcY, srcZ, srcLOD; int srcMemoryType; const void *srcHost; CUdeviceptr srcDevice; void *srcArray;
+    void *reserved0; size_t srcPitch, srcHeight, dstXInBytes, dstY, dstZ, dstLOD; int dstMemoryType; void *dstHost;
+    CUdeviceptr dstDevice; void *dstArray; void *reserved1; size_t dstPitch, dstHeight, WidthInBytes, Height, Depth;
+};
+static CUresult fGraphAddMemcpyNode(void **node, struct fake_graph *g, void **deps, size_t n, const struct memcpy3d *p, void *ctx)
+{
+    (void)ctx;
+    if (p->srcMemoryType != 2 || p->dstMemoryType != 2 || p->Height != 1 || p->Depth != 1) return INVALID_VALUE;
+    CUresult r = add_node(node, g, deps, n);
+    struct op *o = r == OK ? new_op(g, OP_COPY) : 0;
+    if (!o) return INVALID_VALUE;
+    o->d = p->dstDevice; o->s = p->srcDevice; o->n = p->WidthInBytes;
+    return OK;
+}
+static CUresult fGraphAddChildGraphNode(void **node, struct fake_graph *g, void **deps, size_t n, struct fake_graph *child)
+{
+    CUresult r = add_node(node, g, deps, n);
+    for (int i = 0; r == OK && i < child->nops; i++) {
+        struct op *o = new_op(g, child->ops[i].kind);
+        if (!o) return INVALID_VALUE;
+        *o = child->ops[i];
+    }
+    return r;
+}
+static CUresult fGraphAddEmptyNode(void **node, struct fake_graph *g, void **deps, size_t n) { return add_node(node, g, deps, n); }
+static CUresult fGraphAddEventNode(void **node, struct fake_graph *g, void **deps, size_t n, void *e) { (void)e; return add_node(node, g, deps, n); }
+static CUresult fGraphGetNodes(struct fake_graph *g, void **nodes, size_t *n) { (void)nodes; *n = (size_t)g->nnodes; return OK; }
+/* Queries: 1 GiB of which 768 MiB free; one pool. */
+static CUresult fMemGetInfo(size_t *free_, size_t *total) { *free_ = 768u << 20; *total = 1u << 30; return OK; }
+static CUresult fDeviceGetName(char *name, int len, int dev) { (void)dev; snprintf(name, (size_t)len, "Fake GPU"); return OK; }
+static CUresult fDeviceTotalMem(size_t *b, int dev) { (void)dev; *b = 1u << 30; return OK; }
+static CUresult fCtxSynchronize(void) { count("cuCtxSynchronize"); return OK; }
+static CUresult fCtxGetDevice(int *d) { *d = 0; return current_ctx ? OK : 201; }
+static char pool_token;
+static CUresult fDeviceGetMemPool(void **pool, int dev) { (void)dev; *pool = &pool_token; return OK; }
+static CUresult fMemPoolTrimTo(void *pool, size_t keep) { (void)pool; (void)keep; count("cuMemPoolTrimTo"); return OK; }
+static CUresult fDeviceGraphMemTrim(int dev) { (void)dev; count("cuDeviceGraphMemTrim"); return OK; }
 static CUresult fStreamSynchronize(void *s) { (void)s; count("cuStreamSynchronize"); return OK; }
 static CUresult fStreamWaitEvent(void *s, void *e, unsigned flags) { (void)s; (void)e; (void)flags; count("cuStreamWaitEvent"); return OK; }
 static CUresult fEventCreate(void **e, unsigned flags) { (void)flags; count("cuEventCreate"); *e = malloc(1); return OK; }
@@ -315,6 +497,32 @@ static const struct entry ENTRIES[] = {
     {"cuLibraryLoadData", (void *)fLibraryLoadData},
     {"cuLibraryGetKernel", (void *)fLibraryGetKernel},
     {"cuLibraryUnload", (void *)fLibraryUnload},
+    {"cuStreamGetCtx", (void *)fStreamGetCtx},
+    {"cuStreamBeginCapture", (void *)fStreamBeginCapture},
+    {"cuStreamEndCapture", (void *)fStreamEndCapture},
+    {"cuGraphCreate", (void *)fGraphCreate},
+    {"cuGraphDestroy", (void *)fGraphDestroy},
+    {"cuGraphInstantiateWithFlags", (void *)fGraphInstantiate},
+    {"cuGraphExecDestroy", (void *)fGraphExecDestroy},
+    {"cuGraphLaunch", (void *)fGraphLaunch},
+    {"cuGraphUpload", (void *)fGraphUpload},
+    {"cuGraphAddKernelNode", (void *)fGraphAddKernelNode},
+    {"cuGraphAddMemsetNode", (void *)fGraphAddMemsetNode},
+    {"cuGraphAddMemcpyNode", (void *)fGraphAddMemcpyNode},
+    {"cuGraphAddChildGraphNode", (void *)fGraphAddChildGraphNode},
+    {"cuGraphAddEmptyNode", (void *)fGraphAddEmptyNode},
+    {"cuGraphAddEventRecordNode", (void *)fGraphAddEventNode},
+    {"cuGraphAddEventWaitNode", (void *)fGraphAddEventNode},
+    {"cuGraphGetNodes", (void *)fGraphGetNodes},
+    {"cuMemGetInfo", (void *)fMemGetInfo},
+    {"cuDeviceGetName", (void *)fDeviceGetName},
+    {"cuDeviceTotalMem", (void *)fDeviceTotalMem},
+    {"cuCtxSynchronize", (void *)fCtxSynchronize},
+    {"cuCtxGetDevice", (void *)fCtxGetDevice},
+    {"cuDeviceGetDefaultMemPool", (void *)fDeviceGetMemPool},
+    {"cuDeviceGetMemPool", (void *)fDeviceGetMemPool},
+    {"cuMemPoolTrimTo", (void *)fMemPoolTrimTo},
+    {"cuDeviceGraphMemTrim", (void *)fDeviceGraphMemTrim},
     {"cuFakeCount", (void *)fake_count},
     {"cuFakeLastParams", (void *)fake_last_params},
 };

@@ -84,6 +84,17 @@ pub enum Error {
     WrongStream { what: &'static str },
     /// Kernel argument `index` is memory bound to a stream other than the launch's.
     ArgStream { kernel: String, index: usize },
+    /// Kernel argument `index` is a graph's own allocation ([`GraphMem`](super::GraphMem)),
+    /// used outside that graph.
+    ArgGraph { kernel: String, index: usize },
+    /// A graph operation was given memory of another stream than the graph's, or of another
+    /// graph (`what` names the operation).
+    GraphMemory { what: &'static str },
+    /// A node of another graph was given as a dependency.
+    ForeignNode,
+    /// A module image given as bytes is not a whole image of its kind (`why`): the driver
+    /// would read past the bytes.
+    BadImage { kind: &'static str, why: &'static str },
     /// The kernel takes `expected` parameters, `given` arguments were passed.
     ParamCount { kernel: String, expected: usize, given: usize },
     /// Argument `index` has `given` bytes; the kernel's parameter `index` has `expected`.
@@ -143,6 +154,15 @@ impl fmt::Display for Error {
                 "kernel `{kernel}`: argument {index} is memory bound to another stream than the launch's \
                  (move it with `move_to` first); {NONE}"
             ),
+            Error::ArgGraph { kernel, index } => {
+                write!(f, "kernel `{kernel}`: argument {index} is memory a graph allocated, valid only inside that graph; {NONE}")
+            }
+            Error::GraphMemory { what } => write!(
+                f,
+                "{what}: the memory is bound to another stream than the graph's, or belongs to another graph; nothing added"
+            ),
+            Error::ForeignNode => f.write_str("a dependency is a node of another graph; nothing added"),
+            Error::BadImage { kind, why } => write!(f, "not a whole {kind} image: {why}; nothing loaded"),
             Error::ParamCount { kernel, expected, given } => {
                 let (p, a) = (plural(*expected, "parameter"), plural(*given, "argument"));
                 write!(f, "kernel `{kernel}` takes {p}, {a} given; {NONE}")

@@ -75,6 +75,22 @@
 //!   A graph node is owned by its graph: dropping a `GraphNode` ends nothing; `destroy`
 //!   removes it.
 //!
+//! # Graphs
+//!
+//! The owned [`Graph`] and [`GraphExec`] are the driver's objects as they are; the safe way to
+//! record work is [`StreamCapture::capture`] (`stream.capture(mode)?`, on a private stream) or
+//! [`GraphBuilder`] (typed nodes, checked kernel arguments), which give [`SafeGraph`] and
+//! [`SafeGraphExec`]: they borrow every buffer, kernel, event and child graph their work
+//! uses, so none of them can be dropped, freed or moved while a graph that replays it lives.
+//! Graph allocations are [`GraphMem`], usable only inside their graph.
+//!
+//! # Devices
+//!
+//! [`Device`] (count, name, attributes, total memory, pools), [`mem_get_info`],
+//! `Context::synchronize`, [`KernelAttributes`] for every kernel object, and what keeps device
+//! memory after objects are dropped (the pools' reserve, the graph memory cache:
+//! [`Device::trim_pools`] returns both).
+//!
 //! # Threads
 //!
 //! Driver objects are process-wide and the driver API is thread-safe, so owned handles are
@@ -148,9 +164,15 @@ pub use runtime::*;
 mod context;
 #[allow(unused_imports)] // a support file may only add methods
 pub use context::*;
+mod device;
+pub use device::*;
 mod error;
 #[allow(unused_imports)] // a support file may only add methods
 pub use error::*;
+mod graph;
+pub use graph::*;
+mod image;
+pub use image::*;
 mod launch;
 #[allow(unused_imports)] // a support file may only add methods
 pub use launch::*;

@@ -34,7 +34,7 @@ use crate::loader::{Entry, LibraryKind, Table};
 use core::ffi::{c_char, c_void, CStr};
 use core::marker::PhantomData;
 use core::mem::size_of;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// Grid and block dimensions and dynamic shared memory of a launch.
@@ -71,6 +71,8 @@ impl LaunchConfig {
 #[derive(Debug)]
 struct KernelInfo {
     params: Box<[ParamInfo]>,
+    /// The address of the last `KernelArgs::SIZES` that matched `params` (0: none yet).
+    accepted: AtomicUsize,
     max_threads: u32,
     /// Re-read when a launch asks for more (a `cuFuncSetAttribute` may have raised it).
     max_dynamic_shared: AtomicU32,
@@ -239,13 +241,19 @@ unsafe impl Sync for FunctionHandle<'_> {}
 ///
 /// # Safety
 /// `stream` returns the stream of the memory `param` points into, when `param` is a device
-/// address of memory the safe layer frees stream-ordered.
+/// address of memory the safe layer frees stream-ordered; `graph` returns the graph whose
+/// allocation `param` points into, when it is one (a [`GraphMem`](super::GraphMem): valid only
+/// inside that graph), else 0.
 pub unsafe trait KernelArg {
     type Param: Copy;
     fn param(&self) -> Self::Param;
     #[inline(always)]
     fn stream(&self) -> Option<CUstream> {
         None
+    }
+    #[inline(always)]
+    fn graph(&self) -> u64 {
+        0
     }
 }
 
@@ -314,19 +322,38 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// Where a launch's memory arguments must belong: the stream their buffers are bound to, and
+/// the graph being built (0 outside a graph), whose own allocations it may also take.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub stream: CUstream,
+    pub graph: u64,
+}
+
+/// Set in a [`KernelArgs::pack`] error index when the argument is another graph's allocation.
+#[doc(hidden)]
+pub const OTHER_GRAPH: usize = 1 << (usize::BITS - 1);
+
 /// The arguments of one launch: a tuple of up to 16 [`KernelArg`]s (`()` for none).
 pub trait KernelArgs: sealed::Sealed {
-    /// Builds the parameter array on the stack and calls `f` with the argument addresses and
-    /// sizes; `Err(i)` when argument `i` is memory bound to a stream other than `stream`.
+    /// Each argument's byte size, one `'static` array per argument types (the checked launch
+    /// remembers the last array a kernel accepted, see `KernelInfo::check`).
     #[doc(hidden)]
-    fn pack<R>(self, stream: CUstream, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> Result<R, usize>;
+    const SIZES: &'static [usize];
+    /// Builds the parameter array on the stack and calls `f` with the argument addresses;
+    /// `Err(i)` when argument `i` is memory bound to another stream than `bind.stream`
+    /// (`i | OTHER_GRAPH`: an allocation of another graph than `bind.graph`).
+    #[doc(hidden)]
+    fn pack<R>(self, bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize>;
 }
 
 impl sealed::Sealed for () {}
 impl KernelArgs for () {
+    const SIZES: &'static [usize] = &[];
     #[inline(always)]
-    fn pack<R>(self, _stream: CUstream, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> Result<R, usize> {
-        Ok(f(&mut [], &[]))
+    fn pack<R>(self, _bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize> {
+        Ok(f(&mut []))
     }
 }
 
@@ -334,19 +361,23 @@ macro_rules! kernel_args {
     ($n:literal: $($a:ident $i:tt),+) => {
         impl<$($a: KernelArg),+> sealed::Sealed for ($($a,)+) {}
         impl<$($a: KernelArg),+> KernelArgs for ($($a,)+) {
+            const SIZES: &'static [usize] = &[$(size_of::<<$a as KernelArg>::Param>()),+];
             #[inline(always)]
-            fn pack<R>(self, stream: CUstream, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> Result<R, usize> {
+            fn pack<R>(self, bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize> {
                 $(
                     if let Some(s) = self.$i.stream() {
-                        if s != stream {
+                        if s != bind.stream {
                             return Err($i);
                         }
+                    }
+                    let g = self.$i.graph();
+                    if g != 0 && g != bind.graph {
+                        return Err($i | OTHER_GRAPH);
                     }
                 )+
                 let mut values = ($(self.$i.param(),)+);
                 let mut ptrs: [*mut c_void; $n] = [$(core::ptr::addr_of_mut!(values.$i).cast()),+];
-                let sizes: [usize; $n] = [$(size_of::<<$a as KernelArg>::Param>()),+];
-                Ok(f(&mut ptrs, &sizes))
+                Ok(f(&mut ptrs))
             }
         }
     };
@@ -370,17 +401,80 @@ kernel_args!(15: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10
 kernel_args!(16: A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11, A12 12, A13 13, A14 14, A15 15);
 
 impl<'c> super::Module<'c> {
-    /// Loads a module from PTX text (as NVRTC's `get_ptx` returns it) into `context`, which must
-    /// be the calling thread's current one: the safe form of
-    /// [`Module::load_data`](super::Module::load_data) for the one image kind whose extent the
-    /// driver finds itself (a NUL-terminated string). The kernels' parameter layouts are read
-    /// from the text ([`KernelLayouts`]), so their checked launches ask the driver nothing
-    /// about parameters.
-    pub fn from_ptx(context: &'c (impl super::CurrentContext + ?Sized), ptx: &core::ffi::CStr) -> Result<Self, Error> {
+    /// Loads a module from PTX text (`&str`, `String`, `&CStr`, bytes: what NVRTC's `get_ptx`
+    /// returns, with or without its trailing NUL) into `context`, which must be the calling
+    /// thread's current one: the safe form of [`Module::load_data`](super::Module::load_data).
+    /// Text with a NUL before its end is refused ([`Error::BadImage`]). The kernels' parameter
+    /// layouts are read from the text ([`KernelLayouts`]), so their checked launches ask the
+    /// driver nothing about parameters.
+    pub fn from_ptx(context: &'c (impl super::CurrentContext + ?Sized), ptx: impl super::PtxText) -> Result<Self, Error> {
+        let text = super::image::ptx_text(ptx.ptx_bytes())?;
         // SAFETY: a NUL-terminated PTX image, read by the driver during the call only.
-        unsafe { Self::load_data(context, ptx.as_ptr().cast()) }
+        unsafe { Self::load_data(context, text.as_ptr().cast()) }
+    }
+
+    /// Loads a cubin (an ELF image, as NVRTC's `get_cubin` or nvJitLink return it) from bytes;
+    /// an image whose headers reach past the bytes is refused ([`Error::BadImage`]).
+    pub fn from_cubin(context: &'c (impl super::CurrentContext + ?Sized), cubin: &[u8]) -> Result<Self, Error> {
+        super::image::check_elf(cubin)?;
+        // SAFETY: a whole ELF image within `cubin`, read by the driver during the call only.
+        unsafe { Self::load_data(context, cubin.as_ptr().cast()) }
+    }
+
+    /// Loads a fatbin (`nvcc -fatbin`) from bytes; an image whose header reaches past the bytes
+    /// is refused ([`Error::BadImage`]).
+    pub fn from_fatbin(context: &'c (impl super::CurrentContext + ?Sized), fatbin: &[u8]) -> Result<Self, Error> {
+        super::image::check_fatbin(fatbin)?;
+        // SAFETY: a whole fatbin within `fatbin`, read by the driver during the call only.
+        unsafe { Self::load_fat_binary(context, fatbin.as_ptr().cast()) }
     }
 }
+
+/// The attributes of a kernel (`cuFuncGetAttribute`), for every [`Launchable`].
+pub trait KernelAttributes: Launchable {
+    /// One attribute.
+    fn attribute(&self, attrib: CUfunction_attribute) -> Result<i32, Error> {
+        let f = match self.raw_kernel() {
+            Some(k) => driver::kernel_get_function(k)?,
+            None => self.raw_function(),
+        };
+        Ok(driver::func_get_attribute(attrib, f)?)
+    }
+    /// The most threads a block of this kernel may have.
+    fn max_threads_per_block(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::MAX_THREADS_PER_BLOCK)
+    }
+    /// Registers per thread.
+    fn num_regs(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::NUM_REGS)
+    }
+    /// Static shared memory per block, in bytes.
+    fn shared_size_bytes(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::SHARED_SIZE_BYTES)
+    }
+    /// Local memory per thread, in bytes.
+    fn local_size_bytes(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::LOCAL_SIZE_BYTES)
+    }
+    /// Constant memory, in bytes.
+    fn const_size_bytes(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::CONST_SIZE_BYTES)
+    }
+    /// The most dynamic shared memory a launch may ask for, in bytes.
+    fn max_dynamic_shared_size_bytes(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    }
+    /// The PTX virtual architecture it was compiled for (major * 10 + minor).
+    fn ptx_version(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::PTX_VERSION)
+    }
+    /// The binary architecture it was compiled for (major * 10 + minor).
+    fn binary_version(&self) -> Result<i32, Error> {
+        self.attribute(CUfunction_attribute::BINARY_VERSION)
+    }
+}
+
+impl<K: Launchable + ?Sized> KernelAttributes for K {}
 
 /// Launching on a stream: `stream.launch(&kernel, cfg, (&x, &mut y, n, a))?`.
 ///
@@ -390,7 +484,11 @@ pub trait StreamLaunch: AsStream {
     /// module documentation); a mismatch is an error and nothing is launched.
     #[inline]
     fn launch<K: Launchable + ?Sized, A: KernelArgs>(&self, kernel: &K, cfg: LaunchConfig, args: A) -> Result<(), Error> {
-        checked_launch(kernel, self.raw_stream(), cfg, args)
+        let stream = self.raw_stream();
+        // SAFETY: `checked` calls this with parameters that match the kernel.
+        checked(kernel, Binding { stream, graph: 0 }, cfg, args, |f, cfg, params| unsafe {
+            launch_status(f, cfg, stream, params)
+        })
     }
 
     /// Launches `kernel` without reading or checking its parameters or limits (for drivers
@@ -407,10 +505,11 @@ pub trait StreamLaunch: AsStream {
     ) -> Result<(), Error> {
         let f = kernel.raw_function();
         let stream = self.raw_stream();
-        match args.pack(stream, |params, _| launch_status(f, &cfg, stream, params)) {
+        // SAFETY: the caller promised the arguments match.
+        match args.pack(Binding { stream, graph: 0 }, |params| unsafe { launch_status(f, &cfg, stream, params) }) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(outcome)) => Err(failed(kernel, outcome)),
-            Err(index) => Err(failed(kernel, Outcome::Refused(Refusal::Stream(index)))),
+            Err(index) => Err(failed(kernel, misbound(index))),
         }
     }
 }
@@ -419,69 +518,60 @@ impl<S: AsStream + ?Sized> StreamLaunch for S {}
 
 /// Why a launch was refused, before the kernel's name is looked up (cold path).
 #[derive(Clone, Copy, Debug)]
-enum Refusal {
+pub(crate) enum Refusal {
     Count { expected: usize, given: usize },
     Size { index: usize, expected: usize, given: usize },
     ZeroDim(&'static str),
     Block { block: (u32, u32, u32), max: u32 },
     Shared { requested: u32, max: u32 },
     Stream(usize),
+    Graph(usize),
 }
 
 /// What the hot path hands back on failure, small so the success path stays in registers; the
 /// error (with the kernel's name) is built on the cold path.
-enum Outcome {
+pub(crate) enum Outcome {
     Refused(Refusal),
     Failed(CUresult),
     Error(Box<Error>),
 }
 
-#[inline(always)]
-fn checked_launch<K: Launchable + ?Sized, A: KernelArgs>(
-    kernel: &K,
-    stream: CUstream,
-    cfg: LaunchConfig,
-    args: A,
-) -> Result<(), Error> {
-    match kernel.launch_cache().info.get() {
-        Some(info) => launch_with(kernel, info, stream, cfg, args),
-        None => launch_first(kernel, stream, cfg, args),
+impl From<CUresult> for Outcome {
+    #[cold]
+    fn from(r: CUresult) -> Self {
+        Outcome::Failed(r)
     }
 }
 
-/// The first launch of a kernel: read its facts, then launch as every later launch does.
+/// The refusal for a [`KernelArgs::pack`] error index.
 #[cold]
-#[inline(never)]
-fn launch_first<K: Launchable + ?Sized, A: KernelArgs>(
-    kernel: &K,
-    stream: CUstream,
-    cfg: LaunchConfig,
-    args: A,
-) -> Result<(), Error> {
-    let info = first_use(kernel)?;
-    launch_with(kernel, info, stream, cfg, args)
+fn misbound(index: usize) -> Outcome {
+    Outcome::Refused(if index & OTHER_GRAPH != 0 { Refusal::Graph(index & !OTHER_GRAPH) } else { Refusal::Stream(index) })
 }
 
+/// A checked launch of `kernel` by `run` (`cuLaunchKernel` on a stream, or a graph's kernel
+/// node): `run` gets the function and the parameter array only once the arguments and `cfg`
+/// match the kernel and every memory argument belongs to `bind`.
 #[inline(always)]
-fn launch_with<K: Launchable + ?Sized, A: KernelArgs>(
-    kernel: &K,
-    info: &KernelInfo,
-    stream: CUstream,
-    cfg: LaunchConfig,
-    args: A,
-) -> Result<(), Error> {
+pub(crate) fn checked<K, A, L>(kernel: &K, bind: Binding, cfg: LaunchConfig, args: A, run: L) -> Result<(), Error>
+where
+    K: Launchable + ?Sized,
+    A: KernelArgs,
+    L: FnOnce(CUfunction, &LaunchConfig, &mut [*mut c_void]) -> Result<(), Outcome>,
+{
+    let info = match kernel.launch_cache().info.get() {
+        Some(info) => info,
+        None => first_use(kernel)?,
+    };
     let f = kernel.raw_function();
-    let r = args.pack(stream, |params, sizes| match info.check(sizes, &cfg) {
-        // SAFETY: count and sizes match the kernel's parameters, so the driver reads exactly
-        // the bytes `params` points to; device addresses are of live memory on `stream`.
-        Ok(()) => unsafe { launch_status(f, &cfg, stream, params) },
-        // SAFETY: as above, once `retry_or_refuse` has checked again.
-        Err(r) => retry_or_refuse(kernel, info, r, sizes, &cfg, || unsafe { launch_status(f, &cfg, stream, params) }),
+    let r = args.pack(bind, |params| match info.check(A::SIZES, &cfg) {
+        Ok(()) => run(f, &cfg, params),
+        Err(r) => retry_or_refuse(kernel, info, r, A::SIZES, &cfg, || run(f, &cfg, params)),
     });
     match r {
         Ok(Ok(())) => Ok(()),
         Ok(Err(outcome)) => Err(failed(kernel, outcome)),
-        Err(index) => Err(failed(kernel, Outcome::Refused(Refusal::Stream(index)))),
+        Err(index) => Err(failed(kernel, misbound(index))),
     }
 }
 
@@ -510,16 +600,16 @@ fn failed<K: Launchable + ?Sized>(kernel: &K, outcome: Outcome) -> Error {
 }
 
 impl KernelInfo {
-    /// The hot-path check: count, sizes, dimensions, threads, shared memory.
+    /// The hot-path check: count, sizes, dimensions, threads, shared memory. `sizes` is a
+    /// `KernelArgs::SIZES`: once one has passed, the same array (same address and length: the
+    /// same immutable `'static` bytes) passes on one compare.
     #[inline(always)]
-    fn check(&self, sizes: &[usize], cfg: &LaunchConfig) -> Result<(), Refusal> {
+    fn check(&self, sizes: &'static [usize], cfg: &LaunchConfig) -> Result<(), Refusal> {
         if sizes.len() != self.params.len() {
             return Err(Refusal::Count { expected: self.params.len(), given: sizes.len() });
         }
-        for (index, (p, &given)) in self.params.iter().zip(sizes).enumerate() {
-            if p.size != given {
-                return Err(Refusal::Size { index, expected: p.size, given });
-            }
+        if self.accepted.load(Ordering::Relaxed) != sizes.as_ptr() as usize {
+            self.check_sizes(sizes)?;
         }
         let ((gx, gy, gz), (bx, by, bz)) = (cfg.grid, cfg.block);
         // One compare each: a product of 0 means a zero dimension (no u64 product overflows).
@@ -531,10 +621,25 @@ impl KernelInfo {
                 Refusal::Block { block: cfg.block, max: self.max_threads }
             });
         }
-        let max = self.max_dynamic_shared.load(Ordering::Relaxed);
-        if cfg.shared_mem_bytes > max {
-            return Err(Refusal::Shared { requested: cfg.shared_mem_bytes, max });
+        if cfg.shared_mem_bytes != 0 {
+            let max = self.max_dynamic_shared.load(Ordering::Relaxed);
+            if cfg.shared_mem_bytes > max {
+                return Err(Refusal::Shared { requested: cfg.shared_mem_bytes, max });
+            }
         }
+        Ok(())
+    }
+
+    /// Compares each size, and remembers `sizes` once they all match.
+    #[cold]
+    #[inline(never)]
+    fn check_sizes(&self, sizes: &'static [usize]) -> Result<(), Refusal> {
+        for (index, (p, &given)) in self.params.iter().zip(sizes).enumerate() {
+            if p.size != given {
+                return Err(Refusal::Size { index, expected: p.size, given });
+            }
+        }
+        self.accepted.store(sizes.as_ptr() as usize, Ordering::Relaxed);
         Ok(())
     }
 }
@@ -559,7 +664,7 @@ fn retry_or_refuse<K: Launchable + ?Sized>(
     kernel: &K,
     info: &KernelInfo,
     r: Refusal,
-    sizes: &[usize],
+    sizes: &'static [usize],
     cfg: &LaunchConfig,
     launch: impl FnOnce() -> Result<(), Outcome>,
 ) -> Result<(), Outcome> {
@@ -586,6 +691,7 @@ fn refused<K: Launchable + ?Sized>(kernel: &K, r: Refusal) -> Error {
         Refusal::Block { block, max } => Error::BlockTooLarge { kernel: kernel_name, block, max },
         Refusal::Shared { requested, max } => Error::SharedMemory { kernel: kernel_name, requested, max },
         Refusal::Stream(index) => Error::ArgStream { kernel: kernel_name, index },
+        Refusal::Graph(index) => Error::ArgGraph { kernel: kernel_name, index },
     }
 }
 
@@ -610,6 +716,7 @@ fn first_use<K: Launchable + ?Sized>(kernel: &K) -> Result<&KernelInfo, Error> {
     };
     let info = KernelInfo {
         params,
+        accepted: AtomicUsize::new(0),
         max_threads: attribute(kernel, CUfunction_attribute::MAX_THREADS_PER_BLOCK)?,
         max_dynamic_shared: AtomicU32::new(attribute(kernel, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES)?),
     };
@@ -619,12 +726,7 @@ fn first_use<K: Launchable + ?Sized>(kernel: &K) -> Result<&KernelInfo, Error> {
 }
 
 fn attribute<K: Launchable + ?Sized>(kernel: &K, attrib: CUfunction_attribute) -> Result<u32, Error> {
-    let f = match kernel.raw_kernel() {
-        Some(k) => driver::kernel_get_function(k)?,
-        None => kernel.raw_function(),
-    };
-    let v = driver::func_get_attribute(attrib, f)?;
-    Ok(u32::try_from(v).unwrap_or(0))
+    Ok(u32::try_from(KernelAttributes::attribute(kernel, attrib)?).unwrap_or(0))
 }
 
 /// Entry points newer than some supported headers, resolved here so this file builds against

@@ -792,3 +792,32 @@ impl<T: DeviceRepr> Drop for PinnedHostBuffer<'_, T> {
         }
     }
 }
+
+/// Disjoint exclusive views (`split_at_mut`), usable together in one launch.
+impl<T: DeviceRepr> DeviceBuffer<'_, T> {
+    /// Exclusive views of `[..mid]` and `[mid..]` (panics when `mid > len`, as slices do).
+    #[track_caller]
+    pub fn split_at_mut(&mut self, mid: usize) -> (DeviceSliceMut<'_, T>, DeviceSliceMut<'_, T>) {
+        split_span(self.span, mid)
+    }
+}
+
+impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
+    /// Exclusive views of `[..mid]` and `[mid..]` of this view (panics when `mid > len`).
+    #[track_caller]
+    pub fn split_at_mut(&mut self, mid: usize) -> (DeviceSliceMut<'_, T>, DeviceSliceMut<'_, T>) {
+        split_span(self.span, mid)
+    }
+
+    /// Splits this view into `[..mid]` and `[mid..]`, each borrowing the buffer for `'a`.
+    #[track_caller]
+    pub fn split_at(self, mid: usize) -> (DeviceSliceMut<'a, T>, DeviceSliceMut<'a, T>) {
+        split_span(self.span, mid)
+    }
+}
+
+#[track_caller]
+fn split_span<'b, T: DeviceRepr>(span: Span<T>, mid: usize) -> (DeviceSliceMut<'b, T>, DeviceSliceMut<'b, T>) {
+    assert!(mid <= span.len, "split point {mid} is past the length {}", span.len);
+    (DeviceSliceMut { span: span.sub(..mid), _buf: PhantomData }, DeviceSliceMut { span: span.sub(mid..), _buf: PhantomData })
+}

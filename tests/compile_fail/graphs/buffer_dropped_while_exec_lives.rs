@@ -1,0 +1,22 @@
+//! A buffer stays borrowed by the executable graph after the graph is dropped.
+//! expect: E0505
+
+use cudagen::driver::{self, CUstreamCaptureMode};
+use cudagen::safe::{Context, DeviceBuffer, Event, GraphBuilder, LaunchConfig, Module, Stream, StreamCapture};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = Context::create(0, driver::device_get(0)?)?;
+    let s = Stream::create(&ctx, 0)?;
+    let module = Module::from_ptx(&ctx, ".entry k(.param .u64 p) { ret; }")?;
+    let k = module.get_function(c"k")?;
+    let buf = DeviceBuffer::<u32>::zeroed(&s, 1)?;
+    let cfg = LaunchConfig::linear(1, 1);
+    let mut cap = s.capture(CUstreamCaptureMode::GLOBAL)?;
+    cap.launch(&k, cfg, (&buf,))?;
+    let graph = cap.end()?;
+    let exec = graph.instantiate()?;
+    drop(graph);
+    buf.free()?;
+    exec.launch()?;
+    Ok(())
+}

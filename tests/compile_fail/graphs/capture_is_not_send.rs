@@ -1,0 +1,19 @@
+//! A capture belongs to the thread that began it.
+//! expect: E0277
+
+use cudagen::driver::{self, CUstreamCaptureMode};
+use cudagen::safe::{Context, DeviceBuffer, Event, GraphBuilder, LaunchConfig, Module, Stream, StreamCapture};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = Context::create(0, driver::device_get(0)?)?;
+    let s = Stream::create(&ctx, 0)?;
+    let module = Module::from_ptx(&ctx, ".entry k(.param .u64 p) { ret; }")?;
+    let k = module.get_function(c"k")?;
+    let buf = DeviceBuffer::<u32>::zeroed(&s, 1)?;
+    let cfg = LaunchConfig::linear(1, 1);
+    let cap = s.capture(CUstreamCaptureMode::GLOBAL)?;
+    std::thread::scope(|t| {
+        t.spawn(move || drop(cap));
+    });
+    Ok(())
+}
