@@ -172,7 +172,8 @@ fn gpu_cudarc_objects_with_our_calls() {
     // A graph captured from cudarc's stream with our calls, replayed by ours.
     driver::stream_begin_capture(stream.handle(), CUstreamCaptureMode::THREAD_LOCAL).unwrap();
     launch(3.0, out_ptr, x_ptr, y_ptr);
-    let graph = driver::stream_end_capture(stream.handle()).unwrap();
+    // SAFETY: the buffers and the kernel the graph replays outlive it (destroyed below).
+    let graph = unsafe { driver::stream_end_capture(stream.handle()) }.unwrap();
     let mut nodes = [CUgraphNode::null(); 4];
     let mut count = nodes.len();
     unsafe { driver::graph_get_nodes(graph, Some(&mut nodes), &mut count) }.unwrap();

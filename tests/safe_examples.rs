@@ -114,14 +114,14 @@ fn example_graph_capture_and_replay() -> Result {
     let mut v = DeviceBuffer::<f32>::zeroed(&stream, n as usize)?;
 
     stream.launch(&add_one, cfg, (&mut v, n))?; // once eagerly: v = 1
-    stream.begin_capture(driver::CUstreamCaptureMode::THREAD_LOCAL)?;
+                                                // The capture borrows `add_one` and `v` for as long as the graph and its executable live.
+    let mut cap = stream.capture(driver::CUstreamCaptureMode::THREAD_LOCAL)?;
     for _ in 0..3 {
-        stream.launch(&add_one, cfg, (&mut v, n))?; // recorded, not run
+        cap.launch(&add_one, cfg, (&v, n))?; // recorded, not run
     }
-    let graph = stream.end_capture()?;
-    let exec = graph.instantiate(0)?;
+    let exec = cap.end()?.instantiate()?;
     for _ in 0..5 {
-        exec.launch(&stream)?; // +3 each replay
+        exec.launch()?; // +3 each replay, on `stream`
     }
 
     assert_eq!(v.to_vec()?.iter().filter(|&&x| x == 16.0).count(), n as usize);

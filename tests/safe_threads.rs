@@ -98,7 +98,8 @@ fn owned_objects_move_between_threads() {
     s.launch(&saxpy, cfg, (3.0f32, &x, &y, &mut out, n)).unwrap();
     s.begin_capture(CAPTURE_THREAD_LOCAL).unwrap();
     s.launch(&saxpy, cfg, (3.0f32, &x, &y, &mut out, n)).unwrap();
-    let graph: Graph = s.end_capture().unwrap();
+    // SAFETY: `saxpy`, `x`, `y` and `out` outlive the graph (it ends in the scope below).
+    let graph: Graph = unsafe { s.end_capture() }.unwrap();
     // The graph (Send, not Sync) and the output buffer (Send) move to another thread, which
     // binds the context, instantiates and launches the graph and reads the buffer back.
     let (sum, out) = std::thread::scope(|scope| {

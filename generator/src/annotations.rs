@@ -195,6 +195,9 @@ pub struct OwnershipAnnotation {
     /// With `excused`: the call ends and invalidates nothing (a query, a trim of cached memory),
     /// so its typed binding need not be `unsafe` as an ender's is.
     pub harmless: Option<bool>,
+    /// With `creates`: the handle it creates holds work captured from a stream, which replays on
+    /// memory and modules the handle does not keep alive, so its typed binding is `unsafe`.
+    pub captured: Option<bool>,
     /// Name of the owned type, where several resources share a handle type.
     pub name: Option<String>,
     /// Handle type of a resource this one must not outlive (the owned type borrows it).

@@ -209,6 +209,9 @@ pub enum Unsafety {
     /// The call ends what the parameter holds: a `resource` of `passes::ownership`, or (`None`) a
     /// call that looks like an ender and pairs with none (excused there).
     Ends { resource: Option<String> },
+    /// The call hands out work captured from a stream (a graph), which replays on memory and
+    /// modules nothing keeps alive (the safe layer's capture borrows them instead).
+    Captured,
 }
 
 impl Unsafety {
@@ -220,6 +223,7 @@ impl Unsafety {
             Unsafety::DeviceAddress { param } => format!("device({param})"),
             Unsafety::Record { param, field } => format!("record({param}.{field})"),
             Unsafety::Ends { resource } => format!("ends({})", resource.as_deref().unwrap_or("excused")),
+            Unsafety::Captured => "captured".into(),
         }
     }
 
@@ -244,6 +248,7 @@ impl Unsafety {
                 "It ends or invalidates what its arguments hold (memory, mappings or state): nothing may use that afterwards."
                     .into()
             }
+            Unsafety::Captured => "The graph it returns replays the captured work: every buffer, module and event that work uses must outlive the graph and every executable made from it.".into(),
         }
     }
 }

@@ -130,10 +130,14 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
 
 /// Whatever ends a resource is `unsafe` in the typed layer (an owned type ends its own, safely):
 /// each ender, and each call excused as one (it still ends or invalidates what it takes) unless
-/// its annotation calls it `harmless`.
+/// its annotation calls it `harmless`; and each creator of a `captured` handle.
 fn mark_enders_unsafe(lib: &mut Library, ann: &LibraryAnnotations) {
     let harmless = |name: &str| ann.ownership.get(name).and_then(|a| a.harmless) == Some(true);
+    let captured = |name: &str| ann.ownership.get(name).and_then(|a| a.captured) == Some(true);
     for f in &mut lib.functions {
+        if captured(&f.name) {
+            f.mark_unsafe(Unsafety::Captured);
+        }
         let why = match &f.ownership {
             Some(FnOwnership::Ends { resource }) => Unsafety::Ends { resource: Some(resource.clone()) },
             Some(FnOwnership::Excused { .. }) if !harmless(&f.name) => Unsafety::Ends { resource: None },
@@ -188,6 +192,9 @@ fn annotated<'a>(lib: &Library, ann: &'a LibraryAnnotations, cuda_version: Optio
         }
         if a.harmless.is_some() && a.excused.is_none() {
             errors.push(Error::at(at.clone(), format!("[ownership] {name}: `harmless` goes with `excused` only")));
+        }
+        if a.captured.is_some() && a.creates.is_none() {
+            errors.push(Error::at(at.clone(), format!("[ownership] {name}: `captured` goes with `creates` only")));
         }
         for k in a.keep.keys() {
             if f.param(k).is_none() {

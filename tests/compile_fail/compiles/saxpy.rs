@@ -21,10 +21,10 @@ let program = Program::create_program(c"extern \"C\" __global__ void saxpy(float
     stream.launch(&saxpy, LaunchConfig::for_elements(256, 128), (2.0f32, &x, &mut y, 256usize))?;
     stop.record(&stream)?;
     stop.synchronize()?;
-    stream.begin_capture(driver::CUstreamCaptureMode::THREAD_LOCAL)?;
-    stream.launch(&saxpy, LaunchConfig::for_elements(256, 128), (2.0f32, &x.as_slice(), &mut y.slice_mut(..), 256usize))?;
-    let exec = stream.end_capture()?.instantiate(0)?;
-    exec.launch(&stream)?;
+    let mut cap = stream.capture(driver::CUstreamCaptureMode::THREAD_LOCAL)?;
+    cap.launch(&saxpy, LaunchConfig::for_elements(256, 128), (2.0f32, &x, &y, 256usize))?;
+    let exec = cap.end()?.instantiate()?;
+    exec.launch()?;
     let _out: Vec<f32> = y.to_vec()?;
     Ok(())
 }

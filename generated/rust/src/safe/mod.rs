@@ -165,13 +165,16 @@ mod context;
 #[allow(unused_imports)] // a support file may only add methods
 pub use context::*;
 mod device;
+#[allow(unused_imports)] // a support file may only add methods
 pub use device::*;
 mod error;
 #[allow(unused_imports)] // a support file may only add methods
 pub use error::*;
 mod graph;
+#[allow(unused_imports)] // a support file may only add methods
 pub use graph::*;
 mod image;
+#[allow(unused_imports)] // a support file may only add methods
 pub use image::*;
 mod launch;
 #[allow(unused_imports)] // a support file may only add methods

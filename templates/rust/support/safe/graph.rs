@@ -282,7 +282,9 @@ impl<'a> Capture<'a> {
 
     /// Ends capture mode (whatever happened) and wraps the graph.
     fn finish(&mut self) -> Result<SafeGraph<'a>> {
-        let raw = driver::stream_end_capture(self.stream)?;
+        // SAFETY: everything the captured work uses is borrowed for 'a by this capture, and
+        // the graph (`SafeGraph<'a>`) keeps those borrows.
+        let raw = unsafe { driver::stream_end_capture(self.stream) }?;
         // SAFETY: the graph was just made by cuStreamEndCapture and is owned by nobody else.
         let graph = unsafe { super::Graph::from_raw(raw) };
         Ok(SafeGraph { graph, home: self.bind.stream, _borrows: PhantomData })

@@ -12469,9 +12469,13 @@ pub fn thread_exchange_stream_capture_mode(mode: &mut CUstreamCaptureMode) -> Re
 /// `cuStreamBeginCapture`,
 /// `cuStreamIsCapturing`,
 /// `cuGraphDestroy`
+///
+/// # Safety
+///
+/// The graph it returns replays the captured work: every buffer, module and event that work uses must outlive the graph and every executable made from it.
 #[doc(alias = "cuStreamEndCapture")]
 #[inline]
-pub fn stream_end_capture(h_stream: CUstream) -> Result<CUgraph, Error> {
+pub unsafe fn stream_end_capture(h_stream: CUstream) -> Result<CUgraph, Error> {
     let mut __ph_graph = MaybeUninit::<CUgraph>::uninit();
     let __r = unsafe { sys::call_cuStreamEndCapture(h_stream, __ph_graph.as_mut_ptr()) }?;
     error::check(__r)?;

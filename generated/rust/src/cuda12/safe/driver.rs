@@ -4814,9 +4814,14 @@ impl<'p> Stream<'p> {
     }
 
     /// Creates [`Graph`] with [`cuStreamEndCapture`](lib::stream_end_capture) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_end_capture`](lib::stream_end_capture):
+    /// The graph it returns replays the captured work: every buffer, module and event that work uses must outlive the graph and every executable made from it.
     #[inline]
-    pub fn end_capture(&self) -> Result<Graph, Error> {
-        let __o0 = lib::stream_end_capture(self.raw)?;
+    pub unsafe fn end_capture(&self) -> Result<Graph, Error> {
+        let __o0 = unsafe { lib::stream_end_capture(self.raw) }?;
         // SAFETY: the handle was just made by `cuStreamEndCapture` and is owned by nobody else.
         Ok(unsafe { Graph::from_raw(__o0) })
     }

@@ -776,7 +776,7 @@ impl super::AsRaw<cudaGraphExec_t> for GraphExec_t {
 
 /// An owned `cudaGraph_t`: dropping it calls [`cudaGraphDestroy`](lib::graph_destroy) (an error there is kept for [`take_drop_errors`](super::take_drop_errors)).
 ///
-/// Made by [`cudaGraphCreate`](lib::graph_create).
+/// Made by [`cudaStreamEndCapture`](lib::stream_end_capture), [`cudaGraphCreate`](lib::graph_create).
 ///
 /// Threads: driver objects are process-wide and the driver API is thread-safe: Send and Sync.
 #[derive(Debug)]
@@ -2072,6 +2072,19 @@ impl Stream_t {
         Ok(unsafe { Self::from_raw(__o0) })
     }
 
+    /// Creates [`Graph_t`] with [`cudaStreamEndCapture`](lib::stream_end_capture) on this handle.
+    ///
+    /// # Safety
+    ///
+    /// As for [`lib::stream_end_capture`](lib::stream_end_capture):
+    /// The graph it returns replays the captured work: every buffer, module and event that work uses must outlive the graph and every executable made from it.
+    #[inline]
+    pub unsafe fn end_capture(&self) -> Result<Graph_t, Error> {
+        let __o0 = unsafe { lib::stream_end_capture(self.raw) }?;
+        // SAFETY: the handle was just made by `cudaStreamEndCapture` and is owned by nobody else.
+        Ok(unsafe { Graph_t::from_raw(__o0) })
+    }
+
     /// Creates [`RuntimeAsyncDeviceMemory`] with [`cudaMallocAsync`](lib::malloc_async) on this handle.
     #[inline]
     pub fn malloc_async(&self, size: usize) -> Result<RuntimeAsyncDeviceMemory<'_>, Error> {
@@ -2189,12 +2202,6 @@ impl Stream_t {
         mode: cudaStreamCaptureMode,
     ) -> Result<(), Error> {
         lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(graph), dependencies, dependency_data, mode)
-    }
-
-    /// Calls [`cudaStreamEndCapture`](lib::stream_end_capture) on this handle.
-    #[inline]
-    pub fn end_capture(&self) -> Result<cudaGraph_t, Error> {
-        lib::stream_end_capture(self.raw)
     }
 
     /// Calls [`cudaStreamIsCapturing`](lib::stream_is_capturing) on this handle.

@@ -2635,9 +2635,13 @@ pub fn thread_exchange_stream_capture_mode(mode: &mut cudaStreamCaptureMode) -> 
 /// `cudaStreamBeginCapture`,
 /// `cudaStreamIsCapturing`,
 /// `cudaGraphDestroy`
+///
+/// # Safety
+///
+/// The graph it returns replays the captured work: every buffer, module and event that work uses must outlive the graph and every executable made from it.
 #[doc(alias = "cudaStreamEndCapture")]
 #[inline]
-pub fn stream_end_capture(stream: cudaStream_t) -> Result<cudaGraph_t, Error> {
+pub unsafe fn stream_end_capture(stream: cudaStream_t) -> Result<cudaGraph_t, Error> {
     let mut __p_graph = MaybeUninit::<cudaGraph_t>::uninit();
     let __r = unsafe { sys::call_cudaStreamEndCapture(stream, __p_graph.as_mut_ptr()) }?;
     error::check(__r)?;
