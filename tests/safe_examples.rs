@@ -5,7 +5,8 @@
 
 use cudagen::driver::{self, CUmemLocation, CUmemLocationType, CUmemPool_attribute};
 use cudagen::safe::{
-    Alloc, DeviceBuffer, Error, Event, LaunchConfig, MemoryPool, Module, PrimaryContext, Program, Stream, StreamLaunch,
+    Alloc, DeviceBuffer, Error, Event, LaunchConfig, MemoryPool, Module, PrimaryContext, Program, Stream, StreamCapture,
+    StreamLaunch,
 };
 use cudagen_tests::gpu_or_skip;
 use std::ffi::CString;

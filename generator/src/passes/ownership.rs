@@ -1026,7 +1026,7 @@ mod tests {
 
     #[test]
     fn enders_are_unsafe_and_excused_ones_unless_harmless() {
-        let mut lib = Library::new(LibraryKind::Driver);
+        let mut lib = Library::new(crate::profile::kind("driver"));
         let f = |name: &str, o: FnOwnership| Function { ownership: Some(o), ..crate::passes::build::function(name, vec![]) };
         let excused = || FnOwnership::Excused { reason: "r".into() };
         lib.functions = vec![
