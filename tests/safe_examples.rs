@@ -205,11 +205,13 @@ fn example_stream_values_and_fills() -> Result {
     let (_device, ctx) = setup()?;
     let _bound = ctx.bind()?;
     let stream = Stream::create(&ctx, 1)?;
-    let mut flags = DeviceBuffer::<u32>::zeroed(&stream, 4)?;
+    // Stream memory operations on memory of cuMemAlloc: the H200 (driver 580) refuses them on a
+    // stream-ordered pool's memory with CUDA_ERROR_INVALID_VALUE (an error; nothing written).
+    let mut flags = DeviceBuffer::<u32>::zeroed_with(&stream, 4, Alloc::Sync)?;
     flags.write_value(0, 7)?;
     flags.slice_mut(2..).write_value(1, 9)?;
     flags.wait_value(0, 7, driver::CUstreamWaitValue_flags::EQ)?; // already true: no hang
-    let mut wide = DeviceBuffer::<u64>::zeroed(&stream, 2)?;
+    let mut wide = DeviceBuffer::<u64>::zeroed_with(&stream, 2, Alloc::Sync)?;
     wide.write_value(1, u64::MAX - 1)?;
     let mut halves = DeviceBuffer::<i16>::zeroed(&stream, 5)?;
     halves.fill(-3)?;
