@@ -528,8 +528,9 @@ impl Held {
     }
 
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
-    /// (held), None, or, when `int_ok`, an int address or an address handle's value (unchecked,
-    /// as in cuda.bindings).
+    /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings). An
+    /// address handle (`CUdeviceptr`) is refused: its device address is no host buffer (the
+    /// boundary fuzz crashed nvJitLink with `CUdeviceptr(0)` as `add_data`'s data).
     pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
         if o.is_none() {
             // cuda.bindings' cybind modules (`intptr` addresses) ask for a buffer or an int there
@@ -545,11 +546,6 @@ impl Held {
             } else {
                 Err(c.type_error(o))
             };
-        }
-        if int_ok {
-            if let Some(v) = crate::handles::address_value(o, c) {
-                return v.map(|a| Self::raw(a as usize, writes));
-            }
         }
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
