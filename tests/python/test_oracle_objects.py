@@ -506,8 +506,11 @@ def test_a_device_pointer_object_is_its_address_where_a_void_pointer_goes(tmp_pa
     rt_theirs = _theirs("runtime")
     th = _oracle()
     assert isinstance(rt_theirs.cudaMemset(th.CUdeviceptr(0x1000), 0, 0), tuple)  # taken (no GPU: an error status)
-    with pytest.raises(TypeError):
-        rt_theirs.cudaMemset(th.CUstream(0x1000), 0, 0)
+    import cuda.bindings
+
+    if cuda.bindings.__version__.startswith("12."):  # 13.x takes any handle there (its int value)
+        with pytest.raises(TypeError):
+            rt_theirs.cudaMemset(th.CUstream(0x1000), 0, 0)
     trace = tmp_path / "trace"
     env = dict(os.environ, CUDAGEN_TRACE="1", CUDAGEN_TRACE_FILE=str(trace))
     script = "import sys\n" + _DEVPTR.replace("@IMPORT@", IMPORT) % (OURS + ".runtime")
