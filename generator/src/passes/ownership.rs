@@ -132,15 +132,15 @@ pub fn run(lib: &mut Library, ann: &LibraryAnnotations, cuda_version: Option<u32
 /// each ender, and each call excused as one (it still ends or invalidates what it takes) unless
 /// its annotation calls it `harmless`; and each creator of a `captured` handle.
 fn mark_enders_unsafe(lib: &mut Library, ann: &LibraryAnnotations) {
-    let harmless = |name: &str| ann.ownership.get(name).and_then(|a| a.harmless) == Some(true);
-    let captured = |name: &str| ann.ownership.get(name).and_then(|a| a.captured) == Some(true);
     for f in &mut lib.functions {
-        if captured(&f.name) {
+        let a = ann.ownership.get(&f.name);
+        if a.and_then(|a| a.captured) == Some(true) {
             f.mark_unsafe(Unsafety::Captured);
         }
+        let harmless = a.and_then(|a| a.harmless) == Some(true);
         let why = match &f.ownership {
             Some(FnOwnership::Ends { resource }) => Unsafety::Ends { resource: Some(resource.clone()) },
-            Some(FnOwnership::Excused { .. }) if !harmless(&f.name) => Unsafety::Ends { resource: None },
+            Some(FnOwnership::Excused { .. }) if !harmless => Unsafety::Ends { resource: None },
             _ => continue,
         };
         f.unsafe_because.retain(|u| !matches!(u, Unsafety::Ends { .. }));
