@@ -106,9 +106,15 @@ fn markers_parse() {
     assert_eq!((two.len(), two[0].code.as_str(), two[0].eras.as_slice()), (1, "int x;", &[13][..]));
 }
 
+/// The binary of a block in an era's scratch crate (both crates share one target folder).
+fn bin_name(era: u32, b: &Block) -> String {
+    format!("cuda{era}_line{}", b.line)
+}
+
 /// The scratch crate of one era: a `[[bin]]` per Rust block claiming it.
 fn scratch(era: u32, rust: &[&Block]) -> PathBuf {
     let dir = repo().join(format!("target/readme/cuda{era}"));
+    let _ = std::fs::remove_dir_all(dir.join("src")); // blocks of an older README
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let mut features: Vec<&str> = rust.iter().flat_map(|b| b.features.iter().map(String::as_str)).collect();
     features.sort();
@@ -128,13 +134,14 @@ fn scratch(era: u32, rust: &[&Block]) -> PathBuf {
         );
     }
     for b in rust {
-        let path = dir.join(format!("src/line{}.rs", b.line));
+        let path = dir.join(format!("src/{}.rs", bin_name(era, b)));
         let body = format!(
             "// README.md line {}\n#![allow(unused)]\nfn main() -> ::std::result::Result<(), ::std::boxed::Box<dyn ::std::error::Error>> {{\n{}\nOk(())\n}}\n",
             b.line, b.code
         );
         std::fs::write(&path, body).unwrap();
-        toml.push_str(&format!("\n[[bin]]\nname = \"line{}\"\npath = \"src/line{}.rs\"\n", b.line, b.line));
+        let bin = bin_name(era, b);
+        toml.push_str(&format!("\n[[bin]]\nname = \"{bin}\"\npath = \"src/{bin}.rs\"\n"));
     }
     std::fs::write(dir.join("Cargo.toml"), toml).unwrap();
     std::fs::copy(repo().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
@@ -168,7 +175,7 @@ fn build_and_run(era: u32, blocks: &[Block], gpu: bool) {
             println!("skipped README.md line {} (cuda-{era}): no CUDA driver", b.line);
             continue;
         }
-        let out = Command::new(target.join(format!("debug/line{}", b.line))).env("CUDAGEN_NVRTC_PATH", nvrtc_of(era)).output().unwrap();
+        let out = Command::new(target.join("debug").join(bin_name(era, b))).env("CUDAGEN_NVRTC_PATH", nvrtc_of(era)).output().unwrap();
         assert!(
             out.status.success(),
             "README.md line {} (cuda-{era}) failed: {}{}",

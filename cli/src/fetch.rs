@@ -112,13 +112,13 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         if verify {
             match entry.sha256.get(h) {
                 Some(want) if *want != got => bail!(
-                    "{h} of CUDA {} has sha256 {got}, headers/versions.toml says {want}; \
-                     delete .cache/headers/{} to refetch, or update the table",
+                    "{h} of CUDA {} has sha256 {got}, but this cudagen recorded {want} for it; \
+                     delete {} to fetch it again",
                     entry.minor,
-                    entry.minor
+                    paths().cache.join("headers").join(&entry.minor).display()
                 ),
                 None => bail!(
-                    "headers/versions.toml has no sha256 for {h} of CUDA {}: run `cargo xtask versions --update`",
+                    "this cudagen recorded no sha256 for {h} of CUDA {} (in a checkout: `cargo xtask versions --update`)",
                     entry.minor
                 ),
                 _ => {}

@@ -66,7 +66,7 @@ pub fn doctor() -> Result<()> {
     for entry in ["headers", "nvrtc", "wheels"] {
         let p = paths().cache.join(entry);
         let n = std::fs::read_dir(&p).map(|d| d.count()).unwrap_or(0);
-        println!("cache:    .cache/{entry}: {n} entries");
+        println!("cache:    {}: {n} entries", p.display());
     }
     Ok(())
 }

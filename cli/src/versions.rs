@@ -58,7 +58,7 @@ impl Table {
             bail!("CUDA 12.7 was never released (NVIDIA went from 12.6 to 12.8); pick 12.6 or 12.8");
         }
         let known: Vec<&str> = self.cuda.iter().map(|e| e.minor.as_str()).collect();
-        bail!("CUDA {version} is not in headers/versions.toml; known: {}", known.join(", "))
+        bail!("CUDA {version} is not a release this cudagen knows; known: {}", known.join(", "))
     }
 
     /// The file's text, with the explanatory header.

@@ -1,7 +1,7 @@
 //! `cargo xtask install --prefix P`: the C shim as a C library, installed.
 //!
 //! ```text
-//! P/lib/libcudagen.so, P/lib/libcudagen.a
+//! P/lib/libcudagen.so.M (soname; M = the CUDA major), P/lib/libcudagen.so -> it, P/lib/libcudagen.a
 //! P/include/cudagen/{cuda.h, nvrtc.h, cudagen.h, ...}   (beside, not over, a toolkit's cuda.h)
 //! P/lib/pkgconfig/cudagen.pc                            (pkg-config cudagen)
 //! P/lib/cmake/cudagen/cudagenConfig{,Version}.cmake     (find_package(cudagen))
@@ -20,30 +20,46 @@ pub fn install(prefix: &Path, from: Option<&Path>) -> Result<()> {
     if !manifest.exists() {
         bail!("{} missing: --from names a folder `cudagen regen --out` wrote (with c/ and rust/)", manifest.display());
     }
+    let pc = std::fs::read_to_string(crate_dir.join("cudagen.pc"))?;
+    let soname = format!("libcudagen.so.{}", major_of(&pc)?);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    run::status(Command::new(&cargo).args(["build", "--release", "--manifest-path"]).arg(&manifest))?;
+    // `cargo rustc`: the soname reaches the shim's link only (its dependencies stay as built).
+    run::status(
+        Command::new(&cargo)
+            .args(["rustc", "--release", "--lib", "--manifest-path"])
+            .arg(&manifest)
+            .args(["--", "-C", &format!("link-arg=-Wl,-soname,{soname}")]),
+    )?;
     let release = target_dir(&cargo, &manifest)?.join("release");
     let (lib, include, pkgconfig, cmake) =
         (prefix.join("lib"), prefix.join("include/cudagen"), prefix.join("lib/pkgconfig"), prefix.join("lib/cmake/cudagen"));
     for d in [&lib, &include, &pkgconfig, &cmake] {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
     }
-    for file in ["libcudagen.so", "libcudagen.a"] {
-        copy(&release.join(file), &lib.join(file))?;
-    }
+    copy(&release.join("libcudagen.so"), &lib.join(&soname))?;
+    copy(&release.join("libcudagen.a"), &lib.join("libcudagen.a"))?;
+    let link = lib.join("libcudagen.so");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&soname, &link).with_context(|| format!("linking {}", link.display()))?;
     for entry in std::fs::read_dir(crate_dir.join("include"))? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "h") {
             copy(&path, &include.join(path.file_name().context("header name")?))?;
         }
     }
-    let pc = std::fs::read_to_string(crate_dir.join("cudagen.pc"))?;
     std::fs::write(pkgconfig.join("cudagen.pc"), installed_pc(&pc)?)?;
     for file in ["cudagenConfig.cmake", "cudagenConfigVersion.cmake"] {
         copy(&crate_dir.join("cmake").join(file), &cmake.join(file))?;
     }
     println!("installed libcudagen into {} (pkg-config: {}; CMake: {})", prefix.display(), pkgconfig.display(), cmake.display());
     Ok(())
+}
+
+/// The CUDA major of the pkg-config file's `Version: 12.9`.
+fn major_of(pc: &str) -> Result<u32> {
+    let version = pc.lines().find_map(|l| l.strip_prefix("Version:")).context("cudagen.pc has no Version line")?;
+    let major = version.trim().split('.').next().unwrap_or("");
+    major.parse().with_context(|| format!("cudagen.pc: Version `{}` does not start with a major", version.trim()))
 }
 
 /// cargo's target folder for `manifest` (honours CARGO_TARGET_DIR and workspaces).
@@ -78,7 +94,7 @@ fn installed_pc(pc: &str) -> Result<String> {
                 _ => l.to_string(),
             }
         })
-        .filter(|l| !l.starts_with("#   ") && !l.starts_with("# pkg-config file") && !l.starts_with("# libdir"))
+        .filter(|l| !l.starts_with('#'))
         .collect();
     if seen != 3 {
         bail!("cudagen.pc: expected prefix, includedir and libdir lines, found {seen}");
@@ -96,5 +112,8 @@ mod tests {
         assert!(out.contains("libdir=${prefix}/lib\n") && out.contains("Libs: -L${libdir} -lcudagen"), "{out}");
         assert!(!out.contains("target/release") && !out.contains("PKG_CONFIG_PATH"), "{out}");
         assert!(super::installed_pc("Name: x\n").is_err());
+        assert!(!out.contains('#'), "the in-tree comments stay in the tree: {out}");
+        assert_eq!(super::major_of("Name: x\nVersion: 12.9\n").unwrap(), 12);
+        assert!(super::major_of("Name: x\n").is_err());
     }
 }

@@ -27,7 +27,7 @@ const TOOLS: [&str; 4] = ["maturin==1.16.0", "pytest==9.2.0", "numpy==2.4.6", "m
 const ALLOWLIST: &str = "oracle_allowlist_13.txt";
 /// The tests that run against the 13.x pair (`test_acceptance.py` reads `acceptance_allowlist_13.txt`,
 /// `test_acceptance_runtime.py` `acceptance_runtime_allowlist_13.txt`, named after [`ALLOWLIST`]).
-const TESTS: [&str; 9] = [
+const TESTS: [&str; 10] = [
     "tests/python/test_oracle.py",
     "tests/python/test_oracle_objects.py",
     "tests/python/test_nvrtc.py",
@@ -37,6 +37,7 @@ const TESTS: [&str; 9] = [
     "tests/python/test_interop.py",
     "tests/python/test_static_cudart.py",
     "tests/python/test_bind_older.py",
+    "tests/python/test_readme.py",
 ];
 
 pub fn run() -> Result<()> {

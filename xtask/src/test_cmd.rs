@@ -74,6 +74,7 @@ pub fn run_all() -> Result<()> {
             .envs(overrides.clone())
             .env("CI", std::env::var("CI").unwrap_or_else(|_| "true".into()));
     };
+    step("rustdoc of the crate cudagen, -D warnings, each era", || rustdoc(&root))?;
     step("cargo test --workspace", || {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cmd.args(["test", "--workspace", "--quiet"]);
@@ -129,6 +130,23 @@ fn lint(root: &Path) -> Result<()> {
             .args(["--all-targets", "--quiet", "--", "-D", "warnings"])
             .current_dir(root),
     )
+}
+
+/// `cargo doc -p cudagen --no-deps` with warnings as errors, once per API era (the default, then
+/// each other era's feature alone), as docs.rs and a user building another era's docs would.
+fn rustdoc(root: &Path) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    // The era feature of release `12.9` is `cuda-12` (the crate's `[features]`).
+    let others = regen::ERAS[1..].iter().map(|minor| format!("cuda-{}", minor.split('.').next().unwrap_or(minor)));
+    for features in std::iter::once(None).chain(others.map(Some)) {
+        let mut cmd = Command::new(&cargo);
+        cmd.args(["doc", "-p", "cudagen", "--no-deps", "--quiet"]).env("RUSTDOCFLAGS", "-D warnings").current_dir(root);
+        if let Some(f) = &features {
+            cmd.args(["--no-default-features", "--features", f]);
+        }
+        run::status(&mut cmd)?;
+    }
+    Ok(())
 }
 
 /// Every `.rs` file under `dir`.

@@ -78,6 +78,31 @@
 //! |  |  | `nvjitlink` (`nvJitLink.h`) | 16 |
 //! |  |  | `nvvm` (`nvvm.h`) | 14 |
 //! |  |  | `runtime` (`cuda_runtime_api.h`) | 359 |
+
+//!
+//! # Example
+//!
+//! NVRTC compiles a kernel here without a GPU; the driver calls need one (without a driver,
+//! `driver::init` returns an error naming `libcuda.so.1`). The same code builds in every era.
+//!
+//! ```no_run
+//! use cudagen::{driver, nvrtc};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let src = c"extern \"C\" __global__ void k(float *x) { *x = 1; }";
+//! let prog = nvrtc::create_program(src, Some(c"k.cu"), &[], &[])?;
+//! nvrtc::compile_program(prog, &[c"--gpu-architecture=compute_90"])?;
+//! let ptx = nvrtc::get_ptx(prog)?;
+//!
+//! driver::init(0)?;
+//! let dev = driver::device_get(0)?;
+//! driver::ctx_set_current(driver::device_primary_ctx_retain(dev)?)?;
+//! let (free, total) = driver::mem_get_info()?;
+//! println!("{}: {free} of {total} bytes free; PTX of {} bytes", driver::device_get_name(dev)?, ptx.len());
+//! # Ok(())
+//! # }
+//! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, clippy::all)]
 
 #[cfg(any(all(feature = "cuda-12", feature = "cuda-13")))]

@@ -506,7 +506,7 @@ pub fn enter() -> Entered {
 /// the call's record is reserved in the buffer and its name and start written now, so that once
 /// the library returns only stores remain ([`finish`]): a call as long as a launch evicts the
 /// lines the tracer reads, and reading them after it (flags, the function's description, the
-/// thread's buffer) cost more than the stores. Anything else is left to [`capture`].
+/// thread's buffer) cost more than the stores. Anything else is left to `capture`.
 #[inline(always)]
 pub fn open(desc: &'static Desc) -> Entered {
     let start = clock::now();
@@ -561,12 +561,12 @@ fn decide(desc: &'static Desc, s: &sink::Sink) {
 /// Records a call of `desc` that started at `entered` and just returned. `words` gives one word
 /// per argument, then the result's, and the `written` mask: bit `i` is set when argument `i` is
 /// an output the call wrote (its word is then the value). A call reserved by [`open`] is
-/// completed with stores only (end stamp, words, publication); any other goes to [`capture`].
+/// completed with stores only (end stamp, words, publication); any other goes to `capture`.
 /// `words` runs in each branch, so the first keeps the words in registers (no copy through the
-/// stack, which [`capture`]'s reference needs). Never unwinds.
+/// stack, which `capture`'s reference needs). Never unwinds.
 ///
 /// # Safety
-/// As [`capture`]; `entered` comes from [`open`] or [`enter`] on this thread, and is finished
+/// As `capture`; `entered` comes from [`open`] or [`enter`] on this thread, and is finished
 /// once.
 #[inline(always)]
 pub unsafe fn finish<const N: usize>(desc: &'static Desc, entered: Entered, words: impl Fn() -> ([u64; N], u64)) {

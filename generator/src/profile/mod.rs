@@ -353,6 +353,10 @@ pub struct LoaderProfile {
     /// NVIDIA's static archive of the library, which a build may link in instead.
     #[serde(default)]
     pub static_link: Option<StaticLink>,
+    /// NVIDIA's pip distribution carrying the shared library, by CUDA major: named by the
+    /// loader's not-found hint and an extra of the Python package (`cudagen[nvrtc]`).
+    #[serde(default)]
+    pub pip: Vec<(u32, String)>,
 }
 
 /// A static archive of a library that the generated crates link when their cargo feature is on
@@ -404,6 +408,11 @@ impl LoaderProfile {
         }
         out
     }
+
+    /// The pip distribution of [`LoaderProfile::pip`] for headers of CUDA major `major`.
+    pub fn pip_for(&self, major: Option<u32>) -> Option<&str> {
+        self.pip.iter().find(|(m, _)| Some(*m) == major).map(|(_, name)| name.as_str())
+    }
 }
 
 impl LibraryProfile {
@@ -446,6 +455,9 @@ mod tests {
         let jitlink = kind("nvjitlink").profile();
         assert_eq!(jitlink.loader.sonames_for(Some(12)), ["libnvJitLink.so.12", "libnvJitLink.so.13"]);
         assert_eq!(kind("nvvm").profile().loader.sonames_for(Some(13)), ["libnvvm.so.4", "libnvvm.so"]);
+        assert_eq!(nvrtc.loader.pip_for(Some(12)), Some("nvidia-cuda-nvrtc-cu12"));
+        assert_eq!(nvrtc.loader.pip_for(Some(13)), Some("nvidia-cuda-nvrtc"));
+        assert_eq!((nvrtc.loader.pip_for(None), kind("driver").profile().loader.pip_for(Some(12))), (None, None));
     }
 
     #[test]

@@ -53,6 +53,7 @@ if _sites:
     _os.environ["CUDAGEN_PYTHON_SITE"] = _os.pathsep.join(([_old] if _old else []) + _sites)
 
 from cudagen._cudagen import LoaderError  # noqa: E402
+from cudagen._version import __version__  # noqa: E402
 from cudagen import driver, nvrtc  # noqa: E402
 
 cuda = driver

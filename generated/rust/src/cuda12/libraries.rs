@@ -120,6 +120,8 @@ pub(crate) struct Profile {
     pub(crate) resolve: Resolve,
     /// Skip a candidate that is the cudagen C shim.
     pub(crate) skip_shim: bool,
+    /// NVIDIA's pip distribution carrying the library for these headers (empty: none).
+    pub(crate) pip: &'static str,
 }
 
 /// Number of libraries (the loader keeps one opened library per kind).
@@ -143,6 +145,7 @@ const PROFILES: [Profile; COUNT] = [
         wheel_dirs: &[],
         resolve: Resolve::GetProcAddress,
         skip_shim: true,
+        pip: "",
     },
     Profile {
         sonames: &["libnvrtc.so.12", "libnvrtc.so.13"],
@@ -154,6 +157,7 @@ const PROFILES: [Profile; COUNT] = [
         wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: false,
+        pip: "nvidia-cuda-nvrtc-cu12",
     },
     Profile {
         sonames: &["libnvJitLink.so.12", "libnvJitLink.so.13"],
@@ -165,6 +169,7 @@ const PROFILES: [Profile; COUNT] = [
         wheel_dirs: &["nvidia/nvjitlink/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
+        pip: "nvidia-nvjitlink-cu12",
     },
     Profile {
         sonames: &["libnvvm.so.4", "libnvvm.so"],
@@ -176,6 +181,7 @@ const PROFILES: [Profile; COUNT] = [
         wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
+        pip: "nvidia-cuda-nvcc-cu12",
     },
     Profile {
         sonames: &["libcudart.so.12"],
@@ -187,6 +193,7 @@ const PROFILES: [Profile; COUNT] = [
         wheel_dirs: &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
+        pip: "nvidia-cuda-runtime-cu12",
     },
 ];
 

@@ -212,14 +212,21 @@ impl fmt::Display for LoadError {
                 write!(f, "{} not found", lib.name)?;
                 if let Some(sym) = self.symbol {
                     write!(f, " (needed for {sym}")?;
-                    if let Some(v) = self.version {
+                    // Only an entry resolved by ABI version has a version it needs; a `dlsym`
+                    // library's entries carry their headers' version, which no call needs.
+                    let versioned = lib.kind.profile().resolve == Resolve::GetProcAddress;
+                    if let Some(v) = self.version.filter(|_| versioned) {
                         write!(f, ", CUDA {}", CudaVersion(v))?;
                     }
                     f.write_str(")")?;
                 }
                 write!(f, "; looked in: {}", lib.looked.join(", "))?;
-                let var = lib.kind.profile().override_var;
-                write!(f, "; set {var} to the library's path")
+                let profile = lib.kind.profile();
+                write!(f, "; set {} to the library's path", profile.override_var)?;
+                match profile.pip {
+                    "" => Ok(()),
+                    pip => write!(f, ", or install NVIDIA's wheel: pip install {pip}"),
+                }
             }
             Reason::NotFound => {
                 write_sym(f)?;
@@ -311,12 +318,13 @@ mod tests {
     fn messages_say_what_is_missing_and_how_to_fix_it() {
         let e = LoadError::library_not_found(nvrtc(None), &ENTRY);
         assert!(e.library_missing() && e.version() == Some(12040));
-        let var = LibraryKind::Nvrtc.profile().override_var;
+        let (var, pip) = (LibraryKind::Nvrtc.profile().override_var, LibraryKind::Nvrtc.profile().pip);
+        assert!(pip.starts_with("nvidia-cuda-nvrtc"), "{pip}");
         assert_eq!(
             e.to_string(),
             format!(
-                "libnvrtc.so.12 not found (needed for nvrtcGetPTX, CUDA 12.4); looked in: /a/libnvrtc.so.12 (no such file); \
-                 set {var} to the library's path"
+                "libnvrtc.so.12 not found (needed for nvrtcGetPTX); looked in: /a/libnvrtc.so.12 (no such file); \
+                 set {var} to the library's path, or install NVIDIA's wheel: pip install {pip}"
             )
         );
         let e = LoadError::too_old(nvrtc(Some("/x/libnvrtc.so.12")), &ENTRY);

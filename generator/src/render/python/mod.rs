@@ -34,6 +34,28 @@ struct CrateView {
     /// NVIDIA's distributions carrying those archives for this release (`name==12.9.*`): build
     /// requirements, so that a build from the sdist finds them.
     build_requires: Vec<String>,
+    /// One extra per library loaded from a pip distribution of NVIDIA's (not linked in).
+    extras: Vec<Extra>,
+}
+
+/// `cudagen[nvrtc]`: the Python module and the requirement it pulls (`nvidia-cuda-nvrtc-cu12==12.*`).
+#[derive(Serialize)]
+struct Extra {
+    name: String,
+    requirement: String,
+}
+
+/// The extras of [`CrateView`]: each library with a pip distribution for the headers' major and
+/// no static archive in the wheel.
+fn extras(api: &Api) -> Vec<Extra> {
+    let major = api.cuda_major();
+    let loaded = api.libraries.iter().map(|l| l.profile()).filter(|p| p.loader.static_link.is_none());
+    loaded
+        .filter_map(|p| {
+            let pip = p.loader.pip_for(major)?;
+            Some(Extra { name: p.module.clone(), requirement: format!("{pip}=={}.*", major?) })
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -103,9 +125,12 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         .flat_map(|l| l.wheels.iter().filter(|(major, _)| Some(*major) == api.cuda_major()))
         .map(|(_, name)| format!("{name}=={}.*", api.cuda_version))
         .collect();
-    let view = CrateView { cuda_version: api.cuda_version.clone(), modules, static_links, build_requires };
+    let view = CrateView { cuda_version: api.cuda_version.clone(), modules, static_links, build_requires, extras: extras(api) };
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
     out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
+    out.files.insert("python/README.md".into(), templates.render("python/README.md.tera", &view)?);
+    let version = format!("\"\"\"The package's version (the CUDA release it binds).\"\"\"\n\n__version__ = \"{}.0\"\n", api.cuda_version);
+    out.files.insert("python/python/cudagen/_version.py".into(), version);
     out.files.insert("python/src/lib.rs".into(), templates.render("python/lib.rs.tera", &view)?);
     out.files.insert("python/python/cudagen/_cudagen.pyi".into(), templates.render("python/cudagen.pyi.tera", &view)?);
     let mut n = 0;

@@ -71,6 +71,8 @@ struct ProfileView {
     loader: &'static crate::profile::LoaderProfile,
     /// `loader.sonames` for these headers' CUDA major version.
     sonames: Vec<String>,
+    /// `loader.pip` for that major (empty: none).
+    pip: &'static str,
 }
 
 impl LibrariesView {
@@ -82,6 +84,7 @@ impl LibrariesView {
                 header: &p.header,
                 loader: &p.loader,
                 sonames: p.loader.sonames_for(major),
+                pip: p.loader.pip_for(major).unwrap_or(""),
             })
             .collect();
         LibrariesView { profiles }
