@@ -120,7 +120,8 @@ fn scratch(era: u32, rust: &[&Block]) -> PathBuf {
     features.sort();
     features.dedup();
     let era_feature = format!("cuda-{era}");
-    let all: Vec<String> = std::iter::once(era_feature.as_str()).chain(features.iter().copied()).map(|f| format!("{f:?}")).collect();
+    let all: Vec<String> =
+        std::iter::once(era_feature.as_str()).chain(features.iter().copied()).map(|f| format!("{f:?}")).collect();
     let mut toml = format!(
         "[package]\nname = \"cudagen-readme-{era}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [workspace]\n\n[dependencies]\ncudagen = {{ path = {:?}, default-features = false, features = [{}] }}\n",
@@ -175,7 +176,8 @@ fn build_and_run(era: u32, blocks: &[Block], gpu: bool) {
             println!("skipped README.md line {} (cuda-{era}): no CUDA driver", b.line);
             continue;
         }
-        let out = Command::new(target.join("debug").join(bin_name(era, b))).env("CUDAGEN_NVRTC_PATH", nvrtc_of(era)).output().unwrap();
+        let out =
+            Command::new(target.join("debug").join(bin_name(era, b))).env("CUDAGEN_NVRTC_PATH", nvrtc_of(era)).output().unwrap();
         assert!(
             out.status.success(),
             "README.md line {} (cuda-{era}) failed: {}{}",

@@ -24,12 +24,11 @@ pub fn install(prefix: &Path, from: Option<&Path>) -> Result<()> {
     let soname = format!("libcudagen.so.{}", major_of(&pc)?);
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     // `cargo rustc`: the soname reaches the shim's link only (its dependencies stay as built).
-    run::status(
-        Command::new(&cargo)
-            .args(["rustc", "--release", "--lib", "--manifest-path"])
-            .arg(&manifest)
-            .args(["--", "-C", &format!("link-arg=-Wl,-soname,{soname}")]),
-    )?;
+    run::status(Command::new(&cargo).args(["rustc", "--release", "--lib", "--manifest-path"]).arg(&manifest).args([
+        "--",
+        "-C",
+        &format!("link-arg=-Wl,-soname,{soname}"),
+    ]))?;
     let release = target_dir(&cargo, &manifest)?.join("release");
     let (lib, include, pkgconfig, cmake) =
         (prefix.join("lib"), prefix.join("include/cudagen"), prefix.join("lib/pkgconfig"), prefix.join("lib/cmake/cudagen"));

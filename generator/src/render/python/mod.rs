@@ -129,7 +129,8 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
     out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
     out.files.insert("python/README.md".into(), templates.render("python/README.md.tera", &view)?);
-    let version = format!("\"\"\"The package's version (the CUDA release it binds).\"\"\"\n\n__version__ = \"{}.0\"\n", api.cuda_version);
+    let version =
+        format!("\"\"\"The package's version (the CUDA release it binds).\"\"\"\n\n__version__ = \"{}.0\"\n", api.cuda_version);
     out.files.insert("python/python/cudagen/_version.py".into(), version);
     out.files.insert("python/src/lib.rs".into(), templates.render("python/lib.rs.tera", &view)?);
     out.files.insert("python/python/cudagen/_cudagen.pyi".into(), templates.render("python/cudagen.pyi.tera", &view)?);
