@@ -25,7 +25,7 @@
 # cuda_profiler_api.h sha256 bb8e03c217df1309ccfe3249c4fac1bcd577bdcff5c65944217548195204118e
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
-# CMake package of libcudagen: the C ABI of the CUDA 12.9 driver and runtime APIs, NVRTC, nvJitLink and NVVM, loaded at run
+# CMake package of libcudagen: the C ABI of the CUDA 12.9 libraries, loaded at run
 # time (nothing links libcuda), written by `cargo xtask install --prefix P` into
 # P/lib/cmake/cudagen/. Paths are relative to this file, so an installed tree can move.
 #   find_package(cudagen 12.9 REQUIRED)     # or CMAKE_PREFIX_PATH=P

@@ -36,6 +36,8 @@ struct CrateView {
     build_requires: Vec<String>,
     /// One extra per library loaded from a pip distribution of NVIDIA's (not linked in).
     extras: Vec<Extra>,
+    /// The public module of each library (`driver`: `cudagen.driver`), for the descriptions.
+    libraries: Vec<String>,
 }
 
 /// `cudagen[nvrtc]`: the Python module and the requirement it pulls (`nvidia-cuda-nvrtc-cu12==12.*`).
@@ -125,7 +127,15 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
         .flat_map(|l| l.wheels.iter().filter(|(major, _)| Some(*major) == api.cuda_major()))
         .map(|(_, name)| format!("{name}=={}.*", api.cuda_version))
         .collect();
-    let view = CrateView { cuda_version: api.cuda_version.clone(), modules, static_links, build_requires, extras: extras(api) };
+    let libraries = api.libraries.iter().map(|l| l.profile().module.clone()).collect();
+    let view = CrateView {
+        cuda_version: api.cuda_version.clone(),
+        modules,
+        static_links,
+        build_requires,
+        extras: extras(api),
+        libraries,
+    };
     out.files.insert("python/Cargo.toml".into(), templates.render("python/Cargo.toml.tera", &view)?);
     out.files.insert("python/pyproject.toml".into(), templates.render("python/pyproject.toml.tera", &view)?);
     out.files.insert("python/README.md".into(), templates.render("python/README.md.tera", &view)?);
