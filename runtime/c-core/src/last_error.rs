@@ -1,6 +1,6 @@
-//! `cudagenLastLoaderError()`: the loader's last failure message as a C string.
+//! The strings behind `cudagenLastLoaderError()`: the loader's failure messages as C strings
+//! that stay valid for the life of the process.
 
-use crate::guard::guard;
 use core::ffi::{c_char, CStr};
 use core::ptr::null;
 use std::ffi::CString;
@@ -10,7 +10,10 @@ use std::sync::Mutex;
 /// the process. Messages name a library (and an entry point), so there are few of them.
 static MESSAGES: Mutex<Vec<&'static CStr>> = Mutex::new(Vec::new());
 
-fn intern(message: String) -> *const c_char {
+/// `message` as a NUL-terminated string owned by the process (NUL bytes inside become spaces);
+/// the same text gives the same pointer. `None` gives NULL.
+pub fn intern(message: Option<String>) -> *const c_char {
+    let Some(message) = message else { return null() };
     let Ok(c) = CString::new(message.replace('\0', " ")) else { return null() };
     let mut all = MESSAGES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(s) = all.iter().find(|s| ***s == *c) {
@@ -21,9 +24,19 @@ fn intern(message: String) -> *const c_char {
     s.as_ptr()
 }
 
-/// `const char *cudagenLastLoaderError(void)`: this thread's last load failure, else the
-/// process's, else NULL.
-#[no_mangle]
-pub extern "C" fn cudagenLastLoaderError() -> *const c_char {
-    guard(|| cudagen_rs::loader::last_error_message().map_or(null(), intern), null())
+#[cfg(test)]
+mod tests {
+    use super::intern;
+    use core::ffi::CStr;
+
+    #[test]
+    fn one_text_one_pointer_and_nul_bytes_become_spaces() {
+        assert!(intern(None).is_null());
+        let a = intern(Some("libcuda.so.1 not found".into()));
+        assert_eq!(a, intern(Some("libcuda.so.1 not found".into())));
+        assert_ne!(a, intern(Some("libnvrtc.so.12 not found".into())));
+        // SAFETY: `intern` returns NUL-terminated strings that are never freed.
+        let s = unsafe { CStr::from_ptr(intern(Some("a\0b".into()))) };
+        assert_eq!(s.to_bytes(), b"a b");
+    }
 }
