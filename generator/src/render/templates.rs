@@ -80,26 +80,6 @@ fn tera_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::Templates;
-
-    #[test]
-    fn a_file_that_is_no_template_is_refused_outside_the_verbatim_folders() {
-        let dir = std::env::temp_dir().join(format!("cudagen-templates-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("c")).unwrap();
-        std::fs::create_dir_all(dir.join("rust/support")).unwrap();
-        std::fs::write(dir.join("c/lib.rs.tera"), "{{ x }}").unwrap();
-        std::fs::write(dir.join("rust/support/util.rs"), "// verbatim").unwrap();
-        let t = Templates::load(&dir).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(t.support_under("rust/support/").collect::<Vec<_>>(), [("util.rs", "// verbatim")]);
-        std::fs::write(dir.join("c/guard.rs"), "// hand-written").unwrap();
-        let e = Templates::load(&dir).err().expect("c/guard.rs is refused").to_string();
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert!(e.contains("guard.rs") && e.contains("runtime/"), "{e}");
-    }
-}
-
 /// Every string the `*.tera` files under `templates/<dir>` compare `<var>.<field>` with
 /// (`p.kind == "int"`), as (variable, string): tests check each names a variant of the enum
 /// the view serialises there, so a misspelt kind in a template fails a test.
@@ -130,4 +110,24 @@ pub(crate) fn compared_strings(dir: &str, field: &str) -> Vec<(String, String)> 
 #[cfg(test)]
 pub(crate) fn is_variant<E: serde::de::DeserializeOwned>(value: &str) -> bool {
     serde_json::from_value::<E>(serde_json::Value::String(value.to_string())).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Templates;
+
+    #[test]
+    fn a_file_that_is_no_template_is_refused_outside_the_verbatim_folders() {
+        let dir = std::env::temp_dir().join(format!("cudagen-templates-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("c")).unwrap();
+        std::fs::create_dir_all(dir.join("rust/support")).unwrap();
+        std::fs::write(dir.join("c/lib.rs.tera"), "{{ x }}").unwrap();
+        std::fs::write(dir.join("rust/support/util.rs"), "// verbatim").unwrap();
+        let t = Templates::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.support_under("rust/support/").collect::<Vec<_>>(), [("util.rs", "// verbatim")]);
+        std::fs::write(dir.join("c/guard.rs"), "// hand-written").unwrap();
+        let e = Templates::load(&dir).err().expect("c/guard.rs is refused").to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.contains("guard.rs") && e.contains("runtime/"), "{e}");
+    }
 }
