@@ -674,7 +674,7 @@ fn graphs_devices_and_split_slices_on_the_gpu() {
     let copied = b.copy(&[set], &z, &y).unwrap();
     let k = b.kernel(&[copied], &acc, cfg, (&z, &x, n as u32)).unwrap();
     b.child(&[k], &child).unwrap();
-    let explicit = b.build();
+    let explicit = b.build().unwrap();
     assert_eq!(explicit.node_count().unwrap(), 4);
     explicit.instantiate().unwrap().launch().unwrap();
     assert!(z.to_vec().unwrap().iter().all(|&v| v == 31.0));
