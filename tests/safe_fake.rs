@@ -223,7 +223,7 @@ fn library_kernels_are_described_by_cu_kernel_get_param_info() {
     }
     let s = stream();
     let f = kernel("lib_k:8,4");
-    let k = unsafe { FunctionHandle::from_raw_kernel(driver::CUkernel(f.raw_function().0)) };
+    let k = unsafe { FunctionHandle::from_raw_kernel(driver::CUkernel::from_raw(f.raw_function().as_raw())) };
     let e = s.launch(&k, LaunchConfig::linear(1, 1), (1u64, 2u64)).unwrap_err();
     assert_eq!(refused(e), "kernel `lib_k` parameter 1 is 4 bytes, argument 1 is 8 bytes; nothing launched");
     s.launch(&k, LaunchConfig::linear(1, 1), (1u64, 2u32)).unwrap();
@@ -311,7 +311,7 @@ trait RawForTest {
 }
 impl RawForTest for StreamRef<'_> {
     fn raw_stream_for_test(&self) -> i64 {
-        cudagen::safe::AsStream::raw_stream(self).0 as i64
+        cudagen::safe::AsStream::raw_stream(self).as_raw() as i64
     }
 }
 

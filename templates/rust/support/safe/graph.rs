@@ -383,8 +383,10 @@ impl<'a> GraphBuilder<'a> {
     /// The raw dependencies: `deps` (nodes of this builder), and every allocation node when the
     /// new node takes graph memory (`in_graph`).
     fn deps(&self, deps: &[Node], in_graph: bool) -> Result<Vec<CUgraphNode>> {
-        let mut raw: Vec<CUgraphNode> =
-            deps.iter().map(|n| if n.graph == self.bind.graph { Ok(n.raw) } else { Err(Error::ForeignNode) }).collect::<Result<_>>()?;
+        let mut raw: Vec<CUgraphNode> = deps
+            .iter()
+            .map(|n| if n.graph == self.bind.graph { Ok(n.raw) } else { Err(Error::ForeignNode) })
+            .collect::<Result<_>>()?;
         if in_graph {
             raw.extend(self.allocs.iter().map(|&(_, node)| node).filter(|n| !deps.iter().any(|d| d.raw == *n)));
         }
@@ -421,7 +423,8 @@ impl<'a> GraphBuilder<'a> {
             return Ok((node, GraphMem { ptr: CUdeviceptr::from(0), len, graph: self.bind.graph, _t: PhantomData }));
         }
         let location = device_location(driver::ctx_get_device()?);
-        let pool_props = driver::CUmemPoolProps { allocType: driver::CUmemAllocationType::PINNED, location, ..Default::default() };
+        let pool_props =
+            driver::CUmemPoolProps { allocType: driver::CUmemAllocationType::PINNED, location, ..Default::default() };
         let mut p = driver::CUDA_MEM_ALLOC_NODE_PARAMS { poolProps: pool_props, bytesize: bytes, ..Default::default() };
         let deps = self.deps(deps, false)?;
         let mut raw = CUgraphNode(core::ptr::null_mut());
