@@ -74,7 +74,6 @@ impl From<CUdevice_v1> for c_int {
 
 pub type CUdevice = CUdevice_v1;
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUcontext::null), or
 /// with `unsafe` [`from_raw`](CUcontext::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -114,7 +113,6 @@ impl Default for CUcontext {
 unsafe impl Send for CUcontext {}
 unsafe impl Sync for CUcontext {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUmodule::null), or
 /// with `unsafe` [`from_raw`](CUmodule::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -154,7 +152,6 @@ impl Default for CUmodule {
 unsafe impl Send for CUmodule {}
 unsafe impl Sync for CUmodule {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUfunction::null), or
 /// with `unsafe` [`from_raw`](CUfunction::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -194,7 +191,6 @@ impl Default for CUfunction {
 unsafe impl Send for CUfunction {}
 unsafe impl Sync for CUfunction {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUlibrary::null), or
 /// with `unsafe` [`from_raw`](CUlibrary::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -234,7 +230,6 @@ impl Default for CUlibrary {
 unsafe impl Send for CUlibrary {}
 unsafe impl Sync for CUlibrary {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUkernel::null), or
 /// with `unsafe` [`from_raw`](CUkernel::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -274,7 +269,6 @@ impl Default for CUkernel {
 unsafe impl Send for CUkernel {}
 unsafe impl Sync for CUkernel {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUarray::null), or
 /// with `unsafe` [`from_raw`](CUarray::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -314,7 +308,6 @@ impl Default for CUarray {
 unsafe impl Send for CUarray {}
 unsafe impl Sync for CUarray {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUmipmappedArray::null), or
 /// with `unsafe` [`from_raw`](CUmipmappedArray::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -354,7 +347,6 @@ impl Default for CUmipmappedArray {
 unsafe impl Send for CUmipmappedArray {}
 unsafe impl Sync for CUmipmappedArray {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUtexref::null), or
 /// with `unsafe` [`from_raw`](CUtexref::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -394,7 +386,6 @@ impl Default for CUtexref {
 unsafe impl Send for CUtexref {}
 unsafe impl Sync for CUtexref {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUsurfref::null), or
 /// with `unsafe` [`from_raw`](CUsurfref::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -434,7 +425,6 @@ impl Default for CUsurfref {
 unsafe impl Send for CUsurfref {}
 unsafe impl Sync for CUsurfref {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUevent::null), or
 /// with `unsafe` [`from_raw`](CUevent::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -474,7 +464,6 @@ impl Default for CUevent {
 unsafe impl Send for CUevent {}
 unsafe impl Sync for CUevent {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUstream::null), or
 /// with `unsafe` [`from_raw`](CUstream::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -514,7 +503,6 @@ impl Default for CUstream {
 unsafe impl Send for CUstream {}
 unsafe impl Sync for CUstream {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphicsResource::null), or
 /// with `unsafe` [`from_raw`](CUgraphicsResource::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -590,7 +578,6 @@ impl From<CUsurfObject_v1> for c_ulonglong {
 
 pub type CUsurfObject = CUsurfObject_v1;
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUexternalMemory::null), or
 /// with `unsafe` [`from_raw`](CUexternalMemory::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -630,7 +617,6 @@ impl Default for CUexternalMemory {
 unsafe impl Send for CUexternalMemory {}
 unsafe impl Sync for CUexternalMemory {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUexternalSemaphore::null), or
 /// with `unsafe` [`from_raw`](CUexternalSemaphore::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -670,7 +656,6 @@ impl Default for CUexternalSemaphore {
 unsafe impl Send for CUexternalSemaphore {}
 unsafe impl Sync for CUexternalSemaphore {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraph::null), or
 /// with `unsafe` [`from_raw`](CUgraph::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -710,7 +695,6 @@ impl Default for CUgraph {
 unsafe impl Send for CUgraph {}
 unsafe impl Sync for CUgraph {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphNode::null), or
 /// with `unsafe` [`from_raw`](CUgraphNode::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -750,7 +734,6 @@ impl Default for CUgraphNode {
 unsafe impl Send for CUgraphNode {}
 unsafe impl Sync for CUgraphNode {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphExec::null), or
 /// with `unsafe` [`from_raw`](CUgraphExec::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -790,7 +773,6 @@ impl Default for CUgraphExec {
 unsafe impl Send for CUgraphExec {}
 unsafe impl Sync for CUgraphExec {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUmemoryPool::null), or
 /// with `unsafe` [`from_raw`](CUmemoryPool::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -830,7 +812,6 @@ impl Default for CUmemoryPool {
 unsafe impl Send for CUmemoryPool {}
 unsafe impl Sync for CUmemoryPool {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUuserObject::null), or
 /// with `unsafe` [`from_raw`](CUuserObject::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -886,7 +867,6 @@ impl From<CUgraphConditionalHandle> for u64 {
     }
 }
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphDeviceNode::null), or
 /// with `unsafe` [`from_raw`](CUgraphDeviceNode::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -926,7 +906,6 @@ impl Default for CUgraphDeviceNode {
 unsafe impl Send for CUgraphDeviceNode {}
 unsafe impl Sync for CUgraphDeviceNode {}
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUasyncCallbackHandle::null), or
 /// with `unsafe` [`from_raw`](CUasyncCallbackHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -1025,7 +1004,6 @@ pub type CUasyncCallback =
 
 pub type CUdevprop = CUdevprop_v1;
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUlinkState::null), or
 /// with `unsafe` [`from_raw`](CUlinkState::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
@@ -1234,7 +1212,6 @@ unsafe impl Sync for CUdevResourceDesc {}
 
 pub type CUdevResource = CUdevResource_v1;
 
-///
 /// Made only by the library (an out-parameter, a record it fills), as [`null`](CUlogsCallbackHandle::null), or
 /// with `unsafe` [`from_raw`](CUlogsCallbackHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
