@@ -51,7 +51,7 @@ fn main() {
     let ptx = compile(dev);
     println!("safebench: {name}, driver {version}, {samples} samples");
 
-    let module = Module::from_ptx(&ctx, &CString::new(ptx.clone()).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, CString::new(ptx.clone()).unwrap()).unwrap();
     let safe = Safe {
         stream: Stream::create(&ctx, NON_BLOCKING).unwrap(),
         saxpy: module.get_function(c"saxpy").unwrap(),
