@@ -76,7 +76,8 @@ impl Coverage {
                     }
                     "python" => {
                         let profile = lib.profile();
-                        let entries = names_between(text(format!("python/src/{}.rs", profile.python_tuple_module())), "(c\"", "\", ");
+                        let entries =
+                            names_between(text(format!("python/src/{}.rs", profile.python_tuple_module())), "(c\"", "\", ");
                         // A wrapped library's public module has a `def` per function as well.
                         let public = match profile.python {
                             PythonConvention::Tuple => None,
@@ -85,7 +86,8 @@ impl Coverage {
                             }
                         };
                         Box::new(move |f| {
-                            entries.contains(f.name.as_str()) && public.as_ref().is_none_or(|p| p.contains(f.names.python.as_str()))
+                            entries.contains(f.name.as_str())
+                                && public.as_ref().is_none_or(|p| p.contains(f.names.python.as_str()))
                         })
                     }
                     "c" => {
