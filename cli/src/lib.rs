@@ -31,6 +31,8 @@ pub struct Paths {
     pub libraries: PathBuf,
     /// The `templates/` tree.
     pub templates: PathBuf,
+    /// The hand-written runtime crates the generated crates depend on (`c-core/`, ...).
+    pub runtime: PathBuf,
 }
 
 static PATHS: OnceLock<Paths> = OnceLock::new();
@@ -42,6 +44,7 @@ pub fn set_paths(paths: Paths) -> Result<()> {
         || set.headers != paths.headers
         || set.libraries != paths.libraries
         || set.templates != paths.templates
+        || set.runtime != paths.runtime
     {
         bail!("paths already set to {set:?}");
     }
@@ -57,6 +60,7 @@ pub fn paths() -> &'static Paths {
             headers: dir.join("data/headers"),
             libraries: dir.join("data/libraries"),
             templates: dir.join("data/templates"),
+            runtime: dir.join("data/runtime"),
         }
     })
 }
@@ -110,7 +114,9 @@ pub fn generate(source: &HeaderSource) -> Result<Output> {
     generate_with(source, Rustfmt::Run)
 }
 
-/// [`generate`], with the Rust formatted or not (the release sweep only checks its crates).
+/// [`generate`], with the Rust formatted or not (the release sweep only checks its crates). The
+/// crates depend on the runtime crates of [`Paths::runtime`] by absolute path (they are written
+/// outside the repository's `generated/`).
 pub fn generate_with(source: &HeaderSource, rustfmt: Rustfmt) -> Result<Output> {
     if rustfmt == Rustfmt::Run {
         require_rustfmt()?;
@@ -121,7 +127,8 @@ pub fn generate_with(source: &HeaderSource, rustfmt: Rustfmt) -> Result<Output> 
 
 /// Every surface of the finished IR `api` of release `cuda` (see [`generate_with`]).
 pub fn generate_api(api: &Api, cuda: &str, rustfmt: Rustfmt) -> Result<Output> {
-    let output = emit::generate_with(api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {cuda}: {e}"))?;
+    let mut output = emit::generate_with(api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {cuda}: {e}"))?;
+    output::relocate_runtime(&mut output.files, &paths().runtime)?;
     if output.coverage.problems() > 0 {
         bail!(
             "CUDA {cuda}: {} functions are missing from a surface or skipped:\n{}",
