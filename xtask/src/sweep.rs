@@ -40,20 +40,14 @@ pub fn run(only: &[String]) -> Result<()> {
     let (queues, checks): (Vec<_>, Vec<_>) = (0..checkers).map(|k| checker(dir.join(format!("target-{k}")))).unzip();
     let mut generating = Duration::ZERO;
     let generated = (|| -> Result<()> {
-        for (i, entry) in entries.iter().enumerate() {
+        for i in 0..entries.len() {
             let (minor, headers, took) = fetched.recv().context("the header fetcher stopped")?;
-            let headers = headers.with_context(|| format!("fetching the CUDA {minor} headers"))?;
             let t = Instant::now();
-            let api = cudagen_cli::build_fetched(headers, None).with_context(|| format!("CUDA {minor}"))?;
-            let output = cudagen_cli::generate_api(&api, &minor, Rustfmt::Skip)?;
-            let member = format!("cudagen_{}", entry.minor.replace('.', "_"));
-            let path = crates.join(&member);
-            let mut files = rust_crate(&output.files, &member)?;
-            files.insert("Cargo.lock".into(), lock.clone());
-            regen::write(&files, &path)?;
+            let headers = headers.with_context(|| format!("fetching the CUDA {minor} headers"))?;
+            let (path, coverage) = write_release(&minor, headers, &lock, &crates)?;
             generating += t.elapsed();
             let (fetch_s, gen_s) = (took.as_secs_f64(), t.elapsed().as_secs_f64());
-            println!("{minor:<5} {}  (fetch {fetch_s:.1}s, generate {gen_s:.1}s)", counts(&output.coverage));
+            println!("{minor:<5} {}  (fetch {fetch_s:.1}s, generate {gen_s:.1}s)", counts(&coverage));
             queues[i % checkers].send((minor, path)).map_err(|_| anyhow!("checker {} stopped", i % checkers))?;
         }
         Ok(())
@@ -81,6 +75,19 @@ pub fn run(only: &[String]) -> Result<()> {
         checking.as_secs_f64()
     );
     Ok(())
+}
+
+/// Generates release `minor` from its `headers` and writes its Rust crate (with the lock file
+/// `lock`) under `crates`: the crate's folder and the coverage.
+fn write_release(minor: &str, headers: fetch::Fetched, lock: &str, crates: &Path) -> Result<(PathBuf, Coverage)> {
+    let api = cudagen_cli::build_fetched(headers, None).with_context(|| format!("CUDA {minor}"))?;
+    let output = cudagen_cli::generate_api(&api, minor, Rustfmt::Skip)?;
+    let member = format!("cudagen_{}", minor.replace('.', "_"));
+    let mut files = rust_crate(&output.files, &member)?;
+    files.insert("Cargo.lock".into(), lock.to_string());
+    let path = crates.join(&member);
+    regen::write(&files, &path)?;
+    Ok((path, output.coverage))
 }
 
 /// Headers fetched (only headers), each with the time it took.
@@ -116,15 +123,16 @@ type Checked = (Vec<String>, Duration);
 fn checker(target: PathBuf) -> (Sender<Job>, thread::JoinHandle<Checked>) {
     let (tx, rx) = channel::<Job>();
     let handle = thread::spawn(move || {
-        let mut failed = Vec::new();
-        let t = Instant::now();
+        let (mut failed, mut busy) = (Vec::new(), Duration::ZERO);
         for (minor, path) in rx {
+            let t = Instant::now();
             if let Err(e) = check(&path, &target) {
                 eprintln!("CUDA {minor}: {e:#}");
                 failed.push(minor);
             }
+            busy += t.elapsed();
         }
-        (failed, t.elapsed())
+        (failed, busy)
     });
     (tx, handle)
 }
