@@ -2,7 +2,7 @@
 run (a benchmark, not a test: it asserts nothing about time; no GPU needed).
 
 Each sample is a fresh interpreter that times one ``import`` with ``time.perf_counter`` (as
-tests/python/bench_python.py does), ``.pyc`` files already written by a warm-up import. Every
+tests/python/bench_python.py does), ``.pyc`` files written by a warm-up import (``PYTHONDONTWRITEBYTECODE`` is dropped). Every
 round runs each side once per module, the order of the sides reversed every other round; the
 table gives the median of each side and the median of the per-round ratios to cuda.bindings,
 which cancels slow drift of a shared machine.
@@ -27,6 +27,7 @@ CODE = "import time; t = time.perf_counter(); import %s; print(time.perf_counter
 def sample(module, path):
     """Seconds one fresh interpreter takes to import ``module`` (``path``: a PYTHONPATH prefix)."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the warm-up writes the .pyc files
     if path:
         env["PYTHONPATH"] = os.pathsep.join([path] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     out = subprocess.run([sys.executable, "-c", CODE % module], env=env, capture_output=True, text=True, check=True)
