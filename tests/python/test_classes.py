@@ -1,4 +1,4 @@
-"""The generated modules build each class on its first access (`cudagen._classes._Lazy`, the
+"""The generated modules build each class on its first access (`cudagen._lazy._Lazy`, the
 module's `__getattr__`): the import builds none; one class object per name, aliases the very
 class of their target; once all are built (`build_all`) no `__getattr__` is left, so CPython
 specializes attribute loads on the module; enums built by the fast path equal what `IntEnum`'s
@@ -16,7 +16,7 @@ import types
 import pytest
 
 import cudagen._cudagen as _ext
-from cudagen import _classes
+from cudagen import _classes, _lazy
 from cudagen._classes import CEnum, enum_members
 
 # modules rendered from templates/python/module.py.tera, and the raising ones over them
@@ -32,7 +32,7 @@ def test_only_table_modules_have_a_getattr(name):
     if name not in TABLE_MODULES:
         assert hook is None and "__dir__" not in vars(mod), name
     elif hook is not None:  # until every class is built (`build_all`)
-        assert isinstance(hook.__self__, _classes._Lazy) and callable(vars(mod)["__dir__"]), name
+        assert isinstance(hook.__self__, _lazy._Lazy) and callable(vars(mod)["__dir__"]), name
 
 
 def test_import_builds_no_class_and_access_builds_each_once():
@@ -42,9 +42,11 @@ def test_import_builds_no_class_and_access_builds_each_once():
     and the module has no ``__getattr__`` left."""
     code = """
 import ctypes, importlib, sys
-from cudagen import _classes
+import cudagen.driver
+# the import builds nothing, so it needs neither the class builder nor ctypes through it
+bad = [("import", "imported cudagen._classes", "")] if "cudagen._classes" in sys.modules else []
+from cudagen import _lazy
 from cudagen._classes import CEnum
-bad = []
 for name in %r:
     mod = importlib.import_module(name)
     names = [n for t in %r for n in getattr(mod, t)]
@@ -57,7 +59,7 @@ for name in %r:
         cls = getattr(mod, first)
         if vars(mod)[first] is not cls or getattr(mod, first) is not cls:
             bad.append((name, "not bound once", first))
-    _classes.build_all(mod)
+    _lazy.build_all(mod)
     d = dict(vars(mod))
     if "__getattr__" in d:
         bad.append((name, "__getattr__ after build_all", ""))
@@ -88,12 +90,14 @@ def test_first_access_builds_a_record_with_its_fields_classes():
     code = """
 from cudagen import driver
 p = driver.CUDA_KERNEL_NODE_PARAMS
-built = {n for n in ("CUDA_MEMCPY3D", "CUmemorytype", "CUhostFn") if n in vars(driver)}
-m = driver.CUDA_MEMCPY3D()
+before = sorted(n for n in ("CUDA_MEMCPY3D", "CUmemorytype", "CUhostFn") if n in vars(driver))
+cls = driver.CUDA_MEMCPY3D
+dep = "CUmemorytype" in vars(driver)  # bound with the record that needed it
+m = cls()
 m.srcMemoryType = 2
 h = driver.CUDA_HOST_NODE_PARAMS()
-print(sorted(built), type(m.srcMemoryType) is driver.CUmemorytype, type(h.fn) is driver.CUhostFn,
-      "CUmemorytype" in vars(driver), driver.CUmemorytype(2) is m.srcMemoryType)
+print(before, dep, type(m.srcMemoryType) is driver.CUmemorytype, type(h.fn) is driver.CUhostFn,
+      driver.CUmemorytype(2) is m.srcMemoryType)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -288,7 +292,7 @@ def test_module_attribute_loads_specialize():
     from cudagen import driver, nvrtc, runtime
 
     for m in (driver, nvrtc, runtime):  # once every class is built, `__getattr__` is gone
-        _classes.build_all(m)
+        _lazy.build_all(m)
     assert _specializes(driver, "cuDriverGetVersion")
     assert _specializes(driver, "CUresult")
     assert _specializes(runtime, "cudaGetDevice")

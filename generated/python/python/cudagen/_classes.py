@@ -26,17 +26,15 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """Builds the enum classes, record structures and typedef classes of a generated module from its
-compact tables, each on its first access (the module's ``__getattr__``, `_Lazy`): ``import
-cudagen.driver`` builds none of them. Once every one is built (``build_all``) the module has no
-``__getattr__`` left and CPython specializes attribute loads on it."""
+compact tables: each on its first access, through the module's ``__getattr__`` (`cudagen._lazy`,
+which imports this module, and with it ``ctypes`` and ``enum``, only then)."""
 
 import ctypes
 import enum
 import operator
 import sys
-import _thread
 
-from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params, _record_new
+from cudagen._cudagen import _field_enum, _field_handle, _field_int, _pack_kernel_params, _record_new
 
 
 class CEnum(enum.IntEnum):
@@ -561,114 +559,6 @@ def make_typedef(module, name, pointer, bits):
     ns = {"__module__": module, "__slots__": ("_cg_c",), "__init__": __init__, "__int__": __int__,
           "getPtr": getPtr, "__repr__": __repr__, "__index__": __int__, "__doc__": _Doc(module, "TYPEDEFS", name)}
     return type(name, (), ns)
-
-
-class _Scope(dict):
-    """The classes one first access builds (a record with the records, enums and typedefs its
-    fields need), read through to the module's globals ``g``: a name neither holds is built
-    (``__missing__``), so `_ctype` and `_make_record` read it as the globals."""
-
-    def __init__(self, g):
-        super().__init__()
-        self.g = g
-
-    def __contains__(self, name):
-        return dict.__contains__(self, name) or name in self.g
-
-    def get(self, name, default=None):
-        return self[name] if name in self else default
-
-    def __missing__(self, name):
-        g = self.g
-        if name in g:
-            return g[name]
-        module = g["__name__"]
-        typedef = g["_TYPEDEFS"].get(name)
-        if typedef is not None:
-            pointer, bits = typedef.split()
-            value = make_typedef(module, name, pointer == "1", int(bits))
-        elif name in g["_ENUMS"]:
-            value = make_enum(module, name, enum_members(g["_ENUMS"][name]))
-        elif name in g["_RECORDS"]:
-            return _make_record(self, module, name, g["_RECORDS"])
-        else:  # an alias: the very class of its target
-            value = self[g["_ALIASES"][name]]
-        self[name] = value
-        return value
-
-
-_TABLES = ("_TYPEDEFS", "_ENUMS", "_RECORDS", "_ALIASES")
-
-
-class _Lazy:
-    """The module ``__getattr__`` and ``__dir__`` of a generated module (``g``: its globals): a
-    table name is built on its first access and bound in ``g`` with what it needed, under a lock
-    (one class object per name, whichever thread asks first); ``dir()`` lists the names not yet
-    built. When every name is bound ``__getattr__`` removes itself, so CPython specializes
-    attribute loads on the module again (``build_all``)."""
-
-    def __init__(self, g):
-        self.g = g
-        self.pending = set().union(*(g[t] for t in _TABLES)).difference(g)
-        self.lock = _thread.RLock()
-
-    def getattr(self, name):
-        g = self.g
-        with self.lock:
-            value = g.get(name)
-            if value is not None:  # built by another thread meanwhile
-                return value
-            if name not in self.pending:
-                raise AttributeError("module %r has no attribute %r" % (g["__name__"], name))
-            scope = _Scope(g)
-            value = scope[name]
-            g.update(scope)  # only once complete: a record is bound with all its fields
-            self.pending.difference_update(scope)
-            if not self.pending:  # `__dir__` stays: it lists the globals from now on
-                del g["__getattr__"]
-            return value
-
-    def dir(self):
-        return sorted(self.pending.union(self.g))
-
-
-def lazy(g):
-    """``(__getattr__, __dir__)`` of the generated module whose globals are ``g`` (`_Lazy`)."""
-    hook = _Lazy(g)
-    return hook.getattr, hook.dir
-
-
-def build_all(module):
-    """Builds every class ``module`` has not built yet; then it has no ``__getattr__``."""
-    hook = vars(module).get("__getattr__")
-    hook = getattr(hook, "__self__", None)
-    if isinstance(hook, _Lazy):
-        for name in sorted(hook.pending):
-            hook.getattr(name)
-
-
-def make_sizeof(g):
-    """cuda.bindings' ``sizeof(objType)`` for the module whose globals are ``g``: the size in
-    bytes of the C type of one of its record, handle or typedef classes; TypeError for anything
-    else (an enum, an instance, another module's class), as there."""
-    seen = [-1, frozenset()]  # (len(g) when collected, ids of the module's classes)
-
-    def sizeof(objType):
-        if len(g) != seen[0]:  # classes built since: collect again
-            seen[:] = [len(g), frozenset(id(v) for v in g.values() if isinstance(v, type))]
-        if isinstance(objType, type) and id(objType) in seen[1]:
-            if issubclass(objType, (ctypes.Structure, ctypes.Union)):
-                return ctypes.sizeof(objType)
-            typedef = g["_TYPEDEFS"].get(objType.__name__)
-            if typedef is not None and g[objType.__name__] is objType:
-                return int(typedef.split()[1]) // 8
-            bits = _handle_bits(objType)
-            if bits is not None:
-                return bits // 8
-        raise TypeError("Unknown type: %r (sizeof() argument 'objType' takes a record, handle or typedef class of this module)" % (objType,))
-
-    sizeof.__doc__ = "sizeof(objType)\n\nThe size in bytes of the C type of a record, handle or typedef class of this module."
-    return sizeof
 
 
 _INTS = frozenset(

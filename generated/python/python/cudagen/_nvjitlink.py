@@ -27,16 +27,16 @@
 # Regenerate with `cargo xtask regen`.
 """``cudagen._nvjitlink``: 14 functions, 2 enums, 0 records,
 1 handle classes. Each enum, record and typedef class is built on its first access
-(the module's ``__getattr__``, ``cudagen._classes``), so the import builds none; the docs load on the
+(the module's ``__getattr__``, ``cudagen._lazy``), so the import builds none; the docs load on the
 first ``__doc__`` read."""
 
 from cudagen._cudagen import _nvjitlink as _ext
-from cudagen import _classes
+from cudagen import _lazy
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; `_classes` builds a class from them on its first access).
+# Tables as strings (cheap to compile; `cudagen._classes` builds a class from them on its first access).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "nvJitLinkResult": "NVJITLINK_SUCCESS 0 NVJITLINK_ERROR_UNRECOGNIZED_OPTION 1 NVJITLINK_ERROR_MISSING_ARCH 2 NVJITLINK_ERROR_INVALID_INPUT 3 NVJITLINK_ERROR_PTX_COMPILE 4 NVJITLINK_ERROR_NVVM_COMPILE 5 NVJITLINK_ERROR_INTERNAL 6 NVJITLINK_ERROR_THREADPOOL 7 NVJITLINK_ERROR_UNRECOGNIZED_INPUT 8 NVJITLINK_ERROR_FINALIZE 9",
@@ -67,7 +67,7 @@ _ALIASES = {
 }
 
 # every enum, record and typedef class, and the aliases (the same class objects), on first access
-__getattr__, __dir__ = _classes.lazy(_g)
+__getattr__, __dir__ = _lazy.lazy(_g)
 
 NVJITLINK_ERROR_NULL_INPUT = 3
 NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS = 3

@@ -27,16 +27,16 @@
 # Regenerate with `cargo xtask regen`.
 """``cudagen.driver``: 473 functions, 112 enums, 126 records,
 37 handle classes. Each enum, record and typedef class is built on its first access
-(the module's ``__getattr__``, ``cudagen._classes``), so the import builds none; the docs load on the
+(the module's ``__getattr__``, ``cudagen._lazy``), so the import builds none; the docs load on the
 first ``__doc__`` read."""
 
 from cudagen._cudagen import driver as _ext
-from cudagen import _classes
+from cudagen import _lazy
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; `_classes` builds a class from them on its first access).
+# Tables as strings (cheap to compile; `cudagen._classes` builds a class from them on its first access).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "CUipcMem_flags": "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 1",
@@ -508,10 +508,10 @@ _ALIASES = {
 }
 
 # every enum, record and typedef class, and the aliases (the same class objects), on first access
-__getattr__, __dir__ = _classes.lazy(_g)
+__getattr__, __dir__ = _lazy.lazy(_g)
 
 # cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
-sizeof = _classes.make_sizeof(_g)
+sizeof = _lazy.make_sizeof(_g)
 
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64
