@@ -1192,23 +1192,20 @@ pub fn device_get_attribute(attr: cudaDeviceAttr, device: c_int) -> Result<c_int
 /// `cudaDeviceGetAttribute`,
 /// `cudaDeviceGetP2PAtomicCapabilities`,
 /// `cuDeviceGeHostAtomicCapabilities`
-///
-/// # Safety
-///
-/// `operations` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetHostAtomicCapabilities")]
 #[inline]
-pub unsafe fn device_get_host_atomic_capabilities(
+pub fn device_get_host_atomic_capabilities(
+    capabilities: &mut [c_uint],
     operations: &[cudaAtomicOperation],
-    count: c_uint,
     device: c_int,
-) -> Result<c_uint, Error> {
-    let mut __capabilities = MaybeUninit::<c_uint>::uninit();
+) -> Result<(), Error> {
+    let __count: c_uint =
+        crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
-        sys::call_cudaDeviceGetHostAtomicCapabilities(__capabilities.as_mut_ptr(), operations.as_ptr(), count, device)
+        sys::call_cudaDeviceGetHostAtomicCapabilities(capabilities.as_mut_ptr(), operations.as_ptr(), __count, device)
     }?;
     error::check(__r)?;
-    Ok(unsafe { __capabilities.assume_init() })
+    Ok(())
 }
 
 /// Returns the default mempool of a device
@@ -1442,30 +1439,27 @@ pub fn device_get_p2p_attribute(attr: cudaDeviceP2PAttr, src_device: c_int, dst_
 /// `cudaDeviceGetP2PAttribute`,
 /// `cuDeviceGetP2PAttribute`,
 /// `cuDeviceGetP2PAtomicCapabilities`
-///
-/// # Safety
-///
-/// `operations` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetP2PAtomicCapabilities")]
 #[inline]
-pub unsafe fn device_get_p2p_atomic_capabilities(
+pub fn device_get_p2p_atomic_capabilities(
+    capabilities: &mut [c_uint],
     operations: &[cudaAtomicOperation],
-    count: c_uint,
     src_device: c_int,
     dst_device: c_int,
-) -> Result<c_uint, Error> {
-    let mut __capabilities = MaybeUninit::<c_uint>::uninit();
+) -> Result<(), Error> {
+    let __count: c_uint =
+        crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
         sys::call_cudaDeviceGetP2PAtomicCapabilities(
-            __capabilities.as_mut_ptr(),
+            capabilities.as_mut_ptr(),
             operations.as_ptr(),
-            count,
+            __count,
             src_device,
             dst_device,
         )
     }?;
     error::check(__r)?;
-    Ok(unsafe { __capabilities.assume_init() })
+    Ok(())
 }
 
 /// Select compute-device which best matches criteria

@@ -1745,7 +1745,7 @@ raw_fn! {
     fn cudaDeviceGetHostAtomicCapabilities(capabilities: *mut c_uint, operations: *const cudaAtomicOperation, count: c_uint, device: c_int) -> cudaError_t = 27;
     helpers call_cudaDeviceGetHostAtomicCapabilities, slow_cudaDeviceGetHostAtomicCapabilities, traced_cudaDeviceGetHostAtomicCapabilities, record_cudaDeviceGetHostAtomicCapabilities, DESC_cudaDeviceGetHostAtomicCapabilities;
     trace |__r, __w| "capabilities,operations,count,device" [
-        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !capabilities.is_null() { __w |= 1 << 0; (*capabilities) as u64 } else { capabilities as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => capabilities as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => operations as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => device as i64 as u64,
@@ -1828,7 +1828,7 @@ raw_fn! {
     fn cudaDeviceGetP2PAtomicCapabilities(capabilities: *mut c_uint, operations: *const cudaAtomicOperation, count: c_uint, srcDevice: c_int, dstDevice: c_int) -> cudaError_t = 33;
     helpers call_cudaDeviceGetP2PAtomicCapabilities, slow_cudaDeviceGetP2PAtomicCapabilities, traced_cudaDeviceGetP2PAtomicCapabilities, record_cudaDeviceGetP2PAtomicCapabilities, DESC_cudaDeviceGetP2PAtomicCapabilities;
     trace |__r, __w| "capabilities,operations,count,srcDevice,dstDevice" [
-        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !capabilities.is_null() { __w |= 1 << 0; (*capabilities) as u64 } else { capabilities as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => capabilities as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => operations as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => srcDevice as i64 as u64,

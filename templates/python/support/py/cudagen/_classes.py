@@ -610,7 +610,9 @@ def _ctype(g, module, spec, records):
         t, cls = getattr(ctypes, base), g[tname]
         if t is ctypes.c_void_p:  # a function pointer: None is NULL
             return t, lambda v: cls(v or 0), lambda name, v: 0 if v is None else _field_int(name, v, 64, False)
-        return t, lambda v: cls(v or 0), _int_setter(t)
+        # an integer typedef (`cudaGraphConditionalHandle`): None is 0, as cuda.bindings sets it
+        n, signed = _width(t)
+        return t, lambda v: cls(v or 0), lambda name, v: 0 if v is None else _field_int(name, v, n, signed)
     if spec == "d:c_void_p":
         return ctypes.c_void_p, None, None
     if spec.startswith(("r:", "c:")):
