@@ -245,7 +245,9 @@ pub fn value_kind(lib: &Library, ty: &Type) -> ValueKind {
 /// with a class of its own, [`typedef_class`], takes that class's conversion).
 fn by_value(lib: &Library, ty: &Type) -> PyConv {
     let class = match ty {
-        Type::Named { name } => lib.typedef(name).filter(|t| matches!(t.kind, TypedefKind::Alias)).and_then(|t| typedef_class(lib, t)),
+        Type::Named { name } => {
+            lib.typedef(name).filter(|t| matches!(t.kind, TypedefKind::Alias)).and_then(|t| typedef_class(lib, t))
+        }
         _ => None,
     };
     match value_kind(lib, ty) {
