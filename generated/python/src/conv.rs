@@ -611,7 +611,8 @@ impl Held {
     }
 
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
-    /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings). An
+    /// (held), None, or, when `int_ok`, an int address or an `__int__`-only object's (unchecked,
+    /// as in cuda.bindings). An
     /// address handle (`CUdeviceptr`) is refused: its device address is no host buffer (the
     /// boundary fuzz crashed nvJitLink with `CUdeviceptr(0)` as `add_data`'s data).
     pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
@@ -633,7 +634,11 @@ impl Held {
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
         }
-        Self::export(o, writes, mem, c)?.ok_or_else(|| c.type_error(o))
+        match Self::export(o, writes, mem, c)? {
+            Some(h) => Ok(h),
+            None if int_ok => Self::int_only(o, writes, c),
+            None => Err(c.type_error(o)),
+        }
     }
 
     /// Checks that the buffer holds the `need` bytes the call reads or writes, as `size` (the
