@@ -81,7 +81,7 @@ fn c_surface(name: &str, api: &Api) -> String {
     if Command::new("gcc").arg("--version").output().is_ok() {
         gcc_accepts(name, &c_files);
     }
-    let verbatim = ["c/src/guard.rs", "c/src/last_error.rs", "c/src/getproc.rs", "c/README.md"];
+    let verbatim = ["c/README.md"];
     c_files
         .iter()
         .filter(|(p, _)| !verbatim.contains(&p.as_str()))

@@ -31,6 +31,8 @@ pub struct Paths {
     pub libraries: PathBuf,
     /// The `templates/` tree.
     pub templates: PathBuf,
+    /// The hand-written runtime crates the generated crates depend on (`c-core/`, ...).
+    pub runtime: PathBuf,
 }
 
 static PATHS: OnceLock<Paths> = OnceLock::new();
@@ -42,6 +44,7 @@ pub fn set_paths(paths: Paths) -> Result<()> {
         || set.headers != paths.headers
         || set.libraries != paths.libraries
         || set.templates != paths.templates
+        || set.runtime != paths.runtime
     {
         bail!("paths already set to {set:?}");
     }
@@ -57,6 +60,7 @@ pub fn paths() -> &'static Paths {
             headers: dir.join("data/headers"),
             libraries: dir.join("data/libraries"),
             templates: dir.join("data/templates"),
+            runtime: dir.join("data/runtime"),
         }
     })
 }
@@ -106,13 +110,16 @@ pub fn generate(source: &HeaderSource) -> Result<Output> {
     generate_with(source, Rustfmt::Run)
 }
 
-/// [`generate`], with the Rust formatted or not (the release sweep only checks its crates).
+/// [`generate`], with the Rust formatted or not (the release sweep only checks its crates). The
+/// crates depend on the runtime crates of [`Paths::runtime`] by absolute path (they are written
+/// outside the repository's `generated/`).
 pub fn generate_with(source: &HeaderSource, rustfmt: Rustfmt) -> Result<Output> {
     if rustfmt == Rustfmt::Run {
         require_rustfmt()?;
     }
     let api = build_until(source, None).with_context(|| format!("CUDA {}", source.cuda))?;
-    let output = emit::generate_with(&api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {}: {e}", source.cuda))?;
+    let mut output = emit::generate_with(&api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {}: {e}", source.cuda))?;
+    output::relocate_runtime(&mut output.files, &paths().runtime)?;
     if output.coverage.problems() > 0 {
         bail!(
             "CUDA {}: {} functions are missing from a surface or skipped:\n{}",

@@ -39,6 +39,23 @@ fn ignored(rel: &str) -> bool {
         || file == "Cargo.lock"
 }
 
+/// Points the generated manifests' runtime dependencies (`path = "../../runtime/c-core"`, right
+/// inside the repository's `generated/`) at `runtime`, absolute, for crates written elsewhere.
+pub fn relocate_runtime(files: &mut BTreeMap<String, String>, runtime: &Path) -> Result<()> {
+    let abs = std::fs::canonicalize(runtime).with_context(|| format!("the runtime crates: {}", runtime.display()))?;
+    let abs = abs.to_str().with_context(|| format!("{} is not UTF-8", abs.display()))?.replace('\\', "/");
+    let from = format!("path = \"{}/", cudagen_generator::render::RUNTIME_PATH);
+    let to = format!("path = \"{abs}/");
+    for (rel, text) in files.iter_mut().filter(|(rel, _)| rel.ends_with("Cargo.toml")) {
+        if text.contains(&from) {
+            *text = text.replace(&from, &to);
+        } else if rel.starts_with("c/") {
+            bail!("{rel} names no runtime crate under {}", cudagen_generator::render::RUNTIME_PATH);
+        }
+    }
+    Ok(())
+}
+
 /// Writes changed files and removes ones no longer generated: (written, removed).
 /// Refuses to clean a non-empty folder that holds no cudagen output (a mistyped `--out`).
 pub fn write(files: &BTreeMap<String, String>, dir: &Path) -> Result<(usize, usize)> {
@@ -102,6 +119,22 @@ fn cap(lines: Vec<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runtime_paths_become_absolute_and_a_c_crate_without_one_is_refused() {
+        let manifest = "[dependencies]\ncudagen-c-core = { version = \"=0.1.0\", path = \"../../runtime/c-core\" }\n";
+        let mut files = BTreeMap::from([
+            ("c/Cargo.toml".to_string(), manifest.to_string()),
+            ("c/src/lib.rs".to_string(), "path = \"../../runtime/x\"".to_string()),
+        ]);
+        let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+        relocate_runtime(&mut files, &runtime).unwrap();
+        let abs = std::fs::canonicalize(&runtime).unwrap();
+        assert!(files["c/Cargo.toml"].contains(&format!("path = \"{}/c-core\"", abs.display())), "{}", files["c/Cargo.toml"]);
+        assert_eq!(files["c/src/lib.rs"], "path = \"../../runtime/x\"", "only manifests change");
+        assert!(relocate_runtime(&mut files, &runtime).is_err(), "a C manifest that names no runtime crate");
+        assert!(relocate_runtime(&mut files, Path::new("/no/such/runtime")).is_err());
+    }
 
     #[test]
     fn diff_is_capped_with_a_count() {

@@ -108,6 +108,7 @@ fn main() {
         headers: root().join("headers"),
         libraries: root().join("libraries"),
         templates: root().join("templates"),
+        runtime: root().join("runtime"),
     };
     cudagen_cli::set_paths(paths).expect("the first thing main does");
     let result: Result<()> = match cli.command {

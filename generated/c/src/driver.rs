@@ -31,7 +31,7 @@
 //! cross the boundary: sys catches them in its cold path, `guard` around the intercepted ones.
 #![allow(non_snake_case, deprecated, clippy::missing_safety_doc, clippy::too_many_arguments)]
 
-use crate::guard::guard;
+use cudagen_c_core::guard;
 #[allow(unused_imports)]
 use cudagen_rs::driver::sys;
 #[allow(unused_imports)]

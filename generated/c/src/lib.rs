@@ -37,8 +37,6 @@
 
 mod driver;
 mod getproc;
-mod guard;
-mod last_error;
 mod legacy;
 mod nvjitlink;
 mod nvrtc;
@@ -50,3 +48,10 @@ mod runtime;
 /// candidate that exports it, so the shim installed as `libcuda.so.1` never loads itself.
 #[no_mangle]
 pub static cudagen_shim_marker: u8 = 1;
+
+/// `const char *cudagenLastLoaderError(void)`: this thread's last load failure, else the
+/// process's, else NULL.
+#[no_mangle]
+pub extern "C" fn cudagenLastLoaderError() -> *const core::ffi::c_char {
+    cudagen_c_core::guard(|| cudagen_c_core::intern(cudagen_rs::loader::last_error_message()), core::ptr::null())
+}

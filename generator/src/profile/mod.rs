@@ -271,7 +271,7 @@ pub struct Companion {
 pub struct ResolverProfile {
     /// API name of the resolver function.
     pub function: String,
-    /// Older ABIs of it the shim exports by hand (`templates/c/support/getproc.rs`): version and
+    /// Older ABIs of it the shim exports itself (`templates/c/getproc.rs.tera`): version and
     /// Rust path.
     #[serde(default)]
     pub hand_abis: Vec<(u32, String)>,

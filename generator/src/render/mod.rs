@@ -17,6 +17,7 @@ pub use templates::Templates;
 use crate::coverage::Coverage;
 use crate::diag::Result;
 use crate::ir::Api;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -28,6 +29,24 @@ pub type Files = BTreeMap<String, String>;
 pub struct Output {
     pub files: Files,
     pub coverage: Coverage,
+}
+
+/// Where a generated crate finds the hand-written runtime crates (`runtime/<dir>`) in this
+/// repository: from its own folder, `generated/<surface>/`. A writer that puts the crates
+/// elsewhere points this prefix at the runtime's folder there (`cudagen_cli::output`).
+pub const RUNTIME_PATH: &str = "../../runtime";
+
+/// A generated crate's dependency on the runtime crate in `runtime/<dir>`: the path in the
+/// repository and, for a published crate, the one version it was generated with (the generator
+/// and the runtime crates are released together).
+#[derive(Debug, Serialize)]
+pub(crate) struct RuntimeDep {
+    pub version: String,
+    pub path: String,
+}
+
+pub(crate) fn runtime_dep(dir: &str) -> RuntimeDep {
+    RuntimeDep { version: format!("={}", env!("CARGO_PKG_VERSION")), path: format!("{RUNTIME_PATH}/{dir}") }
 }
 
 /// Copies the verbatim support files under `templates/<from>` to `<to>` in the output, except

@@ -1,8 +1,14 @@
-//! Loading `templates/`: `*.tera` files become Tera templates, `support/` files are verbatim.
+//! Loading `templates/`: `*.tera` files become Tera templates; files under the folders of
+//! [`VERBATIM`] are copied verbatim; anything else is refused (hand-written code is a crate
+//! under `runtime/`).
 
 use crate::diag::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// The folders whose hand-written files still ship verbatim, until they too are crates under
+/// `runtime/` (as the C shim's support is: `runtime/c-core`).
+pub const VERBATIM: [&str; 2] = ["rust/support/", "python/support/"];
 
 pub struct Templates {
     pub tera: tera::Tera,
@@ -24,8 +30,13 @@ impl Templates {
             let text = std::fs::read_to_string(&path).map_err(|e| Error::new(format!("{}: {e}", path.display())))?;
             if rel.ends_with(".tera") {
                 templates.push((rel, text));
-            } else {
+            } else if VERBATIM.iter().any(|v| rel.starts_with(v)) {
                 support.insert(rel, text);
+            } else {
+                return Err(Error::new(format!(
+                    "{}: not a template (`*.tera`); hand-written code belongs in a crate under runtime/",
+                    path.display()
+                )));
             }
         }
         tera.add_raw_templates(templates).map_err(|e| Error::new(format!("templates: {}", tera_chain(&e))))?;
@@ -99,4 +110,24 @@ pub(crate) fn compared_strings(dir: &str, field: &str) -> Vec<(String, String)> 
 #[cfg(test)]
 pub(crate) fn is_variant<E: serde::de::DeserializeOwned>(value: &str) -> bool {
     serde_json::from_value::<E>(serde_json::Value::String(value.to_string())).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Templates;
+
+    #[test]
+    fn a_file_that_is_no_template_is_refused_outside_the_verbatim_folders() {
+        let dir = std::env::temp_dir().join(format!("cudagen-templates-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("c")).unwrap();
+        std::fs::create_dir_all(dir.join("rust/support")).unwrap();
+        std::fs::write(dir.join("c/lib.rs.tera"), "{{ x }}").unwrap();
+        std::fs::write(dir.join("rust/support/util.rs"), "// verbatim").unwrap();
+        let t = Templates::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.support_under("rust/support/").collect::<Vec<_>>(), [("util.rs", "// verbatim")]);
+        std::fs::write(dir.join("c/guard.rs"), "// hand-written").unwrap();
+        let e = Templates::load(&dir).err().expect("c/guard.rs is refused").to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(e.contains("guard.rs") && e.contains("runtime/"), "{e}");
+    }
 }

@@ -2,6 +2,7 @@
 //! forwards to the same-named `sys` function of the `cudagen` crate, and the table that
 //! `cuGetProcAddress` uses to hand out the shim's own entry points.
 
+use crate::diag::{Error, Result};
 use crate::ir::{Export, Function, Library, VariantKind};
 use crate::render::rust_type::{ret_suffix, spell, Prims};
 use serde::Serialize;
@@ -106,6 +107,28 @@ pub(super) fn view(lib: &Library) -> ExportsView {
         header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_default(),
         exports,
     }
+}
+
+/// The resolver's own module (`getproc.rs`): its main export's prototype, run by the interceptor.
+#[derive(Serialize)]
+pub(super) struct GetProcView<'a> {
+    pub module: &'a str,
+    /// API name of the resolver, also the name of its oldest ABI (exported by this module).
+    pub name: &'a str,
+    /// The status type its exports return.
+    pub status: &'a str,
+    pub e: &'a ExportView,
+}
+
+pub(super) fn getproc<'a>(lib: &'a Library, x: &'a ExportsView) -> Result<GetProcView<'a>> {
+    let f = resolver(lib).ok_or_else(|| Error::new("c surface: no entry resolver"))?;
+    let e = x
+        .exports
+        .iter()
+        .find(|e| e.symbol == f.symbol)
+        .ok_or_else(|| Error::new(format!("c surface: `{}` is not exported", f.symbol)))?;
+    let status = lib.status_enum.as_deref().ok_or_else(|| Error::new(format!("c surface: `{}` returns no status", f.name)))?;
+    Ok(GetProcView { module: &x.module, name: &f.name, status, e })
 }
 
 /// The `cuGetProcAddress` table: every driver ABI by `proc_name`, sorted for binary search.

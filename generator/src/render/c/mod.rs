@@ -9,9 +9,9 @@
 //!   `include/cudagen.h`: the shim's own API.
 //! * `src/lib.rs`, `src/<module>.rs`: one `#[no_mangle] extern "C"` export per ABI symbol,
 //!   forwarding to `cudagen::<module>::sys::<symbol>` (loader + tracing live there);
-//!   `src/proc_table.rs`: the ABIs by the entry resolver's name and version (`cuGetProcAddress`);
-//!   `templates/c/support/*.rs` (interception of `cuGetProcAddress`, `cudagenLastLoaderError`)
-//!   are copied verbatim into `src/`.
+//!   `src/proc_table.rs`: the ABIs by the entry resolver's name and version (`cuGetProcAddress`),
+//!   `src/getproc.rs`: the resolver's exports over `cudagen_c_core::getproc` (the hand-written
+//!   support crate `runtime/c-core`, a dependency like the `cudagen` crate).
 //! * `tests/abi_probe.c`: layouts, constants and prototypes, to compare the headers with NVIDIA's.
 //! * `Cargo.toml`, `cudagen.pc`, `cmake/cudagenConfig{,Version}.cmake` (the CMake package),
 //!   `symbols.txt` (the IR's ABI symbols, one per line: the shim's dynamic symbol table must
@@ -42,6 +42,8 @@ struct CrateView {
     /// The library's older ABIs are forwarded by `legacy.rs`.
     legacy: bool,
     symbol_count: usize,
+    /// The `cudagen-c-core` dependency: its version and path (see [`super::runtime_dep`]).
+    c_core: super::RuntimeDep,
 }
 
 #[derive(Serialize)]
@@ -94,6 +96,7 @@ fn exports(lib: &Library, default_version: u32, templates: &Templates, out: &mut
     }
     let t = exports::proc_table(lib, default_version);
     out.files.insert("c/src/proc_table.rs".into(), templates.render("c/proc_table.rs.tera", &t)?);
+    out.files.insert("c/src/getproc.rs".into(), templates.render("c/getproc.rs.tera", &exports::getproc(lib, &x)?)?);
     c.intercept = true;
     let l = exports::legacy(lib);
     if !l.entries.is_empty() {
@@ -121,6 +124,7 @@ fn crate_files(api: &Api, templates: &Templates, out: &mut Output, c: Collected)
         intercept,
         legacy: c.legacy,
         symbol_count: c.symbols.len(),
+        c_core: super::runtime_dep("c-core"),
     };
     for (file, template) in [
         ("Cargo.toml", "Cargo.toml"),
@@ -137,5 +141,5 @@ fn crate_files(api: &Api, templates: &Templates, out: &mut Output, c: Collected)
     out.files.insert("c/tests/abi_probe.c".into(), templates.render("c/abi_probe.c.tera", &probe::view(&libs, &view.headers))?);
     let symbols = SymbolsView { symbols: c.symbols.into_iter().collect() };
     out.files.insert("c/symbols.txt".into(), templates.render("c/symbols.txt.tera", &symbols)?);
-    super::copy_support(templates, out, "c/support/", "c/src/", |rel| rel == "getproc.rs" && !intercept)
+    Ok(())
 }
