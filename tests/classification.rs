@@ -430,3 +430,34 @@ fn python_conversions_follow_the_kinds() {
     }
     assert!(checked > 1400, "{checked}");
 }
+
+/// Issue 34 item 3: a safe typed fn takes an address only as a handle of the device-pointer kind
+/// (`CUdeviceptr`, whose uses `passes::signature` makes `unsafe`: `device(p)`), a pointer, or a
+/// record the record rule reads, never as a plain integer: no by-value input of a safe function
+/// that resolves to an integer is named as an address. The offsets and sizes that stay (into
+/// arrays and allocation handles the driver bounds) are named so.
+#[test]
+fn safe_fns_take_no_address_as_a_plain_integer() {
+    use cudagen_generator::ir::Resolved;
+    let Some(api) = api_12_9() else { return };
+    let address = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        ["ptr", "addr", "address", "base"].iter().any(|w| n.contains(w))
+    };
+    let mut seen = 0;
+    let mut bad = Vec::new();
+    for lib in &api.libraries {
+        for f in lib.functions.iter().filter(|f| !f.needs_unsafe) {
+            for p in &f.params {
+                if let Resolved::Prim(prim) = lib.resolve(&p.ty) {
+                    seen += 1;
+                    if p.direction == Direction::In && prim.is_integer() && address(&p.name) {
+                        bad.push(format!("{}.{}", f.name, p.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen > 200, "only {seen} integer parameters of safe functions seen");
+    assert!(bad.is_empty(), "safe functions taking an address as a plain integer: {bad:?}");
+}

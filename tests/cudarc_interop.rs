@@ -19,10 +19,12 @@ macro_rules! pointer_pairs {
         $(
             assert_eq!(size_of::<$name>(), size_of::<rc::$name>(), stringify!($name));
             assert_eq!(align_of::<$name>(), align_of::<rc::$name>(), stringify!($name));
-            let ours = $name(0x5eed_0000usize as *mut c_void);
+            // SAFETY: a test value, never passed to a library.
+            let ours = unsafe { $name::from_raw(0x5eed_0000usize as *mut c_void) };
             let theirs: rc::$name = ours.into();
             assert_eq!(theirs as usize, 0x5eed_0000, stringify!($name));
-            assert_eq!($name::from(theirs), ours, stringify!($name));
+            // SAFETY: as above.
+            assert_eq!(unsafe { $name::from_cudarc(theirs) }, ours, stringify!($name));
             let theirs: rc::$name = $name::null().into();
             assert!(theirs.is_null(), stringify!($name));
             n += 1;
@@ -183,7 +185,8 @@ fn gpu_cudarc_objects_with_our_calls() {
     copy_back(&mut host);
     assert_eq!(worst(3.0, &host), 0.0, "saxpy replayed from the captured graph");
     let theirs: rc::CUgraph = graph.into();
-    assert_eq!(CUgraph::from(theirs), graph);
+    // SAFETY: the graph made above, still alive.
+    assert_eq!(unsafe { CUgraph::from_cudarc(theirs) }, graph);
     // SAFETY: made above, idle after the copy back, each ended once.
     unsafe {
         driver::graph_exec_destroy(exec).unwrap();

@@ -6,9 +6,9 @@ use cudagen::driver::CUstreamCaptureMode;
 use cudagen::driver::{self, CUfunction_attribute};
 use cudagen::loader::{Entry, Table, DRIVER};
 use cudagen::safe::{
-    kernel_params, mem_get_info, take_drop_errors, Alloc, Context, Device, DeviceBuffer, Error, FunctionHandle, GraphBuilder,
-    KernelAttributes, LaunchConfig, Launchable, Library, Module, ParamInfo, PinnedHostBuffer, StreamCapture, StreamLaunch,
-    StreamRef,
+    kernel_params, mem_get_info, take_drop_errors, Alloc, Context, Device, DeviceBuffer, DevicePtrArray, DeviceSlice, Error,
+    FunctionHandle, GraphBuilder, KernelAttributes, LaunchConfig, Launchable, Library, Module, ParamInfo, PinnedHostBuffer,
+    StreamCapture, StreamLaunch, StreamRef,
 };
 use std::ffi::{c_char, c_long, CString};
 use std::path::PathBuf;
@@ -223,7 +223,7 @@ fn library_kernels_are_described_by_cu_kernel_get_param_info() {
     }
     let s = stream();
     let f = kernel("lib_k:8,4");
-    let k = unsafe { FunctionHandle::from_raw_kernel(driver::CUkernel(f.raw_function().0)) };
+    let k = unsafe { FunctionHandle::from_raw_kernel(driver::CUkernel::from_raw(f.raw_function().as_raw())) };
     let e = s.launch(&k, LaunchConfig::linear(1, 1), (1u64, 2u64)).unwrap_err();
     assert_eq!(refused(e), "kernel `lib_k` parameter 1 is 4 bytes, argument 1 is 8 bytes; nothing launched");
     s.launch(&k, LaunchConfig::linear(1, 1), (1u64, 2u32)).unwrap();
@@ -311,7 +311,7 @@ trait RawForTest {
 }
 impl RawForTest for StreamRef<'_> {
     fn raw_stream_for_test(&self) -> i64 {
-        cudagen::safe::AsStream::raw_stream(self).0 as i64
+        cudagen::safe::AsStream::raw_stream(self).as_raw() as i64
     }
 }
 
@@ -623,7 +623,7 @@ fn explicit_nodes_take_typed_buffers_and_checked_arguments() {
 
     let mut child = GraphBuilder::new(&s).unwrap();
     child.kernel(&[], &inc, LaunchConfig::linear(1, 1), (&b,)).unwrap();
-    let child = child.build();
+    let child = child.build().unwrap();
 
     let mut g = GraphBuilder::new(&s).unwrap();
     let e = g.kernel(&[], &inc, LaunchConfig::linear(1, 1), (&b, 1u32)).unwrap_err();
@@ -638,7 +638,7 @@ fn explicit_nodes_take_typed_buffers_and_checked_arguments() {
     assert!(matches!(other.empty(&[join]).unwrap_err(), Error::ForeignNode));
     let a0 = a.slice(..1);
     assert!(matches!(g.copy(&[], &b, a0).unwrap_err(), Error::Length { expected: 2, given: 1 }));
-    let graph = g.build();
+    let graph = g.build().unwrap();
     assert_eq!(graph.node_count().unwrap(), 6);
     graph.instantiate().unwrap().launch().unwrap();
     assert_eq!(b.to_vec().unwrap(), [2, 5], "memset, copy a[0] to b[1], inc twice (node + child)");
@@ -733,6 +733,87 @@ fn an_abandoned_capture_ends_and_destroys_its_graph() {
     let mut b = GraphBuilder::new(&s).unwrap();
     b.memset(&[], &empty, 1).unwrap();
     b.copy(&[], &empty, &empty).unwrap();
-    assert_eq!(b.build().node_count().unwrap(), 2, "0-byte memset and copy are empty nodes");
+    assert_eq!(b.build().unwrap().node_count().unwrap(), 2, "0-byte memset and copy are empty nodes");
     assert!(take_drop_errors().is_empty());
+}
+
+#[test]
+fn a_device_pointer_array_holds_the_addresses_of_borrowed_views() {
+    if parent_runs("a_device_pointer_array_holds_the_addresses_of_borrowed_views", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let (s, other) = (stream(), stream());
+    let k = kernel("k:8,4");
+    let cfg = LaunchConfig::linear(1, 1);
+    let (a, mut b) = (DeviceBuffer::<u32>::zeroed(&s, 4).unwrap(), DeviceBuffer::<u32>::zeroed(&s, 6).unwrap());
+    let elsewhere = DeviceBuffer::<u32>::zeroed(&other, 1).unwrap();
+    let arr = DevicePtrArray::new(&s, [a.as_slice(), a.slice(2..), b.as_slice()]).unwrap();
+    let want = [a.as_raw().0, a.as_raw().0 + 8, b.as_raw().0];
+    assert_eq!((arr.len(), arr.table().to_vec().unwrap()), (3, want.to_vec()));
+    s.launch(&k, cfg, (&arr, 3u32)).unwrap();
+    let mut expect = arr.table().as_raw().0.to_le_bytes().to_vec();
+    expect.extend(3u32.to_le_bytes());
+    assert_eq!(last_params(), expect, "the kernel gets the table's address (a T **)");
+    let e = other.launch(&k, cfg, (&arr, 3u32)).unwrap_err();
+    assert!(matches!(e, Error::ArgStream { index: 0, .. }), "bound to its stream: {e:?}");
+    let e = DevicePtrArray::new(&s, [&a, &elsewhere]).unwrap_err();
+    assert_eq!(refused(e), "device pointer array: the buffers are bound to different streams (move one with `move_to` first)");
+    drop(arr);
+    let b0 = b.as_raw().0;
+    let (lo, hi) = b.split_at_mut(2);
+    let halves = DevicePtrArray::from_mut(&s, [lo, hi]).unwrap();
+    let addr = halves.table().to_vec().unwrap();
+    let mut cap = s.capture(CUstreamCaptureMode::RELAXED).unwrap();
+    cap.launch(&k, cfg, (&halves, 2u32)).unwrap();
+    let exec = cap.end().unwrap().instantiate().unwrap();
+    exec.launch().unwrap();
+    assert_eq!(addr, [b0, b0 + 8]);
+    assert_eq!(last_params()[..8], halves.table().as_raw().0.to_le_bytes(), "replayed by the graph");
+    drop(exec);
+    drop(halves);
+    let empty = DevicePtrArray::<u32>::new(&s, Vec::<DeviceSlice<u32>>::new()).unwrap();
+    assert!(empty.is_empty() && empty.table().to_vec().unwrap().is_empty());
+    assert!(take_drop_errors().is_empty());
+    println!("summary: pointer arrays of 3 shared and 2 exclusive views, launched and captured; other stream refused");
+}
+
+#[test]
+fn graph_allocation_nodes_precede_their_uses_and_are_freed_after_every_node() {
+    if parent_runs("graph_allocation_nodes_precede_their_uses_and_are_freed_after_every_node", &[]) {
+        return;
+    }
+    let _ctx = context();
+    let s = stream();
+    let inc = kernel("inc:8");
+    let cfg = LaunchConfig::linear(1, 1);
+    let here = DeviceBuffer::<u32>::from_host(&s, &[9, 9]).unwrap();
+    let mut g = GraphBuilder::new(&s).unwrap();
+    let (_alloc, mem) = g.alloc::<u32>(&[], 2).unwrap();
+    assert_eq!((calls("cuGraphAddMemAllocNode"), mem.len()), (1, 2));
+    let set = g.memset(&[], mem, 0).unwrap();
+    assert_eq!(calls("lastDeps"), 1, "a node on graph memory depends on its allocation node");
+    let k = g.kernel(&[set], &inc, cfg, (mem,)).unwrap();
+    assert_eq!(calls("lastDeps"), 2, "the given dependency and the allocation node");
+    g.copy(&[k], &here, mem).unwrap();
+    assert_eq!(calls("lastDeps"), 2);
+    g.empty(&[]).unwrap();
+    assert_eq!(calls("lastDeps"), 0, "no graph memory, no added dependency");
+    let e = s.launch(&inc, cfg, (mem,)).unwrap_err();
+    assert!(matches!(e, Error::ArgGraph { index: 0, .. }), "graph memory outside its graph: {e:?}");
+    let mut other = GraphBuilder::new(&s).unwrap();
+    assert!(matches!(other.memset(&[], mem, 1).unwrap_err(), Error::GraphMemory { .. }));
+    assert!(matches!(other.kernel(&[], &inc, cfg, (mem,)).unwrap_err(), Error::ArgGraph { index: 0, .. }));
+    let graph = g.build().unwrap();
+    assert_eq!(calls("cuGraphAddMemFreeNode"), 1);
+    assert_eq!(calls("lastDeps"), 2, "the free node follows both leaves (the copy and the empty node)");
+    assert_eq!(graph.node_count().unwrap(), 6);
+    let exec = graph.instantiate().unwrap();
+    exec.launch().unwrap();
+    assert_eq!(here.to_vec().unwrap(), [1, 0], "memset 0, inc, copied out of the graph's memory");
+    let (_, none) = other.alloc::<u32>(&[], 0).unwrap();
+    assert!(none.is_empty() && calls("cuGraphAddMemAllocNode") == 1, "0 bytes: an empty node");
+    drop((exec, graph, other));
+    assert!(take_drop_errors().is_empty());
+    println!("summary: an allocation node before 3 uses (dependencies added), a free node after every leaf, 1 replay exact");
 }

@@ -674,7 +674,7 @@ fn graphs_devices_and_split_slices_on_the_gpu() {
     let copied = b.copy(&[set], &z, &y).unwrap();
     let k = b.kernel(&[copied], &acc, cfg, (&z, &x, n as u32)).unwrap();
     b.child(&[k], &child).unwrap();
-    let explicit = b.build();
+    let explicit = b.build().unwrap();
     assert_eq!(explicit.node_count().unwrap(), 4);
     explicit.instantiate().unwrap().launch().unwrap();
     assert!(z.to_vec().unwrap().iter().all(|&v| v == 31.0));
@@ -693,4 +693,84 @@ fn graphs_devices_and_split_slices_on_the_gpu() {
     dev.trim_pools().unwrap();
     assert!(cudagen::safe::take_drop_errors().is_empty());
     println!("summary: graphs PASS: capture with a graph allocation x10 replays, explicit graph of 4 nodes + child, 2 refusals, split halves exact");
+}
+
+/// Gathers `count` inputs through a pointer array and writes the sum and its negation through
+/// another; `add1` adds 1 to each element.
+const PTR_KERNELS: &str = r#"
+extern "C" __global__ void gather(const float *const *in, float *const *out, unsigned n, unsigned count) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = 0.0f;
+    for (unsigned j = 0; j < count; j++) s += in[j][i];
+    out[0][i] = s;
+    out[1][i] = -s;
+}
+extern "C" __global__ void add1(float *x, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] += 1.0f;
+}
+"#;
+
+/// Issue 34: a device pointer array of 4 shared and 2 exclusive views (launched, then captured
+/// and replayed), and an explicit graph with its own allocation node (memset, two kernels, a
+/// copy out), replayed 5 times; graph memory returned after `trim_pools`.
+#[test]
+fn pointer_arrays_and_graph_allocation_nodes_on_the_gpu() {
+    use cudagen::driver::CUstreamCaptureMode;
+    use cudagen::safe::{mem_get_info, Device, DevicePtrArray, GraphBuilder, StreamCapture};
+    if !gpu_or_skip("pointer_arrays_and_graph_allocation_nodes_on_the_gpu") {
+        return;
+    }
+    let dev = Device::get(0).unwrap();
+    let ctx = Context::create(0, dev.as_raw()).unwrap();
+    let (major, minor) = dev.compute_capability().unwrap();
+    let ptx = compile_ptx(&CString::new(PTR_KERNELS).unwrap(), c"ptrs.cu", &format!("compute_{major}{minor}")).expect("nvrtc");
+    let module = Module::from_ptx(&ctx, ptx).unwrap();
+    let (gather, add1) = (module.get_function(c"gather").unwrap(), module.get_function(c"add1").unwrap());
+    let s = Stream::create(&ctx, CU_STREAM_NON_BLOCKING).unwrap();
+    let n = 1usize << 16;
+    let cfg = LaunchConfig::for_elements(n as u32, 256);
+    let inputs: Vec<DeviceBuffer<f32>> = (1..=4).map(|j| DeviceBuffer::from_host(&s, &vec![j as f32; n]).unwrap()).collect();
+    let mut out = DeviceBuffer::<f32>::zeroed(&s, 2 * n).unwrap();
+    let reads = DevicePtrArray::new(&s, inputs.iter()).unwrap();
+    {
+        let (lo, hi) = out.split_at_mut(n);
+        let writes = DevicePtrArray::from_mut(&s, [lo, hi]).unwrap();
+        s.launch(&gather, cfg, (&reads, &writes, n as u32, 4u32)).unwrap();
+        let mut cap = s.capture(CUstreamCaptureMode::GLOBAL).unwrap();
+        cap.launch(&gather, cfg, (&reads, &writes, n as u32, 4u32)).unwrap();
+        let exec = cap.end().unwrap().instantiate().unwrap();
+        for _ in 0..3 {
+            exec.launch().unwrap();
+        }
+    }
+    let v = out.to_vec().unwrap();
+    assert!(v[..n].iter().all(|&x| x == 10.0) && v[n..].iter().all(|&x| x == -10.0), "sum of 1..=4 through the arrays");
+    drop(reads);
+
+    let before = mem_get_info().unwrap().0;
+    let y = DeviceBuffer::<f32>::from_host(&s, &vec![7.0f32; n]).unwrap();
+    let mut g = GraphBuilder::new(&s).unwrap();
+    let (alloc, tmp) = g.alloc::<f32>(&[], n).unwrap();
+    let set = g.memset(&[alloc], tmp, 0).unwrap();
+    let k1 = g.kernel(&[set], &add1, cfg, (tmp, n as u32)).unwrap();
+    let k2 = g.kernel(&[k1], &add1, cfg, (tmp, n as u32)).unwrap();
+    g.copy(&[k2], &y, tmp).unwrap();
+    assert!(matches!(s.launch(&add1, cfg, (tmp, n as u32)), Err(Error::ArgGraph { index: 0, .. })));
+    let graph = g.build().unwrap();
+    assert_eq!(graph.node_count().unwrap(), 6, "alloc, memset, 2 kernels, copy, free");
+    let exec = graph.instantiate().unwrap();
+    for _ in 0..5 {
+        exec.launch().unwrap();
+        assert!(y.to_vec().unwrap().iter().all(|&x| x == 2.0), "0 + 1 + 1 at every replay");
+    }
+    drop((exec, graph));
+    drop(y);
+    dev.trim_pools().unwrap();
+    let after = mem_get_info().unwrap().0;
+    println!("graph memory: free {before} -> {after} bytes after 5 replays and trim_pools");
+    assert!(before.abs_diff(after) <= 4 << 20, "graph allocations returned: {before} -> {after}");
+    assert!(cudagen::safe::take_drop_errors().is_empty());
+    println!("summary: pointer arrays PASS: 4 inputs gathered into 2 outputs (launch + 3 replays); graph allocation node x5 replays exact");
 }

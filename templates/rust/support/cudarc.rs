@@ -1,10 +1,11 @@
 //! Working alongside [cudarc](https://docs.rs/cudarc) (feature `cudarc`, off by default).
 //!
 //! Both crates describe the same C objects, so moving between them costs nothing:
-//! - every driver handle type converts both ways with `From` (`CUstream::from(s.cu_stream())`,
-//!   `cudarc::driver::sys::CUstream::from(ours)`); integer handles (`CUdeviceptr`, `CUdevice`,
-//!   ...) already convert from and to the integer cudarc uses. Sizes and alignments are checked
-//!   at compile time.
+//! - every driver handle type converts to cudarc's with `From`
+//!   (`cudarc::driver::sys::CUstream::from(ours)`) and back with `unsafe` `from_cudarc` (a raw
+//!   pointer of cudarc's may be anything; the safe way is [`AsHandle`] on cudarc's objects);
+//!   integer handles (`CUdeviceptr`, `CUdevice`, ...) already convert from and to the integer
+//!   cudarc uses. Sizes and alignments are checked at compile time.
 //! - cudarc's safe objects hand out our handle types through [`AsHandle`] (`stream.handle()`),
 //!   and device buffers through [`device_ptr`] / [`device_ptr_mut`], which keep cudarc's
 //!   stream-ordering bookkeeping.
@@ -30,14 +31,20 @@
 use crate::driver::{CUcontext, CUdeviceptr, CUevent, CUfunction, CUresult, CUstream, Error};
 use ::cudarc::driver::{safe, sys as rc};
 
-/// `From` both ways between our opaque handle newtypes and cudarc's `sys` pointer types of the
-/// same C name, with a compile-time check that the two have one layout. Invoked by the
+/// `From` ours into cudarc's `sys` pointer type of the same C name, `unsafe fn from_cudarc` back,
+/// with a compile-time check that the two have one layout. Invoked by the
 /// generated `driver::types` for every opaque handle of the headers.
 macro_rules! handles {
     ($($name:ident),* $(,)?) => {$(
-        impl From<::cudarc::driver::sys::$name> for $name {
+        impl $name {
+            /// cudarc's handle of the same C type as ours.
+            ///
+            /// # Safety
+            ///
+            /// As for `from_raw`: `h` is null or a live handle (cudarc's `sys` types are raw
+            /// pointers, which safe code can make from any integer).
             #[inline(always)]
-            fn from(h: ::cudarc::driver::sys::$name) -> Self {
+            pub unsafe fn from_cudarc(h: ::cudarc::driver::sys::$name) -> Self {
                 Self(h.cast())
             }
         }
@@ -71,7 +78,8 @@ macro_rules! as_handle {
             type Handle = $handle;
             #[inline(always)]
             fn handle(&self) -> $handle {
-                self.$get().into()
+                // SAFETY: the handle of a live cudarc object.
+                unsafe { $handle::from_cudarc(self.$get()) }
             }
         }
     )*};

@@ -1,4 +1,5 @@
-//! What the probes refuse, written with `unsafe` and a reason: typed enders, raw addresses, raw kernel arguments.
+//! What the probes refuse, written with `unsafe` and a reason: typed enders, raw addresses, raw kernel arguments,
+//! a handle from its raw value.
 //! expect: compiles
 
 use cudagen::driver;
@@ -21,5 +22,8 @@ let module = Module::from_ptx(&ctx, c".version 8.0")?;
     let raw = Stream::create(&ctx, 0)?.into_raw();
     // SAFETY: given up by its owned type above, ended once here.
     unsafe { driver::stream_destroy(raw) }?;
+    // SAFETY: the value of a live stream, taken back as a handle.
+    let again = unsafe { driver::CUstream::from_raw(s.as_raw().as_raw()) };
+    driver::stream_synchronize(again)?;
     Ok(())
 }

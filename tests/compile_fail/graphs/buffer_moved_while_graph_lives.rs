@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let other = Stream::create(&ctx, 0)?;
     let mut b = GraphBuilder::new(&s)?;
     b.memset(&[], &buf, 0)?;
-    let graph = b.build();
+    let graph = b.build()?;
     let moved = buf.move_to(&other)?;
     graph.instantiate()?;
     Ok(())

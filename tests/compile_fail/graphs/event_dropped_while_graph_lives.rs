@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let event = Event::create(&ctx, 0)?;
     let mut b = GraphBuilder::new(&s)?;
     b.record(&[], &event)?;
-    let graph = b.build();
+    let graph = b.build()?;
     drop(event);
     graph.instantiate()?;
     Ok(())

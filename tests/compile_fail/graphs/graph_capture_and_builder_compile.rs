@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut b = GraphBuilder::new(&s)?;
     let first = b.memset(&[], &buf, 0)?;
     b.child(&[first], &graph)?;
-    let outer = b.build().instantiate()?;
+    let outer = b.build()?.instantiate()?;
     for _ in 0..3 {
         exec.launch()?;
         outer.launch()?;

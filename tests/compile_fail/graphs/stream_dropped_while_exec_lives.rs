@@ -13,7 +13,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = LaunchConfig::linear(1, 1);
     let mut b = GraphBuilder::new(&s)?;
     b.kernel(&[], &k, cfg, (&buf,))?;
-    let exec = b.build().instantiate()?;
+    let exec = b.build()?.instantiate()?;
     drop(buf);
     drop(s);
     exec.launch()?;

@@ -51,7 +51,7 @@ fn main() {
     let ptx = compile(dev);
     println!("safebench: {name}, driver {version}, {samples} samples");
 
-    let module = Module::from_ptx(&ctx, &CString::new(ptx.clone()).unwrap()).unwrap();
+    let module = Module::from_ptx(&ctx, CString::new(ptx.clone()).unwrap()).unwrap();
     let safe = Safe {
         stream: Stream::create(&ctx, NON_BLOCKING).unwrap(),
         saxpy: module.get_function(c"saxpy").unwrap(),
@@ -59,6 +59,10 @@ fn main() {
     };
     let typed =
         Typed { stream: driver::stream_create(NON_BLOCKING).unwrap(), saxpy: safe.saxpy.as_raw(), empty5: safe.empty5.as_raw() };
+    if let Ok(spec) = std::env::var("SAFEBENCH_COUNT") {
+        count_only(&spec, &safe, &typed);
+        return;
+    }
     let cudarc = cudarc_path(&ptx, true);
     let noev = cudarc_path(&ptx, false);
     let ok = check(&safe, &typed, &cudarc, &noev);
@@ -70,6 +74,30 @@ fn main() {
     println!("drop errors: {drop_errors:?}");
     println!("RESULT: {}", if pass { "PASS" } else { "FAIL" });
     std::process::exit(if pass { 0 } else { 1 });
+}
+
+/// `SAFEBENCH_COUNT=typed:N` or `safe:N`: only N launches of the empty 5-argument kernel on that
+/// path, then exit (`tests/gpu/safebench_callgrind.sh` counts instructions of two N and divides
+/// the difference).
+fn count_only(spec: &str, safe: &Safe<'_>, typed: &Typed) {
+    let (path, n) = spec.split_once(':').expect("SAFEBENCH_COUNT: typed:N or safe:N");
+    let n: usize = n.parse().expect("SAFEBENCH_COUNT: N a number");
+    match path {
+        "typed" => {
+            let bufs = [0; 3].map(|_| driver::mem_alloc(4).unwrap());
+            typed.time_launch(n, bufs, false);
+            // SAFETY: made here, idle after time_launch's synchronize, each freed once.
+            bufs.iter().for_each(|&p| unsafe { driver::mem_free(p) }.unwrap());
+        }
+        "safe" => {
+            let mut bufs = [0; 3].map(|_| DeviceBuffer::<f32>::zeroed(&safe.stream, 1).unwrap());
+            safe.time_launch(n, &mut bufs, false);
+        }
+        other => panic!("SAFEBENCH_COUNT: unknown path {other}"),
+    }
+    // SAFETY: made by this program, used no more; ended once.
+    unsafe { driver::stream_destroy(typed.stream) }.unwrap();
+    println!("counted: {n} launches via {path}");
 }
 
 /// Both kernels as PTX for this device, through cudagen's NVRTC.

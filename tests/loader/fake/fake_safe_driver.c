@@ -13,7 +13,8 @@
  * makes cuFuncGetParamCount available.
  * Graphs: a stream in capture records its launches, memsets and device copies instead of running
  * them; explicit kernel, memset, memcpy and child nodes record the same; cuGraphLaunch replays
- * them in order (so "inc" counts replays). Graph allocations are host memory kept for good.
+ * them in order (so "inc" counts replays). Graph allocations (captured or allocation nodes) are
+ * host memory kept for good.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,11 +46,12 @@ static const char *NAMES[] = {
     "cuStreamIsCapturing", "cuLibraryLoadData",
     "cuStreamBeginCapture", "cuStreamEndCapture", "cuGraphCreate", "cuGraphDestroy", "cuGraphInstantiate",
     "cuGraphExecDestroy", "cuGraphLaunch", "cuGraphAddNode", "cuCtxSynchronize", "cuMemPoolTrimTo",
-    "cuDeviceGraphMemTrim", "graphOps",
+    "cuDeviceGraphMemTrim", "graphOps", "cuGraphAddMemAllocNode", "cuGraphAddMemFreeNode",
 };
 #define NCOUNTS (sizeof NAMES / sizeof NAMES[0])
 static long counts[NCOUNTS];
 static void *last_free_stream;
+static long last_deps;
 
 static void count(const char *name)
 {
@@ -57,10 +59,12 @@ static void count(const char *name)
         if (strcmp(NAMES[i], name) == 0) { counts[i]++; return; }
 }
 
-/* Calls of `name` so far; "lastFreeStream" gives the stream of the last cuMemFreeAsync. */
+/* Calls of `name` so far; "lastFreeStream" gives the stream of the last cuMemFreeAsync,
+ * "lastDeps" the number of dependencies of the last graph node added. */
 long fake_count(const char *name)
 {
     if (strcmp(name, "lastFreeStream") == 0) return (long)(intptr_t)last_free_stream;
+    if (strcmp(name, "lastDeps") == 0) return last_deps;
     for (size_t i = 0; i < NCOUNTS; i++)
         if (strcmp(NAMES[i], name) == 0) return counts[i];
     return -1;
@@ -388,6 +392,7 @@ static CUresult add_node(void **node, struct fake_graph *g, void **deps, size_t 
         if ((char *)deps[i] < g->nodes || (char *)deps[i] >= g->nodes + g->nnodes) return INVALID_VALUE;
     if (g->nnodes == 64) return INVALID_VALUE;
     *node = &g->nodes[g->nnodes++];
+    last_deps = (long)ndeps;
     return OK;
 }
 struct kernel_node_params {
@@ -435,6 +440,24 @@ static CUresult fGraphAddChildGraphNode(void **node, struct fake_graph *g, void 
 }
 static CUresult fGraphAddEmptyNode(void **node, struct fake_graph *g, void **deps, size_t n) { return add_node(node, g, deps, n); }
 static CUresult fGraphAddEventNode(void **node, struct fake_graph *g, void **deps, size_t n, void *e) { (void)e; return add_node(node, g, deps, n); }
+/* Graph memory: host memory kept for good (as capture allocations); the free node is counted. */
+struct mem_alloc_params { unsigned char pool_props[88]; const void *access; size_t naccess; size_t bytesize; CUdeviceptr dptr; };
+static CUresult fGraphAddMemAllocNode(void **node, struct fake_graph *g, void **deps, size_t n, struct mem_alloc_params *p)
+{
+    count("cuGraphAddMemAllocNode");
+    int loc_type, loc_id;
+    memcpy(&loc_type, p->pool_props + 8, sizeof loc_type);
+    memcpy(&loc_id, p->pool_props + 12, sizeof loc_id);
+    if (p->bytesize == 0 || p->access || p->naccess || loc_type != 1 || loc_id != 0) return INVALID_VALUE;
+    CUresult r = add_node(node, g, deps, n);
+    if (r == OK) p->dptr = (CUdeviceptr)(uintptr_t)dev_alloc(p->bytesize);
+    return r;
+}
+static CUresult fGraphAddMemFreeNode(void **node, struct fake_graph *g, void **deps, size_t n, CUdeviceptr d)
+{
+    count("cuGraphAddMemFreeNode");
+    return d ? add_node(node, g, deps, n) : INVALID_VALUE;
+}
 static CUresult fGraphGetNodes(struct fake_graph *g, void **nodes, size_t *n) { (void)nodes; *n = (size_t)g->nnodes; return OK; }
 /* Queries: 1 GiB of which 768 MiB free; one pool. */
 static CUresult fMemGetInfo(size_t *free_, size_t *total) { *free_ = 768u << 20; *total = 1u << 30; return OK; }
@@ -514,6 +537,8 @@ static const struct entry ENTRIES[] = {
     {"cuGraphAddEventRecordNode", (void *)fGraphAddEventNode},
     {"cuGraphAddEventWaitNode", (void *)fGraphAddEventNode},
     {"cuGraphGetNodes", (void *)fGraphGetNodes},
+    {"cuGraphAddMemAllocNode", (void *)fGraphAddMemAllocNode},
+    {"cuGraphAddMemFreeNode", (void *)fGraphAddMemFreeNode},
     {"cuMemGetInfo", (void *)fMemGetInfo},
     {"cuDeviceGetName", (void *)fDeviceGetName},
     {"cuDeviceTotalMem", (void *)fDeviceTotalMem},

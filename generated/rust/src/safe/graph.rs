@@ -91,11 +91,15 @@
 //!
 //! [`Capture::alloc`] allocates on the capture stream, which records a graph memory node: a
 //! [`GraphMem<T>`] valid only while the graph runs. `end()` frees every such allocation at the
-//! end of the graph, after all captured work. A `GraphMem` is a kernel argument, a copy or
-//! memset target only in its own capture: anywhere else the launch or node is refused
-//! ([`Error::ArgGraph`], [`Error::GraphMemory`]) before anything is enqueued. The driver keeps
-//! the physical memory behind graph allocations cached for the next replay; `Device::graph_mem_trim`
-//! returns it.
+//! end of the graph, after all captured work. [`GraphBuilder::alloc`] adds the node explicitly
+//! (`cuGraphAddMemAllocNode`); every later node that takes graph memory depends on the
+//! builder's allocation nodes (added to the dependencies given), and `build()` adds one free
+//! node per allocation after every other node (`cuGraphAddMemFreeNode`), so each use comes
+//! after its allocation and before its free, whatever dependencies were given. A `GraphMem` is
+//! a kernel argument, a copy or memset target only in its own graph: anywhere else the launch
+//! or node is refused ([`Error::ArgGraph`], [`Error::GraphMemory`]) before anything is enqueued.
+//! The driver keeps the physical memory behind graph allocations cached for the next replay;
+//! `Device::trim_pools` returns it.
 
 use super::error::Error;
 use super::launch::{checked, Binding, KernelArgs, LaunchConfig, Launchable, Outcome};
@@ -376,6 +380,17 @@ unsafe fn launch_on(
     }
 }
 
+/// The location of `device`'s memory. `CUmemLocation` is `{ int type; int id; }` in every
+/// release (from 13.0 `id` shares its place with another member, so the field is spelled
+/// differently), so the id is written at its offset.
+fn device_location(device: driver::CUdevice) -> driver::CUmemLocation {
+    const _: () = assert!(size_of::<driver::CUmemLocation>() == 2 * size_of::<core::ffi::c_int>());
+    let mut location = driver::CUmemLocation { r#type: driver::CUmemLocationType::DEVICE, ..Default::default() };
+    // SAFETY: the second `int` of the 8-byte record is the location's id.
+    unsafe { core::ptr::addr_of_mut!(location).cast::<core::ffi::c_int>().add(1).write(device.0) };
+    location
+}
+
 /// A node of a [`GraphBuilder`], for dependencies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Node {
@@ -390,6 +405,10 @@ pub struct GraphBuilder<'a> {
     graph: super::Graph,
     bind: Binding,
     ctx: driver::CUcontext,
+    /// The graph's allocations and their nodes (each freed by a node `build` adds).
+    allocs: Vec<(CUdeviceptr, CUgraphNode)>,
+    /// The nodes nothing depends on yet: every node is one or comes before one.
+    leaves: Vec<CUgraphNode>,
     _borrows: PhantomData<&'a ()>,
 }
 
@@ -407,24 +426,66 @@ impl<'a> GraphBuilder<'a> {
             graph,
             bind: Binding { stream: home.raw_stream(), graph: next_graph_id() },
             ctx,
+            allocs: Vec::new(),
+            leaves: Vec::new(),
             _borrows: PhantomData,
         })
     }
 
-    fn deps(&self, deps: &[Node]) -> Result<Vec<CUgraphNode>> {
-        deps.iter().map(|n| if n.graph == self.bind.graph { Ok(n.raw) } else { Err(Error::ForeignNode) }).collect()
+    /// The raw dependencies: `deps` (nodes of this builder), and every allocation node when the
+    /// new node takes graph memory (`in_graph`).
+    fn deps(&self, deps: &[Node], in_graph: bool) -> Result<Vec<CUgraphNode>> {
+        let mut raw: Vec<CUgraphNode> = deps
+            .iter()
+            .map(|n| if n.graph == self.bind.graph { Ok(n.raw) } else { Err(Error::ForeignNode) })
+            .collect::<Result<_>>()?;
+        if in_graph {
+            raw.extend(self.allocs.iter().map(|&(_, node)| node).filter(|n| !deps.iter().any(|d| d.raw == *n)));
+        }
+        Ok(raw)
+    }
+
+    /// Records a node added after `deps`: they are no longer leaves, it is one.
+    fn added(&mut self, raw: CUgraphNode, deps: &[CUgraphNode]) -> Node {
+        self.leaves.retain(|l| !deps.contains(l));
+        self.leaves.push(raw);
+        Node { graph: self.bind.graph, raw }
     }
 
     /// Adds a node with `add(out, graph, deps, count)` (a `cuGraphAdd*Node` call).
     fn add(
         &mut self,
         deps: &[Node],
+        in_graph: bool,
         add: impl FnOnce(*mut CUgraphNode, CUgraph, *const CUgraphNode, usize) -> CUresult,
     ) -> Result<Node> {
-        let deps = self.deps(deps)?;
+        let deps = self.deps(deps, in_graph)?;
         let mut raw = CUgraphNode(core::ptr::null_mut());
         status(add(&mut raw, self.graph.as_raw(), deps.as_ptr(), deps.len()))?;
-        Ok(Node { graph: self.bind.graph, raw })
+        Ok(self.added(raw, &deps))
+    }
+
+    /// An allocation node of `len` elements of `T` on the home stream's device
+    /// (`cuGraphAddMemAllocNode`): memory valid only while the graph runs, freed at its end
+    /// (see the module docs). Not initialized: write it before reading it.
+    pub fn alloc<T: DeviceRepr>(&mut self, deps: &[Node], len: usize) -> Result<(Node, GraphMem<T>)> {
+        let bytes = len.checked_mul(size_of::<T>()).ok_or(Error::TooLarge { len, elem_bytes: size_of::<T>() })?;
+        if bytes == 0 {
+            let node = self.empty(deps)?;
+            return Ok((node, GraphMem { ptr: CUdeviceptr::from(0), len, graph: self.bind.graph, _t: PhantomData }));
+        }
+        let location = device_location(driver::ctx_get_device()?);
+        let pool_props =
+            driver::CUmemPoolProps { allocType: driver::CUmemAllocationType::PINNED, location, ..Default::default() };
+        let mut p = driver::CUDA_MEM_ALLOC_NODE_PARAMS { poolProps: pool_props, bytesize: bytes, ..Default::default() };
+        let deps = self.deps(deps, false)?;
+        let mut raw = CUgraphNode(core::ptr::null_mut());
+        // SAFETY: the properties hold no address and no access descriptors; the driver writes
+        // the node and `p.dptr`.
+        status(unsafe { sys::cuGraphAddMemAllocNode(&mut raw, self.graph.as_raw(), deps.as_ptr(), deps.len(), &mut p) })?;
+        self.allocs.push((p.dptr, raw));
+        let node = self.added(raw, &deps);
+        Ok((node, GraphMem { ptr: p.dptr, len, graph: self.bind.graph, _t: PhantomData }))
     }
 
     /// A kernel node, checked as [`StreamLaunch::launch`](super::StreamLaunch::launch) checks
@@ -436,7 +497,7 @@ impl<'a> GraphBuilder<'a> {
         cfg: LaunchConfig,
         args: A,
     ) -> Result<Node> {
-        let (deps, graph, ctx) = (self.deps(deps)?, self.graph.as_raw(), self.ctx);
+        let (deps, graph, ctx) = (self.deps(deps, args.in_graph())?, self.graph.as_raw(), self.ctx);
         let mut raw = CUgraphNode(core::ptr::null_mut());
         checked(kernel, self.bind, cfg, args, |f, cfg, params| {
             let p = driver::CUDA_KERNEL_NODE_PARAMS {
@@ -458,7 +519,7 @@ impl<'a> GraphBuilder<'a> {
                 r => Err(r.into()),
             }
         })?;
-        Ok(Node { graph: self.bind.graph, raw })
+        Ok(self.added(raw, &deps))
     }
 
     /// A copy node between two buffers of the same length bound to the home stream (an empty
@@ -489,8 +550,9 @@ impl<'a> GraphBuilder<'a> {
             ..Default::default()
         };
         let ctx = self.ctx;
+        let in_graph = d.stream.is_none() || s.stream.is_none();
         // SAFETY: both ends are live device memory of `bytes` bytes the graph borrows.
-        self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddMemcpyNode(out, g, deps, n, &p, ctx) })
+        self.add(deps, in_graph, |out, g, deps, n| unsafe { sys::cuGraphAddMemcpyNode(out, g, deps, n, &p, ctx) })
     }
 
     /// A memset node setting every byte of `dst` (bound to the home stream) to `byte` (an empty
@@ -510,7 +572,7 @@ impl<'a> GraphBuilder<'a> {
         };
         let ctx = self.ctx;
         // SAFETY: `dst` is live device memory of `bytes` bytes the graph borrows.
-        self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddMemsetNode(out, g, deps, n, &p, ctx) })
+        self.add(deps, d.stream.is_none(), |out, g, deps, n| unsafe { sys::cuGraphAddMemsetNode(out, g, deps, n, &p, ctx) })
     }
 
     /// A node running a copy of `child` (same home stream; the copy keeps its borrows).
@@ -520,32 +582,38 @@ impl<'a> GraphBuilder<'a> {
         }
         let c = child.graph.as_raw();
         // SAFETY: a live graph; the driver clones it now.
-        self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddChildGraphNode(out, g, deps, n, c) })
+        self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddChildGraphNode(out, g, deps, n, c) })
     }
 
     /// A node that does nothing (to join dependencies).
     pub fn empty(&mut self, deps: &[Node]) -> Result<Node> {
         // SAFETY: a node without parameters.
-        self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddEmptyNode(out, g, deps, n) })
+        self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddEmptyNode(out, g, deps, n) })
     }
 
     /// A node recording `event` (borrowed by the graph).
     pub fn record<E: AsRaw<CUevent>>(&mut self, deps: &[Node], event: &'a E) -> Result<Node> {
         let e = event.raw_handle();
         // SAFETY: a live event the graph borrows.
-        self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddEventRecordNode(out, g, deps, n, e) })
+        self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddEventRecordNode(out, g, deps, n, e) })
     }
 
     /// A node waiting for `event` (borrowed by the graph).
     pub fn wait<E: AsRaw<CUevent>>(&mut self, deps: &[Node], event: &'a E) -> Result<Node> {
         let e = event.raw_handle();
         // SAFETY: a live event the graph borrows.
-        self.add(deps, |out, g, deps, n| unsafe { sys::cuGraphAddEventWaitNode(out, g, deps, n, e) })
+        self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddEventWaitNode(out, g, deps, n, e) })
     }
 
-    /// The graph.
-    pub fn build(self) -> SafeGraph<'a> {
-        SafeGraph { graph: self.graph, home: self.bind.stream, _borrows: PhantomData }
+    /// The graph, with a free node for each allocation after every other node.
+    pub fn build(mut self) -> Result<SafeGraph<'a>> {
+        let (graph, leaves) = (self.graph.as_raw(), core::mem::take(&mut self.leaves));
+        for (ptr, _) in core::mem::take(&mut self.allocs) {
+            let mut raw = CUgraphNode(core::ptr::null_mut());
+            // SAFETY: an allocation of this graph, freed once, after every node that may use it.
+            status(unsafe { sys::cuGraphAddMemFreeNode(&mut raw, graph, leaves.as_ptr(), leaves.len(), ptr) })?;
+        }
+        Ok(SafeGraph { graph: self.graph, home: self.bind.stream, _borrows: PhantomData })
     }
 }
 

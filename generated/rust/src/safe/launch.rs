@@ -398,6 +398,9 @@ pub trait KernelArgs: sealed::Sealed {
     /// (`i | OTHER_GRAPH`: an allocation of another graph than `bind.graph`).
     #[doc(hidden)]
     fn pack<R>(self, bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize>;
+    /// Whether an argument is a graph's own allocation (its node must depend on the allocation).
+    #[doc(hidden)]
+    fn in_graph(&self) -> bool;
 }
 
 impl sealed::Sealed for () {}
@@ -406,6 +409,9 @@ impl KernelArgs for () {
     #[inline(always)]
     fn pack<R>(self, _bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize> {
         Ok(f(&mut []))
+    }
+    fn in_graph(&self) -> bool {
+        false
     }
 }
 
@@ -430,6 +436,9 @@ macro_rules! kernel_args {
                 let mut values = ($(self.$i.param(),)+);
                 let mut ptrs: [*mut c_void; $n] = [$(core::ptr::addr_of_mut!(values.$i).cast()),+];
                 Ok(f(&mut ptrs))
+            }
+            fn in_graph(&self) -> bool {
+                false $(|| self.$i.graph() != 0)+
             }
         }
     };

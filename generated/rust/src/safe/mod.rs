@@ -185,6 +185,9 @@ pub use memory::*;
 mod pools;
 #[allow(unused_imports)] // a support file may only add methods
 pub use pools::*;
+mod ptrs;
+#[allow(unused_imports)] // a support file may only add methods
+pub use ptrs::*;
 mod ptx;
 #[allow(unused_imports)] // a support file may only add methods
 pub use ptx::*;

@@ -39,14 +39,26 @@ use core::ffi::{
 ///
 /// To link inputs, an instance of nvJitLinkHandle must be created first with
 /// nvJitLinkCreate().
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](nvJitLinkHandle::null), or
+/// with `unsafe` [`from_raw`](nvJitLinkHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct nvJitLinkHandle(pub *mut c_void);
+pub struct nvJitLinkHandle(pub(crate) *mut c_void);
 
 impl nvJitLinkHandle {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()

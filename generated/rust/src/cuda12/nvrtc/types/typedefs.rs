@@ -40,14 +40,26 @@ use core::ffi::{
 /// To compile a CUDA program string, an instance of nvrtcProgram must be
 /// created first with `nvrtcCreateProgram`, then compiled with
 /// `nvrtcCompileProgram`.
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](nvrtcProgram::null), or
+/// with `unsafe` [`from_raw`](nvrtcProgram::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct nvrtcProgram(pub *mut c_void);
+pub struct nvrtcProgram(pub(crate) *mut c_void);
 
 impl nvrtcProgram {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()

@@ -37,14 +37,26 @@ use core::ffi::{
 /// NVVM Program.
 ///
 /// An opaque handle for a program.
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](nvvmProgram::null), or
+/// with `unsafe` [`from_raw`](nvvmProgram::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct nvvmProgram(pub *mut c_void);
+pub struct nvvmProgram(pub(crate) *mut c_void);
 
 impl nvvmProgram {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()

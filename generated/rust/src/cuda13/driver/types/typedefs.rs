@@ -74,14 +74,25 @@ impl From<CUdevice_v1> for c_int {
 
 pub type CUdevice = CUdevice_v1;
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUcontext::null), or
+/// with `unsafe` [`from_raw`](CUcontext::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUcontext(pub *mut c_void);
+pub struct CUcontext(pub(crate) *mut c_void);
 
 impl CUcontext {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -102,14 +113,25 @@ impl Default for CUcontext {
 unsafe impl Send for CUcontext {}
 unsafe impl Sync for CUcontext {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUmodule::null), or
+/// with `unsafe` [`from_raw`](CUmodule::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUmodule(pub *mut c_void);
+pub struct CUmodule(pub(crate) *mut c_void);
 
 impl CUmodule {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -130,14 +152,25 @@ impl Default for CUmodule {
 unsafe impl Send for CUmodule {}
 unsafe impl Sync for CUmodule {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUfunction::null), or
+/// with `unsafe` [`from_raw`](CUfunction::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUfunction(pub *mut c_void);
+pub struct CUfunction(pub(crate) *mut c_void);
 
 impl CUfunction {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -158,14 +191,25 @@ impl Default for CUfunction {
 unsafe impl Send for CUfunction {}
 unsafe impl Sync for CUfunction {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUlibrary::null), or
+/// with `unsafe` [`from_raw`](CUlibrary::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUlibrary(pub *mut c_void);
+pub struct CUlibrary(pub(crate) *mut c_void);
 
 impl CUlibrary {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -186,14 +230,25 @@ impl Default for CUlibrary {
 unsafe impl Send for CUlibrary {}
 unsafe impl Sync for CUlibrary {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUkernel::null), or
+/// with `unsafe` [`from_raw`](CUkernel::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUkernel(pub *mut c_void);
+pub struct CUkernel(pub(crate) *mut c_void);
 
 impl CUkernel {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -214,14 +269,25 @@ impl Default for CUkernel {
 unsafe impl Send for CUkernel {}
 unsafe impl Sync for CUkernel {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUarray::null), or
+/// with `unsafe` [`from_raw`](CUarray::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUarray(pub *mut c_void);
+pub struct CUarray(pub(crate) *mut c_void);
 
 impl CUarray {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -242,14 +308,25 @@ impl Default for CUarray {
 unsafe impl Send for CUarray {}
 unsafe impl Sync for CUarray {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUmipmappedArray::null), or
+/// with `unsafe` [`from_raw`](CUmipmappedArray::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUmipmappedArray(pub *mut c_void);
+pub struct CUmipmappedArray(pub(crate) *mut c_void);
 
 impl CUmipmappedArray {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -270,14 +347,25 @@ impl Default for CUmipmappedArray {
 unsafe impl Send for CUmipmappedArray {}
 unsafe impl Sync for CUmipmappedArray {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUtexref::null), or
+/// with `unsafe` [`from_raw`](CUtexref::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUtexref(pub *mut c_void);
+pub struct CUtexref(pub(crate) *mut c_void);
 
 impl CUtexref {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -298,14 +386,25 @@ impl Default for CUtexref {
 unsafe impl Send for CUtexref {}
 unsafe impl Sync for CUtexref {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUsurfref::null), or
+/// with `unsafe` [`from_raw`](CUsurfref::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUsurfref(pub *mut c_void);
+pub struct CUsurfref(pub(crate) *mut c_void);
 
 impl CUsurfref {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -326,14 +425,25 @@ impl Default for CUsurfref {
 unsafe impl Send for CUsurfref {}
 unsafe impl Sync for CUsurfref {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUevent::null), or
+/// with `unsafe` [`from_raw`](CUevent::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUevent(pub *mut c_void);
+pub struct CUevent(pub(crate) *mut c_void);
 
 impl CUevent {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -354,14 +464,25 @@ impl Default for CUevent {
 unsafe impl Send for CUevent {}
 unsafe impl Sync for CUevent {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUstream::null), or
+/// with `unsafe` [`from_raw`](CUstream::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUstream(pub *mut c_void);
+pub struct CUstream(pub(crate) *mut c_void);
 
 impl CUstream {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -382,14 +503,25 @@ impl Default for CUstream {
 unsafe impl Send for CUstream {}
 unsafe impl Sync for CUstream {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphicsResource::null), or
+/// with `unsafe` [`from_raw`](CUgraphicsResource::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUgraphicsResource(pub *mut c_void);
+pub struct CUgraphicsResource(pub(crate) *mut c_void);
 
 impl CUgraphicsResource {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -446,14 +578,25 @@ impl From<CUsurfObject_v1> for c_ulonglong {
 
 pub type CUsurfObject = CUsurfObject_v1;
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUexternalMemory::null), or
+/// with `unsafe` [`from_raw`](CUexternalMemory::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUexternalMemory(pub *mut c_void);
+pub struct CUexternalMemory(pub(crate) *mut c_void);
 
 impl CUexternalMemory {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -474,14 +617,25 @@ impl Default for CUexternalMemory {
 unsafe impl Send for CUexternalMemory {}
 unsafe impl Sync for CUexternalMemory {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUexternalSemaphore::null), or
+/// with `unsafe` [`from_raw`](CUexternalSemaphore::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUexternalSemaphore(pub *mut c_void);
+pub struct CUexternalSemaphore(pub(crate) *mut c_void);
 
 impl CUexternalSemaphore {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -502,14 +656,25 @@ impl Default for CUexternalSemaphore {
 unsafe impl Send for CUexternalSemaphore {}
 unsafe impl Sync for CUexternalSemaphore {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraph::null), or
+/// with `unsafe` [`from_raw`](CUgraph::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUgraph(pub *mut c_void);
+pub struct CUgraph(pub(crate) *mut c_void);
 
 impl CUgraph {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -530,14 +695,25 @@ impl Default for CUgraph {
 unsafe impl Send for CUgraph {}
 unsafe impl Sync for CUgraph {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphNode::null), or
+/// with `unsafe` [`from_raw`](CUgraphNode::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUgraphNode(pub *mut c_void);
+pub struct CUgraphNode(pub(crate) *mut c_void);
 
 impl CUgraphNode {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -558,14 +734,25 @@ impl Default for CUgraphNode {
 unsafe impl Send for CUgraphNode {}
 unsafe impl Sync for CUgraphNode {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphExec::null), or
+/// with `unsafe` [`from_raw`](CUgraphExec::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUgraphExec(pub *mut c_void);
+pub struct CUgraphExec(pub(crate) *mut c_void);
 
 impl CUgraphExec {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -586,14 +773,25 @@ impl Default for CUgraphExec {
 unsafe impl Send for CUgraphExec {}
 unsafe impl Sync for CUgraphExec {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUmemoryPool::null), or
+/// with `unsafe` [`from_raw`](CUmemoryPool::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUmemoryPool(pub *mut c_void);
+pub struct CUmemoryPool(pub(crate) *mut c_void);
 
 impl CUmemoryPool {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -614,14 +812,25 @@ impl Default for CUmemoryPool {
 unsafe impl Send for CUmemoryPool {}
 unsafe impl Sync for CUmemoryPool {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUuserObject::null), or
+/// with `unsafe` [`from_raw`](CUuserObject::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUuserObject(pub *mut c_void);
+pub struct CUuserObject(pub(crate) *mut c_void);
 
 impl CUuserObject {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -658,14 +867,25 @@ impl From<CUgraphConditionalHandle> for u64 {
     }
 }
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgraphDeviceNode::null), or
+/// with `unsafe` [`from_raw`](CUgraphDeviceNode::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUgraphDeviceNode(pub *mut c_void);
+pub struct CUgraphDeviceNode(pub(crate) *mut c_void);
 
 impl CUgraphDeviceNode {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -686,14 +906,25 @@ impl Default for CUgraphDeviceNode {
 unsafe impl Send for CUgraphDeviceNode {}
 unsafe impl Sync for CUgraphDeviceNode {}
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUasyncCallbackHandle::null), or
+/// with `unsafe` [`from_raw`](CUasyncCallbackHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUasyncCallbackHandle(pub *mut c_void);
+pub struct CUasyncCallbackHandle(pub(crate) *mut c_void);
 
 impl CUasyncCallbackHandle {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -717,14 +948,26 @@ unsafe impl Sync for CUasyncCallbackHandle {}
 /// \\typedef typedef struct CUgreenCtx_st* CUgreenCtx
 /// A green context handle. This handle can be used safely from only one CPU thread at a time.
 /// Created via `cuGreenCtxCreate`
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUgreenCtx::null), or
+/// with `unsafe` [`from_raw`](CUgreenCtx::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUgreenCtx(pub *mut c_void);
+pub struct CUgreenCtx(pub(crate) *mut c_void);
 
 impl CUgreenCtx {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -761,14 +1004,25 @@ pub type CUasyncCallback =
 
 pub type CUdevprop = CUdevprop_v1;
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUlinkState::null), or
+/// with `unsafe` [`from_raw`](CUlinkState::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUlinkState(pub *mut c_void);
+pub struct CUlinkState(pub(crate) *mut c_void);
 
 impl CUlinkState {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -920,14 +1174,26 @@ pub type CUDA_FABRIC_COPY_BATCH_OP = CUDA_FABRIC_COPY_BATCH_OP_v1;
 pub type CUDA_FABRIC_CPY_BATCH_NODE_PARAMS = CUDA_FABRIC_CPY_BATCH_NODE_PARAMS_V1;
 
 /// Handle for a CUDA custom storage checkpoint or restore operation awaiting completion
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUcheckpointOperationHandle::null), or
+/// with `unsafe` [`from_raw`](CUcheckpointOperationHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUcheckpointOperationHandle(pub *mut c_void);
+pub struct CUcheckpointOperationHandle(pub(crate) *mut c_void);
 
 impl CUcheckpointOperationHandle {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -983,14 +1249,26 @@ pub type CUgraphRecaptureCallback = Option<
 ///
 /// This handle is returned when registering a callback and must be provided
 /// when deregistering the callback.
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUcoredumpCallbackHandle::null), or
+/// with `unsafe` [`from_raw`](CUcoredumpCallbackHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUcoredumpCallbackHandle(pub *mut c_void);
+pub struct CUcoredumpCallbackHandle(pub(crate) *mut c_void);
 
 impl CUcoredumpCallbackHandle {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -1026,14 +1304,26 @@ pub type CUcoredumpStatusCallback = Option<unsafe extern "C" fn(userData: *mut c
 /// \\typedef struct CUdevResourceDesc_st* CUdevResourceDesc;
 /// An opaque descriptor handle. The descriptor encapsulates multiple created and configured resources.
 /// Created via `cuDevResourceGenerateDesc`
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUdevResourceDesc::null), or
+/// with `unsafe` [`from_raw`](CUdevResourceDesc::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUdevResourceDesc(pub *mut c_void);
+pub struct CUdevResourceDesc(pub(crate) *mut c_void);
 
 impl CUdevResourceDesc {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -1056,14 +1346,25 @@ unsafe impl Sync for CUdevResourceDesc {}
 
 pub type CUdevResource = CUdevResource_v1;
 
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUlogsCallbackHandle::null), or
+/// with `unsafe` [`from_raw`](CUlogsCallbackHandle::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUlogsCallbackHandle(pub *mut c_void);
+pub struct CUlogsCallbackHandle(pub(crate) *mut c_void);
 
 impl CUlogsCallbackHandle {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -1132,14 +1433,26 @@ pub type EGLSyncKHR = *mut c_void;
 pub type CUeglFrame = CUeglFrame_v1;
 
 /// CUDA EGLSream Connection
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](CUeglStreamConnection::null), or
+/// with `unsafe` [`from_raw`](CUeglStreamConnection::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct CUeglStreamConnection(pub *mut c_void);
+pub struct CUeglStreamConnection(pub(crate) *mut c_void);
 
 impl CUeglStreamConnection {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()

@@ -39,14 +39,26 @@ use core::ffi::{
 pub type cudaDevResourceDesc_t = crate::driver::CUdevResourceDesc;
 
 /// An opaque handle to a CUDA execution context. It represents an execution context created via CUDA Runtime APIs such as `cudaGreenCtxCreate`.
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaExecutionContext_t::null), or
+/// with `unsafe` [`from_raw`](cudaExecutionContext_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaExecutionContext_t(pub *mut c_void);
+pub struct cudaExecutionContext_t(pub(crate) *mut c_void);
 
 impl cudaExecutionContext_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -68,14 +80,26 @@ unsafe impl Send for cudaExecutionContext_t {}
 unsafe impl Sync for cudaExecutionContext_t {}
 
 /// CUDA array
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaArray_t::null), or
+/// with `unsafe` [`from_raw`](cudaArray_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaArray_t(pub *mut c_void);
+pub struct cudaArray_t(pub(crate) *mut c_void);
 
 impl cudaArray_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -97,14 +121,26 @@ unsafe impl Send for cudaArray_t {}
 unsafe impl Sync for cudaArray_t {}
 
 /// CUDA array (as source copy argument)
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaArray_const_t::null), or
+/// with `unsafe` [`from_raw`](cudaArray_const_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaArray_const_t(pub *mut c_void);
+pub struct cudaArray_const_t(pub(crate) *mut c_void);
 
 impl cudaArray_const_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -126,14 +162,26 @@ unsafe impl Send for cudaArray_const_t {}
 unsafe impl Sync for cudaArray_const_t {}
 
 /// CUDA mipmapped array
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaMipmappedArray_t::null), or
+/// with `unsafe` [`from_raw`](cudaMipmappedArray_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaMipmappedArray_t(pub *mut c_void);
+pub struct cudaMipmappedArray_t(pub(crate) *mut c_void);
 
 impl cudaMipmappedArray_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -155,14 +203,26 @@ unsafe impl Send for cudaMipmappedArray_t {}
 unsafe impl Sync for cudaMipmappedArray_t {}
 
 /// CUDA mipmapped array (as source argument)
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaMipmappedArray_const_t::null), or
+/// with `unsafe` [`from_raw`](cudaMipmappedArray_const_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaMipmappedArray_const_t(pub *mut c_void);
+pub struct cudaMipmappedArray_const_t(pub(crate) *mut c_void);
 
 impl cudaMipmappedArray_const_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -195,14 +255,26 @@ pub type cudaStream_t = crate::driver::CUstream;
 pub type cudaEvent_t = crate::driver::CUevent;
 
 /// CUDA graphics resource types
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaGraphicsResource_t::null), or
+/// with `unsafe` [`from_raw`](cudaGraphicsResource_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaGraphicsResource_t(pub *mut c_void);
+pub struct cudaGraphicsResource_t(pub(crate) *mut c_void);
 
 impl cudaGraphicsResource_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -224,14 +296,26 @@ unsafe impl Send for cudaGraphicsResource_t {}
 unsafe impl Sync for cudaGraphicsResource_t {}
 
 /// CUDA external memory
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaExternalMemory_t::null), or
+/// with `unsafe` [`from_raw`](cudaExternalMemory_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaExternalMemory_t(pub *mut c_void);
+pub struct cudaExternalMemory_t(pub(crate) *mut c_void);
 
 impl cudaExternalMemory_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -253,14 +337,26 @@ unsafe impl Send for cudaExternalMemory_t {}
 unsafe impl Sync for cudaExternalMemory_t {}
 
 /// CUDA external semaphore
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaExternalSemaphore_t::null), or
+/// with `unsafe` [`from_raw`](cudaExternalSemaphore_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaExternalSemaphore_t(pub *mut c_void);
+pub struct cudaExternalSemaphore_t(pub(crate) *mut c_void);
 
 impl cudaExternalSemaphore_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()
@@ -312,14 +408,26 @@ pub type cudaGraphExec_t = crate::driver::CUgraphExec;
 pub type cudaGraphDeviceNode_t = crate::driver::CUgraphDeviceNode;
 
 /// CUDA async callback handle
+///
+/// Made only by the library (an out-parameter, a record it fills), as [`null`](cudaAsyncCallbackHandle_t::null), or
+/// with `unsafe` [`from_raw`](cudaAsyncCallbackHandle_t::from_raw): safe code cannot forge a handle to pass.
 #[repr(transparent)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct cudaAsyncCallbackHandle_t(pub *mut c_void);
+pub struct cudaAsyncCallbackHandle_t(pub(crate) *mut c_void);
 
 impl cudaAsyncCallbackHandle_t {
     /// The null handle.
     pub const fn null() -> Self {
         Self(core::ptr::null_mut())
+    }
+    /// A handle from its raw value.
+    ///
+    /// # Safety
+    ///
+    /// `raw` is null, a handle of this type the library gave out and has not ended, or a
+    /// special value the headers define for this type.
+    pub const unsafe fn from_raw(raw: *mut c_void) -> Self {
+        Self(raw)
     }
     pub fn is_null(self) -> bool {
         self.0.is_null()

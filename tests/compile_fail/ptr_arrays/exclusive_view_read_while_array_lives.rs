@@ -1,0 +1,19 @@
+//! A buffer given to an array as an exclusive view cannot be read while the array lives.
+//! expect: E0502
+
+use cudagen::driver::{self, CUstreamCaptureMode};
+use cudagen::safe::{Context, DeviceBuffer, DevicePtrArray, LaunchConfig, Module, Stream, StreamCapture, StreamLaunch};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = Context::create(0, driver::device_get(0)?)?;
+    let s = Stream::create(&ctx, 0)?;
+    let module = Module::from_ptx(&ctx, ".entry k(.param .u64 p) { ret; }")?;
+    let k = module.get_function(c"k")?;
+    let cfg = LaunchConfig::linear(1, 1);
+    let a = DeviceBuffer::<f32>::zeroed(&s, 4)?;
+    let mut b = DeviceBuffer::<f32>::zeroed(&s, 4)?;
+    let arr = DevicePtrArray::from_mut(&s, [b.as_mut_slice()])?;
+    let _ = b.to_vec()?;
+    s.launch(&k, cfg, (&arr, &a))?;
+    Ok(())
+}
