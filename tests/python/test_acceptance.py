@@ -1058,6 +1058,10 @@ def _accepted_rule(kind, category):
     # for `__int__` instead); a C enum is an integer too, given by its value
     if kind in ("int_0", "int_1", "bool", "np_int32", "np_uint64", "obj_index") and category == "enum":
         return True
+    # an object with only `__int__` says which integer it is: cuda.bindings 13 int()s it for an
+    # enum and a `void *` too (12.x refuses it there), so its int() has one meaning
+    if kind == "obj_int" and category in ("enum", "void_ptr"):
+        return True
     # a member of the C type's own enum (ours or NVIDIA's): the value it names, its only meaning
     # (cuda.bindings 13's setters of CUstreamMemOpAtomicReductionParams refuse their own members)
     if kind in ("enum_same", "enum_theirs") and category == "enum":

@@ -180,11 +180,11 @@ class _IndexOnly:
 
 def _not_enums():
     """Values an enum argument refuses: cuda.bindings 12.x reads the member's `.value` (these
-    raise AttributeError there); none is truncated into a member."""
+    raise AttributeError there, and 13.x `int()`s them); none is truncated into a member."""
     np = pytest.importorskip("numpy")
     from cudagen import runtime
 
-    out = [2.5, 10.0, np.float64(10.0), np.float32(2.5), _IntOnly(), runtime.cudaStream_t(7), driver.CUstream(7), "10"]
+    out = [2.5, 10.0, np.float64(10.0), np.float32(2.5), runtime.cudaStream_t(7), driver.CUstream(7), "10"]
     try:  # NVIDIA's handle classes: their pointer handles have __index__, still no enum value
         from cuda.bindings import driver as nd, runtime as nrt
 
@@ -195,9 +195,10 @@ def _not_enums():
 
 
 def test_enum_arguments_refuse_floats_and_handles():
-    """An enum argument of the driver and NVRTC modules takes a member of any enum, an int or an
-    `__index__` object; a float, a handle or an `__int__`-only object is a TypeError naming the
-    parameter and the enum, raised before the library is loaded."""
+    """An enum argument of the driver and NVRTC modules takes a member of any enum, an int, an
+    `__index__` object or an `__int__`-only one (its int(), as cuda.bindings 13 takes it); a
+    float or a handle is a TypeError naming the parameter and the enum, raised before the
+    library is loaded."""
     np = pytest.importorskip("numpy")
     for bad in _not_enums():
         with pytest.raises(TypeError, match=r"^cuDeviceGetAttribute\(\) argument 'attrib' must be CUdevice_attribute or int, not "):
@@ -205,7 +206,7 @@ def test_enum_arguments_refuse_floats_and_handles():
         with pytest.raises(TypeError, match=r"^nvrtcGetErrorString\(\) argument 'result' must be nvrtcResult or int, not "):
             nvrtc.nvrtcGetErrorString(bad)
     ok = nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_INPUT
-    for good in (ok, 3, np.int32(3), _IndexOnly(), driver.CUresult(3), True):
+    for good in (ok, 3, np.int32(3), _IndexOnly(), _IntOnly(), driver.CUresult(3), True):
         assert nvrtc.nvrtcGetErrorString(good)[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS
     assert nvrtc.nvrtcGetErrorString(np.int64(3))[1] == nvrtc.nvrtcGetErrorString(ok)[1] == b"NVRTC_ERROR_INVALID_INPUT"
 
@@ -226,7 +227,7 @@ _RUNTIME_PROBE = """
 import ctypes, os, sys
 sys.path.insert(0, os.environ["TESTS_DIR"])
 import numpy as np
-from test_cpu import _IndexOnly, _not_enums
+from test_cpu import _IndexOnly, _IntOnly, _not_enums
 from cudagen import runtime as rt
 fake = ctypes.CDLL(os.environ["CUDAGEN_CUDART_PATH"])
 fake.fake_seen.restype = ctypes.c_ulonglong
@@ -235,7 +236,7 @@ def record(r):
 out = {}
 attr = rt.cudaDeviceAttr.cudaDevAttrWarpSize
 for name, v in [("member", attr), ("int", 10), ("np.int32", np.int32(10)), ("index", _IndexOnly()),
-                ("other enum", rt.cudaError_t(10)), ("bool", True)]:
+                ("other enum", rt.cudaError_t(10)), ("bool", True), ("int only", _IntOnly())]:
     out["attr " + name] = record(rt.cudaDeviceGetAttribute(v, 0)) + [fake.fake_seen(0)]
 calls = fake.fake_calls()
 for v in _not_enums():
@@ -260,8 +261,8 @@ print(repr(out))
 
 def test_runtime_enums_and_none_records(tmp_path):
     """cudagen.runtime against a fake libcudart that records what it is given: an enum argument
-    takes members (of any enum), ints and `__index__` objects, and refuses floats, handles and
-    `__int__`-only objects before any call (cuda.bindings' runtime reads `.value`); None for a
+    takes members (of any enum), ints, `__index__` and `__int__`-only objects, and refuses floats
+    and handles before any call (cuda.bindings 12.x reads `.value`); None for a
     pointer to one record passes NULL, as cuda.bindings' runtime does (`Optional[record]`), and
     the library's own status comes back."""
     import ast
@@ -278,18 +279,18 @@ def test_runtime_enums_and_none_records(tmp_path):
     p = subprocess.run([sys.executable, "-c", _RUNTIME_PROBE], env=env, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     out = ast.literal_eval(p.stdout.strip().splitlines()[-1])
-    for k, name in enumerate(("member", "int", "np.int32", "index", "other enum", "bool")):
+    for k, name in enumerate(("member", "int", "np.int32", "index", "other enum", "bool", "int only")):
         expected_attr = 1 if name == "bool" else 10
         assert out["attr " + name] == ["tuple", [0, 1], k + 1, expected_attr], (name, out["attr " + name])
     assert "accepted" not in out, out["accepted"]
     assert len(out["refused"]) == len(_not_enums()) and out["refusals made no call"]
     for msg in out["refused"]:
         assert msg.startswith("cudaDeviceGetAttribute() argument 'attr' must be cudaDeviceAttr or int, not "), msg
-    assert out["refused"][0].endswith("not float") and out["refused"][4].endswith("not _IntOnly") and out["refused"][7].endswith("not str")
+    assert out["refused"][0].endswith("not float") and out["refused"][6].endswith("not str")
     # NULL reached the library, whose status (cudaErrorInvalidValue) came back
-    assert out["memcpy3D None"] == ["tuple", [1], 7, 0]
-    assert out["memcpy3D record"] == ["tuple", [1], 8, True]
-    assert out["texture None"] == ["tuple", [1, None], 9, 0, 0, 0]
+    assert out["memcpy3D None"] == ["tuple", [1], 8, 0]
+    assert out["memcpy3D record"] == ["tuple", [1], 9, True]
+    assert out["texture None"] == ["tuple", [1, None], 10, 0, 0, 0]
     assert "memcpy3D accepted" not in out, out["memcpy3D accepted"]
     for msg in out["memcpy3D refused"]:
         assert msg.startswith("cudaMemcpy3D() argument 'p' must be cudaMemcpy3DParms or None, not "), msg

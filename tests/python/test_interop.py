@@ -151,6 +151,74 @@ def test_kernel_params_field_packs_as_cuda_bindings():
     assert _read(mine.kernelParams, expected) == _read(other.kernelParams, expected)
 
 
+class _Struct(ctypes.Structure):
+    _fields_ = [("value", ctypes.c_int)]
+
+
+def _nvidia_forms(drv, rt, buf):
+    """The kernel argument forms of NVIDIA's own kernelParams tests (test_kernelParams.py), built
+    from one side's modules ``drv`` / ``rt``: (value, ctypes type, bytes the kernel reads or None,
+    object whose getPtr() the pointer must be). ``buf`` is host memory both sides view through
+    ``_ptr=`` (the slot the kernel writes through a `c_void_p`)."""
+    dim = rt.dim3()
+    dim.x, dim.y, dim.z = 1, 2, 3
+    stream = drv.CUstream(7)
+    at = ctypes.addressof(buf)
+    return [
+        (rt.cudaError_t.cudaErrorUnknown, None, (999).to_bytes(4, "little"), None),  # enums
+        (0x1234, ctypes.c_void_p, (0x1234).to_bytes(8, "little"), None),
+        (rt.cudaSurfaceObject_t(248), None, (248).to_bytes(8, "little"), None),  # a typedef of a primitive
+        (rt.cudaSurfaceObject_t(_ptr=at), ctypes.c_void_p, at.to_bytes(8, "little"), None),  # where the kernel writes
+        (dim, None, bytes((ctypes.c_uint * 3)(1, 2, 3)), None),  # a record by value
+        (rt.dim3(_ptr=at + 16), ctypes.c_void_p, (at + 16).to_bytes(8, "little"), None),
+        (_Struct(5), None, bytes(_Struct(5)), None),  # a ctypes struct passed by value
+        (ctypes.c_int(1), ctypes.c_int, bytes(ctypes.c_int(1)), None),
+        (ctypes.c_float(123.456), ctypes.c_float, bytes(ctypes.c_float(123.456)), None),
+        (ctypes.c_float(1.5), ctypes.c_double, bytes(ctypes.c_double(1.5)), None),
+        (ctypes.c_void_p(at), ctypes.c_void_p, at.to_bytes(8, "little"), None),
+        (True, ctypes.c_bool, b"\x01", None),
+        (b"Z", ctypes.c_char, b"Z", None),
+        ("\u0100", ctypes.c_wchar, bytes(ctypes.c_wchar("\u0100")), None),
+        (-127, ctypes.c_byte, bytes(ctypes.c_byte(-127)), None),
+        (stream, None, (7).to_bytes(8, "little"), None),  # a handle: its value, by getPtr()
+        (stream, ctypes.c_void_p, None, stream),  # a handle as a pointer: its getPtr()
+    ]
+
+
+def _packed(cls, forms):
+    """The bytes behind each pointer of the array a record of ``cls`` packs for ``forms``."""
+    rec = cls()
+    rec.kernelParams = (tuple(f[0] for f in forms), tuple(f[1] for f in forms))
+    ptrs = (ctypes.c_void_p * len(forms)).from_address(rec.kernelParams)
+    out = []
+    for i, (_, _, want, _) in enumerate(forms):
+        out.append(ctypes.string_at(ptrs[i], len(want) if want is not None else 8))
+    return rec, out
+
+
+@pytest.mark.parametrize("module, record", [("driver", "CUDA_KERNEL_NODE_PARAMS"), ("runtime", "cudaKernelNodeParams"),
+                                            ("runtime", "cudaKernelNodeParamsV2")])
+def test_kernel_params_pack_nvidias_forms_as_cuda_bindings(module, record):
+    """NVIDIA's kernelParams tests pass enums, typedef objects (`cudaSurfaceObject_t(_ptr=p)`
+    as a `c_void_p`: the kernel writes to `p`), records, ctypes structs and handles: each pointer
+    of our packed array leads to the bytes cuda.bindings' leads to (its helper packs without a
+    GPU: the record field setter uses it)."""
+    theirs = (_nvidia("driver"), _nvidia("runtime"))
+    if None in theirs:
+        pytest.skip("cuda.bindings is not installed")
+    from cudagen import runtime
+
+    buf = (ctypes.c_ubyte * 64)()
+    ours_forms, their_forms = _nvidia_forms(driver, runtime, buf), _nvidia_forms(*theirs, buf)
+    _, mine = _packed(getattr(driver if module == "driver" else runtime, record), ours_forms)
+    _, other = _packed(getattr(theirs[0] if module == "driver" else theirs[1], record), their_forms)
+    for k, (m, o, f, g) in enumerate(zip(mine, other, ours_forms, their_forms)):
+        if f[3] is not None:  # the address of each side's own object
+            assert int.from_bytes(m, "little") == f[3].getPtr() and int.from_bytes(o, "little") == g[3].getPtr(), k
+        else:
+            assert m == o == f[2], (k, f[0], m, o)
+
+
 # ---------------------------------------------------------------- docs
 
 

@@ -153,8 +153,8 @@ fn run_steps(steps: &mut Steps) -> Result<()> {
 
 /// The packages written by hand (the generated crates are checked by regen --check instead):
 /// the tools, the tests, and the runtime crates the generated ones depend on (`runtime/`).
-const HAND_WRITTEN: [&str; 6] =
-    ["cudagen-generator", "cudagen-cli", "xtask", "cudagen-tests", "cudagen-runtime", "cudagen-c-core"];
+const HAND_WRITTEN: [&str; 7] =
+    ["cudagen-generator", "cudagen-cli", "xtask", "cudagen-tests", "cudagen-runtime", "cudagen-core", "cudagen-c-core"];
 
 /// `-p NAME` for each package.
 fn packages(names: &[&'static str]) -> Vec<&'static str> {

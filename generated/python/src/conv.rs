@@ -196,6 +196,16 @@ fn int_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult
     }
 }
 
+/// An integer typedef argument with a class of its own (`cuuint64_t`, `EGLint`): what [`int`]
+/// takes, and None as 0, as cuda.bindings converts its typedef classes.
+#[inline(always)]
+pub fn typedef_int(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
+    if o.is_none() {
+        return Ok(0);
+    }
+    int(o, bits, signed, c)
+}
+
 /// An enum argument of a module whose oracle reads the member's `.value` (`PyConv::Enum`): a
 /// member of any enum or another int (bool included), or an `__index__` object (a numpy
 /// integer), checked against the C type's range. A float, a numpy float, a handle (ours or
@@ -209,7 +219,8 @@ pub fn enum_value(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyR
     enum_other(o, bits, signed, c)
 }
 
-/// [`enum_value`] for anything but an int.
+/// [`enum_value`] for anything but an int: an object with only `__int__` says which integer it
+/// is (cuda.bindings 13 `int()`s it; 12.x refuses it, so taking it changes no program).
 #[cold]
 fn enum_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResult<u64> {
     if crate::handles::any_handle(o).is_some() || crate::handles::foreign_class(o).is_some() {
@@ -217,6 +228,10 @@ fn enum_other(o: &Bound<'_, PyAny>, bits: u32, signed: bool, c: &Ctx) -> PyResul
     }
     match index(o) {
         Some(i) => int(&i, bits, signed, c),
+        None if integer_only(o) => match number_int(o, c)? {
+            Some(i) => int(&i, bits, signed, c),
+            None => Err(c.type_error(o)),
+        },
         None => Err(c.type_error(o)),
     }
 }
@@ -368,6 +383,13 @@ pub fn integer_only(o: &Bound<'_, PyAny>) -> bool {
         (ffi::PyType_GetSlot(t, ffi::Py_nb_int), ffi::PyType_GetSlot(t, ffi::Py_nb_float))
     };
     !int_slot.is_null() && float_slot.is_null() && !o.is_instance_of::<PyFloat>()
+}
+
+/// A float or an object that converts like one (`__float__` without `__index__`: a numpy float).
+fn is_float(o: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: attached; PyType_GetSlot reads a slot of a live type (static types too, 3.10+).
+    let float_slot = unsafe { ffi::PyType_GetSlot(ffi::Py_TYPE(o.as_ptr()), ffi::Py_nb_float) };
+    o.is_instance_of::<PyFloat>() || (!float_slot.is_null() && !has_index(o))
 }
 
 /// An enum member (`IntEnum`, `IntFlag`) or a bool: ints by type, never a handle or address.
@@ -550,12 +572,47 @@ impl Held {
         }
         match index(o) {
             Some(i) if !is_enum_or_bool(o) => int(&i, 64, false, c).map(|v| Self::raw(v as usize, writes)),
-            _ => Err(c.type_error(o)),
+            Some(_) => Err(c.type_error(o)),
+            None => Self::int_only(o, writes, c),
         }
     }
 
+    /// An object with only `__int__` (no buffer, no `getPtr()`): the address its `int()` gives,
+    /// as cuda.bindings converts it; anything else is refused.
+    fn int_only(o: &Bound<'_, PyAny>, writes: bool, c: &Ctx) -> PyResult<Self> {
+        if !integer_only(o) {
+            return Err(c.type_error(o));
+        }
+        match number_int(o, c)? {
+            Some(i) => int_either(&i, c).map(|v| Self::raw(v as usize, writes)),
+            None => Err(c.type_error(o)),
+        }
+    }
+
+    /// A `void *` typedef with a class of its own (`EGLImageKHR`, `typedef_ptr` of the
+    /// IR): an object of that class, ours or NVIDIA's, or any other with `__index__` or only
+    /// `__int__`, stands for the pointer it holds (its `int()`, as cuda.bindings converts it); a
+    /// handle of ours (another C type) or a float (numpy's too: no float is an address) is
+    /// refused; an int, None or buffer as [`Held::addr_of`].
+    pub fn pointer_value(o: &Bound<'_, PyAny>, writes: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
+        if o.is_instance_of::<PyInt>() || o.is_none() {
+            return Self::addr_of(o, writes, mem, c);
+        }
+        if crate::handles::any_handle(o).is_some() || is_float(o) {
+            return Err(c.type_error(o));
+        }
+        if let Some(i) = index(o) {
+            return int_either(&i, c).map(|v| Self::raw(v as usize, writes));
+        }
+        if integer_only(o) {
+            return Self::int_only(o, writes, c);
+        }
+        Self::addr_of(o, writes, mem, c)
+    }
+
     /// A caller buffer whose size the call implies (checked by [`Held::holds`]): a buffer
-    /// (held), None, or, when `int_ok`, an int address (unchecked, as in cuda.bindings). An
+    /// (held), None, or, when `int_ok`, an int address or an `__int__`-only object's (unchecked,
+    /// as in cuda.bindings). An
     /// address handle (`CUdeviceptr`) is refused: its device address is no host buffer (the
     /// boundary fuzz crashed nvJitLink with `CUdeviceptr(0)` as `add_data`'s data).
     pub fn buffer(o: &Bound<'_, PyAny>, writes: bool, int_ok: bool, mem: &Memory, c: &Ctx) -> PyResult<Self> {
@@ -577,7 +634,11 @@ impl Held {
         if o.is_instance_of::<PyString>() || crate::handles::any_handle(o).is_some() {
             return Err(c.type_error(o));
         }
-        Self::export(o, writes, mem, c)?.ok_or_else(|| c.type_error(o))
+        match Self::export(o, writes, mem, c)? {
+            Some(h) => Ok(h),
+            None if int_ok => Self::int_only(o, writes, c),
+            None => Err(c.type_error(o)),
+        }
     }
 
     /// Checks that the buffer holds the `need` bytes the call reads or writes, as `size` (the

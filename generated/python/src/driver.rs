@@ -288,7 +288,7 @@ pub(crate) static CUasyncCallbackHandle: HandleType = HandleType::new(
     true,
     false,
     &[],
-    &["cuda.bindings.driver.CUasyncCallbackHandle"],
+    &["cuda.bindings.driver.CUasyncCallbackHandle", "cuda.bindings.runtime.cudaAsyncCallbackHandle_t"],
 );
 pub(crate) static CUgreenCtx: HandleType =
     HandleType::new(MODULE, "CUgreenCtx", 64, false, true, false, &[], &["cuda.bindings.driver.CUgreenCtx"]);
@@ -8407,7 +8407,7 @@ unsafe extern "C" fn cuStreamWaitValue32(
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUdeviceptr, addr, &Ctx { func: F, param: "addr", expected: "CUdeviceptr or int" })?;
-        let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(value, 32, false, &Ctx { func: F, param: "value", expected: "int or None" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = unsafe {
@@ -8436,7 +8436,7 @@ unsafe extern "C" fn cuStreamWaitValue64(
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUdeviceptr, addr, &Ctx { func: F, param: "addr", expected: "CUdeviceptr or int" })?;
-        let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(value, 64, false, &Ctx { func: F, param: "value", expected: "int or None" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = unsafe {
@@ -8465,7 +8465,7 @@ unsafe extern "C" fn cuStreamWriteValue32(
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUdeviceptr, addr, &Ctx { func: F, param: "addr", expected: "CUdeviceptr or int" })?;
-        let a2: u64 = conv::int(value, 32, false, &Ctx { func: F, param: "value", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(value, 32, false, &Ctx { func: F, param: "value", expected: "int or None" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = unsafe {
@@ -8494,7 +8494,7 @@ unsafe extern "C" fn cuStreamWriteValue64(
         let flags = unsafe { entry::arg(py, &a[3]) };
         let a0: u64 = conv::handle(&CUstream, stream, &Ctx { func: F, param: "stream", expected: "CUstream or int" })?;
         let a1: u64 = conv::handle(&CUdeviceptr, addr, &Ctx { func: F, param: "addr", expected: "CUdeviceptr or int" })?;
-        let a2: u64 = conv::int(value, 64, false, &Ctx { func: F, param: "value", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(value, 64, false, &Ctx { func: F, param: "value", expected: "int or None" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
 
         let r = unsafe {
@@ -13713,7 +13713,7 @@ unsafe extern "C" fn cuTensorMapEncodeTiled(
             false,
             &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
         )?;
-        let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int or None" })?;
         let h3 = conv::Held::addr_of(
             globalAddress,
             false,
@@ -13846,7 +13846,7 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
             false,
             &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
         )?;
-        let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int or None" })?;
         let h3 = conv::Held::addr_of(
             globalAddress,
             false,
@@ -13882,8 +13882,10 @@ unsafe extern "C" fn cuTensorMapEncodeIm2col(
             |it: &Bound<'_, PyAny>| conv::int(it, 32, true, &Ctx { func: F, param: "pixelBoxUpperCorner", expected: "int" }),
         )?;
         let a7: usize = arr7.addr();
-        let a8: u64 = conv::int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int" })?;
-        let a9: u64 = conv::int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int" })?;
+        let a8: u64 =
+            conv::typedef_int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int or None" })?;
+        let a9: u64 =
+            conv::typedef_int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int or None" })?;
         let arr10 = InArray::scalars(
             elementStrides,
             4,
@@ -13995,7 +13997,7 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
             false,
             &Ctx { func: F, param: "tensorDataType", expected: "CUtensorMapDataType or int" },
         )?;
-        let a2: u64 = conv::int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(tensorRank, 32, false, &Ctx { func: F, param: "tensorRank", expected: "int or None" })?;
         let h3 = conv::Held::addr_of(
             globalAddress,
             false,
@@ -14021,8 +14023,10 @@ unsafe extern "C" fn cuTensorMapEncodeIm2colWide(
             conv::int(pixelBoxLowerCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxLowerCornerWidth", expected: "int" })?;
         let a7: u64 =
             conv::int(pixelBoxUpperCornerWidth, 32, true, &Ctx { func: F, param: "pixelBoxUpperCornerWidth", expected: "int" })?;
-        let a8: u64 = conv::int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int" })?;
-        let a9: u64 = conv::int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int" })?;
+        let a8: u64 =
+            conv::typedef_int(channelsPerPixel, 32, false, &Ctx { func: F, param: "channelsPerPixel", expected: "int or None" })?;
+        let a9: u64 =
+            conv::typedef_int(pixelsPerColumn, 32, false, &Ctx { func: F, param: "pixelsPerColumn", expected: "int or None" })?;
         let arr10 = InArray::scalars(
             elementStrides,
             4,
@@ -14453,7 +14457,7 @@ unsafe extern "C" fn cuGetProcAddress(
         let flags = unsafe { entry::arg(py, &a[2]) };
         let (a0, _k0) = conv::cstr(symbol, false, &Ctx { func: F, param: "symbol", expected: "bytes" })?;
         let a2: u64 = conv::int(cudaVersion, 32, true, &Ctx { func: F, param: "cudaVersion", expected: "int" })?;
-        let a3: u64 = conv::int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int" })?;
+        let a3: u64 = conv::typedef_int(flags, 64, false, &Ctx { func: F, param: "flags", expected: "int or None" })?;
         let mut o1 = Out::<1>::new();
         let a1: usize = o1.addr();
         let mut o4 = Out::<1>::new();
@@ -15450,7 +15454,7 @@ unsafe extern "C" fn cuGraphicsGLRegisterImage(
         let target = unsafe { entry::arg(py, &a[1]) };
         let Flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::handle(&GLuint, image, &Ctx { func: F, param: "image", expected: "GLuint or int" })?;
-        let a2: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(target, 32, false, &Ctx { func: F, param: "target", expected: "int or None" })?;
         let a3: u64 = conv::int(Flags, 32, false, &Ctx { func: F, param: "Flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -15519,7 +15523,12 @@ unsafe extern "C" fn cuGraphicsEGLRegisterImage(
         let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            image,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "image", expected: "EGLImageKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -15546,7 +15555,12 @@ unsafe extern "C" fn cuEGLStreamConsumerConnect(
         const F: &str = "cuEGLStreamConsumerConnect";
         let a = unsafe { entry::args(py, F, &["stream"], 1, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(stream, false, &MEMORY, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            stream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "stream", expected: "EGLStreamKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -15571,7 +15585,12 @@ unsafe extern "C" fn cuEGLStreamConsumerConnectWithFlags(
         let a = unsafe { entry::args(py, F, &["stream", "flags"], 2, args, nargs, kwnames)? };
         let stream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(stream, false, &MEMORY, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            stream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "stream", expected: "EGLStreamKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -15720,10 +15739,15 @@ unsafe extern "C" fn cuEGLStreamProducerConnect(
         let stream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(stream, false, &MEMORY, &Ctx { func: F, param: "stream", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            stream,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "stream", expected: "EGLStreamKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
-        let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(width, 32, true, &Ctx { func: F, param: "width", expected: "int or None" })?;
+        let a3: u64 = conv::typedef_int(height, 32, true, &Ctx { func: F, param: "height", expected: "int or None" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -15903,8 +15927,12 @@ unsafe extern "C" fn cuEventCreateFromEGLSync(
         let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::addr_of(eglSync, false, &MEMORY, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            eglSync,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglSync", expected: "EGLSyncKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();

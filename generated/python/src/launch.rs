@@ -297,7 +297,7 @@ fn character(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u6
 }
 
 /// The bits of an integer, bool or pointer kernel argument: an int (or `__index__` object such as
-/// a handle or numpy integer), a ctypes scalar (its `.value`), None (0) or, for pointers, a buffer.
+/// a numpy integer), a ctypes scalar (its `.value`), None (0) or, for pointers, see [`pointer`].
 fn scalar(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u64> {
     if v.is_none() {
         return Ok(0);
@@ -305,22 +305,45 @@ fn scalar(v: &Bound<'_, PyAny>, kind: i64, bits: u32, c: &Ctx) -> PyResult<u64> 
     if kind == BOOL {
         return Ok(v.is_truthy()? as u64);
     }
+    if kind == VOIDP {
+        return pointer(v, c);
+    }
     let signed = kind == SIGNED;
     if conv::has_index(v) {
-        return if kind == VOIDP { conv::int_either(v, c) } else { conv::int(v, bits, signed, c) };
-    }
-    if kind == VOIDP {
-        // a ctypes pointer scalar (`c_void_p(0xDEADBEEF)`) stands for its value, not for the
-        // address of its own storage; any other object for its buffer's address
-        return match conv::attr_opt(v, c"value") {
-            Some(x) if x.is_none() => Ok(0),
-            Some(x) if x.is_instance_of::<PyInt>() => conv::int_either(&x, c),
-            _ => conv::addr(v, c).map(|a| a as u64),
-        };
+        return conv::int(v, bits, signed, c);
     }
     match conv::attr_opt(v, c"value") {
         Some(x) if x.is_instance_of::<PyInt>() => conv::int(&x, bits, signed, c),
         _ => Err(c.type_error(v)),
+    }
+}
+
+/// A `c_void_p` argument, as cuda.bindings packs one: an int is the pointer; an object with
+/// `getPtr()` (a handle, a typedef or record object, ours or NVIDIA's) the address of its C value
+/// (`cudaSurfaceObject_t(_ptr=p)` gives `p`, where the kernel writes), except an address handle
+/// (`CUdeviceptr`), which stands for the address it holds (as wherever a `void *` goes); a ctypes
+/// pointer scalar (`c_void_p(0xDEADBEEF)`) its value; a numpy integer its value; any other
+/// object its buffer's address.
+fn pointer(v: &Bound<'_, PyAny>, c: &Ctx) -> PyResult<u64> {
+    if v.is_instance_of::<PyInt>() {
+        return conv::int_either(v, c);
+    }
+    if let Some(a) = crate::handles::address_value(v, c) {
+        return a;
+    }
+    if let Some(p) = crate::handles::value_addr(v) {
+        return Ok(p as u64);
+    }
+    if let Some(f) = conv::attr_opt(v, c"getPtr") {
+        return conv::int_either(&f.call0()?, c);
+    }
+    if conv::has_index(v) {
+        return conv::int_either(v, c);
+    }
+    match conv::attr_opt(v, c"value") {
+        Some(x) if x.is_none() => Ok(0),
+        Some(x) if x.is_instance_of::<PyInt>() => conv::int_either(&x, c),
+        _ => conv::addr(v, c).map(|a| a as u64),
     }
 }
 

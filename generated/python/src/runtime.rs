@@ -11274,7 +11274,7 @@ unsafe extern "C" fn cudaGraphicsGLRegisterImage(
         let target = unsafe { entry::arg(py, &a[1]) };
         let flags = unsafe { entry::arg(py, &a[2]) };
         let a1: u64 = conv::handle(&GLuint, image, &Ctx { func: F, param: "image", expected: "GLuint or int" })?;
-        let a2: u64 = conv::int(target, 32, false, &Ctx { func: F, param: "target", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(target, 32, false, &Ctx { func: F, param: "target", expected: "int or None" })?;
         let a3: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
@@ -11330,7 +11330,12 @@ unsafe extern "C" fn cudaGraphicsEGLRegisterImage(
         let a = unsafe { entry::args(py, F, &["image", "flags"], 2, args, nargs, kwnames)? };
         let image = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(image, false, &MEMORY, &Ctx { func: F, param: "image", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            image,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "image", expected: "EGLImageKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();
@@ -11357,11 +11362,11 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnect(
         const F: &str = "cudaEGLStreamConsumerConnect";
         let a = unsafe { entry::args(py, F, &["eglStream"], 1, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
-        let h1 = conv::Held::addr_of(
+        let h1 = conv::Held::pointer_value(
             eglStream,
             false,
             &MEMORY,
-            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+            &Ctx { func: F, param: "eglStream", expected: "EGLStreamKHR, int, buffer or None" },
         )?;
         let a1: usize = h1.addr();
         let mut o0 = Out::<1>::new();
@@ -11387,11 +11392,11 @@ unsafe extern "C" fn cudaEGLStreamConsumerConnectWithFlags(
         let a = unsafe { entry::args(py, F, &["eglStream", "flags"], 2, args, nargs, kwnames)? };
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 = conv::Held::addr_of(
+        let h1 = conv::Held::pointer_value(
             eglStream,
             false,
             &MEMORY,
-            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+            &Ctx { func: F, param: "eglStream", expected: "EGLStreamKHR, int, buffer or None" },
         )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
@@ -11549,15 +11554,15 @@ unsafe extern "C" fn cudaEGLStreamProducerConnect(
         let eglStream = unsafe { entry::arg(py, &a[0]) };
         let width = unsafe { entry::arg(py, &a[1]) };
         let height = unsafe { entry::arg(py, &a[2]) };
-        let h1 = conv::Held::addr_of(
+        let h1 = conv::Held::pointer_value(
             eglStream,
             false,
             &MEMORY,
-            &Ctx { func: F, param: "eglStream", expected: "int, buffer or None" },
+            &Ctx { func: F, param: "eglStream", expected: "EGLStreamKHR, int, buffer or None" },
         )?;
         let a1: usize = h1.addr();
-        let a2: u64 = conv::int(width, 32, true, &Ctx { func: F, param: "width", expected: "int" })?;
-        let a3: u64 = conv::int(height, 32, true, &Ctx { func: F, param: "height", expected: "int" })?;
+        let a2: u64 = conv::typedef_int(width, 32, true, &Ctx { func: F, param: "width", expected: "int or None" })?;
+        let a3: u64 = conv::typedef_int(height, 32, true, &Ctx { func: F, param: "height", expected: "int or None" })?;
         let mut o0 = Out::<1>::new();
         let a0: usize = o0.addr();
 
@@ -11745,8 +11750,12 @@ unsafe extern "C" fn cudaEventCreateFromEGLSync(
         let a = unsafe { entry::args(py, F, &["eglSync", "flags"], 2, args, nargs, kwnames)? };
         let eglSync = unsafe { entry::arg(py, &a[0]) };
         let flags = unsafe { entry::arg(py, &a[1]) };
-        let h1 =
-            conv::Held::addr_of(eglSync, false, &MEMORY, &Ctx { func: F, param: "eglSync", expected: "int, buffer or None" })?;
+        let h1 = conv::Held::pointer_value(
+            eglSync,
+            false,
+            &MEMORY,
+            &Ctx { func: F, param: "eglSync", expected: "EGLSyncKHR, int, buffer or None" },
+        )?;
         let a1: usize = h1.addr();
         let a2: u64 = conv::int(flags, 32, false, &Ctx { func: F, param: "flags", expected: "int" })?;
         let mut o0 = Out::<1>::new();

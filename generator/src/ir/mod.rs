@@ -789,6 +789,13 @@ pub enum PyConv {
     /// By-value integer, or an enum of a module whose enums are C ints
     /// ([`crate::profile::PythonConvention::member_enums`] off).
     Int,
+    /// By-value integer typedef with a class of its own (`cuuint64_t`, `EGLint`): what
+    /// [`PyConv::Int`] takes, and None as 0 (cuda.bindings' conversion of its typedef classes).
+    TypedefInt,
+    /// By-value `void *` typedef with a class of its own (`EGLImageKHR`): an object of that class
+    /// or any other with `__index__` / only `__int__` stands for the pointer it holds (its
+    /// `int()`, as cuda.bindings converts it); an int, None or buffer as [`PyConv::Ptr`].
+    TypedefPtr,
     /// By-value enum taking a member or an integer only (`member_enums`): a float, a handle or
     /// an `__int__`-only object is refused, never truncated.
     Enum,

@@ -241,15 +241,37 @@ pub fn value_kind(lib: &Library, ty: &Type) -> ValueKind {
     }
 }
 
-/// How a by-value parameter of type `ty` crosses (an untyped pointer is an address).
+/// How a by-value parameter of type `ty` crosses (an untyped pointer is an address; a typedef
+/// with a class of its own, [`typedef_class`], takes that class's conversion).
 fn by_value(lib: &Library, ty: &Type) -> PyConv {
+    let class = match ty {
+        Type::Named { name } => {
+            lib.typedef(name).filter(|t| matches!(t.kind, TypedefKind::Alias)).and_then(|t| typedef_class(lib, t))
+        }
+        _ => None,
+    };
     match value_kind(lib, ty) {
         ValueKind::Enum if lib.profile().python.member_enums() => PyConv::Enum,
+        ValueKind::Int if class.is_some() => PyConv::TypedefInt,
         ValueKind::Int | ValueKind::Enum => PyConv::Int,
         ValueKind::Float => PyConv::Float,
         ValueKind::Handle => PyConv::Handle,
         ValueKind::Record => PyConv::RecordVal,
+        ValueKind::Ptr if class.is_some() => PyConv::TypedefPtr,
         ValueKind::Cstr | ValueKind::Ptr => PyConv::Ptr,
+    }
+}
+
+/// Whether typedef `t` gets a Python class of its own (as cuda.bindings gives it one), and its
+/// shape: (pointer, bits). A callback typedef, an integer alias (`cuuint64_t`, `EGLint`) or a
+/// `void *` alias of an interop object (`EGLImageKHR`); handles have classes of their own.
+pub fn typedef_class(lib: &Library, t: &crate::ir::Typedef) -> Option<(bool, u32)> {
+    match (&t.kind, lib.resolve(&Type::named(&t.name))) {
+        (TypedefKind::Callback { .. }, _) => Some((true, 64)),
+        // cuda.bindings holds signed aliases (`EGLint`) as unsigned values of the same width too.
+        (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() => Some((false, (p.size() * 8) as u32)),
+        (TypedefKind::Alias, Resolved::Pointer { .. }) => Some((true, 64)),
+        _ => None,
     }
 }
 

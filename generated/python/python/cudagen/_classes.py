@@ -299,10 +299,12 @@ class _Pointer(_Int):
         try:
             v = operator.index(value)
         except TypeError:
-            # a pointer field given an object: the address of its memory, kept alive by `obj`
-            self.raw.__set__(obj, _address_of(self.name, value))
-            _keep(obj, self.name, value)
-            return
+            if not _int_only(value):
+                # a pointer field given an object: the address of its memory, kept alive by `obj`
+                self.raw.__set__(obj, _address_of(self.name, value))
+                _keep(obj, self.name, value)
+                return
+            v = int(value)  # an object that only says which integer it is, as cuda.bindings int()s it
         self.raw.__set__(obj, _in_range(self.name, v, *_ADDRESS))
 
 
@@ -322,6 +324,14 @@ def _keep(obj, name, value):
 def _kept(obj, name):
     """What ``_keep`` holds for field ``name`` of ``obj``, or None."""
     return _root(obj).__dict__.get("_cg_keep", {}).get((ctypes.addressof(obj), name))
+
+
+def _int_only(value):
+    """Whether ``value`` converts to an integer only through ``__int__`` (no ``__float__``: no
+    float is an address; no buffer or ``getPtr()``, which say where its memory is)."""
+    t = type(value)
+    return (hasattr(t, "__int__") and not hasattr(t, "__float__") and not hasattr(t, "getPtr")
+            and not isinstance(value, (str, bytes, bytearray, memoryview)))
 
 
 def _address_of(name, value):
@@ -598,7 +608,9 @@ def _ctype(g, module, spec, records):
         t, cls = getattr(ctypes, base), g[tname]
         if t is ctypes.c_void_p:  # a function pointer: None is NULL
             return t, lambda v: cls(v or 0), lambda name, v: 0 if v is None else _field_int(name, v, 64, False)
-        return t, lambda v: cls(v or 0), _int_setter(t)
+        # an integer typedef (`cudaGraphConditionalHandle`): None is 0, as cuda.bindings sets it
+        n, signed = _width(t)
+        return t, lambda v: cls(v or 0), lambda name, v: 0 if v is None else _field_int(name, v, n, signed)
     if spec == "d:c_void_p":
         return ctypes.c_void_p, None, None
     if spec.startswith(("r:", "c:")):

@@ -2256,7 +2256,7 @@ class cudaKernelNodeParams(ctypes.Structure):
     gridDim: dim3
     blockDim: dim3
     sharedMemBytes: int
-    kernelParams: int
+    kernelParams: Any
     extra: int
     def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaKernelNodeParams: ...
     def getPtr(self) -> int: ...
@@ -2266,7 +2266,7 @@ class cudaKernelNodeParamsV2(ctypes.Structure):
     gridDim: dim3
     blockDim: dim3
     sharedMemBytes: int
-    kernelParams: int
+    kernelParams: Any
     extra: int
     def __new__(cls, *args: Any, _ptr: SupportsInt = 0, **kw: Any) -> cudaKernelNodeParamsV2: ...
     def getPtr(self) -> int: ...

@@ -178,10 +178,15 @@ fn int_scalar(p: Prim) -> Scalar {
 fn scalar(lib: &Library, ty: &Type, handles: &[HandleView]) -> Scalar {
     let mut s = resolved_scalar(lib, ty, handles);
     if let Type::Named { name } = ty {
-        let class = lib.typedef(name).filter(|t| s.kind == ValueKind::Int && types::typedef_class(lib, t).is_some());
-        if let Some(t) = class {
-            s.wrap = t.name.clone();
-            s.stub = t.name.clone();
+        let class = lib.typedef(name).filter(|t| types::typedef_class(lib, t).is_some());
+        match class {
+            Some(t) if s.kind == ValueKind::Int => {
+                s.wrap = t.name.clone();
+                s.stub = t.name.clone();
+            }
+            // a `void *` typedef's class, named where its argument is refused
+            Some(t) if s.kind == ValueKind::Ptr => s.class = t.name.clone(),
+            _ => {}
         }
     }
     s

@@ -151,14 +151,7 @@ pub fn typedef_classes(lib: &Library, handles: &[HandleView]) -> Vec<TypedefClas
 
 /// Whether typedef `t` gets a class of its own, and its shape: (pointer, bits).
 pub fn typedef_class(lib: &Library, t: &Typedef) -> Option<(bool, u32)> {
-    match (&t.kind, lib.resolve(&Type::named(&t.name))) {
-        (TypedefKind::Callback { .. }, _) => Some((true, 64)),
-        // cuda.bindings holds signed aliases (`EGLint`) as unsigned values of the same width too.
-        (TypedefKind::Alias, Resolved::Prim(p)) if p.is_integer() => Some((false, (p.size() * 8) as u32)),
-        // `void *` aliases of interop objects (`EGLImageKHR`), shown as addresses.
-        (TypedefKind::Alias, Resolved::Pointer { .. }) => Some((true, 64)),
-        _ => None,
-    }
+    crate::passes::python::typedef_class(lib, t)
 }
 
 /// Classes whose objects `cuda.bindings.utils.get_cuda_native_handle` is taught to take (their C

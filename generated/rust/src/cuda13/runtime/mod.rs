@@ -1053,7 +1053,7 @@ pub fn peek_at_last_error() -> Result<(), Error> {
 #[inline]
 pub fn get_error_name(error: cudaError_t) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_cudaGetErrorName(error) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// Returns the description string for an error code
@@ -1073,7 +1073,7 @@ pub fn get_error_name(error: cudaError_t) -> Result<&'static CStr, Error> {
 #[inline]
 pub fn get_error_string(error: cudaError_t) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_cudaGetErrorString(error) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// Returns the number of compute-capable devices
@@ -1192,23 +1192,20 @@ pub fn device_get_attribute(attr: cudaDeviceAttr, device: c_int) -> Result<c_int
 /// `cudaDeviceGetAttribute`,
 /// `cudaDeviceGetP2PAtomicCapabilities`,
 /// `cuDeviceGeHostAtomicCapabilities`
-///
-/// # Safety
-///
-/// `operations` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetHostAtomicCapabilities")]
 #[inline]
-pub unsafe fn device_get_host_atomic_capabilities(
+pub fn device_get_host_atomic_capabilities(
+    capabilities: &mut [c_uint],
     operations: &[cudaAtomicOperation],
-    count: c_uint,
     device: c_int,
-) -> Result<c_uint, Error> {
-    let mut __capabilities = MaybeUninit::<c_uint>::uninit();
+) -> Result<(), Error> {
+    let __count: c_uint =
+        crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
-        sys::call_cudaDeviceGetHostAtomicCapabilities(__capabilities.as_mut_ptr(), operations.as_ptr(), count, device)
+        sys::call_cudaDeviceGetHostAtomicCapabilities(capabilities.as_mut_ptr(), operations.as_ptr(), __count, device)
     }?;
     error::check(__r)?;
-    Ok(unsafe { __capabilities.assume_init() })
+    Ok(())
 }
 
 /// Returns the default mempool of a device
@@ -1442,30 +1439,27 @@ pub fn device_get_p2p_attribute(attr: cudaDeviceP2PAttr, src_device: c_int, dst_
 /// `cudaDeviceGetP2PAttribute`,
 /// `cuDeviceGetP2PAttribute`,
 /// `cuDeviceGetP2PAtomicCapabilities`
-///
-/// # Safety
-///
-/// `operations` must be valid as the C API documents (a raw pointer, callback or count the caller vouches for).
 #[doc(alias = "cudaDeviceGetP2PAtomicCapabilities")]
 #[inline]
-pub unsafe fn device_get_p2p_atomic_capabilities(
+pub fn device_get_p2p_atomic_capabilities(
+    capabilities: &mut [c_uint],
     operations: &[cudaAtomicOperation],
-    count: c_uint,
     src_device: c_int,
     dst_device: c_int,
-) -> Result<c_uint, Error> {
-    let mut __capabilities = MaybeUninit::<c_uint>::uninit();
+) -> Result<(), Error> {
+    let __count: c_uint =
+        crate::util::array_len(&[Some(capabilities.len()), Some(operations.len())]).ok_or_else(Error::invalid_argument)?;
     let __r = unsafe {
         sys::call_cudaDeviceGetP2PAtomicCapabilities(
-            __capabilities.as_mut_ptr(),
+            capabilities.as_mut_ptr(),
             operations.as_ptr(),
-            count,
+            __count,
             src_device,
             dst_device,
         )
     }?;
     error::check(__r)?;
-    Ok(unsafe { __capabilities.assume_init() })
+    Ok(())
 }
 
 /// Select compute-device which best matches criteria
@@ -4281,7 +4275,7 @@ pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
     let mut __name: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cudaFuncGetName(core::ptr::addr_of_mut!(__name).cast(), func) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__name))
+    Ok(unsafe { crate::util::cstr_to_string(__name) })
 }
 
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.

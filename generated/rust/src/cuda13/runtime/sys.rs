@@ -37,7 +37,7 @@
 #[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
-use crate::loader::{Entry, LibraryKind, LoadError, Table};
+use crate::loader::{Entry, LoadError, Table};
 #[allow(unused_imports)]
 use core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
@@ -496,13 +496,13 @@ pub(crate) static ENTRIES: [Entry; 432] = [
 
 /// The entry-point table of `cuda_runtime_api.h`.
 #[cfg(not(feature = "static-cudart"))]
-pub(crate) static TABLE: Table<432> = Table::new(LibraryKind::Runtime, &ENTRIES);
+pub(crate) static TABLE: Table<432> = Table::new(crate::loader::RUNTIME, &ENTRIES);
 
 /// The entry-point table of `cuda_runtime_api.h`, over `libcudart_static.a` linked into the
 /// crate (feature `static-cudart`, see `build.rs`) unless `$CUDAGEN_CUDART_PATH` names a
 /// shared library to load instead.
 #[cfg(feature = "static-cudart")]
-pub(crate) static TABLE: Table<432> = Table::new(LibraryKind::Runtime, &ENTRIES).linked(&linked::ENTRIES);
+pub(crate) static TABLE: Table<432> = Table::new(crate::loader::RUNTIME, &ENTRIES).linked(&linked::ENTRIES);
 
 /// The entry points of `libcudart_static.a`, in table order (declared by address only).
 #[cfg(feature = "static-cudart")]
@@ -1745,7 +1745,7 @@ raw_fn! {
     fn cudaDeviceGetHostAtomicCapabilities(capabilities: *mut c_uint, operations: *const cudaAtomicOperation, count: c_uint, device: c_int) -> cudaError_t = 27;
     helpers call_cudaDeviceGetHostAtomicCapabilities, slow_cudaDeviceGetHostAtomicCapabilities, traced_cudaDeviceGetHostAtomicCapabilities, record_cudaDeviceGetHostAtomicCapabilities, DESC_cudaDeviceGetHostAtomicCapabilities;
     trace |__r, __w| "capabilities,operations,count,device" [
-        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !capabilities.is_null() { __w |= 1 << 0; (*capabilities) as u64 } else { capabilities as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => capabilities as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => operations as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => device as i64 as u64,
@@ -1828,7 +1828,7 @@ raw_fn! {
     fn cudaDeviceGetP2PAtomicCapabilities(capabilities: *mut c_uint, operations: *const cudaAtomicOperation, count: c_uint, srcDevice: c_int, dstDevice: c_int) -> cudaError_t = 33;
     helpers call_cudaDeviceGetP2PAtomicCapabilities, slow_cudaDeviceGetP2PAtomicCapabilities, traced_cudaDeviceGetP2PAtomicCapabilities, record_cudaDeviceGetP2PAtomicCapabilities, DESC_cudaDeviceGetP2PAtomicCapabilities;
     trace |__r, __w| "capabilities,operations,count,srcDevice,dstDevice" [
-        crate::trace::Arg::out(crate::trace::Kind::U64) => if __r.0 == 0 && !capabilities.is_null() { __w |= 1 << 0; (*capabilities) as u64 } else { capabilities as usize as u64 },
+        crate::trace::Arg::new(crate::trace::Kind::Ptr) => capabilities as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::Ptr) => operations as usize as u64,
         crate::trace::Arg::new(crate::trace::Kind::U64) => count as u64,
         crate::trace::Arg::new(crate::trace::Kind::I64) => srcDevice as i64 as u64,
