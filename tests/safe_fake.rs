@@ -277,7 +277,8 @@ fn launch_configuration_is_checked() {
     );
     assert_eq!(calls("cuLaunchKernel"), 0);
     // Raised behind the cache's back: the refused size is read again once, then launches.
-    driver::func_set_attribute(k.raw_function(), CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES, 4096).unwrap();
+    // SAFETY: `k` lives across the call.
+    driver::func_set_attribute(unsafe { k.raw_function() }, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES, 4096).unwrap();
     s.launch(&k, cfg, (1u64,)).unwrap();
     s.launch(&k, LaunchConfig::linear(1, 256), (7u64,)).unwrap();
     assert_eq!(calls("cuLaunchKernel"), 2);

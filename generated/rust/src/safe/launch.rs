@@ -320,9 +320,19 @@ unsafe impl Sync for FunctionHandle<'_> {}
 /// inside that graph), else 0.
 pub unsafe trait KernelArg {
     type Param: Copy;
-    fn param(&self) -> Self::Param;
+    /// What the kernel receives (a buffer's address: `unsafe`, the copy outlives no borrow).
+    ///
+    /// # Safety
+    ///
+    /// The value is used only while `self` lives.
+    unsafe fn param(&self) -> Self::Param;
+    /// The stream of the memory `param` points into.
+    ///
+    /// # Safety
+    ///
+    /// As for `param`.
     #[inline(always)]
-    fn stream(&self) -> Option<CUstream> {
+    unsafe fn stream(&self) -> Option<CUstream> {
         None
     }
     #[inline(always)]
@@ -335,7 +345,7 @@ pub unsafe trait KernelArg {
 unsafe impl<T: DeviceRepr> KernelArg for T {
     type Param = T;
     #[inline(always)]
-    fn param(&self) -> T {
+    unsafe fn param(&self) -> T {
         *self
     }
 }
@@ -344,7 +354,7 @@ unsafe impl<T: DeviceRepr> KernelArg for T {
 unsafe impl KernelArg for bool {
     type Param = bool;
     #[inline(always)]
-    fn param(&self) -> bool {
+    unsafe fn param(&self) -> bool {
         *self
     }
 }
@@ -355,11 +365,11 @@ macro_rules! device_memory_arg {
         unsafe impl<T: DeviceRepr> KernelArg for $ty {
             type Param = CUdeviceptr;
             #[inline(always)]
-            fn param(&self) -> CUdeviceptr {
+            unsafe fn param(&self) -> CUdeviceptr {
                 self.addr()
             }
             #[inline(always)]
-            fn stream(&self) -> Option<CUstream> {
+            unsafe fn stream(&self) -> Option<CUstream> {
                 Some(self.memory_stream())
             }
         }
@@ -445,7 +455,8 @@ macro_rules! kernel_args {
             #[inline(always)]
             fn pack<R>(self, bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize> {
                 $(
-                    if let Some(s) = self.$i.stream() {
+                    // SAFETY: compared during the borrow of the arguments.
+                    if let Some(s) = unsafe { self.$i.stream() } {
                         if s != bind.stream {
                             return Err($i);
                         }
@@ -455,7 +466,8 @@ macro_rules! kernel_args {
                         return Err($i | OTHER_GRAPH);
                     }
                 )+
-                let mut values = ($(self.$i.param(),)+);
+                // SAFETY: the values go to `f`, which runs while the arguments are borrowed.
+                let mut values = unsafe { ($(self.$i.param(),)+) };
                 let mut ptrs: [*mut c_void; $n] = [$(core::ptr::addr_of_mut!(values.$i).cast()),+];
                 Ok(f(&mut ptrs))
             }

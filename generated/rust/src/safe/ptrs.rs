@@ -158,11 +158,11 @@ impl<T: DeviceRepr> core::fmt::Debug for DevicePtrArray<'_, T> {
 unsafe impl<T: DeviceRepr> KernelArg for &DevicePtrArray<'_, T> {
     type Param = CUdeviceptr;
     #[inline(always)]
-    fn param(&self) -> CUdeviceptr {
+    unsafe fn param(&self) -> CUdeviceptr {
         self.table.addr()
     }
     #[inline(always)]
-    fn stream(&self) -> Option<CUstream> {
+    unsafe fn stream(&self) -> Option<CUstream> {
         Some(self.table.home())
     }
 }

@@ -167,7 +167,7 @@ unsafe impl<T: DeviceRepr> GraphOperand<T> for GraphMem<T> {
 unsafe impl<T: DeviceRepr> super::launch::KernelArg for GraphMem<T> {
     type Param = CUdeviceptr;
     #[inline(always)]
-    fn param(&self) -> CUdeviceptr {
+    unsafe fn param(&self) -> CUdeviceptr {
         self.ptr
     }
     #[inline(always)]
