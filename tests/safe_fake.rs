@@ -4,7 +4,7 @@
 
 use cudagen::driver::CUstreamCaptureMode;
 use cudagen::driver::{self, CUfunction_attribute};
-use cudagen::loader::{Entry, LibraryKind, Table};
+use cudagen::loader::{Entry, Table, DRIVER};
 use cudagen::safe::{
     kernel_params, mem_get_info, take_drop_errors, Alloc, Context, Device, DeviceBuffer, DevicePtrArray, DeviceSlice, Error,
     FunctionHandle, GraphBuilder, KernelAttributes, LaunchConfig, Launchable, Library, Module, ParamInfo, PinnedHostBuffer,
@@ -46,7 +46,7 @@ fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
 
 static FAKE_ENTRIES: [Entry; 2] =
     [Entry::new("cuFakeCount", "cuFakeCount", 0, false), Entry::new("cuFakeLastParams", "cuFakeLastParams", 0, false)];
-static FAKE: Table<2> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
+static FAKE: Table<2> = Table::new(DRIVER, &FAKE_ENTRIES);
 
 /// How often the fake saw `name` called.
 fn calls(name: &str) -> i64 {

@@ -6,7 +6,7 @@
 //! (the loader is process-wide).
 
 use cudagen::driver::{CUdevice, CUresult};
-use cudagen::loader::{Entry, LibraryKind, Table};
+use cudagen::loader::{Entry, Table, DRIVER};
 use cudagen::safe::{take_drop_errors, Error, Launchable, Module, PrimaryContext, Stream};
 use std::ffi::{c_char, c_long, CString};
 use std::path::PathBuf;
@@ -39,7 +39,7 @@ fn parent_runs(name: &str, envs: &[(&str, &str)]) -> bool {
 }
 
 static FAKE_ENTRIES: [Entry; 1] = [Entry::new("cuFakeCount", "cuFakeCount", 0, false)];
-static FAKE: Table<1> = Table::new(LibraryKind::Driver, &FAKE_ENTRIES);
+static FAKE: Table<1> = Table::new(DRIVER, &FAKE_ENTRIES);
 
 /// A primary context of the fake, bound for the rest of the process (its guard is leaked).
 fn bound_context() -> &'static PrimaryContext {

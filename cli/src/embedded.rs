@@ -45,7 +45,8 @@ mod tests {
         assert!(super::LIBRARIES.get_file("driver/library.toml").is_some());
         assert!(super::LIBRARIES.get_file("driver/annotations.toml").is_some());
         assert!(super::RUNTIME.get_file("c-core/src/lib.rs").is_some());
-        for t in ["rust/lib.rs.tera", "python/lib.rs.tera", "c/lib.rs.tera", "rust/support/loader.rs"] {
+        assert!(super::RUNTIME.get_file("core/src/loader.rs").is_some());
+        for t in ["rust/lib.rs.tera", "python/lib.rs.tera", "c/lib.rs.tera", "rust/libraries.rs.tera"] {
             assert!(super::TEMPLATES.get_file(t).is_some(), "{t} not embedded");
         }
     }

@@ -36,8 +36,22 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Resolves the source: a local toolkit, or the table's wheels.
+/// What a fetch extracts from the wheels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extract {
+    /// The headers only: what the generator reads (`libs` and `static_archive` stay empty).
+    Headers,
+    /// The headers, the shared libraries and the static archive the tests load and link.
+    All,
+}
+
+/// Resolves the source: a local toolkit, or the table's wheels (headers and libraries).
 pub fn headers(source: &HeaderSource) -> Result<Fetched> {
+    fetch(source, Extract::All)
+}
+
+/// [`headers`], extracting `what`.
+pub fn fetch(source: &HeaderSource, what: Extract) -> Result<Fetched> {
     if let Some(home) = &source.cuda_home {
         let kinds = crate::libraries()?;
         let include_dir = home.join("include");
@@ -59,20 +73,23 @@ pub fn headers(source: &HeaderSource) -> Result<Fetched> {
         return Ok(Fetched { version, include_dir, libs: BTreeMap::new(), static_archive: None, sha256 });
     }
     let table = Table::load()?;
-    fetch_entry(table.resolve(&source.cuda)?, true)
+    fetch_entry(table.resolve(&source.cuda)?, true, what)
 }
 
 /// What a complete header folder's `.complete` stamp says: the extraction lists it was made with
 /// (changed with them, so older folders are extracted again).
 const STAMP: &str = "headers: cuda, runtime API, driver and runtime interop, library types, profiler (3)\n";
 
-/// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes.
-pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
+/// Downloads (if needed) and extracts one table entry; `verify` checks the table's hashes (and
+/// lets a wheel whose headers the header store holds by those hashes go undownloaded when only
+/// headers are wanted).
+pub fn fetch_entry(entry: &Entry, verify: bool, what: Extract) -> Result<Fetched> {
     let kinds = crate::libraries()?;
     let cache = paths().cache.clone();
     let include_dir = cache.join("headers").join(&entry.minor);
     let required = required_headers(&kinds);
     let plans = plans(&kinds);
+    let stored = |w: &WheelPlan| verify && what == Extract::Headers && from_store(&cache, entry, w, &include_dir);
     // Written last, naming what was extracted: a folder extracted with an older list of headers
     // is extracted again.
     let stamp = include_dir.join(".complete");
@@ -82,16 +99,24 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
         std::fs::create_dir_all(&include_dir)?;
         for w in plans.iter().filter(|w| w.core) {
             let Some(requirement) = entry.wheel(&w.key) else { continue };
-            extract_headers(&wheel(&cache.join("wheels"), requirement)?, &include_dir, w)?;
+            if !stored(w) {
+                extract_headers(&wheel(&cache.join("wheels"), requirement)?, &include_dir, w)?;
+            }
         }
         std::fs::write(&stamp, STAMP)?;
     }
     let mut libs = BTreeMap::new();
     for w in &plans {
         let Some(requirement) = entry.wheel(&w.key) else { continue };
+        let headers_there = w.core || w.headers.iter().all(|h| include_dir.join(h).exists());
+        if what == Extract::Headers {
+            if !headers_there && !stored(w) {
+                extract_headers(&wheel(&cache.join("wheels"), requirement)?, &include_dir, w)?;
+            }
+            continue;
+        }
         for (id, starts) in &w.libs {
             let lib_dir = cache.join(id).join(&entry.minor);
-            let headers_there = w.core || w.headers.iter().all(|h| include_dir.join(h).exists());
             if !headers_there || find_lib(&lib_dir, &starts[0]).is_none() {
                 std::fs::create_dir_all(&lib_dir)?;
                 let whl = wheel(&cache.join("wheels"), requirement)?;
@@ -104,7 +129,10 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
             libs.extend(find_lib(&lib_dir, &starts[0]).map(|l| (id.clone(), l)));
         }
     }
-    let static_archive = static_archive(&cache, entry, &kinds)?;
+    let static_archive = match what {
+        Extract::All => static_archive(&cache, entry, &kinds)?,
+        Extract::Headers => None,
+    };
     let mut sha256 = BTreeMap::new();
     let present: Vec<String> = optional_headers(&kinds).into_iter().filter(|h| include_dir.join(h).exists()).collect();
     for h in required.iter().chain(&present) {
@@ -124,9 +152,40 @@ pub fn fetch_entry(entry: &Entry, verify: bool) -> Result<Fetched> {
                 _ => {}
             }
         }
+        store(&cache, &include_dir.join(h), &got)?;
         sha256.insert(h.to_string(), got);
     }
     Ok(Fetched { version: entry.minor.clone(), include_dir, libs, static_archive, sha256 })
+}
+
+/// `.cache/header-store/<sha256>`: every header fetched so far, by content. Many releases share
+/// a header (`nvvm.h` has 8 versions in 15 releases, the profiler headers one), so a release's
+/// wheel whose headers are all there need not be downloaded for them.
+fn store_path(cache: &Path, sha256: &str) -> PathBuf {
+    cache.join("header-store").join(sha256)
+}
+
+/// Adds `header` (whose sha256 is `sha256`) to the header store.
+fn store(cache: &Path, header: &Path, sha256: &str) -> Result<()> {
+    let path = store_path(cache, sha256);
+    if !path.exists() {
+        std::fs::create_dir_all(cache.join("header-store"))?;
+        let part = path.with_extension("part");
+        std::fs::copy(header, &part).with_context(|| format!("storing {}", header.display()))?;
+        std::fs::rename(&part, &path)?;
+    }
+    Ok(())
+}
+
+/// Copies the headers of `w` that `entry` hashes from the header store into `include_dir`;
+/// false (copying nothing) unless the store holds every one of them.
+fn from_store(cache: &Path, entry: &Entry, w: &WheelPlan, include_dir: &Path) -> bool {
+    let hashed: Vec<(&String, PathBuf)> =
+        w.headers.iter().filter_map(|h| Some((h, store_path(cache, entry.sha256.get(h)?)))).collect();
+    if hashed.is_empty() || !hashed.iter().all(|(_, p)| p.exists()) {
+        return false;
+    }
+    hashed.iter().all(|(h, p)| std::fs::copy(p, include_dir.join(h)).is_ok())
 }
 
 /// Extracts the headers `w` names from its wheel `whl` into `include_dir`.
@@ -247,7 +306,7 @@ pub fn versions_command(update: bool) -> Result<()> {
     let mut table = Table::load()?;
     if update {
         for e in &mut table.cuda {
-            let fetched = fetch_entry(e, false)?;
+            let fetched = fetch_entry(e, false, Extract::All)?;
             e.sha256 = fetched.sha256;
             println!("{}: {}", e.minor, e.sha256.values().map(|h| &h[..12]).collect::<Vec<_>>().join(" "));
         }

@@ -84,10 +84,14 @@ impl HeaderSource {
 }
 
 /// The IR of `source` after the pass `last` (all passes when `None`): libclang provisioned,
-/// headers fetched and checked, annotations read.
+/// headers (only) fetched and checked, annotations read.
 pub fn build_until(source: &HeaderSource, last: Option<&str>) -> Result<Api> {
+    build_fetched(fetch::fetch(source, fetch::Extract::Headers)?, last)
+}
+
+/// [`build_until`] over headers already fetched.
+pub fn build_fetched(fetched: fetch::Fetched, last: Option<&str>) -> Result<Api> {
     libclang::ensure()?;
-    let fetched = fetch::headers(source)?;
     let annotations = Annotations::load(libraries()?).map_err(|e| anyhow!("{e}"))?;
     let headers = HeaderSet { cuda_version: fetched.version, include_dir: fetched.include_dir };
     build_api_until(&headers, &annotations, last).map_err(|e| anyhow!("{e}"))
@@ -118,12 +122,16 @@ pub fn generate_with(source: &HeaderSource, rustfmt: Rustfmt) -> Result<Output> 
         require_rustfmt()?;
     }
     let api = build_until(source, None).with_context(|| format!("CUDA {}", source.cuda))?;
-    let mut output = emit::generate_with(&api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {}: {e}", source.cuda))?;
+    generate_api(&api, &source.cuda, rustfmt)
+}
+
+/// Every surface of the finished IR `api` of release `cuda` (see [`generate_with`]).
+pub fn generate_api(api: &Api, cuda: &str, rustfmt: Rustfmt) -> Result<Output> {
+    let mut output = emit::generate_with(api, &paths().templates, rustfmt).map_err(|e| anyhow!("CUDA {cuda}: {e}"))?;
     output::relocate_runtime(&mut output.files, &paths().runtime)?;
     if output.coverage.problems() > 0 {
         bail!(
-            "CUDA {}: {} functions are missing from a surface or skipped:\n{}",
-            source.cuda,
+            "CUDA {cuda}: {} functions are missing from a surface or skipped:\n{}",
             output.coverage.problems(),
             output.coverage.report()
         );

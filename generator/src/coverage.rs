@@ -2,7 +2,7 @@
 
 use crate::ir::{Api, Function, Library, LibraryKind};
 use crate::profile::PythonConvention;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write;
 
 #[derive(Debug, Default, Clone)]
@@ -71,25 +71,28 @@ impl Coverage {
                 let text = |path: String| files.get(&path).map(String::as_str).unwrap_or("");
                 let found: Box<dyn Fn(&Function) -> bool> = match surface.as_str() {
                     "rust" => {
-                        let t = text(format!("{rust_src}{m}/mod.rs"));
-                        Box::new(move |f| t.contains(&format!("#[doc(alias = \"{}\")]", f.name)))
+                        let names = names_between(text(format!("{rust_src}{m}/mod.rs")), "#[doc(alias = \"", "\")]");
+                        Box::new(move |f| names.contains(f.name.as_str()))
                     }
                     "python" => {
                         let profile = lib.profile();
-                        let t = text(format!("python/src/{}.rs", profile.python_tuple_module()));
+                        let entries =
+                            names_between(text(format!("python/src/{}.rs", profile.python_tuple_module())), "(c\"", "\", ");
                         // A wrapped library's public module has a `def` per function as well.
                         let public = match profile.python {
                             PythonConvention::Tuple => None,
-                            PythonConvention::Exceptions { .. } => Some(text(format!("python/python/cudagen/{m}.py"))),
+                            PythonConvention::Exceptions { .. } => {
+                                Some(names_between(text(format!("python/python/cudagen/{m}.py")), "\ndef ", "("))
+                            }
                         };
                         Box::new(move |f| {
-                            t.contains(&format!("(c\"{}\", ", f.name))
-                                && public.is_none_or(|p| p.contains(&format!("\ndef {}(", f.names.python)))
+                            entries.contains(f.name.as_str())
+                                && public.as_ref().is_none_or(|p| p.contains(f.names.python.as_str()))
                         })
                     }
                     "c" => {
-                        let t = text(format!("c/src/{m}.rs"));
-                        Box::new(move |f| f.all_symbols().all(|s| t.contains(&format!("pub unsafe extern \"C\" fn {s}("))))
+                        let exports = names_between(text(format!("c/src/{m}.rs")), "pub unsafe extern \"C\" fn ", "(");
+                        Box::new(move |f| f.all_symbols().all(|s| exports.contains(s)))
                     }
                     _ => continue,
                 };
@@ -147,6 +150,20 @@ impl Coverage {
         }
         s
     }
+}
+
+/// Every `name` that `text` holds as `{open}name{close}` (a name holds no first character of
+/// `close`): read once per file, so that each function is one set lookup, not a search.
+fn names_between<'t>(text: &'t str, open: &str, close: &str) -> HashSet<&'t str> {
+    let stop = close.chars().next().expect("a closing text");
+    let mut names = HashSet::new();
+    for (at, _) in text.match_indices(open) {
+        let rest = &text[at + open.len()..];
+        if let Some(end) = rest.find(stop).filter(|&end| rest[end..].starts_with(close)) {
+            names.insert(&rest[..end]);
+        }
+    }
+    names
 }
 
 #[cfg(test)]

@@ -15,5 +15,5 @@ pip_target() {
 # with its headers if needed), which wheels link (`static-cudart`, on in pyproject.toml): export
 # it as CUDAGEN_CUDART_STATIC before `maturin build`.
 cudart_static() {
-  cargo xtask fetch --cuda "$1" | sed -n 's/^cudart (static): //p'
+  cargo xtask fetch --cuda "$1" | sed -n 's/^static archive: //p'
 }

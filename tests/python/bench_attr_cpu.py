@@ -6,7 +6,8 @@ median ns per call. The driver calls run over test_oracle's fake libcuda (every 
 the runtime ones over the nvidia-cuda-runtime-cu12 wheel's libcudart.so.12 (skipped when that
 wheel is not installed), nvrtcVersion over the libnvrtc cudagen finds. The difference between the
 two forms is what CPython's attribute load on the module costs: ~20 ns when cudagen's modules had a
-`__getattr__` (unspecialized), ~0 since (NOTES "Module attribute cost").
+`__getattr__` (unspecialized), ~0 without one (NOTES "Module attribute cost", "Lazy classes
+again": a module has one until it has built its last class).
 
     .venv/bin/python tests/python/bench_attr_cpu.py [ROUNDS]
 """

@@ -1,6 +1,7 @@
-"""The generated modules build every class at import (`cudagen._classes.build_all`): no module
-`__getattr__` (so CPython specializes attribute loads on them), every table name bound, aliases
-the very class of their target, and enums built by the fast path equal to what `IntEnum`'s
+"""The generated modules build each class on its first access (`cudagen._lazy._Lazy`, the
+module's `__getattr__`): the import builds none; one class object per name, aliases the very
+class of their target; once all are built (`build_all`) no `__getattr__` is left, so CPython
+specializes attribute loads on the module; enums built by the fast path equal what `IntEnum`'s
 functional API makes."""
 
 import ctypes
@@ -15,7 +16,7 @@ import types
 import pytest
 
 import cudagen._cudagen as _ext
-from cudagen import _classes
+from cudagen import _classes, _lazy
 from cudagen._classes import CEnum, enum_members
 
 # modules rendered from templates/python/module.py.tera, and the raising ones over them
@@ -25,21 +26,43 @@ TABLES = ("_ENUMS", "_RECORDS", "_TYPEDEFS", "_ALIASES")
 
 
 @pytest.mark.parametrize("name", ALL_MODULES)
-def test_no_module_getattr(name):
+def test_only_table_modules_have_a_getattr(name):
     mod = importlib.import_module(name)
-    assert "__getattr__" not in vars(mod) and "__dir__" not in vars(mod), name
+    hook = vars(mod).get("__getattr__")
+    if name not in TABLE_MODULES:
+        assert hook is None and "__dir__" not in vars(mod), name
+    elif hook is not None:  # until every class is built (`build_all`)
+        assert isinstance(hook.__self__, _lazy._Lazy) and callable(vars(mod)["__dir__"]), name
 
 
-def test_import_builds_every_class():
-    """In a fresh interpreter, right after the import and before any attribute access: every
-    table name is in the module dict with the right kind of class, each alias is its target."""
+def test_import_builds_no_class_and_access_builds_each_once():
+    """In a fresh interpreter: right after the import no table name is in a module's dict, but
+    each is in ``dir()``; the first access binds it (a record with what its fields need); after
+    `build_all` every table name is bound with the right kind of class, each alias is its target,
+    and the module has no ``__getattr__`` left."""
     code = """
 import ctypes, importlib, sys
+import cudagen.driver
+# the import builds nothing, so it needs neither the class builder nor ctypes through it
+bad = [("import", "imported cudagen._classes", "")] if "cudagen._classes" in sys.modules else []
+from cudagen import _lazy
 from cudagen._classes import CEnum
-bad = []
 for name in %r:
     mod = importlib.import_module(name)
+    names = [n for t in %r for n in getattr(mod, t)]
+    bad += [(name, "bound at import", n) for n in names if n in vars(mod)]
+    bad += [(name, "not in dir()", n) for n in names if n not in dir(mod)]
+    if not hasattr(mod, "__getattr__"):
+        bad.append((name, "no __getattr__", ""))
+    if mod._RECORDS:
+        first = sorted(mod._RECORDS)[0]
+        cls = getattr(mod, first)
+        if vars(mod)[first] is not cls or getattr(mod, first) is not cls:
+            bad.append((name, "not bound once", first))
+    _lazy.build_all(mod)
     d = dict(vars(mod))
+    if "__getattr__" in d:
+        bad.append((name, "__getattr__ after build_all", ""))
     for t, base in (("_ENUMS", CEnum), ("_RECORDS", (ctypes.Structure, ctypes.Union)), ("_TYPEDEFS", object)):
         for n in getattr(mod, t):
             if not (isinstance(d.get(n), type) and issubclass(d[n], base)):
@@ -47,7 +70,9 @@ for name in %r:
     for a, target in mod._ALIASES.items():
         if a not in d or d[a] is not d.get(target) or not isinstance(d[a], type):
             bad.append((name, "_ALIASES", a))
-    print(name, sum(len(getattr(mod, t)) for t in %r))
+    if sorted(d) != dir(mod):
+        bad.append((name, "dir() after build_all", ""))
+    print(name, len(names))
 print("BAD", bad)
 """ % (TABLE_MODULES, TABLES)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -59,16 +84,77 @@ print("BAD", bad)
     assert int(counts["cudagen.driver"]) > 300 and int(counts["cudagen.runtime"]) > 250, counts
 
 
+def test_first_access_builds_a_record_with_its_fields_classes():
+    """A record built first builds the records, enums and typedefs its fields read as, bound
+    under their own names (the same objects the module then hands out)."""
+    code = """
+from cudagen import driver
+p = driver.CUDA_KERNEL_NODE_PARAMS
+before = sorted(n for n in ("CUDA_MEMCPY3D", "CUmemorytype", "CUhostFn") if n in vars(driver))
+cls = driver.CUDA_MEMCPY3D
+dep = "CUmemorytype" in vars(driver)  # bound with the record that needed it
+m = cls()
+m.srcMemoryType = 2
+h = driver.CUDA_HOST_NODE_PARAMS()
+print(before, dep, type(m.srcMemoryType) is driver.CUmemorytype, type(h.fn) is driver.CUhostFn,
+      driver.CUmemorytype(2) is m.srcMemoryType)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["[]", "True", "True", "True", "True"], out.stdout
+
+
+def test_threads_racing_for_a_class_get_one_object():
+    """Threads that ask for the same unbuilt class at once all get the one class object."""
+    code = """
+import sys, threading
+sys.setswitchinterval(1e-6)
+from cudagen import runtime
+names = sorted(runtime._RECORDS)[:40]
+barrier = threading.Barrier(8)
+seen = [[] for _ in range(8)]
+def run(i):
+    barrier.wait()
+    seen[i] = [getattr(runtime, n) for n in (names if i % 2 else names[::-1])]
+ts = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+ok = all(seen[i][k if i % 2 else len(names) - 1 - k] is getattr(runtime, names[k]) for i in range(8) for k in range(len(names)))
+print(len(names), ok)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["40", "True"], out.stdout
+
+
+def test_lazy_classes_pickle_and_refuse_unknown_names():
+    code = """
+import pickle
+from cudagen import driver
+e = pickle.loads(pickle.dumps(driver.CUmemorytype.CU_MEMORYTYPE_DEVICE))
+r = pickle.loads(pickle.dumps(driver.CUDA_ARRAY_DESCRIPTOR(Width=3)))
+try:
+    driver.CUnotAName
+    missing = "no error"
+except AttributeError as x:
+    missing = str(x)
+print(e is driver.CUmemorytype.CU_MEMORYTYPE_DEVICE, type(r) is driver.CUDA_ARRAY_DESCRIPTOR and r.Width == 3, repr(missing))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().split(None, 2) == ["True", "True", "\"module 'cudagen.driver' has no attribute 'CUnotAName'\""], out.stdout
+
+
 @pytest.mark.parametrize("name", TABLE_MODULES)
 def test_tables_do_not_shadow_the_extension(name):
-    """`build_all` binds the table names over the module dict: none may be a function or handle
+    """A first access binds a table name in the module dict: none may be a function or handle
     class of the extension (or a constant), which it would replace."""
     mod = importlib.import_module(name)
     ext = getattr(_ext, name.rsplit(".", 1)[1])
     names = [n for t in TABLES for n in getattr(mod, t)]
     assert len(names) == len(set(names)), "a name in two tables"
     assert not set(names) & {k for k in vars(ext) if k[0] != "_"}
-    assert not [n for n in names if isinstance(vars(mod)[n], int)]
+    assert not [n for n in names if isinstance(getattr(mod, n), int)]
 
 
 def test_records_and_typedefs_built_with_their_modules():
@@ -76,10 +162,10 @@ def test_records_and_typedefs_built_with_their_modules():
 
     for mod in (driver, runtime):
         for n in mod._RECORDS:
-            cls = vars(mod)[n]
+            cls = getattr(mod, n)
             assert cls.__module__ == mod.__name__ and ctypes.sizeof(cls) == _classes.record_layout(mod._RECORDS[n])[1], n
         for n in mod._TYPEDEFS:
-            assert vars(mod)[n].__module__ == mod.__name__, n
+            assert getattr(mod, n).__module__ == mod.__name__, n
     # an enum field reads as the module's own enum class, a typedef field as its typedef class
     m = driver.CUDA_MEMCPY2D()
     m.srcMemoryType = 2
@@ -118,7 +204,7 @@ def test_enums_equal_the_functional_api(name):
     mod = importlib.import_module(name)
     checked = 0
     for ename in mod._ENUMS:
-        cls, ref = vars(mod)[ename], _reference(mod, ename)
+        cls, ref = getattr(mod, ename), _reference(mod, ename)
         assert type(cls) is type(ref) and cls.__bases__ == ref.__bases__, ename
         assert cls.__name__ == ref.__name__ == cls.__qualname__ and cls.__module__ == ref.__module__ == name
         assert _members(cls) == _members(ref), ename
@@ -205,6 +291,8 @@ def test_module_attribute_loads_specialize():
         pytest.skip("this CPython does not specialize module attributes as 3.11-3.13 do: %r" % (control,))
     from cudagen import driver, nvrtc, runtime
 
+    for m in (driver, nvrtc, runtime):  # once every class is built, `__getattr__` is gone
+        _lazy.build_all(m)
     assert _specializes(driver, "cuDriverGetVersion")
     assert _specializes(driver, "CUresult")
     assert _specializes(runtime, "cudaGetDevice")

@@ -81,7 +81,10 @@ enum Command {
     },
     /// Regenerate every release of headers/versions.toml into target/sweep, check coverage and
     /// `cargo check` each Rust crate.
-    Sweep,
+    Sweep {
+        /// Only these releases (`12.0 13.5`); every release when none is given.
+        releases: Vec<String>,
+    },
     /// The test command CI runs: freshness check, Rust, Python and C tests, release sweep.
     Test,
     /// The step of `test` that checks the newest 13.x release's Python surface against NVIDIA's
@@ -119,7 +122,7 @@ fn main() {
         Command::Install { prefix, from } => install::install(&prefix, from.as_deref()),
         Command::Doctor => libclang::doctor(),
         Command::Diff { old, new, out } => diff::command(&old, &new, out),
-        Command::Sweep => sweep::run(),
+        Command::Sweep { releases } => sweep::run(&releases),
         Command::Test => test_cmd::run_all(),
         Command::Python13 => python13::run(),
         Command::Fuzz { calls, seed } => fuzz::run(calls, seed),

@@ -35,20 +35,67 @@ fn library_overrides(minor: &str) -> Result<Vec<(&'static str, PathBuf)>> {
     Ok(found.collect())
 }
 
-fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
-    println!("\n==> {name}");
-    let start = Instant::now();
-    let r = f().with_context(|| format!("step `{name}` failed"));
-    println!("<== {name}: {} in {:.1}s", if r.is_ok() { "ok" } else { "FAILED" }, start.elapsed().as_secs_f64());
-    r
+/// One finished step of the summary: name, wall seconds, CPU seconds (this process and its
+/// children, user + system), passed.
+struct Row(String, f64, f64, bool);
+
+/// The steps run so far, for the summary table.
+#[derive(Default)]
+struct Steps(Vec<Row>);
+
+impl Steps {
+    /// Runs step `name`, timed (wall and CPU), failing with its name.
+    fn step(&mut self, name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
+        println!("\n==> {name}");
+        let (start, cpu) = (Instant::now(), cpu_seconds());
+        let r = f().with_context(|| format!("step `{name}` failed"));
+        let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+        println!("<== {name}: {} in {wall:.1}s (CPU {cpu:.1}s)", if r.is_ok() { "ok" } else { "FAILED" });
+        self.0.push(Row(name.to_string(), wall, cpu, r.is_ok()));
+        r
+    }
+
+    /// The Markdown table of the steps: wall and CPU time each, and the totals.
+    fn table(&self) -> String {
+        let mut t = String::from("| step | result | wall s | CPU s |\n| --- | --- | ---: | ---: |\n");
+        for Row(name, wall, cpu, ok) in &self.0 {
+            t += &format!("| {name} | {} | {wall:.1} | {cpu:.1} |\n", if *ok { "ok" } else { "FAILED" });
+        }
+        let (wall, cpu) = self.0.iter().fold((0.0, 0.0), |(w, c), r| (w + r.1, c + r.2));
+        t + &format!("| all steps | | {wall:.1} | {cpu:.1} |\n")
+    }
 }
 
+/// User + system CPU seconds of this process (every thread) and of its waited-for children.
+fn cpu_seconds() -> f64 {
+    let of = |who| {
+        // SAFETY: getrusage only writes the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut u) } != 0 {
+            return 0.0;
+        }
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        secs(u.ru_utime) + secs(u.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+}
+
+/// Runs every step, then prints the summary table (also when a step failed).
 pub fn run_all() -> Result<()> {
+    let mut steps = Steps::default();
+    let r = run_steps(&mut steps);
+    println!("\n{}", steps.table());
+    r?;
+    println!("all steps passed");
+    Ok(())
+}
+
+fn run_steps(steps: &mut Steps) -> Result<()> {
     let root = root();
     let source = HeaderSource { cuda: "12.9".into(), cuda_home: None };
     let mut nvrtc_lib: Option<PathBuf> = None;
     let mut headers_dir = PathBuf::new();
-    step("provision libclang and the 12.9, 13.0 and 12.4 headers", || {
+    steps.step("provision libclang and the 12.9, 13.0 and 12.4 headers", || {
         libclang::ensure()?;
         let f = fetch::headers(&source)?;
         headers_dir = f.include_dir;
@@ -61,10 +108,11 @@ pub fn run_all() -> Result<()> {
         Ok(())
     })?;
     let nvrtc_lib = nvrtc_lib.context("the NVRTC wheel holds no libnvrtc.so")?;
-    step("regen --check (generated/ is fresh)", || regen::regen(&source, None, true))?;
-    step("cargo fmt --check (hand-written and generated crates, support files) and clippy -D warnings (hand-written)", || {
-        lint(&root)
-    })?;
+    steps.step("regen --check (generated/ is fresh)", || regen::regen(&source, None, true))?;
+    steps.step(
+        "cargo fmt --check (hand-written and generated crates, support files) and clippy -D warnings (hand-written)",
+        || lint(&root),
+    )?;
     let overrides = library_overrides("12.9")?;
     let env = |cmd: &mut Command| {
         cmd.current_dir(&root)
@@ -74,39 +122,38 @@ pub fn run_all() -> Result<()> {
             .envs(overrides.clone())
             .env("CI", std::env::var("CI").unwrap_or_else(|_| "true".into()));
     };
-    step("cargo test --workspace", || {
+    steps.step("cargo test --workspace", || {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cmd.args(["test", "--workspace", "--quiet"]);
         env(&mut cmd);
         run::status(&mut cmd)
     })?;
-    step("loader tests (fake drivers, real NVRTC, tracing)", || {
+    steps.step("loader tests (fake drivers, real NVRTC, tracing)", || {
         let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cmd.args(["test", "--quiet", "--manifest-path", "tests/loader/Cargo.toml"]);
         env(&mut cmd);
         cmd.env("CARGO_TARGET_DIR", root.join("target/loader-tests"));
         run::status(&mut cmd)
     })?;
-    step("Python: build the wheel, pytest, stubtest", || python(&root, &env))?;
-    step(
+    steps.step("Python: build the wheel, pytest, stubtest", || python(&root, &env))?;
+    steps.step(
         &format!("Python {}: regen, debug build into .venv13, oracle against cuda-bindings 13.x", crate::python13::CUDA),
         crate::python13::run,
     )?;
-    step("C shim: symbols, headers, SAXPY (NVRTC part)", || {
+    steps.step("C shim: symbols, headers, SAXPY (NVRTC part)", || {
         let mut cmd = Command::new("bash");
         cmd.arg("tests/c/run.sh");
         env(&mut cmd);
         run::status(&mut cmd)
     })?;
-    step("every release: regen, coverage, cargo check (sweep)", crate::sweep::run)?;
-    println!("\nall steps passed");
+    steps.step("every release: regen, coverage, cargo check (sweep)", || crate::sweep::run(&[]))?;
     Ok(())
 }
 
 /// The packages written by hand (the generated crates are checked by regen --check instead):
 /// the tools, the tests, and the runtime crates the generated ones depend on (`runtime/`).
-const HAND_WRITTEN: [&str; 6] =
-    ["cudagen-generator", "cudagen-cli", "xtask", "cudagen-tests", "cudagen-runtime", "cudagen-c-core"];
+const HAND_WRITTEN: [&str; 7] =
+    ["cudagen-generator", "cudagen-cli", "xtask", "cudagen-tests", "cudagen-runtime", "cudagen-core", "cudagen-c-core"];
 
 /// `-p NAME` for each package.
 fn packages(names: &[&'static str]) -> Vec<&'static str> {
@@ -194,4 +241,22 @@ pub fn install_python(root: &Path) -> Result<PathBuf> {
     )?;
     crate::wheel::install_wheel(&py, &wheels)?;
     Ok(py)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_has_a_row_per_step_and_the_totals() {
+        let mut steps = Steps::default();
+        assert!(steps.step("a", || Ok(())).is_ok());
+        assert!(steps.step("b", || anyhow::bail!("no")).is_err());
+        let table = steps.table();
+        let rows: Vec<&str> = table.lines().collect();
+        assert_eq!(rows.len(), 5, "{table}");
+        assert!(rows[2].starts_with("| a | ok |") && rows[3].starts_with("| b | FAILED |"), "{table}");
+        assert!(cpu_seconds() > 0.0, "this process has used CPU to get here");
+        assert!(rows[4].starts_with("| all steps | |"), "{table}");
+    }
 }

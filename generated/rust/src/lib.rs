@@ -87,9 +87,9 @@ compile_error!("cudagen: enable one CUDA API era: the feature `cuda-12` (the def
 #[cfg(all(feature = "cudarc", feature = "cuda-13"))]
 compile_error!("cudagen: cudarc 0.19.10 does not bind CUDA 13.5; the `cudarc` feature needs another era");
 
-// first: the eras' modules use its macros
+// first: the `sys` modules expand its `raw_fn!`
 #[macro_use]
-mod raw;
+extern crate cudagen_core;
 #[cfg(all(feature = "cuda-12", not(any(feature = "cuda-13"))))]
 mod cuda12;
 #[cfg(all(feature = "cuda-12", not(any(feature = "cuda-13"))))]
@@ -101,8 +101,13 @@ pub use cuda13::*;
 
 #[cfg(all(feature = "cudarc", all(feature = "cuda-12", not(any(feature = "cuda-13")))))]
 pub mod cudarc;
-pub mod loader;
-pub mod safe;
-pub mod trace;
-mod util;
+/// The lazy, shared loader of every library's entry points (crate `cudagen-core`), with this
+/// crate's libraries: one [`LibraryKind`](loader::LibraryKind) constant each.
+pub mod loader {
+    pub use crate::libraries::*;
+    pub use cudagen_core::loader::*;
+}
+pub use cudagen_core::trace;
+use cudagen_core::util;
 pub use util::Plain;
+pub mod safe;

@@ -24,13 +24,15 @@ use crate::ir::{Library, SymbolVariant, VariantKind};
 /// Folds every forwarding definition of `file` (whose text is `text`) into its callee.
 pub fn fold(text: &str, file: &str, library: &mut Library) {
     let lines: Vec<&str> = text.lines().collect();
+    // Where each line starts in `text`: a definition's text is a slice, not a copy of the rest.
+    let starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).take(lines.len()).collect();
     let mut folded = Vec::new();
     for (i, f) in library.functions.iter().enumerate() {
         if f.location.file != file || f.name != f.symbol {
             continue;
         }
         let from = (f.location.line as usize).saturating_sub(1);
-        let Some(callee) = lines.get(from..).and_then(|rest| callee(&rest.join("\n"))) else { continue };
+        let Some(callee) = starts.get(from).and_then(|&at| callee(&text[at..])) else { continue };
         if let Some(target) =
             library.functions.iter().position(|g| g.symbol == callee && g.name == g.symbol && g.symbol != f.symbol)
         {

@@ -637,10 +637,11 @@ fn plan_found_creators(lib: &Library, anns: &BTreeMap<usize, Ann>, plan: &mut Pl
                 best = Some((score, j, c));
             }
         }
-        if best.is_none() {
+        let windows = if best.is_none() { ender_windows(&f.doc.markdown) } else { Vec::new() };
+        if !windows.is_empty() {
             for (j, k) in plan.kinds.iter().enumerate() {
                 let Some(e) = &k.ender else { continue };
-                if doc_names_ender(&f.doc.markdown, &lib.functions[e.f].name) {
+                if windows.iter().any(|w| names_call(w, &lib.functions[e.f].name)) {
                     if let Some(c) = creator_of(lib, k, i, DecidedBy::Doc, false) {
                         best = Some(((0, std::cmp::Reverse(0)), j, c));
                         break;
@@ -668,27 +669,36 @@ fn naming_score(e: &VerbSplit, creator: &[String]) -> Option<((usize, std::cmp::
 
 /// True when a sentence of `doc` says what the call returns must (or can) be ended by `ender`:
 /// "must be freed with `cuMemFree`", "can be destroyed by calling `cuStreamDestroy()`".
+#[cfg(test)]
 fn doc_names_ender(doc: &str, ender: &str) -> bool {
+    ender_windows(doc).iter().any(|w| names_call(w, ender))
+}
+
+/// The text (up to 80 characters, to the end of the sentence) after each "{modal} [eventually]
+/// be {end} {how} " of `doc`, whitespace collapsed: where a doc names the call that ends what
+/// the function returns. Computed once per function, then matched against every ender's name.
+fn ender_windows(doc: &str) -> Vec<String> {
     let text = doc.split_whitespace().collect::<Vec<_>>().join(" ");
     let lower = text.to_ascii_lowercase();
-    for modal in DOC_MODALS {
-        for end in DOC_ENDS {
-            for how in DOC_HOWS {
-                for phrase in [format!("{modal} be {end} {how} "), format!("{modal} eventually be {end} {how} ")] {
-                    let mut from = 0;
-                    while let Some(at) = lower[from..].find(&phrase) {
-                        let start = from + at + phrase.len();
-                        let window: String = text[start..].chars().take(80).take_while(|&c| c != '.').collect();
-                        if names_call(&window, ender) {
-                            return true;
-                        }
-                        from = start;
-                    }
-                }
+    let mut windows = Vec::new();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find(" be ") {
+        let be = from + at;
+        from = be + 1;
+        let before = &lower[..be];
+        let modal = |m: &&str| before.ends_with(*m) || before.strip_suffix(" eventually").is_some_and(|b| b.ends_with(*m));
+        if !DOC_MODALS.iter().any(modal) {
+            continue;
+        }
+        let after = &lower[be + " be ".len()..];
+        for end in DOC_ENDS.iter().filter_map(|e| after.strip_prefix(e)?.strip_prefix(' ')) {
+            for rest in DOC_HOWS.iter().filter_map(|h| end.strip_prefix(h)?.strip_prefix(' ')) {
+                let start = lower.len() - rest.len();
+                windows.push(text[start..].chars().take(80).take_while(|&c| c != '.').collect());
             }
         }
     }
-    false
+    windows
 }
 
 /// `text` names the function `name` as a whole word.

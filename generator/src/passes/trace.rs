@@ -99,7 +99,7 @@ mod tests {
     /// `TraceClass` is the generator's copy of the tracer's `trace::Class`: the same variants.
     #[test]
     fn classes_are_the_tracers() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../templates/rust/support/trace.rs");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime/core/src/trace.rs");
         let text = std::fs::read_to_string(root).unwrap();
         let body = text.split("pub enum Class {").nth(1).and_then(|t| t.split('}').next()).expect("trace::Class");
         let tracer: Vec<&str> = body.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();

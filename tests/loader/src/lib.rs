@@ -1,7 +1,18 @@
-//! The hand-written runtime support as the generated crate compiles it (`cudagen-runtime`,
-//! which includes `templates/rust/support` by path), plus helpers for the tests and the benchmark.
+//! The hand-written runtime (`cudagen-core`, `runtime/core`) with the libraries the generated
+//! crate renders for it, plus helpers for the tests and the benchmark.
 
-pub use cudagen_runtime::{loader, trace};
+/// The core's loader with the generated crate's libraries (`DRIVER`, `NVRTC`, ...), as
+/// `cudagen::loader` is.
+pub mod loader {
+    pub use crate::libraries::*;
+    pub use cudagen_core::loader::*;
+}
+pub use cudagen_core::trace;
+
+// The committed rendering of the generator's profiles, formatted as the generator writes it.
+#[rustfmt::skip]
+#[path = "../../../generated/rust/src/cuda12/libraries.rs"]
+mod libraries;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -48,7 +48,7 @@ static ENTRIES: [Entry; 6] = [
         fallbacks: &[],
     },
 ];
-static TABLE: Table<6> = Table::new(LibraryKind::Driver, &ENTRIES);
+static TABLE: Table<6> = Table::new(DRIVER, &ENTRIES);
 
 fn tmp(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name)
@@ -250,7 +250,7 @@ fn old_driver_uses_dlsym() {
             fallbacks: &[],
         },
     ];
-    static T: Table<2> = Table::new(LibraryKind::Driver, &OLD);
+    static T: Table<2> = Table::new(DRIVER, &OLD);
     let f: unsafe extern "C" fn(i32) -> i32 = unsafe { std::mem::transmute(T.get(0).unwrap()) };
     assert_eq!(unsafe { f(1) }, 2);
     let e = T.get(1).unwrap_err();

@@ -25,7 +25,7 @@ static ENTRIES_12_9: [Entry; 2] = [
     Entry::new("__nvJitLinkDestroy_12_9", "__nvJitLinkDestroy_12_9", 12090, false)
         .or(&["__nvJitLinkDestroy_12_4", "nvJitLinkDestroy"]),
 ];
-static TABLE_12_9: Table<2> = Table::with_sonames(LibraryKind::NvJitLink, &ENTRIES_12_9, &["libnvJitLink.so.12"]);
+static TABLE_12_9: Table<2> = Table::with_sonames(NVJITLINK, &ENTRIES_12_9, &["libnvJitLink.so.12"]);
 
 /// The same functions as the 13.5 header's entries.
 static ENTRIES_13_5: [Entry; 2] = [
@@ -40,12 +40,12 @@ static ENTRIES_13_5: [Entry; 2] = [
     Entry::new("__nvJitLinkDestroy_13_5", "__nvJitLinkDestroy_13_5", 13050, false)
         .or(&["__nvJitLinkDestroy_13_0", "nvJitLinkDestroy"]),
 ];
-static TABLE_13_5: Table<2> = Table::with_sonames(LibraryKind::NvJitLink, &ENTRIES_13_5, &["libnvJitLink.so.13"]);
+static TABLE_13_5: Table<2> = Table::with_sonames(NVJITLINK, &ENTRIES_13_5, &["libnvJitLink.so.13"]);
 
 /// A function no release exports, with fallbacks that do not exist either.
 static ENTRIES_MISSING: [Entry; 1] = [Entry::new("__nvJitLinkNoSuch_13_1", "__nvJitLinkNoSuch_13_1", 13010, false)
     .or(&["__nvJitLinkNoSuch_13_0", "nvJitLinkNoSuch"])];
-static TABLE_MISSING: Table<1> = Table::with_sonames(LibraryKind::NvJitLink, &ENTRIES_MISSING, &["libnvJitLink.so.13"]);
+static TABLE_MISSING: Table<1> = Table::with_sonames(NVJITLINK, &ENTRIES_MISSING, &["libnvJitLink.so.13"]);
 
 type Create = unsafe extern "C" fn(*mut *mut c_void, u32, *const *const c_char) -> i32;
 type Destroy = unsafe extern "C" fn(*mut *mut c_void) -> i32;
@@ -120,7 +120,7 @@ fn a_13_5_header_over_the_13_0_library_binds_its_13_0_exports_and_traces_it() {
     }
     create_and_destroy(&TABLE_13_5);
     assert_eq!(bound("__nvJitLinkCreate_13_5"), Some("__nvJitLinkCreate_13_0"));
-    assert!(rebound().iter().all(|r| r.library == LibraryKind::NvJitLink && r.path.contains("13.0")));
+    assert!(rebound().iter().all(|r| r.library == NVJITLINK && r.path.contains("13.0")));
 }
 
 #[test]

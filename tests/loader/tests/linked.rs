@@ -26,7 +26,7 @@ static LINKED: [Linked; 2] = [
     unsafe { std::mem::transmute::<unsafe extern "C" fn(*mut c_int) -> c_int, Linked>(linked_get_device) },
     unsafe { std::mem::transmute::<unsafe extern "C" fn(*mut c_int) -> c_int, Linked>(linked_get_device_count) },
 ];
-static TABLE: Table<2> = Table::new(LibraryKind::Runtime, &ENTRIES).linked(&LINKED);
+static TABLE: Table<2> = Table::new(RUNTIME, &ENTRIES).linked(&LINKED);
 
 fn call(table: &Table<2>, index: usize) -> Result<c_int, LoadError> {
     let p = table.get(index)?;
@@ -43,7 +43,7 @@ fn linked_entries_are_used_without_the_override() {
         run_child("linked_entries_are_used_without_the_override", &[]);
         return;
     }
-    assert!(linked_in(LibraryKind::Runtime));
+    assert!(linked_in(RUNTIME));
     assert_eq!(call(&TABLE, 0).unwrap(), 7);
     assert_eq!(call(&TABLE, 1).unwrap(), 3);
     // the resolved slot is cached: the same address on the fast path
@@ -56,7 +56,7 @@ fn the_override_loads_a_shared_library_instead() {
         run_child("the_override_loads_a_shared_library_instead", &[("CUDAGEN_CUDART_PATH", "/nonexistent/libcudart.so.12")]);
         return;
     }
-    assert!(!linked_in(LibraryKind::Runtime));
+    assert!(!linked_in(RUNTIME));
     let e = call(&TABLE, 0).unwrap_err();
     assert!(e.library_missing(), "{e}");
     assert!(e.to_string().contains("/nonexistent/libcudart.so.12"), "{e}");

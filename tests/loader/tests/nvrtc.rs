@@ -52,7 +52,7 @@ static ENTRIES: [Entry; 6] = [
         fallbacks: &[],
     },
 ];
-static NVRTC: Table<6> = Table::new(LibraryKind::Nvrtc, &ENTRIES);
+static TABLE: Table<6> = Table::new(NVRTC, &ENTRIES);
 
 /// Root of the unpacked wheel (holds `nvidia/cuda_nvrtc/lib/libnvrtc.so.12`).
 fn wheel_root() -> PathBuf {
@@ -121,14 +121,14 @@ fn check_version_and_compile() {
     type Compile = unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int;
     type PtxSize = unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int;
     unsafe {
-        let version: Version = std::mem::transmute(NVRTC.get(0).unwrap());
+        let version: Version = std::mem::transmute(TABLE.get(0).unwrap());
         let (mut major, mut minor) = (0, 0);
         assert_eq!(version(&mut major, &mut minor), 0);
         println!("RESULT nvrtcVersion = {major}.{minor}");
         assert_eq!((major, minor), (12, 9));
-        let create: Create = std::mem::transmute(NVRTC.get(1).unwrap());
-        let compile: Compile = std::mem::transmute(NVRTC.get(2).unwrap());
-        let ptx_size: PtxSize = std::mem::transmute(NVRTC.get(3).unwrap());
+        let create: Create = std::mem::transmute(TABLE.get(1).unwrap());
+        let compile: Compile = std::mem::transmute(TABLE.get(2).unwrap());
+        let ptx_size: PtxSize = std::mem::transmute(TABLE.get(3).unwrap());
         let src = c"extern \"C\" __global__ void saxpy(float a, float *x, float *y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n";
         let mut prog = std::ptr::null_mut();
         assert_eq!(
@@ -153,7 +153,7 @@ fn check_version_and_compile() {
         println!("RESULT saxpy PTX: {n} bytes");
         assert!(n > 100);
     }
-    let e = NVRTC.get(5).unwrap_err();
+    let e = TABLE.get(5).unwrap_err();
     println!("message: {e}");
     assert!(!e.library_missing());
     assert!(
@@ -189,7 +189,7 @@ fn nvrtc_python_site() {
         return;
     }
     check_version_and_compile();
-    let e = NVRTC.get(5).unwrap_err();
+    let e = TABLE.get(5).unwrap_err();
     assert!(e
         .library_path()
         .unwrap()
@@ -238,7 +238,7 @@ fn nvrtc_missing_and_sonames() {
         );
         return;
     }
-    static T13: Table<6> = Table::with_sonames(LibraryKind::Nvrtc, &ENTRIES, &["libnvrtc.so.13"]);
+    static T13: Table<6> = Table::with_sonames(NVRTC, &ENTRIES, &["libnvrtc.so.13"]);
     let e = T13.get(0).unwrap_err();
     let msg = e.to_string();
     println!("message: {msg}");
@@ -248,6 +248,6 @@ fn nvrtc_missing_and_sonames() {
         std::env::var("CUDAGEN_PYTHON_SITE").unwrap()
     )));
     assert!(msg.ends_with("set CUDAGEN_NVRTC_PATH to the library's path"));
-    assert_eq!(e.kind(), LibraryKind::Nvrtc);
+    assert_eq!(e.kind(), NVRTC);
     assert!(Path::new(&std::env::var("CUDAGEN_PYTHON_SITE").unwrap()).exists());
 }

@@ -26,16 +26,17 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen._nvjitlink``: 14 functions, 2 enums, 0 records,
-1 handle classes. Every class is built at import (no module ``__getattr__``, so
-CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
+1 handle classes. Each enum, record and typedef class is built on its first access
+(the module's ``__getattr__``, ``cudagen._lazy``), so the import builds none; the docs load on the
+first ``__doc__`` read."""
 
 from cudagen._cudagen import _nvjitlink as _ext
-from cudagen import _classes
+from cudagen import _lazy
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
+# Tables as strings (cheap to compile; `cudagen._classes` builds a class from them on its first access).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "nvJitLinkResult": "NVJITLINK_SUCCESS 0 NVJITLINK_ERROR_UNRECOGNIZED_OPTION 1 NVJITLINK_ERROR_MISSING_ARCH 2 NVJITLINK_ERROR_INVALID_INPUT 3 NVJITLINK_ERROR_PTX_COMPILE 4 NVJITLINK_ERROR_NVVM_COMPILE 5 NVJITLINK_ERROR_INTERNAL 6 NVJITLINK_ERROR_THREADPOOL 7 NVJITLINK_ERROR_UNRECOGNIZED_INPUT 8 NVJITLINK_ERROR_FINALIZE 9",
@@ -65,8 +66,8 @@ _NATIVE_HANDLES = "nvJitLinkHandle"# typedef and tag names of enums and records
 _ALIASES = {
 }
 
-# every enum, record and typedef class, and the aliases (the same class objects)
-_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+# every enum, record and typedef class, and the aliases (the same class objects), on first access
+__getattr__, __dir__ = _lazy.lazy(_g)
 
 NVJITLINK_ERROR_NULL_INPUT = 3
 NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS = 3

@@ -26,16 +26,17 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen._nvvm``: 13 functions, 1 enums, 0 records,
-1 handle classes. Every class is built at import (no module ``__getattr__``, so
-CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
+1 handle classes. Each enum, record and typedef class is built on its first access
+(the module's ``__getattr__``, ``cudagen._lazy``), so the import builds none; the docs load on the
+first ``__doc__`` read."""
 
 from cudagen._cudagen import _nvvm as _ext
-from cudagen import _classes
+from cudagen import _lazy
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
+# Tables as strings (cheap to compile; `cudagen._classes` builds a class from them on its first access).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "nvvmResult": "NVVM_SUCCESS 0 NVVM_ERROR_OUT_OF_MEMORY 1 NVVM_ERROR_PROGRAM_CREATION_FAILURE 2 NVVM_ERROR_IR_VERSION_MISMATCH 3 NVVM_ERROR_INVALID_INPUT 4 NVVM_ERROR_INVALID_PROGRAM 5 NVVM_ERROR_INVALID_IR 6 NVVM_ERROR_INVALID_OPTION 7 NVVM_ERROR_NO_MODULE_IN_PROGRAM 8 NVVM_ERROR_COMPILATION 9 NVVM_ERROR_CANCELLED 10",
@@ -64,5 +65,5 @@ _NATIVE_HANDLES = "nvvmProgram"# typedef and tag names of enums and records
 _ALIASES = {
 }
 
-# every enum, record and typedef class, and the aliases (the same class objects)
-_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+# every enum, record and typedef class, and the aliases (the same class objects), on first access
+__getattr__, __dir__ = _lazy.lazy(_g)

@@ -26,16 +26,17 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen.driver``: 473 functions, 112 enums, 126 records,
-37 handle classes. Every class is built at import (no module ``__getattr__``, so
-CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
+37 handle classes. Each enum, record and typedef class is built on its first access
+(the module's ``__getattr__``, ``cudagen._lazy``), so the import builds none; the docs load on the
+first ``__doc__`` read."""
 
 from cudagen._cudagen import driver as _ext
-from cudagen import _classes
+from cudagen import _lazy
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
+# Tables as strings (cheap to compile; `cudagen._classes` builds a class from them on its first access).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "CUipcMem_flags": "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 1",
@@ -506,11 +507,11 @@ _ALIASES = {
     "CUeglFrame_st": "CUeglFrame_v1",
 }
 
-# every enum, record and typedef class, and the aliases (the same class objects)
-_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+# every enum, record and typedef class, and the aliases (the same class objects), on first access
+__getattr__, __dir__ = _lazy.lazy(_g)
 
 # cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
-sizeof = _classes.make_sizeof(_g)
+sizeof = _lazy.make_sizeof(_g)
 
 CUDA_VERSION = 12090
 CU_IPC_HANDLE_SIZE = 64

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, SupportsInt, final
 
+def __dir__() -> list[str]: ...
+
 def sizeof(objType: Any) -> int: ...
 
 

@@ -26,16 +26,17 @@
 # library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 # Regenerate with `cargo xtask regen`.
 """``cudagen.nvrtc``: 26 functions, 1 enums, 0 records,
-1 handle classes. Every class is built at import (no module ``__getattr__``, so
-CPython specializes attribute loads on the module); the docs load on the first ``__doc__`` read."""
+1 handle classes. Each enum, record and typedef class is built on its first access
+(the module's ``__getattr__``, ``cudagen._lazy``), so the import builds none; the docs load on the
+first ``__doc__`` read."""
 
 from cudagen._cudagen import nvrtc as _ext
-from cudagen import _classes
+from cudagen import _lazy
 
 _g = globals()
 _g.update({_k: _v for _k, _v in vars(_ext).items() if _k[0] != "_"})
 
-# Tables as strings (cheap to compile; `_classes.build_all` builds the classes from them below).
+# Tables as strings (cheap to compile; `cudagen._classes` builds a class from them on its first access).
 # enum: "MEMBER value MEMBER value ..."
 _ENUMS = {
     "nvrtcResult": "NVRTC_SUCCESS 0 NVRTC_ERROR_OUT_OF_MEMORY 1 NVRTC_ERROR_PROGRAM_CREATION_FAILURE 2 NVRTC_ERROR_INVALID_INPUT 3 NVRTC_ERROR_INVALID_PROGRAM 4 NVRTC_ERROR_INVALID_OPTION 5 NVRTC_ERROR_COMPILATION 6 NVRTC_ERROR_BUILTIN_OPERATION_FAILURE 7 NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION 8 NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION 9 NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID 10 NVRTC_ERROR_INTERNAL_ERROR 11 NVRTC_ERROR_TIME_FILE_WRITE_FAILED 12 NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED 13 NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED 14 NVRTC_ERROR_PCH_CREATE 15 NVRTC_ERROR_CANCELLED 16",
@@ -64,8 +65,8 @@ _NATIVE_HANDLES = "nvrtcProgram"# typedef and tag names of enums and records
 _ALIASES = {
 }
 
-# every enum, record and typedef class, and the aliases (the same class objects)
-_classes.build_all(_g, __name__, _ENUMS, _RECORDS, _TYPEDEFS, _ALIASES)
+# every enum, record and typedef class, and the aliases (the same class objects), on first access
+__getattr__, __dir__ = _lazy.lazy(_g)
 
 # cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
-sizeof = _classes.make_sizeof(_g)
+sizeof = _lazy.make_sizeof(_g)

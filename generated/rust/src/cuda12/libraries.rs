@@ -26,107 +26,31 @@
 // library_types.h sha256 8be185730f76c2f722c6cd9b4233a3e08feadba1d863f558e03a43bc75900a36
 // Regenerate with `cargo xtask regen`.
 //! What the loader knows about each library, rendered from the generator's library profiles
-//! (`generator/src/profile.rs`); `loader` itself holds no per-library facts.
+//! (`generator/src/profile.rs`): one [`LibraryKind`] constant per library, re-exported from
+//! [`loader`](crate::loader); the loader itself (crate `cudagen-core`) holds no per-library facts.
+//!
+//! Each library is looked for at the path its override variable names, if set, and nothing
+//! else; otherwise each soname through the normal `dlopen` search, then in the folders listed
+//! on its constant.
 
-/// Which library a [`Table`](crate::loader::Table) resolves from, and where that library is
-/// searched for. Each is looked for at the path its override variable names, if set, and
-/// nothing else; otherwise each soname through the normal `dlopen` search, then in the folders
-/// listed on its variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LibraryKind {
-    /// `cuda.h`: `$CUDAGEN_LIBCUDA`; sonames `libcuda.so.1`.
-    /// * each folder in `$LD_LIBRARY_PATH`
-    /// * `/usr/lib/x86_64-linux-gnu`
-    /// * `/usr/lib/aarch64-linux-gnu`
-    /// * `/usr/lib64`
-    /// * `/usr/local/nvidia/lib64`
-    /// * `/usr/lib/wsl/lib`
-    /// * `/usr/local/cuda/compat`
-    ///
-    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
-    /// Entries resolve through `cuGetProcAddress_v2(name, version, flags)`, so each gets the ABI
-    /// its version names.
-    Driver,
-    /// `nvrtc.h`: `$CUDAGEN_NVRTC_PATH`; sonames `libnvrtc.so.12`, `libnvrtc.so.13`.
-    /// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
-    /// * `/usr/local/cuda/lib64`
-    /// * the NVIDIA wheel folders `nvidia/cuda_nvrtc/lib`, `nvidia/cu13/lib` of each
-    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
-    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
-    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
-    ///
-    /// Entries resolve through `dlsym`.
-    Nvrtc,
-    /// `nvJitLink.h`: `$CUDAGEN_NVJITLINK_PATH`; sonames `libnvJitLink.so.12`, `libnvJitLink.so.13`.
-    /// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
-    /// * `/usr/local/cuda/lib64`
-    /// * the NVIDIA wheel folders `nvidia/nvjitlink/lib`, `nvidia/cu13/lib` of each
-    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
-    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
-    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
-    ///
-    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
-    /// Entries resolve through `dlsym`.
-    NvJitLink,
-    /// `nvvm.h`: `$CUDAGEN_NVVM_PATH`; sonames `libnvvm.so.4`, `libnvvm.so`.
-    /// * `$CUDA_HOME/nvvm/lib64`, `$CUDA_PATH/nvvm/lib64`
-    /// * `/usr/local/cuda/nvvm/lib64`
-    /// * the NVIDIA wheel folders `nvidia/cuda_nvcc/nvvm/lib64`, `nvidia/cu13/lib` of each
-    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
-    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
-    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
-    ///
-    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
-    /// Entries resolve through `dlsym`.
-    Nvvm,
-    /// `cuda_runtime_api.h`: `$CUDAGEN_CUDART_PATH`; sonames `libcudart.so.12`.
-    /// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
-    /// * `/usr/local/cuda/lib64`
-    /// * the NVIDIA wheel folders `nvidia/cuda_runtime/lib`, `nvidia/cu13/lib` of each
-    ///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
-    ///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
-    ///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
-    ///
-    /// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
-    /// Entries resolve through `dlsym`.
-    Runtime,
-}
+use cudagen_core::loader::{LibraryKind, Profile, Resolve};
 
-/// How a library's entries are resolved once it is open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Resolve {
-    /// `cuGetProcAddress_v2` (else `cuGetProcAddress`, else `dlsym`).
-    GetProcAddress,
-    /// `dlsym` of the ABI symbol.
-    Dlsym,
-}
-
-/// Where one library is looked for and how its entries are resolved.
-pub(crate) struct Profile {
-    /// Default sonames, in order.
-    pub(crate) sonames: &'static [&'static str],
-    /// Variable naming the library's exact path (it then is the only candidate).
-    pub(crate) override_var: &'static str,
-    /// `:`-separated folder lists searched first.
-    pub(crate) path_vars: &'static [&'static str],
-    /// Toolkit roots whose `home_lib` folder is searched next.
-    pub(crate) home_vars: &'static [&'static str],
-    /// The folder under each toolkit root (`lib64`, `nvvm/lib64`).
-    pub(crate) home_lib: &'static str,
-    /// Fixed folders searched next.
-    pub(crate) dirs: &'static [&'static str],
-    /// Folders under each Python site folder searched last.
-    pub(crate) wheel_dirs: &'static [&'static str],
-    pub(crate) resolve: Resolve,
-    /// Skip a candidate that is the cudagen C shim.
-    pub(crate) skip_shim: bool,
-}
-
-/// Number of libraries (the loader keeps one opened library per kind).
-pub(crate) const COUNT: usize = 5;
-
-const PROFILES: [Profile; COUNT] = [
-    Profile {
+/// `cuda.h`: `$CUDAGEN_LIBCUDA`; sonames `libcuda.so.1`.
+/// * each folder in `$LD_LIBRARY_PATH`
+/// * `/usr/lib/x86_64-linux-gnu`
+/// * `/usr/lib/aarch64-linux-gnu`
+/// * `/usr/lib64`
+/// * `/usr/local/nvidia/lib64`
+/// * `/usr/lib/wsl/lib`
+/// * `/usr/local/cuda/compat`
+///
+/// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+/// Entries resolve through `cuGetProcAddress_v2(name, version, flags)`, so each gets the ABI
+/// its version names.
+pub const DRIVER: LibraryKind = LibraryKind::new(
+    0,
+    "Driver",
+    &Profile {
         sonames: &["libcuda.so.1"],
         override_var: "CUDAGEN_LIBCUDA",
         path_vars: &["LD_LIBRARY_PATH"],
@@ -144,7 +68,21 @@ const PROFILES: [Profile; COUNT] = [
         resolve: Resolve::GetProcAddress,
         skip_shim: true,
     },
-    Profile {
+);
+
+/// `nvrtc.h`: `$CUDAGEN_NVRTC_PATH`; sonames `libnvrtc.so.12`, `libnvrtc.so.13`.
+/// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
+/// * `/usr/local/cuda/lib64`
+/// * the NVIDIA wheel folders `nvidia/cuda_nvrtc/lib`, `nvidia/cu13/lib` of each
+///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+///
+/// Entries resolve through `dlsym`.
+pub const NVRTC: LibraryKind = LibraryKind::new(
+    1,
+    "Nvrtc",
+    &Profile {
         sonames: &["libnvrtc.so.12", "libnvrtc.so.13"],
         override_var: "CUDAGEN_NVRTC_PATH",
         path_vars: &[],
@@ -155,7 +93,22 @@ const PROFILES: [Profile; COUNT] = [
         resolve: Resolve::Dlsym,
         skip_shim: false,
     },
-    Profile {
+);
+
+/// `nvJitLink.h`: `$CUDAGEN_NVJITLINK_PATH`; sonames `libnvJitLink.so.12`, `libnvJitLink.so.13`.
+/// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
+/// * `/usr/local/cuda/lib64`
+/// * the NVIDIA wheel folders `nvidia/nvjitlink/lib`, `nvidia/cu13/lib` of each
+///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+///
+/// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+/// Entries resolve through `dlsym`.
+pub const NVJITLINK: LibraryKind = LibraryKind::new(
+    2,
+    "NvJitLink",
+    &Profile {
         sonames: &["libnvJitLink.so.12", "libnvJitLink.so.13"],
         override_var: "CUDAGEN_NVJITLINK_PATH",
         path_vars: &[],
@@ -166,7 +119,22 @@ const PROFILES: [Profile; COUNT] = [
         resolve: Resolve::Dlsym,
         skip_shim: true,
     },
-    Profile {
+);
+
+/// `nvvm.h`: `$CUDAGEN_NVVM_PATH`; sonames `libnvvm.so.4`, `libnvvm.so`.
+/// * `$CUDA_HOME/nvvm/lib64`, `$CUDA_PATH/nvvm/lib64`
+/// * `/usr/local/cuda/nvvm/lib64`
+/// * the NVIDIA wheel folders `nvidia/cuda_nvcc/nvvm/lib64`, `nvidia/cu13/lib` of each
+///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+///
+/// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+/// Entries resolve through `dlsym`.
+pub const NVVM: LibraryKind = LibraryKind::new(
+    3,
+    "Nvvm",
+    &Profile {
         sonames: &["libnvvm.so.4", "libnvvm.so"],
         override_var: "CUDAGEN_NVVM_PATH",
         path_vars: &[],
@@ -177,7 +145,22 @@ const PROFILES: [Profile; COUNT] = [
         resolve: Resolve::Dlsym,
         skip_shim: true,
     },
-    Profile {
+);
+
+/// `cuda_runtime_api.h`: `$CUDAGEN_CUDART_PATH`; sonames `libcudart.so.12`.
+/// * `$CUDA_HOME/lib64`, `$CUDA_PATH/lib64`
+/// * `/usr/local/cuda/lib64`
+/// * the NVIDIA wheel folders `nvidia/cuda_runtime/lib`, `nvidia/cu13/lib` of each
+///   dir in `$CUDAGEN_PYTHON_SITE` (`:`-separated site-packages dirs) and of
+///   `lib/python3*/{site,dist}-packages` under `$VIRTUAL_ENV`, `$CONDA_PREFIX` and
+///   `$PYTHONHOME` (`prefix[:exec_prefix]`)
+///
+/// A candidate that exports `cudagen_shim_marker` is the cudagen C shim itself and is skipped.
+/// Entries resolve through `dlsym`.
+pub const RUNTIME: LibraryKind = LibraryKind::new(
+    4,
+    "Runtime",
+    &Profile {
         sonames: &["libcudart.so.12"],
         override_var: "CUDAGEN_CUDART_PATH",
         path_vars: &[],
@@ -188,16 +171,13 @@ const PROFILES: [Profile; COUNT] = [
         resolve: Resolve::Dlsym,
         skip_shim: true,
     },
-];
+);
 
-impl LibraryKind {
-    /// Sonames used by [`Table::new`](crate::loader::Table::new); override per table with
-    /// [`Table::with_sonames`](crate::loader::Table::with_sonames).
-    pub const fn default_sonames(self) -> &'static [&'static str] {
-        self.profile().sonames
-    }
+/// Every library, in profile order.
+pub const ALL: [LibraryKind; 5] = [DRIVER, NVRTC, NVJITLINK, NVVM, RUNTIME];
 
-    pub(crate) const fn profile(self) -> &'static Profile {
-        &PROFILES[self as usize]
-    }
+/// The version of the driver ([`DRIVER`]) from `cuDriverGetVersion` (e.g. `12040`),
+/// opening it if needed; `None` without a driver. Does not call `cuInit`. Cached.
+pub fn driver_version() -> Option<i32> {
+    cudagen_core::loader::driver_version_of(DRIVER)
 }

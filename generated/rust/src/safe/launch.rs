@@ -82,7 +82,7 @@ use super::memory::{stream_of, AsStream, DeviceBuffer, DeviceSlice, DeviceSliceM
 use super::ptx::{ptx_kernel_params, ParamInfo};
 use super::repr::DeviceRepr;
 use crate::driver::{self, CUdeviceptr, CUfunction, CUfunction_attribute, CUkernel, CUresult, CUstream};
-use crate::loader::{Entry, LibraryKind, Table};
+use crate::loader::{Entry, Table, DRIVER};
 use core::ffi::{c_char, c_void, CStr};
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -846,7 +846,7 @@ static QUERY_ENTRIES: [Entry; 6] = [
     },
     Entry { symbol: "cuKernelGetName", proc_name: "cuKernelGetName", version: 12030, per_thread: false, fallbacks: &[] },
 ];
-static QUERIES: Table<6> = Table::new(LibraryKind::Driver, &QUERY_ENTRIES);
+static QUERIES: Table<6> = Table::new(DRIVER, &QUERY_ENTRIES);
 
 /// `cu{Func,Kernel}GetParamInfo(handle, index, *offset, *size)`.
 type ParamInfoFn = unsafe extern "C" fn(*mut c_void, usize, *mut usize, *mut usize) -> CUresult;
@@ -903,7 +903,8 @@ fn name<K: Launchable + ?Sized>(kernel: &K) -> String {
         let mut s: *const c_char = core::ptr::null();
         // SAFETY: a live handle and a valid out pointer; the driver owns the string.
         if unsafe { f(&mut s, h) } == CUresult::SUCCESS && !s.is_null() {
-            return crate::util::cstr_to_string(s);
+            // SAFETY: the driver's NUL-terminated string, alive as long as the handle.
+            return unsafe { crate::util::cstr_to_string(s) };
         }
     }
     format!("{h:p}")

@@ -3,7 +3,7 @@
 //!
 //! Files: `Cargo.toml`, `pyproject.toml`, `src/lib.rs`, `src/<module>.rs` (one `#[pyfunction]`
 //! per C function + the handle classes), `python/cudagen/<module>.py` (compact enum and record
-//! tables, built into `IntEnum`s and `ctypes` structures at import by `cudagen._classes`) and
+//! tables, built into `IntEnum`s and `ctypes` structures on first access by `cudagen._classes`) and
 //! `<module>.pyi` stubs, `_<module>_docs.py` (the classes' doc text, read on first `__doc__`
 //! access). `templates/python/support/rs/*` is copied to `src/`,
 //! `templates/python/support/py/**` to `python/`. View models: `functions` (what

@@ -281,7 +281,9 @@ fn returns(ctx: &Ctx, f: &Function) -> (Returns, Option<(String, String)>) {
     match f.ret_kind {
         ReturnKind::Status => (Returns::Status, None),
         ReturnKind::Void => (Returns::Void, None),
-        ReturnKind::StaticCstr => (Returns::Value, Some(("crate::util::static_cstr(__r)".into(), "&'static CStr".into()))),
+        ReturnKind::StaticCstr => {
+            (Returns::Value, Some(("unsafe { crate::util::static_cstr(__r) }".into(), "&'static CStr".into())))
+        }
         ReturnKind::Pointer | ReturnKind::Value => (Returns::Value, Some(("__r".into(), ctx.rust(&f.ret)))),
     }
 }
@@ -366,7 +368,9 @@ fn cstr_in(tp: TParam, nullable: bool, is_const: bool) -> TParam {
 
 fn cstr_out(tp: TParam) -> TParam {
     let local = &tp.local;
-    let (arg, output) = (format!("core::ptr::addr_of_mut!({local}).cast()"), format!("crate::util::cstr_to_string({local})"));
+    // SAFETY (in the output): the library wrote a NUL-terminated string it owns, alive here.
+    let (arg, output) =
+        (format!("core::ptr::addr_of_mut!({local}).cast()"), format!("unsafe {{ crate::util::cstr_to_string({local}) }}"));
     TParam { kind: TKind::CstrOut, arg, output: Some((output, "String".into())), ..tp }
 }
 

@@ -25,6 +25,8 @@ const SURFACE: &str = "rust";
 /// `Cargo.toml`, `src/lib.rs` and `src/safe/mod.rs`: the crate root over one or more releases.
 #[derive(Serialize)]
 struct CrateView {
+    /// The `cudagen-core` dependency: its version and path (see [`super::runtime_dep`]).
+    core: super::RuntimeDep,
     /// One per release: a single-release crate has one with an empty `dir`; a two-era crate
     /// (`render_eras`) one per `cuda-NN` feature, the first the default.
     eras: Vec<EraView>,
@@ -58,7 +60,7 @@ pub struct EraView {
     cudarc_feature: Option<String>,
 }
 
-/// Every library profile's `variant`, `header` and loader facts, for `src/libraries.rs`.
+/// Every library profile's constant, `variant`, `header` and loader facts, for `src/libraries.rs`.
 #[derive(Serialize)]
 struct LibrariesView {
     profiles: Vec<ProfileView>,
@@ -66,6 +68,8 @@ struct LibrariesView {
 
 #[derive(Serialize)]
 struct ProfileView {
+    /// The `loader` constant naming the library: its id in capitals (`NVJITLINK`).
+    constant: String,
     variant: &'static str,
     header: &'static str,
     loader: &'static crate::profile::LoaderProfile,
@@ -78,6 +82,7 @@ impl LibrariesView {
         let profiles = crate::profile::LibraryKind::all()
             .map(|k| k.profile())
             .map(|p| ProfileView {
+                constant: loader_constant(p),
                 variant: &p.variant,
                 header: &p.header,
                 loader: &p.loader,
@@ -86,6 +91,11 @@ impl LibrariesView {
             .collect();
         LibrariesView { profiles }
     }
+}
+
+/// The generated `loader` constant of a library: its id in capitals (`NVJITLINK`).
+fn loader_constant(p: &crate::profile::LibraryProfile) -> String {
+    p.id.to_uppercase().replace('-', "_")
 }
 
 #[derive(Serialize, Clone)]
@@ -98,8 +108,10 @@ struct ModuleSummary {
 #[derive(Serialize)]
 struct ModuleView {
     module: String,
-    /// `Driver` / `Nvrtc`: the `Error` variant and `loader::LibraryKind`.
+    /// `Driver` / `Nvrtc`: the `Error` variant and the loader's name of the library.
     kind: String,
+    /// `DRIVER` / `NVRTC`: the library's `loader` constant.
+    library: String,
     header: String,
     status: Option<String>,
     codes: Option<StatusCodes>,
@@ -194,6 +206,7 @@ pub fn render_root(mut eras: Vec<EraView>, templates: &Templates, out: &mut Outp
     let cudarc = eras.iter().any(|e| e.cudarc_feature.is_some());
     let eras_modules: BTreeSet<String> = eras.iter().flat_map(|e| e.modules.iter().map(|m| m.module.clone())).collect();
     let view = CrateView {
+        core: super::runtime_dep("core"),
         eras,
         cudarc_version: crate::profile::CUDARC.version,
         support: safe::support_stems(templates.support_under("rust/support/safe/")),
@@ -292,6 +305,7 @@ fn module_view(lib: &Library, default_version: u32, cudarc: bool, out: &mut Outp
     ModuleView {
         module: lib.profile().module.to_string(),
         kind: lib.profile().variant.to_string(),
+        library: loader_constant(lib.profile()),
         header: lib.headers.first().map(|h| h.file.clone()).unwrap_or_else(|| format!("{}.h", lib.profile().module)),
         status: codes.and(lib.status_enum.clone()),
         codes,

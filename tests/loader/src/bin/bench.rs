@@ -12,7 +12,7 @@ static ENTRIES: [Entry; 1] = [Entry {
     per_thread: false,
     fallbacks: &[],
 }];
-static TABLE: Table<1> = Table::new(LibraryKind::Driver, &ENTRIES);
+static TABLE: Table<1> = Table::new(DRIVER, &ENTRIES);
 
 const ROUNDS: usize = 41;
 const ITERS: u32 = 2_000_000;

@@ -59,7 +59,7 @@ pub use types::*;
 #[inline]
 pub fn get_error_string(result: nvrtcResult) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_nvrtcGetErrorString(result) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// nvrtcVersion sets the output parameters `major` and `minor`
@@ -562,7 +562,7 @@ pub fn get_lowered_name(prog: nvrtcProgram, name_expression: &CStr) -> Result<St
     let __r =
         unsafe { sys::call_nvrtcGetLoweredName(prog, name_expression.as_ptr(), core::ptr::addr_of_mut!(__lowered_name).cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__lowered_name))
+    Ok(unsafe { crate::util::cstr_to_string(__lowered_name) })
 }
 
 /// retrieve the current size of the PCH Heap.

@@ -37,7 +37,7 @@
 #[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
-use crate::loader::{Entry, LibraryKind, LoadError, Table};
+use crate::loader::{Entry, LoadError, Table};
 #[allow(unused_imports)]
 use core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
@@ -61,7 +61,7 @@ pub(crate) static ENTRIES: [Entry; 13] = [
 ];
 
 /// The entry-point table of `nvvm.h`.
-pub(crate) static TABLE: Table<13> = Table::new(LibraryKind::Nvvm, &ENTRIES);
+pub(crate) static TABLE: Table<13> = Table::new(crate::loader::NVVM, &ENTRIES);
 
 /// Resolves every entry point of `nvvm.h` now, and says where the library was found and
 /// how many of its entries it has ([`Table::bind_all`]).

@@ -83,7 +83,7 @@ pub fn get_error_string(error: CUresult) -> Result<String, Error> {
     let mut __p_str: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cuGetErrorString(error, core::ptr::addr_of_mut!(__p_str).cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__p_str))
+    Ok(unsafe { crate::util::cstr_to_string(__p_str) })
 }
 
 /// Gets the string representation of an error code enum name
@@ -110,7 +110,7 @@ pub fn get_error_name(error: CUresult) -> Result<String, Error> {
     let mut __p_str: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cuGetErrorName(error, core::ptr::addr_of_mut!(__p_str).cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__p_str))
+    Ok(unsafe { crate::util::cstr_to_string(__p_str) })
 }
 
 /// Initialize the CUDA driver API
@@ -3975,7 +3975,7 @@ pub fn kernel_get_name(hfunc: CUkernel) -> Result<String, Error> {
     let mut __name: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cuKernelGetName(core::ptr::addr_of_mut!(__name).cast(), hfunc) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__name))
+    Ok(unsafe { crate::util::cstr_to_string(__name) })
 }
 
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout
@@ -15796,7 +15796,7 @@ pub fn func_get_name(hfunc: CUfunction) -> Result<String, Error> {
     let mut __name: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cuFuncGetName(core::ptr::addr_of_mut!(__name).cast(), hfunc) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__name))
+    Ok(unsafe { crate::util::cstr_to_string(__name) })
 }
 
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout

@@ -37,7 +37,7 @@
 #[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
-use crate::loader::{Entry, LibraryKind, LoadError, Table};
+use crate::loader::{Entry, LoadError, Table};
 #[allow(unused_imports)]
 use core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
@@ -503,7 +503,7 @@ pub(crate) static ENTRIES: [Entry; 106] = [
 ];
 
 /// The entry-point table of `nvJitLink.h`.
-pub(crate) static TABLE: Table<106> = Table::new(LibraryKind::NvJitLink, &ENTRIES);
+pub(crate) static TABLE: Table<106> = Table::new(crate::loader::NVJITLINK, &ENTRIES);
 
 /// Resolves every entry point of `nvJitLink.h` now, and says where the library was found and
 /// how many of its entries it has ([`Table::bind_all`]).

@@ -59,7 +59,7 @@ pub use types::*;
 #[inline]
 pub fn get_error_string(result: nvrtcResult) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_nvrtcGetErrorString(result) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// nvrtcVersion sets the output parameters `major` and `minor`
@@ -539,7 +539,7 @@ pub fn get_lowered_name(prog: nvrtcProgram, name_expression: &CStr) -> Result<St
     let __r =
         unsafe { sys::call_nvrtcGetLoweredName(prog, name_expression.as_ptr(), core::ptr::addr_of_mut!(__lowered_name).cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__lowered_name))
+    Ok(unsafe { crate::util::cstr_to_string(__lowered_name) })
 }
 
 /// retrieve the current size of the PCH Heap.
@@ -778,7 +778,7 @@ pub fn install_bundled_headers(install_path: &CStr, flags: c_uint) -> Result<Str
         sys::call_nvrtcInstallBundledHeaders(install_path.as_ptr(), flags, core::ptr::addr_of_mut!(__error_log).cast())
     }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__error_log))
+    Ok(unsafe { crate::util::cstr_to_string(__error_log) })
 }
 
 /// nvrtcGetBundledHeadersInfo queries information about the bundled
@@ -803,7 +803,7 @@ pub fn get_bundled_headers_info() -> Result<(nvrtcBundledHeadersInfo, String), E
     let mut __error_log: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_nvrtcGetBundledHeadersInfo(__info.as_mut_ptr(), core::ptr::addr_of_mut!(__error_log).cast()) }?;
     error::check(__r)?;
-    Ok((unsafe { __info.assume_init() }, crate::util::cstr_to_string(__error_log)))
+    Ok((unsafe { __info.assume_init() }, unsafe { crate::util::cstr_to_string(__error_log) }))
 }
 
 /// nvrtcRemoveBundledHeaders removes previously installed bundled headers.
@@ -830,5 +830,5 @@ pub fn remove_bundled_headers(install_path: &CStr) -> Result<String, Error> {
     let mut __error_log: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_nvrtcRemoveBundledHeaders(install_path.as_ptr(), core::ptr::addr_of_mut!(__error_log).cast()) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__error_log))
+    Ok(unsafe { crate::util::cstr_to_string(__error_log) })
 }

@@ -55,7 +55,7 @@ pub use types::*;
 #[inline]
 pub fn get_error_string(result: nvvmResult) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_nvvmGetErrorString(result) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// Get the NVVM version.

@@ -1053,7 +1053,7 @@ pub fn peek_at_last_error() -> Result<(), Error> {
 #[inline]
 pub fn get_error_name(error: cudaError_t) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_cudaGetErrorName(error) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// Returns the description string for an error code
@@ -1073,7 +1073,7 @@ pub fn get_error_name(error: cudaError_t) -> Result<&'static CStr, Error> {
 #[inline]
 pub fn get_error_string(error: cudaError_t) -> Result<&'static CStr, Error> {
     let __r = unsafe { sys::call_cudaGetErrorString(error) }?;
-    Ok(crate::util::static_cstr(__r))
+    Ok(unsafe { crate::util::static_cstr(__r) })
 }
 
 /// Returns the number of compute-capable devices
@@ -4281,7 +4281,7 @@ pub unsafe fn func_get_name(func: *const c_void) -> Result<String, Error> {
     let mut __name: *const c_char = core::ptr::null();
     let __r = unsafe { sys::call_cudaFuncGetName(core::ptr::addr_of_mut!(__name).cast(), func) }?;
     error::check(__r)?;
-    Ok(crate::util::cstr_to_string(__name))
+    Ok(unsafe { crate::util::cstr_to_string(__name) })
 }
 
 /// Returns the offset and size of a kernel parameter in the device-side parameter layout.

@@ -37,7 +37,7 @@
 #[allow(unused_imports)]
 use super::types::*;
 #[allow(unused_imports)]
-use crate::loader::{Entry, LibraryKind, LoadError, Table};
+use crate::loader::{Entry, LoadError, Table};
 #[allow(unused_imports)]
 use core::ffi::{
     c_char, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint, c_ulong, c_ulonglong, c_ushort, c_void, CStr,
@@ -496,13 +496,13 @@ pub(crate) static ENTRIES: [Entry; 432] = [
 
 /// The entry-point table of `cuda_runtime_api.h`.
 #[cfg(not(feature = "static-cudart"))]
-pub(crate) static TABLE: Table<432> = Table::new(LibraryKind::Runtime, &ENTRIES);
+pub(crate) static TABLE: Table<432> = Table::new(crate::loader::RUNTIME, &ENTRIES);
 
 /// The entry-point table of `cuda_runtime_api.h`, over `libcudart_static.a` linked into the
 /// crate (feature `static-cudart`, see `build.rs`) unless `$CUDAGEN_CUDART_PATH` names a
 /// shared library to load instead.
 #[cfg(feature = "static-cudart")]
-pub(crate) static TABLE: Table<432> = Table::new(LibraryKind::Runtime, &ENTRIES).linked(&linked::ENTRIES);
+pub(crate) static TABLE: Table<432> = Table::new(crate::loader::RUNTIME, &ENTRIES).linked(&linked::ENTRIES);
 
 /// The entry points of `libcudart_static.a`, in table order (declared by address only).
 #[cfg(feature = "static-cudart")]

@@ -1,13 +1,13 @@
 """Builds the enum classes, record structures and typedef classes of a generated module from its
-compact tables, all at import (``build_all``): the module has no ``__getattr__``, so CPython
-specializes attribute loads on it (``driver.cuCtxGetCurrent()`` costs what a bound call does)."""
+compact tables: each on its first access, through the module's ``__getattr__`` (`cudagen._lazy`,
+which imports this module, and with it ``ctypes`` and ``enum``, only then)."""
 
 import ctypes
 import enum
 import operator
 import sys
 
-from cudagen._cudagen import _field_enum, _field_handle, _field_int, _handle_bits, _pack_kernel_params, _record_new
+from cudagen._cudagen import _field_enum, _field_handle, _field_int, _pack_kernel_params, _record_new
 
 
 class CEnum(enum.IntEnum):
@@ -532,45 +532,6 @@ def make_typedef(module, name, pointer, bits):
     ns = {"__module__": module, "__slots__": ("_cg_c",), "__init__": __init__, "__int__": __int__,
           "getPtr": getPtr, "__repr__": __repr__, "__index__": __int__, "__doc__": _Doc(module, "TYPEDEFS", name)}
     return type(name, (), ns)
-
-
-def build_all(g, module, enums, records, typedefs, aliases):
-    """Builds every class of the module ``module`` (``g``: its globals) from its tables: typedef
-    classes and enums first (record fields read as them), then records (a record builds the
-    records it holds first), then the aliases, each the very class of its target."""
-    for name, spec in typedefs.items():
-        pointer, bits = spec.split()
-        g[name] = make_typedef(module, name, pointer == "1", int(bits))
-    for name, table in enums.items():
-        g[name] = make_enum(module, name, enum_members(table))
-    for name in records:
-        _make_record(g, module, name, records)
-    for name, target in aliases.items():
-        g[name] = g[target]
-
-
-def make_sizeof(g):
-    """cuda.bindings' ``sizeof(objType)`` for the module whose globals are ``g``: the size in
-    bytes of the C type of one of its record, handle or typedef classes; TypeError for anything
-    else (an enum, an instance, another module's class), as there."""
-    typedefs = {g[name]: int(spec.split()[1]) // 8 for name, spec in g["_TYPEDEFS"].items()}
-    own = []  # the module's classes, collected at the first call (after the module is built)
-
-    def sizeof(objType):
-        if not own:
-            own.append({id(v) for v in g.values() if isinstance(v, type)})
-        if isinstance(objType, type) and id(objType) in own[0]:
-            if issubclass(objType, (ctypes.Structure, ctypes.Union)):
-                return ctypes.sizeof(objType)
-            if objType in typedefs:
-                return typedefs[objType]
-            bits = _handle_bits(objType)
-            if bits is not None:
-                return bits // 8
-        raise TypeError("Unknown type: %r (sizeof() argument 'objType' takes a record, handle or typedef class of this module)" % (objType,))
-
-    sizeof.__doc__ = "sizeof(objType)\n\nThe size in bytes of the C type of a record, handle or typedef class of this module."
-    return sizeof
 
 
 _INTS = frozenset(

@@ -1,7 +1,6 @@
 //! [`LoadError`]: a missing library or entry point, with enough context to fix it.
 
-use super::{Entry, LibraryKind};
-use crate::libraries::Resolve;
+use super::{Entry, LibraryKind, Resolve};
 use std::cell::RefCell;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -144,7 +143,7 @@ impl fmt::Display for LoadError {
         let place = lib.opened.as_deref().unwrap_or(&lib.name);
         // A library resolved through `cuGetProcAddress` is the driver: name its version.
         let driver = match lib.kind.profile().resolve {
-            Resolve::GetProcAddress if lib.opened.is_some() => super::driver_version(),
+            Resolve::GetProcAddress if lib.opened.is_some() => super::driver_version_of(lib.kind),
             _ => None,
         };
         let write_sym = |f: &mut fmt::Formatter<'_>| match self.version {
@@ -229,6 +228,7 @@ pub fn last_error_message() -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kind::tests::NVRTC;
     use super::*;
 
     const ENTRY: Entry =
@@ -236,7 +236,7 @@ mod tests {
 
     fn nvrtc(opened: Option<&str>) -> Arc<LibraryInfo> {
         let looked = vec!["/a/libnvrtc.so.12 (no such file)".to_string()];
-        Arc::new(LibraryInfo { kind: LibraryKind::Nvrtc, name: "libnvrtc.so.12".into(), opened: opened.map(Into::into), looked })
+        Arc::new(LibraryInfo { kind: NVRTC, name: "libnvrtc.so.12".into(), opened: opened.map(Into::into), looked })
     }
 
     #[test]
@@ -259,7 +259,7 @@ mod tests {
     fn messages_say_what_is_missing_and_how_to_fix_it() {
         let e = LoadError::library_not_found(nvrtc(None), &ENTRY);
         assert!(e.library_missing() && e.version() == Some(12040));
-        let var = LibraryKind::Nvrtc.profile().override_var;
+        let var = NVRTC.profile().override_var;
         assert_eq!(
             e.to_string(),
             format!(
@@ -269,7 +269,7 @@ mod tests {
         );
         let e = LoadError::too_old(nvrtc(Some("/x/libnvrtc.so.12")), &ENTRY);
         assert_eq!(e.to_string(), "nvrtcGetPTX (CUDA 12.4) not available in /x/libnvrtc.so.12: needs CUDA 12.4");
-        assert_eq!(LoadError::bad_index(LibraryKind::Nvrtc, 9).to_string(), "internal error: no entry 9 in the Nvrtc table");
+        assert_eq!(LoadError::bad_index(NVRTC, 9).to_string(), "internal error: no entry 9 in the Nvrtc table");
     }
 
     #[test]

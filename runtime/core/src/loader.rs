@@ -7,19 +7,20 @@
 //!
 //! Driver entries resolve through `cuGetProcAddress_v2(proc_name, version, flags)`, so every
 //! entry gets exactly the ABI its `version` names; NVRTC entries resolve through `dlsym`.
-//! Where each library is searched for and how its entries resolve is documented on
-//! [`LibraryKind`]; those facts come from `crate::libraries`, which the generator renders from
-//! its library profiles (no per-library fact is written in the loader itself).
+//! Where each library is searched for and how its entries resolve is its [`Profile`], which the
+//! generated crate renders from the generator's library profiles with one [`LibraryKind`]
+//! constant per library (no per-library fact is written in the loader itself).
 //! `cuInit` is never called implicitly. Library handles stay open for the process lifetime.
 
 mod error;
+mod kind;
 mod library;
 mod rebound;
 mod search;
 
-pub use crate::libraries::LibraryKind;
 pub use error::{last_error_message, LoadError};
-pub use library::{driver_version, linked_in};
+pub use kind::{LibraryKind, Profile, Resolve, MAX_LIBRARIES};
+pub use library::{driver_version_of, linked_in};
 pub use rebound::{rebound, Rebound};
 
 use core::ffi::c_void;
@@ -171,9 +172,11 @@ fn store(slot: &AtomicPtr<c_void>, p: *const c_void) -> *const c_void {
 }
 
 /// Resolves one driver entry point outside the generated tables (the tracer's own queries, made
-/// untraced); `None` when the driver or the entry (at `entry.version`) is missing. Not cached.
+/// untraced); `None` when no driver was opened yet (see [`driver_version_of`]) or the entry (at
+/// `entry.version`) is missing. Not cached.
 pub(crate) fn driver_entry(entry: &Entry) -> Option<*const c_void> {
-    library::resolve(LibraryKind::Driver, LibraryKind::Driver.default_sonames(), entry).ok()
+    let driver = library::driver()?;
+    library::resolve(driver, driver.default_sonames(), entry).ok()
 }
 
 /// Non-generic cold path shared by all tables: resolve (or re-report) one slot.

@@ -1,5 +1,4 @@
-//! Where each library is looked for: the order here, the places from its profile
-//! (`crate::libraries`, documented on `LibraryKind`).
+//! Where each library is looked for: the order here, the places from its [`Profile`](super::Profile).
 
 use super::LibraryKind;
 use std::env;
@@ -80,11 +79,12 @@ fn env_paths(var: &str) -> impl Iterator<Item = PathBuf> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::kind::tests::DRIVER;
     use super::*;
 
     #[test]
     fn the_bare_soname_comes_first_then_each_place_once() {
-        let kind = LibraryKind::Driver;
+        let kind = DRIVER;
         let c = candidates(kind, &["libx.so.1"]);
         if let Some(p) = env_nonempty(override_var(kind)) {
             return assert_eq!(c, [p], "the override is the only candidate");

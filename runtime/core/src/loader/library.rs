@@ -1,8 +1,7 @@
 //! Opening each library once per process and resolving single entry points.
 
 use super::error::{LibraryInfo, LoadError};
-use super::{search, Entry, LibraryKind};
-use crate::libraries::{self, Resolve};
+use super::{search, Entry, LibraryKind, Resolve, MAX_LIBRARIES};
 use core::ffi::{c_char, c_int, c_void};
 use libloading::Library;
 use std::ffi::CString;
@@ -32,11 +31,25 @@ struct Loaded {
     get_proc_v1: Option<GetProcV1>,
 }
 
-/// One opened library per kind, indexed by `LibraryKind as usize`.
-static LOADED: [OnceLock<Loaded>; libraries::COUNT] = [const { OnceLock::new() }; libraries::COUNT];
+/// One opened library per kind, indexed by its slot.
+static LOADED: [OnceLock<Loaded>; MAX_LIBRARIES] = [const { OnceLock::new() }; MAX_LIBRARIES];
+
+/// The first library opened whose entries resolve through `cuGetProcAddress`: the driver.
+static DRIVER: OnceLock<LibraryKind> = OnceLock::new();
 
 fn loaded(kind: LibraryKind, sonames: &[&str]) -> &'static Loaded {
-    LOADED[kind as usize].get_or_init(|| open(kind, sonames))
+    LOADED[kind.slot()].get_or_init(|| {
+        if kind.profile().resolve == Resolve::GetProcAddress {
+            let _ = DRIVER.set(kind);
+        }
+        open(kind, sonames)
+    })
+}
+
+/// The driver, once a table of it (or [`driver_version_of`]) has opened it: the tracer's
+/// own queries go to it.
+pub(crate) fn driver() -> Option<LibraryKind> {
+    DRIVER.get().copied()
 }
 
 /// Whether the entries of `kind` come from its static archive linked into this crate, where a
@@ -44,8 +57,8 @@ fn loaded(kind: LibraryKind, sonames: &[&str]) -> &'static Loaded {
 /// variable was set (non-empty) when first asked. Decided once per process, so a table never
 /// mixes entries of two copies of a library.
 pub fn linked_in(kind: LibraryKind) -> bool {
-    static LINKED: [OnceLock<bool>; libraries::COUNT] = [const { OnceLock::new() }; libraries::COUNT];
-    *LINKED[kind as usize].get_or_init(|| std::env::var_os(search::override_var(kind)).filter(|v| !v.is_empty()).is_none())
+    static LINKED: [OnceLock<bool>; MAX_LIBRARIES] = [const { OnceLock::new() }; MAX_LIBRARIES];
+    *LINKED[kind.slot()].get_or_init(|| std::env::var_os(search::override_var(kind)).filter(|v| !v.is_empty()).is_none())
 }
 
 /// Library description for error messages (opens the library if not yet tried).
@@ -134,7 +147,7 @@ pub(crate) fn resolve(kind: LibraryKind, sonames: &[&str], entry: &Entry) -> Res
         return Err(LoadError::not_found(l.info.clone(), entry));
     };
     // An older driver would hand back an older ABI of the same name: refuse instead.
-    let driver = driver_version();
+    let driver = driver_version_of(kind);
     if driver.is_some_and(|d| entry.version != 0 && (d as u32) < entry.version) {
         return Err(LoadError::too_old(l.info.clone(), entry));
     }
@@ -171,12 +184,16 @@ fn first_export(lib: &Library, entry: &Entry) -> Option<(*const c_void, &'static
     })
 }
 
-/// Driver version from `cuDriverGetVersion` (e.g. `12040`), opening the driver if needed;
-/// `None` without a driver. Does not call `cuInit`. Cached after the first call.
-pub fn driver_version() -> Option<i32> {
-    static VERSION: OnceLock<Option<i32>> = OnceLock::new();
-    *VERSION.get_or_init(|| {
-        let l = loaded(LibraryKind::Driver, LibraryKind::Driver.default_sonames());
+/// Driver version from `cuDriverGetVersion` (e.g. `12040`) of `driver`, a library resolving
+/// through `cuGetProcAddress`, opening it if needed; `None` without a driver (or for another
+/// kind of library). Does not call `cuInit`. Cached after the first call.
+pub fn driver_version_of(driver: LibraryKind) -> Option<i32> {
+    static VERSION: [OnceLock<Option<i32>>; MAX_LIBRARIES] = [const { OnceLock::new() }; MAX_LIBRARIES];
+    if driver.profile().resolve != Resolve::GetProcAddress {
+        return None;
+    }
+    *VERSION[driver.slot()].get_or_init(|| {
+        let l = loaded(driver, driver.default_sonames());
         let lib = l.lib.as_ref()?;
         // SAFETY: prototype from cuda.h; exported unversioned by every driver.
         let f = unsafe { lib.get::<DriverGetVersion>(b"cuDriverGetVersion\0") }.ok().map(|s| *s)?;

@@ -1,19 +1,20 @@
 //! Small non-generic helpers shared by the generated typed layers.
-#![allow(dead_code)]
 
 use core::ffi::{c_char, CStr};
 
 /// A C string the library owns, copied (`""` for NULL).
-pub(crate) fn cstr_to_string(p: *const c_char) -> String {
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string alive during this call.
+pub unsafe fn cstr_to_string(p: *const c_char) -> String {
     if p.is_null() {
         return String::new();
     }
-    // SAFETY: the library returned a NUL-terminated string that is alive during this call.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    CStr::from_ptr(p).to_string_lossy().into_owned()
 }
 
 /// A filled byte buffer up to its first NUL, as text.
-pub(crate) fn buf_to_string(mut buf: Vec<u8>) -> String {
+pub fn buf_to_string(mut buf: Vec<u8>) -> String {
     if let Some(n) = buf.iter().position(|&b| b == 0) {
         buf.truncate(n);
     }
@@ -24,19 +25,21 @@ pub(crate) fn buf_to_string(mut buf: Vec<u8>) -> String {
 }
 
 /// A static C string the library returned (`""` for NULL).
-pub(crate) fn static_cstr(p: *const c_char) -> &'static CStr {
+///
+/// # Safety
+/// `p` is NULL or points to a NUL-terminated string that lives (unchanged) for the process.
+pub unsafe fn static_cstr(p: *const c_char) -> &'static CStr {
     if p.is_null() {
         return c"";
     }
-    // SAFETY: the functions that use this document a static string.
-    unsafe { CStr::from_ptr(p) }
+    CStr::from_ptr(p)
 }
 
 /// For tracing: a C string argument, or `None` for NULL.
 ///
 /// # Safety
 /// `p` is NULL or points to a NUL-terminated string alive for `'a`.
-pub(crate) unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
+pub unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
     if p.is_null() {
         None
     } else {
@@ -47,7 +50,7 @@ pub(crate) unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
 /// The common length of some slices (absent ones ignored; none present: 0) converted to the C
 /// count type; `None` when lengths differ or do not fit.
 #[inline]
-pub(crate) fn array_len<T: TryFrom<usize>>(lens: &[Option<usize>]) -> Option<T> {
+pub fn array_len<T: TryFrom<usize>>(lens: &[Option<usize>]) -> Option<T> {
     let mut n = None;
     for l in lens.iter().flatten() {
         match n {
@@ -78,7 +81,7 @@ unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 /// The byte size of a selected value of type `T` for selector value `sel`, checked against the
 /// member table `(value, bytes, sized)`: `T` must have the member's size (a multiple of it for
 /// `sized` members). `None` for an unlisted member or a wrong size.
-pub(crate) fn selected_size<T: Plain>(sel: i64, table: &[(i64, usize, bool)]) -> Option<usize> {
+pub fn selected_size<T: Plain>(sel: i64, table: &[(i64, usize, bool)]) -> Option<usize> {
     let &(_, bytes, sized) = table.iter().find(|m| m.0 == sel)?;
     let n = core::mem::size_of::<T>();
     let ok = if sized { n > 0 && n % bytes == 0 } else { n == bytes };
@@ -87,7 +90,7 @@ pub(crate) fn selected_size<T: Plain>(sel: i64, table: &[(i64, usize, bool)]) ->
 
 #[cfg(test)]
 mod tests {
-    use super::selected_size;
+    use super::*;
 
     #[test]
     fn selected_size_checks_the_member_table() {
@@ -97,5 +100,19 @@ mod tests {
         assert_eq!(selected_size::<u32>(9, &table), None, "unlisted member");
         assert_eq!(selected_size::<[i32; 3]>(3, &table), Some(12), "sized: any multiple");
         assert_eq!(selected_size::<[u8; 6]>(3, &table), None);
+    }
+
+    #[test]
+    fn strings_from_c_copy_up_to_the_nul_and_null_is_empty() {
+        // SAFETY: NULL and a static NUL-terminated string.
+        unsafe {
+            assert_eq!(cstr_to_string(core::ptr::null()), "");
+            assert_eq!(cstr_to_string(c"ab".as_ptr()), "ab");
+            assert_eq!(static_cstr(core::ptr::null()), c"");
+            assert_eq!(opt_cstr(c"x".as_ptr()), Some(c"x"));
+        }
+        assert_eq!(buf_to_string(b"hi\0junk".to_vec()), "hi");
+        assert_eq!(array_len::<u32>(&[Some(2), None, Some(2)]), Some(2));
+        assert_eq!(array_len::<u32>(&[Some(2), Some(3)]), None, "lengths differ");
     }
 }

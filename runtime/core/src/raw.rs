@@ -20,8 +20,9 @@
 //!
 //! The word expressions name the parameters, the result (`|__r, ..|`) and the mask of written
 //! outputs (`|.., __w|`) with the caller's identifiers, so they are passed in as expressions and
-//! evaluated where those names are bound.
+//! evaluated where those names are bound. The expansion's `TABLE` is the invoking module's.
 
+#[macro_export]
 macro_rules! raw_fn {
     (
         $(#[$attr:meta])*
