@@ -113,7 +113,8 @@ fn wrong_count_and_size_are_refused_before_launching() {
     assert_eq!(calls("cuFuncGetParamInfo"), 6, "parameter info read once for all launches");
     assert_eq!(calls("cuFuncGetAttribute"), 2, "max threads and max dynamic shared memory, once");
     let mut want = 2.0f32.to_ne_bytes().to_vec();
-    for p in [x.as_raw().0, y.as_raw().0, out.as_raw().0, 3] {
+    // SAFETY: the addresses are only compared, while the buffers live.
+    for p in unsafe { [x.as_raw().0, y.as_raw().0, out.as_raw().0, 3] } {
         want.extend(p.to_ne_bytes());
     }
     assert_eq!(last_params(), want, "the driver read each argument's bytes");
@@ -276,7 +277,8 @@ fn launch_configuration_is_checked() {
     );
     assert_eq!(calls("cuLaunchKernel"), 0);
     // Raised behind the cache's back: the refused size is read again once, then launches.
-    driver::func_set_attribute(k.raw_function(), CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES, 4096).unwrap();
+    // SAFETY: `k` lives across the call.
+    driver::func_set_attribute(unsafe { k.raw_function() }, CUfunction_attribute::MAX_DYNAMIC_SHARED_SIZE_BYTES, 4096).unwrap();
     s.launch(&k, cfg, (1u64,)).unwrap();
     s.launch(&k, LaunchConfig::linear(1, 256), (7u64,)).unwrap();
     assert_eq!(calls("cuLaunchKernel"), 2);
@@ -311,7 +313,8 @@ trait RawForTest {
 }
 impl RawForTest for StreamRef<'_> {
     fn raw_stream_for_test(&self) -> i64 {
-        cudagen::safe::AsStream::raw_stream(self).as_raw() as i64
+        // SAFETY: compared only, while the stream lives.
+        unsafe { cudagen::safe::AsStream::raw_stream(self) }.as_raw() as i64
     }
 }
 
@@ -749,10 +752,11 @@ fn a_device_pointer_array_holds_the_addresses_of_borrowed_views() {
     let (a, mut b) = (DeviceBuffer::<u32>::zeroed(&s, 4).unwrap(), DeviceBuffer::<u32>::zeroed(&s, 6).unwrap());
     let elsewhere = DeviceBuffer::<u32>::zeroed(&other, 1).unwrap();
     let arr = DevicePtrArray::new(&s, [a.as_slice(), a.slice(2..), b.as_slice()]).unwrap();
-    let want = [a.as_raw().0, a.as_raw().0 + 8, b.as_raw().0];
+    // SAFETY (here and below): addresses compared only, while their buffers live.
+    let want = unsafe { [a.as_raw().0, a.as_raw().0 + 8, b.as_raw().0] };
     assert_eq!((arr.len(), arr.table().to_vec().unwrap()), (3, want.to_vec()));
     s.launch(&k, cfg, (&arr, 3u32)).unwrap();
-    let mut expect = arr.table().as_raw().0.to_le_bytes().to_vec();
+    let mut expect = unsafe { arr.table().as_raw() }.0.to_le_bytes().to_vec();
     expect.extend(3u32.to_le_bytes());
     assert_eq!(last_params(), expect, "the kernel gets the table's address (a T **)");
     let e = other.launch(&k, cfg, (&arr, 3u32)).unwrap_err();
@@ -760,7 +764,7 @@ fn a_device_pointer_array_holds_the_addresses_of_borrowed_views() {
     let e = DevicePtrArray::new(&s, [&a, &elsewhere]).unwrap_err();
     assert_eq!(refused(e), "device pointer array: the buffers are bound to different streams (move one with `move_to` first)");
     drop(arr);
-    let b0 = b.as_raw().0;
+    let b0 = unsafe { b.as_raw() }.0;
     let (lo, hi) = b.split_at_mut(2);
     let halves = DevicePtrArray::from_mut(&s, [lo, hi]).unwrap();
     let addr = halves.table().to_vec().unwrap();
@@ -769,7 +773,7 @@ fn a_device_pointer_array_holds_the_addresses_of_borrowed_views() {
     let exec = cap.end().unwrap().instantiate().unwrap();
     exec.launch().unwrap();
     assert_eq!(addr, [b0, b0 + 8]);
-    assert_eq!(last_params()[..8], halves.table().as_raw().0.to_le_bytes(), "replayed by the graph");
+    assert_eq!(last_params()[..8], unsafe { halves.table().as_raw() }.0.to_le_bytes(), "replayed by the graph");
     drop(exec);
     drop(halves);
     let empty = DevicePtrArray::<u32>::new(&s, Vec::<DeviceSlice<u32>>::new()).unwrap();

@@ -165,7 +165,8 @@ fn ptx_layouts_match_the_driver(k: &Kernels<'_>) -> usize {
         assert!(f.launch_cache().from_ptx(), "{name}: seeded from the module's PTX");
         let params = kernel_params(f).unwrap();
         for (i, p) in params.iter().enumerate() {
-            let driver = driver::func_get_param_info(f.as_raw(), i).unwrap();
+            // SAFETY: `f` lives across the query.
+            let driver = driver::func_get_param_info(unsafe { f.as_raw() }, i).unwrap();
             assert_eq!((p.offset, p.size), driver, "{name} parameter {i}: PTX layout vs the driver");
             compared += 1;
         }
@@ -291,7 +292,7 @@ fn mismatched_launches_are_refused(ctx: &Context, k: &Kernels<'_>, s: &Stream) -
         &mut n,
     );
     // Configurations: too large blocks, too much shared memory, zero dimensions.
-    let max = |f: &Function<'_>, a| driver::func_get_attribute(a, f.as_raw()).unwrap();
+    let max = |f: &Function<'_>, a| cudagen::safe::KernelAttributes::attribute(f, a).unwrap();
     let bounded_max = max(&k.bounded, CUfunction_attribute::MAX_THREADS_PER_BLOCK);
     assert_eq!(bounded_max, 128, "__launch_bounds__(128)");
     let cfg = LaunchConfig::linear(2, 256);
@@ -569,7 +570,8 @@ fn checked_launch_cost() {
     let y = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
     let mut out = DeviceBuffer::<f32>::zeroed(&s, 1).unwrap();
     let cfg = LaunchConfig::linear(1, 1);
-    let (px, py, pout) = (x.as_raw().0, y.as_raw().0, out.as_raw().0);
+    // SAFETY: the addresses go to typed launches while the buffers live.
+    let (px, py, pout) = unsafe { (x.as_raw().0, y.as_raw().0, out.as_raw().0) };
     const BATCH: u32 = 256;
     let checked = |out: &mut DeviceBuffer<'_, f32>| {
         let t = Instant::now();

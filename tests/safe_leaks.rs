@@ -81,7 +81,8 @@ fn array3d(width: usize, height: usize, flags: u32) -> CUDA_ARRAY3D_DESCRIPTOR {
 
 fn array_resource(array: &Array<'_>) -> CUDA_RESOURCE_DESC {
     let mut res = CUDA_RESOURCE_DESC { resType: CUresourcetype::ARRAY, ..Default::default() };
-    res.res.array.hArray = array.as_raw();
+    // SAFETY: the caller makes its object from `res` while `array` lives.
+    res.res.array.hArray = unsafe { array.as_raw() };
     res
 }
 
@@ -246,7 +247,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
             Box::new(|| {
                 let g = Graph::create(0)?;
                 let node = g.add_empty_node(&[])?;
-                g.add_empty_node(&[node.as_raw()])?;
+                // SAFETY: `node` is a node of `g`, used while both live.
+                g.add_empty_node(&[unsafe { node.as_raw() }])?;
                 let exec = g.instantiate(0)?;
                 exec.launch(&s)?;
                 Ok(s.synchronize()?)
@@ -261,7 +263,8 @@ fn every_owned_kind_is_dropped_without_a_leak() {
                 // CU_USER_OBJECT_NO_DESTRUCTOR_SYNC.
                 let object = unsafe { UserObject::create(std::ptr::null_mut(), Some(no_op), 1, 1) }?;
                 // 1 = CU_GRAPH_USER_OBJECT_MOVE is not used: the graph takes a reference of its own.
-                let held = g.retain_user_object(object.as_raw(), 1, 0)?;
+                // SAFETY: `object` lives across the call (the graph takes its own reference).
+                let held = g.retain_user_object(unsafe { object.as_raw() }, 1, 0)?;
                 drop(held);
                 drop(object);
                 drop(g);

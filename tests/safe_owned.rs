@@ -79,8 +79,9 @@ fn into_raw_skips_the_destroy() {
     }
     let ctx = bound_context();
     let s = Stream::create(ctx, 0).unwrap();
-    let raw = s.as_raw();
-    assert_eq!(s.into_raw(), raw);
+    // SAFETY: the context outlives both uses of the handle.
+    let raw = unsafe { s.as_raw() };
+    assert_eq!(unsafe { s.into_raw() }, raw);
     assert_eq!(calls("cuStreamDestroy"), 0, "into_raw gives the handle up without ending it");
     drop(unsafe { Stream::from_raw(raw) });
     assert_eq!(calls("cuStreamDestroy"), 1, "from_raw takes it over again");
@@ -132,8 +133,9 @@ fn a_function_borrows_its_module() {
     let ctx = bound_context();
     let module = unsafe { Module::load_data(ctx, c"image".as_ptr().cast()) }.unwrap();
     let f = module.get_function(c"k").unwrap();
-    assert_eq!(f.raw_function(), f.as_raw(), "a function is launchable by the safe layer");
-    assert!(f.raw_kernel().is_none());
+    // SAFETY: compared only, while `f` lives.
+    assert_eq!(unsafe { f.raw_function() }, unsafe { f.as_raw() }, "a function is launchable by the safe layer");
+    assert!(unsafe { f.raw_kernel() }.is_none());
     drop(f);
     assert_eq!(calls("cuModuleUnload"), 0, "dropping a function ends nothing");
     drop(module);

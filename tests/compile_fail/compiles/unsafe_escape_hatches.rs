@@ -1,5 +1,5 @@
 //! What the probes refuse, written with `unsafe` and a reason: typed enders, raw addresses, raw kernel arguments,
-//! a handle from its raw value.
+//! a handle from its raw value, raw handles and addresses lent by owned objects.
 //! expect: compiles
 
 use cudagen::driver;
@@ -19,7 +19,9 @@ let module = Module::from_ptx(&ctx, c".version 8.0")?;
     s.launch(&f, LaunchConfig::linear(1, 32), (addr, 4u32))?;
     // SAFETY: a live element of `buf`, on its stream.
     unsafe { s.write_value32(buf.as_raw(), 7, 0) }?;
-    let raw = Stream::create(&ctx, 0)?.into_raw();
+    let stream = Stream::create(&ctx, 0)?;
+    // SAFETY: the stream is ended below, while `ctx` lives.
+    let raw = unsafe { stream.into_raw() };
     // SAFETY: given up by its owned type above, ended once here.
     unsafe { driver::stream_destroy(raw) }?;
     // SAFETY: the value of a live stream, taken back as a handle.

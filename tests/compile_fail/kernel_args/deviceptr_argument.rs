@@ -13,7 +13,8 @@ fn main() -> R {
     let mut buf = DeviceBuffer::<u32>::zeroed(&s, 16)?;
     let module = Module::from_ptx(&ctx, c".version 8.0")?;
     let f = module.get_function(c"k")?;
-    let addr = buf.as_raw();
+    // SAFETY: (not kept: the address outlives `buf` below; the launch refuses it anyway).
+    let addr = unsafe { buf.as_raw() };
     buf.free()?;
     s.launch(&f, LaunchConfig::linear(1, 32), (addr, 4u32))?;
     Ok(())

@@ -11,6 +11,7 @@ fn main() -> R {
     let _bound = ctx.bind()?;
     let m = DeviceMemory::alloc(&ctx, 64)?;
     m.destroy()?;
-    let _ = m.as_raw();
+    // SAFETY: (not reached: `m` was moved by `destroy`).
+    let _ = unsafe { m.as_raw() };
     Ok(())
 }

@@ -47,7 +47,7 @@ pub fn typed_stream_synchronize(s: CUstream) -> Result<(), Error> {
 #[no_mangle]
 #[inline(never)]
 pub fn owned_event_record(e: &Event, s: &Stream) -> Result<(), Error> {
-    e.record(s.as_raw())
+    e.record(s)
 }
 
 #[no_mangle]

@@ -58,7 +58,8 @@ fn main() {
         empty5: module.get_function(c"empty5").unwrap(),
     };
     let typed =
-        Typed { stream: driver::stream_create(NON_BLOCKING).unwrap(), saxpy: safe.saxpy.as_raw(), empty5: safe.empty5.as_raw() };
+        // SAFETY: `safe` (the module's functions) outlives every typed launch of `typed`.
+        Typed { stream: driver::stream_create(NON_BLOCKING).unwrap(), saxpy: unsafe { safe.saxpy.as_raw() }, empty5: unsafe { safe.empty5.as_raw() } };
     if let Ok(spec) = std::env::var("SAFEBENCH_COUNT") {
         count_only(&spec, &safe, &typed);
         return;

@@ -73,7 +73,18 @@ use crate::driver::{self, CUcontext};
 /// raw handle both fit.
 pub trait AsRaw<H: Copy> {
     /// The raw handle, still owned by `self`.
-    fn raw_handle(&self) -> H;
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives (it is `Copy`; the owner's drop ends it).
+    unsafe fn raw_handle(&self) -> H;
+}
+
+/// `x`'s handle for one call made while `x` is borrowed.
+#[inline(always)]
+pub(crate) fn lend<H: Copy>(x: &(impl AsRaw<H> + ?Sized)) -> H {
+    // SAFETY: the handle is used by the caller's call, during the borrow of `x`.
+    unsafe { x.raw_handle() }
 }
 
 /// An owned context whose handle is live while `self` is: constructors of context-scoped
@@ -84,7 +95,11 @@ pub trait AsRaw<H: Copy> {
 /// `raw_context` returns a live context that `self` keeps alive for as long as it is borrowed.
 pub unsafe trait CurrentContext {
     /// The context's raw handle.
-    fn raw_context(&self) -> CUcontext;
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` is borrowed.
+    unsafe fn raw_context(&self) -> CUcontext;
 }
 
 /// Checks that `ctx` is the calling thread's current context (constructors of context-scoped
@@ -92,7 +107,8 @@ pub unsafe trait CurrentContext {
 #[inline]
 pub(crate) fn check_current(ctx: &(impl CurrentContext + ?Sized)) -> Result<(), Error> {
     let current = driver::ctx_get_current()?;
-    if current.0 == ctx.raw_context().0 {
+    // SAFETY: compared during the borrow of `ctx`.
+    if current.0 == unsafe { ctx.raw_context() }.0 {
         Ok(())
     } else {
         Err(not_current(current))

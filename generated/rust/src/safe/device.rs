@@ -153,7 +153,7 @@ impl Device {
 }
 
 impl AsRaw<CUdevice> for Device {
-    fn raw_handle(&self) -> CUdevice {
+    unsafe fn raw_handle(&self) -> CUdevice {
         self.0
     }
 }

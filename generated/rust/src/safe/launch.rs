@@ -78,7 +78,7 @@
 //! as any foreign code is.
 
 use super::error::Error;
-use super::memory::{AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use super::memory::{stream_of, AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use super::ptx::{ptx_kernel_params, ParamInfo};
 use super::repr::DeviceRepr;
 use crate::driver::{self, CUdeviceptr, CUfunction, CUfunction_attribute, CUkernel, CUresult, CUstream};
@@ -233,13 +233,35 @@ impl KernelLayouts {
 /// the library kernel behind `raw_function`.
 pub unsafe trait Launchable {
     /// The handle `cuLaunchKernel` takes (a `CUkernel` cast to `CUfunction` is accepted too).
-    fn raw_function(&self) -> CUfunction;
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` is borrowed.
+    unsafe fn raw_function(&self) -> CUfunction;
     /// This kernel's cache.
     fn launch_cache(&self) -> &LaunchCache;
     /// The library kernel, if this is one: parameters are then read with `cuKernelGetParamInfo`.
-    fn raw_kernel(&self) -> Option<CUkernel> {
+    ///
+    /// # Safety
+    ///
+    /// As for `raw_function`.
+    unsafe fn raw_kernel(&self) -> Option<CUkernel> {
         None
     }
+}
+
+/// `k`'s function handle, for a call made while `k` is borrowed.
+#[inline(always)]
+pub(crate) fn function_of(k: &(impl Launchable + ?Sized)) -> CUfunction {
+    // SAFETY: the caller uses the handle during the borrow of `k`.
+    unsafe { k.raw_function() }
+}
+
+/// `k`'s library kernel, if it is one, for a call made while `k` is borrowed.
+#[inline(always)]
+pub(crate) fn kernel_of(k: &(impl Launchable + ?Sized)) -> Option<CUkernel> {
+    // SAFETY: as for `function_of`.
+    unsafe { k.raw_kernel() }
 }
 
 /// A raw function (or library kernel) handle with its own [`LaunchCache`], for handles made
@@ -269,14 +291,14 @@ impl FunctionHandle<'_> {
 // SAFETY: the constructors' callers promised the handle's lifetime; one cache per handle.
 unsafe impl Launchable for FunctionHandle<'_> {
     #[inline(always)]
-    fn raw_function(&self) -> CUfunction {
+    unsafe fn raw_function(&self) -> CUfunction {
         self.func
     }
     #[inline(always)]
     fn launch_cache(&self) -> &LaunchCache {
         &self.cache
     }
-    fn raw_kernel(&self) -> Option<CUkernel> {
+    unsafe fn raw_kernel(&self) -> Option<CUkernel> {
         self.kernel
     }
 }
@@ -298,9 +320,19 @@ unsafe impl Sync for FunctionHandle<'_> {}
 /// inside that graph), else 0.
 pub unsafe trait KernelArg {
     type Param: Copy;
-    fn param(&self) -> Self::Param;
+    /// What the kernel receives (a buffer's address: `unsafe`, the copy outlives no borrow).
+    ///
+    /// # Safety
+    ///
+    /// The value is used only while `self` lives.
+    unsafe fn param(&self) -> Self::Param;
+    /// The stream of the memory `param` points into.
+    ///
+    /// # Safety
+    ///
+    /// As for `param`.
     #[inline(always)]
-    fn stream(&self) -> Option<CUstream> {
+    unsafe fn stream(&self) -> Option<CUstream> {
         None
     }
     #[inline(always)]
@@ -313,7 +345,7 @@ pub unsafe trait KernelArg {
 unsafe impl<T: DeviceRepr> KernelArg for T {
     type Param = T;
     #[inline(always)]
-    fn param(&self) -> T {
+    unsafe fn param(&self) -> T {
         *self
     }
 }
@@ -322,7 +354,7 @@ unsafe impl<T: DeviceRepr> KernelArg for T {
 unsafe impl KernelArg for bool {
     type Param = bool;
     #[inline(always)]
-    fn param(&self) -> bool {
+    unsafe fn param(&self) -> bool {
         *self
     }
 }
@@ -333,11 +365,11 @@ macro_rules! device_memory_arg {
         unsafe impl<T: DeviceRepr> KernelArg for $ty {
             type Param = CUdeviceptr;
             #[inline(always)]
-            fn param(&self) -> CUdeviceptr {
-                self.as_raw()
+            unsafe fn param(&self) -> CUdeviceptr {
+                self.addr()
             }
             #[inline(always)]
-            fn stream(&self) -> Option<CUstream> {
+            unsafe fn stream(&self) -> Option<CUstream> {
                 Some(self.memory_stream())
             }
         }
@@ -354,7 +386,7 @@ macro_rules! memory_stream {
         impl<T: DeviceRepr> MemoryStream for $ty<'_, T> {
             #[inline(always)]
             fn memory_stream(&self) -> CUstream {
-                self.stream()
+                self.home()
             }
         }
     )*};
@@ -423,7 +455,8 @@ macro_rules! kernel_args {
             #[inline(always)]
             fn pack<R>(self, bind: Binding, f: impl FnOnce(&mut [*mut c_void]) -> R) -> Result<R, usize> {
                 $(
-                    if let Some(s) = self.$i.stream() {
+                    // SAFETY: compared during the borrow of the arguments.
+                    if let Some(s) = unsafe { self.$i.stream() } {
                         if s != bind.stream {
                             return Err($i);
                         }
@@ -433,7 +466,8 @@ macro_rules! kernel_args {
                         return Err($i | OTHER_GRAPH);
                     }
                 )+
-                let mut values = ($(self.$i.param(),)+);
+                // SAFETY: the values go to `f`, which runs while the arguments are borrowed.
+                let mut values = unsafe { ($(self.$i.param(),)+) };
                 let mut ptrs: [*mut c_void; $n] = [$(core::ptr::addr_of_mut!(values.$i).cast()),+];
                 Ok(f(&mut ptrs))
             }
@@ -495,9 +529,9 @@ impl<'c> super::Module<'c> {
 pub trait KernelAttributes: Launchable {
     /// One attribute.
     fn attribute(&self, attrib: CUfunction_attribute) -> Result<i32, Error> {
-        let f = match self.raw_kernel() {
+        let f = match kernel_of(self) {
             Some(k) => driver::kernel_get_function(k)?,
-            None => self.raw_function(),
+            None => function_of(self),
         };
         Ok(driver::func_get_attribute(attrib, f)?)
     }
@@ -545,7 +579,7 @@ pub trait StreamLaunch: AsStream {
     /// module documentation); a mismatch is an error and nothing is launched.
     #[inline]
     fn launch<K: Launchable + ?Sized, A: KernelArgs>(&self, kernel: &K, cfg: LaunchConfig, args: A) -> Result<(), Error> {
-        let stream = self.raw_stream();
+        let stream = stream_of(self);
         // SAFETY: `checked` calls this with parameters that match the kernel.
         checked(kernel, Binding { stream, graph: 0 }, cfg, args, |f, cfg, params| unsafe {
             launch_status(f, cfg, stream, params)
@@ -564,8 +598,8 @@ pub trait StreamLaunch: AsStream {
         cfg: LaunchConfig,
         args: A,
     ) -> Result<(), Error> {
-        let f = kernel.raw_function();
-        let stream = self.raw_stream();
+        let f = function_of(kernel);
+        let stream = stream_of(self);
         // SAFETY: the caller promised the arguments match.
         match args.pack(Binding { stream, graph: 0 }, |params| unsafe { launch_status(f, &cfg, stream, params) }) {
             Ok(Ok(())) => Ok(()),
@@ -624,7 +658,7 @@ where
         Some(info) => info,
         None => first_use(kernel)?,
     };
-    let f = kernel.raw_function();
+    let f = function_of(kernel);
     let r = args.pack(bind, |params| match info.check(A::SIZES, &cfg) {
         Ok(()) => run(f, &cfg, params),
         Err(r) => retry_or_refuse(kernel, info, r, A::SIZES, &cfg, || run(f, &cfg, params)),
@@ -826,9 +860,9 @@ const MAX_PARAMS: usize = 32768;
 
 /// The handle and the offset of its entries in `QUERY_ENTRIES` (function: 0, kernel: 3).
 fn query_handle<K: Launchable + ?Sized>(kernel: &K) -> (*mut c_void, usize) {
-    match kernel.raw_kernel() {
+    match kernel_of(kernel) {
         Some(k) => (k.0, 3),
-        None => (kernel.raw_function().0, 0),
+        None => (function_of(kernel).0, 0),
     }
 }
 

@@ -65,8 +65,9 @@
 //!   `&impl AsRaw<Handle>` (an owned type, or the raw handle).
 //! - `Drop` calls the ending function. An error there is never lost: it is kept for
 //!   [`take_drop_errors`]; `destroy(self)` ends the handle now and returns the error instead.
-//! - `as_raw` lends the raw handle, `into_raw` gives it up without ending it, `unsafe fn
-//!   from_raw` takes one over (with the values its end call needs: `PrimaryContext` keeps its
+//! - `unsafe fn as_raw` lends the raw handle (a `Copy` value the owner's drop ends: the caller
+//!   keeps it no longer), `into_raw` gives it up without ending it (`unsafe` for a kind that
+//!   borrows: its parent's end ends it too), `unsafe fn from_raw` takes one over (with the values its end call needs: `PrimaryContext` keeps its
 //!   device, `AddressRange` its size, `AsyncDeviceMemory` its stream).
 //! - A handle that must not outlive what it comes from borrows it: `Function<'m>` from
 //!   `&'m Module` (or `&Kernel`), `Kernel<'l>` from `&'l Library`, `GraphNode<'g>` from

@@ -65,7 +65,7 @@
 
 use super::error::Error;
 use super::launch::KernelArg;
-use super::memory::{AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use super::memory::{stream_of, AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use super::repr::DeviceRepr;
 use crate::driver::{CUdeviceptr, CUstream};
 use core::marker::PhantomData;
@@ -86,10 +86,10 @@ impl<'a, T: DeviceRepr> DevicePtrArray<'a, T> {
         S: AsStream + ?Sized,
         V: Into<DeviceSlice<'a, T>>,
     {
-        let home = stream.raw_stream();
+        let home = stream_of(stream);
         let addrs = views.into_iter().map(|v| {
             let v = v.into();
-            address(v.as_raw(), v.stream(), home)
+            address(v.addr(), v.home(), home)
         });
         Self::with_addresses(stream, addrs.collect::<Result<Vec<u64>, Error>>()?)
     }
@@ -100,8 +100,8 @@ impl<'a, T: DeviceRepr> DevicePtrArray<'a, T> {
         stream: &'a S,
         views: impl IntoIterator<Item = DeviceSliceMut<'a, T>>,
     ) -> Result<Self, Error> {
-        let home = stream.raw_stream();
-        let addrs = views.into_iter().map(|v| address(v.as_raw(), v.stream(), home));
+        let home = stream_of(stream);
+        let addrs = views.into_iter().map(|v| address(v.addr(), v.home(), home));
         Self::with_addresses(stream, addrs.collect::<Result<Vec<u64>, Error>>()?)
     }
 
@@ -128,9 +128,13 @@ impl<'a, T: DeviceRepr> DevicePtrArray<'a, T> {
     }
 
     /// The stream the array and its views are bound to.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while the array lives.
     #[inline]
-    pub fn stream(&self) -> CUstream {
-        self.table.stream()
+    pub unsafe fn stream(&self) -> CUstream {
+        self.table.home()
     }
 }
 
@@ -145,7 +149,7 @@ fn address(ptr: CUdeviceptr, stream: CUstream, home: CUstream) -> Result<u64, Er
 
 impl<T: DeviceRepr> core::fmt::Debug for DevicePtrArray<'_, T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("DevicePtrArray").field("table", &self.table.as_raw()).field("len", &self.len()).finish()
+        f.debug_struct("DevicePtrArray").field("table", &self.table.addr()).field("len", &self.len()).finish()
     }
 }
 
@@ -154,12 +158,12 @@ impl<T: DeviceRepr> core::fmt::Debug for DevicePtrArray<'_, T> {
 unsafe impl<T: DeviceRepr> KernelArg for &DevicePtrArray<'_, T> {
     type Param = CUdeviceptr;
     #[inline(always)]
-    fn param(&self) -> CUdeviceptr {
-        self.table.as_raw()
+    unsafe fn param(&self) -> CUdeviceptr {
+        self.table.addr()
     }
     #[inline(always)]
-    fn stream(&self) -> Option<CUstream> {
-        Some(self.table.stream())
+    unsafe fn stream(&self) -> Option<CUstream> {
+        Some(self.table.home())
     }
 }
 

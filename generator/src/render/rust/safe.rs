@@ -280,7 +280,7 @@ fn split_sig(t: &TypedFn, handles: &[(String, String)], replace: impl Fn(&str) -
             Some(arg) => args.push(arg),
             None if handle.is_some() => {
                 sig.push(format!("{}: &impl super::AsRaw<{ty}>", p.name));
-                args.push(format!("super::AsRaw::raw_handle({})", p.name));
+                args.push(format!("super::lend({})", p.name));
             }
             None => {
                 sig.push(format!("{}: {ty}", p.name));

@@ -51,9 +51,9 @@
 
 use super::error::Error;
 use super::launch::{checked, Binding, KernelArgs, LaunchConfig, Launchable, Outcome};
-use super::memory::{AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use super::memory::{stream_of, AsStream, DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use super::repr::DeviceRepr;
-use super::AsRaw;
+use super::{lend, AsRaw};
 use crate::driver::{self, sys, CUdeviceptr, CUevent, CUgraph, CUgraphNode, CUresult, CUstream, CUstreamCaptureMode};
 use core::marker::PhantomData;
 use core::mem::size_of;
@@ -119,7 +119,7 @@ macro_rules! buffer_operand {
         unsafe impl<T: DeviceRepr> GraphOperand<T> for $ty {
             #[inline]
             fn view(&self) -> View {
-                View { ptr: self.as_raw(), bytes: self.len() * size_of::<T>(), len: self.len(), stream: Some(self.stream()), graph: 0 }
+                View { ptr: self.addr(), bytes: self.len() * size_of::<T>(), len: self.len(), stream: Some(self.home()), graph: 0 }
             }
         }
     )*};
@@ -167,7 +167,7 @@ unsafe impl<T: DeviceRepr> GraphOperand<T> for GraphMem<T> {
 unsafe impl<T: DeviceRepr> super::launch::KernelArg for GraphMem<T> {
     type Param = CUdeviceptr;
     #[inline(always)]
-    fn param(&self) -> CUdeviceptr {
+    unsafe fn param(&self) -> CUdeviceptr {
         self.ptr
     }
     #[inline(always)]
@@ -201,7 +201,7 @@ pub trait StreamCapture: AsStream {
     /// Begins capturing on a private stream for a graph whose home is `self`; the stream's
     /// context must be current.
     fn capture<'a>(&'a self, mode: CUstreamCaptureMode) -> Result<Capture<'a>> {
-        Capture::begin(self.raw_stream(), mode)
+        Capture::begin(stream_of(self), mode)
     }
 }
 
@@ -366,13 +366,13 @@ unsafe impl Send for GraphBuilder<'_> {}
 impl<'a> GraphBuilder<'a> {
     /// An empty graph whose home is `home` (its context must be current).
     pub fn new<S: AsStream + ?Sized>(home: &'a S) -> Result<Self> {
-        let ctx = stream_context(home.raw_stream())?;
+        let ctx = stream_context(stream_of(home))?;
         let raw = driver::graph_create(0)?;
         // SAFETY: just made by cuGraphCreate, owned by nobody else.
         let graph = unsafe { super::Graph::from_raw(raw) };
         Ok(GraphBuilder {
             graph,
-            bind: Binding { stream: home.raw_stream(), graph: next_graph_id() },
+            bind: Binding { stream: stream_of(home), graph: next_graph_id() },
             ctx,
             allocs: Vec::new(),
             leaves: Vec::new(),
@@ -409,7 +409,7 @@ impl<'a> GraphBuilder<'a> {
     ) -> Result<Node> {
         let deps = self.deps(deps, in_graph)?;
         let mut raw = CUgraphNode(core::ptr::null_mut());
-        status(add(&mut raw, self.graph.as_raw(), deps.as_ptr(), deps.len()))?;
+        status(add(&mut raw, lend(&self.graph), deps.as_ptr(), deps.len()))?;
         Ok(self.added(raw, &deps))
     }
 
@@ -430,7 +430,7 @@ impl<'a> GraphBuilder<'a> {
         let mut raw = CUgraphNode(core::ptr::null_mut());
         // SAFETY: the properties hold no address and no access descriptors; the driver writes
         // the node and `p.dptr`.
-        status(unsafe { sys::cuGraphAddMemAllocNode(&mut raw, self.graph.as_raw(), deps.as_ptr(), deps.len(), &mut p) })?;
+        status(unsafe { sys::cuGraphAddMemAllocNode(&mut raw, lend(&self.graph), deps.as_ptr(), deps.len(), &mut p) })?;
         self.allocs.push((p.dptr, raw));
         let node = self.added(raw, &deps);
         Ok((node, GraphMem { ptr: p.dptr, len, graph: self.bind.graph, _t: PhantomData }))
@@ -445,7 +445,7 @@ impl<'a> GraphBuilder<'a> {
         cfg: LaunchConfig,
         args: A,
     ) -> Result<Node> {
-        let (deps, graph, ctx) = (self.deps(deps, args.in_graph())?, self.graph.as_raw(), self.ctx);
+        let (deps, graph, ctx) = (self.deps(deps, args.in_graph())?, lend(&self.graph), self.ctx);
         let mut raw = CUgraphNode(core::ptr::null_mut());
         checked(kernel, self.bind, cfg, args, |f, cfg, params| {
             let p = driver::CUDA_KERNEL_NODE_PARAMS {
@@ -528,7 +528,7 @@ impl<'a> GraphBuilder<'a> {
         if child.home != self.bind.stream {
             return Err(Error::GraphMemory { what: "child graph" });
         }
-        let c = child.graph.as_raw();
+        let c = lend(&child.graph);
         // SAFETY: a live graph; the driver clones it now.
         self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddChildGraphNode(out, g, deps, n, c) })
     }
@@ -541,21 +541,21 @@ impl<'a> GraphBuilder<'a> {
 
     /// A node recording `event` (borrowed by the graph).
     pub fn record<E: AsRaw<CUevent>>(&mut self, deps: &[Node], event: &'a E) -> Result<Node> {
-        let e = event.raw_handle();
+        let e = lend(event);
         // SAFETY: a live event the graph borrows.
         self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddEventRecordNode(out, g, deps, n, e) })
     }
 
     /// A node waiting for `event` (borrowed by the graph).
     pub fn wait<E: AsRaw<CUevent>>(&mut self, deps: &[Node], event: &'a E) -> Result<Node> {
-        let e = event.raw_handle();
+        let e = lend(event);
         // SAFETY: a live event the graph borrows.
         self.add(deps, false, |out, g, deps, n| unsafe { sys::cuGraphAddEventWaitNode(out, g, deps, n, e) })
     }
 
     /// The graph, with a free node for each allocation after every other node.
     pub fn build(mut self) -> Result<SafeGraph<'a>> {
-        let (graph, leaves) = (self.graph.as_raw(), core::mem::take(&mut self.leaves));
+        let (graph, leaves) = (lend(&self.graph), core::mem::take(&mut self.leaves));
         for (ptr, _) in core::mem::take(&mut self.allocs) {
             let mut raw = CUgraphNode(core::ptr::null_mut());
             // SAFETY: an allocation of this graph, freed once, after every node that may use it.
@@ -580,7 +580,7 @@ unsafe impl Send for SafeGraph<'_> {}
 impl<'a> SafeGraph<'a> {
     /// An executable graph with the same borrows, launched on the home stream.
     pub fn instantiate(&self) -> Result<SafeGraphExec<'a>> {
-        let raw = driver::graph_instantiate(self.graph.as_raw(), 0)?;
+        let raw = driver::graph_instantiate(lend(&self.graph), 0)?;
         // SAFETY: just made by cuGraphInstantiate, owned by nobody else.
         let exec = unsafe { super::GraphExec::from_raw(raw) };
         Ok(SafeGraphExec { exec, home: self.home, _borrows: PhantomData })
@@ -590,7 +590,7 @@ impl<'a> SafeGraph<'a> {
     pub fn node_count(&self) -> Result<usize> {
         let mut n = 0usize;
         // SAFETY: a live graph; a null array asks for the count only.
-        status(unsafe { sys::cuGraphGetNodes(self.graph.as_raw(), core::ptr::null_mut(), &mut n) })?;
+        status(unsafe { sys::cuGraphGetNodes(lend(&self.graph), core::ptr::null_mut(), &mut n) })?;
         Ok(n)
     }
 }
@@ -612,12 +612,12 @@ impl SafeGraphExec<'_> {
     #[inline]
     pub fn launch(&self) -> Result<()> {
         // SAFETY: a live executable graph and its home stream, both kept alive by the borrows.
-        status(unsafe { sys::cuGraphLaunch(self.exec.as_raw(), self.home) })
+        status(unsafe { sys::cuGraphLaunch(lend(&self.exec), self.home) })
     }
 
     /// Uploads the graph to the device ahead of its first launch, on the home stream.
     pub fn upload(&self) -> Result<()> {
         // SAFETY: as for `launch`.
-        status(unsafe { sys::cuGraphUpload(self.exec.as_raw(), self.home) })
+        status(unsafe { sys::cuGraphUpload(lend(&self.exec), self.home) })
     }
 }

@@ -71,7 +71,20 @@ type Result<T, E = Error> = core::result::Result<T, E>;
 /// `raw_stream` returns the same handle every time, and that stream is not destroyed while
 /// `self` is alive (buffers bound to it are freed on it after `self`'s borrow ends).
 pub unsafe trait AsStream {
-    fn raw_stream(&self) -> CUstream;
+    /// The raw stream handle.
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` is borrowed (the owner's drop destroys the stream).
+    unsafe fn raw_stream(&self) -> CUstream;
+}
+
+/// `s`'s stream handle, for work enqueued while `s` is borrowed.
+#[inline(always)]
+pub(crate) fn stream_of(s: &(impl AsStream + ?Sized)) -> CUstream {
+    // SAFETY: the caller uses the handle during the borrow of `s` (or for memory bound to it,
+    // which borrows `s` itself).
+    unsafe { s.raw_stream() }
 }
 
 /// A borrowed raw stream handle, for streams created elsewhere (the typed layer, cudarc).
@@ -93,7 +106,7 @@ impl StreamRef<'_> {
 // SAFETY: the constructor's caller promised the handle stays valid for the lifetime.
 unsafe impl AsStream for StreamRef<'_> {
     #[inline(always)]
-    fn raw_stream(&self) -> CUstream {
+    unsafe fn raw_stream(&self) -> CUstream {
         self.raw
     }
 }
@@ -128,7 +141,7 @@ impl core::fmt::Debug for Alloc<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Alloc::Async => f.write_str("Async"),
-            Alloc::Pool(pool) => f.debug_tuple("Pool").field(&pool.raw_handle()).finish(),
+            Alloc::Pool(pool) => f.debug_tuple("Pool").field(&super::lend(*pool)).finish(),
             Alloc::Sync => f.write_str("Sync"),
         }
     }
@@ -394,15 +407,37 @@ macro_rules! read_methods {
             self.span.len == 0
         }
 
-        /// The device address (for the typed layer; the safe layer never needs it).
+        /// The device address (for the typed layer and other libraries; the safe layer never
+        /// needs it).
+        ///
+        /// # Safety
+        ///
+        /// The address is used only while this view lives: the buffer's drop frees the memory.
         #[inline]
-        pub fn as_raw(&self) -> CUdeviceptr {
+        pub unsafe fn as_raw(&self) -> CUdeviceptr {
             self.span.ptr
         }
 
         /// The stream this memory is bound to.
+        ///
+        /// # Safety
+        ///
+        /// The handle is used only while this view lives (the stream's owner may destroy it
+        /// once the buffer's borrow ends).
         #[inline]
-        pub fn stream(&self) -> CUstream {
+        pub unsafe fn stream(&self) -> CUstream {
+            self.span.stream
+        }
+
+        /// The device address, for the safe layer's own calls during a borrow.
+        #[inline(always)]
+        pub(crate) fn addr(&self) -> CUdeviceptr {
+            self.span.ptr
+        }
+
+        /// The bound stream, for the safe layer's own calls during a borrow.
+        #[inline(always)]
+        pub(crate) fn home(&self) -> CUstream {
             self.span.stream
         }
 
@@ -483,7 +518,7 @@ impl<'s, T: DeviceRepr> DeviceBuffer<'s, T> {
 
     /// `len` zeroed elements from `alloc`.
     pub fn zeroed_with<S: AsStream + ?Sized>(stream: &'s S, len: usize, alloc: Alloc) -> Result<Self> {
-        let mut buf = Self::alloc(stream.raw_stream(), len, alloc)?;
+        let mut buf = Self::alloc(stream_of(stream), len, alloc)?;
         buf.zero()?;
         Ok(buf)
     }
@@ -496,7 +531,7 @@ impl<'s, T: DeviceRepr> DeviceBuffer<'s, T> {
 
     /// A copy of `data` in memory from `alloc`.
     pub fn from_host_with<S: AsStream + ?Sized>(stream: &'s S, data: &[T], alloc: Alloc) -> Result<Self> {
-        let mut buf = Self::alloc(stream.raw_stream(), data.len(), alloc)?;
+        let mut buf = Self::alloc(stream_of(stream), data.len(), alloc)?;
         buf.copy_from_host(data)?;
         Ok(buf)
     }
@@ -508,7 +543,7 @@ impl<'s, T: DeviceRepr> DeviceBuffer<'s, T> {
         let ptr = match (bytes, alloc) {
             (0, _) => CUdeviceptr::from(0),
             (_, Alloc::Async) => driver::mem_alloc_async(bytes, stream)?,
-            (_, Alloc::Pool(pool)) => driver::mem_alloc_from_pool_async(bytes, pool.raw_handle(), stream)?,
+            (_, Alloc::Pool(pool)) => driver::mem_alloc_from_pool_async(bytes, super::lend(pool), stream)?,
             (_, Alloc::Sync) => driver::mem_alloc(bytes)?,
         };
         let span = Span { ptr, len, stream, _t: PhantomData };
@@ -534,7 +569,7 @@ impl<'s, T: DeviceRepr> DeviceBuffer<'s, T> {
     /// enqueued on `to` afterwards (an event recorded on the old stream, waited for by `to`).
     /// On an error the buffer is freed on its old stream.
     pub fn move_to<'t, S: AsStream + ?Sized>(self, to: &'t S) -> Result<DeviceBuffer<'t, T>> {
-        let to = to.raw_stream();
+        let to = stream_of(to);
         if to != self.span.stream {
             join(self.span.stream, to)?;
         }
@@ -689,7 +724,7 @@ impl<'c, T: DeviceRepr> PinnedHostBuffer<'c, T> {
             ptr,
             len,
             event: None,
-            last_stream: stream.raw_stream(),
+            last_stream: stream_of(stream),
             pending: AtomicBool::new(false),
             _ctx: PhantomData,
         })

@@ -67,7 +67,7 @@ impl<T: Copy> RawKernelArg<T> {
 unsafe impl<T: Copy> super::KernelArg for RawKernelArg<T> {
     type Param = T;
     #[inline(always)]
-    fn param(&self) -> T {
+    unsafe fn param(&self) -> T {
         self.0
     }
 }

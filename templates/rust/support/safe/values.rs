@@ -101,9 +101,9 @@ macro_rules! wait_method {
             /// after it runs once it does. Panics when `index` is out of bounds.
             #[track_caller]
             pub fn wait_value(&self, index: usize, value: T, condition: CUstreamWaitValue_flags) -> Result<(), Error> {
-                let addr = element::<T>(self.as_raw(), self.len(), index);
+                let addr = element::<T>(self.addr(), self.len(), index);
                 // SAFETY: a live element of borrowed memory, enqueued on its stream.
-                unsafe { T::wait_at(self.stream(), addr, value, condition) }
+                unsafe { T::wait_at(self.home(), addr, value, condition) }
             }
         }
     )*};
@@ -118,9 +118,9 @@ macro_rules! write_methods {
             /// (`cuStreamWriteValue32`/`64`). Panics when `index` is out of bounds.
             #[track_caller]
             pub fn write_value(&mut self, index: usize, value: T) -> Result<(), Error> {
-                let addr = element::<T>(self.as_raw(), self.len(), index);
+                let addr = element::<T>(self.addr(), self.len(), index);
                 // SAFETY: a live element of exclusively borrowed memory, enqueued on its stream.
-                unsafe { T::write_at(self.stream(), addr, value) }
+                unsafe { T::write_at(self.home(), addr, value) }
             }
         }
 
@@ -131,7 +131,7 @@ macro_rules! write_methods {
                     return Ok(());
                 }
                 // SAFETY: `len` live elements of exclusively borrowed memory, enqueued on their stream.
-                unsafe { T::fill_at(self.stream(), self.as_raw(), value, self.len()) }
+                unsafe { T::fill_at(self.home(), self.addr(), value, self.len()) }
             }
         }
     )*};

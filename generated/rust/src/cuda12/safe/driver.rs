@@ -57,182 +57,182 @@ impl Drop for CurrentGuard<'_> {
 
 impl super::AsRaw<CUarray> for CUarray {
     #[inline(always)]
-    fn raw_handle(&self) -> CUarray {
+    unsafe fn raw_handle(&self) -> CUarray {
         *self
     }
 }
 
 impl super::AsRaw<CUasyncCallbackHandle> for CUasyncCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUasyncCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUasyncCallbackHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUcontext> for CUcontext {
     #[inline(always)]
-    fn raw_handle(&self) -> CUcontext {
+    unsafe fn raw_handle(&self) -> CUcontext {
         *self
     }
 }
 
 impl super::AsRaw<CUeglStreamConnection> for CUeglStreamConnection {
     #[inline(always)]
-    fn raw_handle(&self) -> CUeglStreamConnection {
+    unsafe fn raw_handle(&self) -> CUeglStreamConnection {
         *self
     }
 }
 
 impl super::AsRaw<CUevent> for CUevent {
     #[inline(always)]
-    fn raw_handle(&self) -> CUevent {
+    unsafe fn raw_handle(&self) -> CUevent {
         *self
     }
 }
 
 impl super::AsRaw<CUexternalMemory> for CUexternalMemory {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalMemory {
+    unsafe fn raw_handle(&self) -> CUexternalMemory {
         *self
     }
 }
 
 impl super::AsRaw<CUexternalSemaphore> for CUexternalSemaphore {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalSemaphore {
+    unsafe fn raw_handle(&self) -> CUexternalSemaphore {
         *self
     }
 }
 
 impl super::AsRaw<CUfunction> for CUfunction {
     #[inline(always)]
-    fn raw_handle(&self) -> CUfunction {
+    unsafe fn raw_handle(&self) -> CUfunction {
         *self
     }
 }
 
 impl super::AsRaw<CUgraph> for CUgraph {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraph {
+    unsafe fn raw_handle(&self) -> CUgraph {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphConditionalHandle> for CUgraphConditionalHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphConditionalHandle {
+    unsafe fn raw_handle(&self) -> CUgraphConditionalHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphExec> for CUgraphExec {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphExec {
+    unsafe fn raw_handle(&self) -> CUgraphExec {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphNode> for CUgraphNode {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphNode {
+    unsafe fn raw_handle(&self) -> CUgraphNode {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphicsResource> for CUgraphicsResource {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphicsResource {
+    unsafe fn raw_handle(&self) -> CUgraphicsResource {
         *self
     }
 }
 
 impl super::AsRaw<CUgreenCtx> for CUgreenCtx {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgreenCtx {
+    unsafe fn raw_handle(&self) -> CUgreenCtx {
         *self
     }
 }
 
 impl super::AsRaw<CUkernel> for CUkernel {
     #[inline(always)]
-    fn raw_handle(&self) -> CUkernel {
+    unsafe fn raw_handle(&self) -> CUkernel {
         *self
     }
 }
 
 impl super::AsRaw<CUlibrary> for CUlibrary {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlibrary {
+    unsafe fn raw_handle(&self) -> CUlibrary {
         *self
     }
 }
 
 impl super::AsRaw<CUlinkState> for CUlinkState {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlinkState {
+    unsafe fn raw_handle(&self) -> CUlinkState {
         *self
     }
 }
 
 impl super::AsRaw<CUlogsCallbackHandle> for CUlogsCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogsCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUlogsCallbackHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUmemGenericAllocationHandle> for CUmemGenericAllocationHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemGenericAllocationHandle {
+    unsafe fn raw_handle(&self) -> CUmemGenericAllocationHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUmemoryPool> for CUmemoryPool {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemoryPool {
+    unsafe fn raw_handle(&self) -> CUmemoryPool {
         *self
     }
 }
 
 impl super::AsRaw<CUmipmappedArray> for CUmipmappedArray {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmipmappedArray {
+    unsafe fn raw_handle(&self) -> CUmipmappedArray {
         *self
     }
 }
 
 impl super::AsRaw<CUmodule> for CUmodule {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmodule {
+    unsafe fn raw_handle(&self) -> CUmodule {
         *self
     }
 }
 
 impl super::AsRaw<CUstream> for CUstream {
     #[inline(always)]
-    fn raw_handle(&self) -> CUstream {
+    unsafe fn raw_handle(&self) -> CUstream {
         *self
     }
 }
 
 impl super::AsRaw<CUsurfObject> for CUsurfObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUsurfObject {
+    unsafe fn raw_handle(&self) -> CUsurfObject {
         *self
     }
 }
 
 impl super::AsRaw<CUtexObject> for CUtexObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUtexObject {
+    unsafe fn raw_handle(&self) -> CUtexObject {
         *self
     }
 }
 
 impl super::AsRaw<CUuserObject> for CUuserObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUuserObject {
+    unsafe fn raw_handle(&self) -> CUuserObject {
         *self
     }
 }
@@ -264,9 +264,13 @@ impl AddressRange {
         Self { raw, size }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
@@ -312,7 +316,7 @@ impl AddressRange {
         handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
         flags: c_ulonglong,
     ) -> Result<Mapping<'_>, Error> {
-        unsafe { lib::mem_map(self.raw, size, offset, super::AsRaw::raw_handle(handle), flags) }?;
+        unsafe { lib::mem_map(self.raw, size, offset, super::lend(handle), flags) }?;
         // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
         Ok(unsafe { Mapping::from_raw((self.raw, size)) })
     }
@@ -351,9 +355,13 @@ impl AllocationHandle {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmemGenericAllocationHandle {
+    pub unsafe fn as_raw(&self) -> CUmemGenericAllocationHandle {
         self.raw
     }
 
@@ -459,7 +467,7 @@ impl AllocationHandle {
         size: usize,
         flags: c_ulonglong,
     ) -> Result<(), Error> {
-        lib::multicast_bind_mem(self.raw, mc_offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)
+        lib::multicast_bind_mem(self.raw, mc_offset, super::lend(mem_handle), mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
@@ -501,7 +509,7 @@ impl Drop for AllocationHandle {
 
 impl super::AsRaw<CUmemGenericAllocationHandle> for AllocationHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemGenericAllocationHandle {
+    unsafe fn raw_handle(&self) -> CUmemGenericAllocationHandle {
         self.raw
     }
 }
@@ -533,15 +541,23 @@ impl<'p> Array<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUarray {
+    pub unsafe fn as_raw(&self) -> CUarray {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUarray {
+    pub unsafe fn into_raw(self) -> CUarray {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -614,7 +630,7 @@ impl<'p> Array<'p> {
         src_offset: usize,
         byte_count: usize,
     ) -> Result<(), Error> {
-        lib::memcpy_atoa(self.raw, dst_offset, super::AsRaw::raw_handle(src_array), src_offset, byte_count)
+        lib::memcpy_atoa(self.raw, dst_offset, super::lend(src_array), src_offset, byte_count)
     }
 
     /// Calls [`cuMemcpyHtoAAsync`](lib::memcpy_htoa_async) on this handle.
@@ -631,7 +647,7 @@ impl<'p> Array<'p> {
         byte_count: usize,
         h_stream: &impl super::AsRaw<CUstream>,
     ) -> Result<(), Error> {
-        unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, super::AsRaw::raw_handle(h_stream)) }
+        unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, super::lend(h_stream)) }
     }
 
     /// Calls [`cuArrayGetDescriptor`](lib::array_get_descriptor) on this handle.
@@ -675,7 +691,7 @@ impl<'p> Drop for Array<'p> {
 
 impl<'p> super::AsRaw<CUarray> for Array<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUarray {
+    unsafe fn raw_handle(&self) -> CUarray {
         self.raw
     }
 }
@@ -707,9 +723,13 @@ impl AsyncCallbackHandle {
         Self { raw, device }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUasyncCallbackHandle {
+    pub unsafe fn as_raw(&self) -> CUasyncCallbackHandle {
         self.raw
     }
 
@@ -762,7 +782,7 @@ impl Drop for AsyncCallbackHandle {
 
 impl super::AsRaw<CUasyncCallbackHandle> for AsyncCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUasyncCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUasyncCallbackHandle {
         self.raw
     }
 }
@@ -796,15 +816,23 @@ impl<'p> AsyncDeviceMemory<'p> {
         Self { raw, h_stream, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (CUdeviceptr, CUstream) {
+    pub unsafe fn into_raw(self) -> (CUdeviceptr, CUstream) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.h_stream)
     }
@@ -856,9 +884,13 @@ impl Context {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUcontext {
+    pub unsafe fn as_raw(&self) -> CUcontext {
         self.raw
     }
 
@@ -968,13 +1000,13 @@ impl Context {
     /// Calls [`cuCtxRecordEvent`](lib::ctx_record_event) on this handle.
     #[inline]
     pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_record_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxWaitEvent`](lib::ctx_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_wait_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxEnablePeerAccess`](lib::ctx_enable_peer_access) on this handle.
@@ -1006,7 +1038,7 @@ impl Drop for Context {
 
 impl super::AsRaw<CUcontext> for Context {
     #[inline(always)]
-    fn raw_handle(&self) -> CUcontext {
+    unsafe fn raw_handle(&self) -> CUcontext {
         self.raw
     }
 }
@@ -1014,7 +1046,7 @@ impl super::AsRaw<CUcontext> for Context {
 // SAFETY: the context lives until `self` is dropped or destroyed, which no borrow outlives.
 unsafe impl super::CurrentContext for Context {
     #[inline(always)]
-    fn raw_context(&self) -> CUcontext {
+    unsafe fn raw_context(&self) -> CUcontext {
         self.raw
     }
 }
@@ -1046,15 +1078,23 @@ impl<'p> DeviceMemory<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUdeviceptr {
+    pub unsafe fn into_raw(self) -> CUdeviceptr {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1144,15 +1184,23 @@ impl<'p> EglStreamConsumer<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUeglStreamConnection {
+    pub unsafe fn as_raw(&self) -> CUeglStreamConnection {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUeglStreamConnection {
+    pub unsafe fn into_raw(self) -> CUeglStreamConnection {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1217,7 +1265,7 @@ impl<'p> Drop for EglStreamConsumer<'p> {
 
 impl<'p> super::AsRaw<CUeglStreamConnection> for EglStreamConsumer<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUeglStreamConnection {
+    unsafe fn raw_handle(&self) -> CUeglStreamConnection {
         self.raw
     }
 }
@@ -1249,15 +1297,23 @@ impl<'p> EglStreamProducer<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUeglStreamConnection {
+    pub unsafe fn as_raw(&self) -> CUeglStreamConnection {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUeglStreamConnection {
+    pub unsafe fn into_raw(self) -> CUeglStreamConnection {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1306,7 +1362,7 @@ impl<'p> Drop for EglStreamProducer<'p> {
 
 impl<'p> super::AsRaw<CUeglStreamConnection> for EglStreamProducer<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUeglStreamConnection {
+    unsafe fn raw_handle(&self) -> CUeglStreamConnection {
         self.raw
     }
 }
@@ -1338,15 +1394,23 @@ impl<'p> Event<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUevent {
+    pub unsafe fn as_raw(&self) -> CUevent {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUevent {
+    pub unsafe fn into_raw(self) -> CUevent {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1412,13 +1476,13 @@ impl<'p> Event<'p> {
     /// Calls [`cuEventRecord`](lib::event_record) on this handle.
     #[inline]
     pub fn record(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::event_record(self.raw, super::AsRaw::raw_handle(h_stream))
+        lib::event_record(self.raw, super::lend(h_stream))
     }
 
     /// Calls [`cuEventRecordWithFlags`](lib::event_record_with_flags) on this handle.
     #[inline]
     pub fn record_with_flags(&self, h_stream: &impl super::AsRaw<CUstream>, flags: c_uint) -> Result<(), Error> {
-        lib::event_record_with_flags(self.raw, super::AsRaw::raw_handle(h_stream), flags)
+        lib::event_record_with_flags(self.raw, super::lend(h_stream), flags)
     }
 
     /// Calls [`cuEventQuery`](lib::event_query) on this handle.
@@ -1436,13 +1500,13 @@ impl<'p> Event<'p> {
     /// Calls [`cuEventElapsedTime`](lib::event_elapsed_time) on this handle.
     #[inline]
     pub fn elapsed_time(&self, h_end: &impl super::AsRaw<CUevent>) -> Result<f32, Error> {
-        lib::event_elapsed_time(self.raw, super::AsRaw::raw_handle(h_end))
+        lib::event_elapsed_time(self.raw, super::lend(h_end))
     }
 
     /// Calls [`cuEventElapsedTime_v2`](lib::event_elapsed_time_v2) on this handle.
     #[inline]
     pub fn elapsed_time_v2(&self, h_end: &impl super::AsRaw<CUevent>) -> Result<f32, Error> {
-        lib::event_elapsed_time_v2(self.raw, super::AsRaw::raw_handle(h_end))
+        lib::event_elapsed_time_v2(self.raw, super::lend(h_end))
     }
 }
 
@@ -1456,7 +1520,7 @@ impl<'p> Drop for Event<'p> {
 
 impl<'p> super::AsRaw<CUevent> for Event<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUevent {
+    unsafe fn raw_handle(&self) -> CUevent {
         self.raw
     }
 }
@@ -1486,9 +1550,13 @@ impl ExternalMemory {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUexternalMemory {
+    pub unsafe fn as_raw(&self) -> CUexternalMemory {
         self.raw
     }
 
@@ -1555,7 +1623,7 @@ impl Drop for ExternalMemory {
 
 impl super::AsRaw<CUexternalMemory> for ExternalMemory {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalMemory {
+    unsafe fn raw_handle(&self) -> CUexternalMemory {
         self.raw
     }
 }
@@ -1585,9 +1653,13 @@ impl ExternalSemaphore {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUexternalSemaphore {
+    pub unsafe fn as_raw(&self) -> CUexternalSemaphore {
         self.raw
     }
 
@@ -1635,7 +1707,7 @@ impl Drop for ExternalSemaphore {
 
 impl super::AsRaw<CUexternalSemaphore> for ExternalSemaphore {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalSemaphore {
+    unsafe fn raw_handle(&self) -> CUexternalSemaphore {
         self.raw
     }
 }
@@ -1668,15 +1740,23 @@ impl<'p> Function<'p> {
         Self { raw, cache: super::LaunchCache::new(), _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUfunction {
+    pub unsafe fn as_raw(&self) -> CUfunction {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUfunction {
+    pub unsafe fn into_raw(self) -> CUfunction {
         let this = self;
         this.raw
     }
@@ -1754,7 +1834,7 @@ impl<'p> Function<'p> {
                 block_dim_y,
                 block_dim_z,
                 shared_mem_bytes,
-                super::AsRaw::raw_handle(h_stream),
+                super::lend(h_stream),
                 kernel_params,
                 extra,
             )
@@ -1790,7 +1870,7 @@ impl<'p> Function<'p> {
                 block_dim_y,
                 block_dim_z,
                 shared_mem_bytes,
-                super::AsRaw::raw_handle(h_stream),
+                super::lend(h_stream),
                 kernel_params,
             )
         }
@@ -1896,7 +1976,7 @@ impl<'p> Function<'p> {
 
 impl<'p> super::AsRaw<CUfunction> for Function<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUfunction {
+    unsafe fn raw_handle(&self) -> CUfunction {
         self.raw
     }
 }
@@ -1904,14 +1984,14 @@ impl<'p> super::AsRaw<CUfunction> for Function<'p> {
 // SAFETY: the handle is valid while what it comes from is borrowed (`'p`); the cache is its own.
 unsafe impl<'p> super::Launchable for Function<'p> {
     #[inline(always)]
-    fn raw_function(&self) -> CUfunction {
+    unsafe fn raw_function(&self) -> CUfunction {
         self.raw
     }
     #[inline(always)]
     fn launch_cache(&self) -> &super::LaunchCache {
         &self.cache
     }
-    fn raw_kernel(&self) -> Option<CUkernel> {
+    unsafe fn raw_kernel(&self) -> Option<CUkernel> {
         None
     }
 }
@@ -1941,9 +2021,13 @@ impl Graph {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgraph {
+    pub unsafe fn as_raw(&self) -> CUgraph {
         self.raw
     }
 
@@ -1991,7 +2075,7 @@ impl Graph {
         default_launch_value: c_uint,
         flags: c_uint,
     ) -> Result<GraphConditionalHandle<'_>, Error> {
-        let __o0 = lib::graph_conditional_handle_create(self.raw, super::AsRaw::raw_handle(ctx), default_launch_value, flags)?;
+        let __o0 = lib::graph_conditional_handle_create(self.raw, super::lend(ctx), default_launch_value, flags)?;
         // SAFETY: the handle was just made by `cuGraphConditionalHandleCreate` and is owned by nobody else.
         Ok(unsafe { GraphConditionalHandle::from_raw(__o0) })
     }
@@ -2042,7 +2126,7 @@ impl Graph {
         copy_params: &CUDA_MEMCPY3D,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = unsafe { lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::AsRaw::raw_handle(ctx)) }?;
+        let __o0 = unsafe { lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::lend(ctx)) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2060,7 +2144,7 @@ impl Graph {
         memset_params: &CUDA_MEMSET_NODE_PARAMS,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = unsafe { lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::AsRaw::raw_handle(ctx)) }?;
+        let __o0 = unsafe { lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::lend(ctx)) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2089,7 +2173,7 @@ impl Graph {
         dependencies: &[CUgraphNode],
         child_graph: &impl super::AsRaw<CUgraph>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, super::AsRaw::raw_handle(child_graph))?;
+        let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, super::lend(child_graph))?;
         // SAFETY: the handle was just made by `cuGraphAddChildGraphNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2109,7 +2193,7 @@ impl Graph {
         dependencies: &[CUgraphNode],
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
+        let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, super::lend(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventRecordNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2121,7 +2205,7 @@ impl Graph {
         dependencies: &[CUgraphNode],
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
+        let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, super::lend(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2210,7 +2294,7 @@ impl Graph {
     /// Creates [`GraphNode`] with [`cuGraphNodeFindInClone`](lib::graph_node_find_in_clone) on this handle.
     #[inline]
     pub fn node_find_in_clone(&self, h_original_node: &impl super::AsRaw<CUgraphNode>) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_node_find_in_clone(super::AsRaw::raw_handle(h_original_node), self.raw)?;
+        let __o0 = lib::graph_node_find_in_clone(super::lend(h_original_node), self.raw)?;
         // SAFETY: the handle was just made by `cuGraphNodeFindInClone` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2367,7 +2451,7 @@ impl Drop for Graph {
 
 impl super::AsRaw<CUgraph> for Graph {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraph {
+    unsafe fn raw_handle(&self) -> CUgraph {
         self.raw
     }
 }
@@ -2399,15 +2483,23 @@ impl<'p> GraphConditionalHandle<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphConditionalHandle {
+    pub unsafe fn as_raw(&self) -> CUgraphConditionalHandle {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUgraphConditionalHandle {
+    pub unsafe fn into_raw(self) -> CUgraphConditionalHandle {
         let this = self;
         this.raw
     }
@@ -2415,7 +2507,7 @@ impl<'p> GraphConditionalHandle<'p> {
 
 impl<'p> super::AsRaw<CUgraphConditionalHandle> for GraphConditionalHandle<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphConditionalHandle {
+    unsafe fn raw_handle(&self) -> CUgraphConditionalHandle {
         self.raw
     }
 }
@@ -2445,9 +2537,13 @@ impl GraphExec {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphExec {
+    pub unsafe fn as_raw(&self) -> CUgraphExec {
         self.raw
     }
 
@@ -2483,7 +2579,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecGetFlags`](lib::graph_exec_get_flags) on this handle.
@@ -2504,7 +2600,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_KERNEL_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_kernel_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_kernel_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecMemcpyNodeSetParams`](lib::graph_exec_memcpy_node_set_params) on this handle.
@@ -2520,14 +2616,7 @@ impl GraphExec {
         copy_params: &CUDA_MEMCPY3D,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_memcpy_node_set_params(
-                self.raw,
-                super::AsRaw::raw_handle(h_node),
-                copy_params,
-                super::AsRaw::raw_handle(ctx),
-            )
-        }
+        unsafe { lib::graph_exec_memcpy_node_set_params(self.raw, super::lend(h_node), copy_params, super::lend(ctx)) }
     }
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
@@ -2543,14 +2632,7 @@ impl GraphExec {
         memset_params: &CUDA_MEMSET_NODE_PARAMS,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_memset_node_set_params(
-                self.raw,
-                super::AsRaw::raw_handle(h_node),
-                memset_params,
-                super::AsRaw::raw_handle(ctx),
-            )
-        }
+        unsafe { lib::graph_exec_memset_node_set_params(self.raw, super::lend(h_node), memset_params, super::lend(ctx)) }
     }
 
     /// Calls [`cuGraphExecHostNodeSetParams`](lib::graph_exec_host_node_set_params) on this handle.
@@ -2565,7 +2647,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_HOST_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_host_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_host_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
@@ -2575,11 +2657,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         child_graph: &impl super::AsRaw<CUgraph>,
     ) -> Result<(), Error> {
-        lib::graph_exec_child_graph_node_set_params(
-            self.raw,
-            super::AsRaw::raw_handle(h_node),
-            super::AsRaw::raw_handle(child_graph),
-        )
+        lib::graph_exec_child_graph_node_set_params(self.raw, super::lend(h_node), super::lend(child_graph))
     }
 
     /// Calls [`cuGraphExecEventRecordNodeSetEvent`](lib::graph_exec_event_record_node_set_event) on this handle.
@@ -2589,7 +2667,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<(), Error> {
-        lib::graph_exec_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
+        lib::graph_exec_event_record_node_set_event(self.raw, super::lend(h_node), super::lend(event))
     }
 
     /// Calls [`cuGraphExecEventWaitNodeSetEvent`](lib::graph_exec_event_wait_node_set_event) on this handle.
@@ -2599,7 +2677,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<(), Error> {
-        lib::graph_exec_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
+        lib::graph_exec_event_wait_node_set_event(self.raw, super::lend(h_node), super::lend(event))
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
@@ -2614,9 +2692,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
-        }
+        unsafe { lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
@@ -2631,39 +2707,37 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
-        }
+        unsafe { lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphNodeSetEnabled`](lib::graph_node_set_enabled) on this handle.
     #[inline]
     pub fn node_set_enabled(&self, h_node: &impl super::AsRaw<CUgraphNode>, is_enabled: c_uint) -> Result<(), Error> {
-        lib::graph_node_set_enabled(self.raw, super::AsRaw::raw_handle(h_node), is_enabled)
+        lib::graph_node_set_enabled(self.raw, super::lend(h_node), is_enabled)
     }
 
     /// Calls [`cuGraphNodeGetEnabled`](lib::graph_node_get_enabled) on this handle.
     #[inline]
     pub fn node_get_enabled(&self, h_node: &impl super::AsRaw<CUgraphNode>) -> Result<c_uint, Error> {
-        lib::graph_node_get_enabled(self.raw, super::AsRaw::raw_handle(h_node))
+        lib::graph_node_get_enabled(self.raw, super::lend(h_node))
     }
 
     /// Calls [`cuGraphUpload`](lib::graph_upload) on this handle.
     #[inline]
     pub fn upload(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::graph_upload(self.raw, super::AsRaw::raw_handle(h_stream))
+        lib::graph_upload(self.raw, super::lend(h_stream))
     }
 
     /// Calls [`cuGraphLaunch`](lib::graph_launch) on this handle.
     #[inline]
     pub fn launch(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::graph_launch(self.raw, super::AsRaw::raw_handle(h_stream))
+        lib::graph_launch(self.raw, super::lend(h_stream))
     }
 
     /// Calls [`cuGraphExecUpdate`](lib::graph_exec_update) on this handle.
     #[inline]
     pub fn update(&self, h_graph: &impl super::AsRaw<CUgraph>) -> Result<CUgraphExecUpdateResultInfo, Error> {
-        lib::graph_exec_update(self.raw, super::AsRaw::raw_handle(h_graph))
+        lib::graph_exec_update(self.raw, super::lend(h_graph))
     }
 
     /// Calls [`cuGraphExecNodeSetParams`](lib::graph_exec_node_set_params) on this handle.
@@ -2678,7 +2752,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUgraphNodeParams,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 }
 
@@ -2692,7 +2766,7 @@ impl Drop for GraphExec {
 
 impl super::AsRaw<CUgraphExec> for GraphExec {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphExec {
+    unsafe fn raw_handle(&self) -> CUgraphExec {
         self.raw
     }
 }
@@ -2723,15 +2797,23 @@ impl<'p> GraphNode<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphNode {
+    pub unsafe fn as_raw(&self) -> CUgraphNode {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUgraphNode {
+    pub unsafe fn into_raw(self) -> CUgraphNode {
         let this = self;
         this.raw
     }
@@ -2831,7 +2913,7 @@ impl<'p> GraphNode<'p> {
     /// Calls [`cuGraphEventRecordNodeSetEvent`](lib::graph_event_record_node_set_event) on this handle.
     #[inline]
     pub fn event_record_node_set_event(&self, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::graph_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(event))
+        lib::graph_event_record_node_set_event(self.raw, super::lend(event))
     }
 
     /// Calls [`cuGraphEventWaitNodeGetEvent`](lib::graph_event_wait_node_get_event) on this handle.
@@ -2843,7 +2925,7 @@ impl<'p> GraphNode<'p> {
     /// Calls [`cuGraphEventWaitNodeSetEvent`](lib::graph_event_wait_node_set_event) on this handle.
     #[inline]
     pub fn event_wait_node_set_event(&self, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::graph_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(event))
+        lib::graph_event_wait_node_set_event(self.raw, super::lend(event))
     }
 
     /// Calls [`cuGraphExternalSemaphoresSignalNodeGetParams`](lib::graph_external_semaphores_signal_node_get_params) on this handle.
@@ -2988,7 +3070,7 @@ impl<'p> GraphNode<'p> {
     /// Calls [`cuGraphKernelNodeCopyAttributes`](lib::graph_kernel_node_copy_attributes) on this handle.
     #[inline]
     pub fn kernel_node_copy_attributes(&self, src: &impl super::AsRaw<CUgraphNode>) -> Result<(), Error> {
-        lib::graph_kernel_node_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
+        lib::graph_kernel_node_copy_attributes(self.raw, super::lend(src))
     }
 
     /// Calls [`cuGraphKernelNodeGetAttribute`](lib::graph_kernel_node_get_attribute) on this handle.
@@ -3022,7 +3104,7 @@ impl<'p> GraphNode<'p> {
 
 impl<'p> super::AsRaw<CUgraphNode> for GraphNode<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphNode {
+    unsafe fn raw_handle(&self) -> CUgraphNode {
         self.raw
     }
 }
@@ -3057,15 +3139,23 @@ impl<'p> GraphUserObject<'p> {
         Self { raw, graph, count, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUuserObject {
+    pub unsafe fn as_raw(&self) -> CUuserObject {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (CUuserObject, CUgraph, c_uint) {
+    pub unsafe fn into_raw(self) -> (CUuserObject, CUgraph, c_uint) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.graph, this.count)
     }
@@ -3100,7 +3190,7 @@ impl<'p> Drop for GraphUserObject<'p> {
 
 impl<'p> super::AsRaw<CUuserObject> for GraphUserObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUuserObject {
+    unsafe fn raw_handle(&self) -> CUuserObject {
         self.raw
     }
 }
@@ -3132,15 +3222,23 @@ impl<'p> GraphicsResource<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphicsResource {
+    pub unsafe fn as_raw(&self) -> CUgraphicsResource {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUgraphicsResource {
+    pub unsafe fn into_raw(self) -> CUgraphicsResource {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3285,7 +3383,7 @@ impl<'p> Drop for GraphicsResource<'p> {
 
 impl<'p> super::AsRaw<CUgraphicsResource> for GraphicsResource<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphicsResource {
+    unsafe fn raw_handle(&self) -> CUgraphicsResource {
         self.raw
     }
 }
@@ -3315,9 +3413,13 @@ impl GreenCtx {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgreenCtx {
+    pub unsafe fn as_raw(&self) -> CUgreenCtx {
         self.raw
     }
 
@@ -3372,13 +3474,13 @@ impl GreenCtx {
     /// Calls [`cuGreenCtxRecordEvent`](lib::green_ctx_record_event) on this handle.
     #[inline]
     pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::green_ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::green_ctx_record_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuGreenCtxWaitEvent`](lib::green_ctx_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::green_ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::green_ctx_wait_event(self.raw, super::lend(h_event))
     }
 }
 
@@ -3392,7 +3494,7 @@ impl Drop for GreenCtx {
 
 impl super::AsRaw<CUgreenCtx> for GreenCtx {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgreenCtx {
+    unsafe fn raw_handle(&self) -> CUgreenCtx {
         self.raw
     }
 }
@@ -3424,15 +3526,23 @@ impl<'p> HostMemory<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> *mut c_void {
+    pub unsafe fn into_raw(self) -> *mut c_void {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3508,15 +3618,23 @@ impl<'p> HostRegistration<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> *mut c_void {
+    pub unsafe fn into_raw(self) -> *mut c_void {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3589,15 +3707,23 @@ impl<'p> IpcMemory<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUdeviceptr {
+    pub unsafe fn into_raw(self) -> CUdeviceptr {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3665,15 +3791,23 @@ impl<'p> Kernel<'p> {
         Self { raw, cache: super::LaunchCache::new(), _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUkernel {
+    pub unsafe fn as_raw(&self) -> CUkernel {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUkernel {
+    pub unsafe fn into_raw(self) -> CUkernel {
         let this = self;
         this.raw
     }
@@ -3713,7 +3847,7 @@ impl<'p> Kernel<'p> {
 
 impl<'p> super::AsRaw<CUkernel> for Kernel<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUkernel {
+    unsafe fn raw_handle(&self) -> CUkernel {
         self.raw
     }
 }
@@ -3721,14 +3855,14 @@ impl<'p> super::AsRaw<CUkernel> for Kernel<'p> {
 // SAFETY: the handle is valid while what it comes from is borrowed (`'p`); the cache is its own.
 unsafe impl<'p> super::Launchable for Kernel<'p> {
     #[inline(always)]
-    fn raw_function(&self) -> CUfunction {
+    unsafe fn raw_function(&self) -> CUfunction {
         CUfunction(self.raw.0)
     }
     #[inline(always)]
     fn launch_cache(&self) -> &super::LaunchCache {
         &self.cache
     }
-    fn raw_kernel(&self) -> Option<CUkernel> {
+    unsafe fn raw_kernel(&self) -> Option<CUkernel> {
         Some(self.raw)
     }
 }
@@ -3759,9 +3893,13 @@ impl Library {
         Self { raw, layouts: super::KernelLayouts::new() }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlibrary {
+    pub unsafe fn as_raw(&self) -> CUlibrary {
         self.raw
     }
 
@@ -3886,7 +4024,7 @@ impl Drop for Library {
 
 impl super::AsRaw<CUlibrary> for Library {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlibrary {
+    unsafe fn raw_handle(&self) -> CUlibrary {
         self.raw
     }
 }
@@ -3917,15 +4055,23 @@ impl<'p> LinkState<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlinkState {
+    pub unsafe fn as_raw(&self) -> CUlinkState {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUlinkState {
+    pub unsafe fn into_raw(self) -> CUlinkState {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4015,7 +4161,7 @@ impl<'p> Drop for LinkState<'p> {
 
 impl<'p> super::AsRaw<CUlinkState> for LinkState<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlinkState {
+    unsafe fn raw_handle(&self) -> CUlinkState {
         self.raw
     }
 }
@@ -4045,9 +4191,13 @@ impl LogsCallbackHandle {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlogsCallbackHandle {
+    pub unsafe fn as_raw(&self) -> CUlogsCallbackHandle {
         self.raw
     }
 
@@ -4096,7 +4246,7 @@ impl Drop for LogsCallbackHandle {
 
 impl super::AsRaw<CUlogsCallbackHandle> for LogsCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogsCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUlogsCallbackHandle {
         self.raw
     }
 }
@@ -4130,15 +4280,23 @@ impl<'p> Mapping<'p> {
         Self { raw, size, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (CUdeviceptr, usize) {
+    pub unsafe fn into_raw(self) -> (CUdeviceptr, usize) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.size)
     }
@@ -4190,9 +4348,13 @@ impl MemoryPool {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmemoryPool {
+    pub unsafe fn as_raw(&self) -> CUmemoryPool {
         self.raw
     }
 
@@ -4305,7 +4467,7 @@ impl Drop for MemoryPool {
 
 impl super::AsRaw<CUmemoryPool> for MemoryPool {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemoryPool {
+    unsafe fn raw_handle(&self) -> CUmemoryPool {
         self.raw
     }
 }
@@ -4337,15 +4499,23 @@ impl<'p> MipmappedArray<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmipmappedArray {
+    pub unsafe fn as_raw(&self) -> CUmipmappedArray {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUmipmappedArray {
+    pub unsafe fn into_raw(self) -> CUmipmappedArray {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4405,7 +4575,7 @@ impl<'p> Drop for MipmappedArray<'p> {
 
 impl<'p> super::AsRaw<CUmipmappedArray> for MipmappedArray<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmipmappedArray {
+    unsafe fn raw_handle(&self) -> CUmipmappedArray {
         self.raw
     }
 }
@@ -4438,15 +4608,23 @@ impl<'p> Module<'p> {
         Self { raw, layouts: super::KernelLayouts::new(), _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmodule {
+    pub unsafe fn as_raw(&self) -> CUmodule {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUmodule {
+    pub unsafe fn into_raw(self) -> CUmodule {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4566,7 +4744,7 @@ impl<'p> Drop for Module<'p> {
 
 impl<'p> super::AsRaw<CUmodule> for Module<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmodule {
+    unsafe fn raw_handle(&self) -> CUmodule {
         self.raw
     }
 }
@@ -4598,9 +4776,13 @@ impl PrimaryContext {
         Self { raw, dev }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUcontext {
+    pub unsafe fn as_raw(&self) -> CUcontext {
         self.raw
     }
 
@@ -4667,13 +4849,13 @@ impl PrimaryContext {
     /// Calls [`cuCtxRecordEvent`](lib::ctx_record_event) on this handle.
     #[inline]
     pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_record_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxWaitEvent`](lib::ctx_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_wait_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxEnablePeerAccess`](lib::ctx_enable_peer_access) on this handle.
@@ -4705,7 +4887,7 @@ impl Drop for PrimaryContext {
 
 impl super::AsRaw<CUcontext> for PrimaryContext {
     #[inline(always)]
-    fn raw_handle(&self) -> CUcontext {
+    unsafe fn raw_handle(&self) -> CUcontext {
         self.raw
     }
 }
@@ -4713,7 +4895,7 @@ impl super::AsRaw<CUcontext> for PrimaryContext {
 // SAFETY: the context lives until `self` is dropped or destroyed, which no borrow outlives.
 unsafe impl super::CurrentContext for PrimaryContext {
     #[inline(always)]
-    fn raw_context(&self) -> CUcontext {
+    unsafe fn raw_context(&self) -> CUcontext {
         self.raw
     }
 }
@@ -4745,15 +4927,23 @@ impl<'p> Stream<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUstream {
+    pub unsafe fn as_raw(&self) -> CUstream {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUstream {
+    pub unsafe fn into_raw(self) -> CUstream {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4808,7 +4998,7 @@ impl<'p> Stream<'p> {
         bytesize: usize,
         pool: &impl super::AsRaw<CUmemoryPool>,
     ) -> Result<AsyncDeviceMemory<'_>, Error> {
-        let __o0 = lib::mem_alloc_from_pool_async(bytesize, super::AsRaw::raw_handle(pool), self.raw)?;
+        let __o0 = lib::mem_alloc_from_pool_async(bytesize, super::lend(pool), self.raw)?;
         // SAFETY: the handle was just made by `cuMemAllocFromPoolAsync` and is owned by nobody else.
         Ok(unsafe { AsyncDeviceMemory::from_raw((__o0, self.raw)) })
     }
@@ -4865,7 +5055,7 @@ impl<'p> Stream<'p> {
     /// Calls [`cuStreamWaitEvent`](lib::stream_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>, flags: c_uint) -> Result<(), Error> {
-        lib::stream_wait_event(self.raw, super::AsRaw::raw_handle(h_event), flags)
+        lib::stream_wait_event(self.raw, super::lend(h_event), flags)
     }
 
     /// Calls [`cuStreamAddCallback`](lib::stream_add_callback) on this handle.
@@ -4895,7 +5085,7 @@ impl<'p> Stream<'p> {
         dependency_data: Option<&[CUgraphEdgeData]>,
         mode: CUstreamCaptureMode,
     ) -> Result<(), Error> {
-        lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(h_graph), dependencies, dependency_data, mode)
+        lib::stream_begin_capture_to_graph(self.raw, super::lend(h_graph), dependencies, dependency_data, mode)
     }
 
     /// Calls [`cuStreamIsCapturing`](lib::stream_is_capturing) on this handle.
@@ -4961,7 +5151,7 @@ impl<'p> Stream<'p> {
     /// Calls [`cuStreamCopyAttributes`](lib::stream_copy_attributes) on this handle.
     #[inline]
     pub fn copy_attributes(&self, src: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::stream_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
+        lib::stream_copy_attributes(self.raw, super::lend(src))
     }
 
     /// Calls [`cuStreamGetAttribute`](lib::stream_get_attribute) on this handle.
@@ -5065,7 +5255,7 @@ impl<'p> Drop for Stream<'p> {
 
 impl<'p> super::AsRaw<CUstream> for Stream<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUstream {
+    unsafe fn raw_handle(&self) -> CUstream {
         self.raw
     }
 }
@@ -5073,7 +5263,7 @@ impl<'p> super::AsRaw<CUstream> for Stream<'p> {
 // SAFETY: the stream lives until `self` is dropped or destroyed, which no borrow outlives.
 unsafe impl<'p> super::AsStream for Stream<'p> {
     #[inline(always)]
-    fn raw_stream(&self) -> CUstream {
+    unsafe fn raw_stream(&self) -> CUstream {
         self.raw
     }
 }
@@ -5105,15 +5295,23 @@ impl<'p> SurfObject<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUsurfObject {
+    pub unsafe fn as_raw(&self) -> CUsurfObject {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUsurfObject {
+    pub unsafe fn into_raw(self) -> CUsurfObject {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -5165,7 +5363,7 @@ impl<'p> Drop for SurfObject<'p> {
 
 impl<'p> super::AsRaw<CUsurfObject> for SurfObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUsurfObject {
+    unsafe fn raw_handle(&self) -> CUsurfObject {
         self.raw
     }
 }
@@ -5197,15 +5395,23 @@ impl<'p> TexObject<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUtexObject {
+    pub unsafe fn as_raw(&self) -> CUtexObject {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUtexObject {
+    pub unsafe fn into_raw(self) -> CUtexObject {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -5271,7 +5477,7 @@ impl<'p> Drop for TexObject<'p> {
 
 impl<'p> super::AsRaw<CUtexObject> for TexObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUtexObject {
+    unsafe fn raw_handle(&self) -> CUtexObject {
         self.raw
     }
 }
@@ -5303,9 +5509,13 @@ impl UserObject {
         Self { raw, count }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUuserObject {
+    pub unsafe fn as_raw(&self) -> CUuserObject {
         self.raw
     }
 
@@ -5360,7 +5570,7 @@ impl Drop for UserObject {
 
 impl super::AsRaw<CUuserObject> for UserObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUuserObject {
+    unsafe fn raw_handle(&self) -> CUuserObject {
         self.raw
     }
 }

@@ -41,7 +41,7 @@ use core::mem::ManuallyDrop;
 
 impl super::AsRaw<nvJitLinkHandle> for nvJitLinkHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> nvJitLinkHandle {
+    unsafe fn raw_handle(&self) -> nvJitLinkHandle {
         *self
     }
 }
@@ -71,9 +71,13 @@ impl JitLinker {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> nvJitLinkHandle {
+    pub unsafe fn as_raw(&self) -> nvJitLinkHandle {
         self.raw
     }
 
@@ -183,7 +187,7 @@ impl Drop for JitLinker {
 
 impl super::AsRaw<nvJitLinkHandle> for JitLinker {
     #[inline(always)]
-    fn raw_handle(&self) -> nvJitLinkHandle {
+    unsafe fn raw_handle(&self) -> nvJitLinkHandle {
         self.raw
     }
 }

@@ -41,7 +41,7 @@ use core::mem::ManuallyDrop;
 
 impl super::AsRaw<nvvmProgram> for nvvmProgram {
     #[inline(always)]
-    fn raw_handle(&self) -> nvvmProgram {
+    unsafe fn raw_handle(&self) -> nvvmProgram {
         *self
     }
 }
@@ -71,9 +71,13 @@ impl NvvmProgram {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> nvvmProgram {
+    pub unsafe fn as_raw(&self) -> nvvmProgram {
         self.raw
     }
 
@@ -165,7 +169,7 @@ impl Drop for NvvmProgram {
 
 impl super::AsRaw<nvvmProgram> for NvvmProgram {
     #[inline(always)]
-    fn raw_handle(&self) -> nvvmProgram {
+    unsafe fn raw_handle(&self) -> nvvmProgram {
         self.raw
     }
 }

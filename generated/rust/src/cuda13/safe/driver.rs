@@ -57,189 +57,189 @@ impl Drop for CurrentGuard<'_> {
 
 impl super::AsRaw<CUarray> for CUarray {
     #[inline(always)]
-    fn raw_handle(&self) -> CUarray {
+    unsafe fn raw_handle(&self) -> CUarray {
         *self
     }
 }
 
 impl super::AsRaw<CUasyncCallbackHandle> for CUasyncCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUasyncCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUasyncCallbackHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUcontext> for CUcontext {
     #[inline(always)]
-    fn raw_handle(&self) -> CUcontext {
+    unsafe fn raw_handle(&self) -> CUcontext {
         *self
     }
 }
 
 impl super::AsRaw<CUeglStreamConnection> for CUeglStreamConnection {
     #[inline(always)]
-    fn raw_handle(&self) -> CUeglStreamConnection {
+    unsafe fn raw_handle(&self) -> CUeglStreamConnection {
         *self
     }
 }
 
 impl super::AsRaw<CUevent> for CUevent {
     #[inline(always)]
-    fn raw_handle(&self) -> CUevent {
+    unsafe fn raw_handle(&self) -> CUevent {
         *self
     }
 }
 
 impl super::AsRaw<CUexternalMemory> for CUexternalMemory {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalMemory {
+    unsafe fn raw_handle(&self) -> CUexternalMemory {
         *self
     }
 }
 
 impl super::AsRaw<CUexternalSemaphore> for CUexternalSemaphore {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalSemaphore {
+    unsafe fn raw_handle(&self) -> CUexternalSemaphore {
         *self
     }
 }
 
 impl super::AsRaw<CUfunction> for CUfunction {
     #[inline(always)]
-    fn raw_handle(&self) -> CUfunction {
+    unsafe fn raw_handle(&self) -> CUfunction {
         *self
     }
 }
 
 impl super::AsRaw<CUgraph> for CUgraph {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraph {
+    unsafe fn raw_handle(&self) -> CUgraph {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphConditionalHandle> for CUgraphConditionalHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphConditionalHandle {
+    unsafe fn raw_handle(&self) -> CUgraphConditionalHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphExec> for CUgraphExec {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphExec {
+    unsafe fn raw_handle(&self) -> CUgraphExec {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphNode> for CUgraphNode {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphNode {
+    unsafe fn raw_handle(&self) -> CUgraphNode {
         *self
     }
 }
 
 impl super::AsRaw<CUgraphicsResource> for CUgraphicsResource {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphicsResource {
+    unsafe fn raw_handle(&self) -> CUgraphicsResource {
         *self
     }
 }
 
 impl super::AsRaw<CUgreenCtx> for CUgreenCtx {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgreenCtx {
+    unsafe fn raw_handle(&self) -> CUgreenCtx {
         *self
     }
 }
 
 impl super::AsRaw<CUkernel> for CUkernel {
     #[inline(always)]
-    fn raw_handle(&self) -> CUkernel {
+    unsafe fn raw_handle(&self) -> CUkernel {
         *self
     }
 }
 
 impl super::AsRaw<CUlibrary> for CUlibrary {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlibrary {
+    unsafe fn raw_handle(&self) -> CUlibrary {
         *self
     }
 }
 
 impl super::AsRaw<CUlinkState> for CUlinkState {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlinkState {
+    unsafe fn raw_handle(&self) -> CUlinkState {
         *self
     }
 }
 
 impl super::AsRaw<CUlogicalEndpointId> for CUlogicalEndpointId {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogicalEndpointId {
+    unsafe fn raw_handle(&self) -> CUlogicalEndpointId {
         *self
     }
 }
 
 impl super::AsRaw<CUlogsCallbackHandle> for CUlogsCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogsCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUlogsCallbackHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUmemGenericAllocationHandle> for CUmemGenericAllocationHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemGenericAllocationHandle {
+    unsafe fn raw_handle(&self) -> CUmemGenericAllocationHandle {
         *self
     }
 }
 
 impl super::AsRaw<CUmemoryPool> for CUmemoryPool {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemoryPool {
+    unsafe fn raw_handle(&self) -> CUmemoryPool {
         *self
     }
 }
 
 impl super::AsRaw<CUmipmappedArray> for CUmipmappedArray {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmipmappedArray {
+    unsafe fn raw_handle(&self) -> CUmipmappedArray {
         *self
     }
 }
 
 impl super::AsRaw<CUmodule> for CUmodule {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmodule {
+    unsafe fn raw_handle(&self) -> CUmodule {
         *self
     }
 }
 
 impl super::AsRaw<CUstream> for CUstream {
     #[inline(always)]
-    fn raw_handle(&self) -> CUstream {
+    unsafe fn raw_handle(&self) -> CUstream {
         *self
     }
 }
 
 impl super::AsRaw<CUsurfObject> for CUsurfObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUsurfObject {
+    unsafe fn raw_handle(&self) -> CUsurfObject {
         *self
     }
 }
 
 impl super::AsRaw<CUtexObject> for CUtexObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUtexObject {
+    unsafe fn raw_handle(&self) -> CUtexObject {
         *self
     }
 }
 
 impl super::AsRaw<CUuserObject> for CUuserObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUuserObject {
+    unsafe fn raw_handle(&self) -> CUuserObject {
         *self
     }
 }
@@ -271,9 +271,13 @@ impl AddressRange {
         Self { raw, size }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
@@ -319,7 +323,7 @@ impl AddressRange {
         handle: &impl super::AsRaw<CUmemGenericAllocationHandle>,
         flags: c_ulonglong,
     ) -> Result<Mapping<'_>, Error> {
-        unsafe { lib::mem_map(self.raw, size, offset, super::AsRaw::raw_handle(handle), flags) }?;
+        unsafe { lib::mem_map(self.raw, size, offset, super::lend(handle), flags) }?;
         // SAFETY: the handle was just made by `cuMemMap` and is owned by nobody else.
         Ok(unsafe { Mapping::from_raw((self.raw, size)) })
     }
@@ -358,9 +362,13 @@ impl AllocationHandle {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmemGenericAllocationHandle {
+    pub unsafe fn as_raw(&self) -> CUmemGenericAllocationHandle {
         self.raw
     }
 
@@ -466,7 +474,7 @@ impl AllocationHandle {
         size: usize,
         flags: c_ulonglong,
     ) -> Result<(), Error> {
-        lib::multicast_bind_mem(self.raw, mc_offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)
+        lib::multicast_bind_mem(self.raw, mc_offset, super::lend(mem_handle), mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindMem_v2`](lib::multicast_bind_mem_v2) on this handle.
@@ -480,7 +488,7 @@ impl AllocationHandle {
         size: usize,
         flags: c_ulonglong,
     ) -> Result<(), Error> {
-        lib::multicast_bind_mem_v2(self.raw, dev, mc_offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)
+        lib::multicast_bind_mem_v2(self.raw, dev, mc_offset, super::lend(mem_handle), mem_offset, size, flags)
     }
 
     /// Calls [`cuMulticastBindAddr`](lib::multicast_bind_addr) on this handle.
@@ -540,7 +548,7 @@ impl Drop for AllocationHandle {
 
 impl super::AsRaw<CUmemGenericAllocationHandle> for AllocationHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemGenericAllocationHandle {
+    unsafe fn raw_handle(&self) -> CUmemGenericAllocationHandle {
         self.raw
     }
 }
@@ -572,15 +580,23 @@ impl<'p> Array<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUarray {
+    pub unsafe fn as_raw(&self) -> CUarray {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUarray {
+    pub unsafe fn into_raw(self) -> CUarray {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -653,7 +669,7 @@ impl<'p> Array<'p> {
         src_offset: usize,
         byte_count: usize,
     ) -> Result<(), Error> {
-        lib::memcpy_atoa(self.raw, dst_offset, super::AsRaw::raw_handle(src_array), src_offset, byte_count)
+        lib::memcpy_atoa(self.raw, dst_offset, super::lend(src_array), src_offset, byte_count)
     }
 
     /// Calls [`cuMemcpyHtoAAsync`](lib::memcpy_htoa_async) on this handle.
@@ -670,7 +686,7 @@ impl<'p> Array<'p> {
         byte_count: usize,
         h_stream: &impl super::AsRaw<CUstream>,
     ) -> Result<(), Error> {
-        unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, super::AsRaw::raw_handle(h_stream)) }
+        unsafe { lib::memcpy_htoa_async(self.raw, dst_offset, src_host, byte_count, super::lend(h_stream)) }
     }
 
     /// Calls [`cuArrayGetDescriptor`](lib::array_get_descriptor) on this handle.
@@ -714,7 +730,7 @@ impl<'p> Drop for Array<'p> {
 
 impl<'p> super::AsRaw<CUarray> for Array<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUarray {
+    unsafe fn raw_handle(&self) -> CUarray {
         self.raw
     }
 }
@@ -746,9 +762,13 @@ impl AsyncCallbackHandle {
         Self { raw, device }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUasyncCallbackHandle {
+    pub unsafe fn as_raw(&self) -> CUasyncCallbackHandle {
         self.raw
     }
 
@@ -801,7 +821,7 @@ impl Drop for AsyncCallbackHandle {
 
 impl super::AsRaw<CUasyncCallbackHandle> for AsyncCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUasyncCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUasyncCallbackHandle {
         self.raw
     }
 }
@@ -835,15 +855,23 @@ impl<'p> AsyncDeviceMemory<'p> {
         Self { raw, h_stream, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (CUdeviceptr, CUstream) {
+    pub unsafe fn into_raw(self) -> (CUdeviceptr, CUstream) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.h_stream)
     }
@@ -895,9 +923,13 @@ impl Context {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUcontext {
+    pub unsafe fn as_raw(&self) -> CUcontext {
         self.raw
     }
 
@@ -999,13 +1031,13 @@ impl Context {
     /// Calls [`cuCtxRecordEvent`](lib::ctx_record_event) on this handle.
     #[inline]
     pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_record_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxWaitEvent`](lib::ctx_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_wait_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxEnablePeerAccess`](lib::ctx_enable_peer_access) on this handle.
@@ -1037,7 +1069,7 @@ impl Drop for Context {
 
 impl super::AsRaw<CUcontext> for Context {
     #[inline(always)]
-    fn raw_handle(&self) -> CUcontext {
+    unsafe fn raw_handle(&self) -> CUcontext {
         self.raw
     }
 }
@@ -1045,7 +1077,7 @@ impl super::AsRaw<CUcontext> for Context {
 // SAFETY: the context lives until `self` is dropped or destroyed, which no borrow outlives.
 unsafe impl super::CurrentContext for Context {
     #[inline(always)]
-    fn raw_context(&self) -> CUcontext {
+    unsafe fn raw_context(&self) -> CUcontext {
         self.raw
     }
 }
@@ -1077,15 +1109,23 @@ impl<'p> DeviceMemory<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUdeviceptr {
+    pub unsafe fn into_raw(self) -> CUdeviceptr {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1175,15 +1215,23 @@ impl<'p> EglStreamConsumer<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUeglStreamConnection {
+    pub unsafe fn as_raw(&self) -> CUeglStreamConnection {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUeglStreamConnection {
+    pub unsafe fn into_raw(self) -> CUeglStreamConnection {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1248,7 +1296,7 @@ impl<'p> Drop for EglStreamConsumer<'p> {
 
 impl<'p> super::AsRaw<CUeglStreamConnection> for EglStreamConsumer<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUeglStreamConnection {
+    unsafe fn raw_handle(&self) -> CUeglStreamConnection {
         self.raw
     }
 }
@@ -1280,15 +1328,23 @@ impl<'p> EglStreamProducer<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUeglStreamConnection {
+    pub unsafe fn as_raw(&self) -> CUeglStreamConnection {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUeglStreamConnection {
+    pub unsafe fn into_raw(self) -> CUeglStreamConnection {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1337,7 +1393,7 @@ impl<'p> Drop for EglStreamProducer<'p> {
 
 impl<'p> super::AsRaw<CUeglStreamConnection> for EglStreamProducer<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUeglStreamConnection {
+    unsafe fn raw_handle(&self) -> CUeglStreamConnection {
         self.raw
     }
 }
@@ -1369,15 +1425,23 @@ impl<'p> Event<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUevent {
+    pub unsafe fn as_raw(&self) -> CUevent {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUevent {
+    pub unsafe fn into_raw(self) -> CUevent {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -1443,13 +1507,13 @@ impl<'p> Event<'p> {
     /// Calls [`cuEventRecord`](lib::event_record) on this handle.
     #[inline]
     pub fn record(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::event_record(self.raw, super::AsRaw::raw_handle(h_stream))
+        lib::event_record(self.raw, super::lend(h_stream))
     }
 
     /// Calls [`cuEventRecordWithFlags`](lib::event_record_with_flags) on this handle.
     #[inline]
     pub fn record_with_flags(&self, h_stream: &impl super::AsRaw<CUstream>, flags: c_uint) -> Result<(), Error> {
-        lib::event_record_with_flags(self.raw, super::AsRaw::raw_handle(h_stream), flags)
+        lib::event_record_with_flags(self.raw, super::lend(h_stream), flags)
     }
 
     /// Calls [`cuEventQuery`](lib::event_query) on this handle.
@@ -1467,7 +1531,7 @@ impl<'p> Event<'p> {
     /// Calls [`cuEventElapsedTime`](lib::event_elapsed_time) on this handle.
     #[inline]
     pub fn elapsed_time(&self, h_end: &impl super::AsRaw<CUevent>) -> Result<f32, Error> {
-        lib::event_elapsed_time(self.raw, super::AsRaw::raw_handle(h_end))
+        lib::event_elapsed_time(self.raw, super::lend(h_end))
     }
 }
 
@@ -1481,7 +1545,7 @@ impl<'p> Drop for Event<'p> {
 
 impl<'p> super::AsRaw<CUevent> for Event<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUevent {
+    unsafe fn raw_handle(&self) -> CUevent {
         self.raw
     }
 }
@@ -1511,9 +1575,13 @@ impl ExternalMemory {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUexternalMemory {
+    pub unsafe fn as_raw(&self) -> CUexternalMemory {
         self.raw
     }
 
@@ -1580,7 +1648,7 @@ impl Drop for ExternalMemory {
 
 impl super::AsRaw<CUexternalMemory> for ExternalMemory {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalMemory {
+    unsafe fn raw_handle(&self) -> CUexternalMemory {
         self.raw
     }
 }
@@ -1610,9 +1678,13 @@ impl ExternalSemaphore {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUexternalSemaphore {
+    pub unsafe fn as_raw(&self) -> CUexternalSemaphore {
         self.raw
     }
 
@@ -1660,7 +1732,7 @@ impl Drop for ExternalSemaphore {
 
 impl super::AsRaw<CUexternalSemaphore> for ExternalSemaphore {
     #[inline(always)]
-    fn raw_handle(&self) -> CUexternalSemaphore {
+    unsafe fn raw_handle(&self) -> CUexternalSemaphore {
         self.raw
     }
 }
@@ -1693,15 +1765,23 @@ impl<'p> Function<'p> {
         Self { raw, cache: super::LaunchCache::new(), _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUfunction {
+    pub unsafe fn as_raw(&self) -> CUfunction {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUfunction {
+    pub unsafe fn into_raw(self) -> CUfunction {
         let this = self;
         this.raw
     }
@@ -1785,7 +1865,7 @@ impl<'p> Function<'p> {
                 block_dim_y,
                 block_dim_z,
                 shared_mem_bytes,
-                super::AsRaw::raw_handle(h_stream),
+                super::lend(h_stream),
                 kernel_params,
                 extra,
             )
@@ -1821,7 +1901,7 @@ impl<'p> Function<'p> {
                 block_dim_y,
                 block_dim_z,
                 shared_mem_bytes,
-                super::AsRaw::raw_handle(h_stream),
+                super::lend(h_stream),
                 kernel_params,
             )
         }
@@ -1927,7 +2007,7 @@ impl<'p> Function<'p> {
 
 impl<'p> super::AsRaw<CUfunction> for Function<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUfunction {
+    unsafe fn raw_handle(&self) -> CUfunction {
         self.raw
     }
 }
@@ -1935,14 +2015,14 @@ impl<'p> super::AsRaw<CUfunction> for Function<'p> {
 // SAFETY: the handle is valid while what it comes from is borrowed (`'p`); the cache is its own.
 unsafe impl<'p> super::Launchable for Function<'p> {
     #[inline(always)]
-    fn raw_function(&self) -> CUfunction {
+    unsafe fn raw_function(&self) -> CUfunction {
         self.raw
     }
     #[inline(always)]
     fn launch_cache(&self) -> &super::LaunchCache {
         &self.cache
     }
-    fn raw_kernel(&self) -> Option<CUkernel> {
+    unsafe fn raw_kernel(&self) -> Option<CUkernel> {
         None
     }
 }
@@ -1972,9 +2052,13 @@ impl Graph {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgraph {
+    pub unsafe fn as_raw(&self) -> CUgraph {
         self.raw
     }
 
@@ -2022,7 +2106,7 @@ impl Graph {
         default_launch_value: c_uint,
         flags: c_uint,
     ) -> Result<GraphConditionalHandle<'_>, Error> {
-        let __o0 = lib::graph_conditional_handle_create(self.raw, super::AsRaw::raw_handle(ctx), default_launch_value, flags)?;
+        let __o0 = lib::graph_conditional_handle_create(self.raw, super::lend(ctx), default_launch_value, flags)?;
         // SAFETY: the handle was just made by `cuGraphConditionalHandleCreate` and is owned by nobody else.
         Ok(unsafe { GraphConditionalHandle::from_raw(__o0) })
     }
@@ -2073,7 +2157,7 @@ impl Graph {
         copy_params: &CUDA_MEMCPY3D,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = unsafe { lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::AsRaw::raw_handle(ctx)) }?;
+        let __o0 = unsafe { lib::graph_add_memcpy_node(self.raw, dependencies, copy_params, super::lend(ctx)) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemcpyNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2091,7 +2175,7 @@ impl Graph {
         memset_params: &CUDA_MEMSET_NODE_PARAMS,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = unsafe { lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::AsRaw::raw_handle(ctx)) }?;
+        let __o0 = unsafe { lib::graph_add_memset_node(self.raw, dependencies, memset_params, super::lend(ctx)) }?;
         // SAFETY: the handle was just made by `cuGraphAddMemsetNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2120,7 +2204,7 @@ impl Graph {
         dependencies: &[CUgraphNode],
         child_graph: &impl super::AsRaw<CUgraph>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, super::AsRaw::raw_handle(child_graph))?;
+        let __o0 = lib::graph_add_child_graph_node(self.raw, dependencies, super::lend(child_graph))?;
         // SAFETY: the handle was just made by `cuGraphAddChildGraphNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2140,7 +2224,7 @@ impl Graph {
         dependencies: &[CUgraphNode],
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
+        let __o0 = lib::graph_add_event_record_node(self.raw, dependencies, super::lend(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventRecordNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2152,7 +2236,7 @@ impl Graph {
         dependencies: &[CUgraphNode],
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, super::AsRaw::raw_handle(event))?;
+        let __o0 = lib::graph_add_event_wait_node(self.raw, dependencies, super::lend(event))?;
         // SAFETY: the handle was just made by `cuGraphAddEventWaitNode` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2241,7 +2325,7 @@ impl Graph {
     /// Creates [`GraphNode`] with [`cuGraphNodeFindInClone`](lib::graph_node_find_in_clone) on this handle.
     #[inline]
     pub fn node_find_in_clone(&self, h_original_node: &impl super::AsRaw<CUgraphNode>) -> Result<GraphNode<'_>, Error> {
-        let __o0 = lib::graph_node_find_in_clone(super::AsRaw::raw_handle(h_original_node), self.raw)?;
+        let __o0 = lib::graph_node_find_in_clone(super::lend(h_original_node), self.raw)?;
         // SAFETY: the handle was just made by `cuGraphNodeFindInClone` and is owned by nobody else.
         Ok(unsafe { GraphNode::from_raw(__o0) })
     }
@@ -2376,7 +2460,7 @@ impl Drop for Graph {
 
 impl super::AsRaw<CUgraph> for Graph {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraph {
+    unsafe fn raw_handle(&self) -> CUgraph {
         self.raw
     }
 }
@@ -2408,15 +2492,23 @@ impl<'p> GraphConditionalHandle<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphConditionalHandle {
+    pub unsafe fn as_raw(&self) -> CUgraphConditionalHandle {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUgraphConditionalHandle {
+    pub unsafe fn into_raw(self) -> CUgraphConditionalHandle {
         let this = self;
         this.raw
     }
@@ -2424,7 +2516,7 @@ impl<'p> GraphConditionalHandle<'p> {
 
 impl<'p> super::AsRaw<CUgraphConditionalHandle> for GraphConditionalHandle<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphConditionalHandle {
+    unsafe fn raw_handle(&self) -> CUgraphConditionalHandle {
         self.raw
     }
 }
@@ -2454,9 +2546,13 @@ impl GraphExec {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphExec {
+    pub unsafe fn as_raw(&self) -> CUgraphExec {
         self.raw
     }
 
@@ -2492,7 +2588,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_BATCH_MEM_OP_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_batch_mem_op_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecGetId`](lib::graph_exec_get_id) on this handle.
@@ -2519,7 +2615,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_KERNEL_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_kernel_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_kernel_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecMemcpyNodeSetParams`](lib::graph_exec_memcpy_node_set_params) on this handle.
@@ -2535,14 +2631,7 @@ impl GraphExec {
         copy_params: &CUDA_MEMCPY3D,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_memcpy_node_set_params(
-                self.raw,
-                super::AsRaw::raw_handle(h_node),
-                copy_params,
-                super::AsRaw::raw_handle(ctx),
-            )
-        }
+        unsafe { lib::graph_exec_memcpy_node_set_params(self.raw, super::lend(h_node), copy_params, super::lend(ctx)) }
     }
 
     /// Calls [`cuGraphExecMemsetNodeSetParams`](lib::graph_exec_memset_node_set_params) on this handle.
@@ -2558,14 +2647,7 @@ impl GraphExec {
         memset_params: &CUDA_MEMSET_NODE_PARAMS,
         ctx: &impl super::AsRaw<CUcontext>,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_memset_node_set_params(
-                self.raw,
-                super::AsRaw::raw_handle(h_node),
-                memset_params,
-                super::AsRaw::raw_handle(ctx),
-            )
-        }
+        unsafe { lib::graph_exec_memset_node_set_params(self.raw, super::lend(h_node), memset_params, super::lend(ctx)) }
     }
 
     /// Calls [`cuGraphExecHostNodeSetParams`](lib::graph_exec_host_node_set_params) on this handle.
@@ -2580,7 +2662,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_HOST_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_host_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_host_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecChildGraphNodeSetParams`](lib::graph_exec_child_graph_node_set_params) on this handle.
@@ -2590,11 +2672,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         child_graph: &impl super::AsRaw<CUgraph>,
     ) -> Result<(), Error> {
-        lib::graph_exec_child_graph_node_set_params(
-            self.raw,
-            super::AsRaw::raw_handle(h_node),
-            super::AsRaw::raw_handle(child_graph),
-        )
+        lib::graph_exec_child_graph_node_set_params(self.raw, super::lend(h_node), super::lend(child_graph))
     }
 
     /// Calls [`cuGraphExecEventRecordNodeSetEvent`](lib::graph_exec_event_record_node_set_event) on this handle.
@@ -2604,7 +2682,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<(), Error> {
-        lib::graph_exec_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
+        lib::graph_exec_event_record_node_set_event(self.raw, super::lend(h_node), super::lend(event))
     }
 
     /// Calls [`cuGraphExecEventWaitNodeSetEvent`](lib::graph_exec_event_wait_node_set_event) on this handle.
@@ -2614,7 +2692,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         event: &impl super::AsRaw<CUevent>,
     ) -> Result<(), Error> {
-        lib::graph_exec_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(h_node), super::AsRaw::raw_handle(event))
+        lib::graph_exec_event_wait_node_set_event(self.raw, super::lend(h_node), super::lend(event))
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
@@ -2629,9 +2707,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_EXT_SEM_SIGNAL_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
-        }
+        unsafe { lib::graph_exec_external_semaphores_signal_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphExecExternalSemaphoresWaitNodeSetParams`](lib::graph_exec_external_semaphores_wait_node_set_params) on this handle.
@@ -2646,39 +2722,37 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUDA_EXT_SEM_WAIT_NODE_PARAMS,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params)
-        }
+        unsafe { lib::graph_exec_external_semaphores_wait_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 
     /// Calls [`cuGraphNodeSetEnabled`](lib::graph_node_set_enabled) on this handle.
     #[inline]
     pub fn node_set_enabled(&self, h_node: &impl super::AsRaw<CUgraphNode>, is_enabled: c_uint) -> Result<(), Error> {
-        lib::graph_node_set_enabled(self.raw, super::AsRaw::raw_handle(h_node), is_enabled)
+        lib::graph_node_set_enabled(self.raw, super::lend(h_node), is_enabled)
     }
 
     /// Calls [`cuGraphNodeGetEnabled`](lib::graph_node_get_enabled) on this handle.
     #[inline]
     pub fn node_get_enabled(&self, h_node: &impl super::AsRaw<CUgraphNode>) -> Result<c_uint, Error> {
-        lib::graph_node_get_enabled(self.raw, super::AsRaw::raw_handle(h_node))
+        lib::graph_node_get_enabled(self.raw, super::lend(h_node))
     }
 
     /// Calls [`cuGraphUpload`](lib::graph_upload) on this handle.
     #[inline]
     pub fn upload(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::graph_upload(self.raw, super::AsRaw::raw_handle(h_stream))
+        lib::graph_upload(self.raw, super::lend(h_stream))
     }
 
     /// Calls [`cuGraphLaunch`](lib::graph_launch) on this handle.
     #[inline]
     pub fn launch(&self, h_stream: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::graph_launch(self.raw, super::AsRaw::raw_handle(h_stream))
+        lib::graph_launch(self.raw, super::lend(h_stream))
     }
 
     /// Calls [`cuGraphExecUpdate`](lib::graph_exec_update) on this handle.
     #[inline]
     pub fn update(&self, h_graph: &impl super::AsRaw<CUgraph>) -> Result<CUgraphExecUpdateResultInfo, Error> {
-        lib::graph_exec_update(self.raw, super::AsRaw::raw_handle(h_graph))
+        lib::graph_exec_update(self.raw, super::lend(h_graph))
     }
 
     /// Calls [`cuGraphExecNodeSetParams`](lib::graph_exec_node_set_params) on this handle.
@@ -2693,7 +2767,7 @@ impl GraphExec {
         h_node: &impl super::AsRaw<CUgraphNode>,
         node_params: &CUgraphNodeParams,
     ) -> Result<(), Error> {
-        unsafe { lib::graph_exec_node_set_params(self.raw, super::AsRaw::raw_handle(h_node), node_params) }
+        unsafe { lib::graph_exec_node_set_params(self.raw, super::lend(h_node), node_params) }
     }
 }
 
@@ -2707,7 +2781,7 @@ impl Drop for GraphExec {
 
 impl super::AsRaw<CUgraphExec> for GraphExec {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphExec {
+    unsafe fn raw_handle(&self) -> CUgraphExec {
         self.raw
     }
 }
@@ -2738,15 +2812,23 @@ impl<'p> GraphNode<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphNode {
+    pub unsafe fn as_raw(&self) -> CUgraphNode {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUgraphNode {
+    pub unsafe fn into_raw(self) -> CUgraphNode {
         let this = self;
         this.raw
     }
@@ -2846,7 +2928,7 @@ impl<'p> GraphNode<'p> {
     /// Calls [`cuGraphEventRecordNodeSetEvent`](lib::graph_event_record_node_set_event) on this handle.
     #[inline]
     pub fn event_record_node_set_event(&self, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::graph_event_record_node_set_event(self.raw, super::AsRaw::raw_handle(event))
+        lib::graph_event_record_node_set_event(self.raw, super::lend(event))
     }
 
     /// Calls [`cuGraphEventWaitNodeGetEvent`](lib::graph_event_wait_node_get_event) on this handle.
@@ -2858,7 +2940,7 @@ impl<'p> GraphNode<'p> {
     /// Calls [`cuGraphEventWaitNodeSetEvent`](lib::graph_event_wait_node_set_event) on this handle.
     #[inline]
     pub fn event_wait_node_set_event(&self, event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::graph_event_wait_node_set_event(self.raw, super::AsRaw::raw_handle(event))
+        lib::graph_event_wait_node_set_event(self.raw, super::lend(event))
     }
 
     /// Calls [`cuGraphExternalSemaphoresSignalNodeGetParams`](lib::graph_external_semaphores_signal_node_get_params) on this handle.
@@ -2991,7 +3073,7 @@ impl<'p> GraphNode<'p> {
     /// Calls [`cuGraphKernelNodeCopyAttributes`](lib::graph_kernel_node_copy_attributes) on this handle.
     #[inline]
     pub fn kernel_node_copy_attributes(&self, src: &impl super::AsRaw<CUgraphNode>) -> Result<(), Error> {
-        lib::graph_kernel_node_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
+        lib::graph_kernel_node_copy_attributes(self.raw, super::lend(src))
     }
 
     /// Calls [`cuGraphKernelNodeGetAttribute`](lib::graph_kernel_node_get_attribute) on this handle.
@@ -3042,7 +3124,7 @@ impl<'p> GraphNode<'p> {
 
 impl<'p> super::AsRaw<CUgraphNode> for GraphNode<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphNode {
+    unsafe fn raw_handle(&self) -> CUgraphNode {
         self.raw
     }
 }
@@ -3077,15 +3159,23 @@ impl<'p> GraphUserObject<'p> {
         Self { raw, graph, count, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUuserObject {
+    pub unsafe fn as_raw(&self) -> CUuserObject {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (CUuserObject, CUgraph, c_uint) {
+    pub unsafe fn into_raw(self) -> (CUuserObject, CUgraph, c_uint) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.graph, this.count)
     }
@@ -3120,7 +3210,7 @@ impl<'p> Drop for GraphUserObject<'p> {
 
 impl<'p> super::AsRaw<CUuserObject> for GraphUserObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUuserObject {
+    unsafe fn raw_handle(&self) -> CUuserObject {
         self.raw
     }
 }
@@ -3152,15 +3242,23 @@ impl<'p> GraphicsResource<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgraphicsResource {
+    pub unsafe fn as_raw(&self) -> CUgraphicsResource {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUgraphicsResource {
+    pub unsafe fn into_raw(self) -> CUgraphicsResource {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3305,7 +3403,7 @@ impl<'p> Drop for GraphicsResource<'p> {
 
 impl<'p> super::AsRaw<CUgraphicsResource> for GraphicsResource<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgraphicsResource {
+    unsafe fn raw_handle(&self) -> CUgraphicsResource {
         self.raw
     }
 }
@@ -3335,9 +3433,13 @@ impl GreenCtx {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUgreenCtx {
+    pub unsafe fn as_raw(&self) -> CUgreenCtx {
         self.raw
     }
 
@@ -3392,13 +3494,13 @@ impl GreenCtx {
     /// Calls [`cuGreenCtxRecordEvent`](lib::green_ctx_record_event) on this handle.
     #[inline]
     pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::green_ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::green_ctx_record_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuGreenCtxWaitEvent`](lib::green_ctx_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::green_ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::green_ctx_wait_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuGreenCtxGetId`](lib::green_ctx_get_id) on this handle.
@@ -3418,7 +3520,7 @@ impl Drop for GreenCtx {
 
 impl super::AsRaw<CUgreenCtx> for GreenCtx {
     #[inline(always)]
-    fn raw_handle(&self) -> CUgreenCtx {
+    unsafe fn raw_handle(&self) -> CUgreenCtx {
         self.raw
     }
 }
@@ -3450,15 +3552,23 @@ impl<'p> HostMemory<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> *mut c_void {
+    pub unsafe fn into_raw(self) -> *mut c_void {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3534,15 +3644,23 @@ impl<'p> HostRegistration<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> *mut c_void {
+    pub unsafe fn into_raw(self) -> *mut c_void {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3615,15 +3733,23 @@ impl<'p> IpcMemory<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUdeviceptr {
+    pub unsafe fn into_raw(self) -> CUdeviceptr {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -3691,15 +3817,23 @@ impl<'p> Kernel<'p> {
         Self { raw, cache: super::LaunchCache::new(), _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: it is valid while what `self` comes from is.
     #[inline]
-    pub fn as_raw(&self) -> CUkernel {
+    pub unsafe fn as_raw(&self) -> CUkernel {
         self.raw
     }
 
     /// Gives the handle up.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUkernel {
+    pub unsafe fn into_raw(self) -> CUkernel {
         let this = self;
         this.raw
     }
@@ -3745,7 +3879,7 @@ impl<'p> Kernel<'p> {
 
 impl<'p> super::AsRaw<CUkernel> for Kernel<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUkernel {
+    unsafe fn raw_handle(&self) -> CUkernel {
         self.raw
     }
 }
@@ -3753,14 +3887,14 @@ impl<'p> super::AsRaw<CUkernel> for Kernel<'p> {
 // SAFETY: the handle is valid while what it comes from is borrowed (`'p`); the cache is its own.
 unsafe impl<'p> super::Launchable for Kernel<'p> {
     #[inline(always)]
-    fn raw_function(&self) -> CUfunction {
+    unsafe fn raw_function(&self) -> CUfunction {
         CUfunction(self.raw.0)
     }
     #[inline(always)]
     fn launch_cache(&self) -> &super::LaunchCache {
         &self.cache
     }
-    fn raw_kernel(&self) -> Option<CUkernel> {
+    unsafe fn raw_kernel(&self) -> Option<CUkernel> {
         Some(self.raw)
     }
 }
@@ -3791,9 +3925,13 @@ impl Library {
         Self { raw, layouts: super::KernelLayouts::new() }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlibrary {
+    pub unsafe fn as_raw(&self) -> CUlibrary {
         self.raw
     }
 
@@ -3918,7 +4056,7 @@ impl Drop for Library {
 
 impl super::AsRaw<CUlibrary> for Library {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlibrary {
+    unsafe fn raw_handle(&self) -> CUlibrary {
         self.raw
     }
 }
@@ -3949,15 +4087,23 @@ impl<'p> LinkState<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlinkState {
+    pub unsafe fn as_raw(&self) -> CUlinkState {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUlinkState {
+    pub unsafe fn into_raw(self) -> CUlinkState {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4047,7 +4193,7 @@ impl<'p> Drop for LinkState<'p> {
 
 impl<'p> super::AsRaw<CUlinkState> for LinkState<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlinkState {
+    unsafe fn raw_handle(&self) -> CUlinkState {
         self.raw
     }
 }
@@ -4077,9 +4223,13 @@ impl LogicalEndpoint {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlogicalEndpointId {
+    pub unsafe fn as_raw(&self) -> CUlogicalEndpointId {
         self.raw
     }
 
@@ -4151,7 +4301,7 @@ impl Drop for LogicalEndpoint {
 
 impl super::AsRaw<CUlogicalEndpointId> for LogicalEndpoint {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogicalEndpointId {
+    unsafe fn raw_handle(&self) -> CUlogicalEndpointId {
         self.raw
     }
 }
@@ -4185,9 +4335,13 @@ impl LogicalEndpointBinding {
         Self { raw, dev, offset, size }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlogicalEndpointId {
+    pub unsafe fn as_raw(&self) -> CUlogicalEndpointId {
         self.raw
     }
 
@@ -4242,7 +4396,7 @@ impl LogicalEndpointBinding {
         size: cuuint64_t,
         flags: c_ulonglong,
     ) -> Result<Self, Error> {
-        lib::logical_endpoint_bind_mem(le_id, dev, offset, super::AsRaw::raw_handle(mem_handle), mem_offset, size, flags)?;
+        lib::logical_endpoint_bind_mem(le_id, dev, offset, super::lend(mem_handle), mem_offset, size, flags)?;
         // SAFETY: the handle was just made by `cuLogicalEndpointBindMem` and is owned by nobody else.
         Ok(unsafe { Self::from_raw((le_id, dev, offset, size)) })
     }
@@ -4287,7 +4441,7 @@ impl Drop for LogicalEndpointBinding {
 
 impl super::AsRaw<CUlogicalEndpointId> for LogicalEndpointBinding {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogicalEndpointId {
+    unsafe fn raw_handle(&self) -> CUlogicalEndpointId {
         self.raw
     }
 }
@@ -4319,9 +4473,13 @@ impl LogicalEndpointId {
         Self { raw, count }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlogicalEndpointId {
+    pub unsafe fn as_raw(&self) -> CUlogicalEndpointId {
         self.raw
     }
 
@@ -4393,7 +4551,7 @@ impl Drop for LogicalEndpointId {
 
 impl super::AsRaw<CUlogicalEndpointId> for LogicalEndpointId {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogicalEndpointId {
+    unsafe fn raw_handle(&self) -> CUlogicalEndpointId {
         self.raw
     }
 }
@@ -4423,9 +4581,13 @@ impl LogsCallbackHandle {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUlogsCallbackHandle {
+    pub unsafe fn as_raw(&self) -> CUlogsCallbackHandle {
         self.raw
     }
 
@@ -4474,7 +4636,7 @@ impl Drop for LogsCallbackHandle {
 
 impl super::AsRaw<CUlogsCallbackHandle> for LogsCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> CUlogsCallbackHandle {
+    unsafe fn raw_handle(&self) -> CUlogsCallbackHandle {
         self.raw
     }
 }
@@ -4508,15 +4670,23 @@ impl<'p> Mapping<'p> {
         Self { raw, size, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUdeviceptr {
+    pub unsafe fn as_raw(&self) -> CUdeviceptr {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (CUdeviceptr, usize) {
+    pub unsafe fn into_raw(self) -> (CUdeviceptr, usize) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.size)
     }
@@ -4568,9 +4738,13 @@ impl MemoryPool {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmemoryPool {
+    pub unsafe fn as_raw(&self) -> CUmemoryPool {
         self.raw
     }
 
@@ -4683,7 +4857,7 @@ impl Drop for MemoryPool {
 
 impl super::AsRaw<CUmemoryPool> for MemoryPool {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmemoryPool {
+    unsafe fn raw_handle(&self) -> CUmemoryPool {
         self.raw
     }
 }
@@ -4715,15 +4889,23 @@ impl<'p> MipmappedArray<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmipmappedArray {
+    pub unsafe fn as_raw(&self) -> CUmipmappedArray {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUmipmappedArray {
+    pub unsafe fn into_raw(self) -> CUmipmappedArray {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4783,7 +4965,7 @@ impl<'p> Drop for MipmappedArray<'p> {
 
 impl<'p> super::AsRaw<CUmipmappedArray> for MipmappedArray<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmipmappedArray {
+    unsafe fn raw_handle(&self) -> CUmipmappedArray {
         self.raw
     }
 }
@@ -4816,15 +4998,23 @@ impl<'p> Module<'p> {
         Self { raw, layouts: super::KernelLayouts::new(), _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUmodule {
+    pub unsafe fn as_raw(&self) -> CUmodule {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUmodule {
+    pub unsafe fn into_raw(self) -> CUmodule {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -4944,7 +5134,7 @@ impl<'p> Drop for Module<'p> {
 
 impl<'p> super::AsRaw<CUmodule> for Module<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUmodule {
+    unsafe fn raw_handle(&self) -> CUmodule {
         self.raw
     }
 }
@@ -4976,9 +5166,13 @@ impl PrimaryContext {
         Self { raw, dev }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUcontext {
+    pub unsafe fn as_raw(&self) -> CUcontext {
         self.raw
     }
 
@@ -5057,13 +5251,13 @@ impl PrimaryContext {
     /// Calls [`cuCtxRecordEvent`](lib::ctx_record_event) on this handle.
     #[inline]
     pub fn record_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_record_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_record_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxWaitEvent`](lib::ctx_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>) -> Result<(), Error> {
-        lib::ctx_wait_event(self.raw, super::AsRaw::raw_handle(h_event))
+        lib::ctx_wait_event(self.raw, super::lend(h_event))
     }
 
     /// Calls [`cuCtxEnablePeerAccess`](lib::ctx_enable_peer_access) on this handle.
@@ -5095,7 +5289,7 @@ impl Drop for PrimaryContext {
 
 impl super::AsRaw<CUcontext> for PrimaryContext {
     #[inline(always)]
-    fn raw_handle(&self) -> CUcontext {
+    unsafe fn raw_handle(&self) -> CUcontext {
         self.raw
     }
 }
@@ -5103,7 +5297,7 @@ impl super::AsRaw<CUcontext> for PrimaryContext {
 // SAFETY: the context lives until `self` is dropped or destroyed, which no borrow outlives.
 unsafe impl super::CurrentContext for PrimaryContext {
     #[inline(always)]
-    fn raw_context(&self) -> CUcontext {
+    unsafe fn raw_context(&self) -> CUcontext {
         self.raw
     }
 }
@@ -5135,15 +5329,23 @@ impl<'p> Stream<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUstream {
+    pub unsafe fn as_raw(&self) -> CUstream {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUstream {
+    pub unsafe fn into_raw(self) -> CUstream {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -5198,7 +5400,7 @@ impl<'p> Stream<'p> {
         bytesize: usize,
         pool: &impl super::AsRaw<CUmemoryPool>,
     ) -> Result<AsyncDeviceMemory<'_>, Error> {
-        let __o0 = lib::mem_alloc_from_pool_async(bytesize, super::AsRaw::raw_handle(pool), self.raw)?;
+        let __o0 = lib::mem_alloc_from_pool_async(bytesize, super::lend(pool), self.raw)?;
         // SAFETY: the handle was just made by `cuMemAllocFromPoolAsync` and is owned by nobody else.
         Ok(unsafe { AsyncDeviceMemory::from_raw((__o0, self.raw)) })
     }
@@ -5272,7 +5474,7 @@ impl<'p> Stream<'p> {
     /// Calls [`cuStreamWaitEvent`](lib::stream_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, h_event: &impl super::AsRaw<CUevent>, flags: c_uint) -> Result<(), Error> {
-        lib::stream_wait_event(self.raw, super::AsRaw::raw_handle(h_event), flags)
+        lib::stream_wait_event(self.raw, super::lend(h_event), flags)
     }
 
     /// Calls [`cuStreamAddCallback`](lib::stream_add_callback) on this handle.
@@ -5308,9 +5510,7 @@ impl<'p> Stream<'p> {
         callback_func: CUgraphRecaptureCallback,
         user_data: *mut c_void,
     ) -> Result<(), Error> {
-        unsafe {
-            lib::stream_begin_recapture_to_graph(self.raw, mode, super::AsRaw::raw_handle(h_graph), callback_func, user_data)
-        }
+        unsafe { lib::stream_begin_recapture_to_graph(self.raw, mode, super::lend(h_graph), callback_func, user_data) }
     }
 
     /// Calls [`cuStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
@@ -5322,7 +5522,7 @@ impl<'p> Stream<'p> {
         dependency_data: Option<&[CUgraphEdgeData]>,
         mode: CUstreamCaptureMode,
     ) -> Result<(), Error> {
-        lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(h_graph), dependencies, dependency_data, mode)
+        lib::stream_begin_capture_to_graph(self.raw, super::lend(h_graph), dependencies, dependency_data, mode)
     }
 
     /// Calls [`cuStreamIsCapturing`](lib::stream_is_capturing) on this handle.
@@ -5376,7 +5576,7 @@ impl<'p> Stream<'p> {
     /// Calls [`cuStreamCopyAttributes`](lib::stream_copy_attributes) on this handle.
     #[inline]
     pub fn copy_attributes(&self, src: &impl super::AsRaw<CUstream>) -> Result<(), Error> {
-        lib::stream_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
+        lib::stream_copy_attributes(self.raw, super::lend(src))
     }
 
     /// Calls [`cuStreamGetAttribute`](lib::stream_get_attribute) on this handle.
@@ -5498,7 +5698,7 @@ impl<'p> Drop for Stream<'p> {
 
 impl<'p> super::AsRaw<CUstream> for Stream<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUstream {
+    unsafe fn raw_handle(&self) -> CUstream {
         self.raw
     }
 }
@@ -5506,7 +5706,7 @@ impl<'p> super::AsRaw<CUstream> for Stream<'p> {
 // SAFETY: the stream lives until `self` is dropped or destroyed, which no borrow outlives.
 unsafe impl<'p> super::AsStream for Stream<'p> {
     #[inline(always)]
-    fn raw_stream(&self) -> CUstream {
+    unsafe fn raw_stream(&self) -> CUstream {
         self.raw
     }
 }
@@ -5538,15 +5738,23 @@ impl<'p> SurfObject<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUsurfObject {
+    pub unsafe fn as_raw(&self) -> CUsurfObject {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUsurfObject {
+    pub unsafe fn into_raw(self) -> CUsurfObject {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -5598,7 +5806,7 @@ impl<'p> Drop for SurfObject<'p> {
 
 impl<'p> super::AsRaw<CUsurfObject> for SurfObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUsurfObject {
+    unsafe fn raw_handle(&self) -> CUsurfObject {
         self.raw
     }
 }
@@ -5630,15 +5838,23 @@ impl<'p> TexObject<'p> {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUtexObject {
+    pub unsafe fn as_raw(&self) -> CUtexObject {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> CUtexObject {
+    pub unsafe fn into_raw(self) -> CUtexObject {
         let this = ManuallyDrop::new(self);
         this.raw
     }
@@ -5704,7 +5920,7 @@ impl<'p> Drop for TexObject<'p> {
 
 impl<'p> super::AsRaw<CUtexObject> for TexObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> CUtexObject {
+    unsafe fn raw_handle(&self) -> CUtexObject {
         self.raw
     }
 }
@@ -5736,9 +5952,13 @@ impl UserObject {
         Self { raw, count }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> CUuserObject {
+    pub unsafe fn as_raw(&self) -> CUuserObject {
         self.raw
     }
 
@@ -5793,7 +6013,7 @@ impl Drop for UserObject {
 
 impl super::AsRaw<CUuserObject> for UserObject {
     #[inline(always)]
-    fn raw_handle(&self) -> CUuserObject {
+    unsafe fn raw_handle(&self) -> CUuserObject {
         self.raw
     }
 }

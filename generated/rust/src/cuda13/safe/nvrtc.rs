@@ -41,7 +41,7 @@ use core::mem::ManuallyDrop;
 
 impl super::AsRaw<nvrtcProgram> for nvrtcProgram {
     #[inline(always)]
-    fn raw_handle(&self) -> nvrtcProgram {
+    unsafe fn raw_handle(&self) -> nvrtcProgram {
         *self
     }
 }
@@ -71,9 +71,13 @@ impl Program {
         Self { raw, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> nvrtcProgram {
+    pub unsafe fn as_raw(&self) -> nvrtcProgram {
         self.raw
     }
 
@@ -235,7 +239,7 @@ impl Drop for Program {
 
 impl super::AsRaw<nvrtcProgram> for Program {
     #[inline(always)]
-    fn raw_handle(&self) -> nvrtcProgram {
+    unsafe fn raw_handle(&self) -> nvrtcProgram {
         self.raw
     }
 }

@@ -41,42 +41,42 @@ use core::mem::ManuallyDrop;
 
 impl super::AsRaw<cudaAsyncCallbackHandle_t> for cudaAsyncCallbackHandle_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaAsyncCallbackHandle_t {
+    unsafe fn raw_handle(&self) -> cudaAsyncCallbackHandle_t {
         *self
     }
 }
 
 impl super::AsRaw<cudaExternalMemory_t> for cudaExternalMemory_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaExternalMemory_t {
+    unsafe fn raw_handle(&self) -> cudaExternalMemory_t {
         *self
     }
 }
 
 impl super::AsRaw<cudaExternalSemaphore_t> for cudaExternalSemaphore_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaExternalSemaphore_t {
+    unsafe fn raw_handle(&self) -> cudaExternalSemaphore_t {
         *self
     }
 }
 
 impl super::AsRaw<cudaMipmappedArray_t> for cudaMipmappedArray_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaMipmappedArray_t {
+    unsafe fn raw_handle(&self) -> cudaMipmappedArray_t {
         *self
     }
 }
 
 impl super::AsRaw<cudaSurfaceObject_t> for cudaSurfaceObject_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaSurfaceObject_t {
+    unsafe fn raw_handle(&self) -> cudaSurfaceObject_t {
         *self
     }
 }
 
 impl super::AsRaw<cudaTextureObject_t> for cudaTextureObject_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaTextureObject_t {
+    unsafe fn raw_handle(&self) -> cudaTextureObject_t {
         *self
     }
 }
@@ -108,9 +108,13 @@ impl AsyncCallbackHandle_t {
         Self { raw, device }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaAsyncCallbackHandle_t {
+    pub unsafe fn as_raw(&self) -> cudaAsyncCallbackHandle_t {
         self.raw
     }
 
@@ -163,7 +167,7 @@ impl Drop for AsyncCallbackHandle_t {
 
 impl super::AsRaw<cudaAsyncCallbackHandle_t> for AsyncCallbackHandle_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaAsyncCallbackHandle_t {
+    unsafe fn raw_handle(&self) -> cudaAsyncCallbackHandle_t {
         self.raw
     }
 }
@@ -193,9 +197,13 @@ impl Event_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaEvent_t {
+    pub unsafe fn as_raw(&self) -> cudaEvent_t {
         self.raw
     }
 
@@ -265,13 +273,13 @@ impl Event_t {
     /// Calls [`cudaEventRecord`](lib::event_record) on this handle.
     #[inline]
     pub fn record(&self, stream: &impl super::AsRaw<cudaStream_t>) -> Result<(), Error> {
-        lib::event_record(self.raw, super::AsRaw::raw_handle(stream))
+        lib::event_record(self.raw, super::lend(stream))
     }
 
     /// Calls [`cudaEventRecordWithFlags`](lib::event_record_with_flags) on this handle.
     #[inline]
     pub fn record_with_flags(&self, stream: &impl super::AsRaw<cudaStream_t>, flags: c_uint) -> Result<(), Error> {
-        lib::event_record_with_flags(self.raw, super::AsRaw::raw_handle(stream), flags)
+        lib::event_record_with_flags(self.raw, super::lend(stream), flags)
     }
 
     /// Calls [`cudaEventQuery`](lib::event_query) on this handle.
@@ -289,7 +297,7 @@ impl Event_t {
     /// Calls [`cudaEventElapsedTime`](lib::event_elapsed_time) on this handle.
     #[inline]
     pub fn elapsed_time(&self, end: &impl super::AsRaw<cudaEvent_t>) -> Result<f32, Error> {
-        lib::event_elapsed_time(self.raw, super::AsRaw::raw_handle(end))
+        lib::event_elapsed_time(self.raw, super::lend(end))
     }
 }
 
@@ -303,7 +311,7 @@ impl Drop for Event_t {
 
 impl super::AsRaw<cudaEvent_t> for Event_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaEvent_t {
+    unsafe fn raw_handle(&self) -> cudaEvent_t {
         self.raw
     }
 }
@@ -333,9 +341,13 @@ impl ExternalMemory_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaExternalMemory_t {
+    pub unsafe fn as_raw(&self) -> cudaExternalMemory_t {
         self.raw
     }
 
@@ -402,7 +414,7 @@ impl Drop for ExternalMemory_t {
 
 impl super::AsRaw<cudaExternalMemory_t> for ExternalMemory_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaExternalMemory_t {
+    unsafe fn raw_handle(&self) -> cudaExternalMemory_t {
         self.raw
     }
 }
@@ -432,9 +444,13 @@ impl ExternalSemaphore_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaExternalSemaphore_t {
+    pub unsafe fn as_raw(&self) -> cudaExternalSemaphore_t {
         self.raw
     }
 
@@ -482,7 +498,7 @@ impl Drop for ExternalSemaphore_t {
 
 impl super::AsRaw<cudaExternalSemaphore_t> for ExternalSemaphore_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaExternalSemaphore_t {
+    unsafe fn raw_handle(&self) -> cudaExternalSemaphore_t {
         self.raw
     }
 }
@@ -512,9 +528,13 @@ impl GraphExec_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaGraphExec_t {
+    pub unsafe fn as_raw(&self) -> cudaGraphExec_t {
         self.raw
     }
 
@@ -664,7 +684,7 @@ impl GraphExec_t {
         node: cudaGraphNode_t,
         child_graph: &impl super::AsRaw<cudaGraph_t>,
     ) -> Result<(), Error> {
-        lib::graph_exec_child_graph_node_set_params(self.raw, node, super::AsRaw::raw_handle(child_graph))
+        lib::graph_exec_child_graph_node_set_params(self.raw, node, super::lend(child_graph))
     }
 
     /// Calls [`cudaGraphExecEventRecordNodeSetEvent`](lib::graph_exec_event_record_node_set_event) on this handle.
@@ -674,7 +694,7 @@ impl GraphExec_t {
         h_node: cudaGraphNode_t,
         event: &impl super::AsRaw<cudaEvent_t>,
     ) -> Result<(), Error> {
-        lib::graph_exec_event_record_node_set_event(self.raw, h_node, super::AsRaw::raw_handle(event))
+        lib::graph_exec_event_record_node_set_event(self.raw, h_node, super::lend(event))
     }
 
     /// Calls [`cudaGraphExecEventWaitNodeSetEvent`](lib::graph_exec_event_wait_node_set_event) on this handle.
@@ -684,7 +704,7 @@ impl GraphExec_t {
         h_node: cudaGraphNode_t,
         event: &impl super::AsRaw<cudaEvent_t>,
     ) -> Result<(), Error> {
-        lib::graph_exec_event_wait_node_set_event(self.raw, h_node, super::AsRaw::raw_handle(event))
+        lib::graph_exec_event_wait_node_set_event(self.raw, h_node, super::lend(event))
     }
 
     /// Calls [`cudaGraphExecExternalSemaphoresSignalNodeSetParams`](lib::graph_exec_external_semaphores_signal_node_set_params) on this handle.
@@ -732,19 +752,19 @@ impl GraphExec_t {
     /// Calls [`cudaGraphExecUpdate`](lib::graph_exec_update) on this handle.
     #[inline]
     pub fn update(&self, h_graph: &impl super::AsRaw<cudaGraph_t>) -> Result<cudaGraphExecUpdateResultInfo, Error> {
-        lib::graph_exec_update(self.raw, super::AsRaw::raw_handle(h_graph))
+        lib::graph_exec_update(self.raw, super::lend(h_graph))
     }
 
     /// Calls [`cudaGraphUpload`](lib::graph_upload) on this handle.
     #[inline]
     pub fn upload(&self, stream: &impl super::AsRaw<cudaStream_t>) -> Result<(), Error> {
-        lib::graph_upload(self.raw, super::AsRaw::raw_handle(stream))
+        lib::graph_upload(self.raw, super::lend(stream))
     }
 
     /// Calls [`cudaGraphLaunch`](lib::graph_launch) on this handle.
     #[inline]
     pub fn launch(&self, stream: &impl super::AsRaw<cudaStream_t>) -> Result<(), Error> {
-        lib::graph_launch(self.raw, super::AsRaw::raw_handle(stream))
+        lib::graph_launch(self.raw, super::lend(stream))
     }
 
     /// Calls [`cudaGraphExecNodeSetParams`](lib::graph_exec_node_set_params) on this handle.
@@ -769,7 +789,7 @@ impl Drop for GraphExec_t {
 
 impl super::AsRaw<cudaGraphExec_t> for GraphExec_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaGraphExec_t {
+    unsafe fn raw_handle(&self) -> cudaGraphExec_t {
         self.raw
     }
 }
@@ -799,9 +819,13 @@ impl Graph_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaGraph_t {
+    pub unsafe fn as_raw(&self) -> cudaGraph_t {
         self.raw
     }
 
@@ -996,7 +1020,7 @@ impl Graph_t {
         p_dependencies: &[cudaGraphNode_t],
         child_graph: &impl super::AsRaw<cudaGraph_t>,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_child_graph_node(self.raw, p_dependencies, super::AsRaw::raw_handle(child_graph))
+        lib::graph_add_child_graph_node(self.raw, p_dependencies, super::lend(child_graph))
     }
 
     /// Calls [`cudaGraphAddEmptyNode`](lib::graph_add_empty_node) on this handle.
@@ -1012,7 +1036,7 @@ impl Graph_t {
         p_dependencies: &[cudaGraphNode_t],
         event: &impl super::AsRaw<cudaEvent_t>,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_event_record_node(self.raw, p_dependencies, super::AsRaw::raw_handle(event))
+        lib::graph_add_event_record_node(self.raw, p_dependencies, super::lend(event))
     }
 
     /// Calls [`cudaGraphAddEventWaitNode`](lib::graph_add_event_wait_node) on this handle.
@@ -1022,7 +1046,7 @@ impl Graph_t {
         p_dependencies: &[cudaGraphNode_t],
         event: &impl super::AsRaw<cudaEvent_t>,
     ) -> Result<cudaGraphNode_t, Error> {
-        lib::graph_add_event_wait_node(self.raw, p_dependencies, super::AsRaw::raw_handle(event))
+        lib::graph_add_event_wait_node(self.raw, p_dependencies, super::lend(event))
     }
 
     /// Calls [`cudaGraphAddExternalSemaphoresSignalNode`](lib::graph_add_external_semaphores_signal_node) on this handle.
@@ -1219,7 +1243,7 @@ impl Drop for Graph_t {
 
 impl super::AsRaw<cudaGraph_t> for Graph_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaGraph_t {
+    unsafe fn raw_handle(&self) -> cudaGraph_t {
         self.raw
     }
 }
@@ -1249,9 +1273,13 @@ impl MemPool_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaMemPool_t {
+    pub unsafe fn as_raw(&self) -> cudaMemPool_t {
         self.raw
     }
 
@@ -1364,7 +1392,7 @@ impl Drop for MemPool_t {
 
 impl super::AsRaw<cudaMemPool_t> for MemPool_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaMemPool_t {
+    unsafe fn raw_handle(&self) -> cudaMemPool_t {
         self.raw
     }
 }
@@ -1394,9 +1422,13 @@ impl MipmappedArray_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaMipmappedArray_t {
+    pub unsafe fn as_raw(&self) -> cudaMipmappedArray_t {
         self.raw
     }
 
@@ -1443,7 +1475,7 @@ impl Drop for MipmappedArray_t {
 
 impl super::AsRaw<cudaMipmappedArray_t> for MipmappedArray_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaMipmappedArray_t {
+    unsafe fn raw_handle(&self) -> cudaMipmappedArray_t {
         self.raw
     }
 }
@@ -1477,15 +1509,23 @@ impl<'p> RuntimeAsyncDeviceMemory<'p> {
         Self { raw, h_stream, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (*mut c_void, cudaStream_t) {
+    pub unsafe fn into_raw(self) -> (*mut c_void, cudaStream_t) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.h_stream)
     }
@@ -1537,9 +1577,13 @@ impl RuntimeDeviceMemory {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
@@ -1605,9 +1649,13 @@ impl RuntimeEglStreamConsumer {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaEglStreamConnection {
+    pub unsafe fn as_raw(&self) -> cudaEglStreamConnection {
         self.raw
     }
 
@@ -1669,7 +1717,7 @@ impl Drop for RuntimeEglStreamConsumer {
 
 impl super::AsRaw<cudaEglStreamConnection> for RuntimeEglStreamConsumer {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaEglStreamConnection {
+    unsafe fn raw_handle(&self) -> cudaEglStreamConnection {
         self.raw
     }
 }
@@ -1699,9 +1747,13 @@ impl RuntimeEglStreamProducer {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaEglStreamConnection {
+    pub unsafe fn as_raw(&self) -> cudaEglStreamConnection {
         self.raw
     }
 
@@ -1750,7 +1802,7 @@ impl Drop for RuntimeEglStreamProducer {
 
 impl super::AsRaw<cudaEglStreamConnection> for RuntimeEglStreamProducer {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaEglStreamConnection {
+    unsafe fn raw_handle(&self) -> cudaEglStreamConnection {
         self.raw
     }
 }
@@ -1785,15 +1837,23 @@ impl<'p> RuntimeGraphUserObject<'p> {
         Self { raw, graph, count, _marker: PhantomData }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaUserObject_t {
+    pub unsafe fn as_raw(&self) -> cudaUserObject_t {
         self.raw
     }
 
     /// Gives the handle up without ending it.
+    ///
+    /// # Safety
+    ///
+    /// The handle is used only while what `self` borrows lives (its end ends this handle too).
     #[inline]
-    pub fn into_raw(self) -> (cudaUserObject_t, cudaGraph_t, c_uint) {
+    pub unsafe fn into_raw(self) -> (cudaUserObject_t, cudaGraph_t, c_uint) {
         let this = ManuallyDrop::new(self);
         (this.raw, this.graph, this.count)
     }
@@ -1828,7 +1888,7 @@ impl<'p> Drop for RuntimeGraphUserObject<'p> {
 
 impl<'p> super::AsRaw<cudaUserObject_t> for RuntimeGraphUserObject<'p> {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaUserObject_t {
+    unsafe fn raw_handle(&self) -> cudaUserObject_t {
         self.raw
     }
 }
@@ -1858,9 +1918,13 @@ impl RuntimeHostRegistration {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
@@ -1931,9 +1995,13 @@ impl RuntimeIpcMemory {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> *mut c_void {
+    pub unsafe fn as_raw(&self) -> *mut c_void {
         self.raw
     }
 
@@ -1999,9 +2067,13 @@ impl RuntimeLogsCallbackHandle {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaLogsCallbackHandle {
+    pub unsafe fn as_raw(&self) -> cudaLogsCallbackHandle {
         self.raw
     }
 
@@ -2050,7 +2122,7 @@ impl Drop for RuntimeLogsCallbackHandle {
 
 impl super::AsRaw<cudaLogsCallbackHandle> for RuntimeLogsCallbackHandle {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaLogsCallbackHandle {
+    unsafe fn raw_handle(&self) -> cudaLogsCallbackHandle {
         self.raw
     }
 }
@@ -2080,9 +2152,13 @@ impl Stream_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaStream_t {
+    pub unsafe fn as_raw(&self) -> cudaStream_t {
         self.raw
     }
 
@@ -2178,7 +2254,7 @@ impl Stream_t {
     /// Calls [`cudaStreamCopyAttributes`](lib::stream_copy_attributes) on this handle.
     #[inline]
     pub fn copy_attributes(&self, src: &impl super::AsRaw<cudaStream_t>) -> Result<(), Error> {
-        lib::stream_copy_attributes(self.raw, super::AsRaw::raw_handle(src))
+        lib::stream_copy_attributes(self.raw, super::lend(src))
     }
 
     /// Calls [`cudaStreamGetAttribute`](lib::stream_get_attribute) on this handle.
@@ -2201,7 +2277,7 @@ impl Stream_t {
     /// Calls [`cudaStreamWaitEvent`](lib::stream_wait_event) on this handle.
     #[inline]
     pub fn wait_event(&self, event: &impl super::AsRaw<cudaEvent_t>, flags: c_uint) -> Result<(), Error> {
-        lib::stream_wait_event(self.raw, super::AsRaw::raw_handle(event), flags)
+        lib::stream_wait_event(self.raw, super::lend(event), flags)
     }
 
     /// Calls [`cudaStreamAddCallback`](lib::stream_add_callback) on this handle.
@@ -2263,7 +2339,7 @@ impl Stream_t {
         graph: &impl super::AsRaw<cudaGraph_t>,
         callback_data: Option<&mut cudaGraphRecaptureCallbackData>,
     ) -> Result<(), Error> {
-        unsafe { lib::stream_begin_recapture_to_graph(self.raw, mode, super::AsRaw::raw_handle(graph), callback_data) }
+        unsafe { lib::stream_begin_recapture_to_graph(self.raw, mode, super::lend(graph), callback_data) }
     }
 
     /// Calls [`cudaStreamBeginCaptureToGraph`](lib::stream_begin_capture_to_graph) on this handle.
@@ -2275,7 +2351,7 @@ impl Stream_t {
         dependency_data: Option<&[cudaGraphEdgeData]>,
         mode: cudaStreamCaptureMode,
     ) -> Result<(), Error> {
-        lib::stream_begin_capture_to_graph(self.raw, super::AsRaw::raw_handle(graph), dependencies, dependency_data, mode)
+        lib::stream_begin_capture_to_graph(self.raw, super::lend(graph), dependencies, dependency_data, mode)
     }
 
     /// Calls [`cudaStreamIsCapturing`](lib::stream_is_capturing) on this handle.
@@ -2345,7 +2421,7 @@ impl Drop for Stream_t {
 
 impl super::AsRaw<cudaStream_t> for Stream_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaStream_t {
+    unsafe fn raw_handle(&self) -> cudaStream_t {
         self.raw
     }
 }
@@ -2375,9 +2451,13 @@ impl SurfaceObject_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaSurfaceObject_t {
+    pub unsafe fn as_raw(&self) -> cudaSurfaceObject_t {
         self.raw
     }
 
@@ -2431,7 +2511,7 @@ impl Drop for SurfaceObject_t {
 
 impl super::AsRaw<cudaSurfaceObject_t> for SurfaceObject_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaSurfaceObject_t {
+    unsafe fn raw_handle(&self) -> cudaSurfaceObject_t {
         self.raw
     }
 }
@@ -2461,9 +2541,13 @@ impl TextureObject_t {
         Self { raw }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaTextureObject_t {
+    pub unsafe fn as_raw(&self) -> cudaTextureObject_t {
         self.raw
     }
 
@@ -2533,7 +2617,7 @@ impl Drop for TextureObject_t {
 
 impl super::AsRaw<cudaTextureObject_t> for TextureObject_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaTextureObject_t {
+    unsafe fn raw_handle(&self) -> cudaTextureObject_t {
         self.raw
     }
 }
@@ -2565,9 +2649,13 @@ impl UserObject_t {
         Self { raw, count }
     }
 
-    /// The raw handle, still owned by `self`.
+    /// The raw handle, still owned by `self` (for the typed layer and other libraries).
+    ///
+    /// # Safety
+    ///
+    /// The copy is used only while `self` lives: dropping or destroying `self` ends it.
     #[inline]
-    pub fn as_raw(&self) -> cudaUserObject_t {
+    pub unsafe fn as_raw(&self) -> cudaUserObject_t {
         self.raw
     }
 
@@ -2627,7 +2715,7 @@ impl Drop for UserObject_t {
 
 impl super::AsRaw<cudaUserObject_t> for UserObject_t {
     #[inline(always)]
-    fn raw_handle(&self) -> cudaUserObject_t {
+    unsafe fn raw_handle(&self) -> cudaUserObject_t {
         self.raw
     }
 }

@@ -1,0 +1,17 @@
+//! An event's handle copied out through the `AsRaw` trait, used after the drop.
+//! expect: E0133
+
+use cudagen::driver;
+use cudagen::safe::*;
+
+type R = Result<(), Box<dyn std::error::Error>>;
+
+fn main() -> R {
+    let ctx = PrimaryContext::retain(driver::device_get(0)?)?;
+    let _bound = ctx.bind()?;
+    let e = Event::create(&ctx, 0)?;
+    let raw = AsRaw::raw_handle(&e);
+    drop(e);
+    driver::event_query(raw)?;
+    Ok(())
+}
