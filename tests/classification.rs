@@ -352,16 +352,23 @@ fn byte_inputs_are_bounded_by_their_size() {
 #[test]
 fn python_conversions_follow_the_kinds() {
     use cudagen_generator::ir::{Library, Param, PyConv, Unfit, ValueKind};
-    use cudagen_generator::passes::python::value_kind;
+    use cudagen_generator::passes::python::{typedef_class, value_kind};
     let Some(api) = api_12_9() else { return };
     // the tuple modules' enums take members and integers only, their record pointers None
     let tuple = |lib: &Library| lib.profile().python.member_enums();
+    // an integer or `void *` alias with a class of its own (`cuuint32_t`, `EGLImageKHR`) takes that class
+    let classed = |lib: &Library, ty: &Type| match ty {
+        Type::Named { name } => lib.typedef(name).and_then(|t| typedef_class(lib, t)).is_some(),
+        _ => false,
+    };
     let by_value = |lib: &Library, ty: &Type| match value_kind(lib, ty) {
         ValueKind::Enum if tuple(lib) => PyConv::Enum,
+        ValueKind::Int if classed(lib, ty) => PyConv::TypedefInt,
         ValueKind::Int | ValueKind::Enum => PyConv::Int,
         ValueKind::Float => PyConv::Float,
         ValueKind::Handle => PyConv::Handle,
         ValueKind::Record => PyConv::RecordVal,
+        ValueKind::Ptr if classed(lib, ty) => PyConv::TypedefPtr,
         _ => PyConv::Ptr,
     };
     let by_ref = |lib: &Library, ty: &Type, inout: bool, nullable: bool| match (value_kind(lib, ty), lib.resolve(ty)) {
