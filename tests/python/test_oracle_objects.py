@@ -730,6 +730,23 @@ def test_placeholder_members_follow_the_oracle():
     assert ("reserved0" in str(m)) == ("reserved0" in str(theirs.CUDA_MEMCPY3D()))
 
 
+def test_char_array_elements_take_both_signs_as_the_oracle():
+    # NVIDIA's test_char_range: a plain `char[N]` element takes -128..255 (stored mod 256)
+    theirs = _oracle()
+    if not hasattr(theirs.CUipcMemHandle(), "reserved"):
+        pytest.skip("the oracle's CUipcMemHandle has no reserved member (13.x)")
+    for x in (-129, -128, -1, 0, 127, 128, 255, 256):
+        outcome = []
+        for m in (driver, theirs):
+            h = m.CUipcMemHandle()
+            try:
+                h.reserved = [x] * 64
+                outcome.append(bytes(h.reserved))
+            except OverflowError:
+                outcome.append(OverflowError)
+        assert outcome[0] == outcome[1], (x, outcome)
+
+
 _FAKE_CREATE = r"""
 #include <stdint.h>
 #include <string.h>

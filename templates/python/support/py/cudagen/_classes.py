@@ -244,6 +244,12 @@ def _in_range(name, v, lo, hi):
     return v
 
 
+def _char_setter(name, value):
+    """A plain ``char`` element (signed or not by platform): -128..255, as cuda.bindings takes
+    it; the byte stored is the value mod 256."""
+    return _in_range(name, _field_int(name, value, 16, True), -128, 255)
+
+
 class _Int:
     """An integer field: reads as the C value, set from what an argument of its C type takes
     (``setter``: ctypes itself would wrap silently)."""
@@ -560,8 +566,8 @@ def _ctype(g, module, spec, records):
     if plain is not None:
         return plain
     if spec.startswith("a:") and spec.endswith((":c_char", ":c_ubyte")) and spec.count(":") == 2:
-        item = ctypes.c_byte if spec.endswith(":c_char") else ctypes.c_ubyte
-        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes", _int_setter(item)
+        setter = _char_setter if spec.endswith(":c_char") else _int_setter(ctypes.c_ubyte)
+        return ctypes.c_ubyte * int(spec.split(":")[1]), "bytes", setter
     if spec.startswith("a:"):
         _, n, rest = spec.split(":", 2)
         t, conv, setter = _ctype(g, module, rest, records)
