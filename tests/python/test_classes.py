@@ -8,6 +8,7 @@ import ctypes
 import dis
 import enum
 import importlib
+import json
 import pickle
 import subprocess
 import sys
@@ -82,6 +83,22 @@ print("BAD", bad)
     counts = dict(line.split() for line in lines[:-1])
     # the driver and runtime tables are not empty (so the loop above checked something)
     assert int(counts["cudagen.driver"]) > 300 and int(counts["cudagen.runtime"]) > 250, counts
+
+
+@pytest.mark.parametrize("name", TABLE_MODULES)
+def test_star_import_binds_every_class(name):
+    # `__all__` lists the classes not built yet, so `import *` builds and binds them (the very
+    # objects of the module), and it binds nothing private
+    code = (
+        "import importlib, json; m = importlib.import_module(%r); ns = {}; exec('from %s import *', ns)\n"
+        "want = {n for t in %r for n in getattr(m, t) if n[0] != '_'}\n"
+        "print(json.dumps([len(want), sorted(want - set(ns)), sorted(n for n in ns if n[0] == '_' and n != '__builtins__'),"
+        " all(ns[n] is getattr(m, n) for n in want)]))"
+    ) % (name, name, TABLES)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    count, missing, private, same = json.loads(out.stdout)
+    assert count > 0 and missing == [] and private == [] and same, out.stdout
 
 
 def test_first_access_builds_a_record_with_its_fields_classes():

@@ -75,3 +75,6 @@ NVJITLINK_ERROR_INCORRECT_INPUT_TYPE = 3
 NVJITLINK_ERROR_ARCH_MISMATCH = 6
 NVJITLINK_ERROR_OUTDATED_LIBRARY = 6
 NVJITLINK_ERROR_MISSING_FATBIN = 3
+
+# `from cudagen._nvjitlink import *` binds every public name, the classes not built yet too
+__all__ = _lazy.public_names(_g)

@@ -67,3 +67,6 @@ _ALIASES = {
 
 # every enum, record and typedef class, and the aliases (the same class objects), on first access
 __getattr__, __dir__ = _lazy.lazy(_g)
+
+# `from cudagen._nvvm import *` binds every public name, the classes not built yet too
+__all__ = _lazy.public_names(_g)

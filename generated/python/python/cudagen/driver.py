@@ -587,3 +587,6 @@ RESOURCE_ABI_VERSION = 1
 RESOURCE_ABI_EXTERNAL_BYTES = 48
 MAX_PLANES = 3
 CUDA_EGL_INFINITE_TIMEOUT = 4294967295
+
+# `from cudagen.driver import *` binds every public name, the classes not built yet too
+__all__ = _lazy.public_names(_g)

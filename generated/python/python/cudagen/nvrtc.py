@@ -70,3 +70,6 @@ __getattr__, __dir__ = _lazy.lazy(_g)
 
 # cuda.bindings' sizeof(objType): the size of the C type of a record, handle or typedef class
 sizeof = _lazy.make_sizeof(_g)
+
+# `from cudagen.nvrtc import *` binds every public name, the classes not built yet too
+__all__ = _lazy.public_names(_g)

@@ -436,3 +436,6 @@ CUDA_EGL_MAX_PLANES = 3
 
 # cuda.bindings' helpers beside the C API (hand-written: support/py/cudagen/_runtime_helpers.py)
 from cudagen._runtime_helpers import *  # noqa: E402,F401,F403
+
+# `from cudagen.runtime import *` binds every public name, the classes not built yet too
+__all__ = _lazy.public_names(_g)

@@ -83,6 +83,14 @@ def lazy(g):
     return hook.getattr, hook.dir
 
 
+def public_names(g):
+    """``__all__`` of the generated module whose globals are ``g``: its public names and every
+    class not built yet, so ``from module import *`` builds and binds them all, as it binds
+    every class of cuda.bindings' modules."""
+    names = set(g).union(*(g[t] for t in _TABLES))
+    return sorted(n for n in names if n[0] != "_")
+
+
 def build_all(module):
     """Builds every class ``module`` (a generated module) has not built yet; then it has no
     ``__getattr__``."""
