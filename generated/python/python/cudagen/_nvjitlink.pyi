@@ -310,3 +310,30 @@ def nvJitLinkVersion() -> tuple[nvJitLinkResult, int | None, int | None]:
     - `#nvJitLinkResult` NVJITLINK_ERROR_INVALID_INPUT\\endlink
     - `#nvJitLinkResult` NVJITLINK_ERROR_INTERNAL\\endlink
     """
+
+# every public name, the classes too (the module's `__all__`)
+__all__ = [
+    "nvJitLinkHandle",
+    "nvJitLinkResult",
+    "nvJitLinkInputType",
+    "NVJITLINK_ERROR_NULL_INPUT",
+    "NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS",
+    "NVJITLINK_ERROR_INCORRECT_INPUT_TYPE",
+    "NVJITLINK_ERROR_ARCH_MISMATCH",
+    "NVJITLINK_ERROR_OUTDATED_LIBRARY",
+    "NVJITLINK_ERROR_MISSING_FATBIN",
+    "nvJitLinkCreate",
+    "nvJitLinkDestroy",
+    "nvJitLinkAddData",
+    "nvJitLinkAddFile",
+    "nvJitLinkComplete",
+    "nvJitLinkGetLinkedCubinSize",
+    "nvJitLinkGetLinkedCubin",
+    "nvJitLinkGetLinkedPtxSize",
+    "nvJitLinkGetLinkedPtx",
+    "nvJitLinkGetErrorLogSize",
+    "nvJitLinkGetErrorLog",
+    "nvJitLinkGetInfoLogSize",
+    "nvJitLinkGetInfoLog",
+    "nvJitLinkVersion",
+]

@@ -342,3 +342,22 @@ def nvvmGetProgramLog(prog: nvvmProgram | int, buffer: bytes | bytearray | Any) 
     - `nvvmResult` NVVM_SUCCESS 
     - `nvvmResult` NVVM_ERROR_INVALID_PROGRAM
     """
+
+# every public name, the classes too (the module's `__all__`)
+__all__ = [
+    "nvvmProgram",
+    "nvvmResult",
+    "nvvmGetErrorString",
+    "nvvmVersion",
+    "nvvmIRVersion",
+    "nvvmCreateProgram",
+    "nvvmDestroyProgram",
+    "nvvmAddModuleToProgram",
+    "nvvmLazyAddModuleToProgram",
+    "nvvmCompileProgram",
+    "nvvmVerifyProgram",
+    "nvvmGetCompiledResultSize",
+    "nvvmGetCompiledResult",
+    "nvvmGetProgramLogSize",
+    "nvvmGetProgramLog",
+]

@@ -560,3 +560,36 @@ def nvrtcSetFlowCallback(prog: nvrtcProgram | int, callback: Any, payload: Any) 
     - `#nvrtcResult` NVRTC_ERROR_INVALID_PROGRAM 
     - `#nvrtcResult` NVRTC_ERROR_INVALID_INPUT
     """
+
+# every public name, the classes too (the module's `__all__`)
+__all__ = [
+    "nvrtcProgram",
+    "nvrtcResult",
+    "nvrtcGetErrorString",
+    "nvrtcVersion",
+    "nvrtcGetNumSupportedArchs",
+    "nvrtcGetSupportedArchs",
+    "nvrtcCreateProgram",
+    "nvrtcDestroyProgram",
+    "nvrtcCompileProgram",
+    "nvrtcGetPTXSize",
+    "nvrtcGetPTX",
+    "nvrtcGetCUBINSize",
+    "nvrtcGetCUBIN",
+    "nvrtcGetNVVMSize",
+    "nvrtcGetNVVM",
+    "nvrtcGetLTOIRSize",
+    "nvrtcGetLTOIR",
+    "nvrtcGetOptiXIRSize",
+    "nvrtcGetOptiXIR",
+    "nvrtcGetProgramLogSize",
+    "nvrtcGetProgramLog",
+    "nvrtcAddNameExpression",
+    "nvrtcGetLoweredName",
+    "nvrtcGetPCHHeapSize",
+    "nvrtcSetPCHHeapSize",
+    "nvrtcGetPCHCreateStatus",
+    "nvrtcGetPCHHeapSizeRequired",
+    "nvrtcSetFlowCallback",
+    "sizeof",
+]

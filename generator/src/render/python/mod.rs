@@ -84,6 +84,8 @@ struct ModuleView {
     native_handles: Vec<String>,
     /// The profile's `python_helpers` module, whose public names the module re-exports.
     helpers: Option<&'static str>,
+    /// Those names: the helper module's `__all__` (for the stub's `__all__`).
+    helper_names: Vec<String>,
     /// Record -> its read-only fields (`Field::read_only`), by Python name.
     read_only: Vec<(String, Vec<String>)>,
     /// The module has `sizeof` (`PythonConvention::sizeof_helper`).
@@ -159,6 +161,17 @@ pub fn render(api: &Api, templates: &Templates, out: &mut Output) -> Result<()> 
     Ok(())
 }
 
+/// The names hand-written helper module `module` exports: the quoted names of its one-line
+/// `__all__ = [...]`.
+fn helper_names(templates: &Templates, module: &str) -> Result<Vec<String>> {
+    let file = format!("{module}.py");
+    let text = templates.support_under("python/support/py/cudagen/").find(|(rel, _)| *rel == file).map(|(_, t)| t);
+    let line = text.and_then(|t| t.lines().find_map(|l| l.strip_prefix("__all__ = [")));
+    let line =
+        line.ok_or_else(|| Error::new(format!("templates/python/support/py/cudagen/{file}: no one-line `__all__ = [...]`")))?;
+    Ok(line.trim_end_matches(']').split(',').map(|n| n.trim().trim_matches('"').to_string()).filter(|n| !n.is_empty()).collect())
+}
+
 /// The four files of one library's module; returns the module's name.
 /// A library whose cuda.bindings module raises keeps the tuple functions in `_<module>` and gets
 /// a public module of wrappers (`wrapper`).
@@ -201,6 +214,7 @@ fn render_module(api: &Api, lib: &Library, bindings_major: u32, templates: &Temp
         bindings_major,
         native_handles,
         helpers: profile.python_helpers.as_deref(),
+        helper_names: profile.python_helpers.as_deref().map(|h| helper_names(templates, h)).transpose()?.unwrap_or_default(),
         read_only: types::read_only_fields(lib),
         sizeof: profile.python.sizeof_helper(),
         memory: MemoryView::of(&profile.python),
