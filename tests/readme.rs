@@ -152,7 +152,8 @@ fn scratch(era: u32, rust: &[&Block]) -> PathBuf {
 /// NVRTC of the era's major from the fetched cache (the 12.9 one is also what the test
 /// environment's `CUDAGEN_NVRTC_PATH` names).
 fn nvrtc_of(era: u32) -> PathBuf {
-    let minors: &[&str] = if era == 12 { &["12.9"] } else { &["13.5", "13.0"] };
+    // 13.0 first: its NVRTC has no `$ORIGIN` run path, so the loader must open its builtins
+    let minors: &[&str] = if era == 12 { &["12.9"] } else { &["13.0", "13.5"] };
     let found = minors.iter().map(|m| repo().join(format!(".cache/nvrtc/{m}/libnvrtc.so.{era}"))).find(|p| p.exists());
     found.unwrap_or_else(|| panic!("no libnvrtc.so.{era} under .cache/nvrtc: run `cargo xtask fetch --cuda {}`", minors[0]))
 }

@@ -350,6 +350,11 @@ pub struct LoaderProfile {
     /// A candidate exporting `cudagen_shim_marker` is the cudagen C shim and is skipped.
     #[serde(default)]
     pub skip_shim: bool,
+    /// File-name prefixes of the libraries the library `dlopen`s by bare name
+    /// (`libnvrtc-builtins.so.`): opened first from the folder it was found in, so one whose run
+    /// path lacks `$ORIGIN` (NVRTC of the 13.0 wheel) finds them there.
+    #[serde(default)]
+    pub companions: Vec<String>,
     /// NVIDIA's static archive of the library, which a build may link in instead.
     #[serde(default)]
     pub static_link: Option<StaticLink>,

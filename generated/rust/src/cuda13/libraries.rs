@@ -67,6 +67,7 @@ pub const DRIVER: LibraryKind = LibraryKind::new(
         wheel_dirs: &[],
         resolve: Resolve::GetProcAddress,
         skip_shim: true,
+        companions: &[],
         pip: "",
     },
 );
@@ -93,6 +94,7 @@ pub const NVRTC: LibraryKind = LibraryKind::new(
         wheel_dirs: &["nvidia/cuda_nvrtc/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: false,
+        companions: &["libnvrtc-builtins.so."],
         pip: "nvidia-cuda-nvrtc",
     },
 );
@@ -120,6 +122,7 @@ pub const NVJITLINK: LibraryKind = LibraryKind::new(
         wheel_dirs: &["nvidia/nvjitlink/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
+        companions: &[],
         pip: "nvidia-nvjitlink",
     },
 );
@@ -147,6 +150,7 @@ pub const NVVM: LibraryKind = LibraryKind::new(
         wheel_dirs: &["nvidia/cuda_nvcc/nvvm/lib64", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
+        companions: &[],
         pip: "nvidia-nvvm",
     },
 );
@@ -174,6 +178,7 @@ pub const RUNTIME: LibraryKind = LibraryKind::new(
         wheel_dirs: &["nvidia/cuda_runtime/lib", "nvidia/cu13/lib"],
         resolve: Resolve::Dlsym,
         skip_shim: true,
+        companions: &[],
         pip: "nvidia-cuda-runtime",
     },
 );

@@ -36,6 +36,8 @@ pub struct Profile {
     pub resolve: Resolve,
     /// Skip a candidate that is the cudagen C shim.
     pub skip_shim: bool,
+    /// File-name prefixes of libraries it `dlopen`s by bare name, opened first from its folder.
+    pub companions: &'static [&'static str],
     /// NVIDIA's pip distribution carrying the library for these headers (empty: none).
     pub pip: &'static str,
 }
@@ -109,6 +111,7 @@ pub(crate) mod tests {
             wheel_dirs: &[],
             resolve: Resolve::GetProcAddress,
             skip_shim: true,
+            companions: &[],
             pip: "",
         },
     );
@@ -125,6 +128,7 @@ pub(crate) mod tests {
             wheel_dirs: &["nvidia/cuda_nvrtc/lib"],
             resolve: Resolve::Dlsym,
             skip_shim: false,
+            companions: &["libnvrtc-builtins.so."],
             pip: "nvidia-cuda-nvrtc-cu12",
         },
     );

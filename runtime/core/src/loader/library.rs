@@ -87,6 +87,9 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
                     drop(lib);
                     continue;
                 }
+                if is_path {
+                    open_companions(kind, Path::new(&cand));
+                }
                 found = Some((cand, lib));
                 break;
             }
@@ -109,6 +112,24 @@ fn open(kind: LibraryKind, sonames: &[&str]) -> Loaded {
     }
     let info = Arc::new(LibraryInfo { kind, name, opened, looked });
     Loaded { info, lib, get_proc_v2: v2, get_proc_v1: v1 }
+}
+
+/// Opens, from the folder of `path`, the libraries it loads by bare name (the profile's
+/// `companions`), for the life of the process: its own later `dlopen` of that name finds them
+/// loaded (by soname), whatever its run path says.
+fn open_companions(kind: LibraryKind, path: &Path) {
+    let prefixes = kind.profile().companions;
+    let Some(entries) = path.parent().filter(|_| !prefixes.is_empty()).and_then(|d| std::fs::read_dir(d).ok()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if prefixes.iter().any(|p| entry.file_name().to_string_lossy().starts_with(p)) {
+            // SAFETY: a vendor library shipped beside the one just opened.
+            if let Ok(lib) = unsafe { Library::new(entry.path()) } {
+                std::mem::forget(lib);
+            }
+        }
+    }
 }
 
 /// Trim dlerror's "name: cannot open shared object file: ..." to the reason.
